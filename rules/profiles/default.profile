@@ -1,0 +1,18 @@
+# The default workload: a general server. Every workload variable the
+# shipped rules use is set here; other profiles include this one and
+# override what differs.
+[profile]
+description = general server with modest connection churn
+
+[workload]
+# Expected peak new TCP connections per second through the host.
+conn_rate = 100
+# Peak-to-mean factor of that rate (bursts over a few seconds).
+burst = 2
+# Fraction of RAM that kernel tables (the conntrack table) may take.
+mem_budget = 0.05
+# The conntrack TIME_WAIT to recommend; 120 s is the kernel default
+# (net/netfilter/nf_conntrack_proto_tcp.c, tcp_timeouts[TCP_CONNTRACK_TIME_WAIT]).
+time_wait = 120s
+# Whether the host serves storage over the network (link-speed rules).
+storage = false

@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "facts.h"
+#include "report.h"
+#include "rules.h"
+#include "util.h"
+
+/* Exit statuses, DESIGN.md "Output and persistence". */
+enum {
+	EXIT_CLEAN = 0,
+	EXIT_FINDINGS = 1,
+	EXIT_USAGE = 2,
+	EXIT_COLLECT = 3,
+};
+
+#ifndef PKGDATADIR
+#define PKGDATADIR "/usr/share/hosttune"
+#endif
+#ifndef SYSCONFDIR
+#define SYSCONFDIR "/etc"
+#endif
+
+struct options {
+	const char *root;
+	const char *facts_file;
+	const char *rules_dir;
+	const char *profile;
+	const char **sets;
+	size_t nsets;
+	bool json;
+	enum ht_severity fail_on;
+};
+
+static void help(FILE *out)
+{
+	fprintf(out,
+	        "Usage: hosttune [OPTIONS] COMMAND\n"
+	        "Audit the kernel defaults of a Linux host that serves storage.\n"
+	        "\n"
+	        "Commands:\n"
+	        "  audit          collect facts, evaluate the rules, report findings\n"
+	        "  facts          print the facts of this host (the --facts file format)\n"
+	        "  explain RULE   print a rule's rationale and its formula\n"
+	        "  rules          list the rules with their targets\n"
+	        "\n"
+	        "Options:\n"
+	        "  -r, --root DIR        read /proc, /sys and /etc below DIR\n"
+	        "  -F, --facts FILE      audit the facts in FILE instead of collecting them\n"
+	        "      --rules DIR       read rules and profiles from DIR only\n"
+	        "  -p, --profile NAME    workload profile (default: default)\n"
+	        "  -s, --set NAME=VALUE  override a workload variable, e.g. workload.conn_rate=570\n"
+	        "  -f, --format FORMAT   text (default) or json\n"
+	        "      --fail-on LEVEL   exit 1 when a finding is at or above LEVEL:\n"
+	        "                        info, warning (default) or critical\n"
+	        "  -h, --help            this help\n"
+	        "  -V, --version         print the version\n"
+	        "\n"
+	        "Exit status: 0 no finding at or above --fail-on; 1 findings at or above it;\n"
+	        "2 usage, rules or facts input error; 3 could not collect.\n"
+	        "See hosttune(8) and hosttune.rules(5).\n");
+}
+
+static int usage_error(const char *fmt, ...) _printf_(1, 2);
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "hosttune: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'hosttune --help'.\n");
+	return EXIT_USAGE;
+}
+
+static int load_facts(const struct options *o, struct ht_facts **out)
+{
+	struct ht_facts *f = ht_facts_new();
+	struct ht_error err = { "" };
+	int r;
+
+	if (!f) {
+		fprintf(stderr, "hosttune: out of memory\n");
+		return EXIT_COLLECT;
+	}
+	if (o->facts_file) {
+		_cleanup_fclose_ FILE *in = strcmp(o->facts_file, "-") == 0 ? NULL :
+		                            fopen(o->facts_file, "re");
+
+		if (!in && strcmp(o->facts_file, "-") != 0) {
+			fprintf(stderr, "hosttune: %s: %s\n", o->facts_file, strerror(errno));
+			ht_facts_free(f);
+			return EXIT_USAGE;
+		}
+		r = ht_facts_read(f, in ? in : stdin, o->facts_file, &err);
+		if (r < 0) {
+			fprintf(stderr, "hosttune: %s\n", err.msg[0] ? err.msg : strerror(-r));
+			ht_facts_free(f);
+			return EXIT_USAGE;
+		}
+	} else {
+		r = ht_facts_collect(f, o->root);
+		if (r < 0) {
+			fprintf(stderr, "hosttune: collecting facts: %s\n", strerror(-r));
+			ht_facts_free(f);
+			return EXIT_COLLECT;
+		}
+	}
+	*out = f;
+	return 0;
+}
+
+static int load_rules(const struct options *o, struct ht_ruleset **out)
+{
+	_cleanup_free_ char *etc = NULL;
+	const char *dirs[2];
+	size_t n = 0;
+	struct ht_ruleset *rs = NULL;
+	struct ht_error err = { "" };
+	int r;
+
+	if (o->rules_dir)
+		dirs[n++] = o->rules_dir;
+	else {
+		etc = ht_root_path(o->root, SYSCONFDIR "/hosttune/rules.d");
+		if (!etc)
+			return -ENOMEM;
+		dirs[n++] = PKGDATADIR "/rules";
+		dirs[n++] = etc;
+	}
+	r = ht_ruleset_load(dirs, n, &rs, &err);
+	if (r >= 0)
+		r = ht_ruleset_load_profile(rs, o->profile ? o->profile : "default", &err);
+	for (size_t i = 0; r >= 0 && i < o->nsets; i++)
+		r = ht_ruleset_set_var(rs, o->sets[i], &err);
+	if (r >= 0)
+		r = ht_ruleset_check(rs, &err);
+	if (r < 0) {
+		fprintf(stderr, "hosttune: %s\n", err.msg[0] ? err.msg : strerror(-r));
+		if (r == -ENOENT && !o->rules_dir)
+			fprintf(stderr, "hosttune: (not installed? run from the source tree with "
+			                "--rules rules)\n");
+		ht_ruleset_free(rs);
+		return EXIT_USAGE;
+	}
+	*out = rs;
+	return 0;
+}
+
+static int print_json(struct json_object *o)
+{
+	const char *s;
+
+	if (!o) {
+		fprintf(stderr, "hosttune: out of memory\n");
+		return EXIT_COLLECT;
+	}
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+	                                      JSON_C_TO_STRING_NOSLASHESCAPE);
+	puts(s);
+	json_object_put(o);
+	return 0;
+}
+
+static int cmd_facts(const struct options *o)
+{
+	struct ht_facts *f = NULL;
+	int r = load_facts(o, &f);
+
+	if (r)
+		return r;
+	if (o->json)
+		r = print_json(ht_facts_to_json(f));
+	else if (ht_facts_write(f, stdout) < 0)
+		r = EXIT_COLLECT;
+	ht_facts_free(f);
+	return r;
+}
+
+static const char *origin_of(const struct options *o, char *buf, size_t len)
+{
+	if (o->facts_file)
+		snprintf(buf, len, "facts file %s", o->facts_file);
+	else if (o->root)
+		snprintf(buf, len, "root %s", o->root);
+	else
+		snprintf(buf, len, "this host");
+	return buf;
+}
+
+static int cmd_audit(const struct options *o)
+{
+	struct ht_facts *facts = NULL;
+	struct ht_ruleset *rs = NULL;
+	struct ht_findings findings = { 0 };
+	struct ht_error err = { "" };
+	char origin[4200];
+	struct ht_report_info info;
+	int r;
+
+	r = load_rules(o, &rs);
+	if (r)
+		return r;
+	r = load_facts(o, &facts);
+	if (r)
+		goto out;
+	r = ht_ruleset_evaluate(rs, facts, &findings, &err);
+	if (r < 0) {
+		fprintf(stderr, "hosttune: %s\n", err.msg[0] ? err.msg : strerror(-r));
+		r = EXIT_USAGE;
+		goto out;
+	}
+	info = (struct ht_report_info){ .origin = origin_of(o, origin, sizeof(origin)),
+		                        .rules = rs, .values = rs };
+	if (o->json)
+		r = print_json(ht_report_json(&findings, &info));
+	else
+		r = ht_report_text(&findings, &info, stdout) < 0 ? EXIT_COLLECT : 0;
+	if (r == 0 && fflush(stdout) != 0)
+		r = EXIT_COLLECT;
+	if (r == 0 && ht_findings_worst(&findings) >= o->fail_on)
+		r = EXIT_FINDINGS;
+out:
+	ht_findings_free(&findings);
+	ht_facts_free(facts);
+	ht_ruleset_free(rs);
+	return r;
+}
+
+static void print_key(const struct ht_rule *rule, const char *key, const char *label)
+{
+	const char *t = ht_rule_key_text(rule, key);
+
+	if (t)
+		printf("  %-10s %s\n", label, t);
+}
+
+static int cmd_explain(const struct options *o, const char *id)
+{
+	struct ht_ruleset *rs = NULL;
+	const struct ht_rule *rule;
+	const char *t;
+	int r = load_rules(o, &rs);
+
+	if (r)
+		return r;
+	rule = ht_ruleset_find(rs, id);
+	if (!rule) {
+		fprintf(stderr, "hosttune: no rule '%s' (hosttune rules lists them)\n", id);
+		ht_ruleset_free(rs);
+		return EXIT_USAGE;
+	}
+	printf("%s", ht_rule_id(rule));
+	if (ht_rule_title(rule))
+		printf(": %s", ht_rule_title(rule));
+	printf("\n  defined at %s:%u\n", ht_rule_pos(rule)->file, ht_rule_pos(rule)->line);
+	printf("  %-10s %s%s%s\n", "target", ht_target_kind_name(ht_rule_kind(rule)),
+	       ht_rule_target(rule) ? " " : "", ht_rule_target(rule) ? ht_rule_target(rule) : "");
+	print_key(rule, "when", "when");
+	print_key(rule, "current", "current");
+	print_key(rule, "value", "value");
+	print_key(rule, "direction", "direction");
+	print_key(rule, "severity", "severity");
+	t = ht_rule_rationale(rule);
+	if (t) {
+		const char *p = t;
+
+		printf("\nRationale:\n");
+		while (*p) {
+			size_t n = strcspn(p, "\n");
+
+			printf("  %.*s\n", (int)n, p);
+			p += n + (p[n] ? 1 : 0);
+		}
+	}
+	ht_ruleset_free(rs);
+	return 0;
+}
+
+static int cmd_rules(const struct options *o)
+{
+	struct ht_ruleset *rs = NULL;
+	int r = load_rules(o, &rs);
+
+	if (r)
+		return r;
+	for (size_t i = 0; i < ht_ruleset_rule_count(rs); i++) {
+		const struct ht_rule *rule = ht_ruleset_rule_at(rs, i);
+
+		printf("%-34s %-7s %s\n", ht_rule_id(rule), ht_target_kind_name(ht_rule_kind(rule)),
+		       ht_rule_target(rule) ? ht_rule_target(rule) :
+		       (ht_rule_title(rule) ? ht_rule_title(rule) : ""));
+	}
+	ht_ruleset_free(rs);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "facts", required_argument, NULL, 'F' },
+		{ "rules", required_argument, NULL, 'R' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "set", required_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "fail-on", required_argument, NULL, 'x' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{}
+	};
+	_cleanup_free_ const char **sets = calloc((size_t)argc, sizeof(*sets));
+	struct options o = { .fail_on = HT_SEV_WARNING, .sets = sets };
+	const char *cmd;
+	int c, r;
+
+	if (!sets)
+		return EXIT_COLLECT;
+	while ((c = getopt_long(argc, argv, "r:F:p:s:f:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			o.root = optarg;
+			break;
+		case 'F':
+			o.facts_file = optarg;
+			break;
+		case 'R':
+			o.rules_dir = optarg;
+			break;
+		case 'p':
+			o.profile = optarg;
+			break;
+		case 's':
+			o.sets[o.nsets++] = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "json") == 0)
+				o.json = true;
+			else if (strcmp(optarg, "text") != 0)
+				return usage_error("--format: expected text or json, got '%s'", optarg);
+			break;
+		case 'x':
+			if (ht_severity_from_name(optarg, &o.fail_on) < 0 || o.fail_on == HT_SEV_OK)
+				return usage_error("--fail-on: expected info, warning or critical, got '%s'",
+				                   optarg);
+			break;
+		case 'h':
+			help(stdout);
+			return EXIT_CLEAN;
+		case 'V':
+			puts(PACKAGE_STRING);
+			return EXIT_CLEAN;
+		default:
+			return usage_error("invalid option");
+		}
+	}
+	if (o.root && o.facts_file)
+		return usage_error("--root and --facts exclude each other");
+	if (optind >= argc)
+		return usage_error("missing command (audit, facts, explain RULE, rules)");
+	cmd = argv[optind++];
+	if (strcmp(cmd, "explain") == 0) {
+		if (optind != argc - 1)
+			return usage_error("explain takes one rule id");
+		r = cmd_explain(&o, argv[optind]);
+	} else if (optind != argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	else if (strcmp(cmd, "audit") == 0)
+		r = cmd_audit(&o);
+	else if (strcmp(cmd, "facts") == 0)
+		r = cmd_facts(&o);
+	else if (strcmp(cmd, "rules") == 0)
+		r = cmd_rules(&o);
+	else
+		return usage_error("unknown command '%s'", cmd);
+	return r;
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util.h"
+
+int ht_error_set(struct ht_error *err, int errnum, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -errnum;
+}
+
+char *ht_root_path(const char *root, const char *path)
+{
+	char *p;
+	size_t rl;
+
+	if (!root || !*root || (root[0] == '/' && root[1] == '\0'))
+		return strdup(path);
+	rl = strlen(root);
+	while (rl > 1 && root[rl - 1] == '/')
+		rl--;
+	if (asprintf(&p, "%.*s%s%s", (int)rl, root, path[0] == '/' ? "" : "/", path) < 0)
+		return NULL;
+	return p;
+}
+
+#define HT_READ_FILE_MAX (1024 * 1024)
+
+int ht_read_file(const char *root, const char *path, char **out)
+{
+	_cleanup_free_ char *full = ht_root_path(root, path);
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int fd = -1;
+	size_t len = 0, cap = 0;
+
+	if (!full)
+		return -ENOMEM;
+	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t r;
+
+		if (cap - len < 4096) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 8192;
+			if (cap > HT_READ_FILE_MAX + 4096)
+				return -EFBIG;
+			nb = realloc(buf, cap);
+			if (!nb)
+				return -ENOMEM;
+			buf = nb;
+		}
+		r = read(fd, buf + len, cap - len - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+		if (len > HT_READ_FILE_MAX)
+			return -EFBIG;
+	}
+	if (!buf) {
+		buf = strdup("");
+		if (!buf)
+			return -ENOMEM;
+	}
+	while (len > 0 && buf[len - 1] == '\n')
+		len--;
+	buf[len] = '\0';
+	*out = TAKE_PTR(buf);
+	return 0;
+}
+
+int ht_parse_int64(const char *s, long long *out)
+{
+	char *end;
+	long long v;
+
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	if (!*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (end == s)
+		return -EINVAL;
+	while (*end == ' ' || *end == '\t' || *end == '\n')
+		end++;
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+const char *ht_errno_name(int errnum)
+{
+	return errnum > 0 ? strerrorname_np(errnum) : NULL;
+}
+
+int ht_errno_from_name(const char *name)
+{
+	/* 4095 is the kernel's MAX_ERRNO (include/linux/err.h). */
+	for (int e = 1; e < 4096; e++) {
+		const char *n = strerrorname_np(e);
+
+		if (n && strcmp(n, name) == 0)
+			return e;
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/*
+ * Small helpers shared by every module: cleanup attributes in the style of
+ * systemd's alloc-util.h and kmod's shared/macro.h, the error record that
+ * the library half fills instead of printing, and the one root-prefix helper
+ * that every /proc, /sys and /etc path goes through.
+ */
+
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+
+static inline void closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+
+static inline void fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+
+#define _cleanup_(x) __attribute__((cleanup(x)))
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+#define _cleanup_fclose_ _cleanup_(fclosep)
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _unused_ __attribute__((unused))
+
+/* Hand a pointer out of a cleanup-managed variable: returns it, leaves NULL. */
+#define TAKE_PTR(p)                                                                      \
+	({                                                                               \
+		__typeof__(p) _tp = (p);                                                 \
+		(p) = NULL;                                                              \
+		_tp;                                                                     \
+	})
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * struct ht_error - a one-line, human-readable error message.
+ *
+ * Filled by library functions that fail with a negative errno and have more
+ * to say than strerror(). Messages about input files have the form
+ * "FILE:LINE:COL: message" (LINE and COL count from 1). An empty msg means
+ * the caller should fall back to strerror(-ret).
+ */
+struct ht_error {
+	char msg[1024];
+};
+
+/* Formats into err (if not NULL) and returns -errnum (errnum > 0), so a caller
+ * can write `return ht_error_set(err, EINVAL, "...")`. */
+int ht_error_set(struct ht_error *err, int errnum, const char *fmt, ...) _printf_(3, 4);
+
+/*
+ * ht_root_path - join an absolute host path onto the --root prefix.
+ * @root: directory that stands for "/", or NULL / "" / "/" for the real root.
+ * @path: absolute path such as "/proc/meminfo".
+ *
+ * Returns a newly allocated string the caller frees, or NULL when out of memory.
+ */
+char *ht_root_path(const char *root, const char *path);
+
+/*
+ * ht_read_file - read a whole small file below @root into a NUL-terminated
+ * buffer with the trailing newline(s) removed.
+ * @out: set to a newly allocated buffer (caller frees) on success.
+ *
+ * Returns 0, or a negative errno from open(2)/read(2) (-ENOENT when the file
+ * or a directory on its path is absent, -EACCES, ...), -EFBIG above 1 MiB.
+ */
+int ht_read_file(const char *root, const char *path, char **out);
+
+/*
+ * ht_parse_int64 - parse a whole decimal integer (optional sign, optional
+ * surrounding white space). Returns 0, -EINVAL if it is not one, -ERANGE if
+ * it does not fit in int64_t.
+ */
+int ht_parse_int64(const char *s, long long *out);
+
+/* errno name such as "ENOENT" for errnum > 0, or NULL when unknown. */
+const char *ht_errno_name(int errnum);
+
+/* Inverse of ht_errno_name(): positive errno, or -EINVAL for an unknown name. */
+int ht_errno_from_name(const char *name);

@@ -1,0 +1,100 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The Garage VM from the field (../shared/fixtures/README.md): 512 MiB VM
+# (MemTotal 480 MiB), 1 vCPU, kernel 5.15, nf_conntrack_max 4096, buckets
+# 4096, TIME_WAIT 120 s, count pinned at 4096; audited with --profile garage
+# --set workload.conn_rate=570, from its --root tree and from a facts file.
+. "$(dirname "$0")/lib.sh"
+
+ROOT=$FIXTURES/garage-vm/root
+J=$TMP/garage.json
+
+ht --root "$ROOT" --profile garage --set workload.conn_rate=570 --format json audit >"$J"
+expect_eq "audit exits 1: findings at or above warning" 1 $?
+
+f() { jget "$J" ".findings[] | select(.rule == \"$1\") | $2"; }
+
+# nf_conntrack_max: ceiling 4096 / 120 = 34.13 < 570 connections/s -> critical.
+expect_eq "nf_conntrack_max severity" critical "$(f conntrack.max .severity)"
+expect_eq "nf_conntrack_max current" 4096 "$(f conntrack.max .current)"
+expect_contains "ceiling 4096 / 120 = 34 connections/s" "4096 / 120 s
+= 34 new connections/s" "$(f conntrack.max .explanation)"
+# 5.15 default for 480 MiB: 503316480 / 16384 / 8 = 3840 -> 4096 (8 x 512), max 1 x 4096.
+expect_contains "current value identified as the 5.15 default" \
+	"most likely set by the kernel's default for this RAM and kernel" "$(f conntrack.max .explanation)"
+expect_contains "the default's arithmetic is shown" "= 3840 buckets" "$(f conntrack.max .explanation)"
+expect_contains "the default's rounding is shown" \
+	"of 512 that is 4096 buckets,
+and max = 1 x buckets = 4096 (kernel 5.15.0)" "$(f conntrack.max .explanation)"
+# Working set 570 x 30 s x 3 = 51300 -> next power of two 65536. Budget:
+# 5% of 503316480 = 25165824 bytes / (320 + 8) = 76725 -> power of two 65536.
+# max(min(65536, 65536), 4096) = 65536.
+rec=$(f conntrack.max .recommended)
+expect_eq "recommended nf_conntrack_max" 65536 "$rec"
+case $rec in 32768|65536) ok "recommended max is a power of two in [32768, 65536]" ;;
+*) not_ok "recommended max is a power of two in [32768, 65536]" "got $rec" ;; esac
+# Memory: 65536 x 320 = 20971520 bytes = 20 MiB, 20971520 / 503316480 = 4.2% of
+# RAM, within the 5% budget (24 MiB).
+expect_contains "memory cost stated" "Recommended 65536: 20 MiB of entries" "$(f conntrack.max .explanation)"
+expect_contains "memory cost as a share of RAM" "4.2% of RAM" "$(f conntrack.max .explanation)"
+expect_contains "budget stated" "5% of RAM (24 MiB)" "$(f conntrack.max .explanation)"
+expect_contains "table pinned at its cap" "4096 entries now: full" "$(f conntrack.max .explanation)"
+expect_eq "fix line for sysctl.d" "net.netfilter.nf_conntrack_max = 65536" "$(f conntrack.max .fix.line)"
+
+# TIME_WAIT: 120 s against the garage profile's 30 s -> warning, 120 -> 30.
+expect_eq "TIME_WAIT severity" warning "$(f conntrack.time_wait .severity)"
+expect_eq "TIME_WAIT current" 120 "$(f conntrack.time_wait .current)"
+expect_eq "TIME_WAIT recommended" 30 "$(f conntrack.time_wait .recommended)"
+# with 30 s the current table admits 4096 / 30 = 136.5 -> 136 connections/s
+expect_contains "TIME_WAIT gain shown" "admit
+136 new connections/s" "$(f conntrack.time_wait .explanation)"
+
+# hashsize: recommended 65536 (one bucket an entry), 65536 x 8 bytes = 512 KiB.
+# With max 65536 and 4096 buckets the chain would be 2 x 65536 / 4096 = 32 > 8.
+expect_eq "hashsize recommended" 65536 "$(f conntrack.buckets .recommended)"
+expect_eq "hashsize severity" warning "$(f conntrack.buckets .severity)"
+expect_contains "hashsize cost" "= 512 KiB" "$(f conntrack.buckets .explanation)"
+expect_eq "hashsize fix" "options nf_conntrack hashsize=65536" "$(f conntrack.buckets .fix.line)"
+expect_eq "chain now: 2 x 4096 / 4096 = 2" 2 "$(f conntrack.chain_length .current)"
+
+# The text report carries the same numbers.
+out=$(ht --root "$ROOT" --profile garage --set workload.conn_rate=570 audit)
+expect_contains "text table row" "conntrack.max" "$out"
+expect_contains "text severity" "[critical] conntrack.max" "$out"
+
+# The same host from a facts file audits the same.
+ht --root "$ROOT" facts >"$TMP/garage.facts"
+ht --facts "$TMP/garage.facts" --profile garage --set workload.conn_rate=570 --format json audit \
+	| jq 'del(.origin)' >"$TMP/from-facts.json"
+jq 'del(.origin)' "$J" >"$TMP/from-root.json"
+if cmp -s "$TMP/from-facts.json" "$TMP/from-root.json"; then ok "facts file audits like the root tree"
+else not_ok "facts file audits like the root tree" "$(diff "$TMP/from-root.json" "$TMP/from-facts.json" | head -5)"; fi
+
+# Inside a container nf_conntrack_max is read-only (0444 since 5.12.2).
+cp -a "$ROOT" "$TMP/ct"
+chmod 0444 "$TMP/ct/proc/sys/net/netfilter/nf_conntrack_max"
+ht --root "$TMP/ct" --profile garage --format json audit >"$TMP/ct.json"
+expect_contains "container: only the host can change it" "only the host can change it" \
+	"$(jget "$TMP/ct.json" '.findings[] | select(.rule == "conntrack.max") | .explanation')"
+
+# Only raise: an admin's 262144 stays, reported ok.
+cp -a "$ROOT" "$TMP/big"
+echo 262144 >"$TMP/big/proc/sys/net/netfilter/nf_conntrack_max"
+echo 0 >"$TMP/big/proc/sys/net/netfilter/nf_conntrack_count"
+echo 30 >"$TMP/big/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait"
+ht --root "$TMP/big" --profile garage --set workload.conn_rate=570 --format json audit >"$TMP/big.json"
+expect_eq "larger max kept: ok" ok \
+	"$(jget "$TMP/big.json" '.findings[] | select(.rule == "conntrack.max") | .severity')"
+expect_eq "larger max kept: flagged kept" true \
+	"$(jget "$TMP/big.json" '.findings[] | select(.rule == "conntrack.max") | .kept')"
+expect_contains "larger max kept: says why" "never lowers it" \
+	"$(jget "$TMP/big.json" '.findings[] | select(.rule == "conntrack.max") | .explanation')"
+
+# Module not loaded: conntrack facts unavailable, the audit completes.
+ht --root "$FIXTURES/no-conntrack/root" --format json audit >"$TMP/none.json"
+rc=$?
+expect_eq "no conntrack: audit completes" 0 "$rc"
+expect_eq "no conntrack: max finding not applicable" false \
+	"$(jget "$TMP/none.json" '.findings[] | select(.rule == "conntrack.max") | .applicable')"
+
+finish

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Shared helpers for hosttune's integration tests (sourced, not run).
+# The test harness exports HOSTTUNE (the built binary), HT_TESTS_DIR and
+# HT_RULES_DIR; run by hand as: HOSTTUNE=src/hosttune sh tests/NAME.sh
+set -u
+
+: "${HT_TESTS_DIR:=$(cd "$(dirname "$0")" && pwd)}"
+: "${HT_RULES_DIR:=$HT_TESTS_DIR/../rules}"
+: "${HOSTTUNE:=$HT_TESTS_DIR/../src/hosttune}"
+FIXTURES=$HT_TESTS_DIR/fixtures
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/hosttune-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+
+ht() {
+	"$HOSTTUNE" --rules "$HT_RULES_DIR" "$@"
+}
+
+ok() {
+	passed=$((passed + 1))
+	printf 'ok %d - %s\n' "$((passed + failed))" "$1"
+}
+
+not_ok() {
+	failed=$((failed + 1))
+	printf 'not ok %d - %s\n' "$((passed + failed))" "$1"
+	shift
+	for l in "$@"; do printf '#   %s\n' "$l"; done
+}
+
+# expect_eq DESCRIPTION EXPECTED ACTUAL
+expect_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected: $2" "got:      $3"; fi
+}
+
+# expect_match DESCRIPTION FIXED-STRING TEXT: TEXT contains the string
+expect_contains() {
+	case "$3" in
+	*"$2"*) ok "$1" ;;
+	*) not_ok "$1" "expected to contain: $2" "in: $(printf '%s' "$3" | head -c 2000)" ;;
+	esac
+}
+
+# jget FILE JQ-FILTER: raw jq output (numbers as JSON prints them)
+jget() {
+	jq -r "$2" "$1"
+}
+
+finish() {
+	printf '%d passed, %d failed\n' "$passed" "$failed"
+	[ "$failed" -eq 0 ]
+}
+
+# facts_file PATH: writes a facts file from "NAME = VALUE" lines on stdin
+facts_file() {
+	{ echo "# hosttune facts 1"; cat; } >"$1"
+}

@@ -1,0 +1,1033 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "collect.h"
+#include "facts.h"
+#include "util.h"
+#include "value.h"
+
+/* ---- helpers ---- */
+
+static const char *tests_dir(void)
+{
+	const char *d = getenv("HT_TESTS_DIR");
+
+	if (d && *d)
+		return d;
+#ifdef TESTS_DIR
+	return TESTS_DIR;
+#else
+	return "tests";
+#endif
+}
+
+/* tests/fixtures/NAME/REL; caller frees. */
+static char *fixture_path(const char *name, const char *rel)
+{
+	char *p;
+
+	assert_true(asprintf(&p, "%s/fixtures/%s/%s", tests_dir(), name, rel) > 0);
+	return p;
+}
+
+static char *slurp(const char *path)
+{
+	_cleanup_free_ char *buf = NULL;
+	char *ret;
+
+	/* ht_read_file() drops trailing newlines; the files compared here end in exactly one. */
+	assert_int_equal(ht_read_file(NULL, path, &buf), 0);
+	assert_true(asprintf(&ret, "%s\n", buf) > 0);
+	return ret;
+}
+
+static char *facts_text(const struct ht_facts *f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	assert_int_equal(ht_facts_write(f, m), 0);
+	assert_int_equal(fclose(m), 0);
+	assert_int_equal(strlen(buf), len);
+	return buf;
+}
+
+/* ht_facts_read() of the first @len bytes of @text; err->msg is "" on success. */
+static int read_text_n(struct ht_facts *f, const char *text, size_t len, struct ht_error *err)
+{
+	FILE *m = fmemopen((void *)text, len, "r");
+	int r;
+
+	assert_non_null(m);
+	r = ht_facts_read(f, m, "f.facts", err);
+	fclose(m);
+	return r;
+}
+
+static int read_text(struct ht_facts *f, const char *text, struct ht_error *err)
+{
+	return read_text_n(f, text, strlen(text), err);
+}
+
+static struct ht_facts *collect(const char *root)
+{
+	struct ht_facts *f = ht_facts_new();
+
+	assert_non_null(f);
+	assert_int_equal(ht_facts_collect(f, root), 0);
+	return f;
+}
+
+static struct ht_facts *collect_fixture(const char *name)
+{
+	_cleanup_free_ char *root = fixture_path(name, "root");
+
+	return collect(root);
+}
+
+static void assert_str_or_null(const char *a, const char *b)
+{
+	if (!a || !b)
+		assert_ptr_equal(a, b);
+	else
+		assert_string_equal(a, b);
+}
+
+static void assert_value_equal(const struct ht_value *a, const struct ht_value *b)
+{
+	assert_int_equal(a->type, b->type);
+	switch (a->type) {
+	case HT_T_INT:
+		assert_true(a->i == b->i);
+		break;
+	case HT_T_DEC:
+		assert_true(a->d == b->d && signbit(a->d) == signbit(b->d));
+		break;
+	case HT_T_BOOL:
+		assert_int_equal(a->b, b->b);
+		break;
+	case HT_T_STR:
+		assert_string_equal(a->s, b->s);
+		break;
+	case HT_T_VER:
+		assert_int_equal(a->v.n, b->v.n);
+		assert_memory_equal(a->v.part, b->v.part, sizeof(a->v.part));
+		break;
+	case HT_T_NONE:
+		break;
+	}
+}
+
+static void assert_fact_equal(const struct ht_fact *a, const struct ht_fact *b)
+{
+	assert_string_equal(a->name, b->name);
+	assert_value_equal(&a->value, &b->value);
+	assert_int_equal(a->error, b->error);
+	assert_str_or_null(a->unit, b->unit);
+	assert_str_or_null(a->source, b->source);
+}
+
+static const struct ht_fact *get(const struct ht_facts *f, const char *name)
+{
+	const struct ht_fact *fact = ht_facts_get(f, name);
+
+	if (!fact)
+		fail_msg("fact %s missing", name);
+	return fact;
+}
+
+static void assert_int_fact(const struct ht_facts *f, const char *name, int64_t want,
+                            const char *unit, const char *source)
+{
+	const struct ht_fact *fact = get(f, name);
+
+	assert_int_equal(fact->value.type, HT_T_INT);
+	assert_int_equal(fact->error, 0);
+	assert_true(fact->value.i == want);
+	assert_str_or_null(fact->unit, unit);
+	assert_str_or_null(fact->source, source);
+}
+
+static void assert_bool_fact(const struct ht_facts *f, const char *name, bool want,
+                             const char *source)
+{
+	const struct ht_fact *fact = get(f, name);
+
+	assert_int_equal(fact->value.type, HT_T_BOOL);
+	assert_int_equal(fact->value.b, want);
+	assert_null(fact->unit);
+	assert_str_or_null(fact->source, source);
+}
+
+static void assert_str_fact(const struct ht_facts *f, const char *name, const char *want,
+                            const char *source)
+{
+	const struct ht_fact *fact = get(f, name);
+
+	assert_int_equal(fact->value.type, HT_T_STR);
+	assert_string_equal(fact->value.s, want);
+	assert_null(fact->unit);
+	assert_str_or_null(fact->source, source);
+}
+
+static void assert_unavailable(const struct ht_facts *f, const char *name, int errnum,
+                               const char *unit, const char *source)
+{
+	const struct ht_fact *fact = get(f, name);
+
+	assert_int_equal(fact->value.type, HT_T_NONE);
+	assert_int_equal(fact->error, errnum);
+	assert_str_or_null(fact->unit, unit);
+	assert_str_or_null(fact->source, source);
+}
+
+/* Every known fact is in @f, and every available one has its registered type and unit. */
+static void assert_all_defs_collected(const struct ht_facts *f)
+{
+	size_t n;
+	const struct ht_fact_def *defs = ht_fact_defs(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ht_fact *fact = get(f, defs[i].name);
+
+		assert_str_or_null(fact->unit, defs[i].unit);
+		assert_non_null(fact->source);
+		if (fact->value.type == HT_T_NONE)
+			assert_true(fact->error > 0);
+		else if (defs[i].type == HT_T_INT)
+			assert_true(ht_type_is_number(fact->value.type));
+		else
+			assert_int_equal(fact->value.type, defs[i].type);
+	}
+}
+
+/* A scratch tree under $TMPDIR for trees git cannot hold (modes, odd file types). */
+static char *tmp_tree(void)
+{
+	const char *t = getenv("TMPDIR");
+	char *d;
+
+	assert_true(asprintf(&d, "%s/ht-facts-XXXXXX", t && *t ? t : "/tmp") > 0);
+	assert_non_null(mkdtemp(d));
+	return d;
+}
+
+static void mkdirs(char *path)
+{
+	for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(path, 0755) < 0)
+			assert_int_equal(errno, EEXIST);
+		*s = '/';
+	}
+}
+
+static void put_file(const char *dir, const char *rel, const char *content, mode_t mode)
+{
+	_cleanup_free_ char *p = NULL;
+	_cleanup_close_ int fd = -1;
+	size_t len = strlen(content);
+
+	assert_true(asprintf(&p, "%s/%s", dir, rel) > 0);
+	mkdirs(p);
+	if (unlink(p) < 0)
+		assert_int_equal(errno, ENOENT);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, content, len), (ssize_t)len);
+	assert_int_equal(fchmod(fd, mode), 0);
+}
+
+static void put_dir(const char *dir, const char *rel)
+{
+	_cleanup_free_ char *p = NULL;
+
+	assert_true(asprintf(&p, "%s/%s/", dir, rel) > 0);
+	mkdirs(p);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void rm_tree(char *dir)
+{
+	assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	free(dir);
+}
+
+/* ---- the registry and the table ---- */
+
+static void test_fact_defs(void **state)
+{
+	size_t n;
+	const struct ht_fact_def *defs = ht_fact_defs(&n);
+
+	(void)state;
+	/* 14 = 7 host facts + 4 sysctls + hashsize + conntrack.loaded + netns.initial */
+	assert_int_equal(n, 14);
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			assert_true(strcmp(defs[i - 1].name, defs[i].name) < 0);
+		assert_ptr_equal(ht_fact_def_find(defs[i].name), &defs[i]);
+		assert_non_null(defs[i].doc);
+		assert_null(strchr(defs[i].doc, '\n'));
+		assert_int_not_equal(defs[i].type, HT_T_NONE);
+		assert_int_not_equal(defs[i].type, HT_T_DEC); /* HT_T_INT stands for numbers */
+	}
+	assert_int_equal(ht_fact_def_find("mem.total")->type, HT_T_INT);
+	assert_string_equal(ht_fact_def_find("mem.total")->unit, "bytes");
+	assert_int_equal(ht_fact_def_find("kernel.version")->type, HT_T_VER);
+	assert_non_null(strstr(ht_fact_def_find("module.nf_conntrack.hashsize")->doc,
+	                       "nf_conntrack_core.c"));
+	assert_non_null(strstr(ht_fact_def_find("net.netfilter.nf_conntrack_max")->doc,
+	                       "nf_conntrack_standalone.c"));
+	assert_null(ht_fact_def_find("mem.totally"));
+	assert_null(ht_fact_def_find(""));
+	assert_null(ht_fact_def_find(NULL));
+}
+
+static void test_set_get(void **state)
+{
+	struct ht_facts *f = ht_facts_new();
+	struct ht_value v = ht_int(1), none = { .type = HT_T_NONE };
+	struct ht_value nostr = { .type = HT_T_STR, .s = NULL }, inf = ht_dec(INFINITY);
+	struct ht_value nover = { .type = HT_T_VER };
+	const char *names[] = { "m", "b", "z", "a", "q" };
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(ht_facts_count(f), 0);
+	assert_null(ht_facts_at(f, 0));
+	assert_null(ht_facts_get(f, "a"));
+
+	/* Inserted out of order, kept in name order. */
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		v = ht_int((int64_t)i);
+		assert_int_equal(ht_facts_set(f, names[i], &v, "u", "s"), 0);
+	}
+	assert_int_equal(ht_facts_count(f), 5);
+	assert_string_equal(ht_facts_at(f, 0)->name, "a");
+	assert_string_equal(ht_facts_at(f, 1)->name, "b");
+	assert_string_equal(ht_facts_at(f, 2)->name, "m");
+	assert_string_equal(ht_facts_at(f, 3)->name, "q");
+	assert_string_equal(ht_facts_at(f, 4)->name, "z");
+	assert_null(ht_facts_at(f, 5));
+	assert_int_fact(f, "q", 4, "u", "s"); /* "q" was names[4] */
+
+	/* Replacing keeps the count and drops the old unit and source. */
+	assert_int_equal(ht_facts_set_unavailable(f, "q", EACCES, NULL, NULL), 0);
+	assert_int_equal(ht_facts_count(f), 5);
+	assert_unavailable(f, "q", EACCES, NULL, NULL);
+	v = ht_dec(2.5);
+	assert_int_equal(ht_facts_set(f, "q", &v, NULL, "x"), 0);
+	assert_int_equal(get(f, "q")->value.type, HT_T_DEC);
+	assert_int_equal(get(f, "q")->error, 0);
+
+	/* The value is deep-copied. */
+	{
+		char s[] = "copy me";
+		struct ht_value sv = { .type = HT_T_STR, .s = s };
+
+		assert_int_equal(ht_facts_set(f, "str", &sv, NULL, NULL), 0);
+		s[0] = 'X';
+		assert_string_equal(get(f, "str")->value.s, "copy me");
+	}
+
+	/* Bad arguments: what could not be written and read back unchanged. */
+	v = ht_int(1);
+	assert_int_equal(ht_facts_set(NULL, "a", &v, NULL, NULL), -EINVAL);
+	assert_int_equal(ht_facts_set(f, NULL, &v, NULL, NULL), -EINVAL);
+	assert_int_equal(ht_facts_set(f, "", &v, NULL, NULL), -EINVAL);
+	assert_int_equal(ht_facts_set(f, "1a", &v, NULL, NULL), -EINVAL);
+	assert_int_equal(ht_facts_set(f, "a b", &v, NULL, NULL), -EINVAL);
+	assert_int_equal(ht_facts_set(f, "a=b", &v, NULL, NULL), -EINVAL);
+	assert_int_equal(ht_facts_set(f, "a", NULL, NULL, NULL), -EINVAL);
+	assert_int_equal(ht_facts_set(f, "a", &none, NULL, NULL), -EINVAL);
+	assert_int_equal(ht_facts_set(f, "a", &nostr, NULL, NULL), -EINVAL);
+	assert_int_equal(ht_facts_set(f, "a", &inf, NULL, NULL), -EINVAL);
+	assert_int_equal(ht_facts_set(f, "a", &nover, NULL, NULL), -EINVAL);
+	assert_int_equal(ht_facts_set(f, "a", &v, "", NULL), -EINVAL);
+	assert_int_equal(ht_facts_set(f, "a", &v, "from", NULL), -EINVAL);
+	assert_int_equal(ht_facts_set(f, "a", &v, "two words", NULL), -EINVAL);
+	assert_int_equal(ht_facts_set(f, "a", &v, NULL, ""), -EINVAL);
+	assert_int_equal(ht_facts_set(f, "a", &v, NULL, " lead"), -EINVAL);
+	assert_int_equal(ht_facts_set(f, "a", &v, NULL, "trail "), -EINVAL);
+	assert_int_equal(ht_facts_set(f, "a", &v, NULL, "two\nlines"), -EINVAL);
+	assert_int_equal(ht_facts_set_unavailable(f, "a", 0, NULL, NULL), -EINVAL);
+	assert_int_equal(ht_facts_set_unavailable(f, "a", -ENOENT, NULL, NULL), -EINVAL);
+	assert_int_equal(ht_facts_set_unavailable(f, "a", 100000, NULL, NULL), -EINVAL);
+	assert_int_equal(ht_facts_count(f), 6); /* 5 + "str"; no failed call added one */
+	assert_int_fact(f, "a", 3, "u", "s"); /* "a" was names[3], untouched */
+
+	ht_facts_free(f);
+	ht_facts_free(NULL);
+}
+
+/* ---- facts file ---- */
+
+static void set_or_die(struct ht_facts *f, const char *name, struct ht_value v, const char *unit,
+                       const char *source)
+{
+	assert_int_equal(ht_facts_set(f, name, &v, unit, source), 0);
+}
+
+static struct ht_value ver(uint8_t n, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+	return (struct ht_value){ .type = HT_T_VER, .v = { .part = { a, b, c, d }, .n = n } };
+}
+
+static struct ht_value str(const char *s)
+{
+	return (struct ht_value){ .type = HT_T_STR, .s = (char *)s };
+}
+
+static void test_round_trip(void **state)
+{
+	/* What ht_facts_write() must print for the table below, in name order. */
+	static const char want[] =
+		"# hosttune facts 1\n"
+		"a.big = 9223372036854775807 entries from test\n"
+		"a.neg = -42 seconds from /proc/x y\n"
+		"a.small = -9223372036854775808\n"
+		"a.zero = 0\n"
+		"b.dec = 0.1 % from decimal\n"
+		"b.dec_neg = -2.5e-300\n"
+		"b.dec_whole = 3.0 MB/s\n"
+		"c.no = false from /sys/module/nf_conntrack\n"
+		"c.yes = true\n"
+		"d.empty = \"\"\n"
+		"d.quoted = \"say \\\"hi\\\" \\\\ then\\ttab\\nnewline\" from a from b\n"
+		"d.utf8 = \"caf\xc3\xa9 \\x01\"\n"
+		"e.v1 = v6\n"
+		"e.v4 = v1.2.3.4 from here\n"
+		"kernel.version = v5.15.0 from kernel.release\n"
+		"nic.br-lan.driver = \"virtio_net\" from udev\n"
+		"u.bare = unavailable EACCES\n"
+		"u.full = unavailable ENOENT bytes from not recorded in a --root tree\n";
+	struct ht_facts *f = ht_facts_new(), *g = ht_facts_new();
+	_cleanup_free_ char *text = NULL, *again = NULL;
+	struct ht_error err = { "" };
+
+	(void)state;
+	assert_non_null(f);
+	assert_non_null(g);
+	set_or_die(f, "a.neg", ht_int(-42), "seconds", "/proc/x y");
+	set_or_die(f, "a.zero", ht_int(0), NULL, NULL);
+	set_or_die(f, "a.big", ht_int(INT64_MAX), "entries", "test");
+	set_or_die(f, "a.small", ht_int(INT64_MIN), NULL, NULL);
+	set_or_die(f, "b.dec", ht_dec(0.1), "%", "decimal");
+	set_or_die(f, "b.dec_neg", ht_dec(-2.5e-300), NULL, NULL);
+	set_or_die(f, "b.dec_whole", ht_dec(3.0), "MB/s", NULL); /* must stay a decimal */
+	set_or_die(f, "c.yes", ht_bool(true), NULL, NULL);
+	set_or_die(f, "c.no", ht_bool(false), NULL, "/sys/module/nf_conntrack");
+	set_or_die(f, "d.empty", str(""), NULL, NULL);
+	/* A source may contain " from ": only the first "from" is the keyword. */
+	set_or_die(f, "d.quoted", str("say \"hi\" \\ then\ttab\nnewline"), NULL, "a from b");
+	set_or_die(f, "d.utf8", str("caf\xc3\xa9 \x01"), NULL, NULL);
+	set_or_die(f, "e.v1", ver(1, 6, 0, 0, 0), NULL, NULL);
+	set_or_die(f, "e.v4", ver(4, 1, 2, 3, 4), NULL, "here");
+	set_or_die(f, "kernel.version", ver(3, 5, 15, 0, 0), NULL, "kernel.release");
+	set_or_die(f, "nic.br-lan.driver", str("virtio_net"), NULL, "udev");
+	assert_int_equal(ht_facts_set_unavailable(f, "u.bare", EACCES, NULL, NULL), 0);
+	assert_int_equal(ht_facts_set_unavailable(f, "u.full", ENOENT, "bytes",
+	                                          "not recorded in a --root tree"),
+	                 0);
+
+	text = facts_text(f);
+	assert_string_equal(text, want);
+
+	assert_int_equal(read_text(g, text, &err), 0);
+	assert_string_equal(err.msg, "");
+	assert_int_equal(ht_facts_count(g), ht_facts_count(f)); /* 18 */
+	assert_int_equal(ht_facts_count(g), 18);
+	for (size_t i = 0; i < ht_facts_count(f); i++)
+		assert_fact_equal(ht_facts_at(g, i), ht_facts_at(f, i));
+
+	again = facts_text(g);
+	assert_string_equal(again, text);
+
+	ht_facts_free(f);
+	ht_facts_free(g);
+}
+
+static void test_read_tolerant(void **state)
+{
+	static const char text[] =
+		"# hosttune facts 1\n"
+		"\n"
+		"   # an indented comment\n"
+		"\tmem.total\t=\t503316480\tbytes\tfrom\t/proc/meminfo MemTotal  \r\n"
+		"cpu.count=1\n"
+		"kernel.version =v5.15\n"
+		"x.future = 0.5 from  a source   with  inner  blanks\n"
+		"x.unit_only = 7 buckets\n"
+		"x.gone = unavailable   ENODEV   from nowhere\n"
+		"   \t  \n"
+		"last = \"no newline at the end\"";
+	struct ht_facts *f = ht_facts_new();
+	struct ht_error err = { "" };
+	struct ht_value one = ht_int(1);
+	const struct ht_fact *fact;
+
+	(void)state;
+	/* Facts already in the table: the file replaces mem.total and keeps keep.me. */
+	assert_int_equal(ht_facts_set(f, "mem.total", &one, "x", "y"), 0);
+	assert_int_equal(ht_facts_set(f, "keep.me", &one, NULL, NULL), 0);
+
+	assert_int_equal(read_text(f, text, &err), 0);
+	assert_string_equal(err.msg, "");
+	assert_int_equal(ht_facts_count(f), 8); /* 7 in the file + keep.me */
+	assert_int_fact(f, "mem.total", 503316480, "bytes", "/proc/meminfo MemTotal");
+	assert_int_fact(f, "cpu.count", 1, NULL, NULL);
+	fact = get(f, "kernel.version");
+	assert_int_equal(fact->value.type, HT_T_VER);
+	assert_int_equal(fact->value.v.n, 2);
+	assert_int_equal(fact->value.v.part[0], 5);
+	assert_int_equal(fact->value.v.part[1], 15);
+	fact = get(f, "x.future"); /* unknown facts are kept, with any type */
+	assert_int_equal(fact->value.type, HT_T_DEC);
+	assert_true(fact->value.d == 0.5);
+	assert_string_equal(fact->source, "a source   with  inner  blanks");
+	assert_int_fact(f, "x.unit_only", 7, "buckets", NULL);
+	assert_unavailable(f, "x.gone", ENODEV, NULL, "nowhere");
+	assert_str_fact(f, "last", "no newline at the end", NULL);
+	assert_int_fact(f, "keep.me", 1, NULL, NULL);
+
+	/* An empty file is a valid, empty facts file. */
+	assert_int_equal(read_text(f, "\n", &err), 0);
+	assert_int_equal(ht_facts_count(f), 8);
+
+	ht_facts_free(f);
+}
+
+static void test_read_errors(void **state)
+{
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+		{ "# hosttune facts 1\ncpu.count = 1\nkernel.release = \"x\"\nmem.total    =    abc\n",
+		  "f.facts:4:19: expected a value (number, true/false, \"string\" or vN.N), "
+		  "found 'abc'" },
+		{ "mem.total = 1\nmem.total = 2\n",
+		  "f.facts:2:1: duplicate fact 'mem.total' (first on line 1)" },
+		{ "a = 1\n\n  a = 1\n", "f.facts:3:3: duplicate fact 'a' (first on line 1)" },
+		{ "# hosttune facts 1\n\nmem.total = \"480 MiB\"\n",
+		  "f.facts:3:13: mem.total must be a number, found string" },
+		{ "kernel.version = 5\n", "f.facts:1:18: kernel.version must be a version, found number" },
+		{ "conntrack.loaded = 1\n",
+		  "f.facts:1:20: conntrack.loaded must be a bool, found number" },
+		{ "cpu.arch = v6.1\n", "f.facts:1:12: cpu.arch must be a string, found version" },
+		{ "x = unavailable EFOO\n",
+		  "f.facts:1:17: expected an errno name such as ENOENT, found 'EFOO'" },
+		{ "x = unavailable\n",
+		  "f.facts:1:16: expected an errno name such as ENOENT, found end of line" },
+		{ "mem.total 5\n", "f.facts:1:11: expected '=', found '5'" },
+		{ "= 5\n", "f.facts:1:1: expected a fact name, found '='" },
+		{ "mem.total$ = 5\n", "f.facts:1:1: expected a fact name, found 'mem.total$'" },
+		{ "x = 5 MB$ from y\n",
+		  "f.facts:1:7: expected a unit (one word of A-Za-z0-9/%_) or 'from', found 'MB$'" },
+		{ "x = 5 bytes extra\n", "f.facts:1:13: expected 'from' or end of line, found 'extra'" },
+		{ "x = 5 bytes from   \n",
+		  "f.facts:1:17: expected a source after 'from', found end of line" },
+		{ "x =\n",
+		  "f.facts:1:4: expected a value (number, true/false, \"string\" or vN.N), "
+		  "found end of line" },
+		{ "x = 99999999999999999999\n",
+		  "f.facts:1:5: expected an integer from -9223372036854775808 to "
+		  "9223372036854775807, found '99999999999999999999'" },
+		{ "x = 1e999\n", "f.facts:1:5: expected a finite decimal, found '1e999'" },
+		{ "x = v4294967296\n",
+		  "f.facts:1:5: expected version parts up to 4294967295, found 'v4294967296'" },
+		{ "x = v1.2.3.4.5\n",
+		  "f.facts:1:5: expected a value (number, true/false, \"string\" or vN.N), "
+		  "found 'v1.2.3.4.5'" },
+		{ "x = \"unterminated\n",
+		  "f.facts:1:5: expected a value (number, true/false, \"string\" or vN.N), "
+		  "found '\"unterminated'" },
+		{ "x = 5abc\n",
+		  "f.facts:1:5: expected a value (number, true/false, \"string\" or vN.N), "
+		  "found '5abc'" },
+		{ "x = \"a b\"c d\n",
+		  "f.facts:1:5: expected a value (number, true/false, \"string\" or vN.N), "
+		  "found '\"a b\"c'" },
+		{ "x = \x01\n",
+		  "f.facts:1:5: expected a value (number, true/false, \"string\" or vN.N), "
+		  "found '\\x01'" },
+		{ "# hosttune facts 2\n", "f.facts:1:18: expected facts format version 1, found '2'" },
+	};
+	struct ht_facts *f = ht_facts_new();
+	struct ht_value one = ht_int(1);
+
+	(void)state;
+	assert_int_equal(ht_facts_set(f, "before", &one, NULL, NULL), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct ht_error err = { "" };
+
+		assert_int_equal(read_text(f, cases[i].text, &err), -EINVAL);
+		assert_string_equal(err.msg, cases[i].msg);
+		/* All or nothing: a file with an error adds nothing. */
+		assert_int_equal(ht_facts_count(f), 1);
+	}
+
+	/* A NUL byte: "x = 1" is 5 bytes, so the NUL is in column 6. */
+	{
+		static const char nul[] = "x = 1\0\n";
+		struct ht_error err = { "" };
+
+		assert_int_equal(read_text_n(f, nul, sizeof(nul) - 1, &err), -EINVAL);
+		assert_string_equal(err.msg, "f.facts:1:6: expected text, found a NUL byte");
+	}
+	/* No error record is fine too. */
+	assert_int_equal(read_text(f, "x = \n", NULL), -EINVAL);
+	ht_facts_free(f);
+}
+
+/* ---- parsers behind the collectors ---- */
+
+static void test_cpulist(void **state)
+{
+	static const struct {
+		const char *list;
+		int64_t count;
+	} ok[] = {
+		{ "0", 1 },
+		{ "0-1", 2 },          /* 1 - 0 + 1 */
+		{ "0-3,6,8-9", 7 },    /* (3-0+1) + 1 + (9-8+1) = 4 + 1 + 2 */
+		{ "0-127", 128 },      /* 127 - 0 + 1 */
+		{ "1,3,5", 3 },        /* three singles */
+		{ "0-3,4-7", 8 },      /* adjacent ranges: 4 + 4 */
+		{ " 0-1\n", 2 },       /* blanks around the list */
+	};
+	static const char *const bad[] = {
+		"", " ", "3-1", "a", "0-", "-1", "0,", ",0", "0,,1", "1,0", "0-3,2", "0 1", "0x1",
+		"99999999999",
+	};
+	int64_t n;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
+		n = -1;
+		assert_int_equal(ht_cpulist_count(ok[i].list, &n), 0);
+		assert_int_equal(n, ok[i].count);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		n = -1;
+		assert_int_equal(ht_cpulist_count(bad[i], &n), -EINVAL);
+		assert_int_equal(n, -1);
+	}
+	assert_int_equal(ht_cpulist_count(NULL, &n), -EINVAL);
+}
+
+static void test_meminfo(void **state)
+{
+	int64_t b = -1;
+
+	(void)state;
+	/* 491520 kB x 1024 = 503316480 bytes (480 MiB) */
+	assert_int_equal(ht_meminfo_bytes("MemTotal:         491520 kB\nMemFree: 1 kB\n", "MemTotal",
+	                                  &b),
+	                 0);
+	assert_int_equal(b, 503316480);
+	/* Not fooled by a longer key that starts the same; 7 kB x 1024 = 7168 */
+	assert_int_equal(ht_meminfo_bytes("MemTotalX: 5 kB\nXMemTotal: 6 kB\nMemTotal: 7 kB",
+	                                  "MemTotal", &b),
+	                 0);
+	assert_int_equal(b, 7168);
+	/* The largest that fits: (2^53 - 1) kB x 1024 = 2^63 - 1024 = 9223372036854774784 */
+	assert_int_equal(ht_meminfo_bytes("MemTotal: 9007199254740991 kB", "MemTotal", &b), 0);
+	assert_true(b == INT64_C(9223372036854774784));
+
+	b = -1;
+	/* 2^53 kB x 1024 = 2^63 bytes, one past INT64_MAX */
+	assert_int_equal(ht_meminfo_bytes("MemTotal: 9007199254740992 kB", "MemTotal", &b),
+	                 -EINVAL);
+	assert_int_equal(ht_meminfo_bytes("MemFree: 1 kB\n", "MemTotal", &b), -EINVAL);
+	assert_int_equal(ht_meminfo_bytes("MemTotal: 12\n", "MemTotal", &b), -EINVAL);
+	assert_int_equal(ht_meminfo_bytes("MemTotal: 12 MB\n", "MemTotal", &b), -EINVAL);
+	assert_int_equal(ht_meminfo_bytes("MemTotal: 12kB\n", "MemTotal", &b), -EINVAL);
+	assert_int_equal(ht_meminfo_bytes("MemTotal: -12 kB\n", "MemTotal", &b), -EINVAL);
+	assert_int_equal(ht_meminfo_bytes("MemTotal: 12 kB x\n", "MemTotal", &b), -EINVAL);
+	assert_int_equal(ht_meminfo_bytes("", "MemTotal", &b), -EINVAL);
+	assert_int_equal(b, -1);
+}
+
+static void test_pointer_size(void **state)
+{
+	static const char *const arch64[] = {
+		"x86_64", "aarch64", "arm64", "ppc64", "ppc64le", "s390x", "riscv64",
+		"mips64", "loongarch64", "sparc64", "alpha", "ia64",
+	};
+	static const char *const arch32[] = {
+		"i386", "i486", "i586", "i686", "armv7l", "armv6l", "armv5tel", "arm", "mips",
+		"ppc", "s390", "riscv32",
+	};
+	static const char *const unknown[] = { "", "vax", "i786", "armv", "x86_64 ", "X86_64" };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(arch64); i++)
+		assert_int_equal(ht_arch_pointer_size(arch64[i]), 8);
+	for (size_t i = 0; i < ARRAY_SIZE(arch32); i++)
+		assert_int_equal(ht_arch_pointer_size(arch32[i]), 4);
+	for (size_t i = 0; i < ARRAY_SIZE(unknown); i++)
+		assert_int_equal(ht_arch_pointer_size(unknown[i]), -EINVAL);
+	assert_int_equal(ht_arch_pointer_size(NULL), -EINVAL);
+}
+
+/* ---- collectors over fixture trees ---- */
+
+#define NF "/proc/sys/net/netfilter/"
+
+static void test_collect_garage_vm(void **state)
+{
+	struct ht_facts *f = collect_fixture("garage-vm");
+	_cleanup_free_ char *want_path = fixture_path("garage-vm", "expected.facts");
+	_cleanup_free_ char *want = slurp(want_path), *text = NULL;
+	const struct ht_fact *fact;
+
+	(void)state;
+	/* MemTotal: 491520 kB -> 491520 x 1024 = 503316480 bytes (480 MiB) */
+	assert_int_fact(f, "mem.total", 503316480, "bytes", "/proc/meminfo MemTotal");
+	assert_str_fact(f, "kernel.release", "5.15.0-91-generic", "/proc/sys/kernel/osrelease");
+	fact = get(f, "kernel.version"); /* "5.15.0-91-generic" -> 5.15.0, 3 parts */
+	assert_int_equal(fact->value.type, HT_T_VER);
+	assert_int_equal(fact->value.v.n, 3);
+	assert_int_equal(fact->value.v.part[0], 5);
+	assert_int_equal(fact->value.v.part[1], 15);
+	assert_int_equal(fact->value.v.part[2], 0);
+	assert_string_equal(fact->source, "kernel.release");
+	assert_str_fact(f, "cpu.arch", "x86_64", "/proc/sys/kernel/arch");
+	/* online "0": one range of one CPU */
+	assert_int_fact(f, "cpu.count", 1, "CPUs", "/sys/devices/system/cpu/online");
+	/* x86_64 is 64-bit: 8-byte pointers */
+	assert_int_fact(f, "kernel.pointer_size", 8, "bytes", "cpu.arch");
+	assert_unavailable(f, "kernel.page_size", ENOENT, "bytes", "not recorded in a --root tree");
+	assert_int_fact(f, "net.netfilter.nf_conntrack_max", 4096, "entries", NF "nf_conntrack_max");
+	assert_int_fact(f, "net.netfilter.nf_conntrack_buckets", 4096, "buckets",
+	                NF "nf_conntrack_buckets");
+	assert_int_fact(f, "net.netfilter.nf_conntrack_count", 4096, "entries",
+	                NF "nf_conntrack_count");
+	assert_int_fact(f, "net.netfilter.nf_conntrack_tcp_timeout_time_wait", 120, "seconds",
+	                NF "nf_conntrack_tcp_timeout_time_wait");
+	assert_int_fact(f, "module.nf_conntrack.hashsize", 4096, "buckets",
+	                "/sys/module/nf_conntrack/parameters/hashsize");
+	assert_bool_fact(f, "conntrack.loaded", true, "/sys/module/nf_conntrack");
+	/* git checks nf_conntrack_max out 0644 (or 0600 under umask 077): owner may write */
+	assert_bool_fact(f, "netns.initial", true, "mode of " NF "nf_conntrack_max");
+	assert_int_equal(ht_facts_count(f), 14); /* every known fact, nothing else */
+	assert_all_defs_collected(f);
+
+	/* The same as the expected file next to the tree, byte for byte. */
+	text = facts_text(f);
+	assert_string_equal(text, want);
+	ht_facts_free(f);
+}
+
+static void test_collect_no_conntrack(void **state)
+{
+	struct ht_facts *f = collect_fixture("no-conntrack");
+	_cleanup_free_ char *want_path = fixture_path("no-conntrack", "expected.facts");
+	_cleanup_free_ char *want = slurp(want_path), *text = NULL;
+
+	(void)state;
+	/* MemTotal: 2030596 kB -> 2030596 x 1024 = 2079330304 bytes */
+	assert_int_fact(f, "mem.total", 2079330304, "bytes", "/proc/meminfo MemTotal");
+	/* "0-1": 1 - 0 + 1 = 2 */
+	assert_int_fact(f, "cpu.count", 2, "CPUs", "/sys/devices/system/cpu/online");
+	/* 5.10 has no /proc/sys/kernel/arch, and a --root tree gets no uname(2) fallback */
+	assert_unavailable(f, "cpu.arch", ENOENT, NULL, "/proc/sys/kernel/arch");
+	assert_unavailable(f, "kernel.pointer_size", ENOENT, "bytes", "cpu.arch");
+	assert_unavailable(f, "net.netfilter.nf_conntrack_max", ENOENT, "entries",
+	                   NF "nf_conntrack_max");
+	assert_unavailable(f, "net.netfilter.nf_conntrack_buckets", ENOENT, "buckets",
+	                   NF "nf_conntrack_buckets");
+	assert_unavailable(f, "net.netfilter.nf_conntrack_count", ENOENT, "entries",
+	                   NF "nf_conntrack_count");
+	assert_unavailable(f, "net.netfilter.nf_conntrack_tcp_timeout_time_wait", ENOENT,
+	                   "seconds", NF "nf_conntrack_tcp_timeout_time_wait");
+	assert_unavailable(f, "module.nf_conntrack.hashsize", ENOENT, "buckets",
+	                   "/sys/module/nf_conntrack/parameters/hashsize");
+	assert_bool_fact(f, "conntrack.loaded", false, "/sys/module/nf_conntrack");
+	assert_unavailable(f, "netns.initial", ENOENT, NULL, "mode of " NF "nf_conntrack_max");
+	assert_all_defs_collected(f);
+
+	text = facts_text(f);
+	assert_string_equal(text, want);
+	ht_facts_free(f);
+}
+
+/* The expected files read back to the same text: they are valid facts files. */
+static void test_expected_files_read_back(void **state)
+{
+	static const char *const names[] = { "garage-vm", "no-conntrack" };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *path = fixture_path(names[i], "expected.facts");
+		_cleanup_free_ char *want = slurp(path), *text = NULL;
+		struct ht_facts *f = ht_facts_new();
+		struct ht_error err = { "" };
+
+		assert_int_equal(read_text(f, want, &err), 0);
+		assert_string_equal(err.msg, "");
+		assert_int_equal(ht_facts_count(f), 14);
+		text = facts_text(f);
+		assert_string_equal(text, want);
+		ht_facts_free(f);
+	}
+}
+
+/* nf_conntrack_max registered 0444, as the kernel does outside the initial netns. */
+static void test_collect_netns_readonly(void **state)
+{
+	char *dir = tmp_tree();
+	struct ht_facts *f;
+
+	(void)state;
+	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_max", "262144\n", 0444);
+	f = collect(dir);
+	assert_bool_fact(f, "netns.initial", false, "mode of " NF "nf_conntrack_max");
+	/* Read-only still reads. */
+	assert_int_fact(f, "net.netfilter.nf_conntrack_max", 262144, "entries",
+	                NF "nf_conntrack_max");
+	/* No /sys at all: module absent, like a tree copied without it. */
+	assert_bool_fact(f, "conntrack.loaded", false, "/sys/module/nf_conntrack");
+	assert_unavailable(f, "mem.total", ENOENT, "bytes", "/proc/meminfo MemTotal");
+	assert_unavailable(f, "kernel.release", ENOENT, NULL, "/proc/sys/kernel/osrelease");
+	/* The release's errno carries over to the version. */
+	assert_unavailable(f, "kernel.version", ENOENT, NULL, "kernel.release");
+	assert_unavailable(f, "cpu.count", ENOENT, "CPUs", "/sys/devices/system/cpu/online");
+	assert_all_defs_collected(f);
+	ht_facts_free(f);
+
+	/* The same file 0644: the owner may write, so this is the initial netns. */
+	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_max", "262144\n", 0644);
+	f = collect(dir);
+	assert_bool_fact(f, "netns.initial", true, "mode of " NF "nf_conntrack_max");
+	ht_facts_free(f);
+	rm_tree(dir);
+}
+
+/* Sources that exist but do not hold what the kernel writes there. */
+static void test_collect_malformed(void **state)
+{
+	char *dir = tmp_tree();
+	struct ht_facts *f;
+
+	(void)state;
+	put_file(dir, "proc/meminfo", "MemTotal:       lots kB\nMemFree:  1 kB\n", 0644);
+	put_file(dir, "proc/sys/kernel/osrelease", "generic-5.15\n", 0644);
+	put_file(dir, "proc/sys/kernel/arch", "vax\n", 0644);
+	put_file(dir, "sys/devices/system/cpu/online", "3-1\n", 0644);
+	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_count", "abc\n", 0644);
+	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_buckets", "\n", 0644);
+	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait",
+	         "99999999999999999999\n", 0644);
+	put_dir(dir, "proc/sys/net/netfilter/nf_conntrack_max"); /* read(2) gives EISDIR */
+	put_file(dir, "sys/module", "not a directory\n", 0644);   /* stat(2) gives ENOTDIR */
+	f = collect(dir);
+
+	assert_unavailable(f, "mem.total", EINVAL, "bytes", "/proc/meminfo MemTotal");
+	/* The release is any string; only the version needs a leading number. */
+	assert_str_fact(f, "kernel.release", "generic-5.15", "/proc/sys/kernel/osrelease");
+	assert_unavailable(f, "kernel.version", EINVAL, NULL, "kernel.release");
+	assert_str_fact(f, "cpu.arch", "vax", "/proc/sys/kernel/arch");
+	assert_unavailable(f, "kernel.pointer_size", EINVAL, "bytes", "cpu.arch");
+	assert_unavailable(f, "cpu.count", EINVAL, "CPUs", "/sys/devices/system/cpu/online");
+	assert_unavailable(f, "net.netfilter.nf_conntrack_count", EINVAL, "entries",
+	                   NF "nf_conntrack_count");
+	assert_unavailable(f, "net.netfilter.nf_conntrack_buckets", EINVAL, "buckets",
+	                   NF "nf_conntrack_buckets");
+	assert_unavailable(f, "net.netfilter.nf_conntrack_tcp_timeout_time_wait", EINVAL,
+	                   "seconds", NF "nf_conntrack_tcp_timeout_time_wait");
+	assert_unavailable(f, "net.netfilter.nf_conntrack_max", EISDIR, "entries",
+	                   NF "nf_conntrack_max");
+	assert_unavailable(f, "module.nf_conntrack.hashsize", ENOTDIR, "buckets",
+	                   "/sys/module/nf_conntrack/parameters/hashsize");
+	assert_unavailable(f, "conntrack.loaded", ENOTDIR, NULL, "/sys/module/nf_conntrack");
+	/* A directory made 0755 has the owner-write bit: still "initial". */
+	assert_bool_fact(f, "netns.initial", true, "mode of " NF "nf_conntrack_max");
+	assert_all_defs_collected(f);
+	ht_facts_free(f);
+	rm_tree(dir);
+}
+
+/* The live host: only what holds everywhere, since the values are this machine's. */
+static void test_collect_host(void **state)
+{
+	static const char *const roots[] = { NULL, "", "/", "//" };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(roots); i++) {
+		struct ht_facts *f = collect(roots[i]);
+
+		assert_int_fact(f, "kernel.page_size", sysconf(_SC_PAGESIZE), "bytes",
+		                "sysconf(_SC_PAGESIZE)");
+		/* arch from /proc/sys/kernel/arch or, on kernels before it, uname(2) */
+		assert_int_equal(get(f, "cpu.arch")->value.type, HT_T_STR);
+		assert_all_defs_collected(f);
+		ht_facts_free(f);
+	}
+}
+
+/* ---- JSON ---- */
+
+static json_object *member(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		fail_msg("JSON member %s missing", key);
+	return v;
+}
+
+static void test_json_garage_vm(void **state)
+{
+	struct ht_facts *f = collect_fixture("garage-vm");
+	json_object *obj = ht_facts_to_json(f), *back, *facts, *o;
+	const char *s;
+	size_t i = 0;
+
+	(void)state;
+	assert_non_null(obj);
+	s = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY);
+	assert_non_null(s);
+	back = json_tokener_parse(s);
+	assert_non_null(back);
+	facts = member(back, "facts");
+	assert_true(json_object_is_type(facts, json_type_object));
+	assert_int_equal(json_object_object_length(facts), 14);
+
+	/* "mem.total": { "value": 503316480, "unit": "bytes", "source": ... } (491520 x 1024) */
+	o = member(facts, "mem.total");
+	assert_int_equal(json_object_object_length(o), 3);
+	assert_true(json_object_is_type(member(o, "value"), json_type_int));
+	assert_true(json_object_get_int64(member(o, "value")) == 503316480);
+	assert_string_equal(json_object_get_string(member(o, "unit")), "bytes");
+	assert_string_equal(json_object_get_string(member(o, "source")), "/proc/meminfo MemTotal");
+
+	o = member(facts, "kernel.version");
+	assert_true(json_object_is_type(member(o, "value"), json_type_string));
+	assert_string_equal(json_object_get_string(member(o, "value")), "5.15.0");
+	assert_null(member(o, "unit")); /* JSON null */
+
+	o = member(facts, "conntrack.loaded");
+	assert_true(json_object_is_type(member(o, "value"), json_type_boolean));
+	assert_true(json_object_get_boolean(member(o, "value")));
+
+	o = member(facts, "cpu.arch");
+	assert_string_equal(json_object_get_string(member(o, "value")), "x86_64");
+
+	/* Unavailable: null value, errno name and its text. */
+	o = member(facts, "kernel.page_size");
+	assert_int_equal(json_object_object_length(o), 5);
+	assert_null(member(o, "value"));
+	assert_string_equal(json_object_get_string(member(o, "error")), "ENOENT");
+	assert_string_equal(json_object_get_string(member(o, "reason")),
+	                    "No such file or directory");
+	assert_string_equal(json_object_get_string(member(o, "unit")), "bytes");
+	assert_string_equal(json_object_get_string(member(o, "source")),
+	                    "not recorded in a --root tree");
+
+	/* Members in name order, as in the facts file. */
+	json_object_object_foreach(facts, key, val)
+	{
+		(void)val;
+		assert_string_equal(key, ht_facts_at(f, i++)->name);
+	}
+	assert_int_equal(i, 14);
+
+	json_object_put(back);
+	json_object_put(obj);
+	ht_facts_free(f);
+}
+
+static void test_value_to_json(void **state)
+{
+	struct ht_value v;
+	json_object *j;
+
+	(void)state;
+	v = ht_dec(0.25);
+	j = ht_value_to_json(&v);
+	assert_true(json_object_is_type(j, json_type_double));
+	assert_true(json_object_get_double(j) == 0.25);
+	json_object_put(j);
+
+	v = ht_int(INT64_MIN);
+	j = ht_value_to_json(&v);
+	assert_true(json_object_is_type(j, json_type_int));
+	assert_true(json_object_get_int64(j) == INT64_MIN);
+	json_object_put(j);
+
+	v = ver(4, 1, 2, 3, 4);
+	j = ht_value_to_json(&v);
+	assert_string_equal(json_object_get_string(j), "1.2.3.4");
+	json_object_put(j);
+
+	v = str("a \"b\"");
+	j = ht_value_to_json(&v);
+	assert_string_equal(json_object_get_string(j), "a \"b\"");
+	json_object_put(j);
+
+	v = (struct ht_value){ .type = HT_T_NONE };
+	assert_null(ht_value_to_json(&v)); /* JSON null */
+	assert_null(ht_value_to_json(NULL));
+	assert_null(ht_facts_to_json(NULL));
+
+	/* An empty table is {"facts": {}}. */
+	{
+		struct ht_facts *f = ht_facts_new();
+
+		j = ht_facts_to_json(f);
+		assert_string_equal(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+		                    "{\"facts\":{}}");
+		json_object_put(j);
+		ht_facts_free(f);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fact_defs),
+		cmocka_unit_test(test_set_get),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_read_tolerant),
+		cmocka_unit_test(test_read_errors),
+		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_meminfo),
+		cmocka_unit_test(test_pointer_size),
+		cmocka_unit_test(test_collect_garage_vm),
+		cmocka_unit_test(test_collect_no_conntrack),
+		cmocka_unit_test(test_expected_files_read_back),
+		cmocka_unit_test(test_collect_netns_readonly),
+		cmocka_unit_test(test_collect_malformed),
+		cmocka_unit_test(test_collect_host),
+		cmocka_unit_test(test_json_garage_vm),
+		cmocka_unit_test(test_value_to_json),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
