@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -189,16 +188,25 @@ static bool is_alpha(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
+/*
+ * Rules may continue an expression on indented lines; the loader joins them
+ * with '\n' and pads each to its column, so a newline here restarts the
+ * column count at 1 on the next line.
+ */
 static struct ht_srcpos at(const struct parser *p, size_t off)
 {
-	return (struct ht_srcpos){
-		.file = p->base.file,
-		.line = p->base.line,
-		.col = p->base.col + (unsigned)off,
-	};
+	struct ht_srcpos pos = { .file = p->base.file, .line = p->base.line };
+	size_t line_start = 0;
+
+	for (size_t i = 0; i < off && p->text[i]; i++)
+		if (p->text[i] == '\n') {
+			pos.line++;
+			line_start = i + 1;
+		}
+	pos.col = (pos.line == p->base.line ? p->base.col : 1) + (unsigned)(off - line_start);
+	return pos;
 }
 
-/* "found ..." text for a single character the lexer stopped at. */
 static void describe_char(char c, char *buf, size_t size)
 {
 	if (c == '\0')
@@ -315,7 +323,8 @@ static int lex_decimal(struct parser *p, size_t start, size_t dot, size_t end, u
 			unsigned __int128 v = m * mult / den;
 
 			if (v > INT64_MIN_MAG)
-				return lex_error_at(p, start, ERANGE, "integer literal out of range");
+				return lex_error_at(p, start, ERANGE,
+				                    "integer literal out of range");
 			tok->kind = T_INT;
 			tok->mag = (uint64_t)v;
 			return 0;
@@ -357,7 +366,8 @@ static int lex_number(struct parser *p, size_t start)
 		while (is_alpha(t[i]) || is_digit(t[i]))
 			i++;
 		for (size_t k = 0; k < ARRAY_SIZE(units); k++) {
-			if (strlen(units[k].name) == i - us && !memcmp(units[k].name, t + us, i - us)) {
+			if (strlen(units[k].name) == i - us &&
+			    !memcmp(units[k].name, t + us, i - us)) {
 				mult = units[k].mult;
 				found = true;
 				break;
@@ -466,7 +476,6 @@ static int lex_name(struct parser *p, size_t start)
 	return 0;
 }
 
-/* Replaces p->cur with the next token. */
 static int lex(struct parser *p)
 {
 	static const enum tok two[] = { T_OR, T_AND, T_EQ, T_NE, T_LE, T_GE };
@@ -479,7 +488,7 @@ static int lex(struct parser *p)
 
 	free(p->cur.s);
 	p->cur = (struct token){ .kind = T_END };
-	while (t[i] == ' ' || t[i] == '\t')
+	while (t[i] == ' ' || t[i] == '\t' || t[i] == '\n')
 		i++;
 	p->cur.start = i;
 
@@ -959,7 +968,6 @@ static int cond_type_error(struct ht_error *err, const struct ht_expr *e, enum h
 	                 ht_type_name(a));
 }
 
-/* Lists every argument type: "got number, string and number". */
 static int call_type_error(struct ht_error *err, const struct ht_expr *e,
                            const enum ht_type *types)
 {
@@ -1202,7 +1210,7 @@ static int arith(struct evaluator *ev, const struct ht_expr *e, const struct ht_
 			if (x == INT64_MIN && y == -1)
 				return overflow(ev, e, true);
 			if (x % y != 0) {
-				/* long double holds every int64_t exactly on x86-64, so one rounding. */
+				/* long double holds any int64_t exactly on x86-64: one rounding. */
 				*out = ht_dec((double)((long double)x / (long double)y));
 				return 0;
 			}
@@ -1330,7 +1338,6 @@ static int int_pow2ceil(struct evaluator *ev, const struct ht_expr *e, int64_t x
 	return 0;
 }
 
-/* ceil(), floor(), round() of a decimal; the result has to fit an int64_t. */
 static int dec_to_int(struct evaluator *ev, const struct ht_expr *e, double d, int64_t *out)
 {
 	if (d < -0x1p63 || d >= 0x1p63)
@@ -1398,8 +1405,8 @@ static int call(struct evaluator *ev, const struct ht_expr *e, struct ht_value *
 				r = -ENOMEM;
 				break;
 			}
-			r = pos_error(ev->err, EDOM, &e->tpos, "clamp() needs lo <= hi, got %s and %s",
-			              lo, hi);
+			r = pos_error(ev->err, EDOM, &e->tpos,
+			              "clamp() needs lo <= hi, got %s and %s", lo, hi);
 			break;
 		}
 		if (num_cmp(x, &args[1]) < 0)

@@ -110,18 +110,43 @@ static const char *sev_label(const struct ht_finding *f)
 	return f->applicable ? ht_severity_name(f->severity) : "n/a";
 }
 
-static void print_indented(FILE *out, const char *text, const char *indent)
+/* Word-wraps a paragraph to @width columns, each line after @indent. */
+static void print_wrapped(FILE *out, const char *text, const char *indent, size_t width)
 {
 	const char *p = text;
+	size_t col = 0;
 
 	while (*p) {
-		size_t n = strcspn(p, "\n");
+		size_t n;
 
-		fprintf(out, "%s%.*s\n", n ? indent : "", (int)n, p);
-		p += n;
-		if (*p)
+		while (*p == ' ')
 			p++;
+		n = strcspn(p, " \n");
+		if (n == 0 && *p == '\n') {
+			fputc('\n', out);
+			col = 0;
+			p++;
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (col > 0 && col + 1 + n > width) {
+			fputc('\n', out);
+			col = 0;
+		}
+		if (col == 0) {
+			fputs(indent, out);
+			col = strlen(indent);
+		} else {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(p, 1, n, out);
+		col += n;
+		p += n;
 	}
+	if (col > 0)
+		fputc('\n', out);
 }
 
 int ht_report_text(const struct ht_findings *f, const struct ht_report_info *info, FILE *out)
@@ -184,7 +209,9 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 		int ret;
 
 		fprintf(out, "\n[%s] %s", sev_label(fi), r->id);
-		if (r->target)
+		if (r->kind == HT_TARGET_MODULE)
+			fprintf(out, " (module parameter %s)", r->target + strlen("module."));
+		else if (r->target)
 			fprintf(out, " (%s %s)", ht_target_kind_name(r->kind), r->target);
 		else if (r->kind == HT_TARGET_ADVICE)
 			fprintf(out, " (advice)");
@@ -194,7 +221,7 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 			fprintf(out, "    not applicable: %s\n", fi->reason);
 			continue;
 		}
-		print_indented(out, fi->explanation, "    ");
+		print_wrapped(out, fi->explanation, "    ", 100);
 		ret = ht_finding_fix(fi, &file, &line, &live);
 		if (ret < 0)
 			return ret;

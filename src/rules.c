@@ -424,7 +424,8 @@ static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, const char *li
 	lit = malloc(strlen(line) + 1);
 	if (!lit)
 		return -ENOMEM;
-	if (r->ntmpl > 0 && (ret = tmpl_add(r, "\n", 1, NULL, 0, 0)) < 0)
+	/* Continuation lines are one paragraph; the text report wraps it. */
+	if (r->ntmpl > 0 && (ret = tmpl_add(r, " ", 1, NULL, 0, 0)) < 0)
 		return ret;
 	while (*p) {
 		if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {

@@ -566,16 +566,19 @@ static void test_syntax_errors(void **state)
 	EXPECT_ERR("true v5.15", -EINVAL,
 	           "t.rules:3:15: expected an operator or end of expression, found version "
 	           "'v5.15'");
-	EXPECT_ERR("1 + \xc3\xa9", -EINVAL, "t.rules:3:14: expected an expression, found byte 0xc3");
+	EXPECT_ERR("1 + \xc3\xa9", -EINVAL,
+	           "t.rules:3:14: expected an expression, found byte 0xc3");
 	EXPECT_ERR("true ? 1", -EINVAL, "t.rules:3:18: expected ':', found end of expression");
 	EXPECT_ERR("true ? 1 , 2", -EINVAL, "t.rules:3:19: expected ':', found ','");
-	EXPECT_ERR("min(1, 2", -EINVAL, "t.rules:3:18: expected ',' or ')', found end of expression");
+	EXPECT_ERR("min(1, 2", -EINVAL,
+	           "t.rules:3:18: expected ',' or ')', found end of expression");
 	EXPECT_ERR("min(1 2)", -EINVAL, "t.rules:3:16: expected ',' or ')', found number '2'");
 	EXPECT_ERR("min(1, )", -EINVAL, "t.rules:3:17: expected an expression, found ')'");
 	EXPECT_ERR("1 = 2", -EINVAL, "t.rules:3:12: expected '==', found '='");
 	EXPECT_ERR("true | false", -EINVAL, "t.rules:3:15: expected '||', found '|'");
 	EXPECT_ERR("true & false", -EINVAL, "t.rules:3:15: expected '&&', found '&'");
-	EXPECT_ERR("1.", -EINVAL, "t.rules:3:12: expected a digit after '.', found end of expression");
+	EXPECT_ERR("1.", -EINVAL,
+	           "t.rules:3:12: expected a digit after '.', found end of expression");
 	EXPECT_ERR("1.x", -EINVAL, "t.rules:3:12: expected a digit after '.', found 'x'");
 	EXPECT_ERR("\"abc", -EINVAL, "t.rules:3:14: expected '\"', found end of expression");
 	EXPECT_ERR("\"a\\qb\"", -EINVAL,
@@ -678,7 +681,8 @@ static void test_type_errors(void **state)
 	EXPECT_ERR("clamp(1, \"a\", v5.15)", -EINVAL,
 	           "t.rules:3:10: type error: clamp() needs numbers, got number, string and "
 	           "version");
-	EXPECT_ERR("floor(true)", -EINVAL, "t.rules:3:10: type error: floor() needs numbers, got bool");
+	EXPECT_ERR("floor(true)", -EINVAL,
+	           "t.rules:3:10: type error: floor() needs numbers, got bool");
 	/* Numbers unify: an integer branch and a decimal branch are both "number". */
 	EXPECT_DEC("false ? 1 : 2.5", 2.5);
 	EXPECT_INT("true ? 1 : 2.5", 1);
@@ -767,7 +771,8 @@ static void test_foreach_name(void **state)
 
 	buf[0] = '\0';
 	assert_int_equal(ht_expr_parse("x + stop + y", &tpos, &e, &err), 0);
-	assert_int_equal(ht_expr_foreach_name(e, collect, buf), 7); /* stops at the first non-zero */
+	/* Stops at, and returns, the first non-zero. */
+	assert_int_equal(ht_expr_foreach_name(e, collect, buf), 7);
 	assert_string_equal(buf, "x@10 stop@14");
 	ht_expr_free(e);
 

@@ -21,7 +21,10 @@ static struct ht_value str_value(const char *s)
 
 static struct ht_value ver_value(unsigned n, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 {
-	return (struct ht_value){ .type = HT_T_VER, .v = { .part = { a, b, c, d }, .n = (uint8_t)n } };
+	return (struct ht_value){
+		.type = HT_T_VER,
+		.v = { .part = { a, b, c, d }, .n = (uint8_t)n },
+	};
 }
 
 /* Same type and same bits (decimals compared by representation, so -0.0 != 0.0). */
@@ -41,7 +44,8 @@ static bool same_value(const struct ht_value *a, const struct ht_value *b)
 	case HT_T_STR:
 		return strcmp(a->s, b->s) == 0;
 	case HT_T_VER:
-		return a->v.n == b->v.n && memcmp(a->v.part, b->v.part, a->v.n * sizeof(uint32_t)) == 0;
+		return a->v.n == b->v.n &&
+		       memcmp(a->v.part, b->v.part, a->v.n * sizeof(uint32_t)) == 0;
 	}
 	return false;
 }
@@ -225,8 +229,9 @@ static uint64_t next_random(uint64_t *x)
 
 static void test_roundtrip(void **state)
 {
-	static const int64_t ints[] = { 0, 1, -1, 42, -42, 1024, INT64_MAX, INT64_MIN, INT64_MIN + 1,
-		                        9007199254740993 };
+	static const int64_t ints[] = {
+		0, 1, -1, 42, -42, 1024, INT64_MAX, INT64_MIN, INT64_MIN + 1, 9007199254740993,
+	};
 	static const double decs[] = { 0.0, -0.0, 0.1, 0.2, 0.1 + 0.2, 406.5, -406.5, 2.0,
 		                       1e-300, 1e300, 5e-324, 1.7976931348623157e308, 1.0 / 3,
 		                       34.1333, 9007199254740993.0, 123456789012345678.0 };
