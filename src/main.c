@@ -233,12 +233,26 @@ out:
 	return r;
 }
 
+/* Multi-line formulas print on one line: runs of white space become one space. */
 static void print_key(const struct ht_rule *rule, const char *key, const char *label)
 {
 	const char *t = ht_rule_key_text(rule, key);
+	bool space = false;
 
-	if (t)
-		printf("  %-10s %s\n", label, t);
+	if (!t)
+		return;
+	printf("  %-10s ", label);
+	for (; *t; t++) {
+		if (*t == ' ' || *t == '\n' || *t == '\t') {
+			space = true;
+			continue;
+		}
+		if (space)
+			putchar(' ');
+		space = false;
+		putchar(*t);
+	}
+	putchar('\n');
 }
 
 static int cmd_explain(const struct options *o, const char *id)

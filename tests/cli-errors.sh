@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Bad rules, profiles, facts and arguments: one line FILE:LINE:COL: message
+# on stderr, exit status 2, and no report on stdout.
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p "$TMP/r/profiles"
+cp "$HT_RULES_DIR/profiles/default.profile" "$TMP/r/profiles/"
+FACTS=$FIXTURES/garage-vm/expected.facts
+
+# bad_rules DESCRIPTION RULES-TEXT EXPECTED-STDERR
+bad_rules() {
+	printf '%s\n' "$2" >"$TMP/r/x.rules"
+	out=$("$HOSTTUNE" --rules "$TMP/r" --facts "$FACTS" audit 2>"$TMP/err")
+	rc=$?
+	expect_eq "$1: exit 2" 2 "$rc"
+	expect_eq "$1: message" "hosttune: $TMP/r/x.rules:$3" "$(cat "$TMP/err")"
+	expect_eq "$1: no partial report" "" "$out"
+}
+
+# line 2 "value = 1 +": the expression starts at column 9, the end is after
+# "1 +" at column 9 + 3 = 12.
+bad_rules "syntax error" '[a]
+value = 1 +' '2:12: expected an expression, found end of expression'
+bad_rules "unknown name" '[a]
+value = foo.bar + 1' "2:9: unknown name 'foo.bar'"
+# a needs b, b (line 4, name at column 9) needs a again.
+bad_rules "dependency cycle" '[a]
+value = b
+[b]
+value = a + 1' '4:9: dependency cycle: a -> b -> a'
+bad_rules "type error in when" '[a]
+target = sysctl net.netfilter.nf_conntrack_max
+when = 1 + 2
+value = 1' "3:8: type error: 'when' must be a bool, got a number"
+# "value = 1 / (mem.total - mem.total)": the '/' is at column 11.
+bad_rules "division by zero" '[a]
+target = sysctl net.netfilter.nf_conntrack_max
+value = 1 / (mem.total - mem.total)' '3:11: division by zero'
+# 503316480 x 100000000000 = 5.0e19 > 2^63 - 1 = 9.2e18; the '*' is at column 19.
+bad_rules "integer overflow" '[a]
+target = sysctl net.netfilter.nf_conntrack_max
+value = mem.total * 100000000000' "3:19: integer overflow in '*'"
+bad_rules "type error in +" '[a]
+value = "x" + 1' "2:13: type error: '+' needs numbers, got string and number"
+bad_rules "unknown key" '[a]
+valu = 1' "2:1: unknown key 'valu' in rule 'a' (expected title, target, when, current, value, severity, explain, rationale, direction or unit)"
+bad_rules "key before any rule" 'value = 1' "1:1: expected '[rule-id]' before the first key"
+bad_rules "line without =" '[a]
+junk line' "2:1: expected '[section]', 'key = value' or a comment"
+# the continuation line 3 is padded to its column: "  + )" has ')' at column 5.
+bad_rules "error on a continuation line" '[a]
+value = 1
+  + )' "3:5: expected an expression, found ')'"
+
+printf '[a]\nvalue = 1\n' >"$TMP/r/x.rules"
+# bad_args DESCRIPTION EXPECTED-STDERR-FIRST-LINE ARGS...
+bad_args() {
+	d=$1
+	e=$2
+	shift 2
+	out=$("$HOSTTUNE" "$@" 2>"$TMP/err")
+	rc=$?
+	expect_eq "$d: exit 2" 2 "$rc"
+	expect_eq "$d: message" "$e" "$(head -n 1 "$TMP/err")"
+	expect_eq "$d: no report" "" "$out"
+}
+bad_args "--set of an unknown variable" \
+	"hosttune: --set workload.nope=1: unknown workload variable 'workload.nope' (known: workload.burst, workload.conn_rate, workload.mem_budget, workload.storage, workload.time_wait)" \
+	--rules "$TMP/r" --facts "$FACTS" --set workload.nope=1 audit
+bad_args "--set of the wrong type" \
+	'hosttune: --set workload.conn_rate="x": workload.conn_rate is a number, got a string' \
+	--rules "$TMP/r" --facts "$FACTS" --set 'workload.conn_rate="x"' audit
+bad_args "--set with a name" \
+	"hosttune: --set:1:20: expected a constant, found name 'abc'" \
+	--rules "$TMP/r" --facts "$FACTS" --set workload.conn_rate=abc audit
+bad_args "unknown profile" \
+	"hosttune: profile 'nosuch' not found (looked for profiles/nosuch.profile in $TMP/r)" \
+	--rules "$TMP/r" --facts "$FACTS" --profile nosuch audit
+printf '# hosttune facts 1\nmem.total = abc\n' >"$TMP/bad.facts"
+# "mem.total = " is 12 characters, the value starts at column 13.
+bad_args "bad facts file" \
+	"hosttune: $TMP/bad.facts:2:13: expected a value (number, true/false, \"string\" or vN.N), found 'abc'" \
+	--rules "$TMP/r" --facts "$TMP/bad.facts" audit
+bad_args "unknown command" "hosttune: unknown command 'bogus'" --rules "$TMP/r" bogus
+bad_args "bad format" "hosttune: --format: expected text or json, got 'xml'" --format xml audit
+bad_args "bad --fail-on" "hosttune: --fail-on: expected info, warning or critical, got 'ok'" \
+	--fail-on ok audit
+bad_args "no command" "hosttune: missing command (audit, facts, explain RULE, rules)"
+bad_args "unknown rule" "hosttune: no rule 'nosuch' (hosttune rules lists them)" \
+	--rules "$TMP/r" explain nosuch
+bad_args "--root with --facts" "hosttune: --root and --facts exclude each other" \
+	--root / --facts "$FACTS" audit
+
+# --fail-on: the garage VM has a critical finding; --fail-on critical exits 1.
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$FACTS" --profile garage --fail-on critical audit >/dev/null
+expect_eq "--fail-on critical with a critical finding" 1 $?
+# The default profile on a roomy host (24 GiB, 6.1 defaults): nothing to report.
+facts_file "$TMP/big.facts" <<EOT
+mem.total = 25769803776 bytes
+kernel.version = v6.1.0
+kernel.pointer_size = 8 bytes
+kernel.page_size = 4096 bytes
+cpu.count = 2 CPUs
+net.netfilter.nf_conntrack_max = 262144 entries
+net.netfilter.nf_conntrack_buckets = 262144 buckets
+net.netfilter.nf_conntrack_count = 10 entries
+net.netfilter.nf_conntrack_tcp_timeout_time_wait = 120 seconds
+module.nf_conntrack.hashsize = 262144 buckets
+netns.initial = true
+EOT
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$TMP/big.facts" --fail-on info audit >/dev/null
+expect_eq "roomy host, default profile: exit 0 even with --fail-on info" 0 $?
+
+finish
