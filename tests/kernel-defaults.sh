@@ -96,4 +96,19 @@ host written 16777216 5.10.0 8 100000 65536 2
 expect_contains "ratio 1.53 is a sysctl write" "a write to the sysctl" \
 	"$(jget "$TMP/written.json" '.values["conntrack.origin"]')"
 
+# The field's client of the Garage VM (tests/fixtures/garage-client/host.facts):
+# 12582912000 bytes (12000 MiB) on 5.10, above 4 GiB -> 65536 buckets, max
+# 4 x 65536 = 262144, exactly what it has.
+ht --facts "$FIXTURES/garage-client/host.facts" --format json audit >"$TMP/client.json"
+default client 65536 262144
+expect_contains "client: attributed to the kernel default" "the kernel's default" \
+	"$(jget "$TMP/client.json" '.values["conntrack.origin"]')"
+# default profile: 100/s x 120 s x 2 = 24000 -> 32768 < the default 262144, so
+# the recommendation is the kernel default and nothing is wrong.
+expect_eq "client: nf_conntrack_max ok" ok \
+	"$(jget "$TMP/client.json" '.findings[] | select(.rule == "conntrack.max") | .severity')"
+# chain length of the 4:1 default: 2 x 262144 / 65536 = 8, not above 8.
+expect_eq "client: chain length 8" 8 \
+	"$(jget "$TMP/client.json" '.findings[] | select(.rule == "conntrack.chain_length") | .current')"
+
 finish
