@@ -112,4 +112,21 @@ EOT
 "$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$TMP/big.facts" --fail-on info audit >/dev/null
 expect_eq "roomy host, default profile: exit 0 even with --fail-on info" 0 $?
 
+# Odd but valid facts (a TIME_WAIT of 0, no buckets, no RAM) must not break
+# the rules: the audit completes with exit 0 or 1.
+facts_file "$TMP/zero.facts" <<EOT
+mem.total = 0 bytes
+kernel.version = v5.15.0
+cpu.count = 1 CPUs
+net.netfilter.nf_conntrack_max = 0 entries
+net.netfilter.nf_conntrack_buckets = 0 buckets
+net.netfilter.nf_conntrack_count = 0 entries
+net.netfilter.nf_conntrack_tcp_timeout_time_wait = 0 seconds
+module.nf_conntrack.hashsize = 0 buckets
+EOT
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$TMP/zero.facts" audit >/dev/null 2>"$TMP/err"
+rc=$?
+case $rc in 0|1) ok "zero-valued facts: audit completes" ;;
+*) not_ok "zero-valued facts: audit completes" "exit $rc: $(cat "$TMP/err")" ;; esac
+
 finish
