@@ -298,7 +298,7 @@ static int check_rule(struct ht_ruleset *rs, struct ht_rule *r, const struct ht_
 	return 0;
 }
 
-int ht_ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
+static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 {
 	int ret;
 
@@ -364,6 +364,18 @@ int ht_ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 	}
 	rs->checked = true;
 	return 0;
+}
+
+int ht_ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
+{
+	int ret = ruleset_check(rs, err);
+
+	/*
+	 * The type checker reports an unknown name as -ENOENT; to the caller it is a
+	 * mistake in a rules file like any other, and -ENOENT would read as "no rules
+	 * file found" (hosttune then suggests --rules).
+	 */
+	return ret < 0 && ret != -ENOMEM ? -EINVAL : ret;
 }
 
 /* ---- evaluation --------------------------------------------------------- */

@@ -636,6 +636,15 @@ static int profile_key(struct load_ctx *c, const char *section, const char *name
 {
 	unsigned col = value_col(c, false, value);
 
+	/* Only [workload] sets variables; a key before any section would slip in as one. */
+	if (!*section) {
+		const char *p = c->raw;
+
+		while (is_blank(*p))
+			p++;
+		return load_fail(c, c->lineno, (unsigned)(p - c->raw) + 1, EINVAL,
+		                 "expected '[profile]' or '[workload]' before the first key");
+	}
 	if (strcmp(section, "profile") == 0) {
 		if (strcmp(name, "include") == 0) {
 			if (c->include)
@@ -765,7 +774,9 @@ int rules_list_dir(const char *dir, const char *suffix, char ***names, size_t *n
 		(*n)++;
 	}
 	closedir(d);
-	qsort(*names, *n, sizeof(**names), cmp_str);
+	/* An empty directory leaves *names NULL, which qsort() must not get. */
+	if (*n > 1)
+		qsort(*names, *n, sizeof(**names), cmp_str);
 	return 0;
 }
 

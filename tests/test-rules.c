@@ -1,0 +1,900 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "facts.h"
+#include "rules.h"
+#include "util.h"
+#include "value.h"
+
+/*
+ * Every test gets a scratch directory for the rules and profiles it writes, a
+ * facts table and room for one ruleset and its findings; the teardown frees
+ * them, so a failed assertion (which longjmps out of the test) leaks nothing.
+ */
+struct fx {
+	char *dir;
+	struct ht_ruleset *rs;
+	struct ht_facts *facts;
+	struct ht_findings fd;
+	struct ht_error err;
+};
+
+static int setup(void **state)
+{
+	const char *t = getenv("TMPDIR");
+	struct fx *fx = calloc(1, sizeof(*fx));
+
+	assert_non_null(fx);
+	assert_true(asprintf(&fx->dir, "%s/ht-rules-XXXXXX", t && *t ? t : "/tmp") > 0);
+	assert_non_null(mkdtemp(fx->dir));
+	fx->facts = ht_facts_new();
+	assert_non_null(fx->facts);
+	*state = fx;
+	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static int teardown(void **state)
+{
+	struct fx *fx = *state;
+
+	ht_findings_free(&fx->fd);
+	ht_ruleset_free(fx->rs);
+	ht_facts_free(fx->facts);
+	assert_int_equal(nftw(fx->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	free(fx->dir);
+	free(fx);
+	return 0;
+}
+
+/* Writes @text to DIR/REL, creating the directories on the way (profiles/, a second dir). */
+static void put_file(const char *dir, const char *rel, const char *text)
+{
+	_cleanup_free_ char *p = NULL;
+	_cleanup_close_ int fd = -1;
+	size_t len = strlen(text);
+
+	assert_true(asprintf(&p, "%s/%s", dir, rel) > 0);
+	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(p, 0755) < 0)
+			assert_int_equal(errno, EEXIST);
+		*s = '/';
+	}
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+}
+
+/* The error must read DIR/SUFFIX: every position message starts with the file's path. */
+static void assert_err(const struct fx *fx, const char *suffix)
+{
+	_cleanup_free_ char *want = NULL;
+
+	assert_true(asprintf(&want, "%s/%s", fx->dir, suffix) > 0);
+	assert_string_equal(fx->err.msg, want);
+}
+
+/* Replaces the ruleset with DIR/a.rules holding @text; returns ht_ruleset_load()'s result. */
+static int load(struct fx *fx, const char *text)
+{
+	const char *dirs[] = { fx->dir };
+
+	ht_findings_free(&fx->fd);
+	ht_ruleset_free(fx->rs);
+	fx->rs = NULL;
+	put_file(fx->dir, "a.rules", text);
+	fx->err.msg[0] = '\0';
+	return ht_ruleset_load(dirs, 1, &fx->rs, &fx->err);
+}
+
+static void load_ok(struct fx *fx, const char *text)
+{
+	assert_int_equal(load(fx, text), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), 0);
+}
+
+static void evaluate_ok(struct fx *fx)
+{
+	int r;
+
+	ht_findings_free(&fx->fd);
+	r = ht_ruleset_evaluate(fx->rs, fx->facts, &fx->fd, &fx->err);
+	if (r < 0)
+		print_error("evaluate: %s\n", fx->err.msg);
+	assert_int_equal(r, 0);
+}
+
+static void fact_int(struct fx *fx, const char *name, int64_t i)
+{
+	struct ht_value v = ht_int(i);
+
+	assert_int_equal(ht_facts_set(fx->facts, name, &v, NULL, NULL), 0);
+}
+
+static const struct ht_finding *finding(const struct fx *fx, const char *id)
+{
+	for (size_t i = 0; i < fx->fd.n; i++)
+		if (strcmp(ht_rule_id(fx->fd.items[i].rule), id) == 0)
+			return &fx->fd.items[i];
+	fail_msg("no finding for rule '%s'", id);
+	return NULL;
+}
+
+static int64_t value_int(struct fx *fx, const char *id)
+{
+	struct ht_value v = { 0 };
+	int r = ht_ruleset_value(fx->rs, id, &v, &fx->err);
+
+	if (r < 0)
+		print_error("%s: %s\n", id, fx->err.msg);
+	assert_int_equal(r, 0);
+	assert_int_equal(v.type, HT_T_INT);
+	return v.i;
+}
+
+static const struct ht_value *var(const struct ht_ruleset *rs, const char *name)
+{
+	for (size_t i = 0; i < ht_ruleset_var_count(rs); i++)
+		if (strcmp(ht_ruleset_var_name(rs, i), name) == 0)
+			return ht_ruleset_var_value(rs, i);
+	fail_msg("no workload variable '%s'", name);
+	return NULL;
+}
+
+#define NF_MAX "net.netfilter.nf_conntrack_max"
+#define NF_COUNT "net.netfilter.nf_conntrack_count"
+#define NF_TW "net.netfilter.nf_conntrack_tcp_timeout_time_wait"
+
+/* ---- evaluation ---- */
+
+static void test_evaluate_sysctl(void **state)
+{
+	struct fx *fx = *state;
+	const struct ht_finding *f;
+
+	load_ok(fx, "[t.budget]\n"
+	            "title = a named value: no target, no finding\n"
+	            "value = 0.05\n"
+	            "\n"
+	            "[t.max]\n"
+	            "target = sysctl " NF_MAX "\n"
+	            "value = 20971520\n"
+	            "severity = " NF_MAX " < t.max ? \"warning\" : \"ok\"\n"
+	            "explain = max {" NF_MAX "} of {t.max|bytes}, budget {t.budget|pct}\n"
+	            "  ({t.budget * 2.5|pct}), {t.max / 3|.1} {{literal}} {t.budget}\n"
+	            "  {1.5GiB|bytes}\n");
+	fact_int(fx, NF_MAX, 4096);
+	evaluate_ok(fx);
+
+	/* The named value yields no finding; it only feeds t.max's explanation. */
+	assert_int_equal(fx->fd.n, 1);
+	f = &fx->fd.items[0];
+	assert_ptr_equal(f->rule, ht_ruleset_find(fx->rs, "t.max"));
+	assert_int_equal(ht_rule_kind(f->rule), HT_TARGET_SYSCTL);
+	assert_string_equal(ht_rule_target(f->rule), NF_MAX);
+	assert_true(f->applicable);
+	assert_null(f->reason);
+	assert_false(f->kept);
+	assert_int_equal(f->current.type, HT_T_INT);
+	assert_int_equal(f->current.i, 4096);
+	assert_int_equal(f->recommended.type, HT_T_INT);
+	assert_int_equal(f->recommended.i, 20971520);
+	assert_int_equal(f->severity, HT_SEV_WARNING);
+	/*
+	 * 20971520 = 20 x 2^20; 0.05 -> 5%, 0.125 -> 12.5%; 20971520 / 3 = 6990506.67
+	 * to one decimal; 1.5GiB is the integer 1610612736. Continuation lines join
+	 * with one space.
+	 */
+	assert_string_equal(f->explanation,
+	                    "max 4096 of 20 MiB, budget 5% (12.5%), 6990506.7 {literal} 0.05 "
+	                    "1.5 GiB");
+
+	{
+		struct ht_value v = { 0 };
+
+		assert_int_equal(ht_ruleset_value(fx->rs, "t.budget", &v, &fx->err), 0);
+		assert_int_equal(v.type, HT_T_DEC);
+		assert_true(v.d == 0.05);
+	}
+	assert_int_equal(value_int(fx, "t.max"), 20971520);
+	assert_int_equal(ht_ruleset_value(fx->rs, "nosuch", &(struct ht_value){ 0 }, &fx->err),
+	                 -ENOENT);
+	assert_string_equal(fx->err.msg, "no rule 'nosuch' with a value");
+}
+
+static void test_when_false(void **state)
+{
+	struct fx *fx = *state;
+
+	load_ok(fx, "[t.big]\n"
+	            "target = sysctl " NF_MAX "\n"
+	            "when = " NF_MAX " > 100000\n"
+	            "value = 1\n"
+	            "\n"
+	            "[t.small]\n"
+	            "target = sysctl " NF_MAX "\n"
+	            "when = " NF_MAX " <= 100000\n"
+	            "value = 2\n");
+	fact_int(fx, NF_MAX, 4096);
+	evaluate_ok(fx);
+	assert_int_equal(fx->fd.n, 1);
+	assert_string_equal(ht_rule_id(fx->fd.items[0].rule), "t.small");
+	assert_int_equal(ht_ruleset_value(fx->rs, "t.big", &(struct ht_value){ 0 }, &fx->err),
+	                 -ENODATA);
+	assert_string_equal(fx->err.msg, "rule t.big does not apply here");
+}
+
+static void test_unavailable_fact(void **state)
+{
+	struct fx *fx = *state;
+	const struct ht_finding *f;
+	const char *reason = NF_COUNT " is unavailable (No such file or directory: "
+	                     "/proc/sys/net/netfilter/nf_conntrack_count)";
+
+	load_ok(fx, "[t.count]\n"
+	            "target = sysctl " NF_MAX "\n"
+	            "value = " NF_COUNT " * 2\n"
+	            "explain = never rendered\n"
+	            "\n"
+	            "[t.sev]\n"
+	            "target = sysctl " NF_TW "\n"
+	            "value = 30\n"
+	            "severity = " NF_COUNT " > 0 ? \"warning\" : \"ok\"\n"
+	            "\n"
+	            "[t.hole]\n"
+	            "target = advice\n"
+	            "explain = count {" NF_COUNT "}\n");
+	fact_int(fx, NF_MAX, 4096);
+	assert_int_equal(ht_facts_set_unavailable(fx->facts, NF_COUNT, ENOENT, NULL,
+	                                          "/proc/sys/net/netfilter/nf_conntrack_count"),
+	                 0);
+	evaluate_ok(fx);
+	assert_int_equal(fx->fd.n, 3);
+
+	f = finding(fx, "t.count");
+	assert_false(f->applicable);
+	assert_string_equal(f->reason, reason);
+	/* The current value does not need the missing fact, so it is still shown. */
+	assert_int_equal(f->current.type, HT_T_INT);
+	assert_int_equal(f->current.i, 4096);
+	assert_int_equal(f->recommended.type, HT_T_NONE);
+
+	/* A severity that needs the fact makes the finding not applicable as well. */
+	f = finding(fx, "t.sev");
+	assert_false(f->applicable);
+	assert_string_equal(f->reason, reason);
+	/* NF_TW was never collected at all: no current value, no failure. */
+	assert_int_equal(f->current.type, HT_T_NONE);
+
+	/* Only a hole needs it: the rule applies and the hole says so. */
+	f = finding(fx, "t.hole");
+	assert_true(f->applicable);
+	assert_null(f->reason);
+	assert_int_equal(f->severity, HT_SEV_OK);
+	assert_int_equal(f->recommended.type, HT_T_NONE);
+	assert_string_equal(f->explanation, "count (unavailable)");
+
+	assert_int_equal(ht_ruleset_value(fx->rs, "t.count", &(struct ht_value){ 0 }, &fx->err),
+	                 -ENODATA);
+	assert_string_equal(fx->err.msg, reason);
+}
+
+static void test_direction_raise(void **state)
+{
+	struct fx *fx = *state;
+	const struct ht_finding *f;
+
+	load_ok(fx, "[t.raise]\n"
+	            "target = sysctl " NF_MAX "\n"
+	            "direction = raise\n"
+	            "value = 65536\n"
+	            "severity = \"warning\"\n"
+	            "explain = Recommended {t.raise}.\n");
+
+	fact_int(fx, NF_MAX, 262144);
+	evaluate_ok(fx);
+	assert_int_equal(fx->fd.n, 1);
+	f = &fx->fd.items[0];
+	assert_true(f->kept);
+	assert_int_equal(f->severity, HT_SEV_OK);
+	assert_int_equal(f->current.i, 262144);
+	assert_int_equal(f->recommended.i, 65536);
+	assert_string_equal(f->explanation,
+	                    "Recommended 65536.\nThe host already has 262144, more than the 65536 "
+	                    "recommended here; hosttune never lowers it (the admin chose more).");
+
+	/* Below the recommendation the rule's severity stands; a new evaluation starts afresh. */
+	fact_int(fx, NF_MAX, 4096);
+	evaluate_ok(fx);
+	f = &fx->fd.items[0];
+	assert_false(f->kept);
+	assert_int_equal(f->severity, HT_SEV_WARNING);
+	assert_int_equal(f->current.i, 4096);
+	assert_string_equal(f->explanation, "Recommended 65536.");
+}
+
+static void test_target_integer(void **state)
+{
+	struct fx *fx = *state;
+	const struct ht_finding *f;
+
+	/* 2.0 * 8 is the decimal 16.0: integral, so the sysctl gets the integer 16. */
+	load_ok(fx, "[t.whole]\n"
+	            "target = sysctl net.netfilter.nf_conntrack_buckets\n"
+	            "value = 2.0 * 8\n");
+	evaluate_ok(fx);
+	f = &fx->fd.items[0];
+	assert_int_equal(f->recommended.type, HT_T_INT);
+	assert_int_equal(f->recommended.i, 16);
+
+	load_ok(fx, "[t.frac]\n"
+	            "target = sysctl " NF_MAX "\n"
+	            "value = 4096 / 120\n");
+	assert_int_equal(ht_ruleset_evaluate(fx->rs, fx->facts, &fx->fd, &fx->err), -EINVAL);
+	/* Line 3 "value = 4096 / 120": "value = " is 8 bytes, so the value starts at column 9. */
+	assert_err(fx, "a.rules:3:9: the value of " NF_MAX " must be an integer, got 34.13; "
+	               "use floor() or ceil()");
+	assert_int_equal(fx->fd.n, 0);
+	assert_null(fx->fd.items);
+}
+
+/* ---- multi-line expressions ---- */
+
+static void test_multiline(void **state)
+{
+	struct fx *fx = *state;
+
+	load_ok(fx, "[t.ml]\n"
+	            "value = max(1,\n"
+	            "    2 * 3)\n"
+	            "      + 4\n");
+	evaluate_ok(fx);
+	assert_int_equal(value_int(fx, "t.ml"), 10);
+	/* Continuations keep their indentation, so the text shows as written. */
+	assert_string_equal(ht_rule_key_text(ht_ruleset_find(fx->rs, "t.ml"), "value"),
+	                    "max(1,\n    2 * 3)\n      + 4");
+
+	/*
+	 * Line 3 "    2 * * 3": four spaces, '2' at 5, '*' at 7, the second '*' at 9,
+	 * where an operand was due.
+	 */
+	assert_int_equal(load(fx, "[t.bad]\n"
+	                          "value = 1 +\n"
+	                          "    2 * * 3\n"),
+	                 -EINVAL);
+	assert_err(fx, "a.rules:3:9: expected an expression, found '*'");
+	assert_null(fx->rs);
+
+	/* The same through the checker: "    nosuch" puts the name at column 5 of line 4. */
+	assert_int_equal(load(fx, "[t.ok]\n"
+	                          "value = 1\n"
+	                          "[t.bad]\n"
+	                          "value = 1 +\n"
+	                          "    nosuch\n"),
+	                 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:5:5: unknown name 'nosuch'");
+}
+
+/* ---- static errors ---- */
+
+struct bad_case {
+	const char *text;
+	bool at_load; /* ht_ruleset_load() rejects it; else ht_ruleset_check() */
+	const char *msg; /* after "DIR/" */
+};
+
+static const struct bad_case bad_cases[] = {
+	/* "value = " is 8 bytes: '1' at 9, '+' at 11, the name at 13. */
+	{ "[t.a]\nvalue = 1 + nosuch\n", false, "a.rules:2:13: unknown name 'nosuch'" },
+	{ "[t.a]\nvalue = workload.nope * 2\n", false,
+	  "a.rules:2:9: unknown workload variable 'workload.nope' (no profile sets it)" },
+	/*
+	 * x -> a -> b -> a: the cycle is reported where b's value (line 6, column 9)
+	 * names a, and the path starts at a, not at x that only leads into it.
+	 */
+	{ "[x]\nvalue = a\n[a]\nvalue = b + 1\n[b]\nvalue = a * 2\n", false,
+	  "a.rules:6:9: dependency cycle: a -> b -> a" },
+	/* "when = " is 7 bytes: the expression starts at column 8. */
+	{ "[t.a]\ntarget = sysctl " NF_MAX "\nwhen = 1 + 2\nvalue = 1\n", false,
+	  "a.rules:3:8: type error: 'when' must be a bool, got a number" },
+	{ "[t.a]\ntarget = sysctl " NF_MAX "\nvalue = \"big\"\n", false,
+	  "a.rules:3:9: type error: the value of a sysctl target must be a number, got a string" },
+	/* "severity = " is 11 bytes: column 12. */
+	{ "[t.a]\ntarget = sysctl " NF_MAX "\nvalue = 1\nseverity = 3\n", false,
+	  "a.rules:4:12: type error: 'severity' must be a string, got a number" },
+	/* An unknown key points at the key itself, column 1. */
+	{ "[t.a]\nvalue = 1\ncolour = red\n", true,
+	  "a.rules:3:1: unknown key 'colour' in rule 't.a' (expected title, target, when, current, "
+	  "value, severity, explain, rationale, direction or unit)" },
+	{ "[t.a]\nvalue = 1\nvalue = 2\n", true,
+	  "a.rules:3:1: duplicate key 'value' in rule 't.a' (first on line 2)" },
+	/* "target = " is 9 bytes: column 10. */
+	{ "[t.a]\ntarget = foo\nvalue = 1\n", true,
+	  "a.rules:2:10: expected 'sysctl KEY', 'module MODULE PARAM' or 'advice', found 'foo'" },
+	/* "sysctl " is 7 more bytes: the key at column 17. */
+	{ "[t.a]\ntarget = sysctl a..b\nvalue = 1\n", true,
+	  "a.rules:2:17: expected a sysctl key, found 'a..b'" },
+	/* "explain = " is 10 bytes: "total" at 11..15, '}' at 16. */
+	{ "[t.a]\ntarget = advice\nexplain = total} here\n", true,
+	  "a.rules:3:16: unmatched '}' in explanation (write '}}' for a brace)" },
+	/* "see {" at 11..15, "mem.total" at 16..24, '|' at 25, the format at 26. */
+	{ "[t.a]\ntarget = advice\nexplain = see {mem.total|foo}\n", true,
+	  "a.rules:3:26: unknown format 'foo' (expected bytes, pct or .N)" },
+	{ "[t.a]\ntarget = advice\nexplain = see {mem.total\n", true,
+	  "a.rules:3:15: expected '}' to close '{' in explanation" },
+	/* A hole is an expression with its own position: "see {" ends at 15, the name at 16. */
+	{ "[t.a]\ntarget = advice\nexplain = see {nosuch}\n", false,
+	  "a.rules:3:16: unknown name 'nosuch'" },
+	/* A continuation's text starts at column 3; "then {" is 6 bytes, so the name is at 9. */
+	{ "[t.a]\ntarget = advice\nexplain = first line\n  then {nosuch}\n", false,
+	  "a.rules:4:9: unknown name 'nosuch'" },
+	/* A cycle through 'when' is a cycle too: b's value names a at line 5, column 9. */
+	{ "[a]\nvalue = 1\nwhen = b > 0\n[b]\nvalue = a\n", false,
+	  "a.rules:5:9: dependency cycle: a -> b -> a" },
+	{ "[a]\nvalue = a + 1\n", false, "a.rules:2:9: dependency cycle: a -> a" },
+	{ "[adv]\ntarget = advice\n[t.a]\nvalue = adv\n", false,
+	  "a.rules:4:9: rule 'adv' has no value to use" },
+	/* '[' at column 1, the id at 2. */
+	{ "[mem.total]\nvalue = 1\n", false,
+	  "a.rules:1:2: rule id 'mem.total' is already the name of a fact" },
+	{ "[t.a]\ntarget = sysctl " NF_MAX "\n", false, "a.rules:1:1: rule 't.a' needs a 'value'" },
+	{ "[t.a]\ntitle = only a title\n", false, "a.rules:1:1: rule 't.a' needs a 'value'" },
+	{ "[t.a]\nvalue = 1\nseverity = \"ok\"\n", false,
+	  "a.rules:3:12: 'severity' needs a 'target' (rule 't.a' is a value only)" },
+	{ "[t.a]\ntarget = sysctl vm.nosuch\nvalue = 1\n", false,
+	  "a.rules:2:10: 'vm.nosuch' is not a fact hosttune collects; give the rule a 'current'" },
+	{ "value = 1\n[t.a]\nvalue = 1\n", true,
+	  "a.rules:1:1: expected '[rule-id]' before the first key" },
+	{ "[t a]\nvalue = 1\n", true,
+	  "a.rules:1:2: expected a rule id of letters, digits, '_' and inner '.', found 't a'" },
+	{ "[t.a]\ndirection = down\nvalue = 1\n", true,
+	  "a.rules:2:13: expected 'raise' or 'any', found 'down'" },
+};
+
+static void test_static_errors(void **state)
+{
+	struct fx *fx = *state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad_cases); i++) {
+		const struct bad_case *c = &bad_cases[i];
+		int r = load(fx, c->text);
+		size_t dl = strlen(fx->dir);
+
+		if (!c->at_load && r == 0)
+			r = ht_ruleset_check(fx->rs, &fx->err);
+		/* Name the case when it fails: cmocka's message alone does not say which one. */
+		if (r != -EINVAL || strncmp(fx->err.msg, fx->dir, dl) != 0 ||
+		    strcmp(fx->err.msg + dl + 1, c->msg) != 0)
+			print_error("case %zu: %s", i, c->text);
+		assert_int_equal(r, -EINVAL);
+		if (c->at_load)
+			assert_null(fx->rs);
+		else
+			assert_non_null(fx->rs); /* loaded fine, only the check failed */
+		assert_err(fx, c->msg);
+	}
+}
+
+static void test_duplicate_rule_id(void **state)
+{
+	struct fx *fx = *state;
+	const char *dirs[] = { fx->dir };
+	_cleanup_free_ char *want = NULL;
+
+	/* The second "[t.a]" is on line 3; the id starts after '[', at column 2. */
+	assert_int_equal(load(fx, "[t.a]\nvalue = 1\n[t.a]\nvalue = 2\n"), -EINVAL);
+	assert_true(asprintf(&want, "%s/a.rules:3:2: duplicate rule id 't.a' "
+	                            "(first at %s/a.rules:1)", fx->dir, fx->dir) > 0);
+	assert_string_equal(fx->err.msg, want);
+	free(TAKE_PTR(want));
+
+	/* Across files: a.rules is read first (file-name order), b.rules has it on line 2. */
+	put_file(fx->dir, "a.rules", "[t.a]\nvalue = 1\n");
+	put_file(fx->dir, "b.rules", "# again\n[t.a]\nvalue = 2\n");
+	assert_int_equal(ht_ruleset_load(dirs, 1, &fx->rs, &fx->err), -EINVAL);
+	assert_null(fx->rs);
+	assert_true(asprintf(&want, "%s/b.rules:2:2: duplicate rule id 't.a' "
+	                            "(first at %s/a.rules:1)", fx->dir, fx->dir) > 0);
+	assert_string_equal(fx->err.msg, want);
+}
+
+static void test_long_line(void **state)
+{
+	struct fx *fx = *state;
+	char text[300];
+	int n;
+
+	/* inih reads at most 200 bytes a line, newline and NUL included: 198 characters fit. */
+	n = snprintf(text, sizeof(text), "[t.a]\nvalue = 1\ntitle = %0190d\n", 0);
+	assert_int_equal(n, 6 + 10 + 198 + 1);
+	load_ok(fx, text);
+	assert_int_equal(strlen(ht_rule_title(ht_ruleset_find(fx->rs, "t.a"))), 190);
+
+	/* One more: line 3 is 199 characters, and column 199 is the first one past the limit. */
+	snprintf(text, sizeof(text), "[t.a]\nvalue = 1\ntitle = %0191d\n", 0);
+	assert_int_equal(load(fx, text), -EINVAL);
+	assert_err(fx, "a.rules:3:199: line longer than 198 characters; continue it on an "
+	               "indented line");
+}
+
+/* ---- evaluation errors ---- */
+
+static void test_division_by_zero(void **state)
+{
+	struct fx *fx = *state;
+
+	load_ok(fx, "[t.div]\n"
+	            "target = sysctl " NF_MAX "\n"
+	            "value = 100 / " NF_COUNT "\n");
+	fact_int(fx, NF_COUNT, 0);
+	assert_int_equal(ht_ruleset_evaluate(fx->rs, fx->facts, &fx->fd, &fx->err), -EDOM);
+	/* "value = " is 8 bytes, "100" at 9..11, '/' at 13: errors point at the operator. */
+	assert_err(fx, "a.rules:3:13: division by zero");
+	assert_int_equal(fx->fd.n, 0);
+}
+
+static void test_overflow(void **state)
+{
+	struct fx *fx = *state;
+
+	/* The overflow happens in a named value; the message points there, not at the user. */
+	load_ok(fx, "[t.square]\n"
+	            "value = mem.total * mem.total\n"
+	            "\n"
+	            "[t.ovf]\n"
+	            "target = sysctl " NF_MAX "\n"
+	            "value = t.square / 2\n");
+	fact_int(fx, "mem.total", INT64_C(1) << 40); /* 2^80 does not fit */
+	assert_int_equal(ht_ruleset_evaluate(fx->rs, fx->facts, &fx->fd, &fx->err), -ERANGE);
+	/* "mem.total" is 9 bytes at 9..17, '*' at 19. */
+	assert_err(fx, "a.rules:2:19: integer overflow in '*'");
+	assert_int_equal(fx->fd.n, 0);
+}
+
+static void test_bad_severity(void **state)
+{
+	struct fx *fx = *state;
+
+	load_ok(fx, "[t.sev]\n"
+	            "target = sysctl " NF_MAX "\n"
+	            "value = 1\n"
+	            "severity = " NF_MAX " > 0 ? \"severe\" : \"ok\"\n");
+	fact_int(fx, NF_MAX, 4096);
+	assert_int_equal(ht_ruleset_evaluate(fx->rs, fx->facts, &fx->fd, &fx->err), -EINVAL);
+	/* "severity = " is 11 bytes: the expression starts at column 12. */
+	assert_err(fx, "a.rules:4:12: severity must be ok, info, warning or critical, "
+	               "got 'severe'");
+	assert_int_equal(fx->fd.n, 0);
+}
+
+/* ---- profiles ---- */
+
+static void test_profile_include(void **state)
+{
+	struct fx *fx = *state;
+	const struct ht_value *v;
+
+	put_file(fx->dir, "profiles/base.profile", "[profile]\n"
+	                                            "description = the base\n"
+	                                            "[workload]\n"
+	                                            "x = 1\n"
+	                                            "y = 2\n"
+	                                            "t = 120s\n");
+	put_file(fx->dir, "profiles/child.profile", "# y differs, s is new\n"
+	                                             "[profile]\n"
+	                                             "include = base\n"
+	                                             "[workload]\n"
+	                                             "y = 20\n"
+	                                             "s = \"fast\"\n");
+	assert_int_equal(load(fx, "[t.sum]\nvalue = workload.x + workload.y + workload.t\n"), 0);
+	assert_null(ht_ruleset_profile(fx->rs));
+	assert_int_equal(ht_ruleset_load_profile(fx->rs, "child", &fx->err), 0);
+	assert_string_equal(ht_ruleset_profile(fx->rs), "child");
+
+	/* In name order; y comes from child, which includes base first so that it wins. */
+	assert_int_equal(ht_ruleset_var_count(fx->rs), 4);
+	assert_string_equal(ht_ruleset_var_name(fx->rs, 0), "workload.s");
+	assert_string_equal(ht_ruleset_var_name(fx->rs, 1), "workload.t");
+	assert_string_equal(ht_ruleset_var_name(fx->rs, 2), "workload.x");
+	assert_string_equal(ht_ruleset_var_name(fx->rs, 3), "workload.y");
+	assert_string_equal(var(fx->rs, "workload.s")->s, "fast");
+	assert_int_equal(var(fx->rs, "workload.t")->i, 120);
+	assert_int_equal(var(fx->rs, "workload.x")->i, 1);
+	assert_int_equal(var(fx->rs, "workload.y")->i, 20);
+
+	/* --set overrides; a unit is allowed and a number may become a decimal. */
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.x=5", &fx->err), 0);
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.t=30s", &fx->err), 0);
+	v = var(fx->rs, "workload.t");
+	assert_int_equal(v->type, HT_T_INT);
+	assert_int_equal(v->i, 30);
+
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.q=1", &fx->err), -EINVAL);
+	assert_string_equal(fx->err.msg, "--set workload.q=1: unknown workload variable "
+	                                 "'workload.q' (known: workload.s, workload.t, "
+	                                 "workload.x, workload.y)");
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.x=\"many\"", &fx->err), -EINVAL);
+	assert_string_equal(fx->err.msg,
+	                    "--set workload.x=\"many\": workload.x is a number, got a string");
+	assert_int_equal(var(fx->rs, "workload.x")->i, 5); /* the failed --set left it alone */
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.s=3", &fx->err), -EINVAL);
+	assert_string_equal(fx->err.msg,
+	                    "--set workload.s=3: workload.s is a string, got a number");
+	assert_string_equal(var(fx->rs, "workload.s")->s, "fast");
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.x", &fx->err), -EINVAL);
+	assert_string_equal(fx->err.msg, "--set workload.x: expected NAME=VALUE");
+	/* The value starts after "workload.x=" (11 bytes) at column 12; "1 +" ends at 15. */
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.x=1 +", &fx->err), -EINVAL);
+	assert_string_equal(fx->err.msg,
+	                    "--set:1:15: expected an expression, found end of expression");
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.x=mem.total", &fx->err), -EINVAL);
+	assert_string_equal(fx->err.msg, "--set:1:12: expected a constant, found name 'mem.total'");
+
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), 0);
+	evaluate_ok(fx);
+	assert_int_equal(value_int(fx, "t.sum"), 5 + 20 + 30);
+}
+
+static void test_profile_errors(void **state)
+{
+	struct fx *fx = *state;
+	_cleanup_free_ char *want = NULL;
+
+	assert_int_equal(load(fx, "[t.a]\nvalue = 1\n"), 0);
+
+	put_file(fx->dir, "profiles/p1.profile", "[profile]\ninclude = p2\n");
+	put_file(fx->dir, "profiles/p2.profile", "[profile]\ninclude = p1\n");
+	assert_int_equal(ht_ruleset_load_profile(fx->rs, "p1", &fx->err), -ELOOP);
+	/*
+	 * The 17th nesting level (depth 16, even) is p1 again, so p1's include is
+	 * named: line 2, "include = " is 10 bytes, the name at column 11.
+	 */
+	assert_err(fx, "profiles/p1.profile:2:11: profile include nested too deep "
+	               "(include cycle?)");
+
+	assert_int_equal(ht_ruleset_load_profile(fx->rs, "nope", &fx->err), -ENOENT);
+	assert_true(asprintf(&want, "profile 'nope' not found (looked for profiles/nope.profile "
+	                            "in %s)", fx->dir) > 0);
+	assert_string_equal(fx->err.msg, want);
+
+	assert_int_equal(ht_ruleset_load_profile(fx->rs, "../x", &fx->err), -EINVAL);
+	assert_string_equal(fx->err.msg, "profile name '../x': expected letters, digits and '_'");
+
+	/* Line 2 "x = 1 +": "x = " is 4 bytes, "1 +" at 5..7, the end at 8. */
+	put_file(fx->dir, "profiles/bad.profile", "[workload]\nx = 1 +\n");
+	assert_int_equal(ht_ruleset_load_profile(fx->rs, "bad", &fx->err), -EINVAL);
+	assert_err(fx, "profiles/bad.profile:2:8: expected an expression, found end of expression");
+
+	put_file(fx->dir, "profiles/sect.profile", "[workload]\nx = 1\n[rules]\n");
+	assert_int_equal(ht_ruleset_load_profile(fx->rs, "sect", &fx->err), -EINVAL);
+	assert_err(fx, "profiles/sect.profile:3:2: unknown section 'rules' (expected [profile] or "
+	               "[workload])");
+
+	/* A variable before any section would silently become a workload variable. */
+	put_file(fx->dir, "profiles/nosect.profile", "x = 1\n[workload]\ny = 2\n");
+	assert_int_equal(ht_ruleset_load_profile(fx->rs, "nosect", &fx->err), -EINVAL);
+	assert_err(fx, "profiles/nosect.profile:1:1: expected '[profile]' or '[workload]' before "
+	               "the first key");
+
+	assert_null(ht_ruleset_profile(fx->rs));
+	assert_int_equal(ht_ruleset_var_count(fx->rs), 0);
+}
+
+/* ---- the search path ---- */
+
+static void test_search_path(void **state)
+{
+	struct fx *fx = *state;
+	_cleanup_free_ char *one = NULL, *none = NULL, *two = NULL, *file = NULL;
+	const struct ht_rule *r;
+
+	assert_true(asprintf(&one, "%s/one", fx->dir) > 0);
+	assert_true(asprintf(&none, "%s/none", fx->dir) > 0);
+	assert_true(asprintf(&two, "%s/two", fx->dir) > 0);
+	put_file(one, "a.rules", "[t.a]\nvalue = 1\n");
+	put_file(one, "b.rules", "[t.b]\nvalue = 2\n");
+	put_file(one, "profiles/p.profile", "[workload]\nx = 1\n");
+	put_file(two, "b.rules", "# the local copy\n[t.b]\nvalue = 3\n");
+	put_file(two, "profiles/p.profile", "[workload]\nx = 2\n");
+
+	{
+		const char *dirs[] = { one, none, two };
+
+		assert_int_equal(ht_ruleset_load(dirs, 3, &fx->rs, &fx->err), 0);
+	}
+	assert_int_equal(ht_ruleset_rule_count(fx->rs), 2);
+	r = ht_ruleset_rule_at(fx->rs, 0);
+	assert_string_equal(ht_rule_id(r), "t.a");
+	assert_true(asprintf(&file, "%s/a.rules", one) > 0);
+	assert_string_equal(ht_rule_pos(r)->file, file);
+	free(TAKE_PTR(file));
+	/* two/b.rules replaced one/b.rules: t.b is defined once, from line 2 of two's copy. */
+	r = ht_ruleset_rule_at(fx->rs, 1);
+	assert_string_equal(ht_rule_id(r), "t.b");
+	assert_true(asprintf(&file, "%s/b.rules", two) > 0);
+	assert_string_equal(ht_rule_pos(r)->file, file);
+	assert_int_equal(ht_rule_pos(r)->line, 2);
+	assert_null(ht_ruleset_rule_at(fx->rs, 2));
+
+	/* Profiles follow the same rule. */
+	assert_int_equal(ht_ruleset_load_profile(fx->rs, "p", &fx->err), 0);
+	assert_int_equal(var(fx->rs, "workload.x")->i, 2);
+
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), 0);
+	evaluate_ok(fx);
+	assert_int_equal(value_int(fx, "t.b"), 3);
+	ht_ruleset_free(TAKE_PTR(fx->rs));
+
+	/* Nothing to read at all: neither a missing directory nor an empty one has rules. */
+	put_file(fx->dir, "empty/README", "no rules here\n");
+	{
+		_cleanup_free_ char *empty = NULL, *want = NULL;
+		const char *dirs[2] = { none, NULL };
+
+		assert_true(asprintf(&empty, "%s/empty", fx->dir) > 0);
+		dirs[1] = empty;
+		assert_int_equal(ht_ruleset_load(dirs, 2, &fx->rs, &fx->err), -ENOENT);
+		assert_null(fx->rs);
+		assert_true(asprintf(&want, "no *.rules file found in the rules search path "
+		                            "starting at %s", none) > 0);
+		assert_string_equal(fx->err.msg, want);
+	}
+}
+
+/* ---- the shipped rules ---- */
+
+/* The field's Garage VM: 480 MiB of RAM, one CPU, a 5.15 kernel and the kernel's default table. */
+static void garage_vm_facts(struct fx *fx)
+{
+	struct ht_value v = { .type = HT_T_VER };
+
+	fact_int(fx, "mem.total", 503316480);
+	assert_int_equal(ht_version_parse("5.15.0", &v.v, NULL), 0);
+	assert_int_equal(ht_facts_set(fx->facts, "kernel.version", &v, NULL, NULL), 0);
+	fact_int(fx, "kernel.pointer_size", 8);
+	fact_int(fx, "kernel.page_size", 4096);
+	fact_int(fx, "cpu.count", 1);
+	fact_int(fx, NF_MAX, 4096);
+	fact_int(fx, "net.netfilter.nf_conntrack_buckets", 4096);
+	fact_int(fx, NF_COUNT, 4096);
+	fact_int(fx, NF_TW, 120);
+	fact_int(fx, "module.nf_conntrack.hashsize", 4096);
+	v = ht_bool(true);
+	assert_int_equal(ht_facts_set(fx->facts, "netns.initial", &v, NULL, NULL), 0);
+}
+
+static void load_shipped(struct fx *fx, const char *profile, const char *set)
+{
+	const char *dirs[] = { RULES_DIR };
+
+	ht_findings_free(&fx->fd);
+	ht_ruleset_free(fx->rs);
+	fx->rs = NULL;
+	assert_int_equal(ht_ruleset_load(dirs, 1, &fx->rs, &fx->err), 0);
+	assert_int_equal(ht_ruleset_load_profile(fx->rs, profile, &fx->err), 0);
+	if (set)
+		assert_int_equal(ht_ruleset_set_var(fx->rs, set, &fx->err), 0);
+	if (ht_ruleset_check(fx->rs, &fx->err) < 0)
+		fail_msg("check: %s", fx->err.msg);
+	evaluate_ok(fx);
+	/* Every fact the rules use is there, so everything applies and renders completely. */
+	for (size_t i = 0; i < fx->fd.n; i++) {
+		const struct ht_finding *f = &fx->fd.items[i];
+
+		assert_true(f->applicable);
+		assert_non_null(f->explanation);
+		assert_null(strstr(f->explanation, "(unavailable)"));
+	}
+}
+
+static void test_shipped_rules(void **state)
+{
+	struct fx *fx = *state;
+	const struct ht_finding *f;
+
+	garage_vm_facts(fx);
+
+	/*
+	 * The kernel's default for 480 MiB on 5.15: 503316480 / 16384 / 8 = 3840
+	 * buckets, above the floor of 1024, rounded up to a multiple of 4096 / 8 =
+	 * 512: 4096; the 5.15+ max is 1 x buckets.
+	 */
+	load_shipped(fx, "default", NULL);
+	assert_int_equal(value_int(fx, "conntrack.default.scaled"), 3840);
+	assert_int_equal(value_int(fx, "conntrack.default.buckets"), 4096);
+	assert_int_equal(value_int(fx, "conntrack.default.max"), 4096);
+	assert_int_equal(fx->fd.n, 4);
+	/* default: 100/s x 120 s x 2 = 24000 -> 32768; 4096 / 120 = 34/s < 100/s. */
+	f = finding(fx, "conntrack.max");
+	assert_int_equal(f->recommended.i, 32768);
+	assert_int_equal(f->severity, HT_SEV_CRITICAL);
+	f = finding(fx, "conntrack.time_wait");
+	assert_int_equal(f->recommended.i, 120);
+	assert_int_equal(f->severity, HT_SEV_OK);
+
+	load_shipped(fx, "garage", "workload.conn_rate=570");
+	assert_int_equal(value_int(fx, "conntrack.default.buckets"), 4096);
+	assert_int_equal(value_int(fx, "conntrack.default.max"), 4096);
+	/* 570/s x 30 s x 3 = 51300 entries, next power of two 65536. */
+	assert_int_equal(value_int(fx, "conntrack.working_set"), 51300);
+	/* floor(503316480 x 0.05) = 25165824 bytes / (320 + 8) = 76725 -> pow2floor 65536. */
+	assert_int_equal(value_int(fx, "conntrack.budget_bytes"), 25165824);
+	assert_int_equal(value_int(fx, "conntrack.budget_max"), 65536);
+	assert_int_equal(fx->fd.n, 4);
+	assert_string_equal(ht_rule_id(fx->fd.items[0].rule), "conntrack.max");
+	assert_string_equal(ht_rule_id(fx->fd.items[1].rule), "conntrack.time_wait");
+	assert_string_equal(ht_rule_id(fx->fd.items[2].rule), "conntrack.buckets");
+	assert_string_equal(ht_rule_id(fx->fd.items[3].rule), "conntrack.chain_length");
+
+	/* max(min(65536, 65536), 4096); 4096 / 120 = 34/s is far below 570/s. */
+	f = finding(fx, "conntrack.max");
+	assert_int_equal(f->current.i, 4096);
+	assert_int_equal(f->recommended.type, HT_T_INT);
+	assert_int_equal(f->recommended.i, 65536);
+	assert_int_equal(f->severity, HT_SEV_CRITICAL);
+	assert_false(f->kept);
+	assert_non_null(strstr(f->explanation, "The budget of 5% of RAM (24 MiB)"));
+
+	/* min(120, 30s); the host's 120 s is longer than recommended. */
+	f = finding(fx, "conntrack.time_wait");
+	assert_int_equal(f->current.i, 120);
+	assert_int_equal(f->recommended.i, 30);
+	assert_int_equal(f->severity, HT_SEV_WARNING);
+
+	/* 65536 / 512 pages of heads x 512; 2 x 65536 / 4096 = 32 a chain, above 8. */
+	f = finding(fx, "conntrack.buckets");
+	assert_int_equal(f->current.i, 4096);
+	assert_int_equal(f->recommended.i, 65536);
+	assert_int_equal(f->severity, HT_SEV_WARNING);
+
+	/* Now 2 x 4096 / 4096 = 2 a chain, and 2 with the recommendations. */
+	f = finding(fx, "conntrack.chain_length");
+	assert_int_equal(f->current.i, 2);
+	assert_int_equal(f->recommended.i, 2);
+	assert_int_equal(f->severity, HT_SEV_OK);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_evaluate_sysctl, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_when_false, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unavailable_fact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_direction_raise, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_target_integer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_multiline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_static_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_duplicate_rule_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_division_by_zero, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_overflow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_severity, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_profile_include, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_profile_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_search_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shipped_rules, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
