@@ -406,7 +406,16 @@ static int collect_netns_initial(struct ht_facts *f, const char *root)
 	return set_bool(f, "netns.initial", (st.st_mode & S_IWUSR) != 0, source);
 }
 
-int ht_facts_collect(struct ht_facts *f, const char *root)
+bool ht_root_is_live(const char *root)
+{
+	if (!root)
+		return true;
+	while (*root == '/')
+		root++;
+	return *root == '\0';
+}
+
+int ht_facts_collect(struct ht_facts *f, const char *root, unsigned flags)
 {
 	static int (*const collectors[])(struct ht_facts *, const char *) = {
 		collect_mem,
@@ -417,15 +426,19 @@ int ht_facts_collect(struct ht_facts *f, const char *root)
 		collect_conntrack_files,
 		collect_conntrack_loaded,
 		collect_netns_initial,
+		ht_collect_kmod,       /* refines conntrack.loaded */
+		ht_collect_ctnetlink,
+		ht_collect_udev,       /* nic.list, before ethtool reads it */
+		ht_collect_ethtool,
 	};
+	int r;
 
 	if (!f)
 		return -EINVAL;
 	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
-		int r = collectors[i](f, root);
-
+		r = collectors[i](f, root);
 		if (r < 0)
 			return r;
 	}
-	return 0;
+	return ht_collect_cpu(f, root, !(flags & HT_COLLECT_NO_MEASURE));
 }

@@ -203,6 +203,21 @@ static struct ht_rule *rule_find(const struct ht_ruleset *rs, const char *id)
 static int check_rule(struct ht_ruleset *rs, struct ht_rule *r, const struct ht_srcpos *ref,
                       struct ht_error *err);
 
+/*
+ * In an `each = nic` rule, nic.SUFFIX names the current interface's fact
+ * nic.IF.SUFFIX and nic.name the interface itself. Returns the per-interface
+ * definition for @name ("nic.speed" -> nic.*.speed), or NULL.
+ */
+static const struct ht_fact_def *nic_def(const char *name)
+{
+	char pattern[256];
+
+	if (strncmp(name, "nic.", 4) != 0 ||
+	    (size_t)snprintf(pattern, sizeof(pattern), "nic.*.%s", name + 4) >= sizeof(pattern))
+		return NULL;
+	return ht_fact_def_find(pattern);
+}
+
 static int type_of(const char *name, const struct ht_srcpos *pos, enum ht_type *type,
                    struct ht_error *err, void *userdata)
 {
@@ -213,6 +228,10 @@ static int type_of(const char *name, const struct ht_srcpos *pos, enum ht_type *
 	int ret;
 
 	if ((r = rule_find(rs, name))) {
+		if (r->each_nic && !rs->check_each)
+			return ht_error_set(err, EINVAL, "%s:%u:%u: '%s' is evaluated per interface "
+			                    "(each = nic); only an 'each = nic' rule can use it",
+			                    pos->file, pos->line, pos->col, name);
 		ret = check_rule(rs, r, pos, err);
 		if (ret < 0)
 			return ret;
@@ -224,6 +243,14 @@ static int type_of(const char *name, const struct ht_srcpos *pos, enum ht_type *
 	}
 	if ((v = var_find(rs, name))) {
 		*type = ht_type_is_number(v->value.type) ? HT_T_INT : v->value.type;
+		return 0;
+	}
+	if (rs->check_each && strcmp(name, "nic.name") == 0) {
+		*type = HT_T_STR;
+		return 0;
+	}
+	if (rs->check_each && (d = nic_def(name))) {
+		*type = ht_type_is_number(d->type) ? HT_T_INT : d->type;
 		return 0;
 	}
 	if ((d = ht_fact_def_find(name))) {
@@ -260,6 +287,7 @@ static int check_expr(struct ht_ruleset *rs, const struct ht_key *k, enum ht_typ
 static int check_rule(struct ht_ruleset *rs, struct ht_rule *r, const struct ht_srcpos *ref,
                       struct ht_error *err)
 {
+	bool saved_each;
 	int ret;
 
 	if (r->check_state == ST_DONE)
@@ -284,6 +312,8 @@ static int check_rule(struct ht_ruleset *rs, struct ht_rule *r, const struct ht_
 		                    ref->line, ref->col, ARRAY_SIZE(rs->check_stack));
 	r->check_state = ST_BUSY;
 	rs->check_stack[rs->check_depth++] = r->id;
+	saved_each = rs->check_each;
+	rs->check_each = r->each_nic;
 
 	if (r->keys[K_VALUE].expr) {
 		ret = ht_expr_check(r->keys[K_VALUE].expr, type_of, rs, &r->type, err);
@@ -293,6 +323,7 @@ static int check_rule(struct ht_ruleset *rs, struct ht_rule *r, const struct ht_
 	ret = check_expr(rs, &r->keys[K_WHEN], HT_T_BOOL, "'when'", err);
 	if (ret < 0)
 		return ret;
+	rs->check_each = saved_each;
 	rs->check_depth--;
 	r->check_state = ST_DONE;
 	return 0;
@@ -305,6 +336,10 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 	for (size_t i = 0; i < rs->nrules; i++) {
 		struct ht_rule *r = rs->rules[i];
 
+		if (nic_def(r->id))
+			return ht_error_set(err, EINVAL, "%s:%u:%u: rule id '%s' is already the name of "
+			                    "a per-interface fact (nic.IF.%s)", r->pos.file, r->pos.line,
+			                    r->pos.col + 1, r->id, r->id + 4);
 		if (ht_fact_def_find(r->id) || var_find(rs, r->id))
 			return ht_error_set(err, EINVAL, "%s:%u:%u: rule id '%s' is already the name of "
 			                    "a %s", r->pos.file, r->pos.line, r->pos.col + 1, r->id,
@@ -325,10 +360,17 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 		struct ht_rule *r = rs->rules[i];
 
 		rs->check_depth = 0;
+		rs->check_each = false;
 		ret = check_rule(rs, r, &r->pos, err);
 		if (ret < 0)
 			return ret;
-		if ((r->kind == HT_TARGET_SYSCTL || r->kind == HT_TARGET_MODULE) && r->type != HT_T_INT) {
+		rs->check_each = r->each_nic;
+		if (r->kind == HT_TARGET_CHANNELS && !r->each_nic)
+			return ht_error_set(err, EINVAL, "%s:%u:%u: a channels target needs 'each = nic'",
+			                    r->keys[K_TARGET].pos.file, r->keys[K_TARGET].pos.line,
+			                    r->keys[K_TARGET].pos.col);
+		if ((r->kind == HT_TARGET_SYSCTL || r->kind == HT_TARGET_MODULE ||
+		     r->kind == HT_TARGET_CHANNELS) && r->type != HT_T_INT) {
 			const struct ht_srcpos *p = ht_expr_pos(r->keys[K_VALUE].expr);
 
 			return ht_error_set(err, EINVAL, "%s:%u:%u: type error: the value of a %s target "
@@ -340,7 +382,8 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 			ret = check_expr(rs, &r->keys[K_CURRENT], HT_T_NONE, NULL, err);
 		if (ret < 0)
 			return ret;
-		if (!r->keys[K_CURRENT].expr && r->target && !ht_fact_def_find(r->target))
+		if (!r->keys[K_CURRENT].expr && r->target && !ht_fact_def_find(r->target) &&
+		    !(r->each_nic && nic_def(r->target)))
 			return ht_error_set(err, EINVAL, "%s:%u:%u: '%s' is not a fact hosttune collects; "
 			                    "give the rule a 'current'", r->keys[K_TARGET].pos.file,
 			                    r->keys[K_TARGET].pos.line, r->keys[K_TARGET].pos.col,
@@ -362,6 +405,7 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 			}
 		}
 	}
+	rs->check_each = false;
 	rs->checked = true;
 	return 0;
 }
@@ -391,10 +435,24 @@ static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value
 	struct ht_rule *r;
 	struct ht_var *v;
 
+	_cleanup_free_ char *nic_name = NULL;
+
 	if ((r = rule_find(rs, name)))
 		return rule_value(rs, r, out, err);
 	if ((v = var_find(rs, name)))
 		return ht_value_copy(out, &v->value);
+	if (rs->instance && strcmp(name, "nic.name") == 0) {
+		out->type = HT_T_STR;
+		out->s = strdup(rs->instance);
+		return out->s ? 0 : -ENOMEM;
+	}
+	if (rs->instance && nic_def(name)) {
+		if (asprintf(&nic_name, "nic.%s.%s", rs->instance, name + 4) < 0) {
+			nic_name = NULL;
+			return -ENOMEM;
+		}
+		name = nic_name;
+	}
 	f = rs->facts ? ht_facts_get(rs->facts, name) : NULL;
 	if (!f)
 		return ht_error_set(err, ENODATA, "%s was not collected", name);
@@ -532,6 +590,25 @@ static char *format_hole(const struct ht_tmpl_seg *seg, const struct ht_value *v
 	}
 }
 
+/* Holes that render empty leave runs of blanks; one space between words is enough. */
+static void collapse_blanks(char *s)
+{
+	char *w = s;
+	bool blank = false;
+
+	for (const char *p = s; *p; p++) {
+		if (*p == ' ') {
+			blank = w != s;
+			continue;
+		}
+		if (blank)
+			*w++ = ' ';
+		blank = false;
+		*w++ = *p;
+	}
+	*w = '\0';
+}
+
 static int render(struct ht_ruleset *rs, const struct ht_rule *r, char **out, struct ht_error *err)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -566,6 +643,7 @@ static int render(struct ht_ruleset *rs, const struct ht_rule *r, char **out, st
 			return ret;
 	}
 	*out = TAKE_PTR(buf);
+	collapse_blanks(*out);
 	return 0;
 }
 
@@ -654,44 +732,117 @@ void ht_findings_free(struct ht_findings *f)
 		ht_value_clear(&f->items[i].recommended);
 		free(f->items[i].reason);
 		free(f->items[i].explanation);
+		free(f->items[i].instance);
 	}
 	free(f->items);
 	f->items = NULL;
 	f->n = 0;
 }
 
+/* Forgets computed rule values: all of them, or those of per-interface rules. */
+static void reset_values(struct ht_ruleset *rs, bool each_only)
+{
+	for (size_t i = 0; i < rs->nrules; i++) {
+		struct ht_rule *r = rs->rules[i];
+
+		if (each_only && !r->each_nic)
+			continue;
+		ht_value_clear(&r->val);
+		r->eval_state = ST_NEW;
+	}
+}
+
+/*
+ * The interfaces of the nic.list fact as consecutive NUL-terminated names in
+ * *out (caller frees), *n of them; none when the fact is unavailable.
+ */
+static int nic_list(const struct ht_facts *facts, char **out, size_t *n)
+{
+	const struct ht_fact *f = ht_facts_get(facts, "nic.list");
+	char *buf, *w;
+
+	*n = 0;
+	if (!f || f->value.type != HT_T_STR)
+		return 0;
+	buf = malloc(strlen(f->value.s) + 1);
+	if (!buf)
+		return -ENOMEM;
+	w = buf;
+	for (const char *p = f->value.s; *p;) {
+		size_t len;
+
+		p += strspn(p, " \t");
+		len = strcspn(p, " \t");
+		if (!len)
+			break;
+		memcpy(w, p, len);
+		w[len] = '\0';
+		w += len + 1;
+		p += len;
+		(*n)++;
+	}
+	*out = buf;
+	return 0;
+}
+
+/* Evaluates one rule (for one interface) and appends its finding, if any. */
+static int add_finding(struct ht_ruleset *rs, struct ht_rule *r, const char *instance,
+                       struct ht_findings *res, struct ht_error *err)
+{
+	struct ht_finding *f = &res->items[res->n];
+	int ret = evaluate_finding(rs, r, f, err);
+
+	if (ret > 0 && instance) {
+		f->instance = strdup(instance);
+		if (!f->instance)
+			ret = -ENOMEM;
+	}
+	if (ret == 0) {
+		ht_value_clear(&f->current);
+		memset(f, 0, sizeof(*f));
+		return 0;
+	}
+	res->n++;
+	return ret < 0 ? ret : 0;
+}
+
 int ht_ruleset_evaluate(struct ht_ruleset *rs, const struct ht_facts *facts,
                         struct ht_findings *out, struct ht_error *err)
 {
 	struct ht_findings res = { 0 };
+	_cleanup_free_ char *nics = NULL;
+	size_t ninstances = 0, cap;
 	int ret = 0;
 
 	if (!rs->checked)
 		return ht_error_set(err, EINVAL, "internal error: ruleset evaluated before its check");
 	rs->facts = facts;
-	for (size_t i = 0; i < rs->nrules; i++) {
-		ht_value_clear(&rs->rules[i]->val);
-		rs->rules[i]->eval_state = ST_NEW;
-	}
-	res.items = calloc(rs->nrules ? rs->nrules : 1, sizeof(*res.items));
+	rs->instance = NULL;
+	reset_values(rs, false);
+	ret = nic_list(facts, &nics, &ninstances);
+	if (ret < 0)
+		return ret;
+	cap = rs->nrules * (ninstances + 1) + 1;
+	res.items = calloc(cap, sizeof(*res.items));
 	if (!res.items)
 		return -ENOMEM;
-	for (size_t i = 0; i < rs->nrules; i++) {
+	for (size_t i = 0; i < rs->nrules && ret >= 0; i++) {
 		struct ht_rule *r = rs->rules[i];
+		const char *inst = nics;
 
 		if (r->kind == HT_TARGET_NONE)
 			continue;
-		ret = evaluate_finding(rs, r, &res.items[res.n], err);
-		if (ret < 0) {
-			res.n++;
-			break;
-		}
-		if (ret == 0) {
-			ht_value_clear(&res.items[res.n].current);
-			memset(&res.items[res.n], 0, sizeof(res.items[res.n]));
+		if (!r->each_nic) {
+			ret = add_finding(rs, r, NULL, &res, err);
 			continue;
 		}
-		res.n++;
+		for (size_t k = 0; k < ninstances && ret >= 0; k++, inst += strlen(inst) + 1) {
+			rs->instance = inst;
+			reset_values(rs, true);
+			ret = add_finding(rs, r, inst, &res, err);
+		}
+		rs->instance = NULL;
+		reset_values(rs, true);
 	}
 	if (ret < 0) {
 		rs->facts = NULL;

@@ -17,12 +17,40 @@
 #define NF_SYSCTL "sysctl in net/netfilter/nf_conntrack_standalone.c"
 
 /* Sorted by name (strcmp); test_fact_defs_sorted checks it. */
+#define CT_STATS "summed over CPUs; ctnetlink IPCTNL_MSG_CT_GET_STATS_CPU, else /proc/net/stat/nf_conntrack"
+
+/* Sorted by name (strcmp); test_fact_defs_sorted checks it. */
 static const struct ht_fact_def fact_defs[] = {
 	{ "conntrack.loaded", HT_T_BOOL, NULL,
-	  "nf_conntrack loaded or built in: /sys/module/nf_conntrack exists" },
+	  "nf_conntrack loaded or built in (libkmod initstate, else /sys/module/nf_conntrack)" },
+	{ "conntrack.module", HT_T_STR, NULL,
+	  "state of nf_conntrack from libkmod: builtin, loaded, available or absent" },
+	{ "conntrack.stat.count", HT_T_INT, "entries",
+	  "live conntrack entries over ctnetlink IPCTNL_MSG_CT_GET_STATS (CTA_STATS_GLOBAL_ENTRIES)" },
+	{ "conntrack.stat.drop", HT_T_INT, "packets",
+	  "packets dropped because no entry could be made (table full), " CT_STATS },
+	{ "conntrack.stat.early_drop", HT_T_INT, "packets",
+	  "entries evicted to make room for new ones when the table was full, " CT_STATS },
+	{ "conntrack.stat.insert_failed", HT_T_INT, "packets",
+	  "entries that could not be inserted (clash), " CT_STATS },
+	{ "conntrack.stat.search_restart", HT_T_INT, "lookups",
+	  "lookups restarted because a chain changed under them, " CT_STATS },
+	{ "cpu.aes.flag", HT_T_BOOL, NULL,
+	  "the CPU advertises AES instructions: 'aes' in /proc/cpuinfo flags (x86) or Features (arm64)" },
+	{ "cpu.aes.gcm_mbps", HT_T_INT, "MB/s",
+	  "AES-128-GCM encryption measured with libcrypto's EVP API on 16 KiB buffers" },
+	{ "cpu.aes.hw", HT_T_BOOL, NULL,
+	  "measured: AES-128-GCM at least as fast as ChaCha20-Poly1305 (hardware AES in use)" },
 	{ "cpu.arch", HT_T_STR, NULL,
 	  "machine as uname -m prints it, /proc/sys/kernel/arch (uname(2) on the live host)" },
+	{ "cpu.chacha.mbps", HT_T_INT, "MB/s",
+	  "ChaCha20-Poly1305 encryption measured with libcrypto's EVP API on 16 KiB buffers" },
 	{ "cpu.count", HT_T_INT, "CPUs", "CPUs online, the cpulist in /sys/devices/system/cpu/online" },
+	{ "cpu.model", HT_T_STR, NULL, "CPU model name, 'model name' in /proc/cpuinfo" },
+	{ "cpu.pclmul.flag", HT_T_BOOL, NULL,
+	  "carry-less multiply for GCM: 'pclmulqdq' in /proc/cpuinfo flags (x86), 'pmull' (arm64)" },
+	{ "cpu.virt", HT_T_STR, NULL,
+	  "hypervisor: none, kvm, qemu, vmware, microsoft, xen, ... (CPUID leaf 0x40000000, DMI)" },
 	{ "kernel.page_size", HT_T_INT, "bytes",
 	  "page size from sysconf(_SC_PAGESIZE); not recorded in a --root tree (rules assume 4096)" },
 	{ "kernel.pointer_size", HT_T_INT, "bytes",
@@ -31,6 +59,12 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "kernel.version", HT_T_VER, NULL,
 	  "leading dotted version of kernel.release, e.g. 5.15.0 for 5.15.0-91-generic" },
 	{ "mem.total", HT_T_INT, "bytes", "usable RAM, MemTotal in /proc/meminfo" },
+	{ "modprobe.nf_conntrack.hashsize", HT_T_INT, "buckets",
+	  "hashsize= that modprobe.d options give nf_conntrack (libkmod), used at the next load" },
+	{ "modprobe.nf_conntrack.options", HT_T_STR, NULL,
+	  "all options modprobe.d gives nf_conntrack, as libkmod merges them" },
+	{ "module.nf_conntrack.expect_hashsize", HT_T_INT, "buckets",
+	  "expectation hash buckets, /sys/module/nf_conntrack/parameters/expect_hashsize" },
 	{ "module.nf_conntrack.hashsize", HT_T_INT, "buckets",
 	  "conntrack hash buckets, /sys/module/nf_conntrack/parameters/hashsize "
 	  "(module parameter in net/netfilter/nf_conntrack_core.c)" },
@@ -45,6 +79,39 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "netns.initial", HT_T_BOOL, NULL,
 	  "initial network namespace: nf_conntrack_max is read-only (0444) in any other one "
 	  "since 5.12.2 (net/netfilter/nf_conntrack_standalone.c); always true before that" },
+	{ "nic.list", HT_T_STR, NULL,
+	  "network interfaces other than lo, space-separated, in name order (libudev)" },
+};
+
+/*
+ * Facts of each network interface IF, named nic.IF.SUFFIX. Sorted by name;
+ * the interface part may contain dots (eth0.100), so lookups match the suffix.
+ */
+static const struct ht_fact_def nic_fact_defs[] = {
+	{ "nic.*.bus", HT_T_STR, NULL,
+	  "bus of the device: pci, virtio, usb, platform, or none for a virtual interface (libudev)" },
+	{ "nic.*.channels.combined", HT_T_INT, "queues",
+	  "combined channels (queues) in use, ethtool netlink ETHTOOL_MSG_CHANNELS_GET" },
+	{ "nic.*.channels.max.combined", HT_T_INT, "queues",
+	  "most combined channels the driver allows, ETHTOOL_MSG_CHANNELS_GET" },
+	{ "nic.*.channels.max.rx", HT_T_INT, "queues",
+	  "most rx channels the driver allows, ETHTOOL_MSG_CHANNELS_GET" },
+	{ "nic.*.channels.max.tx", HT_T_INT, "queues",
+	  "most tx channels the driver allows, ETHTOOL_MSG_CHANNELS_GET" },
+	{ "nic.*.channels.rx", HT_T_INT, "queues",
+	  "rx-only channels in use, ETHTOOL_MSG_CHANNELS_GET" },
+	{ "nic.*.channels.tx", HT_T_INT, "queues",
+	  "tx-only channels in use, ETHTOOL_MSG_CHANNELS_GET" },
+	{ "nic.*.driver", HT_T_STR, NULL, "kernel driver of the interface (libudev ID_NET_DRIVER)" },
+	{ "nic.*.duplex", HT_T_STR, NULL,
+	  "full or half, ethtool netlink ETHTOOL_MSG_LINKMODES_GET; absent when unknown" },
+	{ "nic.*.kind", HT_T_STR, NULL,
+	  "device kind: ethernet, veth, bridge, bond, vlan, tun, wireguard, ... (libudev DEVTYPE)" },
+	{ "nic.*.physical", HT_T_BOOL, NULL,
+	  "backed by a device (physical NIC or virtio/PCI function), not a software interface" },
+	{ "nic.*.speed", HT_T_INT, "Mb/s",
+	  "link speed, ethtool netlink ETHTOOL_MSG_LINKMODES_GET; absent when the driver reports "
+	  "unknown (virtio)" },
 };
 
 const struct ht_fact_def *ht_fact_defs(size_t *n)
@@ -59,10 +126,29 @@ static int fact_def_cmp(const void *key, const void *elem)
 	return strcmp(key, ((const struct ht_fact_def *)elem)->name);
 }
 
+const struct ht_fact_def *ht_nic_fact_defs(size_t *n)
+{
+	if (n)
+		*n = ARRAY_SIZE(nic_fact_defs);
+	return nic_fact_defs;
+}
+
 const struct ht_fact_def *ht_fact_def_find(const char *name)
 {
 	if (!name)
 		return NULL;
+	if (strncmp(name, "nic.", 4) == 0) {
+		size_t len = strlen(name);
+
+		for (size_t i = 0; i < ARRAY_SIZE(nic_fact_defs); i++) {
+			const char *suffix = nic_fact_defs[i].name + strlen("nic.*");
+			size_t sl = strlen(suffix);
+
+			/* "nic." + at least one character of interface name + ".SUFFIX" */
+			if (len > 4 + sl && strcmp(name + len - sl, suffix) == 0)
+				return &nic_fact_defs[i];
+		}
+	}
 	return bsearch(name, fact_defs, ARRAY_SIZE(fact_defs), sizeof(fact_defs[0]), fact_def_cmp);
 }
 

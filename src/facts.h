@@ -39,7 +39,16 @@ struct ht_fact_def {
 /* The known facts, sorted by name; *n receives the count. Static storage. */
 const struct ht_fact_def *ht_fact_defs(size_t *n);
 
-/* The definition of @name, or NULL when hosttune does not know it. */
+/*
+ * The facts of each network interface, named "nic.*.SUFFIX" here and
+ * nic.IF.SUFFIX in a fact table (nic.eth0.speed). Static storage.
+ */
+const struct ht_fact_def *ht_nic_fact_defs(size_t *n);
+
+/*
+ * The definition of @name, or NULL when hosttune does not know it.
+ * nic.IF.SUFFIX names (any IF, "*" included) find their per-interface def.
+ */
 const struct ht_fact_def *ht_fact_def_find(const char *name);
 
 struct ht_facts;
@@ -78,7 +87,8 @@ size_t ht_facts_count(const struct ht_facts *f);
 const struct ht_fact *ht_facts_at(const struct ht_facts *f, size_t i);
 
 /*
- * ht_facts_collect - read every fact of this host from procfs and sysfs.
+ * ht_facts_collect - read every fact of this host: procfs, sysfs, netlink
+ * (ctnetlink, ethtool), libudev, libkmod, CPUID and a cipher measurement.
  * @root: --root DIR, NULL for "/": every path is read below it, so a tree
  *        copied from another host collects as that host.
  *
@@ -90,7 +100,12 @@ const struct ht_fact *ht_facts_at(const struct ht_facts *f, size_t i);
  * NULL, "" or "/").
  * Returns 0, -EINVAL when @f is NULL, or -ENOMEM.
  */
-int ht_facts_collect(struct ht_facts *f, const char *root);
+int ht_facts_collect(struct ht_facts *f, const char *root, unsigned flags);
+
+/* ht_facts_collect() flags */
+enum {
+	HT_COLLECT_NO_MEASURE = 1 << 0, /* skip the cipher measurement (--no-measure) */
+};
 
 /*
  * ht_facts_write - the facts file format (hosttune-facts(5) section of

@@ -33,6 +33,7 @@ struct options {
 	const char **sets;
 	size_t nsets;
 	bool json;
+	bool no_measure;
 	enum ht_severity fail_on;
 };
 
@@ -57,6 +58,7 @@ static void help(FILE *out)
 	        "  -f, --format FORMAT   text (default) or json\n"
 	        "      --fail-on LEVEL   exit 1 when a finding is at or above LEVEL:\n"
 	        "                        info, warning (default) or critical\n"
+	        "      --no-measure      skip the AES-GCM / ChaCha20 throughput measurement\n"
 	        "  -h, --help            this help\n"
 	        "  -V, --version         print the version\n"
 	        "\n"
@@ -105,7 +107,7 @@ static int load_facts(const struct options *o, struct ht_facts **out)
 			return EXIT_USAGE;
 		}
 	} else {
-		r = ht_facts_collect(f, o->root);
+		r = ht_facts_collect(f, o->root, o->no_measure ? HT_COLLECT_NO_MEASURE : 0);
 		if (r < 0) {
 			fprintf(stderr, "hosttune: collecting facts: %s\n", strerror(-r));
 			ht_facts_free(f);
@@ -325,6 +327,7 @@ int main(int argc, char **argv)
 		{ "set", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "fail-on", required_argument, NULL, 'x' },
+		{ "no-measure", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
@@ -363,6 +366,9 @@ int main(int argc, char **argv)
 			if (ht_severity_from_name(optarg, &o.fail_on) < 0 || o.fail_on == HT_SEV_OK)
 				return usage_error("--fail-on: expected info, warning or critical, got '%s'",
 				                   optarg);
+			break;
+		case 'M':
+			o.no_measure = true;
 			break;
 		case 'h':
 			help(stdout);

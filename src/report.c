@@ -26,11 +26,33 @@ int ht_finding_fix(const struct ht_finding *f, char **file, char **line, char **
 	const struct ht_rule *r = f->rule;
 	_cleanup_free_ char *val = NULL, *path = NULL;
 
-	if (!needs_fix(f) || (r->kind != HT_TARGET_SYSCTL && r->kind != HT_TARGET_MODULE))
+	if (!needs_fix(f) || (r->kind != HT_TARGET_SYSCTL && r->kind != HT_TARGET_MODULE &&
+	                      r->kind != HT_TARGET_CHANNELS))
 		return 0;
 	val = ht_value_display(&f->recommended);
 	if (!val)
 		return -ENOMEM;
+	if (r->kind == HT_TARGET_CHANNELS) {
+		/* systemd.link(5) [Link] CombinedChannels=, RxChannels=, TxChannels= */
+		const char *kind = r->target + strlen("nic.channels.");
+		const char *key = strcmp(kind, "combined") == 0 ? "CombinedChannels" :
+		                  strcmp(kind, "rx") == 0 ? "RxChannels" : "TxChannels";
+
+		if (asprintf(file, "/etc/systemd/network/90-hosttune-%s.link", f->instance) < 0) {
+			*file = NULL;
+			return -ENOMEM;
+		}
+		if (asprintf(line, "[Match] OriginalName=%s [Link] %s=%s", f->instance, key, val) < 0) {
+			*line = NULL;
+			return -ENOMEM;
+		}
+		if (asprintf(live, "ethtool netlink CHANNELS_SET %s %s %s (ethtool -L %s %s %s)",
+		             f->instance, kind, val, f->instance, kind, val) < 0) {
+			*live = NULL;
+			return -ENOMEM;
+		}
+		return 1;
+	}
 	if (r->kind == HT_TARGET_SYSCTL) {
 		path = strdup(r->target);
 		if (!path)
@@ -58,6 +80,18 @@ int ht_finding_fix(const struct ht_finding *f, char **file, char **line, char **
 			return -ENOMEM;
 	}
 	return 1;
+}
+
+/* "nic.queues[eth0]" for a per-interface finding, the rule id otherwise. */
+static char *finding_name(const struct ht_finding *f)
+{
+	char *s;
+
+	if (!f->instance)
+		return strdup(f->rule->id);
+	if (asprintf(&s, "%s[%s]", f->rule->id, f->instance) < 0)
+		return NULL;
+	return s;
 }
 
 enum ht_severity ht_findings_worst(const struct ht_findings *f)
@@ -178,7 +212,11 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 		_cleanup_free_ char *r = value_with_unit(&fi->recommended, ht_rule_unit(fi->rule));
 		int l;
 
-		if ((l = (int)strlen(fi->rule->id)) > wr)
+		_cleanup_free_ char *name = finding_name(fi);
+
+		if (!name)
+			return -ENOMEM;
+		if ((l = (int)strlen(name)) > wr)
 			wr = l;
 		if (c && (l = (int)strlen(c)) > wc)
 			wc = l;
@@ -191,10 +229,11 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 		const struct ht_finding *fi = &f->items[idx[k]];
 		_cleanup_free_ char *c = value_with_unit(&fi->current, ht_rule_unit(fi->rule));
 		_cleanup_free_ char *r = value_with_unit(&fi->recommended, ht_rule_unit(fi->rule));
+		_cleanup_free_ char *name = finding_name(fi);
 
-		if (!c || !r)
+		if (!c || !r || !name)
 			return -ENOMEM;
-		fprintf(out, "%-*s  %-*s  %-*s  %s\n", wr, fi->rule->id, wc, c, we,
+		fprintf(out, "%-*s  %-*s  %-*s  %s\n", wr, name, wc, c, we,
 		        fi->applicable ? r : "-", sev_label(fi));
 		if (fi->applicable)
 			counts[fi->severity]++;
@@ -206,11 +245,17 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 		const struct ht_finding *fi = &f->items[idx[k]];
 		const struct ht_rule *r = fi->rule;
 		_cleanup_free_ char *file = NULL, *line = NULL, *live = NULL;
+		_cleanup_free_ char *name = finding_name(fi);
 		int ret;
 
-		fprintf(out, "\n[%s] %s", sev_label(fi), r->id);
+		if (!name)
+			return -ENOMEM;
+		fprintf(out, "\n[%s] %s", sev_label(fi), name);
 		if (r->kind == HT_TARGET_MODULE)
 			fprintf(out, " (module parameter %s)", r->target + strlen("module."));
+		else if (r->kind == HT_TARGET_CHANNELS)
+			fprintf(out, " (ethtool channels %s %s)", fi->instance,
+			        r->target + strlen("nic.channels."));
 		else if (r->target)
 			fprintf(out, " (%s %s)", ht_target_kind_name(r->kind), r->target);
 		else if (r->kind == HT_TARGET_ADVICE)
@@ -269,6 +314,7 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 			goto oom;
 		json_object_array_add(arr, o);
 		json_object_object_add(o, "rule", jstr(r->id));
+		json_object_object_add(o, "instance", jstr(fi->instance));
 		json_object_object_add(o, "kind", jstr(ht_target_kind_name(r->kind)));
 		json_object_object_add(o, "target", jstr(r->target));
 		json_object_object_add(o, "title", jstr(ht_rule_title(r)));
@@ -316,7 +362,7 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 			struct ht_value v = { 0 };
 			struct ht_error e;
 
-			if (r->kind != HT_TARGET_NONE)
+			if (r->kind != HT_TARGET_NONE || ht_rule_each_nic(r))
 				continue;
 			if (ht_ruleset_value(mrs, r->id, &v, &e) < 0)
 				json_object_object_add(vals, r->id, NULL);

@@ -16,6 +16,7 @@ enum {
 	K_RATIONALE,
 	K_DIRECTION,
 	K_UNIT,
+	K_EACH,
 	K__MAX,
 };
 
@@ -43,6 +44,7 @@ struct ht_rule {
 	enum ht_target_kind kind;
 	char *target;
 	bool only_raise;
+	bool each_nic; /* `each = nic`: evaluated once per network interface */
 	struct ht_key keys[K__MAX];
 	struct ht_tmpl_seg *tmpl;
 	size_t ntmpl;
@@ -77,6 +79,8 @@ struct ht_ruleset {
 	const struct ht_facts *facts; /* during evaluation */
 	const char *check_stack[64];  /* rule ids being checked, for the cycle message */
 	size_t check_depth;
+	bool check_each;              /* checking a per-interface rule */
+	const char *instance;         /* interface being evaluated, NULL for host rules */
 };
 
 int rules_key_from_name(const char *name);

@@ -13,7 +13,7 @@ static const char *const key_names[K__MAX] = {
 	[K_TITLE] = "title",       [K_TARGET] = "target",     [K_WHEN] = "when",
 	[K_CURRENT] = "current",   [K_VALUE] = "value",       [K_SEVERITY] = "severity",
 	[K_EXPLAIN] = "explain",   [K_RATIONALE] = "rationale", [K_DIRECTION] = "direction",
-	[K_UNIT] = "unit",
+	[K_UNIT] = "unit",         [K_EACH] = "each",
 };
 
 static const char *const severity_names[] = {
@@ -47,6 +47,8 @@ const char *ht_target_kind_name(enum ht_target_kind k)
 		return "module";
 	case HT_TARGET_ADVICE:
 		return "advice";
+	case HT_TARGET_CHANNELS:
+		return "channels";
 	case HT_TARGET_NONE:
 		break;
 	}
@@ -194,6 +196,11 @@ enum ht_target_kind ht_rule_kind(const struct ht_rule *r)
 const char *ht_rule_target(const struct ht_rule *r)
 {
 	return r->target;
+}
+
+bool ht_rule_each_nic(const struct ht_rule *r)
+{
+	return r->each_nic;
 }
 
 const struct ht_srcpos *ht_rule_pos(const struct ht_rule *r)
@@ -519,6 +526,17 @@ static int parse_target(struct load_ctx *c, struct ht_rule *r, const char *v, un
 		r->target = strdup(a);
 		return r->target ? 0 : -ENOMEM;
 	}
+	if (n == 2 && strcmp(kind, "channels") == 0) {
+		if (strcmp(a, "combined") != 0 && strcmp(a, "rx") != 0 && strcmp(a, "tx") != 0)
+			return load_fail(c, c->lineno, col + 9, EINVAL,
+			                 "expected combined, rx or tx, found '%s'", a);
+		r->kind = HT_TARGET_CHANNELS;
+		if (asprintf(&r->target, "nic.channels.%s", a) < 0) {
+			r->target = NULL;
+			return -ENOMEM;
+		}
+		return 0;
+	}
 	if (n == 3 && strcmp(kind, "module") == 0) {
 		r->kind = HT_TARGET_MODULE;
 		if (asprintf(&r->target, "module.%s.%s", a, b) < 0) {
@@ -531,7 +549,8 @@ static int parse_target(struct load_ctx *c, struct ht_rule *r, const char *v, un
 		return 0;
 	}
 	return load_fail(c, c->lineno, col, EINVAL,
-	                 "expected 'sysctl KEY', 'module MODULE PARAM' or 'advice', found '%s'", v);
+	                 "expected 'sysctl KEY', 'module MODULE PARAM', 'channels KIND' or 'advice', "
+	                 "found '%s'", v);
 }
 
 /*
@@ -592,7 +611,7 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 			p++;
 		return load_fail(c, c->lineno, (unsigned)(p - c->raw) + 1, EINVAL,
 		                 "unknown key '%s' in rule '%s' (expected title, target, when, current, "
-		                 "value, severity, explain, rationale, direction or unit)",
+		                 "value, severity, explain, rationale, direction, unit or each)",
 		                 name, r->id);
 	}
 	if (continuation) {
@@ -618,6 +637,13 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 	switch (k) {
 	case K_TARGET:
 		return parse_target(c, r, value, col);
+	case K_EACH:
+		if (strcmp(value, "nic") != 0)
+			return load_fail(c, c->lineno, col, EINVAL,
+			                 "expected 'nic' (one evaluation per network interface), "
+			                 "found '%s'", value);
+		r->each_nic = true;
+		return 0;
 	case K_DIRECTION:
 		if (strcmp(value, "raise") == 0)
 			r->only_raise = true;

@@ -39,9 +39,10 @@ enum ht_target_kind {
 	HT_TARGET_SYSCTL,   /* target is a sysctl key as sysctl(8) prints it */
 	HT_TARGET_MODULE,   /* target is module.MODULE.PARAM */
 	HT_TARGET_ADVICE,   /* something no file can set (hypervisor, hardware) */
+	HT_TARGET_CHANNELS, /* ethtool channels of the rule's interface: nic.channels.KIND */
 };
 
-/* "value", "sysctl", "module", "advice". */
+/* "value", "sysctl", "module", "advice", "channels". */
 const char *ht_target_kind_name(enum ht_target_kind k);
 
 struct ht_rule;
@@ -110,6 +111,7 @@ const char *ht_rule_title(const struct ht_rule *r);      /* may be NULL */
 const char *ht_rule_rationale(const struct ht_rule *r);  /* may be NULL */
 enum ht_target_kind ht_rule_kind(const struct ht_rule *r);
 const char *ht_rule_target(const struct ht_rule *r);     /* fact-style name or NULL */
+bool ht_rule_each_nic(const struct ht_rule *r);          /* evaluated per interface */
 const struct ht_srcpos *ht_rule_pos(const struct ht_rule *r);
 
 /*
@@ -122,6 +124,7 @@ const char *ht_rule_key_text(const struct ht_rule *r, const char *key);
 /* One evaluated rule with a target. */
 struct ht_finding {
 	const struct ht_rule *rule;
+	char *instance;           /* interface of an `each = nic` rule, else NULL */
 	bool applicable;          /* false: a fact it needs is unavailable */
 	char *reason;             /* why not applicable; NULL when applicable */
 	enum ht_severity severity;

@@ -54,6 +54,13 @@ expect_contains "hashsize cost" "= 512 KiB" "$(f conntrack.buckets .explanation)
 expect_eq "hashsize fix" "options nf_conntrack hashsize=65536" "$(f conntrack.buckets .fix.line)"
 expect_eq "chain now: 2 x 4096 / 4096 = 2" 2 "$(f conntrack.chain_length .current)"
 
+# Drops since boot from proc/net/stat/nf_conntrack (one CPU row): drop 0x1731 =
+# 5937, early_drop 0x4d = 77; 5937 + 77 = 6014, and count 4096 >= 90% of 4096.
+expect_eq "drops critical" critical "$(f conntrack.drops .severity)"
+expect_eq "drops counted" 6014 "$(f conntrack.drops .current)"
+expect_contains "drops explained" "dropped 5937 packets" "$(f conntrack.drops .explanation)"
+expect_contains "drops happening now" "at or near its cap" "$(f conntrack.drops .explanation)"
+
 # The text report carries the same numbers.
 out=$(ht --root "$ROOT" --profile garage --set workload.conn_rate=570 audit)
 expect_contains "text table row" "conntrack.max" "$out"

@@ -426,12 +426,13 @@ static const struct bad_case bad_cases[] = {
 	/* An unknown key points at the key itself, column 1. */
 	{ "[t.a]\nvalue = 1\ncolour = red\n", true,
 	  "a.rules:3:1: unknown key 'colour' in rule 't.a' (expected title, target, when, current, "
-	  "value, severity, explain, rationale, direction or unit)" },
+	  "value, severity, explain, rationale, direction, unit or each)" },
 	{ "[t.a]\nvalue = 1\nvalue = 2\n", true,
 	  "a.rules:3:1: duplicate key 'value' in rule 't.a' (first on line 2)" },
 	/* "target = " is 9 bytes: column 10. */
 	{ "[t.a]\ntarget = foo\nvalue = 1\n", true,
-	  "a.rules:2:10: expected 'sysctl KEY', 'module MODULE PARAM' or 'advice', found 'foo'" },
+	  "a.rules:2:10: expected 'sysctl KEY', 'module MODULE PARAM', 'channels KIND' or "
+	  "'advice', found 'foo'" },
 	/* "sysctl " is 7 more bytes: the key at column 17. */
 	{ "[t.a]\ntarget = sysctl a..b\nvalue = 1\n", true,
 	  "a.rules:2:17: expected a sysctl key, found 'a..b'" },
@@ -782,6 +783,20 @@ static void garage_vm_facts(struct fx *fx)
 	fact_int(fx, "module.nf_conntrack.hashsize", 4096);
 	v = ht_bool(true);
 	assert_int_equal(ht_facts_set(fx->facts, "netns.initial", &v, NULL, NULL), 0);
+	/* ctnetlink counters of the field's VM (../shared/fixtures/README.md) */
+	fact_int(fx, "conntrack.stat.drop", 5937);
+	fact_int(fx, "conntrack.stat.early_drop", 77);
+	fact_int(fx, "conntrack.stat.insert_failed", 0);
+	/* a CPU with AES-NI in use, no network interfaces */
+	assert_int_equal(ht_facts_set(fx->facts, "cpu.aes.flag", &v, NULL, NULL), 0);
+	assert_int_equal(ht_facts_set(fx->facts, "cpu.pclmul.flag", &v, NULL, NULL), 0);
+	assert_int_equal(ht_facts_set(fx->facts, "cpu.aes.hw", &v, NULL, NULL), 0);
+	v = ht_dec(4000.0);
+	assert_int_equal(ht_facts_set(fx->facts, "cpu.aes.gcm_mbps", &v, NULL, NULL), 0);
+	v = ht_dec(1500.0);
+	assert_int_equal(ht_facts_set(fx->facts, "cpu.chacha.mbps", &v, NULL, NULL), 0);
+	v = (struct ht_value){ .type = HT_T_STR, .s = (char *)"" };
+	assert_int_equal(ht_facts_set(fx->facts, "nic.list", &v, NULL, NULL), 0);
 }
 
 static void load_shipped(struct fx *fx, const char *profile, const char *set)
@@ -824,7 +839,9 @@ static void test_shipped_rules(void **state)
 	assert_int_equal(value_int(fx, "conntrack.default.scaled"), 3840);
 	assert_int_equal(value_int(fx, "conntrack.default.buckets"), 4096);
 	assert_int_equal(value_int(fx, "conntrack.default.max"), 4096);
-	assert_int_equal(fx->fd.n, 4);
+	/* conntrack.rules: max, time_wait, buckets, chain_length, drops; cpu.rules: cpu.aes;
+	 * nic.rules: none, nic.list is empty. */
+	assert_int_equal(fx->fd.n, 6);
 	/* default: 100/s x 120 s x 2 = 24000 -> 32768; 4096 / 120 = 34/s < 100/s. */
 	f = finding(fx, "conntrack.max");
 	assert_int_equal(f->recommended.i, 32768);
@@ -841,11 +858,22 @@ static void test_shipped_rules(void **state)
 	/* floor(503316480 x 0.05) = 25165824 bytes / (320 + 8) = 76725 -> pow2floor 65536. */
 	assert_int_equal(value_int(fx, "conntrack.budget_bytes"), 25165824);
 	assert_int_equal(value_int(fx, "conntrack.budget_max"), 65536);
-	assert_int_equal(fx->fd.n, 4);
+	assert_int_equal(fx->fd.n, 6);
 	assert_string_equal(ht_rule_id(fx->fd.items[0].rule), "conntrack.max");
 	assert_string_equal(ht_rule_id(fx->fd.items[1].rule), "conntrack.time_wait");
 	assert_string_equal(ht_rule_id(fx->fd.items[2].rule), "conntrack.buckets");
 	assert_string_equal(ht_rule_id(fx->fd.items[3].rule), "conntrack.chain_length");
+	assert_string_equal(ht_rule_id(fx->fd.items[4].rule), "conntrack.drops");
+	assert_string_equal(ht_rule_id(fx->fd.items[5].rule), "cpu.aes");
+
+	/* drop 5937 + early_drop 77 = 6014 since boot, count 4096 = max: critical. */
+	f = finding(fx, "conntrack.drops");
+	assert_int_equal(f->current.i, 6014);
+	assert_int_equal(f->severity, HT_SEV_CRITICAL);
+	assert_non_null(strstr(f->explanation, "dropped 5937 packets"));
+
+	/* AES-GCM 4000 MB/s >= ChaCha20 1500 MB/s: hardware, ok. */
+	assert_int_equal(finding(fx, "cpu.aes")->severity, HT_SEV_OK);
 
 	/* max(min(65536, 65536), 4096); 4096 / 120 = 34/s is far below 570/s. */
 	f = finding(fx, "conntrack.max");

@@ -1,0 +1,157 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The CPU collector (ht_collect_cpu) on this host: the AES-GCM vs
+# ChaCha20-Poly1305 measurement with and without AES-NI (masked from
+# libcrypto with OPENSSL_ia32cap), --no-measure, and --root trees made of
+# the tests/fixtures/cpuinfo files. The time the measurement adds is printed
+# as a figure, never asserted.
+. "$(dirname "$0")/lib.sh"
+
+case $(uname -m) in
+x86_64 | i?86) ;;
+*) echo "# SKIP OPENSSL_ia32cap masks x86 capabilities only, this is $(uname -m)"; exit 77 ;;
+esac
+if ! grep -m1 '^flags' /proc/cpuinfo | grep -qw aes; then
+	echo "# SKIP the CPU has no AES-NI ('aes' not in /proc/cpuinfo flags)"
+	exit 77
+fi
+
+# facts OUT [ARGS...]: JSON facts into $TMP/OUT.json
+facts() {
+	out=$1
+	shift
+	"$HOSTTUNE" "$@" --format json facts >"$TMP/$out.json" 2>"$TMP/$out.err"
+	expect_eq "$out: facts exits 0, nothing on stderr" "0:" "$?:$(cat "$TMP/$out.err")"
+}
+val() { jget "$TMP/$1.json" ".facts[\"$2\"].value"; }
+err() { jget "$TMP/$1.json" ".facts[\"$2\"].error"; }
+src() { jget "$TMP/$1.json" ".facts[\"$2\"].source"; }
+# lt A B: A < B for decimals
+lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+
+# ---- unmasked: AES-NI and PCLMULQDQ in use ----
+# Each run keeps each cipher's fastest of 3 interleaved slices; a VM's
+# neighbours can still spoil one run, so the verdict gets 3 runs.
+for try in 1 2 3; do
+	facts plain
+	[ "$(val plain cpu.aes.hw)" = true ] && break
+done
+echo "# unmasked (run $try): $(src plain cpu.aes.hw)"
+expect_eq "unmasked: cpu.aes.hw" true "$(val plain cpu.aes.hw)"
+expect_eq "unmasked: aes flag" true "$(val plain cpu.aes.flag)"
+expect_eq "unmasked: gcm unit" "MB/s" "$(jget "$TMP/plain.json" '.facts["cpu.aes.gcm_mbps"].unit')"
+expect_eq "unmasked: gcm is a number" number \
+	"$(jget "$TMP/plain.json" '.facts["cpu.aes.gcm_mbps"].value | type')"
+expect_contains "unmasked: gcm source" "libcrypto EVP aes-128-gcm, 16 KiB buffers" \
+	"$(src plain cpu.aes.gcm_mbps)"
+expect_contains "unmasked: chacha source" "libcrypto EVP chacha20-poly1305, 16 KiB buffers" \
+	"$(src plain cpu.chacha.mbps)"
+plain_gcm=$(val plain cpu.aes.gcm_mbps)
+
+# ---- masked: OPENSSL_ia32cap(3), first word = CPUID(1).EDX | CPUID(1).ECX << 32;
+# AES-NI is ECX bit 25 -> bit 57 = 0x200000000000000, PCLMULQDQ ECX bit 1 ->
+# bit 33 = 0x200000000; together 0x200000200000000, '~' clears them. ----
+OPENSSL_ia32cap="~0x200000200000000" facts masked
+echo "# masked ~0x200000200000000: $(src masked cpu.aes.hw)"
+expect_eq "masked: cpu.aes.hw" false "$(val masked cpu.aes.hw)"
+expect_eq "masked: the CPU flag does not change" true "$(val masked cpu.aes.flag)"
+m_gcm=$(val masked cpu.aes.gcm_mbps)
+m_chacha=$(val masked cpu.chacha.mbps)
+# "well below": software AES-GCM (vpaes + 4-bit GHASH) at less than half
+# ChaCha20-Poly1305's speed, 2 x gcm < chacha (here about 320 vs 1300 MB/s).
+if lt "$(awk -v g="$m_gcm" 'BEGIN { print 2 * g }')" "$m_chacha"; then
+	ok "masked: 2 x gcm $m_gcm < chacha $m_chacha"
+else
+	not_ok "masked: 2 x gcm < chacha" "gcm $m_gcm, chacha $m_chacha"
+fi
+# And the mask took effect: AES-GCM in software is at least 4 times slower
+# than with AES-NI (here about 4800 vs 320 MB/s, 15 times): 4 x masked < plain.
+if lt "$(awk -v g="$m_gcm" 'BEGIN { print 4 * g }')" "$plain_gcm"; then
+	ok "masked: 4 x gcm $m_gcm < unmasked gcm $plain_gcm"
+else
+	not_ok "masked: 4 x gcm < unmasked gcm" "masked $m_gcm, unmasked $plain_gcm"
+fi
+# Without a ':' part OpenSSL 3 also zeroes capability words 2 and 3 (AVX2,
+# AVX-512, crypto/cpuid.c), which slows ChaCha20 too; ':~0' keeps them.
+OPENSSL_ia32cap="~0x200000200000000:~0" facts masked2
+echo "# masked ~0x200000200000000:~0: $(src masked2 cpu.aes.hw)"
+expect_eq "masked, extended words kept: cpu.aes.hw" false "$(val masked2 cpu.aes.hw)"
+
+# ---- --no-measure ----
+facts skipped --no-measure
+for n in cpu.aes.gcm_mbps cpu.chacha.mbps cpu.aes.hw; do
+	expect_eq "--no-measure: $n" "null ECANCELED skipped (--no-measure)" \
+		"$(val skipped $n) $(err skipped $n) $(src skipped $n)"
+done
+expect_eq "--no-measure: the flag is still read" true "$(val skipped cpu.aes.flag)"
+
+# ---- --root trees from the cpuinfo fixtures ----
+mkroot() { # CPUINFO-FIXTURE [SYS_VENDOR PRODUCT_NAME]
+	rm -rf "$TMP/r"
+	mkdir -p "$TMP/r/proc"
+	cp "$FIXTURES/cpuinfo/$1" "$TMP/r/proc/cpuinfo"
+	if [ $# -ge 3 ]; then
+		mkdir -p "$TMP/r/sys/class/dmi/id"
+		echo "$2" >"$TMP/r/sys/class/dmi/id/sys_vendor"
+		echo "$3" >"$TMP/r/sys/class/dmi/id/product_name"
+	fi
+}
+mkroot x86-core2-no-aes.cpuinfo QEMU "Standard PC (Q35 + ICH9, 2009)"
+facts r1 --root "$TMP/r"
+expect_eq "root core2: aes/pclmul" "false false" "$(val r1 cpu.aes.flag) $(val r1 cpu.pclmul.flag)"
+expect_eq "root core2: model" "Intel(R) Core(TM)2 Duo CPU     E8400  @ 3.00GHz" \
+	"$(val r1 cpu.model)"
+expect_eq "root core2: DMI QEMU -> qemu" qemu "$(val r1 cpu.virt)"
+expect_contains "root core2: virt source" "DMI /sys/class/dmi/id sys_vendor 'QEMU'" \
+	"$(src r1 cpu.virt)"
+for n in cpu.aes.gcm_mbps cpu.chacha.mbps cpu.aes.hw; do
+	expect_eq "root: $n not measured" "null ENOENT not measured in a --root tree" \
+		"$(val r1 $n) $(err r1 $n) $(src r1 $n)"
+done
+
+mkroot x86-proxmox-v3-aes-no-pclmul.cpuinfo
+facts r2 --root "$TMP/r"
+expect_eq "root proxmox: aes yes, pclmul no" "true false" \
+	"$(val r2 cpu.aes.flag) $(val r2 cpu.pclmul.flag)"
+expect_eq "root proxmox: hypervisor flag without DMI -> unknown" ENOENT "$(err r2 cpu.virt)"
+
+mkroot x86-xeon-aes-pclmul.cpuinfo "Dell Inc." "PowerEdge R740xd"
+facts r3 --root "$TMP/r"
+expect_eq "root xeon: aes and pclmul" "true true" "$(val r3 cpu.aes.flag) $(val r3 cpu.pclmul.flag)"
+expect_eq "root xeon: physical -> none" none "$(val r3 cpu.virt)"
+
+mkroot arm64-graviton2-neoverse-n1.cpuinfo "Amazon EC2" "m6g.large"
+facts r4 --root "$TMP/r"
+expect_eq "root graviton2: aes and pmull" "true true" \
+	"$(val r4 cpu.aes.flag) $(val r4 cpu.pclmul.flag)"
+expect_eq "root graviton2: Features source" "/proc/cpuinfo Features" "$(src r4 cpu.aes.flag)"
+expect_eq "root graviton2: model" "ARM Neoverse-N1" "$(val r4 cpu.model)"
+expect_eq "root graviton2: DMI Amazon EC2" amazon "$(val r4 cpu.virt)"
+
+rm -rf "$TMP/r" && mkdir -p "$TMP/r"
+facts r5 --root "$TMP/r"
+expect_eq "root without cpuinfo: flag unavailable" ENOENT "$(err r5 cpu.aes.flag)"
+expect_eq "root without cpuinfo: virt unavailable" ENOENT "$(err r5 cpu.virt)"
+
+# ---- live virtualisation: a figure, it depends on the host ----
+echo "# live cpu.virt = $(val plain cpu.virt) ($(src plain cpu.virt))"
+expect_eq "live: cpu.virt is a string" string \
+	"$(jget "$TMP/plain.json" '.facts["cpu.virt"].value | type')"
+
+# ---- benchmark figure: time the measurement adds (not a test assertion) ----
+best() { # ARGS...: the fastest of 5 runs of `hosttune ARGS facts`, in ms
+	b=
+	for i in 1 2 3 4 5; do
+		t0=$(date +%s%N)
+		"$HOSTTUNE" "$@" facts >/dev/null 2>&1
+		t=$((($(date +%s%N) - t0) / 1000000))
+		if [ -z "$b" ] || [ "$t" -lt "$b" ]; then b=$t; fi
+	done
+	echo "$b"
+}
+with=$(best)
+without=$(best --no-measure)
+echo "# benchmark: facts ${with} ms with the measurement, ${without} ms with --no-measure:" \
+	"the measurement adds $((with - without)) ms (fastest of 5 runs each)"
+
+finish
