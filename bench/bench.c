@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 			max_rss = ru.ru_maxrss;
 	}
 	qsort(ms, (size_t)runs, sizeof(*ms), cmp_double);
-	printf("%-28s runs %5d  median %7.2f ms  max %7.2f ms  peak RSS %6.2f MiB\n", argv[1], runs,
+	printf("%-34s runs %5d  median %7.2f ms  max %7.2f ms  peak RSS %6.2f MiB\n", argv[1], runs,
 	       ms[runs / 2], ms[runs - 1], (double)max_rss / 1024.0);
 	free(ms);
 	return 0;
