@@ -8,15 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <libmnl/libmnl.h>
 #include <linux/ethtool.h>
 #include <linux/ethtool_netlink.h>
-#include <linux/genetlink.h>
-#include <linux/netlink.h>
 
 #include "collect.h"
+#include "ethtool-nl.h"
 #include "facts.h"
 #include "util.h"
 #include "value.h"
@@ -33,262 +31,6 @@
 #define SRC_LINKMODES "ethtool netlink ETHTOOL_MSG_LINKMODES_GET"
 #define SRC_CHANNELS "ethtool netlink ETHTOOL_MSG_CHANNELS_GET"
 
-/*
- * Receive buffer: libmnl's MNL_SOCKET_BUFFER_SIZE is a page capped at 8 KiB;
- * these replies are a few hundred bytes (compact bitsets).
- */
-#define NL_BUF_SIZE 8192
-
-/* Room for the kernel's extack text; NL_SET_ERR_MSG messages are short literals. */
-#define EXTACK_LEN 256
-
-union nl_buf {
-	struct nlmsghdr align;
-	char b[NL_BUF_SIZE];
-};
-
-struct ethnl {
-	struct mnl_socket *nl;
-	unsigned int portid;
-	unsigned int seq;
-	uint16_t family;
-};
-
-/* One request and its answer: the reply parser, the error and the extack text. */
-struct exchange {
-	mnl_cb_t parse;
-	void *data;
-	int err; /* 0 or a negative errno */
-	char extack[EXTACK_LEN];
-};
-
-/* ---- netlink plumbing ---- */
-
-/* Copies an extack message that ht_facts_set() accepts as part of a source. */
-static void extack_copy(char *dst, const char *src)
-{
-	size_t n = 0;
-
-	while (*src == ' ')
-		src++;
-	for (; *src && n < EXTACK_LEN - 1; src++)
-		dst[n++] = (unsigned char)*src < 0x20 || *src == 0x7f ? ' ' : *src;
-	while (n > 0 && dst[n - 1] == ' ')
-		n--;
-	dst[n] = '\0';
-}
-
-static int extack_attr_cb(const struct nlattr *a, void *data)
-{
-	struct exchange *x = data;
-
-	if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
-	    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
-		extack_copy(x->extack, mnl_attr_get_str(a));
-	return MNL_CB_OK;
-}
-
-/*
- * NLMSG_ERROR: error 0 is the ACK that ends a request. Otherwise keep the
- * errno and the extack message, which follows the echoed request (only its
- * header with NETLINK_CAP_ACK) when NLM_F_ACK_TLVS is set
- * (include/uapi/linux/netlink.h, struct nlmsgerr).
- */
-static int error_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
-	struct exchange *x = data;
-	size_t off = sizeof(*err);
-
-	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*err))) {
-		x->err = -EBADMSG;
-		return MNL_CB_ERROR;
-	}
-	if (err->error == 0)
-		return MNL_CB_STOP;
-	x->err = err->error < 0 ? err->error : -err->error;
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return MNL_CB_ERROR;
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
-		if (err->msg.nlmsg_len < sizeof(struct nlmsghdr))
-			return MNL_CB_ERROR;
-		off += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
-	}
-	if (MNL_ALIGN(off) < mnl_nlmsg_get_payload_len(nlh))
-		mnl_attr_parse(nlh, (unsigned int)off, extack_attr_cb, x);
-	return MNL_CB_ERROR;
-}
-
-static int done_cb(const struct nlmsghdr *nlh _unused_, void *data _unused_)
-{
-	return MNL_CB_STOP;
-}
-
-static int data_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct exchange *x = data;
-
-	return x->parse(nlh, x->data);
-}
-
-/*
- * Sends @nlh (NLM_F_ACK set) and runs @x's parser on the reply until the
- * ACK. Returns 0, or a negative errno with x->extack filled when the kernel
- * said why.
- */
-static int ethnl_talk(struct ethnl *e, const struct nlmsghdr *nlh, struct exchange *x)
-{
-	/* Not const: libmnl 1.0.4 declares the array non-const. */
-	static mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
-		[NLMSG_ERROR] = error_cb,
-		[NLMSG_DONE] = done_cb,
-	};
-	union nl_buf buf;
-	int r;
-
-	x->err = 0;
-	x->extack[0] = '\0';
-	if (mnl_socket_sendto(e->nl, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	do {
-		ssize_t n = mnl_socket_recvfrom(e->nl, buf.b, sizeof(buf.b));
-
-		if (n < 0)
-			return -errno;
-		errno = 0;
-		r = mnl_cb_run2(buf.b, (size_t)n, nlh->nlmsg_seq, e->portid, data_cb, x, ctl,
-		                ARRAY_SIZE(ctl));
-		if (r < 0)
-			return x->err ? x->err : (errno ? -errno : -EPROTO);
-	} while (r > MNL_CB_STOP);
-	return x->err;
-}
-
-/* A generic netlink request for @type/@cmd with NLM_F_ACK, built in @buf. */
-static struct nlmsghdr *genl_request(struct ethnl *e, union nl_buf *buf, uint16_t type,
-                                     uint8_t cmd, uint8_t version)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf->b);
-	struct genlmsghdr *g;
-
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = ++e->seq;
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-	g->cmd = cmd;
-	g->version = version;
-	return nlh;
-}
-
-/* A reply parser's table: attributes up to max by type; newer ones are ignored. */
-struct attr_table {
-	const struct nlattr **tb;
-	uint16_t max;
-};
-
-static int attr_table_cb(const struct nlattr *a, void *data)
-{
-	const struct attr_table *t = data;
-	uint16_t type = mnl_attr_get_type(a);
-
-	if (type <= t->max)
-		t->tb[type] = a;
-	return MNL_CB_OK;
-}
-
-/* Fills @tb from a reply to the request for @type/@cmd; false for any other message. */
-static bool genl_reply_parse(const struct nlmsghdr *nlh, uint16_t type, uint8_t cmd,
-                             const struct nlattr **tb, uint16_t max)
-{
-	struct attr_table t = { tb, max };
-	const struct genlmsghdr *g;
-
-	if (nlh->nlmsg_type != type || mnl_nlmsg_get_payload_len(nlh) < sizeof(*g))
-		return false;
-	g = mnl_nlmsg_get_payload(nlh);
-	if (g->cmd != cmd)
-		return false;
-	return mnl_attr_parse(nlh, sizeof(*g), attr_table_cb, &t) >= 0;
-}
-
-static bool attr_u32(const struct nlattr *a, uint32_t *v)
-{
-	if (!a || mnl_attr_validate(a, MNL_TYPE_U32) < 0)
-		return false;
-	*v = mnl_attr_get_u32(a);
-	return true;
-}
-
-/* ---- CTRL_CMD_GETFAMILY ---- */
-
-static int family_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct nlattr *tb[CTRL_ATTR_MAX + 1] = { 0 };
-	uint16_t *family = data;
-
-	if (genl_reply_parse(nlh, GENL_ID_CTRL, CTRL_CMD_NEWFAMILY, tb, CTRL_ATTR_MAX) &&
-	    tb[CTRL_ATTR_FAMILY_ID] && mnl_attr_validate(tb[CTRL_ATTR_FAMILY_ID], MNL_TYPE_U16) == 0)
-		*family = mnl_attr_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
-	return MNL_CB_OK;
-}
-
-/* The id of the "ethtool" family into e->family; -ENOENT when the kernel has none. */
-static int family_resolve(struct ethnl *e, struct exchange *x)
-{
-	union nl_buf buf;
-	/* The controller does not look at the version; 1 as in libmnl's examples/genl. */
-	struct nlmsghdr *nlh = genl_request(e, &buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1);
-	int r;
-
-	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME);
-	e->family = 0;
-	x->parse = family_cb;
-	x->data = &e->family;
-	r = ethnl_talk(e, nlh, x);
-	if (r < 0)
-		return r;
-	return e->family ? 0 : -ENOENT;
-}
-
-static void ethnl_close(struct ethnl *e)
-{
-	if (e->nl)
-		mnl_socket_close(e->nl);
-	e->nl = NULL;
-}
-
-static int ethnl_open(struct ethnl *e, struct exchange *x)
-{
-	int one = 1;
-
-	e->nl = mnl_socket_open(NETLINK_GENERIC);
-	if (!e->nl)
-		return -errno;
-	/* Best effort: kernels before 4.12 have no extended ACK and answer ENOPROTOOPT. */
-	mnl_socket_setsockopt(e->nl, NETLINK_EXT_ACK, &one, sizeof(one));
-	mnl_socket_setsockopt(e->nl, NETLINK_CAP_ACK, &one, sizeof(one));
-	if (mnl_socket_bind(e->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		int r = -errno;
-
-		ethnl_close(e);
-		return r;
-	}
-	e->portid = mnl_socket_get_portid(e->nl);
-	e->seq = (unsigned int)time(NULL);
-	return family_resolve(e, x);
-}
-
-/* Nested ETHTOOL_A_*_HEADER naming the device (all *_HEADER attributes are 1). */
-static void put_header(struct nlmsghdr *nlh, uint16_t attr, const char *ifname, uint32_t flags)
-{
-	struct nlattr *nest = mnl_attr_nest_start(nlh, attr);
-
-	mnl_attr_put_strz(nlh, ETHTOOL_A_HEADER_DEV_NAME, ifname);
-	if (flags)
-		mnl_attr_put_u32(nlh, ETHTOOL_A_HEADER_FLAGS, flags);
-	mnl_attr_nest_end(nlh, nest);
-}
-
 /* ---- ETHTOOL_MSG_LINKMODES_GET ---- */
 
 struct linkmodes {
@@ -303,10 +45,10 @@ static int linkmodes_cb(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *tb[ETHTOOL_A_LINKMODES_MAX + 1] = { 0 };
 	struct linkmodes *lm = data;
 
-	if (!genl_reply_parse(nlh, lm->family, ETHTOOL_MSG_LINKMODES_GET_REPLY, tb,
-	                      ETHTOOL_A_LINKMODES_MAX))
+	if (!ht_genl_reply_parse(nlh, lm->family, ETHTOOL_MSG_LINKMODES_GET_REPLY, tb,
+	                         ETHTOOL_A_LINKMODES_MAX))
 		return MNL_CB_OK;
-	lm->has_speed = attr_u32(tb[ETHTOOL_A_LINKMODES_SPEED], &lm->speed);
+	lm->has_speed = ht_nl_attr_u32(tb[ETHTOOL_A_LINKMODES_SPEED], &lm->speed);
 	if (tb[ETHTOOL_A_LINKMODES_DUPLEX] &&
 	    mnl_attr_validate(tb[ETHTOOL_A_LINKMODES_DUPLEX], MNL_TYPE_U8) == 0) {
 		lm->has_duplex = true;
@@ -315,54 +57,18 @@ static int linkmodes_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int linkmodes_get(struct ethnl *e, const char *ifname, struct linkmodes *lm,
-                         struct exchange *x)
+static int linkmodes_get(struct ht_ethnl *e, const char *ifname, struct linkmodes *lm,
+                         struct ht_ethnl_exchange *x)
 {
-	union nl_buf buf;
-	struct nlmsghdr *nlh = genl_request(e, &buf, e->family, ETHTOOL_MSG_LINKMODES_GET,
-	                                    ETHTOOL_GENL_VERSION);
+	union ht_ethnl_buf buf;
+	struct nlmsghdr *nlh = ht_ethnl_request(e, &buf, ETHTOOL_MSG_LINKMODES_GET);
 
 	/* Compact bitsets: the link mode masks we ignore come as bits, not names. */
-	put_header(nlh, ETHTOOL_A_LINKMODES_HEADER, ifname, ETHTOOL_FLAG_COMPACT_BITSETS);
+	ht_ethnl_put_header(nlh, ETHTOOL_A_LINKMODES_HEADER, ifname, ETHTOOL_FLAG_COMPACT_BITSETS);
 	*lm = (struct linkmodes){ .family = e->family };
 	x->parse = linkmodes_cb;
 	x->data = lm;
-	return ethnl_talk(e, nlh, x);
-}
-
-/* ---- ETHTOOL_MSG_CHANNELS_GET ---- */
-
-struct channels {
-	uint16_t family;
-	bool has[ETHTOOL_A_CHANNELS_MAX + 1];
-	uint32_t v[ETHTOOL_A_CHANNELS_MAX + 1];
-};
-
-static int channels_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct nlattr *tb[ETHTOOL_A_CHANNELS_MAX + 1] = { 0 };
-	struct channels *ch = data;
-
-	if (!genl_reply_parse(nlh, ch->family, ETHTOOL_MSG_CHANNELS_GET_REPLY, tb,
-	                      ETHTOOL_A_CHANNELS_MAX))
-		return MNL_CB_OK;
-	for (uint16_t i = ETHTOOL_A_CHANNELS_RX_MAX; i <= ETHTOOL_A_CHANNELS_MAX; i++)
-		ch->has[i] = attr_u32(tb[i], &ch->v[i]);
-	return MNL_CB_OK;
-}
-
-static int channels_get(struct ethnl *e, const char *ifname, struct channels *ch,
-                        struct exchange *x)
-{
-	union nl_buf buf;
-	struct nlmsghdr *nlh = genl_request(e, &buf, e->family, ETHTOOL_MSG_CHANNELS_GET,
-	                                    ETHTOOL_GENL_VERSION);
-
-	put_header(nlh, ETHTOOL_A_CHANNELS_HEADER, ifname, 0);
-	*ch = (struct channels){ .family = e->family };
-	x->parse = channels_cb;
-	x->data = ch;
-	return ethnl_talk(e, nlh, x);
+	return ht_ethnl_talk(e, nlh, x);
 }
 
 /* ---- facts ---- */
@@ -425,9 +131,9 @@ static int nic_str(struct ht_facts *f, const char *ifname, const char *suffix, c
 	return set_str(f, name, v, source);
 }
 
-static int emit_linkmodes(struct ht_facts *f, struct ethnl *e, const char *ifname)
+static int emit_linkmodes(struct ht_facts *f, struct ht_ethnl *e, const char *ifname)
 {
-	struct exchange x;
+	struct ht_ethnl_exchange x;
 	struct linkmodes lm;
 	int r = linkmodes_get(e, ifname, &lm, &x);
 
@@ -482,11 +188,11 @@ static const struct {
 	{ "channels.tx", ETHTOOL_A_CHANNELS_TX_COUNT, "tx" },
 };
 
-static int emit_channels(struct ht_facts *f, struct ethnl *e, const char *ifname)
+static int emit_channels(struct ht_facts *f, struct ht_ethnl *e, const char *ifname)
 {
-	struct exchange x;
-	struct channels ch;
-	int r = channels_get(e, ifname, &ch, &x);
+	struct ht_ethnl_exchange x;
+	struct ht_ethnl_channels ch;
+	int r = ht_ethnl_channels_get(e, ifname, &ch, &x);
 
 	if (r == -ENOMEM)
 		return r;
@@ -640,9 +346,9 @@ static int sysfs_nic(struct ht_facts *f, const char *root, const char *ifname)
 int ht_collect_ethtool(struct ht_facts *f, const char *root)
 {
 	const struct ht_fact *list = ht_facts_get(f, "nic.list");
-	struct ethnl e = { 0 };
+	struct ht_ethnl e = { 0 };
 	_cleanup_free_ char *names = NULL;
-	struct exchange x;
+	struct ht_ethnl_exchange x;
 	bool netlink = false;
 	char *save = NULL;
 	int r = 0;
@@ -653,9 +359,9 @@ int ht_collect_ethtool(struct ht_facts *f, const char *root)
 	if (!names)
 		return -ENOMEM;
 	if (ht_root_is_live(root)) {
-		r = ethnl_open(&e, &x);
+		r = ht_ethnl_open(&e, &x);
 		if (r == -ENOMEM) {
-			ethnl_close(&e);
+			ht_ethnl_close(&e);
 			return r;
 		}
 		netlink = r >= 0;
@@ -671,6 +377,6 @@ int ht_collect_ethtool(struct ht_facts *f, const char *root)
 			r = sysfs_nic(f, root, ifname);
 		}
 	}
-	ethnl_close(&e);
+	ht_ethnl_close(&e);
 	return r;
 }

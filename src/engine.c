@@ -377,7 +377,9 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 			                    "must be a number, got a %s", p->file, p->line, p->col,
 			                    ht_target_kind_name(r->kind), ht_type_name(r->type));
 		}
-		ret = check_expr(rs, &r->keys[K_SEVERITY], HT_T_STR, "'severity'", err);
+		ret = check_expr(rs, &r->keys[K_WRITABLE], HT_T_BOOL, "'writable'", err);
+		if (ret >= 0)
+			ret = check_expr(rs, &r->keys[K_SEVERITY], HT_T_STR, "'severity'", err);
 		if (ret >= 0)
 			ret = check_expr(rs, &r->keys[K_CURRENT], HT_T_NONE, NULL, err);
 		if (ret < 0)
@@ -694,6 +696,15 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 		}
 		ht_value_clear(&sev);
 	}
+	if (r->keys[K_WRITABLE].expr) {
+		struct ht_value w = { 0 };
+
+		ret = eval_key(rs, &r->keys[K_WRITABLE], &w, err);
+		if (ret < 0 && ret != -ENODATA)
+			return ret;
+		f->read_only = ret == 0 && !w.b;
+		ht_value_clear(&w);
+	}
 	if (r->only_raise && ht_type_is_number(f->current.type) &&
 	    ht_type_is_number(f->recommended.type) &&
 	    ht_value_as_double(&f->current) > ht_value_as_double(&f->recommended)) {
@@ -843,6 +854,22 @@ int ht_ruleset_evaluate(struct ht_ruleset *rs, const struct ht_facts *facts,
 		}
 		rs->instance = NULL;
 		reset_values(rs, true);
+	}
+	/*
+	 * Named values no finding used are evaluated too: a division by zero in
+	 * one is an error in the rules, not something to report as null.
+	 */
+	for (size_t i = 0; i < rs->nrules && ret >= 0; i++) {
+		struct ht_rule *r = rs->rules[i];
+		struct ht_value v = { 0 };
+
+		if (r->kind != HT_TARGET_NONE || r->each_nic)
+			continue;
+		err->msg[0] = '\0';
+		ret = rule_value(rs, r, &v, err);
+		ht_value_clear(&v);
+		if (ret == -ENODATA)
+			ret = 0;
 	}
 	if (ret < 0) {
 		rs->facts = NULL;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "facts.h"
 #include "report.h"
@@ -77,7 +78,7 @@ static int usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'hosttune --help'.\n");
+	fprintf(stderr, " (hosttune --help lists the usage)\n");
 	return EXIT_USAGE;
 }
 
@@ -185,6 +186,34 @@ static int cmd_facts(const struct options *o)
 	return r;
 }
 
+/*
+ * Every real collection has the RAM and the kernel version (/proc/meminfo,
+ * /proc/sys/kernel/osrelease). Without both, the root is not a host's tree
+ * or the facts file is not a host's facts: no audit of nothing.
+ */
+static int check_basic_facts(const struct options *o, const struct ht_facts *f)
+{
+	static const char *const basic[] = { "mem.total", "kernel.version" };
+	size_t missing = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(basic); i++) {
+		const struct ht_fact *fact = ht_facts_get(f, basic[i]);
+
+		if (!fact || fact->value.type == HT_T_NONE)
+			missing++;
+	}
+	if (missing < ARRAY_SIZE(basic))
+		return 0;
+	if (o->facts_file) {
+		fprintf(stderr, "hosttune: %s: neither mem.total nor kernel.version is given: "
+		                "not the facts of a host\n", o->facts_file);
+		return EXIT_USAGE;
+	}
+	fprintf(stderr, "hosttune: could not collect mem.total or kernel.version from %s/proc: "
+	                "not a host's tree\n", o->root ? o->root : "");
+	return EXIT_COLLECT;
+}
+
 static const char *origin_of(const struct options *o, char *buf, size_t len)
 {
 	if (o->facts_file)
@@ -210,6 +239,9 @@ static int cmd_audit(const struct options *o)
 	if (r)
 		return r;
 	r = load_facts(o, &facts);
+	if (r)
+		goto out;
+	r = check_basic_facts(o, facts);
 	if (r)
 		goto out;
 	r = ht_ruleset_evaluate(rs, facts, &findings, &err);
@@ -339,6 +371,7 @@ int main(int argc, char **argv)
 
 	if (!sets)
 		return EXIT_COLLECT;
+	opterr = 0; /* one line of our own for every usage error */
 	while ((c = getopt_long(argc, argv, "r:F:p:s:f:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
@@ -377,14 +410,30 @@ int main(int argc, char **argv)
 			puts(PACKAGE_STRING);
 			return EXIT_CLEAN;
 		default:
-			return usage_error("invalid option");
+			if (optopt)
+				return usage_error("unknown option '-%c'", optopt);
+			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (o.root && o.facts_file)
 		return usage_error("--root and --facts exclude each other");
+	if (o.root) {
+		struct stat st;
+
+		if (stat(o.root, &st) < 0) {
+			fprintf(stderr, "hosttune: --root %s: %s\n", o.root, strerror(errno));
+			return EXIT_COLLECT;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "hosttune: --root %s: not a directory\n", o.root);
+			return EXIT_COLLECT;
+		}
+	}
 	if (optind >= argc)
 		return usage_error("missing command (audit, facts, explain RULE, rules)");
 	cmd = argv[optind++];
+	if (o.json && (strcmp(cmd, "explain") == 0 || strcmp(cmd, "rules") == 0))
+		return usage_error("--format json: '%s' prints text only", cmd);
 	if (strcmp(cmd, "explain") == 0) {
 		if (optind != argc - 1)
 			return usage_error("explain takes one rule id");
@@ -399,5 +448,10 @@ int main(int argc, char **argv)
 		r = cmd_rules(&o);
 	else
 		return usage_error("unknown command '%s'", cmd);
+	/* A report that did not reach its reader (a full disk, a closed pipe) is a failure. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "hosttune: writing the output: %s\n", strerror(errno ? errno : EIO));
+		return EXIT_COLLECT;
+	}
 	return r;
 }

@@ -26,7 +26,7 @@ int ht_finding_fix(const struct ht_finding *f, char **file, char **line, char **
 	const struct ht_rule *r = f->rule;
 	_cleanup_free_ char *val = NULL, *path = NULL;
 
-	if (!needs_fix(f) || (r->kind != HT_TARGET_SYSCTL && r->kind != HT_TARGET_MODULE &&
+	if (!needs_fix(f) || f->read_only || (r->kind != HT_TARGET_SYSCTL && r->kind != HT_TARGET_MODULE &&
 	                      r->kind != HT_TARGET_CHANNELS))
 		return 0;
 	val = ht_value_display(&f->recommended);
@@ -272,6 +272,8 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 			return ret;
 		if (ret > 0)
 			fprintf(out, "    fix: %s in %s, and live in %s\n", line, file, live);
+		else if (fi->read_only)
+			fprintf(out, "    fix: none from here: this value cannot be written on this host\n");
 	}
 	fprintf(out, "\n%zu critical, %zu warning, %zu info, %zu ok, %zu not applicable\n",
 	        counts[HT_SEV_CRITICAL], counts[HT_SEV_WARNING], counts[HT_SEV_INFO],
@@ -327,6 +329,7 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 		json_object_object_add(o, "severity", jstr(sev_label(fi)));
 		json_object_object_add(o, "applicable", json_object_new_boolean(fi->applicable));
 		json_object_object_add(o, "kept", json_object_new_boolean(fi->kept));
+		json_object_object_add(o, "read_only", json_object_new_boolean(fi->read_only));
 		json_object_object_add(o, "explanation",
 		                       jstr(fi->applicable ? fi->explanation : fi->reason));
 		ret = ht_finding_fix(fi, &file, &line, &live);

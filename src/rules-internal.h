@@ -17,6 +17,7 @@ enum {
 	K_DIRECTION,
 	K_UNIT,
 	K_EACH,
+	K_WRITABLE,
 	K__MAX,
 };
 

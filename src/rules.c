@@ -13,7 +13,7 @@ static const char *const key_names[K__MAX] = {
 	[K_TITLE] = "title",       [K_TARGET] = "target",     [K_WHEN] = "when",
 	[K_CURRENT] = "current",   [K_VALUE] = "value",       [K_SEVERITY] = "severity",
 	[K_EXPLAIN] = "explain",   [K_RATIONALE] = "rationale", [K_DIRECTION] = "direction",
-	[K_UNIT] = "unit",         [K_EACH] = "each",
+	[K_UNIT] = "unit",         [K_EACH] = "each",         [K_WRITABLE] = "writable",
 };
 
 static const char *const severity_names[] = {
@@ -575,6 +575,7 @@ static int finish_key(struct load_ctx *c)
 	case K_CURRENT:
 	case K_VALUE:
 	case K_SEVERITY:
+	case K_WRITABLE:
 		ret = ht_expr_parse(k->text, &k->pos, &k->expr, c->err);
 		if (ret < 0)
 			c->ret = ret;
@@ -611,7 +612,8 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 			p++;
 		return load_fail(c, c->lineno, (unsigned)(p - c->raw) + 1, EINVAL,
 		                 "unknown key '%s' in rule '%s' (expected title, target, when, current, "
-		                 "value, severity, explain, rationale, direction, unit or each)",
+		                 "value, severity, explain, rationale, direction, unit, each or "
+		                 "writable)",
 		                 name, r->id);
 	}
 	if (continuation) {
@@ -619,7 +621,8 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 			return tmpl_parse_line(c, r, value, col);
 		if (k == K_RATIONALE || k == K_TITLE)
 			return append_text(&r->keys[k].text, k == K_TITLE ? " " : "\n", value);
-		if (k == K_WHEN || k == K_CURRENT || k == K_VALUE || k == K_SEVERITY)
+		if (k == K_WHEN || k == K_CURRENT || k == K_VALUE || k == K_SEVERITY ||
+		    k == K_WRITABLE)
 			return append_continuation(&r->keys[k].text, col, value);
 		return load_fail(c, c->lineno, col, EINVAL, "'%s' must fit on one line", name);
 	}

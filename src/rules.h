@@ -131,6 +131,7 @@ struct ht_finding {
 	struct ht_value current;  /* HT_T_NONE when the rule has no current value */
 	struct ht_value recommended; /* HT_T_NONE for advice without a value */
 	bool kept;                /* only-raise: the host already has more; nothing to change */
+	bool read_only;           /* `writable` is false here (e.g. in a container): no fix */
 	char *explanation;        /* rendered template, may hold newlines; never NULL when applicable */
 };
 

@@ -96,3 +96,11 @@ const char *ht_errno_name(int errnum);
 
 /* Inverse of ht_errno_name(): positive errno, or -EINVAL for an unknown name. */
 int ht_errno_from_name(const char *name);
+
+/* Hand a file descriptor out of a cleanup-managed variable: returns it, leaves -1. */
+#define TAKE_FD(fd)                                                                      \
+	({                                                                               \
+		int _tf = (fd);                                                          \
+		(fd) = -1;                                                               \
+		_tf;                                                                     \
+	})

@@ -78,8 +78,17 @@ else not_ok "facts file audits like the root tree" "$(diff "$TMP/from-root.json"
 cp -a "$ROOT" "$TMP/ct"
 chmod 0444 "$TMP/ct/proc/sys/net/netfilter/nf_conntrack_max"
 ht --root "$TMP/ct" --profile garage --format json audit >"$TMP/ct.json"
-expect_contains "container: only the host can change it" "only the host can change it" \
+expect_contains "container: only the host can change it" "only the host can change the conntrack table's size" \
 	"$(jget "$TMP/ct.json" '.findings[] | select(.rule == "conntrack.max") | .explanation')"
+expect_eq "container: nf_conntrack_max has no fix" null \
+	"$(jget "$TMP/ct.json" '.findings[] | select(.rule == "conntrack.max") | .fix')"
+expect_eq "container: flagged read-only" true \
+	"$(jget "$TMP/ct.json" '.findings[] | select(.rule == "conntrack.max") | .read_only')"
+expect_eq "container: hashsize has no fix either" null \
+	"$(jget "$TMP/ct.json" '.findings[] | select(.rule == "conntrack.buckets") | .fix')"
+# TIME_WAIT is per network namespace: a container may set it.
+expect_eq "container: TIME_WAIT still fixable" "net.netfilter.nf_conntrack_tcp_timeout_time_wait = 30" \
+	"$(jget "$TMP/ct.json" '.findings[] | select(.rule == "conntrack.time_wait") | .fix.line')"
 
 # Only raise: an admin's 262144 stays, reported ok.
 cp -a "$ROOT" "$TMP/big"

@@ -7,6 +7,7 @@
 mkdir -p "$TMP/r/profiles"
 cp "$HT_RULES_DIR/profiles/default.profile" "$TMP/r/profiles/"
 FACTS=$FIXTURES/garage-vm/expected.facts
+U=" (hosttune --help lists the usage)"
 
 # bad_rules DESCRIPTION RULES-TEXT EXPECTED-STDERR
 bad_rules() {
@@ -38,13 +39,17 @@ bad_rules "division by zero" '[a]
 target = sysctl net.netfilter.nf_conntrack_max
 value = 1 / (mem.total - mem.total)' '3:11: division by zero'
 # 503316480 x 100000000000 = 5.0e19 > 2^63 - 1 = 9.2e18; the '*' is at column 19.
+# A named value no finding uses is still evaluated: "value = mem.total / " is
+# 20 characters, the '/' at column 19.
+bad_rules "division by zero in an unused value" '[a]
+value = mem.total / (cpu.count - cpu.count)' '2:19: division by zero'
 bad_rules "integer overflow" '[a]
 target = sysctl net.netfilter.nf_conntrack_max
 value = mem.total * 100000000000' "3:19: integer overflow in '*'"
 bad_rules "type error in +" '[a]
 value = "x" + 1' "2:13: type error: '+' needs numbers, got string and number"
 bad_rules "unknown key" '[a]
-valu = 1' "2:1: unknown key 'valu' in rule 'a' (expected title, target, when, current, value, severity, explain, rationale, direction, unit or each)"
+valu = 1' "2:1: unknown key 'valu' in rule 'a' (expected title, target, when, current, value, severity, explain, rationale, direction, unit, each or writable)"
 bad_rules "key before any rule" 'value = 1' "1:1: expected '[rule-id]' before the first key"
 bad_rules "line without =" '[a]
 junk line' "2:1: expected '[section]', 'key = value' or a comment"
@@ -62,7 +67,7 @@ bad_args() {
 	out=$("$HOSTTUNE" "$@" 2>"$TMP/err")
 	rc=$?
 	expect_eq "$d: exit 2" 2 "$rc"
-	expect_eq "$d: message" "$e" "$(head -n 1 "$TMP/err")"
+	expect_eq "$d: one-line message" "$e" "$(cat "$TMP/err")"
 	expect_eq "$d: no report" "" "$out"
 }
 bad_args "--set of an unknown variable" \
@@ -82,14 +87,14 @@ printf '# hosttune facts 1\nmem.total = abc\n' >"$TMP/bad.facts"
 bad_args "bad facts file" \
 	"hosttune: $TMP/bad.facts:2:13: expected a value (number, true/false, \"string\" or vN.N), found 'abc'" \
 	--rules "$TMP/r" --facts "$TMP/bad.facts" audit
-bad_args "unknown command" "hosttune: unknown command 'bogus'" --rules "$TMP/r" bogus
-bad_args "bad format" "hosttune: --format: expected text or json, got 'xml'" --format xml audit
-bad_args "bad --fail-on" "hosttune: --fail-on: expected info, warning or critical, got 'ok'" \
+bad_args "unknown command" "hosttune: unknown command 'bogus' (hosttune --help lists the usage)" --rules "$TMP/r" bogus
+bad_args "bad format" "hosttune: --format: expected text or json, got 'xml' (hosttune --help lists the usage)" --format xml audit
+bad_args "bad --fail-on" "hosttune: --fail-on: expected info, warning or critical, got 'ok' (hosttune --help lists the usage)" \
 	--fail-on ok audit
-bad_args "no command" "hosttune: missing command (audit, facts, explain RULE, rules)"
+bad_args "no command" "hosttune: missing command (audit, facts, explain RULE, rules) (hosttune --help lists the usage)"
 bad_args "unknown rule" "hosttune: no rule 'nosuch' (hosttune rules lists them)" \
 	--rules "$TMP/r" explain nosuch
-bad_args "--root with --facts" "hosttune: --root and --facts exclude each other" \
+bad_args "--root with --facts" "hosttune: --root and --facts exclude each other (hosttune --help lists the usage)" \
 	--root / --facts "$FACTS" audit
 
 # --fail-on: the garage VM has a critical finding; --fail-on critical exits 1.
@@ -128,5 +133,34 @@ EOT
 rc=$?
 case $rc in 0|1) ok "zero-valued facts: audit completes" ;;
 *) not_ok "zero-valued facts: audit completes" "exit $rc: $(cat "$TMP/err")" ;; esac
+
+bad_args "unknown long option" "hosttune: unknown option '--bogus'$U" --bogus audit
+bad_args "unknown short option" "hosttune: unknown option '-z'$U" -z audit
+bad_args "json for rules" "hosttune: --format json: 'rules' prints text only$U" --format json rules
+
+# Nothing to collect: a --root that is missing, a file, or an empty directory -> exit 3.
+# bad_root DESCRIPTION EXPECTED-STDERR ROOT
+bad_root() {
+	out=$("$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$3" audit 2>"$TMP/err")
+	rc=$?
+	expect_eq "$1: exit 3" 3 "$rc"
+	expect_eq "$1: message" "$2" "$(cat "$TMP/err")"
+	expect_eq "$1: no report" "" "$out"
+}
+bad_root "missing --root" "hosttune: --root $TMP/nope: No such file or directory" "$TMP/nope"
+: >"$TMP/afile"
+bad_root "--root is a file" "hosttune: --root $TMP/afile: not a directory" "$TMP/afile"
+mkdir "$TMP/empty"
+bad_root "--root is empty" \
+	"hosttune: could not collect mem.total or kernel.version from $TMP/empty/proc: not a host's tree" \
+	"$TMP/empty"
+
+# Output that cannot be written is a failure, not a silent success.
+if [ -w /dev/full ]; then
+	"$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$FACTS" --format json audit >/dev/full 2>"$TMP/err"
+	expect_eq "JSON to a full disk: exit 3" 3 $?
+	expect_eq "JSON to a full disk: says so" \
+		"hosttune: writing the output: No space left on device" "$(cat "$TMP/err")"
+fi
 
 finish
