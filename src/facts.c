@@ -292,17 +292,25 @@ static bool unit_valid(const char *s)
 	return true;
 }
 
-/* The rest of a line that reads back unchanged: no control bytes, no outer blanks. */
+static bool is_control(char c)
+{
+	return (unsigned char)c < 0x20 || c == 0x7f;
+}
+
+/*
+ * The rest of a line that reads back unchanged: no control bytes, no outer
+ * blanks; UTF-8, as JSON output needs (RFC 8259, section 8.1).
+ */
 static bool source_valid(const char *s)
 {
 	size_t len = strlen(s);
 
 	if (len == 0 || is_blank(s[0]) || is_blank(s[len - 1]))
 		return false;
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+	for (const char *p = s; *p; p++)
+		if (is_control(*p))
 			return false;
-	return true;
+	return !ht_utf8_invalid(s);
 }
 
 static bool value_valid(const struct ht_value *v)
@@ -314,7 +322,7 @@ static bool value_valid(const struct ht_value *v)
 	case HT_T_DEC:
 		return isfinite(v->d);
 	case HT_T_STR:
-		return v->s != NULL;
+		return v->s != NULL && !ht_utf8_invalid(v->s);
 	case HT_T_VER:
 		return v->v.n >= 1 && v->v.n <= 4;
 	case HT_T_NONE:
@@ -470,17 +478,23 @@ static void describe_token(const char *p, const char *end, char *buf, size_t siz
 		return;
 	}
 	buf[n++] = '\'';
-	for (; *p && (!is_blank(*p) || (end && p < end)); p++, shown++) {
+	while (*p && (!is_blank(*p) || (end && p < end))) {
 		unsigned char c = (unsigned char)*p;
+		int u = c >= 0x80 ? ht_utf8_len(p) : 1;
 
-		if (shown == 40) {
+		if (shown++ == 40) {
 			n += (size_t)snprintf(buf + n, size - n, "...");
 			break;
 		}
-		if (c < 0x20 || c == 0x7f)
+		/* The message is text too: control bytes and stray non-UTF-8 bytes as \xHH. */
+		if (is_control(*p) || u == 0) {
 			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c);
-		else
-			buf[n++] = (char)c;
+			p++;
+		} else {
+			memcpy(buf + n, p, (size_t)u);
+			n += (size_t)u;
+			p += u;
+		}
 	}
 	snprintf(buf + n, size - n, "'");
 }
@@ -536,7 +550,29 @@ struct read_state {
 	struct ht_facts *tmp;
 	struct seen *seen;
 	size_t nseen, capseen;
+	bool header; /* "# hosttune facts 1" was read */
 };
+
+/*
+ * The first line that is not blank: exactly FACTS_HEADER, so that a file of
+ * another kind (or /dev/null) is not taken for an empty facts file.
+ */
+static int read_header(struct read_state *st, const struct line_ctx *lc, const char *p)
+{
+	static const char prefix[] = "# hosttune facts ";
+
+	if (strcmp(p, FACTS_HEADER) == 0) {
+		st->header = true;
+		return 0;
+	}
+	if (strncmp(p, prefix, strlen(prefix)) == 0) {
+		const char *v = skip_blanks(p + strlen(prefix));
+
+		if (!word_at(v, "1"))
+			return expected(lc, v, NULL, "facts format version 1");
+	}
+	return expected(lc, p, p + strlen(p), "'" FACTS_HEADER "'");
+}
 
 static int remember(struct read_state *st, const char *name, size_t lineno)
 {
@@ -568,8 +604,37 @@ static const char *range_what(const char *p)
 		return "version parts up to 4294967295";
 	for (const char *q = p; *q && !is_blank(*q); q++)
 		if (*q == '.' || *q == 'e' || *q == 'E')
-			return "a finite decimal";
+			/*
+			 * Overflow, or underflow to 0 below DBL_TRUE_MIN (<float.h>,
+			 * 4.9e-324): ht_value_parse() refuses both.
+			 */
+			return isfinite(strtod(p, NULL)) ? "a decimal of 0 or at least 4.9e-324 in magnitude"
+			                                 : "a finite decimal";
 	return "an integer from -9223372036854775808 to 9223372036854775807";
+}
+
+/*
+ * Units of counts and sizes that no kernel value goes below 0 in; a known
+ * fact with one of them must not be negative.
+ */
+static bool unit_nonnegative(const char *unit)
+{
+	static const char *const units[] = {
+		"bytes", "entries", "buckets", "seconds", "CPUs",
+		"packets", "lookups", "queues", "Mb/s", "MB/s",
+	};
+
+	if (!unit)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+		if (strcmp(unit, units[i]) == 0)
+			return true;
+	return false;
+}
+
+static bool value_negative(const struct ht_value *v)
+{
+	return (v->type == HT_T_INT && v->i < 0) || (v->type == HT_T_DEC && v->d < 0);
 }
 
 /* Parses VALUE or "unavailable ERRNO" at *pp into @fact. */
@@ -623,6 +688,17 @@ static int read_value(const struct line_ctx *lc, const char *name, const char **
 		ht_value_clear(&fact->value);
 		return r;
 	}
+	if (def && unit_nonnegative(def->unit) && value_negative(&fact->value)) {
+		r = ht_error_set(lc->err, EINVAL, "%s:%zu:%zu: %s must not be negative, found %.*s",
+		                 lc->filename, lc->lineno, col_of(lc, p), name, (int)(end - p), p);
+		ht_value_clear(&fact->value);
+		return r;
+	}
+	/* A "\xHH" escape can make any byte; JSON output needs UTF-8 (RFC 8259, 8.1). */
+	if (fact->value.type == HT_T_STR && ht_utf8_invalid(fact->value.s)) {
+		ht_value_clear(&fact->value);
+		return expected(lc, p, end, "a string of UTF-8 text");
+	}
 	*pp = end;
 	return 0;
 }
@@ -650,6 +726,16 @@ static int read_unit_source(const struct line_ctx *lc, const char *p, struct ht_
 	p = skip_blanks(p + strlen("from"));
 	if (!*p)
 		return expected(lc, p, NULL, "a source after 'from'");
+	/* What ht_facts_set() accepts, so that JSON output is UTF-8 text. */
+	for (const char *q = p; *q; q++)
+		if (is_control(*q))
+			return expected(lc, q, NULL, "a source without control characters");
+	{
+		const char *bad = ht_utf8_invalid(p);
+
+		if (bad)
+			return expected(lc, bad, NULL, "a source of UTF-8 text");
+	}
 	/* The line has no trailing blanks left: the source is the rest of it. */
 	fact->source = strdup(p);
 	return fact->source ? 0 : -ENOMEM;
@@ -665,6 +751,8 @@ static int read_line(struct read_state *st, const struct line_ctx *lc)
 
 	if (!*p)
 		return 0;
+	if (!st->header)
+		return read_header(st, lc, p);
 	if (*p == '#')
 		return read_comment(lc, p);
 
@@ -678,6 +766,16 @@ static int read_line(struct read_state *st, const struct line_ctx *lc)
 	fact.name = strndup(name_start, (size_t)(p - name_start));
 	if (!fact.name)
 		return -ENOMEM;
+	/*
+	 * A misspelt name would only make the rules see the fact as missing.
+	 * Module parameters differ between kernels, so module.* stays open.
+	 */
+	if (!ht_fact_def_find(fact.name) &&
+	    !(strncmp(fact.name, "module.", 7) == 0 && fact.name[7])) {
+		r = ht_error_set(lc->err, EINVAL, "%s:%zu:%zu: unknown fact '%s'", lc->filename,
+		                 lc->lineno, col_of(lc, name_start), fact.name);
+		goto out;
+	}
 	if (ht_facts_get(st->tmp, fact.name)) {
 		first = first_line_of(st, fact.name);
 		r = ht_error_set(lc->err, EINVAL, "%s:%zu:%zu: duplicate fact '%s' (first on line %zu)",
@@ -748,6 +846,12 @@ int ht_facts_read(struct ht_facts *f, FILE *in, const char *filename, struct ht_
 	}
 	if (!feof(in)) { /* getline() failed without a stream error: out of memory */
 		r = -ENOMEM;
+		goto out;
+	}
+	if (!st.header) {
+		/* Where the header should have been: the line after the last (blank) one. */
+		r = ht_error_set(err, EINVAL, "%s:%zu:1: expected '" FACTS_HEADER "', found end of file",
+		                 lc.filename, lc.lineno + 1);
 		goto out;
 	}
 

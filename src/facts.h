@@ -63,9 +63,10 @@ void ht_facts_free(struct ht_facts *f);
  *
  * Only what the facts file can hold and read back unchanged is accepted:
  * @name is [A-Za-z_][A-Za-z0-9_.-]*; @v a value (not HT_T_NONE; a finite
- * decimal; a version of 1 to 4 parts); @unit one word of [A-Za-z0-9/%_]
- * other than "from"; @source non-empty, without control characters and
- * without leading or trailing blanks.
+ * decimal; a version of 1 to 4 parts; a string of valid UTF-8); @unit one
+ * word of [A-Za-z0-9/%_] other than "from"; @source non-empty, valid UTF-8,
+ * without control characters and without leading or trailing blanks. So
+ * the JSON output is always UTF-8 text.
  * Returns 0, -EINVAL for any of those, or -ENOMEM.
  */
 int ht_facts_set(struct ht_facts *f, const char *name, const struct ht_value *v, const char *unit,
@@ -127,18 +128,26 @@ int ht_facts_write(const struct ht_facts *f, FILE *out);
 
 /*
  * ht_facts_read - parse a facts file into @f (facts it names replace
- * existing ones; nothing is added unless the whole file parses). Blank lines
- * and lines starting with '#' are skipped, except that a "# hosttune facts N"
- * header must say version 1. Unknown fact names are kept (a newer hosttune
- * may have written them); a known one (ht_fact_def_find()) must have its
- * type, any number for HT_T_INT.
+ * existing ones; nothing is added unless the whole file parses). The first
+ * line that is not blank must be the header "# hosttune facts 1" (an empty
+ * file is not a facts file). After it, blank lines and lines starting with
+ * '#' are skipped, except that another "# hosttune facts N" must say version
+ * 1. A fact name must be one hosttune knows (ht_fact_def_find()), or a
+ * module parameter module.MODULE.PARAM (those vary between kernels); a known
+ * fact must have its type, any number for HT_T_INT, and one whose unit is a
+ * count or size (bytes, entries, buckets, seconds, CPUs, packets, lookups,
+ * queues, Mb/s, MB/s) must not be negative. Sources and strings are checked
+ * as ht_facts_set() checks them (UTF-8, no control characters in a source).
  * @filename: used in messages only (NULL: "-").
  *
  * Returns 0; -EINVAL with err "FILE:LINE:COL: expected ..., found ..." on a
- * malformed line (COL is the 1-based byte column of the offending token),
- * "FILE:LINE:COL: duplicate fact 'NAME' (first on line N)", or
+ * malformed line (COL is the 1-based byte column of the offending token) or
+ * a missing header ("FILE:1:1: expected '# hosttune facts 1', found end of
+ * file" for an empty file), "FILE:LINE:COL: unknown fact 'NAME'",
+ * "FILE:LINE:COL: duplicate fact 'NAME' (first on line N)",
  * "FILE:LINE:COL: NAME must be a number, found string" for a known fact of
- * another type; -ENOMEM; -EIO on a read error.
+ * another type, or "FILE:LINE:COL: NAME must not be negative, found -1";
+ * -ENOMEM; -EIO on a read error.
  */
 int ht_facts_read(struct ht_facts *f, FILE *in, const char *filename, struct ht_error *err);
 

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "facts.h"
+#include "persist.h"
 #include "report.h"
 #include "rules.h"
 #include "util.h"
@@ -35,6 +36,11 @@ struct options {
 	size_t nsets;
 	bool json;
 	bool no_measure;
+	bool dry_run;
+	bool force;
+	unsigned plan_flags;
+	const char *only;
+	const char *state;
 	enum ht_severity fail_on;
 };
 
@@ -49,6 +55,10 @@ static void help(FILE *out)
 	        "  facts          print the facts of this host (the --facts file format)\n"
 	        "  explain RULE   print a rule's rationale and its formula\n"
 	        "  rules          list the rules with their targets\n"
+	        "  plan           what apply would change: a unified diff of the files and\n"
+	        "                 a table of live values (same as apply --dry-run)\n"
+	        "  apply          write the files and live values, with rollback on failure\n"
+	        "  revert         undo what apply did (from its state file)\n"
 	        "\n"
 	        "Options:\n"
 	        "  -r, --root DIR        read /proc, /sys and /etc below DIR\n"
@@ -60,11 +70,21 @@ static void help(FILE *out)
 	        "      --fail-on LEVEL   exit 1 when a finding is at or above LEVEL:\n"
 	        "                        info, warning (default) or critical\n"
 	        "      --no-measure      skip the AES-GCM / ChaCha20 throughput measurement\n"
+	        "  -n, --dry-run         apply: only show the plan\n"
+	        "      --persist-only    apply: files only, no live values\n"
+	        "      --live-only       apply: live values only, no files\n"
+	        "      --only RULE,...   apply: these rules' settings only\n"
+	        "      --force           apply: take over files hosttune did not write\n"
+	        "                        (a copy is kept as FILE.hosttune-orig)\n"
+	        "      --state FILE      apply/revert: state file (default ROOT"
+	        HT_STATE_FILE ")\n"
 	        "  -h, --help            this help\n"
 	        "  -V, --version         print the version\n"
 	        "\n"
-	        "Exit status: 0 no finding at or above --fail-on; 1 findings at or above it;\n"
-	        "2 usage, rules or facts input error; 3 could not collect.\n"
+	        "Exit status: 0 no finding at or above --fail-on, or apply/revert succeeded;\n"
+	        "1 findings at or above it; 2 usage, rules or facts input error, or a file\n"
+	        "hosttune did not write is in the way; 3 could not collect, apply or revert\n"
+	        "(an apply is rolled back).\n"
 	        "See hosttune(8) and hosttune.rules(5).\n");
 }
 
@@ -268,6 +288,98 @@ out:
 }
 
 /* Multi-line formulas print on one line: runs of white space become one space. */
+/*
+ * plan and apply: the audit's findings turned into files and live values.
+ * A facts file has no host to apply to, so only plan accepts one.
+ */
+static int cmd_apply(const struct options *o)
+{
+	struct ht_facts *facts = NULL;
+	struct ht_ruleset *rs = NULL;
+	struct ht_findings findings = { 0 };
+	struct ht_plan plan = { 0 };
+	struct ht_error err = { "" };
+	int r;
+
+	if (o->facts_file && !o->dry_run)
+		return usage_error("apply needs a host (live or --root), not --facts");
+	r = load_rules(o, &rs);
+	if (r)
+		return r;
+	r = load_facts(o, &facts);
+	if (r == 0)
+		r = check_basic_facts(o, facts);
+	if (r)
+		goto out;
+	if (ht_ruleset_evaluate(rs, facts, &findings, &err) < 0) {
+		fprintf(stderr, "hosttune: %s\n", err.msg);
+		r = EXIT_USAGE;
+		goto out;
+	}
+	r = ht_plan_build(&findings, facts, o->root, ht_ruleset_profile(rs), o->only,
+	                  o->plan_flags, &plan, &err);
+	if (r < 0) {
+		fprintf(stderr, "hosttune: %s\n", err.msg[0] ? err.msg : strerror(-r));
+		r = r == -EINVAL ? EXIT_USAGE : EXIT_COLLECT;
+		goto out;
+	}
+	if (o->dry_run) {
+		r = o->json ? print_json(ht_plan_to_json(&plan, false)) :
+		    (ht_plan_print(&plan, stdout) < 0 ? EXIT_COLLECT : 0);
+		goto out;
+	}
+	r = ht_plan_apply(&plan, o->root, o->state, o->force, &err);
+	if (r < 0) {
+		fprintf(stderr, "hosttune: apply failed%s: %s\n",
+		        r == -EEXIST ? "" : ", every change rolled back", err.msg[0] ? err.msg :
+		        strerror(-r));
+		r = r == -EEXIST ? EXIT_USAGE : EXIT_COLLECT;
+		goto out;
+	}
+	if (o->json)
+		r = print_json(ht_plan_to_json(&plan, true));
+	else if (ht_plan_empty(&plan))
+		printf("No changes: the files and live values already match the plan.\n");
+	else {
+		for (size_t i = 0; i < plan.nfiles; i++) {
+			const struct ht_plan_file *f = &plan.files[i];
+
+			if (f->old && f->new && strcmp(f->old, f->new) == 0)
+				continue;
+			printf("%s %s\n", !f->old ? "created" : !f->new ? "removed" : "updated", f->path);
+		}
+		for (size_t i = 0; i < plan.nlive; i++) {
+			const struct ht_plan_live *l = &plan.live[i];
+
+			if (l->note)
+				printf("skipped %s: %s\n", l->key, l->note);
+			else
+				printf("set %s from %s to %s\n", l->key, l->old ? l->old : "-", l->new);
+		}
+	}
+out:
+	ht_plan_free(&plan);
+	ht_findings_free(&findings);
+	ht_facts_free(facts);
+	ht_ruleset_free(rs);
+	return r;
+}
+
+static int cmd_revert(const struct options *o)
+{
+	struct ht_error err = { "" };
+	int r;
+
+	if (o->facts_file)
+		return usage_error("revert needs a host (live or --root), not --facts");
+	r = ht_revert(o->root, o->state, stdout, &err);
+	if (r < 0) {
+		fprintf(stderr, "hosttune: revert: %s\n", err.msg[0] ? err.msg : strerror(-r));
+		return r == -ENOENT ? EXIT_USAGE : EXIT_COLLECT;
+	}
+	return 0;
+}
+
 static void print_key(const struct ht_rule *rule, const char *key, const char *label)
 {
 	const char *t = ht_rule_key_text(rule, key);
@@ -360,6 +472,12 @@ int main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "fail-on", required_argument, NULL, 'x' },
 		{ "no-measure", no_argument, NULL, 'M' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "persist-only", no_argument, NULL, 'P' },
+		{ "live-only", no_argument, NULL, 'L' },
+		{ "only", required_argument, NULL, 'O' },
+		{ "force", no_argument, NULL, 'X' },
+		{ "state", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
@@ -372,7 +490,7 @@ int main(int argc, char **argv)
 	if (!sets)
 		return EXIT_COLLECT;
 	opterr = 0; /* one line of our own for every usage error */
-	while ((c = getopt_long(argc, argv, "r:F:p:s:f:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:F:p:s:f:nhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			o.root = optarg;
@@ -403,6 +521,24 @@ int main(int argc, char **argv)
 		case 'M':
 			o.no_measure = true;
 			break;
+		case 'n':
+			o.dry_run = true;
+			break;
+		case 'P':
+			o.plan_flags |= HT_PLAN_PERSIST;
+			break;
+		case 'L':
+			o.plan_flags |= HT_PLAN_LIVE;
+			break;
+		case 'O':
+			o.only = optarg;
+			break;
+		case 'X':
+			o.force = true;
+			break;
+		case 'S':
+			o.state = optarg;
+			break;
 		case 'h':
 			help(stdout);
 			return EXIT_CLEAN;
@@ -417,6 +553,10 @@ int main(int argc, char **argv)
 	}
 	if (o.root && o.facts_file)
 		return usage_error("--root and --facts exclude each other");
+	if (o.plan_flags == (HT_PLAN_PERSIST | HT_PLAN_LIVE))
+		return usage_error("--persist-only and --live-only exclude each other");
+	if (!o.plan_flags)
+		o.plan_flags = HT_PLAN_PERSIST | HT_PLAN_LIVE;
 	if (o.root) {
 		struct stat st;
 
@@ -446,6 +586,13 @@ int main(int argc, char **argv)
 		r = cmd_facts(&o);
 	else if (strcmp(cmd, "rules") == 0)
 		r = cmd_rules(&o);
+	else if (strcmp(cmd, "plan") == 0) {
+		o.dry_run = true;
+		r = cmd_apply(&o);
+	} else if (strcmp(cmd, "apply") == 0)
+		r = cmd_apply(&o);
+	else if (strcmp(cmd, "revert") == 0)
+		r = cmd_revert(&o);
 	else
 		return usage_error("unknown command '%s'", cmd);
 	/* A report that did not reach its reader (a full disk, a closed pipe) is a failure. */

@@ -42,12 +42,22 @@ int ht_read_file(const char *root, const char *path, char **out)
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_close_ int fd = -1;
 	size_t len = 0, cap = 0;
+	struct stat st;
 
 	if (!full)
 		return -ENOMEM;
-	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/*
+	 * O_NONBLOCK: a FIFO planted in a --root tree must not block the open;
+	 * procfs and sysfs attributes are regular files, so anything else is
+	 * refused before it is read.
+	 */
+	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
 	for (;;) {
 		ssize_t r;
 
@@ -79,6 +89,9 @@ int ht_read_file(const char *root, const char *path, char **out)
 		if (!buf)
 			return -ENOMEM;
 	}
+	/* Text the kernel writes has no NUL; "4096\0garbage" must not read as "4096". */
+	if (memchr(buf, '\0', len))
+		return -EINVAL;
 	while (len > 0 && buf[len - 1] == '\n')
 		len--;
 	buf[len] = '\0';
@@ -124,4 +137,51 @@ int ht_errno_from_name(const char *name)
 			return e;
 	}
 	return -EINVAL;
+}
+
+int ht_utf8_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned char c = p[0], lo = 0x80, hi = 0xbf;
+	int more;
+
+	/* The well-formed byte sequences of RFC 3629, section 4 (Unicode Table 3-7). */
+	if (c < 0x80)
+		return c ? 1 : 0;
+	if (c >= 0xc2 && c <= 0xdf) {
+		more = 1;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		more = 2;
+		if (c == 0xe0)
+			lo = 0xa0; /* overlong below U+0800 */
+		else if (c == 0xed)
+			hi = 0x9f; /* UTF-16 surrogates U+D800..U+DFFF */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		more = 3;
+		if (c == 0xf0)
+			lo = 0x90; /* overlong below U+10000 */
+		else if (c == 0xf4)
+			hi = 0x8f; /* above U+10FFFF */
+	} else {
+		return 0; /* a continuation byte, C0/C1 (overlong ASCII) or F5..FF */
+	}
+	for (int i = 1; i <= more; i++) {
+		if (p[i] < lo || p[i] > hi)
+			return 0;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return more + 1;
+}
+
+const char *ht_utf8_invalid(const char *s)
+{
+	while (*s) {
+		int n = ht_utf8_len(s);
+
+		if (n == 0)
+			return s;
+		s += n;
+	}
+	return NULL;
 }

@@ -81,6 +81,9 @@ char *ht_root_path(const char *root, const char *path);
  *
  * Returns 0, or a negative errno from open(2)/read(2) (-ENOENT when the file
  * or a directory on its path is absent, -EACCES, ...), -EFBIG above 1 MiB.
+ * Also -EINVAL when the path is not a regular file (a FIFO, device or
+ * directory; it is opened with O_NONBLOCK so a FIFO cannot block) or the
+ * content holds a NUL byte.
  */
 int ht_read_file(const char *root, const char *path, char **out);
 
@@ -104,3 +107,17 @@ int ht_errno_from_name(const char *name);
 		(fd) = -1;                                                               \
 		_tf;                                                                     \
 	})
+
+/*
+ * ht_utf8_len - the length (1 to 4) of the well-formed UTF-8 sequence at @s
+ * (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF), or
+ * 0 when @s starts with its NUL or with a byte that begins none.
+ */
+int ht_utf8_len(const char *s);
+
+/*
+ * ht_utf8_invalid - the first byte of the NUL-terminated @s that does not
+ * start a well-formed UTF-8 sequence (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or NULL when all of @s is UTF-8.
+ */
+const char *ht_utf8_invalid(const char *s);

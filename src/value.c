@@ -340,11 +340,17 @@ static int parse_number(const char *s, struct ht_value *out, const char **end)
 
 	if (dec) {
 		char *e;
-		double d = strtod(s, &e);
+		double d;
 
+		errno = 0;
+		d = strtod(s, &e);
 		if (e != p)
 			return -EINVAL;
-		if (!isfinite(d))
+		/*
+		 * ERANGE with 0 is an underflow (1e-999): the text would not read
+		 * back as what it says. A subnormal result keeps its value.
+		 */
+		if (!isfinite(d) || (errno == ERANGE && d == 0))
 			return -ERANGE;
 		*out = ht_dec(d);
 	} else {

@@ -23,7 +23,8 @@ int main(int argc, char **argv)
 	const char *name;
 	int r;
 
-	if (argc != 4 || ht_parse_int64(argv[3], &count) < 0 || count < 0 || count > UINT32_MAX) {
+	if (argc != 4 || ht_parse_int64(argv[3], &count) < 0 || count < 0 ||
+	    count > UINT32_MAX) {
 		fprintf(stderr, "usage: set-channels IFNAME combined|rx|tx COUNT (0..%" PRIu32 ")\n",
 		        UINT32_MAX);
 		return 2;

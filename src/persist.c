@@ -1,0 +1,1051 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <json-c/json.h>
+
+#include "diff.h"
+#include "ethtool-set.h"
+#include "fsutil.h"
+#include "persist.h"
+#include "rules-internal.h"
+#include "templates.h"
+
+#define SYSCTL_PATH "/etc/sysctl.d/90-hosttune.conf"
+#define MODPROBE_PATH "/etc/modprobe.d/hosttune.conf"
+#define MODULES_LOAD_PATH "/etc/modules-load.d/hosttune.conf"
+#define LINK_DIR "/etc/systemd/network"
+#define LINK_PREFIX "90-hosttune-"
+#define BACKUP_SUFFIX ".hosttune-orig"
+
+/* One setting a finding asks for. */
+struct setting {
+	const struct ht_finding *f;
+	const char *key;  /* finding target, per interface: nic.IF.channels.KIND */
+	char *value;      /* recommended value as text */
+	char *current;    /* current value as text, NULL when unavailable */
+	char *full_key;   /* owned storage behind key when built */
+};
+
+static bool has_header(const char *content)
+{
+	return content && strncmp(content, HT_FILE_HEADER, strlen(HT_FILE_HEADER)) == 0;
+}
+
+/* Appends printf output to a growing string; 0 or -ENOMEM. */
+static int sbuf_add(char **s, const char *fmt, ...) _printf_(2, 3);
+
+static int sbuf_add(char **s, const char *fmt, ...)
+{
+	_cleanup_free_ char *piece = NULL;
+	char *n;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&piece, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		piece = NULL;
+		return -ENOMEM;
+	}
+	if (asprintf(&n, "%s%s", *s ? *s : "", piece) < 0)
+		return -ENOMEM;
+	free(*s);
+	*s = n;
+	return 0;
+}
+
+/* Fills @tmpl's @PROFILE@, @IFNAME@ and @SETTINGS@ (a block without a final newline). */
+static char *render(const char *tmpl, const char *profile, const char *ifname,
+                    const char *settings)
+{
+	char *out = NULL;
+	const char *p = tmpl;
+
+	while (*p) {
+		const char *at = strchr(p, '@');
+		const char *sub = NULL;
+		size_t skip = 0;
+
+		if (!at) {
+			if (sbuf_add(&out, "%s", p) < 0)
+				goto oom;
+			break;
+		}
+		if (strncmp(at, "@PROFILE@", 9) == 0)
+			sub = profile, skip = 9;
+		else if (strncmp(at, "@IFNAME@", 8) == 0)
+			sub = ifname, skip = 8;
+		else if (strncmp(at, "@SETTINGS@", 10) == 0)
+			sub = settings, skip = 10;
+		if (sbuf_add(&out, "%.*s%s", (int)(at - p), p, sub ? sub : (skip ? "" : "@")) < 0)
+			goto oom;
+		p = at + (skip ? skip : 1);
+	}
+	return out;
+oom:
+	free(out);
+	return NULL;
+}
+
+static bool in_only(const char *only, const char *id)
+{
+	size_t n = strlen(id);
+
+	if (!only)
+		return true;
+	for (const char *p = only; *p;) {
+		size_t len = strcspn(p, ",");
+
+		if (len == n && strncmp(p, id, n) == 0)
+			return true;
+		p += len;
+		if (*p)
+			p++;
+	}
+	return false;
+}
+
+static int check_only(const struct ht_findings *fs, const char *only, struct ht_error *err)
+{
+	for (const char *p = only; p && *p;) {
+		size_t len = strcspn(p, ",");
+		bool found = false;
+
+		for (size_t i = 0; i < fs->n && !found; i++) {
+			const char *id = ht_rule_id(fs->items[i].rule);
+
+			found = strlen(id) == len && strncmp(id, p, len) == 0;
+		}
+		if (!found)
+			return ht_error_set(err, EINVAL, "--only: no rule '%.*s' with a finding on this "
+			                    "host", (int)len, p);
+		p += len;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
+
+static const char *fact_string(const struct ht_facts *facts, const char *name)
+{
+	const struct ht_fact *f = ht_facts_get(facts, name);
+
+	return f && f->value.type == HT_T_STR ? f->value.s : NULL;
+}
+
+/* The file this setting persists in, and the line it takes there. */
+static const char *setting_path(const struct ht_finding *f)
+{
+	switch (f->rule->kind) {
+	case HT_TARGET_SYSCTL:
+		return SYSCTL_PATH;
+	case HT_TARGET_MODULE:
+		return MODPROBE_PATH;
+	default:
+		return NULL;
+	}
+}
+
+/* Whether @content (hosttune's own file) already sets @s: then it stays. */
+static bool file_sets(const char *content, const struct setting *s)
+{
+	const struct ht_rule *r = s->f->rule;
+	_cleanup_free_ char *needle = NULL;
+
+	if (!content)
+		return false;
+	if (r->kind == HT_TARGET_SYSCTL) {
+		if (asprintf(&needle, "\n%s =", r->target) < 0)
+			return false;
+	} else if (r->kind == HT_TARGET_MODULE) {
+		const char *mod = r->target + strlen("module.");
+		const char *dot = strchr(mod, '.');
+
+		if (asprintf(&needle, "\noptions %.*s %s=", (int)(dot - mod), mod, dot + 1) < 0)
+			return false;
+	} else {
+		const char *kind = r->target + strlen("nic.channels.");
+
+		if (asprintf(&needle, "\n%s=", strcmp(kind, "combined") == 0 ? "CombinedChannels" :
+		             strcmp(kind, "rx") == 0 ? "RxChannels" : "TxChannels") < 0)
+			return false;
+	}
+	return strstr(content, needle) != NULL;
+}
+
+static char *root_join(const char *root, const char *path)
+{
+	return ht_root_path(root, path);
+}
+
+static int read_disk(const char *root, const char *path, char **out, struct ht_error *err)
+{
+	_cleanup_free_ char *full = root_join(root, path);
+	int r;
+
+	if (!full)
+		return -ENOMEM;
+	r = ht_file_read(full, out, NULL);
+	if (r < 0)
+		return ht_error_set(err, -r, "%s: %s%s", full, strerror(-r),
+		                    r == -ELOOP ? " (hosttune does not write through symlinks)" : "");
+	return 0;
+}
+
+static struct ht_plan_file *plan_add_file(struct ht_plan *p)
+{
+	struct ht_plan_file *n = realloc(p->files, (p->nfiles + 1) * sizeof(*n));
+
+	if (!n)
+		return NULL;
+	p->files = n;
+	memset(&n[p->nfiles], 0, sizeof(*n));
+	return &n[p->nfiles++];
+}
+
+static struct ht_plan_live *plan_add_live(struct ht_plan *p)
+{
+	struct ht_plan_live *n = realloc(p->live, (p->nlive + 1) * sizeof(*n));
+
+	if (!n)
+		return NULL;
+	p->live = n;
+	memset(&n[p->nlive], 0, sizeof(*n));
+	return &n[p->nlive++];
+}
+
+/*
+ * Adds @path to the plan with @new_content (NULL: hosttune's file is no longer
+ * wanted). A file that is not hosttune's and would only be removed is left
+ * out: hosttune never deletes what it did not write.
+ */
+static int plan_file(struct ht_plan *p, const char *root, const char *path, char *new_content,
+                     struct ht_error *err)
+{
+	_cleanup_free_ char *old = NULL;
+	struct ht_plan_file *f;
+	int r;
+
+	r = read_disk(root, path, &old, err);
+	if (r < 0) {
+		free(new_content);
+		return r;
+	}
+	if (!new_content && (!old || !has_header(old)))
+		return 0;
+	f = plan_add_file(p);
+	if (!f) {
+		free(new_content);
+		return -ENOMEM;
+	}
+	f->path = strdup(path);
+	f->new = new_content;
+	f->foreign = old && !has_header(old);
+	f->old = TAKE_PTR(old);
+	return f->path ? 0 : -ENOMEM;
+}
+
+static int cmp_setting(const void *a, const void *b)
+{
+	const struct setting *x = a, *y = b;
+
+	return strcmp(x->key, y->key);
+}
+
+static void settings_free(struct setting *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(s[i].value);
+		free(s[i].current);
+		free(s[i].full_key);
+	}
+	free(s);
+}
+
+/* The settings of one file, as the block that replaces @SETTINGS@. */
+static int settings_block(const struct setting *s, size_t n, char **out)
+{
+	char *block = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ht_rule *r = s[i].f->rule;
+		const char *title = ht_rule_title(r);
+		int ret;
+
+		ret = sbuf_add(&block, "%s# %s%s%s\n", i ? "\n\n" : "", r->id, title ? ": " : "",
+		               title ? title : "");
+		if (ret < 0)
+			goto oom;
+		if (r->kind == HT_TARGET_SYSCTL)
+			ret = sbuf_add(&block, "%s = %s", r->target, s[i].value);
+		else if (r->kind == HT_TARGET_MODULE) {
+			const char *mod = r->target + strlen("module.");
+			const char *dot = strchr(mod, '.');
+
+			ret = sbuf_add(&block, "options %.*s %s=%s", (int)(dot - mod), mod, dot + 1,
+			               s[i].value);
+		} else {
+			const char *kind = r->target + strlen("nic.channels.");
+
+			ret = sbuf_add(&block, "%s=%s",
+			               strcmp(kind, "combined") == 0 ? "CombinedChannels" :
+			               strcmp(kind, "rx") == 0 ? "RxChannels" : "TxChannels",
+			               s[i].value);
+		}
+		if (ret < 0)
+			goto oom;
+	}
+	*out = block;
+	return 0;
+oom:
+	free(block);
+	return -ENOMEM;
+}
+
+/* The file for the settings @s[0..n) (all for @path), or NULL content when n is 0. */
+static int plan_settings_file(struct ht_plan *p, const char *root, const char *path,
+                              const char *tmpl, const char *ifname, const struct setting *s,
+                              size_t n, struct ht_error *err)
+{
+	_cleanup_free_ char *block = NULL;
+	char *content = NULL;
+	int r;
+
+	if (n > 0) {
+		r = settings_block(s, n, &block);
+		if (r < 0)
+			return r;
+		content = render(tmpl, p->profile, ifname, block);
+		if (!content)
+			return -ENOMEM;
+	}
+	return plan_file(p, root, path, content, err);
+}
+
+static int live_for(struct ht_plan *p, const struct setting *s, const char *root, bool live_root)
+{
+	const struct ht_rule *r = s->f->rule;
+	struct ht_plan_live *l;
+
+	if (s->current && strcmp(s->current, s->value) == 0)
+		return 0;
+	l = plan_add_live(p);
+	if (!l)
+		return -ENOMEM;
+	l->key = strdup(s->key);
+	l->new = strdup(s->value);
+	l->old = s->current ? strdup(s->current) : NULL;
+	if (!l->key || !l->new || (s->current && !l->old))
+		return -ENOMEM;
+	if (r->kind == HT_TARGET_CHANNELS) {
+		l->kind = HT_LIVE_CHANNELS;
+		l->ifname = strdup(s->f->instance);
+		l->channel = strdup(r->target + strlen("nic.channels."));
+		if (!l->ifname || !l->channel)
+			return -ENOMEM;
+		if (!live_root)
+			l->note = strdup("not changed under --root: channels are set over netlink");
+	} else {
+		_cleanup_free_ char *path = NULL;
+
+		l->kind = HT_LIVE_PATH;
+		if (r->kind == HT_TARGET_SYSCTL) {
+			path = strdup(r->target);
+			if (!path)
+				return -ENOMEM;
+			for (char *c = path; *c; c++)
+				if (*c == '.')
+					*c = '/';
+			if (asprintf(&l->path, "/proc/sys/%s", path) < 0)
+				l->path = NULL;
+		} else {
+			const char *mod = r->target + strlen("module.");
+			const char *dot = strchr(mod, '.');
+
+			if (asprintf(&l->path, "/sys/module/%.*s/parameters/%s", (int)(dot - mod), mod,
+			             dot + 1) < 0)
+				l->path = NULL;
+		}
+		if (!l->path)
+			return -ENOMEM;
+	}
+	if (!s->current && !l->note)
+		l->note = strdup("does not exist now (module not loaded): applies at the next boot");
+	(void)root;
+	return 0;
+}
+
+/* Existing 90-hosttune-IF.link files, so that one no longer wanted is removed. */
+static int old_link_files(const char *root, char ***names, size_t *n)
+{
+	_cleanup_free_ char *dir = root_join(root, LINK_DIR);
+
+	if (!dir)
+		return -ENOMEM;
+	return rules_list_dir(dir, ".link", names, n);
+}
+
+int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *facts,
+                  const char *root, const char *profile, const char *only, unsigned flags,
+                  struct ht_plan *out, struct ht_error *err)
+{
+	struct ht_plan p = { 0 };
+	struct setting *s = NULL;
+	size_t ns = 0, nsys = 0, nmod = 0;
+	_cleanup_free_ char *old_sysctl = NULL, *old_modprobe = NULL;
+	char **links = NULL;
+	size_t nlinks = 0;
+	bool need_module = false;
+	bool live_root = !root || !*root || strspn(root, "/") == strlen(root);
+	const char *state = fact_string(facts, "conntrack.module");
+	int r;
+
+	err->msg[0] = '\0';
+	r = check_only(findings, only, err);
+	if (r < 0)
+		return r;
+	p.profile = strdup(profile ? profile : "default");
+	s = calloc(findings->n + 1, sizeof(*s));
+	if (!p.profile || !s) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if ((r = read_disk(root, SYSCTL_PATH, &old_sysctl, err)) < 0 ||
+	    (r = read_disk(root, MODPROBE_PATH, &old_modprobe, err)) < 0)
+		goto out;
+
+	for (size_t i = 0; i < findings->n; i++) {
+		const struct ht_finding *f = &findings->items[i];
+		const struct ht_rule *rule = f->rule;
+		struct setting *st = &s[ns];
+
+		if (!f->applicable || f->kept || f->read_only || !in_only(only, rule->id) ||
+		    f->recommended.type != HT_T_INT ||
+		    (rule->kind != HT_TARGET_SYSCTL && rule->kind != HT_TARGET_MODULE &&
+		     rule->kind != HT_TARGET_CHANNELS))
+			continue;
+		st->f = f;
+		st->value = ht_value_display(&f->recommended);
+		if (f->current.type != HT_T_NONE)
+			st->current = ht_value_display(&f->current);
+		if (rule->kind == HT_TARGET_CHANNELS) {
+			if (asprintf(&st->full_key, "nic.%s.%s", f->instance,
+			             rule->target + strlen("nic.")) < 0)
+				st->full_key = NULL;
+			st->key = st->full_key;
+		} else
+			st->key = rule->target;
+		if (!st->value || !st->key || (f->current.type != HT_T_NONE && !st->current)) {
+			ns++;
+			r = -ENOMEM;
+			goto out;
+		}
+		ns++;
+	}
+	qsort(s, ns, sizeof(*s), cmp_setting);
+
+	/* Live values first in the plan's order: sorted by key. */
+	if (flags & HT_PLAN_LIVE)
+		for (size_t i = 0; i < ns; i++)
+			if ((r = live_for(&p, &s[i], root, live_root)) < 0)
+				goto out;
+
+	if (flags & HT_PLAN_PERSIST) {
+		struct setting *sys = calloc(ns + 1, sizeof(*sys)), *mod = calloc(ns + 1, sizeof(*mod));
+
+		if (!sys || !mod) {
+			free(sys);
+			free(mod);
+			r = -ENOMEM;
+			goto out;
+		}
+		/* A setting is written when it changes something or hosttune's file already has it. */
+		for (size_t i = 0; i < ns; i++) {
+			const char *path = setting_path(s[i].f);
+			bool changes = !s[i].current || strcmp(s[i].current, s[i].value) != 0;
+
+			bool is_sysctl = path && strcmp(path, SYSCTL_PATH) == 0;
+			bool is_modprobe = path && strcmp(path, MODPROBE_PATH) == 0;
+
+			if (is_sysctl &&
+			    (changes || (has_header(old_sysctl) && file_sets(old_sysctl, &s[i]))))
+				sys[nsys++] = s[i];
+			else if (is_modprobe &&
+			         (changes || (has_header(old_modprobe) && file_sets(old_modprobe, &s[i]))))
+				mod[nmod++] = s[i];
+		}
+		for (size_t i = 0; i < nsys; i++)
+			if (strncmp(sys[i].key, "net.netfilter.nf_conntrack", 26) == 0)
+				need_module = true;
+		for (size_t i = 0; i < nmod; i++)
+			if (strncmp(mod[i].key, "module.nf_conntrack.", 20) == 0)
+				need_module = true;
+		/* Built in, nf_conntrack's keys exist before systemd-sysctl runs. */
+		if (state && strcmp(state, "builtin") == 0)
+			need_module = false;
+
+		r = plan_settings_file(&p, root, SYSCTL_PATH, ht_tmpl_sysctl_conf, NULL, sys, nsys,
+		                       err);
+		if (r >= 0)
+			r = plan_settings_file(&p, root, MODPROBE_PATH, ht_tmpl_modprobe_conf, NULL, mod,
+			                       nmod, err);
+		free(sys);
+		free(mod);
+		if (r < 0)
+			goto out;
+		{
+			char *content = NULL;
+
+			if (need_module && !(content = render(ht_tmpl_modules_load_conf, p.profile, NULL,
+			                                      "nf_conntrack")))
+				r = -ENOMEM;
+			else
+				r = plan_file(&p, root, MODULES_LOAD_PATH, content, err);
+			if (r < 0)
+				goto out;
+		}
+
+		/* One .link file per interface with channel settings. */
+		for (size_t i = 0; i < ns; i++) {
+			_cleanup_free_ char *path = NULL, *old = NULL;
+			const struct ht_finding *f = s[i].f;
+			bool changes = !s[i].current || strcmp(s[i].current, s[i].value) != 0;
+
+			if (f->rule->kind != HT_TARGET_CHANNELS)
+				continue;
+			if (asprintf(&path, LINK_DIR "/" LINK_PREFIX "%s.link", f->instance) < 0) {
+				path = NULL;
+				r = -ENOMEM;
+				goto out;
+			}
+			if ((r = read_disk(root, path, &old, err)) < 0)
+				goto out;
+			if (!changes && !(has_header(old) && file_sets(old, &s[i])))
+				continue;
+			r = plan_settings_file(&p, root, path, ht_tmpl_channels_link, f->instance, &s[i],
+			                       1, err);
+			if (r < 0)
+				goto out;
+		}
+		/* hosttune's .link files for interfaces that no longer need one go away. */
+		r = old_link_files(root, &links, &nlinks);
+		if (r < 0)
+			goto out;
+		for (size_t i = 0; i < nlinks; i++) {
+			_cleanup_free_ char *path = NULL;
+			bool planned = false;
+
+			if (strncmp(links[i], LINK_PREFIX, strlen(LINK_PREFIX)) != 0)
+				continue;
+			if (asprintf(&path, LINK_DIR "/%s", links[i]) < 0) {
+				path = NULL;
+				r = -ENOMEM;
+				goto out;
+			}
+			for (size_t k = 0; k < p.nfiles; k++)
+				planned = planned || strcmp(p.files[k].path, path) == 0;
+			if (!planned && (r = plan_file(&p, root, path, NULL, err)) < 0)
+				goto out;
+		}
+	}
+	r = 0;
+out:
+	for (size_t i = 0; i < nlinks; i++)
+		free(links[i]);
+	free(links);
+	settings_free(s, ns);
+	if (r < 0) {
+		ht_plan_free(&p);
+		return r;
+	}
+	*out = p;
+	return 0;
+}
+
+void ht_plan_free(struct ht_plan *p)
+{
+	for (size_t i = 0; i < p->nfiles; i++) {
+		free(p->files[i].path);
+		free(p->files[i].old);
+		free(p->files[i].new);
+	}
+	free(p->files);
+	for (size_t i = 0; i < p->nlive; i++) {
+		free(p->live[i].key);
+		free(p->live[i].path);
+		free(p->live[i].ifname);
+		free(p->live[i].channel);
+		free(p->live[i].old);
+		free(p->live[i].new);
+		free(p->live[i].note);
+	}
+	free(p->live);
+	free(p->profile);
+	memset(p, 0, sizeof(*p));
+}
+
+static bool file_changes(const struct ht_plan_file *f)
+{
+	if (!f->old || !f->new)
+		return f->old != f->new;
+	return strcmp(f->old, f->new) != 0;
+}
+
+static bool live_changes(const struct ht_plan_live *l)
+{
+	return !l->note;
+}
+
+bool ht_plan_empty(const struct ht_plan *p)
+{
+	for (size_t i = 0; i < p->nfiles; i++)
+		if (file_changes(&p->files[i]))
+			return false;
+	for (size_t i = 0; i < p->nlive; i++)
+		if (live_changes(&p->live[i]))
+			return false;
+	return true;
+}
+
+int ht_plan_print(const struct ht_plan *p, FILE *out)
+{
+	size_t w = 3;
+	bool any_live = false;
+	int r;
+
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const struct ht_plan_file *f = &p->files[i];
+
+		if (!file_changes(f))
+			continue;
+		if (f->foreign)
+			fprintf(out, "# %s exists and is not hosttune's: apply needs --force "
+			        "(it keeps a copy as %s" BACKUP_SUFFIX ")\n", f->path, f->path);
+		r = ht_diff_unified(out, f->path + 1, f->old, f->new);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < p->nlive; i++) {
+		size_t l = strlen(p->live[i].key);
+
+		if (l > w)
+			w = l;
+		any_live = true;
+	}
+	if (any_live) {
+		fprintf(out, "\nLive changes:\n%-*s  %-10s  %-10s  %s\n", (int)w, "KEY", "NOW", "NEW",
+		        "NOTE");
+		for (size_t i = 0; i < p->nlive; i++) {
+			const struct ht_plan_live *l = &p->live[i];
+
+			fprintf(out, "%-*s  %-10s  %-10s  %s\n", (int)w, l->key, l->old ? l->old : "-",
+			        l->new, l->note ? l->note : "");
+		}
+	}
+	if (ht_plan_empty(p))
+		fprintf(out, "No changes: the files and live values already match the plan.\n");
+	return ferror(out) ? -EIO : 0;
+}
+
+struct json_object *ht_plan_to_json(const struct ht_plan *p, bool applied)
+{
+	struct json_object *o = json_object_new_object(), *files = json_object_new_array();
+	struct json_object *live = json_object_new_array();
+
+	if (!o || !files || !live) {
+		json_object_put(o);
+		json_object_put(files);
+		json_object_put(live);
+		return NULL;
+	}
+	json_object_object_add(o, "changed", json_object_new_boolean(applied && !ht_plan_empty(p)));
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const struct ht_plan_file *f = &p->files[i];
+		struct json_object *e = json_object_new_object();
+		const char *action = !file_changes(f) ? "unchanged" : !f->old ? "create" :
+		                     !f->new ? "remove" : "update";
+
+		if (!e)
+			continue;
+		json_object_object_add(e, "path", json_object_new_string(f->path));
+		json_object_object_add(e, "action", json_object_new_string(action));
+		json_object_object_add(e, "foreign", json_object_new_boolean(f->foreign));
+		json_object_array_add(files, e);
+	}
+	for (size_t i = 0; i < p->nlive; i++) {
+		const struct ht_plan_live *l = &p->live[i];
+		struct json_object *e = json_object_new_object();
+
+		if (!e)
+			continue;
+		json_object_object_add(e, "key", json_object_new_string(l->key));
+		json_object_object_add(e, "from", l->old ? json_object_new_string(l->old) : NULL);
+		json_object_object_add(e, "to", json_object_new_string(l->new));
+		json_object_object_add(e, "note", l->note ? json_object_new_string(l->note) : NULL);
+		json_object_array_add(live, e);
+	}
+	json_object_object_add(o, "files", files);
+	json_object_object_add(o, "live", live);
+	return o;
+}
+
+/* ---- apply and revert ---------------------------------------------------- */
+
+static struct json_object *jstr_or_null(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static const char *jget_str(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static char *state_full_path(const char *root, const char *state_path)
+{
+	return state_path ? strdup(state_path) : root_join(root, HT_STATE_FILE);
+}
+
+/* The state file's object, or a new empty one when there is none. */
+static int state_load(const char *path, struct json_object **out, char **raw,
+                      struct ht_error *err)
+{
+	struct json_object *o, *files, *live;
+	int r;
+
+	r = ht_file_read(path, raw, NULL);
+	if (r < 0)
+		return ht_error_set(err, -r, "%s: %s", path, strerror(-r));
+	if (!*raw) {
+		o = json_object_new_object();
+		if (!o)
+			return -ENOMEM;
+		json_object_object_add(o, "version", json_object_new_int(1));
+		json_object_object_add(o, "files", json_object_new_array());
+		json_object_object_add(o, "live", json_object_new_array());
+		*out = o;
+		return 0;
+	}
+	o = json_tokener_parse(*raw);
+	if (!o || !json_object_object_get_ex(o, "files", &files) ||
+	    !json_object_is_type(files, json_type_array) ||
+	    !json_object_object_get_ex(o, "live", &live) ||
+	    !json_object_is_type(live, json_type_array)) {
+		json_object_put(o);
+		return ht_error_set(err, EINVAL, "%s: not a hosttune state file (expected JSON with "
+		                    "\"files\" and \"live\" arrays)", path);
+	}
+	*out = o;
+	return 0;
+}
+
+static struct json_object *state_find(struct json_object *arr, const char *key, const char *val)
+{
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i);
+		const char *v = jget_str(e, key);
+
+		if (v && strcmp(v, val) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+/* Records what the plan changes, keeping the oldest "before" of every file and value. */
+static int state_merge(struct json_object *state, const struct ht_plan *p, const char *root)
+{
+	struct json_object *files, *live;
+
+	json_object_object_get_ex(state, "files", &files);
+	json_object_object_get_ex(state, "live", &live);
+	json_object_object_add(state, "profile", json_object_new_string(p->profile));
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const struct ht_plan_file *f = &p->files[i];
+		struct json_object *e = state_find(files, "path", f->path);
+
+		if (!file_changes(f))
+			continue;
+		if (!e) {
+			_cleanup_free_ char *full = root_join(root, f->path);
+			struct stat st;
+			int mode = 0644;
+
+			if (!full)
+				return -ENOMEM;
+			if (f->old && lstat(full, &st) == 0)
+				mode = (int)(st.st_mode & 07777);
+			e = json_object_new_object();
+			if (!e)
+				return -ENOMEM;
+			json_object_object_add(e, "path", json_object_new_string(f->path));
+			json_object_object_add(e, "existed", json_object_new_boolean(f->old != NULL));
+			json_object_object_add(e, "content", jstr_or_null(f->old));
+			json_object_object_add(e, "mode", json_object_new_int(mode));
+			json_object_array_add(files, e);
+		}
+		/* What hosttune wrote, so that a hand edit shows later (verify). */
+		json_object_object_add(e, "written", jstr_or_null(f->new));
+	}
+	for (size_t i = 0; i < p->nlive; i++) {
+		const struct ht_plan_live *l = &p->live[i];
+		struct json_object *e;
+
+		if (!live_changes(l) || state_find(live, "key", l->key))
+			continue;
+		e = json_object_new_object();
+		if (!e)
+			return -ENOMEM;
+		json_object_object_add(e, "key", json_object_new_string(l->key));
+		json_object_object_add(e, "kind", json_object_new_string(
+		                       l->kind == HT_LIVE_CHANNELS ? "channels" : "path"));
+		json_object_object_add(e, "path", jstr_or_null(l->path));
+		json_object_object_add(e, "ifname", jstr_or_null(l->ifname));
+		json_object_object_add(e, "channel", jstr_or_null(l->channel));
+		json_object_object_add(e, "old", jstr_or_null(l->old));
+		json_object_array_add(live, e);
+	}
+	return 0;
+}
+
+static int state_save(const char *path, struct json_object *state)
+{
+	const char *s = json_object_to_json_string_ext(state, JSON_C_TO_STRING_PRETTY |
+	                                                      JSON_C_TO_STRING_NOSLASHESCAPE);
+	_cleanup_free_ char *text = NULL;
+
+	if (!s || asprintf(&text, "%s\n", s) < 0)
+		return -ENOMEM;
+	return ht_file_write_atomic(path, text, 0600);
+}
+
+/* Writes one live value: a procfs/sysfs file below @root, or channels over netlink. */
+static int live_set(const char *root, enum ht_live_kind kind, const char *path,
+                    const char *ifname, const char *channel, const char *value,
+                    struct ht_error *err)
+{
+	if (kind == HT_LIVE_CHANNELS) {
+		char *end;
+		unsigned long n = strtoul(value, &end, 10);
+
+		if (*end || n == 0 || n > UINT32_MAX)
+			return ht_error_set(err, EINVAL, "%s: bad channel count '%s'", ifname, value);
+		return ht_ethtool_set_channels(ifname, channel, (uint32_t)n, NULL, err);
+	}
+	{
+		_cleanup_free_ char *full = root_join(root, path);
+		int r;
+
+		if (!full)
+			return -ENOMEM;
+		r = ht_live_write(full, value);
+		if (r == -EIO)
+			return ht_error_set(err, EIO, "%s: wrote %s but read back another value", full,
+			                    value);
+		if (r < 0)
+			return ht_error_set(err, -r, "%s: %s", full, strerror(-r));
+		return 0;
+	}
+}
+
+static int restore_file(const char *root, const char *path, const char *content, int mode)
+{
+	_cleanup_free_ char *full = root_join(root, path);
+
+	if (!full)
+		return -ENOMEM;
+	if (!content)
+		return ht_file_remove(full);
+	return ht_file_write_atomic(full, content, (mode_t)mode);
+}
+
+int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_path, bool force,
+                  struct ht_error *err)
+{
+	_cleanup_free_ char *spath = state_full_path(root, state_path), *old_state = NULL;
+	struct json_object *state = NULL;
+	size_t files_done = 0, live_done = 0;
+	bool state_written = false;
+	int r;
+
+	if (!spath)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nfiles; i++)
+		if (file_changes(&p->files[i]) && p->files[i].foreign && !force)
+			return ht_error_set(err, EEXIST, "%s%s exists and was not written by hosttune (no "
+			                    "'%s' header); --force takes it over and keeps a copy as "
+			                    "%s" BACKUP_SUFFIX, root && strspn(root, "/") != strlen(root) ?
+			                    root : "", p->files[i].path, HT_FILE_HEADER,
+			                    p->files[i].path);
+	if (ht_plan_empty(p))
+		return 0;
+
+	r = state_load(spath, &state, &old_state, err);
+	if (r < 0)
+		return r;
+	r = state_merge(state, p, root);
+	if (r >= 0) {
+		r = state_save(spath, state);
+		if (r < 0)
+			ht_error_set(err, -r, "%s: %s", spath, strerror(-r));
+		else
+			state_written = true;
+	}
+	if (r < 0)
+		goto rollback;
+
+	for (; files_done < p->nfiles; files_done++) {
+		const struct ht_plan_file *f = &p->files[files_done];
+		_cleanup_free_ char *full = root_join(root, f->path), *backup = NULL;
+
+		if (!file_changes(f))
+			continue;
+		if (!full) {
+			r = -ENOMEM;
+			goto rollback;
+		}
+		if (f->foreign) {
+			if (asprintf(&backup, "%s" BACKUP_SUFFIX, full) < 0) {
+				backup = NULL;
+				r = -ENOMEM;
+				goto rollback;
+			}
+			r = ht_file_write_atomic(backup, f->old, 0644);
+			if (r < 0) {
+				ht_error_set(err, -r, "%s: %s", backup, strerror(-r));
+				goto rollback;
+			}
+		}
+		r = f->new ? ht_file_write_atomic(full, f->new, 0644) : ht_file_remove(full);
+		if (r < 0) {
+			ht_error_set(err, -r, "%s: %s", full, strerror(-r));
+			goto rollback;
+		}
+	}
+	for (; live_done < p->nlive; live_done++) {
+		const struct ht_plan_live *l = &p->live[live_done];
+
+		if (!live_changes(l))
+			continue;
+		r = live_set(root, l->kind, l->path, l->ifname, l->channel, l->new, err);
+		if (r < 0)
+			goto rollback;
+	}
+	json_object_put(state);
+	return 0;
+
+rollback:
+	/* Undo in reverse order; the first error is the one reported. */
+	while (live_done-- > 0) {
+		const struct ht_plan_live *l = &p->live[live_done];
+		struct ht_error ignored;
+
+		if (live_changes(l) && l->old)
+			live_set(root, l->kind, l->path, l->ifname, l->channel, l->old, &ignored);
+	}
+	while (files_done-- > 0) {
+		const struct ht_plan_file *f = &p->files[files_done];
+
+		if (!file_changes(f))
+			continue;
+		restore_file(root, f->path, f->old, 0644);
+		if (f->foreign) {
+			_cleanup_free_ char *full = root_join(root, f->path), *backup = NULL;
+
+			if (full && asprintf(&backup, "%s" BACKUP_SUFFIX, full) >= 0)
+				ht_file_remove(backup);
+			else
+				backup = NULL;
+		}
+	}
+	/* A file that failed half way was never renamed into place: nothing to undo there. */
+	if (state_written) {
+		if (old_state)
+			ht_file_write_atomic(spath, old_state, 0600);
+		else
+			ht_file_remove(spath);
+	}
+	json_object_put(state);
+	return r;
+}
+
+int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_error *err)
+{
+	_cleanup_free_ char *spath = state_full_path(root, state_path), *raw = NULL;
+	struct json_object *state = NULL, *files, *live;
+	int r, first = 0;
+
+	if (!spath)
+		return -ENOMEM;
+	r = state_load(spath, &state, &raw, err);
+	if (r < 0)
+		return r;
+	if (!raw) {
+		json_object_put(state);
+		return ht_error_set(err, ENOENT, "%s: no state file: nothing to revert", spath);
+	}
+	json_object_object_get_ex(state, "files", &files);
+	json_object_object_get_ex(state, "live", &live);
+
+	for (size_t i = json_object_array_length(live); i-- > 0;) {
+		struct json_object *e = json_object_array_get_idx(live, i);
+		const char *key = jget_str(e, "key"), *old = jget_str(e, "old");
+		const char *kind = jget_str(e, "kind");
+		struct ht_error e2 = { "" };
+
+		if (!key || !old || !kind)
+			continue;
+		r = live_set(root, strcmp(kind, "channels") == 0 ? HT_LIVE_CHANNELS : HT_LIVE_PATH,
+		             jget_str(e, "path"), jget_str(e, "ifname"), jget_str(e, "channel"), old,
+		             &e2);
+		if (r < 0 && !first) {
+			first = r;
+			*err = e2;
+		}
+		if (report)
+			fprintf(report, "%s %s to %s%s%s\n", r < 0 ? "could not restore" : "restored",
+			        key, old, r < 0 ? ": " : "", r < 0 ? e2.msg : "");
+	}
+	for (size_t i = json_object_array_length(files); i-- > 0;) {
+		struct json_object *e = json_object_array_get_idx(files, i), *v;
+		const char *path = jget_str(e, "path"), *content = jget_str(e, "content");
+		int mode = 0644;
+
+		if (!path)
+			continue;
+		if (json_object_object_get_ex(e, "mode", &v))
+			mode = json_object_get_int(v);
+		r = restore_file(root, path, content, mode);
+		if (r == 0 && content) {
+			_cleanup_free_ char *full = root_join(root, path), *backup = NULL;
+
+			if (full && asprintf(&backup, "%s" BACKUP_SUFFIX, full) >= 0)
+				r = ht_file_remove(backup);
+			else
+				backup = NULL;
+		}
+		if (r < 0 && !first) {
+			first = r;
+			ht_error_set(err, -r, "%s: %s", path, strerror(-r));
+		}
+		if (report)
+			fprintf(report, "%s %s%s\n", r < 0 ? "could not restore" :
+			        content ? "restored" : "removed", path, r < 0 ? "" : "");
+	}
+	json_object_put(state);
+	if (first < 0)
+		return first;
+	r = ht_file_remove(spath);
+	if (r < 0)
+		return ht_error_set(err, -r, "%s: %s", spath, strerror(-r));
+	return 0;
+}
