@@ -322,7 +322,12 @@ static int collect_page_size(struct ht_facts *f, const char *root)
 	return set_int(f, "kernel.page_size", ps, "bytes", source);
 }
 
-/* One integer in a procfs or sysfs file, named after the file. */
+/*
+ * One count, size or timeout in a procfs or sysfs file, named after the
+ * file. A table size, an entry count or a timeout is never below 0, so a
+ * negative number is not what the kernel keeps there (EINVAL, like text
+ * that does not parse).
+ */
 static int collect_int_file(struct ht_facts *f, const char *root, const char *name,
                             const char *path, const char *unit)
 {
@@ -333,7 +338,7 @@ static int collect_int_file(struct ht_facts *f, const char *root, const char *na
 	r = ht_read_file(root, path, &text);
 	if (r == -ENOMEM)
 		return r;
-	if (r >= 0 && ht_parse_int64(text, &v) < 0)
+	if (r >= 0 && (ht_parse_int64(text, &v) < 0 || v < 0))
 		r = -EINVAL;
 	if (r < 0)
 		return unavailable(f, name, r, unit, path);

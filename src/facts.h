@@ -95,8 +95,9 @@ const struct ht_fact *ht_facts_at(const struct ht_facts *f, size_t i);
  *
  * A source that cannot be read yields an unavailable fact with its errno,
  * never a failure of the whole collection; a source that does not hold what
- * the kernel writes there (an integer that does not parse, a malformed
- * cpulist) yields EINVAL. Facts already in @f are replaced. kernel.page_size
+ * the kernel writes there (an integer that does not parse, a negative count
+ * or size, a malformed cpulist, a NUL byte, a FIFO or device in place of a
+ * regular file) yields EINVAL. Facts already in @f are replaced. kernel.page_size
  * and the uname(2) fallback of cpu.arch exist only for the real root (@root
  * NULL, "" or "/").
  * Returns 0, -EINVAL when @f is NULL, or -ENOMEM.

@@ -88,10 +88,23 @@ int rules_key_from_name(const char *name);
 const char *rules_key_name(int k);
 bool rules_valid_name(const char *s);
 const char *rules_intern(struct ht_ruleset *rs, const char *s);
-int rules_parse_file(struct ht_ruleset *rs, const char *path, bool is_profile, char **include,
-                     unsigned *include_line, unsigned *include_col, struct ht_error *err);
+/*
+ * Reads one rules file, or a profile (@is_profile) into rs->vars. With
+ * @known_vars_only (a profile that includes another) a [workload] key must
+ * name a variable already in rs->vars, with a value of its type.
+ */
+int rules_parse_file(struct ht_ruleset *rs, const char *path, bool is_profile,
+                     bool known_vars_only, char **include, unsigned *include_line,
+                     unsigned *include_col, struct ht_error *err);
 int rules_list_dir(const char *dir, const char *suffix, char ***names, size_t *n);
-char *rules_find_file(struct ht_ruleset *rs, const char *sub, const char *name);
+/*
+ * The path DIR@sub/@name of the last of rs->dirs that has an entry @name
+ * there, in *out (caller frees). Returns 0; -ENOENT when none has it (err
+ * untouched); -EINVAL with err "PATH: not a regular file" (a directory,
+ * FIFO or device) or "PATH: strerror" (a dangling symlink); -ENOMEM.
+ */
+int rules_find_file(struct ht_ruleset *rs, const char *sub, const char *name, char **out,
+                    struct ht_error *err);
 
 /*
  * Sets workload variable @name (workload.X) from the constant expression

@@ -241,10 +241,19 @@ struct load_ctx {
 	bool is_profile;
 	int ret;
 	struct ht_error *err;
+	size_t bytes; /* read so far, against RULES_FILE_MAX */
 	/* profile only */
 	char *include;
 	unsigned include_line, include_col;
+	bool known_vars_only; /* it includes another: only that chain's variables */
 };
+
+/*
+ * Bounds on what one file can make us hold: a rules or profile file is a
+ * few KiB, and a key's text grows by one copy per continuation line.
+ */
+#define RULES_FILE_MAX (1024 * 1024)
+#define RULES_KEY_MAX 65536
 
 static int load_fail(struct load_ctx *c, unsigned line, unsigned col, int errnum, const char *fmt, ...)
 	_printf_(5, 6);
@@ -333,6 +342,21 @@ static char *load_reader(char *str, int num, void *stream)
 	if (n < 0)
 		return NULL;
 	c->lineno++;
+	c->bytes += (size_t)n;
+	if (c->bytes > RULES_FILE_MAX) {
+		c->ret = ht_error_set(c->err, EFBIG, "%s: larger than 1 MiB", c->file);
+		return NULL;
+	}
+	/* A UTF-8 BOM (inih skips it too): columns count from the character after it. */
+	if (c->lineno == 1 && n >= 3 && memcmp(c->raw, "\xef\xbb\xbf", 3) == 0) {
+		n -= 3;
+		memmove(c->raw, c->raw + 3, (size_t)n + 1);
+	}
+	/* inih and every string function would stop at it and drop the rest of the line. */
+	if (memchr(c->raw, '\0', (size_t)n)) {
+		load_fail(c, c->lineno, (unsigned)strlen(c->raw) + 1, EINVAL, "NUL byte");
+		return NULL;
+	}
 	if (n > 0 && c->raw[n - 1] == '\n')
 		c->raw[--n] = '\0';
 	if (n > 0 && c->raw[n - 1] == '\r')
@@ -377,6 +401,15 @@ static unsigned value_col(const struct load_ctx *c, bool continuation, const cha
 			p = q;
 	}
 	return (unsigned)(p - c->raw) + 1;
+}
+
+/* Whether @text with @extra more bytes stays within RULES_KEY_MAX; else the error. */
+static int key_fits(struct load_ctx *c, const char *text, size_t extra, int k, unsigned col)
+{
+	if (strlen(text) + extra <= RULES_KEY_MAX)
+		return 0;
+	return load_fail(c, c->lineno, col, EINVAL, "'%s' is longer than %d bytes", key_names[k],
+	                 RULES_KEY_MAX);
 }
 
 static int append_text(char **dst, const char *sep, const char *text)
@@ -619,11 +652,18 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 	if (continuation) {
 		if (k == K_EXPLAIN)
 			return tmpl_parse_line(c, r, value, col);
-		if (k == K_RATIONALE || k == K_TITLE)
+		if (k == K_RATIONALE || k == K_TITLE) {
+			if (key_fits(c, r->keys[k].text, 1 + strlen(value), k, col) < 0)
+				return c->ret;
 			return append_text(&r->keys[k].text, k == K_TITLE ? " " : "\n", value);
+		}
 		if (k == K_WHEN || k == K_CURRENT || k == K_VALUE || k == K_SEVERITY ||
-		    k == K_WRITABLE)
+		    k == K_WRITABLE) {
+			/* The newline and the padding to @col are part of the text. */
+			if (key_fits(c, r->keys[k].text, col + strlen(value), k, col) < 0)
+				return c->ret;
 			return append_continuation(&r->keys[k].text, col, value);
+		}
 		return load_fail(c, c->lineno, col, EINVAL, "'%s' must fit on one line", name);
 	}
 	if ((ret = finish_key(c)) < 0)
@@ -659,6 +699,67 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 	default:
 		return 0;
 	}
+}
+
+static struct ht_var *var_lookup(const struct ht_ruleset *rs, const char *name)
+{
+	for (size_t i = 0; i < rs->nvars; i++)
+		if (strcmp(rs->vars[i].name, name) == 0)
+			return &rs->vars[i];
+	return NULL;
+}
+
+/*
+ * A [workload] variable. Over an included profile only a variable the
+ * included chain defines may be set, and to a value of its type: a typo
+ * would otherwise add a variable no rule reads and leave the real one alone.
+ */
+static int profile_set_var(struct load_ctx *c, const char *full, const char *value,
+                           const struct ht_srcpos *pos)
+{
+	const struct ht_var *var = var_lookup(c->rs, full);
+	struct ht_value old = { 0 };
+	int r;
+
+	if (!var && c->known_vars_only) {
+		char known[512] = "";
+		size_t len = 0;
+		const char *p = c->raw;
+
+		for (size_t i = 0; i < c->rs->nvars; i++) {
+			const char *n = c->rs->vars[i].name;
+
+			/* Leave room for ", ..." when the list does not fit. */
+			if (len + strlen(n) + 2 > sizeof(known) - 6) {
+				snprintf(known + len, sizeof(known) - len, ", ...");
+				break;
+			}
+			len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s", i ? ", " : "",
+			                        n);
+		}
+		while (is_blank(*p))
+			p++;
+		return load_fail(c, c->lineno, (unsigned)(p - c->raw) + 1, EINVAL,
+		                 "unknown workload variable '%s' (the included profiles define: %s)",
+		                 full, c->rs->nvars ? known : "none");
+	}
+	if (var && (r = ht_value_copy(&old, &var->value)) < 0)
+		return r;
+	r = rules_set_var_text(c->rs, full, value, pos, c->err, &c->ret);
+	if (r < 0 || !var) {
+		ht_value_clear(&old);
+		return r;
+	}
+	var = var_lookup(c->rs, full);
+	if (ht_type_is_number(old.type) != ht_type_is_number(var->value.type) ||
+	    (!ht_type_is_number(old.type) && old.type != var->value.type)) {
+		r = load_fail(c, c->lineno, pos->col, EINVAL, "%s is a %s, got a %s", full,
+		              ht_type_name(old.type), ht_type_name(var->value.type));
+		ht_value_clear(&old);
+		return r;
+	}
+	ht_value_clear(&old);
+	return 0;
 }
 
 static int profile_key(struct load_ctx *c, const char *section, const char *name, const char *value)
@@ -698,7 +799,7 @@ static int profile_key(struct load_ctx *c, const char *section, const char *name
 			                 "expected a variable name, found '%s'", name);
 		if (asprintf(&full, "workload.%s", name) < 0)
 			return -ENOMEM;
-		return rules_set_var_text(c->rs, full, value, &pos, c->err, &c->ret);
+		return profile_set_var(c, full, value, &pos);
 	}
 }
 
@@ -726,11 +827,13 @@ static int load_handler(void *user, const char *section, const char *name, const
 }
 
 int rules_parse_file(struct ht_ruleset *rs, const char *path, bool is_profile,
-                     char **include, unsigned *include_line, unsigned *include_col,
-                     struct ht_error *err)
+                     bool known_vars_only, char **include, unsigned *include_line,
+                     unsigned *include_col, struct ht_error *err)
 {
 	_cleanup_fclose_ FILE *f = NULL;
-	struct load_ctx c = { .rs = rs, .last_key = -1, .is_profile = is_profile, .err = err };
+	struct load_ctx c = { .rs = rs, .last_key = -1, .is_profile = is_profile, .err = err,
+	                      .known_vars_only = known_vars_only };
+	struct stat st;
 	int r;
 
 	c.file = rules_intern(rs, path);
@@ -739,6 +842,9 @@ int rules_parse_file(struct ht_ruleset *rs, const char *path, bool is_profile,
 	f = fopen(path, "re");
 	if (!f)
 		return ht_error_set(err, errno, "%s: %s", path, strerror(errno));
+	/* Refused before reading; load_reader() counts too, for files that grow. */
+	if (fstat(fileno(f), &st) == 0 && st.st_size > RULES_FILE_MAX)
+		return ht_error_set(err, EFBIG, "%s: larger than 1 MiB", path);
 	c.f = f;
 	r = ini_parse_stream(load_reader, &c, load_handler, &c);
 	if (r == 0)
@@ -809,20 +915,29 @@ int rules_list_dir(const char *dir, const char *suffix, char ***names, size_t *n
 	return 0;
 }
 
-/* The path of @name in the last of @dirs that has it, or NULL (ENOENT) / NULL + *ret. */
-char *rules_find_file(struct ht_ruleset *rs, const char *sub, const char *name)
+int rules_find_file(struct ht_ruleset *rs, const char *sub, const char *name, char **out,
+                    struct ht_error *err)
 {
 	for (size_t i = rs->ndirs; i-- > 0;) {
-		char *p;
+		_cleanup_free_ char *p = NULL;
 		struct stat st;
 
 		if (asprintf(&p, "%s%s/%s", rs->dirs[i], sub, name) < 0)
-			return NULL;
-		if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
-			return p;
-		free(p);
+			return -ENOMEM;
+		/* Only an absent entry lets an earlier directory's file through. */
+		if (lstat(p, &st) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return ht_error_set(err, EINVAL, "%s: %s", p, strerror(errno));
+		}
+		if (stat(p, &st) < 0) /* a dangling or looping symlink */
+			return ht_error_set(err, EINVAL, "%s: %s", p, strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			return ht_error_set(err, EINVAL, "%s: not a regular file", p);
+		*out = TAKE_PTR(p);
+		return 0;
 	}
-	return NULL;
+	return -ENOENT;
 }
 
 int ht_ruleset_load(const char *const *dirs, size_t ndirs, struct ht_ruleset **out,
@@ -859,13 +974,14 @@ int ht_ruleset_load(const char *const *dirs, size_t ndirs, struct ht_ruleset **o
 		goto out;
 	}
 	for (size_t i = 0; i < nnames; i++) {
-		_cleanup_free_ char *path = rules_find_file(rs, "", names[i]);
+		_cleanup_free_ char *path = NULL;
 
-		if (!path) {
-			r = -ENOMEM;
+		r = rules_find_file(rs, "", names[i], &path, err);
+		if (r == -ENOENT) /* listed a moment ago, gone now */
+			r = ht_error_set(err, ENOENT, "%s: %s", names[i], strerror(ENOENT));
+		if (r < 0)
 			goto out;
-		}
-		r = rules_parse_file(rs, path, false, NULL, NULL, NULL, err);
+		r = rules_parse_file(rs, path, false, false, NULL, NULL, NULL, err);
 		if (r < 0)
 			goto out;
 	}
