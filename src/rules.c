@@ -717,7 +717,7 @@ static struct ht_var *var_lookup(const struct ht_ruleset *rs, const char *name)
 static int profile_set_var(struct load_ctx *c, const char *full, const char *value,
                            const struct ht_srcpos *pos)
 {
-	const struct ht_var *var = var_lookup(c->rs, full);
+	struct ht_var *var = var_lookup(c->rs, full);
 	struct ht_value old = { 0 };
 	int r;
 
@@ -755,7 +755,8 @@ static int profile_set_var(struct load_ctx *c, const char *full, const char *val
 	    (!ht_type_is_number(old.type) && old.type != var->value.type)) {
 		r = load_fail(c, c->lineno, pos->col, EINVAL, "%s is a %s, got a %s", full,
 		              ht_type_name(old.type), ht_type_name(var->value.type));
-		ht_value_clear(&old);
+		ht_value_clear(&var->value);
+		var->value = old;
 		return r;
 	}
 	ht_value_clear(&old);
