@@ -62,13 +62,28 @@ static int set_bool(struct ht_facts *f, const char *name, bool b, const char *so
 	return ht_facts_set(f, name, &v, NULL, source);
 }
 
-/* Copies @s (at most @len bytes) into @buf with control bytes as '?', for sources. */
+/*
+ * Copies @s (at most @len bytes) into @buf with control bytes and bytes that
+ * are not UTF-8 as '?': sources and DMI strings must read back from a facts file.
+ */
 static void printable(char *buf, size_t size, const char *s, size_t len)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < len && s[i] && n + 1 < size; i++)
-		buf[n++] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
+	for (size_t i = 0; i < len && s[i] && n + 1 < size;) {
+		int ul = ht_utf8_len(s + i);
+
+		if (ul <= 1 || i + (size_t)ul > len || n + (size_t)ul >= size) {
+			unsigned char c = (unsigned char)s[i];
+
+			buf[n++] = (ul == 1 && c >= 0x20 && c != 0x7f) ? s[i] : '?';
+			i++;
+			continue;
+		}
+		memcpy(buf + n, s + i, (size_t)ul);
+		n += (size_t)ul;
+		i += (size_t)ul;
+	}
 	buf[n] = '\0';
 }
 
@@ -271,6 +286,8 @@ static int collect_cpuinfo(struct ht_facts *f, const char *root, struct ht_cpuin
 		return unavailable(f, "cpu.model", ENOENT, NULL,
 		                   PATH_CPUINFO " has no model name, CPU part or Hardware line");
 	snprintf(src, sizeof(src), PATH_CPUINFO " %s", ci->model_key);
+	if (ht_utf8_invalid(ci->model))
+		return unavailable(f, "cpu.model", EINVAL, NULL, PATH_CPUINFO " model is not UTF-8");
 	return set_str(f, "cpu.model", ci->model, src);
 }
 

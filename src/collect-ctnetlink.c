@@ -18,6 +18,7 @@
 #include "facts.h"
 #include "util.h"
 #include "value.h"
+#include "watch.h"
 
 /*
  * Conntrack statistics: the per-CPU counters and the global entry count of
@@ -599,5 +600,56 @@ int ht_collect_ctnetlink(struct ht_facts *f, const char *root)
 		if (r < 0)
 			return r;
 	}
+	return 0;
+}
+
+/* ---- counters without a fact table (hosttune watch) ---- */
+
+int ht_ctnetlink_counters(const char *root, struct ht_ct_counters *c)
+{
+	static const int want[] = { ST_COUNT, ST_DROP, ST_EARLY_DROP };
+	struct ct_stats nl_stats = { 0 }, proc_stats = { 0 };
+	struct nl_req cpu = { .stats = &nl_stats }, global = { .stats = &nl_stats };
+	int64_t *out[] = { &c->count, &c->drop, &c->early_drop };
+	bool *have[] = { &c->have_count, &c->have_drop, &c->have_early_drop };
+	bool live = ht_root_is_live(root), any = false;
+	int r_cpu = -ENOENT, r_global = -ENOENT, r_proc = -ENOENT, r;
+	char why[400] = "";
+
+	*c = (struct ht_ct_counters){ 0 };
+	if (live) {
+		r = nl_collect(&cpu, &global, &r_cpu, &r_global);
+		if (r < 0)
+			return r;
+		if (r_cpu < 0)
+			describe_failure(why, sizeof(why), SRC_CPU, r_cpu, &cpu);
+		else if (r_global < 0)
+			describe_failure(why, sizeof(why), SRC_GLOBAL, r_global, &global);
+	}
+	if (!live || r_cpu < 0 || r_global < 0) {
+		r_proc = proc_collect(root, &proc_stats);
+		if (r_proc == -ENOMEM)
+			return r_proc;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		int k = want[i], r_nl = k == ST_COUNT ? r_global : r_cpu;
+
+		if (live && r_nl == 0 && nl_stats.have[k])
+			*out[i] = nl_stats.v[k];
+		else if (r_proc == 0 && proc_stats.have[k])
+			*out[i] = proc_stats.v[k];
+		else
+			continue;
+		*have[i] = true;
+		any = true;
+	}
+	if (live && r_cpu == 0 && r_global == 0)
+		snprintf(c->source, sizeof(c->source), "ctnetlink");
+	else if (live)
+		snprintf(c->source, sizeof(c->source), "%s (%s)", PATH_STAT, why);
+	else
+		snprintf(c->source, sizeof(c->source), "%s", PATH_STAT);
+	if (!any)
+		return r_proc < 0 ? r_proc : -ENOENT;
 	return 0;
 }

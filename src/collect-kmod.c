@@ -609,7 +609,12 @@ static int collect_options(struct ht_facts *f, struct kmod_module *mod, const ch
 				opts[ol == kl ? 0 : ol - kl - 1] = '\0';
 		}
 	}
-	r = set_str(f, "modprobe." MODNAME ".options", opts, SRC_OPTIONS);
+	/* A facts file holds UTF-8 only: a Latin-1 byte in modprobe.d makes the fact unknown. */
+	if (ht_utf8_invalid(opts))
+		r = unavailable(f, "modprobe." MODNAME ".options", EINVAL, NULL,
+		                SRC_OPTIONS " (not UTF-8)");
+	else
+		r = set_str(f, "modprobe." MODNAME ".options", opts, SRC_OPTIONS);
 	if (r < 0)
 		return r;
 	r = option_value(opts, "hashsize", &val);

@@ -71,28 +71,85 @@ fail:
 	return r;
 }
 
-static int load_profile(struct ht_ruleset *rs, const char *name, unsigned depth,
-                        struct ht_error *err)
+/* How many profiles an include chain may hold, the one asked for included. */
+#define PROFILE_DEPTH_MAX 64
+
+/* The profiles being loaded, outermost first: the include cycle message names them. */
+struct profile_chain {
+	const char *names[PROFILE_DEPTH_MAX];
+	size_t n;
+};
+
+static int profile_fail(struct ht_error *err, const struct ht_srcpos *inc, int errnum,
+                        const char *fmt, ...) _printf_(4, 5);
+
+/* The message at the include line @inc that named the profile; none for the one asked for. */
+static int profile_fail(struct ht_error *err, const struct ht_srcpos *inc, int errnum,
+                        const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!inc)
+		return ht_error_set(err, errnum, "%s", msg);
+	return ht_error_set(err, errnum, "%s:%u:%u: %s", inc->file, inc->line, inc->col, msg);
+}
+
+/* "a -> b -> a": the chain from the first @name on, and @name again. */
+static void profile_cycle(const struct profile_chain *chain, size_t from, const char *name,
+                          char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = from; i < chain->n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s -> ", chain->names[i]);
+	if (len < size)
+		snprintf(buf + len, size - len, "%s", name);
+}
+
+/*
+ * Loads profile @name, named by the include line @inc (NULL for the profile
+ * asked for), its includes first so that its own values win.
+ */
+static int profile_load(struct ht_ruleset *rs, struct profile_chain *chain, const char *name,
+                        const struct ht_srcpos *inc, struct ht_error *err)
 {
 	_cleanup_free_ char *fname = NULL, *path = NULL, *include = NULL;
 	unsigned iline = 0, icol = 0;
 	int r;
 
 	if (!rules_valid_name(name) || strchr(name, '.'))
-		return ht_error_set(err, EINVAL, "profile name '%s': expected letters, digits and '_'",
-		                    name);
+		return profile_fail(err, inc, EINVAL,
+		                    "profile name '%s': expected letters, digits and '_'", name);
+	for (size_t i = 0; i < chain->n; i++)
+		if (strcmp(chain->names[i], name) == 0) {
+			char cycle[512];
+
+			profile_cycle(chain, i, name, cycle, sizeof(cycle));
+			return profile_fail(err, inc, ELOOP, "profile include cycle: %s", cycle);
+		}
+	if (chain->n == PROFILE_DEPTH_MAX)
+		return profile_fail(err, inc, ELOOP, "profile includes nested deeper than %d",
+		                    PROFILE_DEPTH_MAX);
 	if (asprintf(&fname, "%s.profile", name) < 0)
 		return -ENOMEM;
-	path = rules_find_file(rs, "/profiles", fname);
-	if (!path)
-		return ht_error_set(err, ENOENT, "profile '%s' not found (looked for profiles/%s in %s%s)",
-		                    name, fname, rs->ndirs ? rs->dirs[0] : "no directory",
+	r = rules_find_file(rs, "/profiles", fname, &path, err);
+	if (r == -ENOENT)
+		return profile_fail(err, inc, ENOENT,
+		                    "profile '%s' not found (looked for profiles/%s in %s%s)", name,
+		                    fname, rs->ndirs ? rs->dirs[0] : "no directory",
 		                    rs->ndirs > 1 ? " and the other rules directories" : "");
+	if (r < 0)
+		return r;
 	/* Read the include first so the including profile's values win. */
 	{
 		struct ht_ruleset probe = { .dirs = rs->dirs, .ndirs = rs->ndirs };
 
-		r = rules_parse_file(&probe, path, true, &include, &iline, &icol, err);
+		r = rules_parse_file(&probe, path, true, false, &include, &iline, &icol, err);
 		for (size_t i = 0; i < probe.nvars; i++) {
 			free(probe.vars[i].name);
 			ht_value_clear(&probe.vars[i].value);
@@ -105,14 +162,27 @@ static int load_profile(struct ht_ruleset *rs, const char *name, unsigned depth,
 			return r;
 	}
 	if (include) {
-		if (depth >= 16)
-			return ht_error_set(err, ELOOP, "%s:%u:%u: profile include nested too deep "
-			                    "(include cycle?)", path, iline, icol);
-		r = load_profile(rs, include, depth + 1, err);
+		struct ht_srcpos ipos = { .file = path, .line = iline, .col = icol };
+
+		chain->names[chain->n++] = name;
+		r = profile_load(rs, chain, include, &ipos, err);
+		chain->n--;
 		if (r < 0)
 			return r;
 	}
-	return rules_parse_file(rs, path, true, NULL, NULL, NULL, err);
+	/* Over an include, only the variables the included chain defines. */
+	return rules_parse_file(rs, path, true, include != NULL, NULL, NULL, NULL, err);
+}
+
+/* ht_ruleset_load_profile()'s entry: @depth is 0, the chain starts empty. */
+static int load_profile(struct ht_ruleset *rs, const char *name, unsigned depth,
+                        struct ht_error *err)
+{
+	struct profile_chain chain = { .n = 0 };
+
+	if (depth != 0)
+		return -EINVAL;
+	return profile_load(rs, &chain, name, NULL, err);
 }
 
 int ht_ruleset_load_profile(struct ht_ruleset *rs, const char *name, struct ht_error *err)

@@ -371,10 +371,42 @@ static int facts_set_checked(struct ht_facts *f, const char *name, const struct 
 	return r;
 }
 
+/*
+ * Units of counts and sizes that no kernel value goes below 0 in; a known
+ * fact with one of them must not be negative.
+ */
+static bool unit_nonnegative(const char *unit)
+{
+	static const char *const units[] = {
+		"bytes", "entries", "buckets", "seconds", "CPUs",
+		"packets", "lookups", "queues", "Mb/s", "MB/s",
+	};
+
+	if (!unit)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+		if (strcmp(unit, units[i]) == 0)
+			return true;
+	return false;
+}
+
+static bool value_negative(const struct ht_value *v)
+{
+	return (v->type == HT_T_INT && v->i < 0) || (v->type == HT_T_DEC && v->d < 0);
+}
+
+/* A known fact of a count or size below 0: the facts file would not read it back. */
+static bool negative_count(const char *name, const struct ht_value *v)
+{
+	const struct ht_fact_def *def = ht_fact_def_find(name);
+
+	return def && unit_nonnegative(def->unit) && value_negative(v);
+}
+
 int ht_facts_set(struct ht_facts *f, const char *name, const struct ht_value *v, const char *unit,
                  const char *source)
 {
-	if (!v || !value_valid(v))
+	if (!v || !value_valid(v) || (name && negative_count(name, v)))
 		return -EINVAL;
 	return facts_set_checked(f, name, v, 0, unit, source);
 }
@@ -478,7 +510,8 @@ static void describe_token(const char *p, const char *end, char *buf, size_t siz
 		return;
 	}
 	buf[n++] = '\'';
-	while (*p && (!is_blank(*p) || (end && p < end))) {
+	/* The first byte always: a tab inside a source is the offending token itself. */
+	while (*p && (shown == 0 || !is_blank(*p) || (end && p < end))) {
 		unsigned char c = (unsigned char)*p;
 		int u = c >= 0x80 ? ht_utf8_len(p) : 1;
 
@@ -603,38 +636,16 @@ static const char *range_what(const char *p)
 	if (*p == 'v')
 		return "version parts up to 4294967295";
 	for (const char *q = p; *q && !is_blank(*q); q++)
-		if (*q == '.' || *q == 'e' || *q == 'E')
+		if (*q == '.' || *q == 'e' || *q == 'E') {
 			/*
 			 * Overflow, or underflow to 0 below DBL_TRUE_MIN (<float.h>,
 			 * 4.9e-324): ht_value_parse() refuses both.
 			 */
-			return isfinite(strtod(p, NULL)) ? "a decimal of 0 or at least 4.9e-324 in magnitude"
-			                                 : "a finite decimal";
+			if (isfinite(strtod(p, NULL)))
+				return "a decimal of 0 or at least 4.9e-324 in magnitude";
+			return "a finite decimal";
+		}
 	return "an integer from -9223372036854775808 to 9223372036854775807";
-}
-
-/*
- * Units of counts and sizes that no kernel value goes below 0 in; a known
- * fact with one of them must not be negative.
- */
-static bool unit_nonnegative(const char *unit)
-{
-	static const char *const units[] = {
-		"bytes", "entries", "buckets", "seconds", "CPUs",
-		"packets", "lookups", "queues", "Mb/s", "MB/s",
-	};
-
-	if (!unit)
-		return false;
-	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
-		if (strcmp(unit, units[i]) == 0)
-			return true;
-	return false;
-}
-
-static bool value_negative(const struct ht_value *v)
-{
-	return (v->type == HT_T_INT && v->i < 0) || (v->type == HT_T_DEC && v->d < 0);
 }
 
 /* Parses VALUE or "unavailable ERRNO" at *pp into @fact. */

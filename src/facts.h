@@ -63,10 +63,11 @@ void ht_facts_free(struct ht_facts *f);
  *
  * Only what the facts file can hold and read back unchanged is accepted:
  * @name is [A-Za-z_][A-Za-z0-9_.-]*; @v a value (not HT_T_NONE; a finite
- * decimal; a version of 1 to 4 parts; a string of valid UTF-8); @unit one
- * word of [A-Za-z0-9/%_] other than "from"; @source non-empty, valid UTF-8,
- * without control characters and without leading or trailing blanks. So
- * the JSON output is always UTF-8 text.
+ * decimal; a version of 1 to 4 parts; a string of valid UTF-8; not below 0
+ * for a known fact whose unit is a count or size, see ht_facts_read());
+ * @unit one word of [A-Za-z0-9/%_] other than "from"; @source non-empty,
+ * valid UTF-8, without control characters and without leading or trailing
+ * blanks. So the JSON output is always UTF-8 text.
  * Returns 0, -EINVAL for any of those, or -ENOMEM.
  */
 int ht_facts_set(struct ht_facts *f, const char *name, const struct ht_value *v, const char *unit,

@@ -49,13 +49,16 @@ int ht_read_file(const char *root, const char *path, char **out)
 	/*
 	 * O_NONBLOCK: a FIFO planted in a --root tree must not block the open;
 	 * procfs and sysfs attributes are regular files, so anything else is
-	 * refused before it is read.
+	 * refused before it is read. A directory keeps the EISDIR that read(2)
+	 * gives it.
 	 */
 	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0)
 		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
 	for (;;) {

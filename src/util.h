@@ -81,9 +81,9 @@ char *ht_root_path(const char *root, const char *path);
  *
  * Returns 0, or a negative errno from open(2)/read(2) (-ENOENT when the file
  * or a directory on its path is absent, -EACCES, ...), -EFBIG above 1 MiB.
- * Also -EINVAL when the path is not a regular file (a FIFO, device or
- * directory; it is opened with O_NONBLOCK so a FIFO cannot block) or the
- * content holds a NUL byte.
+ * Also -EISDIR for a directory, -EINVAL for anything else that is not a
+ * regular file (a FIFO or device; it is opened with O_NONBLOCK so a FIFO
+ * cannot block), and -EINVAL when the content holds a NUL byte.
  */
 int ht_read_file(const char *root, const char *path, char **out);
 

@@ -94,7 +94,8 @@ char *ht_value_format(const struct ht_value *v);
  * ht_value_parse - inverse of ht_value_format() for one token at the start of
  * @s (leading blanks skipped). *end points after the token.
  * Returns 0, or -EINVAL when @s does not start with a value in that syntax,
- * -ERANGE for an integer outside int64_t.
+ * -ERANGE for an integer outside int64_t or a decimal that overflows or
+ * underflows to 0.
  */
 int ht_value_parse(const char *s, struct ht_value *out, const char **end);
 

@@ -97,6 +97,69 @@ bad_args "unknown rule" "hosttune: no rule 'nosuch' (hosttune rules lists them)"
 bad_args "--root with --facts" "hosttune: --root and --facts exclude each other (hosttune --help lists the usage)" \
 	--root / --facts "$FACTS" audit
 
+# ---- facts files: header, names, values, sources ----
+# bad_facts DESCRIPTION FACTS-TEXT (printf format) EXPECTED-AFTER-"FILE:"
+bad_facts() {
+	printf "$2" >"$TMP/f.facts"
+	bad_args "$1" "hosttune: $TMP/f.facts:$3" --rules "$TMP/r" --facts "$TMP/f.facts" audit
+}
+bad_args "facts file /dev/null" \
+	"hosttune: /dev/null:1:1: expected '# hosttune facts 1', found end of file" \
+	--rules "$TMP/r" --facts /dev/null audit
+bad_facts "facts file without the header" 'mem.total = 503316480 bytes\n' \
+	"1:1: expected '# hosttune facts 1', found 'mem.total = 503316480 bytes'"
+bad_facts "misspelt fact" '# hosttune facts 1\nmem.totl = 503316480 bytes\n' \
+	"2:1: unknown fact 'mem.totl'"
+# "net.netfilter.nf_conntrack_max = " is 30 + 3 = 33 bytes: the value at 34.
+bad_facts "negative count" '# hosttune facts 1\nnet.netfilter.nf_conntrack_max = -1 entries\n' \
+	"2:34: net.netfilter.nf_conntrack_max must not be negative, found -1"
+# "module.nf_conntrack.acct = " is 7 + 13 + 4 + 3 = 27 bytes: the value at 28.
+bad_facts "decimal underflow" '# hosttune facts 1\nmodule.nf_conntrack.acct = 1e-999\n' \
+	"2:28: expected a decimal of 0 or at least 4.9e-324 in magnitude, found '1e-999'"
+# "mem.total = 1 bytes from " is 12 + 2 + 6 + 5 = 25 bytes; after "caf" (26..28)
+# the Latin-1 e-acute is at 29.
+bad_facts "source not UTF-8" '# hosttune facts 1\nmem.total = 1 bytes from caf\351\n' \
+	"2:29: expected a source of UTF-8 text, found '\\xe9'"
+
+# ---- rules files: entries, BOM, NUL, size ----
+mkdir -p "$TMP/r2/y.rules"
+cp "$TMP/r/x.rules" "$TMP/r2/"
+bad_args "rules entry that is a directory" "hosttune: $TMP/r2/y.rules: not a regular file" \
+	--rules "$TMP/r2" --facts "$FACTS" audit
+# After the BOM, '[' is column 1 and the id column 2.
+bad_rules "UTF-8 BOM before the first section" "$(printf '\357\273\277')[a b]
+value = 1" "1:2: expected a rule id of letters, digits, '_' and inner '.', found 'a b'"
+# "value = 1" is 9 bytes: the NUL is column 10.
+printf '[a]\nvalue = 1\000 + 2\n' >"$TMP/r/x.rules"
+bad_args "NUL byte in a rules file" "hosttune: $TMP/r/x.rules:2:10: NUL byte" \
+	--rules "$TMP/r" --facts "$FACTS" audit
+{ printf '[a]\nvalue = 1\n'; head -c 1048576 /dev/zero | tr '\0' '#'; } >"$TMP/r/x.rules"
+bad_args "rules file over 1 MiB" "hosttune: $TMP/r/x.rules: larger than 1 MiB" \
+	--rules "$TMP/r" --facts "$FACTS" audit
+printf '[a]\nvalue = 1\n' >"$TMP/r/x.rules"
+
+# ---- profiles: include cycle, missing include, unknown or mistyped variables ----
+# "include = " is 10 bytes: the included name is at column 11.
+printf '[profile]\ninclude = p2\n' >"$TMP/r/profiles/p1.profile"
+printf '[profile]\ninclude = p1\n' >"$TMP/r/profiles/p2.profile"
+bad_args "profile include cycle" \
+	"hosttune: $TMP/r/profiles/p2.profile:2:11: profile include cycle: p1 -> p2 -> p1" \
+	--rules "$TMP/r" --facts "$FACTS" --profile p1 audit
+printf '[profile]\ninclude = nothere\n' >"$TMP/r/profiles/top.profile"
+bad_args "missing include" \
+	"hosttune: $TMP/r/profiles/top.profile:2:11: profile 'nothere' not found (looked for profiles/nothere.profile in $TMP/r)" \
+	--rules "$TMP/r" --facts "$FACTS" --profile top audit
+printf '[workload]\nconn_rate = 100\nstorage = false\n' >"$TMP/r/profiles/base.profile"
+printf '[profile]\ninclude = base\n[workload]\nconn_rte = 570\n' >"$TMP/r/profiles/typo.profile"
+bad_args "unknown variable over an include" \
+	"hosttune: $TMP/r/profiles/typo.profile:4:1: unknown workload variable 'workload.conn_rte' (the included profiles define: workload.conn_rate, workload.storage)" \
+	--rules "$TMP/r" --facts "$FACTS" --profile typo audit
+# "conn_rate = " is 12 bytes: the value at 13.
+printf '[profile]\ninclude = base\n[workload]\nconn_rate = "fast"\n' >"$TMP/r/profiles/str.profile"
+bad_args "variable of another type over an include" \
+	"hosttune: $TMP/r/profiles/str.profile:4:13: workload.conn_rate is a number, got a string" \
+	--rules "$TMP/r" --facts "$FACTS" --profile str audit
+
 # --fail-on: the garage VM has a critical finding; --fail-on critical exits 1.
 "$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$FACTS" --profile garage --fail-on critical audit >/dev/null
 expect_eq "--fail-on critical with a critical finding" 1 $?

@@ -313,6 +313,11 @@ static void test_fact_defs(void **state)
 	assert_null(ht_fact_def_find(NULL));
 }
 
+static struct ht_value str(const char *s)
+{
+	return (struct ht_value){ .type = HT_T_STR, .s = (char *)s };
+}
+
 static void test_set_get(void **state)
 {
 	struct ht_facts *f = ht_facts_new();
@@ -380,6 +385,28 @@ static void test_set_get(void **state)
 	assert_int_equal(ht_facts_set(f, "a", &v, NULL, " lead"), -EINVAL);
 	assert_int_equal(ht_facts_set(f, "a", &v, NULL, "trail "), -EINVAL);
 	assert_int_equal(ht_facts_set(f, "a", &v, NULL, "two\nlines"), -EINVAL);
+	/* JSON output must be UTF-8 (RFC 8259, 8.1): sources and strings are checked. */
+	assert_int_equal(ht_facts_set(f, "a", &v, NULL, "caf\xe9"), -EINVAL);
+	{
+		struct ht_value latin1 = str("caf\xe9"), overlong = str("\xc0\xaf");
+		struct ht_value surrogate = str("\xed\xa0\x80"), big = str("\xf4\x90\x80\x80");
+		struct ht_value cut = str("\xe2\x82"), last = str("\xf4\x8f\xbf\xbf");
+
+		assert_int_equal(ht_facts_set(f, "a", &latin1, NULL, NULL), -EINVAL);
+		assert_int_equal(ht_facts_set(f, "a", &overlong, NULL, NULL), -EINVAL);
+		assert_int_equal(ht_facts_set(f, "a", &surrogate, NULL, NULL), -EINVAL);
+		assert_int_equal(ht_facts_set(f, "a", &big, NULL, NULL), -EINVAL);
+		assert_int_equal(ht_facts_set(f, "a", &cut, NULL, NULL), -EINVAL);
+		struct ht_value neg = ht_int(-1), negd = ht_dec(-0.5);
+
+		/* A known count or size below 0 would not read back; module.* may be. */
+		assert_int_equal(ht_facts_set(f, "mem.total", &neg, "bytes", NULL), -EINVAL);
+		assert_int_equal(ht_facts_set(f, "nic.eth0.speed", &negd, "Mb/s", NULL), -EINVAL);
+		assert_int_equal(ht_facts_set(f, "str", &neg, NULL, NULL), 0); /* not a known fact */
+		/* U+10FFFF, the last code point, is fine: set on "str" to keep the count. */
+		assert_int_equal(ht_facts_set(f, "str", &last, NULL, "\xe2\x82\xac"), 0);
+		assert_string_equal(get(f, "str")->value.s, "\xf4\x8f\xbf\xbf");
+	}
 	assert_int_equal(ht_facts_set_unavailable(f, "a", 0, NULL, NULL), -EINVAL);
 	assert_int_equal(ht_facts_set_unavailable(f, "a", -ENOENT, NULL, NULL), -EINVAL);
 	assert_int_equal(ht_facts_set_unavailable(f, "a", 100000, NULL, NULL), -EINVAL);
@@ -403,34 +430,34 @@ static struct ht_value ver(uint8_t n, uint32_t a, uint32_t b, uint32_t c, uint32
 	return (struct ht_value){ .type = HT_T_VER, .v = { .part = { a, b, c, d }, .n = n } };
 }
 
-static struct ht_value str(const char *s)
-{
-	return (struct ht_value){ .type = HT_T_STR, .s = (char *)s };
-}
-
 static void test_round_trip(void **state)
 {
-	/* What ht_facts_write() must print for the table below, in name order. */
+	/*
+	 * What ht_facts_write() must print for the table below, in name order.
+	 * module.* names are open to any value (module parameters vary by
+	 * kernel), so they carry the odd ones here.
+	 */
 	static const char want[] =
 		"# hosttune facts 1\n"
-		"a.big = 9223372036854775807 entries from test\n"
-		"a.neg = -42 seconds from /proc/x y\n"
-		"a.small = -9223372036854775808\n"
-		"a.zero = 0\n"
-		"b.dec = 0.1 % from decimal\n"
-		"b.dec_neg = -2.5e-300\n"
-		"b.dec_whole = 3.0 MB/s\n"
-		"c.no = false from /sys/module/nf_conntrack\n"
-		"c.yes = true\n"
-		"d.empty = \"\"\n"
-		"d.quoted = \"say \\\"hi\\\" \\\\ then\\ttab\\nnewline\" from a from b\n"
-		"d.utf8 = \"caf\xc3\xa9 \\x01\"\n"
-		"e.v1 = v6\n"
-		"e.v4 = v1.2.3.4 from here\n"
 		"kernel.version = v5.15.0 from kernel.release\n"
-		"nic.br-lan.driver = \"virtio_net\" from udev\n"
-		"u.bare = unavailable EACCES\n"
-		"u.full = unavailable ENOENT bytes from not recorded in a --root tree\n";
+		"module.a.big = 9223372036854775807 entries from test\n"
+		"module.a.neg = -42 seconds from /proc/x y\n"
+		"module.a.small = -9223372036854775808\n"
+		"module.a.zero = 0\n"
+		"module.b.dec = 0.1 % from decimal\n"
+		"module.b.dec_neg = -2.5e-300\n"
+		"module.b.dec_tiny = 4.94065645841247e-324\n"
+		"module.b.dec_whole = 3.0 MB/s\n"
+		"module.c.no = false from /sys/module/nf_conntrack\n"
+		"module.c.yes = true\n"
+		"module.d.empty = \"\"\n"
+		"module.d.quoted = \"say \\\"hi\\\" \\\\ then\\ttab\\nnewline\" from a from b\n"
+		"module.d.utf8 = \"caf\xc3\xa9 \\x01\"\n"
+		"module.e.v1 = v6\n"
+		"module.e.v4 = v1.2.3.4 from here\n"
+		"module.u.bare = unavailable EACCES\n"
+		"module.u.full = unavailable ENOENT bytes from not recorded in a --root tree\n"
+		"nic.br-lan.driver = \"virtio_net\" from udev\n";
 	struct ht_facts *f = ht_facts_new(), *g = ht_facts_new();
 	_cleanup_free_ char *text = NULL, *again = NULL;
 	struct ht_error err = { "" };
@@ -438,25 +465,27 @@ static void test_round_trip(void **state)
 	(void)state;
 	assert_non_null(f);
 	assert_non_null(g);
-	set_or_die(f, "a.neg", ht_int(-42), "seconds", "/proc/x y");
-	set_or_die(f, "a.zero", ht_int(0), NULL, NULL);
-	set_or_die(f, "a.big", ht_int(INT64_MAX), "entries", "test");
-	set_or_die(f, "a.small", ht_int(INT64_MIN), NULL, NULL);
-	set_or_die(f, "b.dec", ht_dec(0.1), "%", "decimal");
-	set_or_die(f, "b.dec_neg", ht_dec(-2.5e-300), NULL, NULL);
-	set_or_die(f, "b.dec_whole", ht_dec(3.0), "MB/s", NULL); /* must stay a decimal */
-	set_or_die(f, "c.yes", ht_bool(true), NULL, NULL);
-	set_or_die(f, "c.no", ht_bool(false), NULL, "/sys/module/nf_conntrack");
-	set_or_die(f, "d.empty", str(""), NULL, NULL);
+	set_or_die(f, "module.a.neg", ht_int(-42), "seconds", "/proc/x y");
+	set_or_die(f, "module.a.zero", ht_int(0), NULL, NULL);
+	set_or_die(f, "module.a.big", ht_int(INT64_MAX), "entries", "test");
+	set_or_die(f, "module.a.small", ht_int(INT64_MIN), NULL, NULL);
+	set_or_die(f, "module.b.dec", ht_dec(0.1), "%", "decimal");
+	set_or_die(f, "module.b.dec_neg", ht_dec(-2.5e-300), NULL, NULL);
+	/* The least subnormal, DBL_TRUE_MIN: strtod() says ERANGE, yet it reads back. */
+	set_or_die(f, "module.b.dec_tiny", ht_dec(4.9406564584124654e-324), NULL, NULL);
+	set_or_die(f, "module.b.dec_whole", ht_dec(3.0), "MB/s", NULL); /* must stay a decimal */
+	set_or_die(f, "module.c.yes", ht_bool(true), NULL, NULL);
+	set_or_die(f, "module.c.no", ht_bool(false), NULL, "/sys/module/nf_conntrack");
+	set_or_die(f, "module.d.empty", str(""), NULL, NULL);
 	/* A source may contain " from ": only the first "from" is the keyword. */
-	set_or_die(f, "d.quoted", str("say \"hi\" \\ then\ttab\nnewline"), NULL, "a from b");
-	set_or_die(f, "d.utf8", str("caf\xc3\xa9 \x01"), NULL, NULL);
-	set_or_die(f, "e.v1", ver(1, 6, 0, 0, 0), NULL, NULL);
-	set_or_die(f, "e.v4", ver(4, 1, 2, 3, 4), NULL, "here");
+	set_or_die(f, "module.d.quoted", str("say \"hi\" \\ then\ttab\nnewline"), NULL, "a from b");
+	set_or_die(f, "module.d.utf8", str("caf\xc3\xa9 \x01"), NULL, NULL);
+	set_or_die(f, "module.e.v1", ver(1, 6, 0, 0, 0), NULL, NULL);
+	set_or_die(f, "module.e.v4", ver(4, 1, 2, 3, 4), NULL, "here");
 	set_or_die(f, "kernel.version", ver(3, 5, 15, 0, 0), NULL, "kernel.release");
 	set_or_die(f, "nic.br-lan.driver", str("virtio_net"), NULL, "udev");
-	assert_int_equal(ht_facts_set_unavailable(f, "u.bare", EACCES, NULL, NULL), 0);
-	assert_int_equal(ht_facts_set_unavailable(f, "u.full", ENOENT, "bytes",
+	assert_int_equal(ht_facts_set_unavailable(f, "module.u.bare", EACCES, NULL, NULL), 0);
+	assert_int_equal(ht_facts_set_unavailable(f, "module.u.full", ENOENT, "bytes",
 	                                          "not recorded in a --root tree"),
 	                 0);
 
@@ -465,8 +494,8 @@ static void test_round_trip(void **state)
 
 	assert_int_equal(read_text(g, text, &err), 0);
 	assert_string_equal(err.msg, "");
-	assert_int_equal(ht_facts_count(g), ht_facts_count(f)); /* 18 */
-	assert_int_equal(ht_facts_count(g), 18);
+	assert_int_equal(ht_facts_count(g), ht_facts_count(f)); /* 19 */
+	assert_int_equal(ht_facts_count(g), 19);
 	for (size_t i = 0; i < ht_facts_count(f); i++)
 		assert_fact_equal(ht_facts_at(g, i), ht_facts_at(f, i));
 
@@ -479,18 +508,21 @@ static void test_round_trip(void **state)
 
 static void test_read_tolerant(void **state)
 {
+	/* Blank lines may come before the header; the header may end in CR LF. */
 	static const char text[] =
-		"# hosttune facts 1\n"
+		"\n"
+		"  \t\n"
+		"# hosttune facts 1\r\n"
 		"\n"
 		"   # an indented comment\n"
 		"\tmem.total\t=\t503316480\tbytes\tfrom\t/proc/meminfo MemTotal  \r\n"
 		"cpu.count=1\n"
 		"kernel.version =v5.15\n"
-		"x.future = 0.5 from  a source   with  inner  blanks\n"
-		"x.unit_only = 7 buckets\n"
-		"x.gone = unavailable   ENODEV   from nowhere\n"
+		"module.x.future = 0.5 from  a source   with  inner  blanks\n"
+		"module.x.unit_only = 7 buckets\n"
+		"module.x.gone = unavailable   ENODEV   from nowhere\n"
 		"   \t  \n"
-		"last = \"no newline at the end\"";
+		"module.x.last = \"no newline at the end\"";
 	struct ht_facts *f = ht_facts_new();
 	struct ht_error err = { "" };
 	struct ht_value one = ht_int(1);
@@ -511,76 +543,168 @@ static void test_read_tolerant(void **state)
 	assert_int_equal(fact->value.v.n, 2);
 	assert_int_equal(fact->value.v.part[0], 5);
 	assert_int_equal(fact->value.v.part[1], 15);
-	fact = get(f, "x.future"); /* unknown facts are kept, with any type */
+	fact = get(f, "module.x.future"); /* module parameters are open, with any type */
 	assert_int_equal(fact->value.type, HT_T_DEC);
 	assert_true(fact->value.d == 0.5);
 	assert_string_equal(fact->source, "a source   with  inner  blanks");
-	assert_int_fact(f, "x.unit_only", 7, "buckets", NULL);
-	assert_unavailable(f, "x.gone", ENODEV, NULL, "nowhere");
-	assert_str_fact(f, "last", "no newline at the end", NULL);
+	assert_int_fact(f, "module.x.unit_only", 7, "buckets", NULL);
+	assert_unavailable(f, "module.x.gone", ENODEV, NULL, "nowhere");
+	assert_str_fact(f, "module.x.last", "no newline at the end", NULL);
 	assert_int_fact(f, "keep.me", 1, NULL, NULL);
 
-	/* An empty file is a valid, empty facts file. */
-	assert_int_equal(read_text(f, "\n", &err), 0);
+	/* The header alone is a valid, empty facts file. */
+	assert_int_equal(read_text(f, "# hosttune facts 1\n", &err), 0);
 	assert_int_equal(ht_facts_count(f), 8);
+	/* Known facts at their edges: 0 of a count, a subnormal decimal, valid UTF-8. */
+	assert_int_equal(read_text(f, "# hosttune facts 1\n"
+	                              "mem.total = 0 bytes\n"
+	                              "cpu.count = 4.9e-324\n"
+	                              "cpu.model = \"Caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\" "
+	                              "from caf\xc3\xa9 \xe2\x82\xac\n",
+	                       &err),
+	                 0);
+	assert_string_equal(err.msg, "");
+	assert_int_fact(f, "mem.total", 0, "bytes", NULL);
+	assert_true(get(f, "cpu.count")->value.d > 0);
+	assert_str_fact(f, "cpu.model", "Caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+	                "caf\xc3\xa9 \xe2\x82\xac");
 
 	ht_facts_free(f);
 }
 
+/* The header every facts file starts with: the cases below have it on line 1. */
+#define H "# hosttune facts 1\n"
+
 static void test_read_errors(void **state)
 {
+	/*
+	 * Columns: "module.x = " is 8 + 3 = 11 bytes, so its value is at column
+	 * 12; "mem.total = " and "cpu.count = " are 9 + 3 = 12 bytes, value at 13.
+	 */
 	static const struct {
 		const char *text, *msg;
 	} cases[] = {
 		{ "# hosttune facts 1\ncpu.count = 1\nkernel.release = \"x\"\nmem.total    =    abc\n",
 		  "f.facts:4:19: expected a value (number, true/false, \"string\" or vN.N), "
 		  "found 'abc'" },
-		{ "mem.total = 1\nmem.total = 2\n",
-		  "f.facts:2:1: duplicate fact 'mem.total' (first on line 1)" },
-		{ "a = 1\n\n  a = 1\n", "f.facts:3:3: duplicate fact 'a' (first on line 1)" },
+		{ H "mem.total = 1\nmem.total = 2\n",
+		  "f.facts:3:1: duplicate fact 'mem.total' (first on line 2)" },
+		{ H "cpu.count = 1\n\n  cpu.count = 1\n",
+		  "f.facts:4:3: duplicate fact 'cpu.count' (first on line 2)" },
 		{ "# hosttune facts 1\n\nmem.total = \"480 MiB\"\n",
 		  "f.facts:3:13: mem.total must be a number, found string" },
-		{ "kernel.version = 5\n", "f.facts:1:18: kernel.version must be a version, found number" },
-		{ "conntrack.loaded = 1\n",
-		  "f.facts:1:20: conntrack.loaded must be a bool, found number" },
-		{ "cpu.arch = v6.1\n", "f.facts:1:12: cpu.arch must be a string, found version" },
-		{ "x = unavailable EFOO\n",
-		  "f.facts:1:17: expected an errno name such as ENOENT, found 'EFOO'" },
-		{ "x = unavailable\n",
-		  "f.facts:1:16: expected an errno name such as ENOENT, found end of line" },
-		{ "mem.total 5\n", "f.facts:1:11: expected '=', found '5'" },
-		{ "= 5\n", "f.facts:1:1: expected a fact name, found '='" },
-		{ "mem.total$ = 5\n", "f.facts:1:1: expected a fact name, found 'mem.total$'" },
-		{ "x = 5 MB$ from y\n",
-		  "f.facts:1:7: expected a unit (one word of A-Za-z0-9/%_) or 'from', found 'MB$'" },
-		{ "x = 5 bytes extra\n", "f.facts:1:13: expected 'from' or end of line, found 'extra'" },
-		{ "x = 5 bytes from   \n",
-		  "f.facts:1:17: expected a source after 'from', found end of line" },
-		{ "x =\n",
-		  "f.facts:1:4: expected a value (number, true/false, \"string\" or vN.N), "
+		{ H "kernel.version = 5\n",
+		  "f.facts:2:18: kernel.version must be a version, found number" },
+		{ H "conntrack.loaded = 1\n",
+		  "f.facts:2:20: conntrack.loaded must be a bool, found number" },
+		{ H "cpu.arch = v6.1\n", "f.facts:2:12: cpu.arch must be a string, found version" },
+		/* "module.x = unavailable " is 11 + 12 = 23 bytes: the errno at 24. */
+		{ H "module.x = unavailable EFOO\n",
+		  "f.facts:2:24: expected an errno name such as ENOENT, found 'EFOO'" },
+		{ H "module.x = unavailable\n",
+		  "f.facts:2:23: expected an errno name such as ENOENT, found end of line" },
+		{ H "mem.total 5\n", "f.facts:2:11: expected '=', found '5'" },
+		{ H "= 5\n", "f.facts:2:1: expected a fact name, found '='" },
+		{ H "mem.total$ = 5\n", "f.facts:2:1: expected a fact name, found 'mem.total$'" },
+		/* "module.x = 5 " is 13 bytes: the unit at 14; "bytes " takes 14..19. */
+		{ H "module.x = 5 MB$ from y\n",
+		  "f.facts:2:14: expected a unit (one word of A-Za-z0-9/%_) or 'from', "
+		  "found 'MB$'" },
+		{ H "module.x = 5 bytes extra\n",
+		  "f.facts:2:20: expected 'from' or end of line, found 'extra'" },
+		{ H "module.x = 5 bytes from   \n",
+		  "f.facts:2:24: expected a source after 'from', found end of line" },
+		{ H "module.x =\n",
+		  "f.facts:2:11: expected a value (number, true/false, \"string\" or vN.N), "
 		  "found end of line" },
-		{ "x = 99999999999999999999\n",
-		  "f.facts:1:5: expected an integer from -9223372036854775808 to "
+		{ H "module.x = 99999999999999999999\n",
+		  "f.facts:2:12: expected an integer from -9223372036854775808 to "
 		  "9223372036854775807, found '99999999999999999999'" },
-		{ "x = 1e999\n", "f.facts:1:5: expected a finite decimal, found '1e999'" },
-		{ "x = v4294967296\n",
-		  "f.facts:1:5: expected version parts up to 4294967295, found 'v4294967296'" },
-		{ "x = v1.2.3.4.5\n",
-		  "f.facts:1:5: expected a value (number, true/false, \"string\" or vN.N), "
+		{ H "module.x = 1e999\n", "f.facts:2:12: expected a finite decimal, found '1e999'" },
+		/* Below DBL_TRUE_MIN (4.9e-324) strtod() underflows to 0 with ERANGE. */
+		{ H "module.x = 1e-999\n",
+		  "f.facts:2:12: expected a decimal of 0 or at least 4.9e-324 in magnitude, "
+		  "found '1e-999'" },
+		{ H "module.x = -2.5e-400 bytes\n",
+		  "f.facts:2:12: expected a decimal of 0 or at least 4.9e-324 in magnitude, "
+		  "found '-2.5e-400'" },
+		{ H "module.x = v4294967296\n",
+		  "f.facts:2:12: expected version parts up to 4294967295, found 'v4294967296'" },
+		{ H "module.x = v1.2.3.4.5\n",
+		  "f.facts:2:12: expected a value (number, true/false, \"string\" or vN.N), "
 		  "found 'v1.2.3.4.5'" },
-		{ "x = \"unterminated\n",
-		  "f.facts:1:5: expected a value (number, true/false, \"string\" or vN.N), "
+		{ H "module.x = \"unterminated\n",
+		  "f.facts:2:12: expected a value (number, true/false, \"string\" or vN.N), "
 		  "found '\"unterminated'" },
-		{ "x = 5abc\n",
-		  "f.facts:1:5: expected a value (number, true/false, \"string\" or vN.N), "
+		{ H "module.x = 5abc\n",
+		  "f.facts:2:12: expected a value (number, true/false, \"string\" or vN.N), "
 		  "found '5abc'" },
-		{ "x = \"a b\"c d\n",
-		  "f.facts:1:5: expected a value (number, true/false, \"string\" or vN.N), "
+		{ H "module.x = \"a b\"c d\n",
+		  "f.facts:2:12: expected a value (number, true/false, \"string\" or vN.N), "
 		  "found '\"a b\"c'" },
-		{ "x = \x01\n",
-		  "f.facts:1:5: expected a value (number, true/false, \"string\" or vN.N), "
+		{ H "module.x = \x01\n",
+		  "f.facts:2:12: expected a value (number, true/false, \"string\" or vN.N), "
 		  "found '\\x01'" },
 		{ "# hosttune facts 2\n", "f.facts:1:18: expected facts format version 1, found '2'" },
+
+		/* The header: the first line that is not blank, exactly. */
+		{ "", "f.facts:1:1: expected '# hosttune facts 1', found end of file" },
+		/* Two blank lines read, so the end of the file is on line 3. */
+		{ "\n  \n", "f.facts:3:1: expected '# hosttune facts 1', found end of file" },
+		{ "mem.total = 1\n",
+		  "f.facts:1:1: expected '# hosttune facts 1', found 'mem.total = 1'" },
+		{ "# some other file\n" H,
+		  "f.facts:1:1: expected '# hosttune facts 1', found '# some other file'" },
+		{ "#hosttune facts 1\n",
+		  "f.facts:1:1: expected '# hosttune facts 1', found '#hosttune facts 1'" },
+		{ "# hosttune facts 1 extra\n",
+		  "f.facts:1:1: expected '# hosttune facts 1', found '# hosttune facts 1 extra'" },
+		/* Line 3, indented by 2: the version after "# hosttune facts " (17) is at 20. */
+		{ "\n\n  # hosttune facts 3\n",
+		  "f.facts:3:20: expected facts format version 1, found '3'" },
+
+		/* Names hosttune does not know; module.* stays open. */
+		{ H "mem.totl = 1\n", "f.facts:2:1: unknown fact 'mem.totl'" },
+		{ H "  nic.eth0.sped = 1000 Mb/s\n", "f.facts:2:3: unknown fact 'nic.eth0.sped'" },
+		{ H "module. = 1\n", "f.facts:2:1: unknown fact 'module.'" },
+
+		/*
+		 * Sources as ht_facts_set() takes them. "mem.total = 1 bytes from " is
+		 * 12 + 2 + 6 + 5 = 25 bytes: the source at 26, and after "/proc/" (6)
+		 * the control byte at 32.
+		 */
+		{ H "mem.total = 1 bytes from /proc/\x01meminfo\n",
+		  "f.facts:2:32: expected a source without control characters, "
+		  "found '\\x01meminfo'" },
+		/* "mem.total = 1 from " is 12 + 2 + 5 = 19 bytes: 'a' at 20, the tab at 21. */
+		{ H "mem.total = 1 from a\tb\n",
+		  "f.facts:2:21: expected a source without control characters, found '\\x09b'" },
+		/* Latin-1 e-acute after "caf" (20..22): column 23. */
+		{ H "mem.total = 1 from caf\xe9 au lait\n",
+		  "f.facts:2:23: expected a source of UTF-8 text, found '\\xe9'" },
+		/* A string, raw or escaped, must be UTF-8 too; the value is at column 13. */
+		{ H "cpu.model = \"caf\xe9\"\n",
+		  "f.facts:2:13: expected a string of UTF-8 text, found '\"caf\\xe9\"'" },
+		{ H "cpu.model = \"caf\\xe9\"\n",
+		  "f.facts:2:13: expected a string of UTF-8 text, found '\"caf\\xe9\"'" },
+		/* An overlong '/' (C0 AF) is not UTF-8 either. */
+		{ H "cpu.model = \"\xc0\xaf\"\n",
+		  "f.facts:2:13: expected a string of UTF-8 text, found '\"\\xc0\\xaf\"'" },
+
+		/* Counts and sizes are never negative. */
+		{ H "mem.total = -1\n", "f.facts:2:13: mem.total must not be negative, found -1" },
+		{ H "cpu.count = -0.5 CPUs\n",
+		  "f.facts:2:13: cpu.count must not be negative, found -0.5" },
+		/* "nic.eth0.speed = " is 14 + 3 = 17 bytes: column 18. */
+		{ H "nic.eth0.speed = -1 Mb/s\n",
+		  "f.facts:2:18: nic.eth0.speed must not be negative, found -1" },
+		/* "cpu.aes.gcm_mbps = " is 16 + 3 = 19 bytes: column 20. */
+		{ H "cpu.aes.gcm_mbps = -3\n",
+		  "f.facts:2:20: cpu.aes.gcm_mbps must not be negative, found -3" },
+		/* "net.netfilter.nf_conntrack_max = " is 30 + 3 = 33 bytes: column 34. */
+		{ H "net.netfilter.nf_conntrack_max = -262144 entries\n",
+		  "f.facts:2:34: net.netfilter.nf_conntrack_max must not be negative, "
+		  "found -262144" },
 	};
 	struct ht_facts *f = ht_facts_new();
 	struct ht_value one = ht_int(1);
@@ -605,7 +729,7 @@ static void test_read_errors(void **state)
 		assert_string_equal(err.msg, "f.facts:1:6: expected text, found a NUL byte");
 	}
 	/* No error record is fine too. */
-	assert_int_equal(read_text(f, "x = \n", NULL), -EINVAL);
+	assert_int_equal(read_text(f, H "module.x = \n", NULL), -EINVAL);
 	ht_facts_free(f);
 }
 
@@ -878,6 +1002,161 @@ static void test_collect_malformed(void **state)
 	rm_tree(dir);
 }
 
+/* Writes @len bytes of @content, NUL bytes and all, to DIR/REL. */
+static void put_bytes(const char *dir, const char *rel, const char *content, size_t len)
+{
+	_cleanup_free_ char *p = NULL;
+	_cleanup_close_ int fd = -1;
+
+	assert_true(asprintf(&p, "%s/%s", dir, rel) > 0);
+	mkdirs(p);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, content, len), (ssize_t)len);
+}
+
+static void put_fifo(const char *dir, const char *rel)
+{
+	_cleanup_free_ char *p = NULL;
+
+	assert_true(asprintf(&p, "%s/%s", dir, rel) > 0);
+	mkdirs(p);
+	assert_int_equal(mkfifo(p, 0644), 0);
+}
+
+/* ht_read_file() reads regular files of text: not a FIFO, device or directory, nor a NUL. */
+static void test_read_file_kinds(void **state)
+{
+	static const char nul[] = "4096\0garbage\n";
+	char *dir = tmp_tree();
+	char *buf = NULL;
+
+	(void)state;
+	put_file(dir, "ok", "4096\n\n", 0644);
+	assert_int_equal(ht_read_file(dir, "/ok", &buf), 0);
+	assert_string_equal(buf, "4096");
+	free(TAKE_PTR(buf));
+
+	/* sizeof - 1 = 13 bytes, the NUL at offset 4: it must not read as "4096". */
+	put_bytes(dir, "nul", nul, sizeof(nul) - 1);
+	assert_int_equal(ht_read_file(dir, "/nul", &buf), -EINVAL);
+	assert_null(buf);
+
+	/*
+	 * A FIFO without a writer: a blocking open(2) would wait for one forever,
+	 * so the alarm turns a hang into a failed test.
+	 */
+	put_fifo(dir, "fifo");
+	alarm(10);
+	assert_int_equal(ht_read_file(dir, "/fifo", &buf), -EINVAL);
+	alarm(0);
+	assert_null(buf);
+
+	put_dir(dir, "dir");
+	assert_int_equal(ht_read_file(dir, "/dir", &buf), -EISDIR);
+	/* /dev/null is a character device wherever this runs. */
+	assert_int_equal(ht_read_file(NULL, "/dev/null", &buf), -EINVAL);
+	assert_null(buf);
+
+	/* procfs and sysfs attributes are regular files, and still read. */
+	assert_int_equal(ht_read_file(NULL, "/proc/sys/kernel/osrelease", &buf), 0);
+	assert_true(strlen(buf) > 0);
+	free(TAKE_PTR(buf));
+	if (access("/sys/devices/system/cpu/online", R_OK) == 0) {
+		assert_int_equal(ht_read_file(NULL, "/sys/devices/system/cpu/online", &buf), 0);
+		free(TAKE_PTR(buf));
+	}
+	rm_tree(dir);
+}
+
+/*
+ * A --root tree with a FIFO, a NUL byte and negative counts where the kernel
+ * keeps regular files of unsigned numbers: each is unavailable with EINVAL
+ * and its path, and the collection neither hangs nor fails.
+ */
+static void test_collect_odd_files(void **state)
+{
+	static const char nul[] = "4096\0garbage\n";
+	char *dir = tmp_tree();
+	struct ht_facts *f;
+
+	(void)state;
+	put_fifo(dir, "proc/meminfo");
+	put_file(dir, "proc/sys/kernel/osrelease", "5.15.0\n", 0644);
+	put_bytes(dir, "proc/sys/net/netfilter/nf_conntrack_max", nul, sizeof(nul) - 1);
+	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_buckets", "-1\n", 0644);
+	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_count", "-5\n", 0644);
+	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait", "-120\n", 0644);
+	put_fifo(dir, "sys/devices/system/cpu/online");
+	alarm(10);
+	f = collect(dir);
+	alarm(0);
+
+	assert_unavailable(f, "mem.total", EINVAL, "bytes", "/proc/meminfo MemTotal");
+	assert_unavailable(f, "cpu.count", EINVAL, "CPUs", "/sys/devices/system/cpu/online");
+	assert_unavailable(f, "net.netfilter.nf_conntrack_max", EINVAL, "entries",
+	                   NF "nf_conntrack_max");
+	assert_unavailable(f, "net.netfilter.nf_conntrack_buckets", EINVAL, "buckets",
+	                   NF "nf_conntrack_buckets");
+	assert_unavailable(f, "net.netfilter.nf_conntrack_count", EINVAL, "entries",
+	                   NF "nf_conntrack_count");
+	assert_unavailable(f, "net.netfilter.nf_conntrack_tcp_timeout_time_wait", EINVAL,
+	                   "seconds", NF "nf_conntrack_tcp_timeout_time_wait");
+	assert_str_fact(f, "kernel.release", "5.15.0", "/proc/sys/kernel/osrelease");
+	assert_all_defs_collected(f);
+	ht_facts_free(f);
+
+	/* A negative module parameter: hashsize is a count of buckets. */
+	put_file(dir, "sys/module/nf_conntrack/parameters/hashsize", "-4096\n", 0644);
+	f = collect(dir);
+	assert_unavailable(f, "module.nf_conntrack.hashsize", EINVAL, "buckets",
+	                   "/sys/module/nf_conntrack/parameters/hashsize");
+	ht_facts_free(f);
+	rm_tree(dir);
+}
+
+/* RFC 3629's well-formed sequences, at the edges of each row of its table. */
+static void test_utf8(void **state)
+{
+	static const struct {
+		const char *s;
+		int len;
+	} cases[] = {
+		{ "a", 1 },           { "\x7f", 1 },         { "\xc2\x80", 2 },
+		{ "\xdf\xbf", 2 },    { "\xe0\xa0\x80", 3 }, { "\xed\x9f\xbf", 3 },
+		{ "\xee\x80\x80", 3 }, { "\xef\xbf\xbf", 3 }, { "\xf0\x90\x80\x80", 4 },
+		{ "\xf4\x8f\xbf\xbf", 4 },
+		/* not well-formed: */
+		{ "", 0 },                 /* the end */
+		{ "\x80", 0 },             /* a lone continuation byte */
+		{ "\xc0\x80", 0 },         /* overlong NUL */
+		{ "\xc1\xbf", 0 },         /* overlong U+007F */
+		{ "\xe0\x9f\xbf", 0 },     /* overlong U+07FF */
+		{ "\xed\xa0\x80", 0 },     /* surrogate U+D800 */
+		{ "\xf0\x8f\xbf\xbf", 0 }, /* overlong U+FFFF */
+		{ "\xf4\x90\x80\x80", 0 }, /* U+110000 */
+		{ "\xf5\x80\x80\x80", 0 },
+		{ "\xff", 0 },
+		{ "\xe2\x82", 0 },         /* cut short by the end */
+		{ "\xe2\x82z", 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (ht_utf8_len(cases[i].s) != cases[i].len)
+			print_error("case %zu\n", i);
+		assert_int_equal(ht_utf8_len(cases[i].s), cases[i].len);
+	}
+	assert_null(ht_utf8_invalid(""));
+	assert_null(ht_utf8_invalid("caf\xc3\xa9 \xe2\x82\xac"));
+	/* "caf" is 3 bytes: the Latin-1 e-acute is at offset 3. */
+	{
+		static const char latin1[] = "caf\xe9 au lait";
+
+		assert_ptr_equal(ht_utf8_invalid(latin1), latin1 + 3);
+	}
+}
+
 /* The live host: only what holds everywhere, since the values are this machine's. */
 static void test_collect_host(void **state)
 {
@@ -1029,6 +1308,9 @@ int main(void)
 		cmocka_unit_test(test_expected_files_read_back),
 		cmocka_unit_test(test_collect_netns_readonly),
 		cmocka_unit_test(test_collect_malformed),
+		cmocka_unit_test(test_read_file_kinds),
+		cmocka_unit_test(test_collect_odd_files),
+		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_collect_host),
 		cmocka_unit_test(test_json_garage_vm),
 		cmocka_unit_test(test_value_to_json),

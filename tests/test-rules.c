@@ -601,8 +601,10 @@ static void test_profile_include(void **state)
 	                                            "[workload]\n"
 	                                            "x = 1\n"
 	                                            "y = 2\n"
-	                                            "t = 120s\n");
-	put_file(fx->dir, "profiles/child.profile", "# y differs, s is new\n"
+	                                            "t = 120s\n"
+	                                            "s = \"slow\"\n");
+	/* Over an include only the variables base defines, with their types. */
+	put_file(fx->dir, "profiles/child.profile", "# y and s differ\n"
 	                                             "[profile]\n"
 	                                             "include = base\n"
 	                                             "[workload]\n"
@@ -668,11 +670,10 @@ static void test_profile_errors(void **state)
 	put_file(fx->dir, "profiles/p2.profile", "[profile]\ninclude = p1\n");
 	assert_int_equal(ht_ruleset_load_profile(fx->rs, "p1", &fx->err), -ELOOP);
 	/*
-	 * The 17th nesting level (depth 16, even) is p1 again, so p1's include is
-	 * named: line 2, "include = " is 10 bytes, the name at column 11.
+	 * p2's include of p1 closes the cycle: line 2, "include = " is 10 bytes,
+	 * the name at column 11.
 	 */
-	assert_err(fx, "profiles/p1.profile:2:11: profile include nested too deep "
-	               "(include cycle?)");
+	assert_err(fx, "profiles/p2.profile:2:11: profile include cycle: p1 -> p2 -> p1");
 
 	assert_int_equal(ht_ruleset_load_profile(fx->rs, "nope", &fx->err), -ENOENT);
 	assert_true(asprintf(&want, "profile 'nope' not found (looked for profiles/nope.profile "
@@ -700,6 +701,284 @@ static void test_profile_errors(void **state)
 
 	assert_null(ht_ruleset_profile(fx->rs));
 	assert_int_equal(ht_ruleset_var_count(fx->rs), 0);
+}
+
+/* Replaces the ruleset with the one rule t.a, for the profile tests. */
+static void load_one_rule(struct fx *fx)
+{
+	assert_int_equal(load(fx, "[t.a]\nvalue = 1\n"), 0);
+}
+
+/* Expects ht_ruleset_load_profile(@name) to fail with @ret and the message DIR/@suffix. */
+static void profile_fails(struct fx *fx, const char *name, int ret, const char *suffix)
+{
+	fx->err.msg[0] = '\0';
+	assert_int_equal(ht_ruleset_load_profile(fx->rs, name, &fx->err), ret);
+	assert_err(fx, suffix);
+}
+
+static void test_profile_chain(void **state)
+{
+	struct fx *fx = *state;
+	_cleanup_free_ char *want = NULL;
+
+	load_one_rule(fx);
+	/* "include = " is 10 bytes: every included name below is at column 11. */
+	put_file(fx->dir, "profiles/self.profile", "[profile]\ninclude = self\n");
+	profile_fails(fx, "self", -ELOOP, "profiles/self.profile:2:11: profile include cycle: "
+	                                  "self -> self");
+
+	/* Entering a cycle from outside: the path starts where the cycle does. */
+	put_file(fx->dir, "profiles/entry.profile", "[profile]\ninclude = c1\n");
+	put_file(fx->dir, "profiles/c1.profile", "[profile]\ninclude = c2\n");
+	put_file(fx->dir, "profiles/c2.profile", "# back to c1\n[profile]\ninclude = c1\n");
+	profile_fails(fx, "entry", -ELOOP, "profiles/c2.profile:3:11: profile include cycle: "
+	                                   "c1 -> c2 -> c1");
+
+	/* A missing include is reported at the line that names it. */
+	put_file(fx->dir, "profiles/top.profile",
+	         "[profile]\ndescription = x\ninclude = nothere\n");
+	fx->err.msg[0] = '\0';
+	assert_int_equal(ht_ruleset_load_profile(fx->rs, "top", &fx->err), -ENOENT);
+	assert_true(asprintf(&want, "%s/profiles/top.profile:3:11: profile 'nothere' not found "
+	                            "(looked for profiles/nothere.profile in %s)",
+	                     fx->dir, fx->dir) > 0);
+	assert_string_equal(fx->err.msg, want);
+
+	put_file(fx->dir, "profiles/badname.profile", "[profile]\ninclude = a.b\n");
+	profile_fails(fx, "badname", -EINVAL, "profiles/badname.profile:2:11: profile name 'a.b': "
+	                                      "expected letters, digits and '_'");
+	assert_null(ht_ruleset_profile(fx->rs));
+
+	/*
+	 * A long chain is no cycle: l1 includes l2 ... l63 includes l64, 64
+	 * profiles, each setting x to its own number; l1's value wins.
+	 */
+	for (int i = 1; i <= 64; i++) {
+		_cleanup_free_ char *rel = NULL, *text = NULL;
+
+		assert_true(asprintf(&rel, "profiles/l%d.profile", i) > 0);
+		if (i < 64)
+			assert_true(asprintf(&text, "[profile]\ninclude = l%d\n[workload]\nx = %d\n",
+			                     i + 1, i) > 0);
+		else
+			assert_true(asprintf(&text, "[workload]\nx = %d\n", i) > 0);
+		put_file(fx->dir, rel, text);
+	}
+	assert_int_equal(ht_ruleset_load_profile(fx->rs, "l1", &fx->err), 0);
+	assert_int_equal(var(fx->rs, "workload.x")->i, 1);
+	/* l0 makes it 65: l64 is the one too many, named by l63's include line. */
+	load_one_rule(fx);
+	put_file(fx->dir, "profiles/l0.profile", "[profile]\ninclude = l1\n");
+	profile_fails(fx, "l0", -ELOOP, "profiles/l63.profile:2:11: profile includes nested "
+	                                "deeper than 64");
+}
+
+static void test_profile_vars(void **state)
+{
+	struct fx *fx = *state;
+
+	load_one_rule(fx);
+	put_file(fx->dir, "profiles/base.profile", "[profile]\ndescription = base\n[workload]\n"
+	                                            "conn_rate = 100\nstorage = false\n"
+	                                            "mem_budget = 0.05\n");
+	/* A typo over an include would add a variable no rule reads: the key at column 1. */
+	put_file(fx->dir, "profiles/typo.profile", "[profile]\ninclude = base\n[workload]\n"
+	                                            "conn_rte = 570\n");
+	profile_fails(fx, "typo", -EINVAL,
+	              "profiles/typo.profile:4:1: unknown workload variable 'workload.conn_rte' "
+	              "(the included profiles define: workload.conn_rate, workload.mem_budget, "
+	              "workload.storage)");
+	assert_null(ht_ruleset_profile(fx->rs));
+
+	/* [workload] may come first; "conn_rate = " is 12 bytes, the value at 13. */
+	load_one_rule(fx);
+	put_file(fx->dir, "profiles/str.profile", "[workload]\nconn_rate = \"fast\"\n"
+	                                           "[profile]\ninclude = base\n");
+	profile_fails(fx, "str", -EINVAL,
+	              "profiles/str.profile:2:13: workload.conn_rate is a number, got a string");
+	load_one_rule(fx);
+	/* "storage = " is 10 bytes: the value at 11. */
+	put_file(fx->dir, "profiles/b.profile", "[profile]\ninclude = base\n[workload]\n"
+	                                         "storage = 1\n");
+	profile_fails(fx, "b", -EINVAL,
+	              "profiles/b.profile:4:11: workload.storage is a bool, got a number");
+
+	/* Numbers stay numbers either way: a decimal for an integer and back. */
+	load_one_rule(fx);
+	put_file(fx->dir, "profiles/ok.profile", "[profile]\ninclude = base\n[workload]\n"
+	                                          "conn_rate = 570.5\nmem_budget = 1\n");
+	assert_int_equal(ht_ruleset_load_profile(fx->rs, "ok", &fx->err), 0);
+	assert_int_equal(ht_ruleset_var_count(fx->rs), 3);
+	assert_true(var(fx->rs, "workload.conn_rate")->d == 570.5);
+	assert_int_equal(var(fx->rs, "workload.mem_budget")->i, 1);
+
+	/* A base profile, without include, may define what it likes. */
+	load_one_rule(fx);
+	put_file(fx->dir, "profiles/fresh.profile", "[workload]\nconn_rte = 570\n");
+	assert_int_equal(ht_ruleset_load_profile(fx->rs, "fresh", &fx->err), 0);
+	assert_int_equal(var(fx->rs, "workload.conn_rte")->i, 570);
+}
+
+/* Writes @len bytes of @text (NUL bytes and all) to DIR/REL. */
+static void put_bytes(const char *dir, const char *rel, const char *text, size_t len)
+{
+	_cleanup_free_ char *p = NULL;
+	_cleanup_close_ int fd = -1;
+
+	assert_true(asprintf(&p, "%s/%s", dir, rel) > 0);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+}
+
+/* ht_ruleset_load() of DIR alone, expecting @ret and the message DIR/@suffix. */
+static void load_fails(struct fx *fx, int ret, const char *suffix)
+{
+	const char *dirs[] = { fx->dir };
+
+	ht_ruleset_free(fx->rs);
+	fx->rs = NULL;
+	fx->err.msg[0] = '\0';
+	assert_int_equal(ht_ruleset_load(dirs, 1, &fx->rs, &fx->err), ret);
+	assert_null(fx->rs);
+	assert_err(fx, suffix);
+}
+
+/* An entry NAME.rules or NAME.profile that is not a regular file is an error of its own. */
+static void test_rules_file_kinds(void **state)
+{
+	struct fx *fx = *state;
+	_cleanup_free_ char *b = NULL, *one = NULL, *two = NULL, *want = NULL;
+
+	put_file(fx->dir, "a.rules", "[t.a]\nvalue = 1\n");
+	assert_true(asprintf(&b, "%s/b.rules", fx->dir) > 0);
+
+	assert_int_equal(mkdir(b, 0755), 0);
+	load_fails(fx, -EINVAL, "b.rules: not a regular file");
+	assert_int_equal(rmdir(b), 0);
+
+	assert_int_equal(symlink("nowhere.rules", b), 0);
+	load_fails(fx, -EINVAL, "b.rules: No such file or directory");
+	assert_int_equal(unlink(b), 0);
+
+	/* A FIFO is refused before anything opens it: the alarm turns a hang into a failure. */
+	assert_int_equal(mkfifo(b, 0644), 0);
+	alarm(10);
+	load_fails(fx, -EINVAL, "b.rules: not a regular file");
+	alarm(0);
+	assert_int_equal(unlink(b), 0);
+
+	/* A later directory's entry shadows an earlier one's file, so it is the error. */
+	assert_true(asprintf(&one, "%s/one", fx->dir) > 0);
+	assert_true(asprintf(&two, "%s/two", fx->dir) > 0);
+	put_file(one, "c.rules", "[t.c]\nvalue = 1\n");
+	put_file(two, "c.rules/README", "a directory\n");
+	{
+		const char *dirs[] = { one, two };
+
+		assert_int_equal(ht_ruleset_load(dirs, 2, &fx->rs, &fx->err), -EINVAL);
+		assert_null(fx->rs);
+		assert_true(asprintf(&want, "%s/c.rules: not a regular file", two) > 0);
+		assert_string_equal(fx->err.msg, want);
+	}
+
+	/* Profiles too. */
+	assert_int_equal(load(fx, "[t.a]\nvalue = 1\n"), 0);
+	put_file(fx->dir, "profiles/d.profile/README", "a directory\n");
+	profile_fails(fx, "d", -EINVAL, "profiles/d.profile: not a regular file");
+}
+
+/* Byte-level oddities of rules and profile files: a BOM, a NUL, sizes. */
+static void test_rules_file_bytes(void **state)
+{
+	static const char nul_rules[] = "[t.a]\nvalue = 1\0 + 2\n";
+	static const char nul_profile[] = "[workload]\nx = \0\n";
+	struct fx *fx = *state;
+	const struct ht_rule *r;
+	char *big;
+	size_t len;
+
+	/* A UTF-8 BOM before line 1's section; its '[' is column 1, the id column 2. */
+	load_ok(fx, "\xef\xbb\xbf[t.a]\nvalue = 1\n");
+	r = ht_ruleset_find(fx->rs, "t.a");
+	assert_non_null(r);
+	assert_int_equal(ht_rule_pos(r)->line, 1);
+	assert_int_equal(ht_rule_pos(r)->col, 1);
+	assert_int_equal(load(fx, "\xef\xbb\xbf[t a]\nvalue = 1\n"), -EINVAL);
+	assert_err(fx, "a.rules:1:2: expected a rule id of letters, digits, '_' and inner '.', "
+	               "found 't a'");
+	load_one_rule(fx);
+	put_file(fx->dir, "profiles/bom.profile", "\xef\xbb\xbf[workload]\nx = 1\n");
+	assert_int_equal(ht_ruleset_load_profile(fx->rs, "bom", &fx->err), 0);
+	assert_int_equal(var(fx->rs, "workload.x")->i, 1);
+
+	/* A NUL byte: "value = 1" is 9 bytes, so it is column 10 of line 2. */
+	put_bytes(fx->dir, "a.rules", nul_rules, sizeof(nul_rules) - 1);
+	load_fails(fx, -EINVAL, "a.rules:2:10: NUL byte");
+	/* "x = " is 4 bytes: column 5. */
+	load_one_rule(fx);
+	put_bytes(fx->dir, "profiles/nul.profile", nul_profile, sizeof(nul_profile) - 1);
+	profile_fails(fx, "nul", -EINVAL, "profiles/nul.profile:2:5: NUL byte");
+
+	/*
+	 * A title grows by a blank and each continuation's text: "title = x" is 1
+	 * byte, and each "  " + 190 'y' line adds 1 + 190 = 191. After 343 lines
+	 * it is 1 + 343 x 191 = 65514 bytes; the 344th makes 65705 > 65536. That
+	 * line is 3 + 344 = 347, its text at column 3.
+	 */
+	big = malloc(2 * 1024 * 1024);
+	assert_non_null(big);
+	len = (size_t)sprintf(big, "[t.a]\nvalue = 1\ntitle = x\n");
+	for (int i = 0; i < 344; i++)
+		len += (size_t)sprintf(big + len, "  %0190d\n", 0);
+	assert_int_equal(load(fx, big), -EINVAL);
+	assert_err(fx, "a.rules:347:3: 'title' is longer than 65536 bytes");
+	/* One line less fits. */
+	len = (size_t)sprintf(big, "[t.a]\nvalue = 1\ntitle = x\n");
+	for (int i = 0; i < 343; i++)
+		len += (size_t)sprintf(big + len, "  %0190d\n", 0);
+	load_ok(fx, big);
+	assert_int_equal(strlen(ht_rule_title(ht_ruleset_find(fx->rs, "t.a"))), 65514);
+
+	/*
+	 * An expression keeps each continuation's newline and padding: "value =
+	 * 1" is 1 byte, and each "  " + "+ 1" x 47 line (187 bytes of text) adds
+	 * 1 + 2 + 187 = 190. After 344 lines 1 + 344 x 190 = 65361; the 345th
+	 * makes 65551 > 65536, on line 2 + 345 = 347.
+	 */
+	len = (size_t)sprintf(big, "[t.a]\nvalue = 1\n");
+	for (int i = 0; i < 345; i++) {
+		len += (size_t)sprintf(big + len, "  + 1");
+		for (int j = 1; j < 47; j++)
+			len += (size_t)sprintf(big + len, " + 1");
+		big[len++] = '\n';
+	}
+	big[len] = '\0';
+	assert_int_equal(load(fx, big), -EINVAL);
+	assert_err(fx, "a.rules:347:3: 'value' is longer than 65536 bytes");
+
+	/* A file of 1 MiB loads; one byte more does not. */
+	len = (size_t)sprintf(big, "[t.a]\nvalue = 1\n");
+	while (len < 1024 * 1024) {
+		size_t n = 1024 * 1024 - len < 100 ? 1024 * 1024 - len : 100;
+
+		memset(big + len, '#', n - 1);
+		big[len + n - 1] = '\n';
+		len += n;
+	}
+	big[len] = '\0';
+	assert_int_equal(len, 1024 * 1024);
+	load_ok(fx, big);
+	big[len++] = '\n';
+	big[len] = '\0';
+	assert_int_equal(load(fx, big), -EFBIG);
+	assert_err(fx, "a.rules: larger than 1 MiB");
+	assert_null(fx->rs);
+	load_one_rule(fx);
+	put_file(fx->dir, "profiles/big.profile", big);
+	profile_fails(fx, "big", -EFBIG, "profiles/big.profile: larger than 1 MiB");
+	free(big);
 }
 
 /* ---- the search path ---- */
@@ -920,6 +1199,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_severity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_include, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_profile_chain, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_profile_vars, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rules_file_kinds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rules_file_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_search_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shipped_rules, setup, teardown),
 	};
