@@ -188,8 +188,8 @@ int ht_modprobe_conf_read(const char *root, struct ht_conf *out);
  *
  * Directories as for sysctl.d with "modules-load.d". One module name a line,
  * trimmed; '#' or ';' as the first non-blank starts a comment. Each key is a
- * name as written (no judgement: "nf_conntrack_ipv4", a module that is gone
- * since Linux 4.19, is recorded like any other), with every line naming it;
+ * name as written (no judgement: "nf_conntrack_ipv4", merged into nf_conntrack
+ * in Linux 4.19, is recorded like any other), with every line naming it;
  * the value of each assignment is the name again. The modules_load= kernel
  * command line is not read.
  *

@@ -460,15 +460,34 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 			                    "give the rule a 'current'", r->keys[K_TARGET].pos.file,
 			                    r->keys[K_TARGET].pos.line, r->keys[K_TARGET].pos.col,
 			                    r->target);
-		for (size_t s = 0; s < r->ntmpl; s++) {
+		for (size_t s = 0, depth = 0; s < r->ntmpl; s++) {
 			enum ht_type t;
 
+			if (r->tmpl[s].fmt == TMPL_END && depth-- == 0)
+				return ht_error_set(err, EINVAL, "%s:%u:%u: '{/?}' without an open '{?...}' "
+				                    "in the explanation of rule '%s'",
+				                    r->keys[K_EXPLAIN].pos.file, r->keys[K_EXPLAIN].pos.line,
+				                    r->keys[K_EXPLAIN].pos.col, r->id);
+			if (r->tmpl[s].fmt == TMPL_IF)
+				depth++;
+			if (s + 1 == r->ntmpl && depth > 0)
+				return ht_error_set(err, EINVAL, "%s:%u:%u: '{?...}' without its '{/?}' in the "
+				                    "explanation of rule '%s'", r->keys[K_EXPLAIN].pos.file,
+				                    r->keys[K_EXPLAIN].pos.line, r->keys[K_EXPLAIN].pos.col,
+				                    r->id);
 			if (!r->tmpl[s].expr)
 				continue;
 			ret = ht_expr_check(r->tmpl[s].expr, type_of, rs, &t, err);
 			if (ret < 0)
 				return ret;
-			if (r->tmpl[s].fmt != TMPL_PLAIN && t != HT_T_INT) {
+			if (r->tmpl[s].fmt == TMPL_IF && t != HT_T_BOOL) {
+				const struct ht_srcpos *p = ht_expr_pos(r->tmpl[s].expr);
+
+				return ht_error_set(err, EINVAL, "%s:%u:%u: type error: '{?...}' needs a "
+				                    "bool, got a %s", p->file, p->line, p->col,
+				                    ht_type_name(t));
+			}
+			if (r->tmpl[s].fmt != TMPL_PLAIN && r->tmpl[s].fmt != TMPL_IF && t != HT_T_INT) {
 				const struct ht_srcpos *p = ht_expr_pos(r->tmpl[s].expr);
 
 				return ht_error_set(err, EINVAL, "%s:%u:%u: type error: a formatted hole "
@@ -689,11 +708,36 @@ static int render(struct ht_ruleset *rs, const struct ht_rule *r, char **out, st
 
 	if ((ret = append(&buf, &len, &cap, "", 0)) < 0)
 		return ret;
-	for (size_t i = 0; i < r->ntmpl; i++) {
+	/* skip > 0 inside a {?COND} whose COND is false (or unavailable) */
+	for (size_t i = 0, depth = 0, skip = 0; i < r->ntmpl; i++) {
 		const struct ht_tmpl_seg *seg = &r->tmpl[i];
 		struct ht_value v = { 0 };
 		_cleanup_free_ char *s = NULL;
 
+		if (seg->fmt == TMPL_END) {
+			if (skip == depth)
+				skip = 0;
+			depth--;
+			continue;
+		}
+		if (seg->fmt == TMPL_IF) {
+			bool show = false;
+
+			depth++;
+			if (skip == 0) {
+				err->msg[0] = '\0';
+				ret = ht_expr_eval(seg->expr, lookup, rs, &v, err);
+				if (ret < 0 && ret != -ENODATA)
+					return ret;
+				show = ret == 0 && v.b;
+				ht_value_clear(&v);
+				if (!show)
+					skip = depth;
+			}
+			continue;
+		}
+		if (skip)
+			continue;
 		if (seg->text) {
 			ret = append(&buf, &len, &cap, seg->text, strlen(seg->text));
 			if (ret < 0)

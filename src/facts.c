@@ -81,6 +81,22 @@ static const struct ht_fact_def fact_defs[] = {
 	  "since 5.12.2 (net/netfilter/nf_conntrack_standalone.c); always true before that" },
 	{ "nic.list", HT_T_STR, NULL,
 	  "network interfaces other than lo, space-separated, in name order (libudev)" },
+	{ "observed.drops", HT_T_INT, "packets",
+	  "drop + early_drop counted during a recording (audit --observed FILE)" },
+	{ "observed.max", HT_T_INT, "entries",
+	  "nf_conntrack_max while `hosttune watch` recorded (audit --observed FILE)" },
+	{ "observed.mean_rate", HT_T_INT, "connections/s",
+	  "mean new conntrack entries a second over a recording (audit --observed FILE)" },
+	{ "observed.peak_count", HT_T_INT, "entries",
+	  "largest nf_conntrack_count in a recording (audit --observed FILE)" },
+	{ "observed.peak_rate", HT_T_INT, "connections/s",
+	  "largest new conntrack entries a second between two samples (audit --observed FILE)" },
+	{ "observed.pinned_samples", HT_T_INT, "samples",
+	  "longest run of consecutive samples with the count at nf_conntrack_max (--observed)" },
+	{ "observed.samples", HT_T_INT, "samples", "samples in a recording (audit --observed FILE)" },
+	{ "observed.source", HT_T_STR, NULL, "the recording file audit --observed read" },
+	{ "observed.time_wait", HT_T_INT, "seconds",
+	  "nf_conntrack_tcp_timeout_time_wait while recording (audit --observed FILE)" },
 };
 
 /*

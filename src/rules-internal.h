@@ -21,7 +21,8 @@ enum {
 	K__MAX,
 };
 
-enum { TMPL_PLAIN, TMPL_BYTES, TMPL_PCT, TMPL_FIXED };
+/* Hole formats; TMPL_IF ({?COND}) and TMPL_END ({/?}) bracket text shown only when COND holds. */
+enum { TMPL_PLAIN, TMPL_BYTES, TMPL_PCT, TMPL_FIXED, TMPL_IF, TMPL_END };
 
 struct ht_key {
 	char *text;           /* source text; NULL when the rule does not set the key */

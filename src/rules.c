@@ -524,6 +524,17 @@ static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, const char *li
 			return -ENOMEM;
 		pos = (struct ht_srcpos){ .file = c->file, .line = c->lineno,
 		                          .col = col + (unsigned)(start - line) };
+		if (strcmp(src, "/?") == 0) {
+			if ((ret = tmpl_add(r, NULL, 0, NULL, TMPL_END, 0)) < 0)
+				return ret;
+			p = end + 1;
+			continue;
+		}
+		if (src[0] == '?' && !bar) {
+			fmt = TMPL_IF;
+			pos.col++;
+			memmove(src, src + 1, strlen(src));
+		}
 		ret = ht_expr_parse(src, &pos, &e, c->err);
 		if (ret < 0) {
 			c->ret = ret;
