@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * storm - a connection-storm load generator: one short TCP connection per
+ * object, the way an S3 client fetches small objects.
+ *
+ *   storm server ADDR PORT [--size B] [--threads T]
+ *       accepts forever; on each connection writes B bytes (default 1400)
+ *       and closes first. Prints "listening PORT" once ready.
+ *   storm client ADDR PORT [--count N] [--workers C] [--rate R] [--size B]
+ *                          [--timeout S]
+ *       fetches N objects (default 6600) with C workers (default 8), one
+ *       connection each: connect, read to EOF, close. --rate R paces the
+ *       starts to R a second in total (connection i starts at i / R s), so a
+ *       test knows the rate it made. --size B checks that each object has B
+ *       bytes (0: any). A connect or read taking longer than S s (default
+ *       60) fails that object.
+ *   storm loop ADDR PORT ...
+ *       a server and a client in one process (PORT 0 picks one), for tests.
+ *
+ * The client prints one line of key=value figures:
+ *   objects=N ok=K failed=F wall=SECONDS rate=K/wall slow=X max_connect=SECONDS
+ * where slow counts connects that took over 0.9 s: the initial SYN
+ * retransmission timeout is 1 s (TCP_TIMEOUT_INIT, include/net/tcp.h), so a
+ * slow connect had its SYN dropped at least once. Exits 0 when every object
+ * came, 1 otherwise, 2 on bad arguments.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_OBJECTS 10000000L
+#define MAX_WORKERS 1024
+#define MAX_SIZE (1024 * 1024)
+/* A server backlog deep enough for every worker; the kernel caps it at net.core.somaxconn. */
+#define BACKLOG 4096
+
+struct opts {
+	long count, workers, size, threads;
+	double rate, timeout;
+};
+
+struct client {
+	const struct opts *o;
+	struct sockaddr_storage sa;
+	socklen_t salen;
+	struct timespec t0;
+	atomic_long next;
+};
+
+struct result {
+	long ok, failed, slow;
+	double max_connect;
+	char first_error[128];
+};
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void set_timeouts(int fd, double seconds)
+{
+	struct timeval tv = { .tv_sec = (time_t)seconds,
+		              .tv_usec = (suseconds_t)((seconds - (double)(time_t)seconds) * 1e6) };
+
+	/* SO_SNDTIMEO bounds connect() too (socket(7)). */
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+/* One object: 0 or a negative errno; *connect_s is how long connect() took. */
+static int fetch(const struct client *c, double *connect_s)
+{
+	char buf[4096];
+	long got = 0;
+	double t;
+	int fd, r = 0;
+
+	fd = socket(c->sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	set_timeouts(fd, c->o->timeout);
+	t = now_s();
+	if (connect(fd, (const struct sockaddr *)&c->sa, c->salen) < 0) {
+		/* A connect() cut short by SO_SNDTIMEO reports EINPROGRESS. */
+		r = errno == EINPROGRESS ? -ETIMEDOUT : -errno;
+		*connect_s = now_s() - t;
+		close(fd);
+		return r;
+	}
+	*connect_s = now_s() - t;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0) {
+			r = errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		got += n;
+	}
+	close(fd);
+	if (r == 0 && c->o->size > 0 && got != c->o->size)
+		r = -EPROTO;
+	return r;
+}
+
+static void sleep_until(const struct timespec *t0, double offset)
+{
+	struct timespec due = *t0;
+	long ns = (long)((offset - (double)(long)offset) * 1e9);
+
+	due.tv_sec += (time_t)offset;
+	due.tv_nsec += ns;
+	if (due.tv_nsec >= 1000000000L) {
+		due.tv_sec++;
+		due.tv_nsec -= 1000000000L;
+	}
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, NULL) == EINTR)
+		;
+}
+
+static void *client_worker(void *arg)
+{
+	struct client *c = arg;
+	struct result *res = calloc(1, sizeof(*res));
+
+	if (!res)
+		return NULL;
+	for (;;) {
+		long i = atomic_fetch_add(&c->next, 1);
+		double cs = 0;
+		int r;
+
+		if (i >= c->o->count)
+			break;
+		if (c->o->rate > 0)
+			sleep_until(&c->t0, (double)i / c->o->rate);
+		r = fetch(c, &cs);
+		if (cs > res->max_connect)
+			res->max_connect = cs;
+		if (cs > 0.9)
+			res->slow++;
+		if (r == 0) {
+			res->ok++;
+		} else {
+			if (res->failed++ == 0)
+				snprintf(res->first_error, sizeof(res->first_error), "object %ld: %s",
+				         i + 1, strerror(-r));
+		}
+	}
+	return res;
+}
+
+static int run_client(const struct opts *o, const struct sockaddr *sa, socklen_t salen)
+{
+	struct client c = { .o = o, .salen = salen };
+	pthread_t tid[MAX_WORKERS];
+	struct result sum = { 0 };
+	long started = 0;
+	double t0, wall;
+
+	memcpy(&c.sa, sa, salen);
+	atomic_init(&c.next, 0);
+	clock_gettime(CLOCK_MONOTONIC, &c.t0);
+	t0 = now_s();
+	for (long i = 0; i < o->workers; i++) {
+		if (pthread_create(&tid[i], NULL, client_worker, &c) != 0)
+			break;
+		started++;
+	}
+	for (long i = 0; i < started; i++) {
+		struct result *r = NULL;
+
+		pthread_join(tid[i], (void **)&r);
+		if (!r) {
+			sum.failed++;
+			continue;
+		}
+		sum.ok += r->ok;
+		sum.failed += r->failed;
+		sum.slow += r->slow;
+		if (r->max_connect > sum.max_connect)
+			sum.max_connect = r->max_connect;
+		if (!sum.first_error[0] && r->first_error[0])
+			memcpy(sum.first_error, r->first_error, sizeof(sum.first_error));
+		free(r);
+	}
+	wall = now_s() - t0;
+	printf("objects=%ld ok=%ld failed=%ld wall=%.3f rate=%.1f slow=%ld max_connect=%.3f\n",
+	       o->count, sum.ok, sum.failed, wall, wall > 0 ? (double)sum.ok / wall : 0, sum.slow,
+	       sum.max_connect);
+	fflush(stdout);
+	if (sum.first_error[0])
+		fprintf(stderr, "storm: %ld failed, first: %s\n", sum.failed, sum.first_error);
+	return started == 0 ? 1 : sum.ok == o->count ? 0 : 1;
+}
+
+struct server {
+	int lfd;
+	long size;
+};
+
+static void *server_worker(void *arg)
+{
+	static char object[MAX_SIZE];
+	const struct server *s = arg;
+
+	for (;;) {
+		int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
+		long off = 0;
+
+		if (fd < 0) {
+			if (errno == EBADF || errno == EINVAL)
+				return NULL;
+			continue; /* ECONNABORTED, EMFILE, ...: the next one */
+		}
+		while (off < s->size) {
+			ssize_t n = write(fd, object + off, (size_t)(s->size - off));
+
+			if (n <= 0)
+				break;
+			off += n;
+		}
+		/* The server closes first, as an HTTP server does after a Connection: close reply. */
+		close(fd);
+	}
+}
+
+static int listen_on(const char *addr, const char *port, struct sockaddr_storage *ss,
+                     socklen_t *sslen)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+		                  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE };
+	struct addrinfo *ai;
+	int fd, one = 1, r;
+
+	r = getaddrinfo(addr, port, &hints, &ai);
+	if (r != 0) {
+		fprintf(stderr, "storm: %s %s: %s\n", addr, port, gai_strerror(r));
+		return -1;
+	}
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, BACKLOG) < 0) {
+		fprintf(stderr, "storm: listen on %s %s: %s\n", addr, port, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(ai);
+		return -1;
+	}
+	freeaddrinfo(ai);
+	*sslen = sizeof(*ss);
+	if (getsockname(fd, (struct sockaddr *)ss, sslen) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int start_server(struct server *s, long threads)
+{
+	for (long i = 0; i < threads; i++) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, server_worker, s) != 0)
+			return -1;
+		pthread_detach(t);
+	}
+	return 0;
+}
+
+static int port_of(const struct sockaddr_storage *ss)
+{
+	char serv[NI_MAXSERV];
+
+	if (getnameinfo((const struct sockaddr *)ss, sizeof(*ss), NULL, 0, serv, sizeof(serv),
+	                NI_NUMERICSERV) != 0)
+		return -1;
+	return atoi(serv);
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_double(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || end == s || !(v >= lo && v <= hi))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr,
+	        "usage: storm server ADDR PORT [--size B] [--threads T]\n"
+	        "       storm client ADDR PORT [--count N] [--workers C] [--rate R] [--size B]"
+	        " [--timeout S]\n"
+	        "       storm loop ADDR PORT [client and server options]\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .count = 6600, .workers = 8, .size = 1400, .threads = 4, .timeout = 60 };
+	struct sockaddr_storage ss;
+	struct server srv;
+	socklen_t sslen;
+	const char *mode;
+	int i;
+
+	if (argc < 4)
+		return usage();
+	mode = argv[1];
+	for (i = 4; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int bad;
+
+		if (!v)
+			return usage();
+		if (strcmp(a, "--count") == 0)
+			bad = parse_long(v, 0, MAX_OBJECTS, &o.count);
+		else if (strcmp(a, "--workers") == 0)
+			bad = parse_long(v, 1, MAX_WORKERS, &o.workers);
+		else if (strcmp(a, "--threads") == 0)
+			bad = parse_long(v, 1, MAX_WORKERS, &o.threads);
+		else if (strcmp(a, "--size") == 0)
+			bad = parse_long(v, 0, MAX_SIZE, &o.size);
+		else if (strcmp(a, "--rate") == 0)
+			bad = parse_double(v, 0, 1e7, &o.rate);
+		else if (strcmp(a, "--timeout") == 0)
+			bad = parse_double(v, 0.001, 86400, &o.timeout);
+		else
+			return usage();
+		if (bad) {
+			fprintf(stderr, "storm: %s: bad value '%s'\n", a, v);
+			return 2;
+		}
+		i++;
+	}
+	/* A peer that resets a connection must not kill the process on write(). */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (strcmp(mode, "client") == 0) {
+		struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+			                  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
+		struct addrinfo *ai;
+		int r = getaddrinfo(argv[2], argv[3], &hints, &ai);
+
+		if (r != 0) {
+			fprintf(stderr, "storm: %s %s: %s\n", argv[2], argv[3], gai_strerror(r));
+			return 2;
+		}
+		r = run_client(&o, ai->ai_addr, ai->ai_addrlen);
+		freeaddrinfo(ai);
+		return r;
+	}
+	if (strcmp(mode, "server") != 0 && strcmp(mode, "loop") != 0)
+		return usage();
+	srv.size = o.size;
+	srv.lfd = listen_on(argv[2], argv[3], &ss, &sslen);
+	if (srv.lfd < 0 || start_server(&srv, o.threads) < 0)
+		return 1;
+	if (strcmp(mode, "server") == 0) {
+		printf("listening %d\n", port_of(&ss));
+		fflush(stdout);
+		for (;;)
+			pause();
+	}
+	return run_client(&o, (struct sockaddr *)&ss, sslen);
+}
