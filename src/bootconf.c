@@ -15,7 +15,7 @@
 #include "bootconf.h"
 #include "util.h"
 
-/* systemd's CHASE_SYMLINKS_MAX (src/basic/fs-util.h): links followed in one path. */
+/* systemd's CHASE_SYMLINKS_MAX (src/basic/chase-symlinks.h, once fs-util.h): -ELOOP after. */
 #define CHASE_MAX 32
 /* systemd's LONG_LINE_MAX (src/basic/def.h): read_line() fails on a longer line. */
 #define LONG_LINE_MAX (1024U * 1024U)
@@ -89,7 +89,7 @@ static int add_problem(struct ht_conf *c, enum ht_conf_problem_kind kind, const 
 	r = vasprintf(&text, fmt, ap);
 	va_end(ap);
 	if (r < 0)
-		return -ENOMEM;
+		return (text = NULL), -ENOMEM;
 	np = reallocarray(c->problems, c->nproblems + 1, sizeof(*np));
 	if (!np)
 		return -ENOMEM;
@@ -180,7 +180,7 @@ static int resolve(const char *root, const char *path, char **ret)
 			continue;
 		}
 		if (asprintf(&cand, "%s/%s", done, comp) < 0)
-			return -ENOMEM;
+			return (cand = NULL), -ENOMEM;
 		if (!(full = ht_root_path(root, cand)))
 			return -ENOMEM;
 		if (lstat(full, &st) < 0) {
@@ -283,8 +283,8 @@ static int list_files(struct ht_conf *c, const char *root, const char *const *di
 		if (r == -ENOMEM)
 			break;
 		if (r < 0) {
-			r = add_problem(c, HT_CONF_UNREADABLE, dirs[i], 0, NULL, "cannot resolve: %s",
-					strerror(-r));
+			r = add_problem(c, HT_CONF_UNREADABLE, dirs[i], 0, NULL,
+					"cannot resolve: %s", strerror(-r));
 			continue;
 		}
 		if (!(full = ht_root_path(root, res))) {
@@ -594,8 +594,8 @@ static char *sysctl_path_form(const char *key)
 	const char *r;
 	bool abs, first = true;
 
-	if (!s)
-		return NULL;
+	if (!s || !*s) /* path_simplify() leaves "" as it is */
+		return s;
 	n = strpbrk(s, "/.");
 	if (n && *n == '.')
 		for (; n; n = strpbrk(n + 1, "/."))
@@ -646,7 +646,7 @@ char *ht_sysctl_key_normalize(const char *key)
 
 	if (!p)
 		return NULL;
-	if (streq(p, "/") || streq(p, "."))
+	if (!*p || streq(p, "/") || streq(p, "."))
 		return strdup("");
 	return sysctl_dotted(p);
 }
@@ -774,7 +774,7 @@ static int sysctl_parse(struct ht_conf *c, struct sysctl_state *s, const struct 
 		p = strstrip(p);
 		if (!(key = sysctl_path_form(p)))
 			return -ENOMEM;
-		if (streq(key, "/") || streq(key, ".") || has_dotdot(key)) {
+		if (!*key || streq(key, "/") || streq(key, ".") || has_dotdot(key)) {
 			r = add_problem(c, HT_CONF_MALFORMED, path, lineno, NULL,
 					"key \"%s\" names no sysctl file, ignored", p);
 			if (r < 0)
@@ -820,7 +820,7 @@ static char *glob_escape(const char *s)
 /*
  * The keys (path form) the glob @pattern matches below ROOT/proc/sys, as
  * systemd's glob_extend() finds them; directories are left out, since writing
- * one fails. *@ret is a glob_t the caller frees with globfree(); the matches
+ * one fails. @g is the caller's, to free with globfree(); the matches
  * are its paths with *@skip bytes of prefix.
  */
 static int sysctl_glob(const char *root, const char *pattern, glob_t *g, size_t *skip)
@@ -1117,7 +1117,7 @@ static void kmod_underscores(char *s)
 	}
 }
 
-/* One parameter as kernel/params.c next_arg() cuts it out of the option string. */
+/* One parameter as the kernel's next_arg() cuts it out of the option string. */
 struct kparam {
 	char *name;  /* points into the line's copy */
 	char *value; /* NULL without '=' */
@@ -1254,7 +1254,8 @@ static int report_space_eq(struct ht_conf *c, const char *path, unsigned line,
 			kp[i].used = true;
 			if (kp[i].name[1]) {
 				val = kp[i].name + 1;
-				r = asprintf(&seg, "%s%s=%s", name ? name : "", name ? " " : "", val);
+				r = asprintf(&seg, "%s%s=%s", name ? name : "", name ? " " : "",
+					     val);
 			} else {
 				if (i + 1 < n && !kp[i + 1].value && kp[i + 1].name[0] != '=') {
 					val = kp[i + 1].name;
@@ -1263,9 +1264,10 @@ static int report_space_eq(struct ht_conf *c, const char *path, unsigned line,
 				r = asprintf(&seg, "%s%s=%s%s", name ? name : "", name ? " " : "",
 					     val ? " " : "", val ? val : "");
 			}
-			how = name ? "the kernel gets the parameter without a value, which fails "
-				     "with EINVAL unless it is a bool, and then the module does "
-				     "not load; the pieces after it it ignores as unknown parameters"
+			how = name ? "the kernel gets the parameter without a value, which "
+				     "fails with EINVAL unless it is a bool, and then the module "
+				     "does not load; the pieces after it are ignored as unknown "
+				     "parameters"
 				   : "the kernel ignores the pieces as unknown parameters";
 		} else if (kp[i].value && !kp[i].value[0] && i + 1 < n && !kp[i + 1].value &&
 			   kp[i + 1].name[0] != '=') {
@@ -1351,7 +1353,8 @@ static int kmod_options(struct ht_conf *c, struct kmod_state *ks, struct pending
 		ended = streq(ks->ended[i], mod);
 	if (ended)
 		return add_problem(c, HT_CONF_MALFORMED, path, line, mod,
-				   "options %s: ignored by the kernel, after an earlier \"--\"", mod);
+				   "options %s: ignored by the kernel, after an earlier \"--\"",
+				   mod);
 	opts += strspn(opts, " \t\n\v\f\r");
 	while (*opts) {
 		struct kparam *nk = reallocarray(kp, n + 1, sizeof(*kp));
@@ -1365,8 +1368,8 @@ static int kmod_options(struct ht_conf *c, struct kmod_state *ks, struct pending
 			r = strv_push(&ks->ended, &ks->nended, mod);
 			if (r >= 0 && *opts)
 				r = add_problem(c, HT_CONF_MALFORMED, path, line, mod,
-						"options %s: the kernel ignores what follows \"--\"",
-						mod);
+						"options %s: the kernel ignores what follows "
+						"\"--\"", mod);
 			if (r < 0)
 				return r;
 			break;
@@ -1461,7 +1464,10 @@ int ht_modprobe_conf_read(const char *root, struct ht_conf *out)
 {
 	/* libkmod/libkmod.c default_config_paths in kmod 30 */
 	static const char *const dirs[] = {
-		"/etc/modprobe.d", "/run/modprobe.d", "/usr/local/lib/modprobe.d", "/lib/modprobe.d",
+		"/etc/modprobe.d",
+		"/run/modprobe.d",
+		"/usr/local/lib/modprobe.d",
+		"/lib/modprobe.d",
 	};
 	struct ht_conf c = { 0 };
 	struct kmod_state ks = { 0 };

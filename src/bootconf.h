@@ -170,12 +170,14 @@ int ht_sysctl_conf_read(const char *root, struct ht_conf *out);
  * them in turn.
  *
  * Problems: HT_CONF_SPACE_AROUND_EQ for "p = v", "p =v" and "p= v" (the stray
- * "=" / "=v" / "v" tokens are reported there and not recorded as parameters;
- * "p" is recorded without a value); for nf_conntrack, HT_CONF_UNKNOWN_PARAM
- * for a name other than hashsize, expect_hashsize, acct, tstamp,
- * nf_conntrack_helper (before Linux 6.0) and the dyndbg / async_probe every
- * module takes, HT_CONF_MISSING_VALUE and HT_CONF_BAD_VALUE for hashsize and
- * expect_hashsize; HT_CONF_MALFORMED for lines kmod ignores. Options on the
+ * "=", "=v" or "v" pieces are in the problem, not recorded as parameters; "p"
+ * is recorded as the kernel gets it: without a value, or "" for "p= v"). For
+ * nf_conntrack, HT_CONF_UNKNOWN_PARAM for a name other than hashsize,
+ * expect_hashsize, acct, tstamp, nf_conntrack_helper (before Linux 6.0) and
+ * the dyndbg / async_probe every module takes, HT_CONF_MISSING_VALUE and
+ * HT_CONF_BAD_VALUE for hashsize and expect_hashsize. HT_CONF_MALFORMED for
+ * lines kmod ignores, a "--" (the kernel ignores what follows it, in this line
+ * and later ones for the module) and an unclosed double quote. Options on the
  * kernel command line (nf_conntrack.hashsize=N) are not read.
  *
  * Returns as ht_sysctl_conf_read().

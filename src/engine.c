@@ -449,6 +449,8 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 		}
 		ret = check_expr(rs, &r->keys[K_WRITABLE], HT_T_BOOL, "'writable'", err);
 		if (ret >= 0)
+			ret = check_expr(rs, &r->keys[K_DEFAULT], HT_T_NONE, NULL, err);
+		if (ret >= 0)
 			ret = check_expr(rs, &r->keys[K_SEVERITY], HT_T_STR, "'severity'", err);
 		if (ret >= 0)
 			ret = check_expr(rs, &r->keys[K_CURRENT], HT_T_NONE, NULL, err);
@@ -810,6 +812,11 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 		}
 		ht_value_clear(&sev);
 	}
+	if (r->keys[K_DEFAULT].expr) {
+		ret = eval_key(rs, &r->keys[K_DEFAULT], &f->kernel_default, err);
+		if (ret < 0 && ret != -ENODATA)
+			return ret;
+	}
 	if (r->keys[K_WRITABLE].expr) {
 		struct ht_value w = { 0 };
 
@@ -855,6 +862,7 @@ void ht_findings_free(struct ht_findings *f)
 	for (size_t i = 0; i < f->n; i++) {
 		ht_value_clear(&f->items[i].current);
 		ht_value_clear(&f->items[i].recommended);
+		ht_value_clear(&f->items[i].kernel_default);
 		free(f->items[i].reason);
 		free(f->items[i].explanation);
 		free(f->items[i].instance);

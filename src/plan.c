@@ -28,6 +28,7 @@ struct setting {
 	char *value;      /* recommended value as text */
 	char *current;    /* current value as text, NULL when unavailable */
 	char *full_key;   /* owned storage behind key when built */
+	bool act;         /* in --only and not kept: apply may change it */
 };
 
 bool ht_has_header(const char *content)
@@ -112,6 +113,9 @@ static bool in_only(const char *only, const char *id)
 
 static int check_only(const struct ht_findings *fs, const char *only, struct ht_error *err)
 {
+	if (only && !*only)
+		return ht_error_set(err, EINVAL, "--only: expected rule ids separated by commas, "
+		                    "found nothing");
 	for (const char *p = only; p && *p;) {
 		size_t len = strcspn(p, ",");
 		bool found = false;
@@ -151,31 +155,84 @@ static const char *setting_path(const struct ht_finding *f)
 	}
 }
 
-/* Whether @content (hosttune's own file) already sets @s: then it stays. */
-static bool file_sets(const char *content, const struct setting *s)
+/*
+ * The value hosttune's own file @content gives @s, or NULL when it does not
+ * set it (caller frees). Settings already in the file stay there.
+ */
+static char *file_value(const char *content, const struct setting *s)
 {
 	const struct ht_rule *r = s->f->rule;
 	_cleanup_free_ char *needle = NULL;
+	const char *at, *v;
 
-	if (!content)
-		return false;
+	if (!content || !ht_has_header(content))
+		return NULL;
 	if (r->kind == HT_TARGET_SYSCTL) {
-		if (asprintf(&needle, "\n%s =", r->target) < 0)
-			return false;
+		if (asprintf(&needle, "\n%s = ", r->target) < 0)
+			return NULL;
 	} else if (r->kind == HT_TARGET_MODULE) {
 		const char *mod = r->target + strlen("module.");
 		const char *dot = strchr(mod, '.');
 
 		if (asprintf(&needle, "\noptions %.*s %s=", (int)(dot - mod), mod, dot + 1) < 0)
-			return false;
+			return NULL;
 	} else {
 		const char *kind = r->target + strlen("nic.channels.");
 
 		if (asprintf(&needle, "\n%s=", strcmp(kind, "combined") == 0 ? "CombinedChannels" :
 		             strcmp(kind, "rx") == 0 ? "RxChannels" : "TxChannels") < 0)
-			return false;
+			return NULL;
 	}
-	return strstr(content, needle) != NULL;
+	at = strstr(content, needle);
+	if (!at)
+		return NULL;
+	v = at + strlen(needle);
+	return strndup(v, strcspn(v, "\n"));
+}
+
+/*
+ * Whether a setting apply may change belongs in hosttune's file: it changes
+ * the live value, the finding is not ok, the file has it already, or it
+ * differs from what the kernel boots with (so that a value set live earlier,
+ * by --live-only or by hand, is persisted too).
+ */
+static bool wanted_in_file(const struct setting *s, const char *file_val)
+{
+	const struct ht_finding *f = s->f;
+
+	if (!s->current || strcmp(s->current, s->value) != 0)
+		return true;
+	if (f->severity != HT_SEV_OK || file_val)
+		return true;
+	return f->kernel_default.type == HT_T_INT && f->recommended.type == HT_T_INT &&
+	       f->kernel_default.i != f->recommended.i;
+}
+
+/*
+ * The settings of @s[0..n) that go into the file whose content is now @old:
+ * those apply may change, with the recommended value, when wanted_in_file();
+ * the others (outside --only, or kept because the host has more) keep the
+ * value hosttune's file already gives them. @out gets copies (value owned).
+ */
+static int select_for_file(const struct setting *s, size_t n, const char *old,
+                           struct setting *out, size_t *nout)
+{
+	*nout = 0;
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *fv = file_value(old, &s[i]);
+		struct setting *o = &out[*nout];
+
+		if (s[i].act ? !wanted_in_file(&s[i], fv) : !fv)
+			continue;
+		*o = s[i];
+		o->current = NULL;
+		o->full_key = NULL;
+		o->value = strdup(s[i].act ? s[i].value : fv);
+		if (!o->value)
+			return -ENOMEM;
+		(*nout)++;
+	}
+	return 0;
 }
 
 char *ht_root_join(const char *root, const char *path)
@@ -255,6 +312,20 @@ static int cmp_setting(const void *a, const void *b)
 	const struct setting *x = a, *y = b;
 
 	return strcmp(x->key, y->key);
+}
+
+/* Frees the values select_for_file() copied. */
+static void settings_free_values(struct setting *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(s[i].value);
+}
+
+static bool in_initial_netns(const struct ht_facts *facts)
+{
+	const struct ht_fact *f = ht_facts_get(facts, "netns.initial");
+
+	return !f || f->value.type != HT_T_BOOL || f->value.b;
 }
 
 static void settings_free(struct setting *s, size_t n)
@@ -424,12 +495,12 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 		const struct ht_rule *rule = f->rule;
 		struct setting *st = &s[ns];
 
-		if (!f->applicable || f->kept || f->read_only || !in_only(only, rule->id) ||
-		    f->recommended.type != HT_T_INT ||
+		if (!f->applicable || f->read_only || f->recommended.type != HT_T_INT ||
 		    (rule->kind != HT_TARGET_SYSCTL && rule->kind != HT_TARGET_MODULE &&
 		     rule->kind != HT_TARGET_CHANNELS))
 			continue;
 		st->f = f;
+		st->act = in_only(only, rule->id) && !f->kept;
 		st->value = ht_value_display(&f->recommended);
 		if (f->current.type != HT_T_NONE)
 			st->current = ht_value_display(&f->current);
@@ -452,7 +523,7 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 	/* Live values first in the plan's order: sorted by key. */
 	if (flags & HT_PLAN_LIVE)
 		for (size_t i = 0; i < ns; i++)
-			if ((r = live_for(&p, &s[i], root, live_root)) < 0)
+			if (s[i].act && (r = live_for(&p, &s[i], root, live_root)) < 0)
 				goto out;
 
 	if (flags & HT_PLAN_PERSIST) {
@@ -464,20 +535,43 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 			r = -ENOMEM;
 			goto out;
 		}
-		/* A setting is written when it changes something or hosttune's file already has it. */
-		for (size_t i = 0; i < ns; i++) {
-			const char *path = setting_path(s[i].f);
-			bool changes = !s[i].current || strcmp(s[i].current, s[i].value) != 0;
+		{
+			struct setting *bysys = calloc(ns + 1, sizeof(*bysys));
+			struct setting *bymod = calloc(ns + 1, sizeof(*bymod));
+			size_t a = 0, b = 0;
+			bool builtin = state && strcmp(state, "builtin") == 0;
 
-			bool is_sysctl = path && strcmp(path, SYSCTL_PATH) == 0;
-			bool is_modprobe = path && strcmp(path, MODPROBE_PATH) == 0;
+			if (!bysys || !bymod) {
+				free(bysys);
+				free(bymod);
+				free(sys);
+				free(mod);
+				r = -ENOMEM;
+				goto out;
+			}
+			for (size_t i = 0; i < ns; i++) {
+				const char *path = setting_path(s[i].f);
 
-			if (is_sysctl &&
-			    (changes || (ht_has_header(old_sysctl) && file_sets(old_sysctl, &s[i]))))
-				sys[nsys++] = s[i];
-			else if (is_modprobe &&
-			         (changes || (ht_has_header(old_modprobe) && file_sets(old_modprobe, &s[i]))))
-				mod[nmod++] = s[i];
+				if (path && strcmp(path, SYSCTL_PATH) == 0)
+					bysys[a++] = s[i];
+				/* modprobe.d options never reach a built-in module (hashsize needs
+				 * the kernel command line then: the finding says so). */
+				else if (path && strcmp(path, MODPROBE_PATH) == 0 &&
+				         !(builtin && strncmp(s[i].key, "module.nf_conntrack.", 20) == 0))
+					bymod[b++] = s[i];
+			}
+			r = select_for_file(bysys, a, old_sysctl, sys, &nsys);
+			if (r >= 0)
+				r = select_for_file(bymod, b, old_modprobe, mod, &nmod);
+			free(bysys);
+			free(bymod);
+			if (r < 0) {
+				settings_free_values(sys, nsys);
+				settings_free_values(mod, nmod);
+				free(sys);
+				free(mod);
+				goto out;
+			}
 		}
 		for (size_t i = 0; i < nsys; i++)
 			if (strncmp(sys[i].key, "net.netfilter.nf_conntrack", 26) == 0)
@@ -489,11 +583,16 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 		if (state && strcmp(state, "builtin") == 0)
 			need_module = false;
 
+		/* In a container, nf_conntrack is the host's business: no modules-load.d. */
+		if (!in_initial_netns(facts))
+			need_module = false;
 		r = plan_settings_file(&p, root, SYSCTL_PATH, ht_tmpl_sysctl_conf, NULL, sys, nsys,
 		                       err);
 		if (r >= 0)
 			r = plan_settings_file(&p, root, MODPROBE_PATH, ht_tmpl_modprobe_conf, NULL, mod,
 			                       nmod, err);
+		settings_free_values(sys, nsys);
+		settings_free_values(mod, nmod);
 		free(sys);
 		free(mod);
 		if (r < 0)
@@ -514,7 +613,8 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 		for (size_t i = 0; i < ns; i++) {
 			_cleanup_free_ char *path = NULL, *old = NULL;
 			const struct ht_finding *f = s[i].f;
-			bool changes = !s[i].current || strcmp(s[i].current, s[i].value) != 0;
+			struct setting one;
+			size_t n1 = 0;
 
 			if (f->rule->kind != HT_TARGET_CHANNELS)
 				continue;
@@ -525,10 +625,14 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 			}
 			if ((r = read_disk(root, path, &old, err)) < 0)
 				goto out;
-			if (!changes && !(ht_has_header(old) && file_sets(old, &s[i])))
+			r = select_for_file(&s[i], 1, old, &one, &n1);
+			if (r < 0)
+				goto out;
+			if (n1 == 0)
 				continue;
-			r = plan_settings_file(&p, root, path, ht_tmpl_channels_link, f->instance, &s[i],
+			r = plan_settings_file(&p, root, path, ht_tmpl_channels_link, f->instance, &one,
 			                       1, err);
+			free(one.value);
 			if (r < 0)
 				goto out;
 		}
@@ -643,8 +747,12 @@ int ht_plan_print(const struct ht_plan *p, FILE *out)
 		for (size_t i = 0; i < p->nlive; i++) {
 			const struct ht_plan_live *l = &p->live[i];
 
-			fprintf(out, "%-*s  %-10s  %-10s  %s\n", (int)w, l->key, l->old ? l->old : "-",
-			        l->new, l->note ? l->note : "");
+			if (l->note)
+				fprintf(out, "%-*s  %-10s  %-10s  %s\n", (int)w, l->key,
+				        l->old ? l->old : "-", l->new, l->note);
+			else
+				fprintf(out, "%-*s  %-10s  %s\n", (int)w, l->key, l->old ? l->old : "-",
+				        l->new);
 		}
 	}
 	if (ht_plan_empty(p))

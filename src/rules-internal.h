@@ -18,6 +18,7 @@ enum {
 	K_UNIT,
 	K_EACH,
 	K_WRITABLE,
+	K_DEFAULT,
 	K__MAX,
 };
 

@@ -14,6 +14,7 @@ static const char *const key_names[K__MAX] = {
 	[K_CURRENT] = "current",   [K_VALUE] = "value",       [K_SEVERITY] = "severity",
 	[K_EXPLAIN] = "explain",   [K_RATIONALE] = "rationale", [K_DIRECTION] = "direction",
 	[K_UNIT] = "unit",         [K_EACH] = "each",         [K_WRITABLE] = "writable",
+	[K_DEFAULT] = "default",
 };
 
 static const char *const severity_names[] = {
@@ -620,6 +621,7 @@ static int finish_key(struct load_ctx *c)
 	case K_VALUE:
 	case K_SEVERITY:
 	case K_WRITABLE:
+	case K_DEFAULT:
 		ret = ht_expr_parse(k->text, &k->pos, &k->expr, c->err);
 		if (ret < 0)
 			c->ret = ret;
@@ -656,8 +658,8 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 			p++;
 		return load_fail(c, c->lineno, (unsigned)(p - c->raw) + 1, EINVAL,
 		                 "unknown key '%s' in rule '%s' (expected title, target, when, current, "
-		                 "value, severity, explain, rationale, direction, unit, each or "
-		                 "writable)",
+		                 "value, severity, explain, rationale, direction, unit, each, "
+		                 "writable or default)",
 		                 name, r->id);
 	}
 	if (continuation) {
@@ -669,7 +671,7 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 			return append_text(&r->keys[k].text, k == K_TITLE ? " " : "\n", value);
 		}
 		if (k == K_WHEN || k == K_CURRENT || k == K_VALUE || k == K_SEVERITY ||
-		    k == K_WRITABLE) {
+		    k == K_WRITABLE || k == K_DEFAULT) {
 			/* The newline and the padding to @col are part of the text. */
 			if (key_fits(c, r->keys[k].text, col + strlen(value), k, col) < 0)
 				return c->ret;

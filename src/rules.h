@@ -132,6 +132,7 @@ struct ht_finding {
 	struct ht_value recommended; /* HT_T_NONE for advice without a value */
 	bool kept;                /* only-raise: the host already has more; nothing to change */
 	bool read_only;           /* `writable` is false here (e.g. in a container): no fix */
+	struct ht_value kernel_default; /* `default`: the value the kernel boots with, or NONE */
 	char *explanation;        /* rendered template, may hold newlines; never NULL when applicable */
 };
 

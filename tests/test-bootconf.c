@@ -390,8 +390,8 @@ static void test_sysctl_edge_cases(void **state)
 	/* keys that name no file; "-key" then "key = v" again; no newline at the end */
 	put("/etc/sysctl.d/20-keys.conf",
 	    "/ = 1\nnet/../x = 2\n-vm.b\nvm.b = 3\n  -  vm.c=4\n= 5\nvm.d = 6");
-	/* same value again ORs the '-' flag in */
-	put("/etc/sysctl.d/30-flags.conf", "vm.e = 1\n-vm.e = 1\nvm.f = 1\n-vm.f = 2\nvm.f = 1\n");
+	/* the same value again ORs the '-' flag in; another value replaces it */
+	put("/etc/sysctl.d/30-flags.conf", "-vm.e = 1\nvm.e = 1\nvm.f = 1\n-vm.f = 2\nvm.f = 1\n");
 	/* absolute link inside the root, ".." above the root stays at the root */
 	put("/srv/conf/40-linked.conf", "vm.g = 7\n");
 	link_in("/srv/conf/40-linked.conf", "/etc/sysctl.d/40-linked.conf");
@@ -407,9 +407,13 @@ static void test_sysctl_edge_cases(void **state)
 	assert_string_equal(eff(&c, "vm.b"), "3");
 	assert_int_equal(must_find(&c, "vm.b")->n, 2);
 	check_assign(must_find(&c, "vm.c"), 0, "/etc/sysctl.d/20-keys.conf", 5, "4", true, NULL);
-	/* "= 5": an empty key is left to systemd's path rules: "." names nothing */
+	/* "= 5" (line 6): an empty key names no file either */
 	check_assign(must_find(&c, "vm.d"), 0, "/etc/sysctl.d/20-keys.conf", 7, "6", false, NULL);
-	assert_true(must_find(&c, "vm.e")->ignore_failure);
+	/* vm.e: "-vm.e = 1", then "vm.e = 1": still ignore_failure */
+	k = must_find(&c, "vm.e");
+	assert_int_equal(k->n, 2);
+	assert_false(k->assigns[1].ignore_failure);
+	assert_true(k->ignore_failure);
 	/* vm.f: 1, then 2 (-), then 1 again: the last run of "1" has no '-' */
 	k = must_find(&c, "vm.f");
 	assert_int_equal(k->n, 3);
@@ -426,7 +430,8 @@ static void test_sysctl_edge_cases(void **state)
 			    "/etc/sysctl.d/10-dir.conf: cannot read: Is a directory");
 	assert_int_equal(c.problems[1].kind, HT_CONF_MALFORMED);
 	assert_string_equal(c.problems[1].message,
-			    "/etc/sysctl.d/20-keys.conf:1: key \"/\" names no sysctl file, ignored");
+			    "/etc/sysctl.d/20-keys.conf:1: key \"/\" names no sysctl file, "
+			    "ignored");
 	assert_int_equal(c.problems[2].line, 2);
 	assert_int_equal(c.problems[3].line, 6);
 	assert_string_equal(c.problems[4].message,
@@ -501,7 +506,7 @@ static void test_modprobe_fixture(void **state)
 			    "/etc/modprobe.d/nf-spaces.conf:2: options nf_conntrack: spaces around "
 			    "'=' in \"hashsize = 131072\": the kernel gets the parameter without a "
 			    "value, which fails with EINVAL unless it is a bool, and then the "
-			    "module does not load; the pieces after it it ignores as unknown "
+			    "module does not load; the pieces after it are ignored as unknown "
 			    "parameters; write hashsize=131072");
 	p = &c.problems[1];
 	assert_int_equal(p->kind, HT_CONF_UNKNOWN_PARAM);
@@ -586,8 +591,8 @@ static void test_modprobe_options_edge_cases(void **state)
 			    "/etc/modprobe.d/a.conf:1: options nf_conntrack: spaces around '=' in "
 			    "\"hashsize =65536\": the kernel gets the parameter without a value, "
 			    "which fails with EINVAL unless it is a bool, and then the module does "
-			    "not load; the pieces after it it ignores as unknown parameters; write "
-			    "hashsize=65536");
+			    "not load; the pieces after it are ignored as unknown parameters; "
+			    "write hashsize=65536");
 	assert_string_equal(c.problems[1].message,
 			    "/etc/modprobe.d/a.conf:2: options nf_conntrack: spaces around '=' in "
 			    "\"expect_hashsize= 256\": the kernel sets the parameter to an empty "
