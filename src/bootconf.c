@@ -22,11 +22,11 @@
 /* Ours: a bound on memory for one configuration file; no real one comes near. */
 #define CONF_FILE_MAX (16U * 1024U * 1024U)
 
-/* systemd's COMMENTS (src/basic/def.h); kmod knows only '#', in column 1. */
+/* systemd's COMMENTS (string-util.h); kmod knows only '#', in column 1. */
 #define SYSTEMD_COMMENTS "#;"
-/* systemd's WHITESPACE (src/basic/string-util.h), what strstrip() removes. */
+/* systemd's WHITESPACE (string-util.h), what strstrip() removes. */
 #define SYSTEMD_WHITESPACE " \t\n\r"
-/* systemd's GLOB_CHARS (src/basic/glob-util.h): string_is_glob(). */
+/* systemd's GLOB_CHARS (string-util.h), what string_is_glob() looks for. */
 #define GLOB_CHARS "*?["
 
 static bool streq(const char *a, const char *b)
@@ -965,7 +965,7 @@ static int sysctl_check_conf(struct ht_conf *c, const char *root, const struct s
 }
 
 /*
- * The directories of systemd's CONF_PATHS_STRV(@sub) (src/basic/def.h) below
+ * The directories of systemd's CONF_PATHS_STRV(@sub) below
  * @root: /lib last, and only when ROOT/lib is not a link to /usr/lib, where it
  * would only repeat /usr/lib.
  */

@@ -139,10 +139,11 @@ struct ht_conf {
  * trimming, '=' inside it included); '#' or ';' as the first non-blank starts a
  * comment; a leading '-' sets ignore_failure; "-key" without '=' excludes key
  * from globs. A key with '*', '?' or '[' is a glob: it is expanded against the
- * files below ROOT/proc/sys (directories skipped), each match that no line
- * names explicitly gets the value, with the glob as @pattern; a glob that
- * matches nothing gives no key. A line without '=' is an HT_CONF_MALFORMED
- * problem and skipped, as systemd logs it and goes on.
+ * files below ROOT/proc/sys (directories skipped) and each match gets the
+ * value, with the glob as @pattern, unless a line names that key explicitly
+ * (see struct ht_conf_key); a glob that matches nothing gives no key. A line
+ * without '=' is an HT_CONF_MALFORMED problem and skipped, as systemd logs it
+ * and goes on.
  *
  * Returns 0, -ENOMEM, or -EINVAL when @out is NULL. Unreadable files and
  * directories become HT_CONF_UNREADABLE problems; absent ones are no problem.
@@ -163,11 +164,11 @@ int ht_sysctl_conf_read(const char *root, struct ht_conf *out);
  * Lines: a trailing backslash continues a line; '#' as the very first
  * character starts a comment. Only "options MODULE PARAMS" lines give keys;
  * the module name gets '-' -> '_' as kmod's underscores() does, and PARAMS is
- * split as kernel/params.c next_arg() splits it (blanks separate, double
- * quotes group, the first '=' after the first character separates name and
- * value, a "--" ends the parameters). For each parameter the last line wins,
- * since kmod passes the options of all lines in file order and the kernel sets
- * them in turn.
+ * split as the kernel's next_arg() splits it for parse_args() (lib/cmdline.c,
+ * kernel/params.c): blanks separate, double quotes group, the first '=' after
+ * the first character separates name and value, a "--" ends the parameters.
+ * For each parameter the last line wins, since kmod passes the options of all
+ * lines in file order and the kernel sets them in turn.
  *
  * Problems: HT_CONF_SPACE_AROUND_EQ for "p = v", "p =v" and "p= v" (the stray
  * "=", "=v" or "v" pieces are in the problem, not recorded as parameters; "p"
@@ -199,7 +200,11 @@ int ht_modprobe_conf_read(const char *root, struct ht_conf *out);
  */
 int ht_modules_load_read(const char *root, struct ht_conf *out);
 
-/* The key named @key (exact, after the normalization the reader applied), or NULL. */
+/*
+ * The key named exactly @key, or NULL (also for a NULL @c or @key). Keys are in
+ * the reader's normal form: pass a sysctl key through ht_sysctl_key_normalize()
+ * first when it may be written with slashes.
+ */
 const struct ht_conf_key *ht_conf_find(const struct ht_conf *c, const char *key);
 
 /* The assignment that takes effect: the last of @k (never NULL for a found key). */
@@ -207,7 +212,7 @@ const struct ht_conf_assign *ht_conf_effective(const struct ht_conf_key *k);
 
 /*
  * ht_sysctl_key_normalize - a sysctl key as systemd normalizes it
- * (sysctl_normalize(), src/shared/sysctl-util.c), written dotted as sysctl(8)
+ * (sysctl_normalize() in sysctl-util.c), written dotted as sysctl(8)
  * prints it. When the first separator is a '.', dots and slashes swap; when it
  * is a '/', the key is already a path and dots stay part of names. Empty and
  * "." path components and a leading '/' go. The dotted form is the path form

@@ -620,9 +620,17 @@ static int collect_measure(struct ht_facts *f, const char *root, bool measure)
 	}
 	if (err)
 		return unavailable(f, "cpu.aes.hw", err, NULL, "a libcrypto measurement failed");
-	snprintf(src, sizeof(src), "measured: AES-GCM %.1f MB/s vs ChaCha20-Poly1305 %.1f MB/s",
-	         mbps[0], mbps[1]);
-	return set_bool(f, "cpu.aes.hw", mbps[0] >= mbps[1], src);
+	/*
+	 * Hardware AES-GCM runs at about 1.3x ChaCha20-Poly1305 on this class of
+	 * machine and software AES at about 0.1x (OPENSSL_ia32cap masking AES-NI
+	 * and PCLMULQDQ: 320 vs 1320 MB/s here). A 30 ms measurement on a busy
+	 * or shared CPU swings by 20-30%, so the line sits between the two
+	 * populations, at half ChaCha20's speed, not at 1.0, where a hardware
+	 * result dipped below now and then (2 runs in 20 under load).
+	 */
+	snprintf(src, sizeof(src), "measured: AES-GCM %.1f MB/s vs ChaCha20-Poly1305 %.1f MB/s "
+	         "(hardware when AES-GCM reaches half of ChaCha20)", mbps[0], mbps[1]);
+	return set_bool(f, "cpu.aes.hw", mbps[0] * 2 >= mbps[1], src);
 }
 
 int ht_collect_cpu(struct ht_facts *f, const char *root, bool measure)

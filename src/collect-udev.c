@@ -588,6 +588,29 @@ static int nic_emit(struct ht_facts *f, const struct nic *n)
 	return ht_facts_set_unavailable(f, name, ENODATA, NULL, kind_src);
 }
 
+/*
+ * nic.IF.mac from /sys/class/net/IF/address (net/core/net-sysfs.c), what a
+ * systemd .link file matches on with MACAddress=: the name may change at boot.
+ */
+static int mac_emit(struct ht_facts *f, const char *root, const char *ifname)
+{
+	_cleanup_free_ char *path = NULL, *text = NULL, *name = NULL;
+	int r;
+
+	if (fmt(&path, SYS_CLASS_NET "/%s/address", ifname) < 0 ||
+	    fmt(&name, "nic.%s.mac", ifname) < 0)
+		return -ENOMEM;
+	r = ht_read_file(root, path, &text);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return ht_facts_set_unavailable(f, name, -r, NULL, path);
+	/* 6 octets "xx:xx:xx:xx:xx:xx"; MAC-less devices (tun) have an empty one. */
+	if (strlen(text) != 17)
+		return ht_facts_set_unavailable(f, name, ENODATA, NULL, path);
+	return set_str(f, name, text, path);
+}
+
 /* nic.list: the names in @l (sorted), space-separated; "" when there are none. */
 static int list_emit(struct ht_facts *f, const struct nic_list *l, const char *source)
 {
@@ -636,6 +659,8 @@ int ht_collect_udev(struct ht_facts *f, const char *root)
 	qsort(l.v, l.n, sizeof(l.v[0]), nic_cmp);
 	for (size_t i = 0; i < l.n; i++) {
 		r = nic_emit(f, &l.v[i]);
+		if (r >= 0)
+			r = mac_emit(f, root, l.v[i].name);
 		if (r < 0)
 			return r;
 	}

@@ -317,7 +317,7 @@ static int cmd_apply(const struct options *o)
 		goto out;
 	}
 	r = ht_plan_build(&findings, facts, o->root, ht_ruleset_profile(rs), o->only,
-	                  o->plan_flags, &plan, &err);
+	                  o->plan_flags | (o->facts_file ? HT_PLAN_NO_DISK : 0), &plan, &err);
 	if (r < 0) {
 		fprintf(stderr, "hosttune: %s\n", err.msg[0] ? err.msg : strerror(-r));
 		r = r == -EINVAL ? EXIT_USAGE : EXIT_COLLECT;

@@ -62,12 +62,14 @@ struct ht_plan {
 	struct ht_plan_live *live;
 	size_t nlive;
 	char *profile;
+	bool no_disk; /* built with HT_PLAN_NO_DISK */
 };
 
 /* ht_plan_build() flags */
 enum {
 	HT_PLAN_PERSIST = 1 << 0, /* files */
 	HT_PLAN_LIVE = 1 << 1,    /* live values */
+	HT_PLAN_NO_DISK = 1 << 2, /* facts of another host (--facts): compare with no files */
 };
 
 /*

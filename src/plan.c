@@ -60,9 +60,12 @@ static int sbuf_add(char **s, const char *fmt, ...)
 	return 0;
 }
 
-/* Fills @tmpl's @PROFILE@, @IFNAME@ and @SETTINGS@ (a block without a final newline). */
-static char *render(const char *tmpl, const char *profile, const char *ifname,
-                    const char *settings)
+/*
+ * Fills @tmpl's @PROFILE@, @IFNAME@, @MATCH@ (a .link [Match] line) and
+ * @SETTINGS@ (a block without a final newline).
+ */
+static char *render_match(const char *tmpl, const char *profile, const char *ifname,
+                          const char *match, const char *settings)
 {
 	char *out = NULL;
 	const char *p = tmpl;
@@ -83,6 +86,8 @@ static char *render(const char *tmpl, const char *profile, const char *ifname,
 			sub = ifname, skip = 8;
 		else if (strncmp(at, "@SETTINGS@", 10) == 0)
 			sub = settings, skip = 10;
+		else if (strncmp(at, "@MATCH@", 7) == 0)
+			sub = match, skip = 7;
 		if (sbuf_add(&out, "%.*s%s", (int)(at - p), p, sub ? sub : (skip ? "" : "@")) < 0)
 			goto oom;
 		p = at + (skip ? skip : 1);
@@ -240,11 +245,17 @@ char *ht_root_join(const char *root, const char *path)
 	return ht_root_path(root, path);
 }
 
-static int read_disk(const char *root, const char *path, char **out, struct ht_error *err)
+/* With HT_PLAN_NO_DISK (the facts of another host) there is no disk to read. */
+static int read_disk(bool no_disk, const char *root, const char *path, char **out,
+                     struct ht_error *err)
 {
-	_cleanup_free_ char *full = ht_root_join(root, path);
+	_cleanup_free_ char *full = NULL;
 	int r;
 
+	*out = NULL;
+	if (no_disk)
+		return 0;
+	full = ht_root_join(root, path);
 	if (!full)
 		return -ENOMEM;
 	r = ht_file_read(full, out, NULL);
@@ -288,7 +299,7 @@ static int plan_file(struct ht_plan *p, const char *root, const char *path, char
 	struct ht_plan_file *f;
 	int r;
 
-	r = read_disk(root, path, &old, err);
+	r = read_disk(p->no_disk, root, path, &old, err);
 	if (r < 0) {
 		free(new_content);
 		return r;
@@ -338,6 +349,12 @@ static void settings_free(struct setting *s, size_t n)
 	free(s);
 }
 
+static char *render(const char *tmpl, const char *profile, const char *ifname,
+                    const char *settings)
+{
+	return render_match(tmpl, profile, ifname, NULL, settings);
+}
+
 /* The settings of one file, as the block that replaces @SETTINGS@. */
 static int settings_block(const struct setting *s, size_t n, char **out)
 {
@@ -380,8 +397,8 @@ oom:
 
 /* The file for the settings @s[0..n) (all for @path), or NULL content when n is 0. */
 static int plan_settings_file(struct ht_plan *p, const char *root, const char *path,
-                              const char *tmpl, const char *ifname, const struct setting *s,
-                              size_t n, struct ht_error *err)
+                              const char *tmpl, const char *ifname, const char *match,
+                              const struct setting *s, size_t n, struct ht_error *err)
 {
 	_cleanup_free_ char *block = NULL;
 	char *content = NULL;
@@ -391,7 +408,7 @@ static int plan_settings_file(struct ht_plan *p, const char *root, const char *p
 		r = settings_block(s, n, &block);
 		if (r < 0)
 			return r;
-		content = render(tmpl, p->profile, ifname, block);
+		content = render_match(tmpl, p->profile, ifname, match, block);
 		if (!content)
 			return -ENOMEM;
 	}
@@ -477,6 +494,7 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 	int r;
 
 	err->msg[0] = '\0';
+	p.no_disk = flags & HT_PLAN_NO_DISK;
 	r = check_only(findings, only, err);
 	if (r < 0)
 		return r;
@@ -486,8 +504,8 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 		r = -ENOMEM;
 		goto out;
 	}
-	if ((r = read_disk(root, SYSCTL_PATH, &old_sysctl, err)) < 0 ||
-	    (r = read_disk(root, MODPROBE_PATH, &old_modprobe, err)) < 0)
+	if ((r = read_disk(p.no_disk, root, SYSCTL_PATH, &old_sysctl, err)) < 0 ||
+	    (r = read_disk(p.no_disk, root, MODPROBE_PATH, &old_modprobe, err)) < 0)
 		goto out;
 
 	for (size_t i = 0; i < findings->n; i++) {
@@ -586,11 +604,11 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 		/* In a container, nf_conntrack is the host's business: no modules-load.d. */
 		if (!in_initial_netns(facts))
 			need_module = false;
-		r = plan_settings_file(&p, root, SYSCTL_PATH, ht_tmpl_sysctl_conf, NULL, sys, nsys,
-		                       err);
+		r = plan_settings_file(&p, root, SYSCTL_PATH, ht_tmpl_sysctl_conf, NULL, NULL, sys,
+		                       nsys, err);
 		if (r >= 0)
-			r = plan_settings_file(&p, root, MODPROBE_PATH, ht_tmpl_modprobe_conf, NULL, mod,
-			                       nmod, err);
+			r = plan_settings_file(&p, root, MODPROBE_PATH, ht_tmpl_modprobe_conf, NULL, NULL,
+			                       mod, nmod, err);
 		settings_free_values(sys, nsys);
 		settings_free_values(mod, nmod);
 		free(sys);
@@ -623,21 +641,36 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 				r = -ENOMEM;
 				goto out;
 			}
-			if ((r = read_disk(root, path, &old, err)) < 0)
+			if ((r = read_disk(p.no_disk, root, path, &old, err)) < 0)
 				goto out;
 			r = select_for_file(&s[i], 1, old, &one, &n1);
 			if (r < 0)
 				goto out;
 			if (n1 == 0)
 				continue;
-			r = plan_settings_file(&p, root, path, ht_tmpl_channels_link, f->instance, &one,
-			                       1, err);
+			{
+				_cleanup_free_ char *match = NULL, *mac_name = NULL;
+				const char *mac;
+
+				if (asprintf(&mac_name, "nic.%s.mac", f->instance) < 0)
+					mac_name = NULL;
+				mac = mac_name ? fact_string(facts, mac_name) : NULL;
+				if (asprintf(&match, mac ? "MACAddress=%s" : "OriginalName=%s",
+				             mac ? mac : f->instance) < 0) {
+					match = NULL;
+					free(one.value);
+					r = -ENOMEM;
+					goto out;
+				}
+				r = plan_settings_file(&p, root, path, ht_tmpl_channels_link, f->instance,
+				                       match, &one, 1, err);
+			}
 			free(one.value);
 			if (r < 0)
 				goto out;
 		}
 		/* hosttune's .link files for interfaces that no longer need one go away. */
-		r = old_link_files(root, &links, &nlinks);
+		r = p.no_disk ? 0 : old_link_files(root, &links, &nlinks);
 		if (r < 0)
 			goto out;
 		for (size_t i = 0; i < nlinks; i++) {

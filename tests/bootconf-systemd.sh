@@ -226,6 +226,14 @@ for dir in "$HT_TESTS_DIR"/fixtures/bootconf-*/root; do
 		"$(cat "$TMP/sd")" "$(cat "$TMP/ours.existing")"
 done
 
+# The host itself, read only: part 1 alone.
+"$DUMP" / >"$TMP/ours" 2>"$TMP/ours.err"
+expect_eq "host: bootconf-dump exits 0" 0 $?
+systemd-analyze cat-config sysctl.d --no-pager 2>"$TMP/cat.err" | later_wins | effective "" \
+	>"$TMP/cat"
+expect_eq "host: same values as systemd-analyze cat-config + later wins" \
+	"$(cat "$TMP/cat")" "$(cat "$TMP/ours")"
+
 # The comparisons must not pass on two empty outputs. bootconf-sysctl has
 # 18 effective values: fs.inotify.max_user_watches, kernel.domainname,
 # kernel.pid_max, net.core.netdev_max_backlog, net.core.somaxconn (5), the

@@ -154,4 +154,16 @@ without=$(best --no-measure)
 echo "# benchmark: facts ${with} ms with the measurement, ${without} ms with --no-measure:" \
 	"the measurement adds $((with - without)) ms (fastest of 5 runs each)"
 
+# The rule fires on the masked measurement: the flags still say aes and
+# pclmulqdq, AES-GCM runs in software -> warning; unmasked it is ok.
+OPENSSL_ia32cap="~0x200000200000000" "$HOSTTUNE" --rules "$HT_RULES_DIR" --format json audit \
+	>"$TMP/masked-audit.json"
+expect_eq "masked: the cpu.aes rule warns" warning \
+	"$(jget "$TMP/masked-audit.json" '.findings[] | select(.rule == "cpu.aes") | .severity')"
+expect_contains "masked: the advice names the CPU type" "CPU type host" \
+	"$(jget "$TMP/masked-audit.json" '.findings[] | select(.rule == "cpu.aes") | .explanation')"
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --format json audit >"$TMP/plain-audit.json"
+expect_eq "unmasked: the cpu.aes rule is ok" ok \
+	"$(jget "$TMP/plain-audit.json" '.findings[] | select(.rule == "cpu.aes") | .severity')"
+
 finish
