@@ -8,6 +8,7 @@
 
 #include "facts.h"
 #include "persist.h"
+#include "verify.h"
 #include "report.h"
 #include "rules.h"
 #include "util.h"
@@ -59,6 +60,7 @@ static void help(FILE *out)
 	        "                 a table of live values (same as apply --dry-run)\n"
 	        "  apply          write the files and live values, with rollback on failure\n"
 	        "  revert         undo what apply did (from its state file)\n"
+	        "  verify         do hosttune's settings hold now and after a reboot?\n"
 	        "\n"
 	        "Options:\n"
 	        "  -r, --root DIR        read /proc, /sys and /etc below DIR\n"
@@ -365,6 +367,50 @@ out:
 	return r;
 }
 
+/* verify: exit 0 when every setting holds now and after a reboot, 1 otherwise. */
+static int cmd_verify(const struct options *o)
+{
+	struct ht_facts *facts = NULL;
+	struct ht_ruleset *rs = NULL;
+	struct ht_findings findings = { 0 };
+	struct ht_verify_report report = { 0 };
+	struct ht_error err = { "" };
+	int r;
+
+	if (o->facts_file)
+		return usage_error("verify needs a host (live or --root), not --facts");
+	r = load_rules(o, &rs);
+	if (r)
+		return r;
+	r = load_facts(o, &facts);
+	if (r == 0)
+		r = check_basic_facts(o, facts);
+	if (r)
+		goto out;
+	if (ht_ruleset_evaluate(rs, facts, &findings, &err) < 0) {
+		fprintf(stderr, "hosttune: %s\n", err.msg);
+		r = EXIT_USAGE;
+		goto out;
+	}
+	if (ht_verify(rs, &findings, facts, o->root, o->state, &report) < 0) {
+		fprintf(stderr, "hosttune: out of memory\n");
+		r = EXIT_COLLECT;
+		goto out;
+	}
+	if (o->json)
+		r = print_json(ht_verify_to_json(&report));
+	else
+		r = ht_verify_print(&report, stdout) < 0 ? EXIT_COLLECT : 0;
+	if (r == 0 && ht_verify_problems(&report) > 0)
+		r = EXIT_FINDINGS;
+out:
+	ht_verify_report_free(&report);
+	ht_findings_free(&findings);
+	ht_facts_free(facts);
+	ht_ruleset_free(rs);
+	return r;
+}
+
 static int cmd_revert(const struct options *o)
 {
 	struct ht_error err = { "" };
@@ -593,6 +639,8 @@ int main(int argc, char **argv)
 		r = cmd_apply(&o);
 	else if (strcmp(cmd, "revert") == 0)
 		r = cmd_revert(&o);
+	else if (strcmp(cmd, "verify") == 0)
+		r = cmd_verify(&o);
 	else
 		return usage_error("unknown command '%s'", cmd);
 	/* A report that did not reach its reader (a full disk, a closed pipe) is a failure. */
