@@ -866,6 +866,8 @@ void ht_findings_free(struct ht_findings *f)
 		free(f->items[i].reason);
 		free(f->items[i].explanation);
 		free(f->items[i].instance);
+		free(f->items[i].boot_value);
+		free(f->items[i].boot_source);
 	}
 	free(f->items);
 	f->items = NULL;

@@ -104,6 +104,9 @@ enum ht_severity ht_findings_worst(const struct ht_findings *f)
 	return w;
 }
 
+/* "4096 entries (boot: 65536)" when the boot configuration sets another value. */
+static char *current_text(const struct ht_finding *f, const char *unit);
+
 static char *value_with_unit(const struct ht_value *v, const char *unit)
 {
 	_cleanup_free_ char *s = NULL;
@@ -119,6 +122,18 @@ static char *value_with_unit(const struct ht_value *v, const char *unit)
 	if (asprintf(&r, "%s %s", s, unit) < 0)
 		return NULL;
 	return r;
+}
+
+static char *current_text(const struct ht_finding *f, const char *unit)
+{
+	_cleanup_free_ char *c = value_with_unit(&f->current, unit);
+	char *s;
+
+	if (!c || !f->boot_value)
+		return TAKE_PTR(c);
+	if (asprintf(&s, "%s (boot: %s)", c, f->boot_value) < 0)
+		return NULL;
+	return s;
 }
 
 /* Findings by severity, worst first; load order within a severity. */
@@ -208,7 +223,7 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 
 	for (size_t i = 0; i < f->n; i++) {
 		const struct ht_finding *fi = &f->items[i];
-		_cleanup_free_ char *c = value_with_unit(&fi->current, ht_rule_unit(fi->rule));
+		_cleanup_free_ char *c = current_text(fi, ht_rule_unit(fi->rule));
 		_cleanup_free_ char *r = value_with_unit(&fi->recommended, ht_rule_unit(fi->rule));
 		int l;
 
@@ -227,7 +242,7 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 	        "SEVERITY");
 	for (size_t k = 0; k < f->n; k++) {
 		const struct ht_finding *fi = &f->items[idx[k]];
-		_cleanup_free_ char *c = value_with_unit(&fi->current, ht_rule_unit(fi->rule));
+		_cleanup_free_ char *c = current_text(fi, ht_rule_unit(fi->rule));
 		_cleanup_free_ char *r = value_with_unit(&fi->recommended, ht_rule_unit(fi->rule));
 		_cleanup_free_ char *name = finding_name(fi);
 
@@ -267,6 +282,9 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 			continue;
 		}
 		print_wrapped(out, fi->explanation, "    ", 100);
+		if (fi->boot_value)
+			fprintf(out, "    at boot: %s from %s, not the live value: hosttune verify "
+			        "tells why\n", fi->boot_value, fi->boot_source);
 		ret = ht_finding_fix(fi, &file, &line, &live);
 		if (ret < 0)
 			return ret;
@@ -330,6 +348,16 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 		json_object_object_add(o, "applicable", json_object_new_boolean(fi->applicable));
 		json_object_object_add(o, "kept", json_object_new_boolean(fi->kept));
 		json_object_object_add(o, "read_only", json_object_new_boolean(fi->read_only));
+		if (fi->boot_value) {
+			struct json_object *b = json_object_new_object();
+
+			if (!b)
+				goto oom;
+			json_object_object_add(b, "value", jstr(fi->boot_value));
+			json_object_object_add(b, "source", jstr(fi->boot_source));
+			json_object_object_add(o, "boot", b);
+		} else
+			json_object_object_add(o, "boot", NULL);
 		json_object_object_add(o, "explanation",
 		                       jstr(fi->applicable ? fi->explanation : fi->reason));
 		ret = ht_finding_fix(fi, &file, &line, &live);

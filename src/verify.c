@@ -328,6 +328,45 @@ int ht_verify(struct ht_ruleset *rs, const struct ht_findings *findings,
 	return 0;
 }
 
+int ht_findings_add_boot(struct ht_findings *f, const char *root)
+{
+	struct ht_conf sys = { 0 }, mod = { 0 };
+	int ret;
+
+	ret = ht_sysctl_conf_read(root, &sys);
+	if (ret >= 0)
+		ret = ht_modprobe_conf_read(root, &mod);
+	for (size_t i = 0; ret >= 0 && i < f->n; i++) {
+		struct ht_finding *fi = &f->items[i];
+		const struct ht_rule *r = fi->rule;
+		const struct ht_conf_key *k = NULL;
+		const struct ht_conf_assign *a;
+		_cleanup_free_ char *live = NULL;
+
+		if (r->kind == HT_TARGET_SYSCTL)
+			k = ht_conf_find(&sys, r->target);
+		else if (r->kind == HT_TARGET_MODULE)
+			k = ht_conf_find(&mod, r->target + strlen("module."));
+		a = k ? ht_conf_effective(k) : NULL;
+		if (!a || !a->value)
+			continue;
+		if (fi->current.type != HT_T_NONE && !(live = ht_value_display(&fi->current))) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (live && strcmp(live, a->value) == 0)
+			continue;
+		fi->boot_value = strdup(a->value);
+		if (!fi->boot_value || asprintf(&fi->boot_source, "%s:%u", a->file, a->line) < 0) {
+			fi->boot_source = NULL;
+			ret = -ENOMEM;
+		}
+	}
+	ht_conf_free(&sys);
+	ht_conf_free(&mod);
+	return ret < 0 ? ret : 0;
+}
+
 int ht_verify_print(const struct ht_verify_report *r, FILE *out)
 {
 	size_t problems = ht_verify_problems(r);

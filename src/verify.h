@@ -51,6 +51,14 @@ int ht_verify(struct ht_ruleset *rs, const struct ht_findings *findings,
 
 void ht_verify_report_free(struct ht_verify_report *r);
 
+/*
+ * ht_findings_add_boot - for each sysctl or module finding, the value the
+ * boot configuration below @root gives it (sysctl.d, modprobe.d), stored in
+ * boot_value / boot_source when it differs from the live value: what audit
+ * shows next to the current value. Returns 0 or -ENOMEM.
+ */
+int ht_findings_add_boot(struct ht_findings *f, const char *root);
+
 /* Number of items with HT_VERIFY_PROBLEM. */
 size_t ht_verify_problems(const struct ht_verify_report *r);
 

@@ -50,6 +50,14 @@ net.netfilter.nf_conntrack_tcp_timeout_time_wait is 120 live but 30 at boot (/et
 /etc/modules-load.d/hosttune.conf was removed since hosttune apply wrote it" \
 	"$(problems r)"
 
+# audit shows the live and the boot value side by side when they differ.
+ht --root "$TMP/r" $G audit >"$TMP/r.audit"
+expect_contains "audit: live and boot value" "4096 entries (boot: 65536)" "$(cat "$TMP/r.audit")"
+expect_contains "audit: where the boot value comes from" \
+	"at boot: 65536 from /etc/sysctl.d/90-hosttune.conf:8" "$(cat "$TMP/r.audit")"
+expect_eq "audit JSON: boot source" "/etc/sysctl.d/90-hosttune.conf:8" \
+	"$(ht --root "$TMP/r" $G --format json audit | jq -r '.findings[] | select(.rule == "conntrack.max") | .boot.source')"
+
 # The same reboot WITH the fix: nf_conntrack loads first, sysctl.d applies.
 cp -a "$TMP/a" "$TMP/r2"
 echo 65536 >"$TMP/r2/$NF/nf_conntrack_max"
