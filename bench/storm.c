@@ -7,13 +7,18 @@
  *       accepts forever; on each connection writes B bytes (default 1400)
  *       and closes first. Prints "listening PORT" once ready.
  *   storm client ADDR PORT [--count N] [--workers C] [--rate R] [--size B]
- *                          [--timeout S]
+ *                          [--timeout S] [--sport-base P]
  *       fetches N objects (default 6600) with C workers (default 8), one
  *       connection each: connect, read to EOF, close. --rate R paces the
  *       starts to R a second in total (connection i starts at i / R s), so a
  *       test knows the rate it made. --size B checks that each object has B
  *       bytes (0: any). A connect or read taking longer than S s (default
- *       60) fails that object.
+ *       60) fails that object. --sport-base P binds connection i to source
+ *       port P + i: the server closes first, so a client port is free again
+ *       at once and connect() may pick it for a later connection
+ *       (__inet_hash_connect(), net/ipv4/inet_hashtables.c), which reopens
+ *       the conntrack entry of the old one instead of adding one; a test
+ *       that counts entries needs every connection on a tuple of its own.
  *   storm loop ADDR PORT ...
  *       a server and a client in one process (PORT 0 picks one), for tests.
  *
@@ -26,10 +31,12 @@
  */
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +51,7 @@
 #define BACKLOG 4096
 
 struct opts {
-	long count, workers, size, threads;
+	long count, workers, size, threads, sport_base;
 	double rate, timeout;
 };
 
@@ -80,8 +87,21 @@ static void set_timeouts(int fd, double seconds)
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 }
 
-/* One object: 0 or a negative errno; *connect_s is how long connect() took. */
-static int fetch(const struct client *c, double *connect_s)
+/* Binds @fd to source port @port of the wildcard address of @family. */
+static int bind_port(int fd, int family, long port)
+{
+	struct sockaddr_storage ss = { .ss_family = (sa_family_t)family };
+
+	if (family == AF_INET6)
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)port);
+	return bind(fd, (struct sockaddr *)&ss, family == AF_INET6 ?
+	            sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+}
+
+/* Object @i: 0 or a negative errno; *connect_s is how long connect() took. */
+static int fetch(const struct client *c, long i, double *connect_s)
 {
 	char buf[4096];
 	long got = 0;
@@ -92,6 +112,11 @@ static int fetch(const struct client *c, double *connect_s)
 	if (fd < 0)
 		return -errno;
 	set_timeouts(fd, c->o->timeout);
+	if (c->o->sport_base > 0 && bind_port(fd, c->sa.ss_family, c->o->sport_base + i) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
 	t = now_s();
 	if (connect(fd, (const struct sockaddr *)&c->sa, c->salen) < 0) {
 		/* A connect() cut short by SO_SNDTIMEO reports EINPROGRESS. */
@@ -149,7 +174,7 @@ static void *client_worker(void *arg)
 			break;
 		if (c->o->rate > 0)
 			sleep_until(&c->t0, (double)i / c->o->rate);
-		r = fetch(c, &cs);
+		r = fetch(c, i, &cs);
 		if (cs > res->max_connect)
 			res->max_connect = cs;
 		if (cs > 0.9)
@@ -158,8 +183,8 @@ static void *client_worker(void *arg)
 			res->ok++;
 		} else {
 			if (res->failed++ == 0)
-				snprintf(res->first_error, sizeof(res->first_error), "object %ld: %s",
-				         i + 1, strerror(-r));
+				snprintf(res->first_error, sizeof(res->first_error),
+				         "object %ld: %s", i + 1, strerror(-r));
 		}
 	}
 	return res;
@@ -235,7 +260,7 @@ static void *server_worker(void *arg)
 				break;
 			off += n;
 		}
-		/* The server closes first, as an HTTP server does after a Connection: close reply. */
+		/* The server closes first, as HTTP servers do after a Connection: close reply. */
 		close(fd);
 	}
 }
@@ -324,7 +349,7 @@ static int usage(void)
 	fprintf(stderr,
 	        "usage: storm server ADDR PORT [--size B] [--threads T]\n"
 	        "       storm client ADDR PORT [--count N] [--workers C] [--rate R] [--size B]"
-	        " [--timeout S]\n"
+	        " [--timeout S] [--sport-base P]\n"
 	        "       storm loop ADDR PORT [client and server options]\n");
 	return 2;
 }
@@ -357,6 +382,8 @@ int main(int argc, char **argv)
 			bad = parse_long(v, 0, MAX_SIZE, &o.size);
 		else if (strcmp(a, "--rate") == 0)
 			bad = parse_double(v, 0, 1e7, &o.rate);
+		else if (strcmp(a, "--sport-base") == 0)
+			bad = parse_long(v, 1, 65535, &o.sport_base);
 		else if (strcmp(a, "--timeout") == 0)
 			bad = parse_double(v, 0.001, 86400, &o.timeout);
 		else
@@ -366,6 +393,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		i++;
+	}
+	if (o.sport_base > 0 && o.sport_base + o.count - 1 > 65535) {
+		fprintf(stderr, "storm: --sport-base %ld + --count %ld passes port 65535\n",
+		        o.sport_base, o.count);
+		return 2;
 	}
 	/* A peer that resets a connection must not kill the process on write(). */
 	signal(SIGPIPE, SIG_IGN);

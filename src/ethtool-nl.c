@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include <libmnl/libmnl.h>
@@ -113,9 +114,16 @@ int ht_ethnl_talk(struct ht_ethnl *e, const struct nlmsghdr *nlh, struct ht_ethn
 static struct nlmsghdr *genl_request(struct ht_ethnl *e, union ht_ethnl_buf *buf, uint16_t type,
                                      uint8_t cmd, uint8_t version)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf->b);
+	struct nlmsghdr *nlh;
 	struct genlmsghdr *g;
 
+	/*
+	 * libmnl writes only the headers and attributes it is given: the
+	 * alignment padding after a string attribute would go to the kernel
+	 * uninitialised (valgrind: sendto() points to uninitialised bytes).
+	 */
+	memset(buf, 0, sizeof(*buf));
+	nlh = mnl_nlmsg_put_header(buf->b);
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
 	nlh->nlmsg_seq = ++e->seq;

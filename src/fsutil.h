@@ -88,10 +88,11 @@ int ht_dirs_missing(const char *root, const char *path, struct ht_paths *missing
 
 /*
  * ht_dir_remove_at - remove the empty directory @path below @root and fsync
- * its parent. Returns 0 (also when it is absent); -ENOTEMPTY when it holds
- * anything (it stays); -ELOOP for a symlink; -ENOTDIR for another file.
+ * its parent. @removed: true when it was there and is gone. Returns 0 (also
+ * when it is absent); -ENOTEMPTY when it holds anything (it stays); -ELOOP
+ * for a symlink; -ENOTDIR for another file.
  */
-int ht_dir_remove_at(const char *root, const char *path, struct ht_error *err);
+int ht_dir_remove_at(const char *root, const char *path, bool *removed, struct ht_error *err);
 
 /*
  * ht_live_write_at - write a procfs/sysfs value ("65536\n") to @path below

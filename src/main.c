@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "facts.h"
 #include "persist.h"
 #include "verify.h"
+#include "watch.h"
 #include "report.h"
 #include "rules.h"
 #include "util.h"
@@ -42,6 +44,10 @@ struct options {
 	unsigned plan_flags;
 	const char *only;
 	const char *state;
+	const char *observed;
+	const char *record;
+	double interval;  /* watch, s */
+	double duration;  /* watch, s; 0 until Ctrl-C */
 	enum ht_severity fail_on;
 };
 
@@ -61,6 +67,8 @@ static void help(FILE *out)
 	        "  apply          write the files and live values, with rollback on failure\n"
 	        "  revert         undo what apply did (from its state file)\n"
 	        "  verify         do hosttune's settings hold now and after a reboot?\n"
+	        "  watch          sample the conntrack table: count, new connections/s,\n"
+	        "                 drops; the peak and the nf_conntrack_max it needs\n"
 	        "\n"
 	        "Options:\n"
 	        "  -r, --root DIR        read /proc, /sys and /etc below DIR\n"
@@ -78,6 +86,10 @@ static void help(FILE *out)
 	        "      --only RULE,...   apply: these rules' settings only\n"
 	        "      --force           apply: take over files hosttune did not write\n"
 	        "                        (a copy is kept as FILE.hosttune-orig)\n"
+	        "      --interval TIME   watch: between samples (default 1s; 250ms, 2min)\n"
+	        "      --duration TIME   watch: how long (default 60s; 0 until Ctrl-C)\n"
+	        "      --record FILE     watch: keep the samples for audit --observed\n"
+	        "      --observed FILE   audit/plan/apply: size from a watch recording\n"
 	        "      --state FILE      apply/revert: state file (default ROOT"
 	        HT_STATE_FILE ")\n"
 	        "  -h, --help            this help\n"
@@ -88,6 +100,36 @@ static void help(FILE *out)
 	        "hosttune did not write is in the way; 3 could not collect, apply or revert\n"
 	        "(an apply is rolled back).\n"
 	        "See hosttune(8) and hosttune.rules(5).\n");
+}
+
+/* "250ms", "1s", "2min", "1h" or plain seconds; 0 or -EINVAL. */
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0 || v != v)
+		return -EINVAL;
+	if (strcmp(end, "ms") == 0)
+		v /= 1000;
+	else if (strcmp(end, "min") == 0)
+		v *= 60;
+	else if (strcmp(end, "h") == 0)
+		v *= 3600;
+	else if (*end && strcmp(end, "s") != 0)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
 }
 
 static int usage_error(const char *fmt, ...) _printf_(1, 2);
@@ -236,6 +278,9 @@ static int check_basic_facts(const struct options *o, const struct ht_facts *f)
 	return EXIT_COLLECT;
 }
 
+static int load_observed(const struct options *o, const struct ht_ruleset *rs,
+                         struct ht_facts *f);
+
 static const char *origin_of(const struct options *o, char *buf, size_t len)
 {
 	if (o->facts_file)
@@ -264,6 +309,8 @@ static int cmd_audit(const struct options *o)
 	if (r)
 		goto out;
 	r = check_basic_facts(o, facts);
+	if (r == 0 && o->observed)
+		r = load_observed(o, rs, facts);
 	if (r)
 		goto out;
 	r = ht_ruleset_evaluate(rs, facts, &findings, &err);
@@ -317,6 +364,8 @@ static int cmd_apply(const struct options *o)
 	r = load_facts(o, &facts);
 	if (r == 0)
 		r = check_basic_facts(o, facts);
+	if (r == 0 && o->observed)
+		r = load_observed(o, rs, facts);
 	if (r)
 		goto out;
 	if (ht_ruleset_evaluate(rs, facts, &findings, &err) < 0) {
@@ -432,6 +481,146 @@ static int cmd_revert(const struct options *o)
 	return 0;
 }
 
+/* The profile's burst factor: the headroom a recommendation leaves over a peak. */
+static double profile_headroom(const struct ht_ruleset *rs)
+{
+	for (size_t i = 0; i < ht_ruleset_var_count(rs); i++)
+		if (strcmp(ht_ruleset_var_name(rs, i), "workload.burst") == 0) {
+			const struct ht_value *v = ht_ruleset_var_value(rs, i);
+
+			if (ht_type_is_number(v->type) && ht_value_as_double(v) >= 1)
+				return ht_value_as_double(v);
+		}
+	return 2;
+}
+
+static int cmd_watch(const struct options *o)
+{
+	struct ht_ruleset *rs = NULL;
+	struct ht_watch *w = NULL;
+	struct ht_watch_summary sum;
+	struct ht_watch_config cfg;
+	struct ht_error err = { "" };
+	struct sigaction sa = { .sa_handler = on_interrupt };
+	_cleanup_fclose_ FILE *rec = NULL;
+	int r;
+
+	if (o->facts_file)
+		return usage_error("watch samples a live host, not --facts");
+	r = load_rules(o, &rs);
+	if (r)
+		return r;
+	cfg = (struct ht_watch_config){ .root = o->root, .interval = o->interval,
+		                        .duration = o->duration,
+		                        .headroom = profile_headroom(rs) };
+	ht_ruleset_free(rs);
+	if (o->record) {
+		rec = fopen(o->record, "we");
+		if (!rec) {
+			fprintf(stderr, "hosttune: %s: %s\n", o->record, strerror(errno));
+			return EXIT_COLLECT;
+		}
+		if (ht_watch_record_header(rec) < 0)
+			goto write_error;
+	}
+	r = ht_watch_new(&cfg, &w, &err);
+	if (r < 0) {
+		fprintf(stderr, "hosttune: watch: %s\n", err.msg[0] ? err.msg : strerror(-r));
+		return EXIT_COLLECT;
+	}
+	/* No SA_RESTART: Ctrl-C must end the sleep; a background job may start with it ignored. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (!o->json)
+		ht_watch_format_header(stdout);
+	while (!interrupted) {
+		struct ht_watch_sample smp;
+
+		r = ht_watch_sample(w, &smp, &err);
+		if (r < 0) {
+			fprintf(stderr, "hosttune: watch: %s\n", err.msg[0] ? err.msg : strerror(-r));
+			ht_watch_free(w);
+			return EXIT_COLLECT;
+		}
+		if (!o->json) {
+			ht_watch_format_sample(stdout, &smp);
+			fflush(stdout);
+		}
+		if (rec && (ht_watch_record_sample(rec, &smp) < 0 || fflush(rec) != 0))
+			goto write_error;
+		if (ht_watch_done(w) || ht_watch_wait(w) == -EINTR)
+			break;
+	}
+	r = ht_watch_summary(w, &sum);
+	ht_watch_free(w);
+	w = NULL;
+	if (r < 0) {
+		fprintf(stderr, "hosttune: watch: %s\n", strerror(-r));
+		return EXIT_COLLECT;
+	}
+	if (o->json)
+		return print_json(ht_watch_summary_json(&sum));
+	return ht_watch_format_summary(stdout, &sum) < 0 ? EXIT_COLLECT : 0;
+write_error:
+	fprintf(stderr, "hosttune: %s: %s\n", o->record, strerror(errno ? errno : EIO));
+	ht_watch_free(w);
+	return EXIT_COLLECT;
+}
+
+static int set_num(struct ht_facts *f, const char *name, double v, bool integer,
+                   const char *unit, const char *source)
+{
+	struct ht_value val = integer ? ht_int((int64_t)v) : ht_dec(v);
+
+	return ht_facts_set(f, name, &val, unit, source);
+}
+
+/*
+ * audit --observed FILE: the recording's summary as observed.* facts, which
+ * the conntrack rules prefer to the profile's guessed rate.
+ */
+static int load_observed(const struct options *o, const struct ht_ruleset *rs,
+                         struct ht_facts *f)
+{
+	_cleanup_free_ struct ht_watch_sample *samples = NULL;
+	_cleanup_free_ char *src = NULL;
+	struct ht_watch_summary sum;
+	struct ht_error err = { "" };
+	struct ht_value v;
+	size_t n = 0;
+	int r;
+
+	r = ht_watch_record_load(o->observed, &samples, &n, &err);
+	if (r >= 0)
+		r = ht_watch_replay(samples, n, profile_headroom(rs), o->observed, &sum);
+	if (r < 0) {
+		fprintf(stderr, "hosttune: %s\n", err.msg[0] ? err.msg : strerror(-r));
+		return EXIT_USAGE;
+	}
+	if (asprintf(&src, "--observed %s", o->observed) < 0) {
+		src = NULL;
+		return EXIT_COLLECT;
+	}
+	v = (struct ht_value){ .type = HT_T_STR, .s = (char *)o->observed };
+	if (set_num(f, "observed.peak_count", (double)sum.peak_count, true, "entries", src) < 0 ||
+	    set_num(f, "observed.pinned_samples", (double)sum.pinned_samples, true, "samples",
+	            src) < 0 ||
+	    set_num(f, "observed.samples", (double)sum.samples, true, "samples", src) < 0 ||
+	    set_num(f, "observed.max", (double)sum.max, true, "entries", src) < 0 ||
+	    set_num(f, "observed.time_wait", (double)sum.time_wait, true, "seconds", src) < 0 ||
+	    ht_facts_set(f, "observed.source", &v, NULL, src) < 0)
+		return EXIT_COLLECT;
+	if (sum.have_rate &&
+	    (set_num(f, "observed.peak_rate", sum.peak_rate, false, "connections/s", src) < 0 ||
+	     set_num(f, "observed.mean_rate", sum.mean_rate, false, "connections/s", src) < 0))
+		return EXIT_COLLECT;
+	if (sum.have_drops && set_num(f, "observed.drops", (double)sum.drops, true, "packets",
+	                              src) < 0)
+		return EXIT_COLLECT;
+	return 0;
+}
+
 static void print_key(const struct ht_rule *rule, const char *key, const char *label)
 {
 	const char *t = ht_rule_key_text(rule, key);
@@ -530,12 +719,17 @@ int main(int argc, char **argv)
 		{ "only", required_argument, NULL, 'O' },
 		{ "force", no_argument, NULL, 'X' },
 		{ "state", required_argument, NULL, 'S' },
+		{ "observed", required_argument, NULL, 'B' },
+		{ "record", required_argument, NULL, 'W' },
+		{ "interval", required_argument, NULL, 'I' },
+		{ "duration", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{}
 	};
 	_cleanup_free_ const char **sets = calloc((size_t)argc, sizeof(*sets));
-	struct options o = { .fail_on = HT_SEV_WARNING, .sets = sets };
+	struct options o = { .fail_on = HT_SEV_WARNING, .sets = sets, .interval = 1,
+		             .duration = 60 };
 	const char *cmd;
 	int c, r;
 
@@ -590,6 +784,23 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			o.state = optarg;
+			break;
+		case 'B':
+			o.observed = optarg;
+			break;
+		case 'W':
+			o.record = optarg;
+			break;
+		case 'I':
+			if (parse_seconds(optarg, &o.interval) < 0 || o.interval < 0.001 ||
+			    o.interval > 86400)
+				return usage_error("--interval: expected a time such as 1s, 250ms or 2min "
+				                   "(1ms to 1 day), got '%s'", optarg);
+			break;
+		case 'D':
+			if (parse_seconds(optarg, &o.duration) < 0)
+				return usage_error("--duration: expected a time such as 60s or 10min "
+				                   "(0: until Ctrl-C), got '%s'", optarg);
 			break;
 		case 'h':
 			help(stdout);
@@ -647,6 +858,8 @@ int main(int argc, char **argv)
 		r = cmd_revert(&o);
 	else if (strcmp(cmd, "verify") == 0)
 		r = cmd_verify(&o);
+	else if (strcmp(cmd, "watch") == 0)
+		r = cmd_watch(&o);
 	else
 		return usage_error("unknown command '%s'", cmd);
 	/* A report that did not reach its reader (a full disk, a closed pipe) is a failure. */

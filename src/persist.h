@@ -101,27 +101,54 @@ int ht_plan_print(const struct ht_plan *p, FILE *out);
 
 /*
  * ht_plan_apply - write the files atomically (temp file in the same
- * directory, fchmod 0644, fsync, rename, fsync of the directory, no symlink
- * followed), then the live values, reading each back. The previous content of
- * every file and the previous live values are recorded in the state file
- * (@root + HT_STATE_FILE, or @state_path) before anything changes, merged
- * with an earlier apply's record so that revert returns to the state before
- * hosttune. On any failure every file and live value already changed is
- * restored.
- * @force: take over files without hosttune's header, keeping PATH.hosttune-orig.
- * Returns 0; -EEXIST (err names the foreign file) when a file lacks the header
- * and @force is false, before anything is written; another negative errno
- * after rollback, with err naming the step that failed.
+ * directory, fchmod 0644, fsync, rename, fsync of the directory), then the
+ * live values, reading each back. Below a --root every path resolves inside
+ * it without following any symlink (fsutil.h); on the live root the files
+ * themselves must not be symlinks. The previous content and mode of every
+ * file, the previous live values and the directories apply creates
+ * ("created_dirs") are recorded in the state file (@root + HT_STATE_FILE, or
+ * @state_path as given) before anything changes, merged with an earlier
+ * apply's record so that revert returns to the state before hosttune.
+ * On any failure every file, live value and directory already changed is
+ * restored, the failed step too when it took effect (a value that read back
+ * clamped, a file renamed into place whose directory fsync failed).
+ * @force: take over files without hosttune's header, keeping
+ *         PATH.hosttune-orig with the original's mode.
+ * Returns 0, or, with err saying why:
+ *   -EEXIST   a file lacks the header and @force is false, or the
+ *             PATH.hosttune-orig of a file to take over exists; nothing changed;
+ *   -EBADMSG  refused before any change: the state file is unreadable, not
+ *             JSON or names something hosttune does not write; a file to
+ *             write resolves through a symlink or changed since the plan;
+ *   -ENOTRECOVERABLE  a step failed and the rollback could not restore
+ *             everything (err lists what): the state file stays, so that
+ *             revert can finish;
+ *   another negative errno: a step failed (err names it), every change rolled back.
  */
 int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_path, bool force,
                   struct ht_error *err);
 
 /*
  * ht_revert - undo the applies recorded in the state file: restore every
- * file's previous content (remove the files hosttune created) and every live
- * value, then remove the state file. @report (may be NULL) receives one line
- * per action. Returns 0; -ENOENT when there is no state file; another
- * negative errno (err says what failed; what was restored stays restored).
+ * live value and every file's previous content and mode (remove the files
+ * hosttune created, and the directories apply created when empty), then
+ * remove the state file. @report (may be NULL) receives one line per action:
+ *   restored KEY to OLD | skipped KEY: does not exist now (a module unloaded,
+ *   an interface gone) | restored PATH | removed PATH | unchanged PATH: already
+ *   as before hosttune | left PATH: edited since hosttune wrote it |
+ *   removed directory DIR | left directory DIR: not empty |
+ *   could not restore KEY to OLD: WHY | could not restore PATH: WHY
+ * A file whose content is no longer what apply wrote ("written") is left as
+ * the admin made it, and counts as done.
+ * Every entry is checked before anything changes: a path that is not one of
+ * the files hosttune writes (ht_managed_file()), a live path that is not the
+ * procfs/sysfs file of its key, channels under --root, a value of the wrong
+ * JSON type refuse the whole file.
+ * Returns 0; -ENOENT when there is no state file (and only then); -EBADMSG
+ * when the state file is refused (err: "STATE: files entry 3: path ... is not
+ * a file hosttune writes"), nothing changed; another negative errno when some
+ * changes could not be restored: they stay in the rewritten state file for
+ * another revert, the rest is restored (err names the first failure).
  */
 int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_error *err);
 

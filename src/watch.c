@@ -41,8 +41,12 @@
 /* libmnl's MNL_SOCKET_BUFFER_SIZE: a page, at most 8 KiB; events come one per message. */
 #define EVENT_BUF_SIZE 8192
 
-/* Sampling intervals above a day are surely a unit mistake. */
+/*
+ * Sampling intervals above a day are surely a unit mistake; below 1 ms two
+ * samples could share a recorded t (written with 3 decimals).
+ */
 #define INTERVAL_MAX (24.0 * 3600.0)
+#define INTERVAL_MIN 0.001
 
 /* ---- the summary arithmetic ---- */
 
@@ -634,6 +638,7 @@ struct ht_watch {
 	char *root;
 	struct ht_watch_acc acc;
 	struct timespec t0;
+	double next_due;          /* s since t0 when the next sample is due */
 	struct mnl_socket *ev;    /* NFNLGRP_CONNTRACK_NEW subscription; NULL without events */
 	char *buf;
 	int64_t events;           /* IPCTNL_MSG_CT_NEW messages received */
@@ -749,8 +754,9 @@ int ht_watch_new(const struct ht_watch_config *cfg, struct ht_watch **out, struc
 	int64_t max;
 	int r;
 
-	if (!isfinite(cfg->interval) || cfg->interval <= 0 || cfg->interval > INTERVAL_MAX)
-		return ht_error_set(err, EINVAL, "interval: expected above 0 s, at most a day");
+	if (!isfinite(cfg->interval) || cfg->interval < INTERVAL_MIN ||
+	    cfg->interval > INTERVAL_MAX)
+		return ht_error_set(err, EINVAL, "interval: expected 1 ms to a day");
 	if (!isfinite(cfg->duration) || cfg->duration < 0)
 		return ht_error_set(err, EINVAL, "duration: expected 0 (until stopped) or more");
 	if (!isfinite(cfg->headroom) || cfg->headroom < 1)
@@ -829,6 +835,12 @@ int ht_watch_sample(struct ht_watch *w, struct ht_watch_sample *s, struct ht_err
 	r = ht_watch_acc_add(&w->acc, s);
 	if (r < 0)
 		return ht_error_set(err, -r, "sample at %.3f s: %s", s->t, strerror(-r));
+	/*
+	 * The next tick at least half an interval away: a sample that came late
+	 * skips a tick rather than following at once, which would divide a
+	 * few entries by a tiny time and make a false peak rate.
+	 */
+	w->next_due = ceil((s->t + w->cfg.interval / 2) / w->cfg.interval - 1e-9) * w->cfg.interval;
 	return 0;
 }
 
@@ -850,7 +862,7 @@ int ht_watch_wait(struct ht_watch *w)
 
 	if (w->acc.samples == 0)
 		return 0;
-	ts_add(&due, w->cfg.interval * (double)w->acc.samples);
+	ts_add(&due, w->next_due);
 	for (;;) {
 		struct timespec left;
 		double d;
@@ -889,10 +901,9 @@ int ht_watch_wait(struct ht_watch *w)
 
 bool ht_watch_done(const struct ht_watch *w)
 {
-	/* Samples at 0, interval, ..., up to the duration; the epsilon absorbs 0.1 x 30 != 3. */
-	double n = floor(w->cfg.duration / w->cfg.interval + 1e-9) + 1;
-
-	return w->cfg.duration > 0 && (double)w->acc.samples >= n;
+	/* Samples are never early, so one at the duration's tick has t >= duration. */
+	return w->cfg.duration > 0 && w->acc.samples > 0 &&
+	       w->acc.last.t >= w->cfg.duration - w->cfg.interval * 1e-6;
 }
 
 const char *ht_watch_source(const struct ht_watch *w)

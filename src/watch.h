@@ -44,18 +44,19 @@ struct json_object;
  *
  * Why events and not the per-CPU 'insert' counter (CTA_STATS_INSERT, the
  * "insert" column): __nf_conntrack_confirm() in net/netfilter/nf_conntrack_core.c
- * stopped counting it; only nf_conntrack_hash_check_insert() (entries that
- * ctnetlink creates) still does. Measured on 6.18: 50 new TCP connections in a
- * fresh namespace leave insert = 0, while `conntrack -E -e NEW` shows 50
+ * no longer counts it; only nf_conntrack_hash_check_insert() (entries that
+ * ctnetlink creates) does. Measured on 6.18: 50 new TCP connections in a
+ * fresh namespace leave insert = 0 while `conntrack -E -e NEW` shows 50
  * events; google/nftables issue #138 shows the same zero on 5.10. The "new"
- * column has been 0 since 4.x. The event is sent at confirmation
- * (nf_conntrack_event_cache(IPCT_NEW) in __nf_conntrack_confirm()), so it counts
- * exactly the entries that entered the table; a packet dropped because the
- * table is full makes no entry and no event. Events need CAP_NET_ADMIN
- * (nfnetlink_bind()) and net.netfilter.nf_conntrack_events != 0; without
- * them, or with --root, "insert" is unknown and the rates are not given. A
- * receive-queue overrun (ENOBUFS) loses events: the sample after it has
- * "insert" unknown, so no rate is computed across the loss.
+ * column is a constant 0 in ct_cpu_seq_show() (nf_conntrack_standalone.c).
+ * The event is sent at confirmation (nf_conntrack_event_cache(IPCT_NEW) in
+ * __nf_conntrack_confirm()), so it counts exactly the entries that entered
+ * the table; a packet dropped because the table is full makes no entry and
+ * no event. Events need CAP_NET_ADMIN (af_netlink.c: nfnetlink does not set
+ * NL_CFG_F_NONROOT_RECV) and net.netfilter.nf_conntrack_events != 0;
+ * without them, or with --root, "insert" is unknown and the rates are not
+ * given. A receive-queue overrun (ENOBUFS) loses events: the sample after
+ * it has "insert" unknown, so no rate is computed across the loss.
  *
  * Derived per sample (ht_watch_acc_add()):
  *   pct_max      100 x count / max
@@ -82,21 +83,20 @@ struct json_object;
  *                table admits, as rules/conntrack.rules computes conntrack.ceiling
  *
  *   recommended_max, with headroom >= 1 (the CLI passes workload.burst, default 2):
- *     not pinned:  working_set = peak_count                     (basis "count")
- *     pinned:      working_set = max(peak_rate x time_wait, peak_count)
- *                                                               (basis "rate")
- *                  A full table only shows the cap: the entries it would have held
- *                  are every connection of the last TIME_WAIT seconds, rate x
- *                  TIME_WAIT. The peak rate is taken over the whole run, so the
- *                  climb before the table filled counts; if the table was already
- *                  full at the first sample (full_at_start), the rate seen is the
- *                  ceiling and the estimate is a lower bound.
- *     pinned but no rate known: working_set = peak_count, a lower bound
- *                                                               (basis "cap")
+ *     never at the cap:  working_set = peak_count                  (basis "count")
+ *     at the cap:        working_set = peak_rate x time_wait       (basis "rate")
+ *                        when that is at least peak_count, else peak_count, a
+ *                        lower bound (basis "cap"; also when no rate is known)
+ *       A full table only shows the cap: the entries it would have held are
+ *       every connection of the last TIME_WAIT seconds, rate x TIME_WAIT. The
+ *       peak rate is taken over the whole run, so the climb before the table
+ *       filled counts; if the table was already full at the first sample
+ *       (full_at_start), the rate seen is at most the ceiling and the
+ *       estimate is a lower bound.
  *     recommended_max = max(min(pow2ceil(ceil(working_set x headroom)), 2^30), max)
  *   hosttune only raises the table: never below the current max. 2^30 is the
- *   largest power of two nf_conntrack_max takes (an unsigned int written
- *   through proc_dointvec, nf_conntrack_standalone.c, so at most 2^31 - 1).
+ *   largest power of two nf_conntrack_max takes (written as an int through
+ *   proc_dointvec_minmax, nf_conntrack_standalone.c: at most 2^31 - 1).
  *   The audit still holds its own recommendation to the memory budget.
  *
  * Record file (--record FILE, read back by `hosttune audit --observed FILE`):
@@ -115,7 +115,7 @@ struct json_object;
 
 #define HT_WATCH_RECORD_HEADER "# hosttune watch 1"
 
-/* Largest power of two nf_conntrack_max accepts (proc_dointvec: at most 2^31 - 1). */
+/* Largest power of two nf_conntrack_max accepts (an int sysctl: at most 2^31 - 1). */
 #define HT_WATCH_MAX_LIMIT ((int64_t)1 << 30)
 
 struct ht_watch_sample {
@@ -256,7 +256,7 @@ int ht_watch_record_load(const char *path, struct ht_watch_sample **samples, siz
 
 struct ht_watch_config {
 	const char *root;         /* NULL or "/" for this host; else a tree (no events) */
-	double interval;          /* s between samples, > 0 */
+	double interval;          /* s between samples, 0.001 to 86400 */
 	double duration;          /* s; 0: until the caller stops (Ctrl-C) */
 	double headroom;          /* >= 1 */
 };
@@ -279,14 +279,17 @@ int ht_watch_new(const struct ht_watch_config *cfg, struct ht_watch **out, struc
 int ht_watch_sample(struct ht_watch *w, struct ht_watch_sample *s, struct ht_error *err);
 
 /*
- * ht_watch_wait - sleep until the next sample is due (first sample time +
- * samples taken x interval, or now when that has passed), counting the
- * events that arrive meanwhile. Returns 0, or -EINTR when a signal
- * interrupted the sleep (the caller decides whether to stop).
+ * ht_watch_wait - sleep until the next sample is due, counting the events
+ * that arrive meanwhile. Samples are due at whole multiples of the interval
+ * after the first (absolute deadlines: no drift); a sample taken late makes
+ * the next one due at the first multiple at least half an interval after
+ * it, so that no rate is computed over a sliver of time. Returns 0, or
+ * -EINTR when a signal interrupted the sleep (the caller decides whether
+ * to stop).
  */
 int ht_watch_wait(struct ht_watch *w);
 
-/* ht_watch_done - true once the samples of the configured duration are taken. */
+/* ht_watch_done - true once a sample at or after the configured duration is taken. */
 bool ht_watch_done(const struct ht_watch *w);
 
 /* Where "insert" comes from ("ctnetlink NEW events"), or why it is unknown. */

@@ -3,8 +3,11 @@
 # plan, apply and revert on a copy of the Garage VM's --root tree
 # (tests/fixtures/garage-vm/root): the exact dry-run diff, the files and
 # modes apply writes, a second apply that changes nothing, a revert that
-# restores the tree byte for byte, rollback when a live write fails, files
-# hosttune did not write, and the emitted files read by the real tools.
+# restores the tree byte for byte (directories and modes too), rollback when
+# a live write fails, files hosttune did not write, symlinks below --root that
+# would lead a write out of the tree, state files revert must refuse, files
+# edited since apply, keys gone since apply, and the emitted files read by the
+# real tools.
 . "$(dirname "$0")/lib.sh"
 
 G="--profile garage --set workload.conn_rate=570"
@@ -12,10 +15,24 @@ fresh() {
 	rm -rf "$TMP/g"
 	cp -a "$FIXTURES/garage-vm/root" "$TMP/g"
 }
+# The whole tree: every directory, file and symlink, with modes and content hashes.
 sums() {
-	(cd "$TMP/g" && find . -type f -o -type l | LC_ALL=C sort | while read -r f; do
-		if [ -L "$f" ]; then echo "link $f -> $(readlink "$f")"; else sha256sum "$f"; fi
+	(cd "$TMP/g" && find . | LC_ALL=C sort | while read -r f; do
+		if [ -L "$f" ]; then echo "link $f -> $(readlink "$f")"
+		elif [ -d "$f" ]; then echo "dir $(stat -c %a "$f") $f"
+		else echo "file $(stat -c %a "$f") $(sha256sum <"$f" | cut -d' ' -f1) $f"; fi
 	done)
+}
+# same_tree NAME DESCRIPTION: the tree now is the one saved as $TMP/NAME.sums
+same_tree() {
+	sums >"$TMP/now.sums"
+	if cmp -s "$TMP/$1.sums" "$TMP/now.sums"; then ok "$2"
+	else not_ok "$2" "$(diff "$TMP/$1.sums" "$TMP/now.sums" | head -20)"; fi
+}
+# state_json FILTER: rewrites the state file with a jq filter
+state_json() {
+	jq "$1" "$TMP/g/var/lib/hosttune/state" >"$TMP/state.new" &&
+		cat "$TMP/state.new" >"$TMP/g/var/lib/hosttune/state"
 }
 
 # ---- plan: the exact diff and live table (golden file) ----
@@ -74,6 +91,10 @@ expect_eq "revert exits 0" 0 $?
 sums >"$TMP/after-revert.sums"
 if cmp -s "$TMP/before.sums" "$TMP/after-revert.sums"; then ok "revert restores every file"
 else not_ok "revert restores every file" "$(diff "$TMP/before.sums" "$TMP/after-revert.sums")"; fi
+# The fixture has no etc/ and no var/: apply created them, revert removes them.
+expect_eq "revert removes the directories apply created" "" \
+	"$(ls -d "$TMP/g/etc" "$TMP/g/var" 2>/dev/null)"
+expect_contains "revert says so" "removed directory /etc/sysctl.d" "$(cat "$TMP/revert.out")"
 ht --root "$TMP/g" revert 2>"$TMP/err"
 expect_eq "revert with nothing to revert: exit 2" 2 $?
 
@@ -99,7 +120,8 @@ sums >"$TMP/before-fail.sums"
 ht --root "$TMP/g" $G apply >"$TMP/out" 2>"$TMP/err"
 expect_eq "failed live write: exit 3" 3 $?
 expect_contains "failed live write: names the step" \
-	"nf_conntrack_max: Too many levels of symbolic links" "$(cat "$TMP/err")"
+	"netfilter/nf_conntrack_max is a symlink; hosttune does not write through symlinks" \
+	"$(cat "$TMP/err")"
 expect_contains "failed live write: says it rolled back" "every change rolled back" "$(cat "$TMP/err")"
 expect_eq "failed live write: the first key is back" 4096 \
 	"$(cat "$TMP/g/sys/module/nf_conntrack/parameters/hashsize")"
@@ -150,6 +172,183 @@ expect_eq "--live-only: no files" 0 "$(find "$TMP/g" -path '*/etc/*' -type f | w
 ht --root "$TMP/g" revert >/dev/null
 ht --root "$TMP/g" $G --only nosuch.rule apply 2>"$TMP/err"
 expect_eq "--only with an unknown rule: exit 2" 2 $?
+
+# ---- a foreign file of mode 0600 comes back as it was ----
+# After a failed apply (the same symlinked nf_conntrack_max as above) and
+# after revert: content, mode 0600, and no .hosttune-orig copy left.
+fresh
+mkdir -p "$TMP/g/etc/modprobe.d"
+printf 'options nf_conntrack hashsize=1024\n' >"$TMP/g/etc/modprobe.d/hosttune.conf"
+chmod 600 "$TMP/g/etc/modprobe.d/hosttune.conf"
+sums >"$TMP/before-0600.sums"
+mv "$TMP/g/proc/sys/net/netfilter/nf_conntrack_max" "$TMP/g/proc/sys/net/netfilter/max.real"
+ln -s max.real "$TMP/g/proc/sys/net/netfilter/nf_conntrack_max"
+ht --root "$TMP/g" $G --force apply >"$TMP/out" 2>"$TMP/err"
+expect_eq "0600 foreign file, failed apply: exit 3" 3 $?
+rm "$TMP/g/proc/sys/net/netfilter/nf_conntrack_max"
+mv "$TMP/g/proc/sys/net/netfilter/max.real" "$TMP/g/proc/sys/net/netfilter/nf_conntrack_max"
+same_tree before-0600 "0600 foreign file, failed apply: content, mode 0600, no copy left"
+ht --root "$TMP/g" $G --force apply >/dev/null
+expect_eq "0600 foreign file: the copy keeps mode 0600" 600 \
+	"$(stat -c %a "$TMP/g/etc/modprobe.d/hosttune.conf.hosttune-orig")"
+ht --root "$TMP/g" revert >/dev/null
+expect_eq "0600 foreign file: revert exits 0" 0 $?
+same_tree before-0600 "0600 foreign file, revert: content, mode 0600, no copy left"
+
+# ---- no write leaves --root through a symlinked directory ----
+# etc/sysctl.d is a symlink to a directory outside the tree. Refused by apply
+# before anything changes (exit 3), or by plan (exit 2) once plan resolves its
+# targets the same way.
+fresh
+mkdir -p "$TMP/g/etc" "$TMP/outside"
+ln -s "$TMP/outside" "$TMP/g/etc/sysctl.d"
+sums >"$TMP/before-link.sums"
+ht --root "$TMP/g" $G apply >"$TMP/out" 2>"$TMP/err"
+rc=$?
+expect_eq "symlinked etc/sysctl.d: refused (exit 2 or 3)" yes \
+	"$([ $rc = 2 ] || [ $rc = 3 ] && echo yes)"
+expect_contains "symlinked etc/sysctl.d: names it" "$TMP/g/etc/sysctl.d is a symlink" \
+	"$(cat "$TMP/err")"
+expect_eq "symlinked etc/sysctl.d: nothing written outside" "" "$(ls -A "$TMP/outside")"
+same_tree before-link "symlinked etc/sysctl.d: the tree as it was"
+
+# var/ a symlink out of the tree: the state file is not written there.
+fresh
+ln -s "$TMP/outside" "$TMP/g/var"
+sums >"$TMP/before-link.sums"
+ht --root "$TMP/g" $G apply >"$TMP/out" 2>"$TMP/err"
+expect_eq "symlinked var/: exit 3" 3 $?
+expect_contains "symlinked var/: names it" "$TMP/g/var is a symlink" "$(cat "$TMP/err")"
+expect_eq "symlinked var/: no state file outside" "" "$(ls -A "$TMP/outside")"
+same_tree before-link "symlinked var/: the tree as it was"
+
+# proc/sys/net a symlink out of the tree: the live write is refused, the
+# files and the first live value (hashsize) rolled back, the outside untouched.
+fresh
+rm -rf "$TMP/outnet"
+mv "$TMP/g/proc/sys/net" "$TMP/outnet"
+ln -s "$TMP/outnet" "$TMP/g/proc/sys/net"
+sums >"$TMP/before-link.sums"
+ht --root "$TMP/g" $G apply >"$TMP/out" 2>"$TMP/err"
+expect_eq "symlinked proc/sys/net: exit 3" 3 $?
+expect_contains "symlinked proc/sys/net: names it" "$TMP/g/proc/sys/net is a symlink" \
+	"$(cat "$TMP/err")"
+expect_eq "symlinked proc/sys/net: the value outside untouched" 4096 \
+	"$(cat "$TMP/outnet/netfilter/nf_conntrack_max")"
+same_tree before-link "symlinked proc/sys/net: everything rolled back"
+
+# ---- plan with a symlink at a target path ----
+fresh
+mkdir -p "$TMP/g/etc/sysctl.d"
+ln -s "$TMP/outside/x.conf" "$TMP/g/etc/sysctl.d/90-hosttune.conf"
+ht --root "$TMP/g" $G plan >"$TMP/out" 2>"$TMP/err"
+rc=$?
+expect_eq "symlink at the target: plan refuses (exit 2 or 3)" yes \
+	"$([ $rc = 2 ] || [ $rc = 3 ] && echo yes)"
+expect_contains "symlink at the target: says why" \
+	"90-hosttune.conf" "$(cat "$TMP/err")"
+expect_contains "symlink at the target: says hosttune does not write through it" \
+	"hosttune does not write through symlinks" "$(cat "$TMP/err")"
+
+# ---- revert refuses a state file that names anything hosttune does not write ----
+fresh
+ht --root "$TMP/g" $G apply >/dev/null
+cp "$TMP/g/var/lib/hosttune/state" "$TMP/state.good"
+state_json '.files[2].path = "/../../outside-c/evil.conf"'
+sums >"$TMP/before-bad.sums"
+ht --root "$TMP/g" revert >"$TMP/out" 2>"$TMP/err"
+expect_eq "state with /../../outside-c/evil.conf: exit 3" 3 $?
+expect_contains "state with a bad path: names the entry" \
+	'state: files entry 3: path "/../../outside-c/evil.conf" is not a file hosttune writes' \
+	"$(cat "$TMP/err")"
+expect_eq "state with a bad path: nothing written outside" no \
+	"$([ -e "$TMP/g/../../outside-c" ] && echo yes || echo no)"
+same_tree before-bad "state with a bad path: nothing changed, the state file kept"
+cp "$TMP/state.good" "$TMP/g/var/lib/hosttune/state"
+state_json '.live[1].path = "/proc/sys/../../etc/passwd"'
+ht --root "$TMP/g" revert >"$TMP/out" 2>"$TMP/err"
+expect_eq "state with a bad live path: exit 3" 3 $?
+expect_contains "state with a bad live path: names the entry" \
+	'live entry 2: path "/proc/sys/../../etc/passwd" is not the procfs/sysfs file' \
+	"$(cat "$TMP/err")"
+cp "$TMP/state.good" "$TMP/g/var/lib/hosttune/state"
+state_json '.live[0].old = 4096'
+sums >"$TMP/before-bad.sums"
+ht --root "$TMP/g" revert >"$TMP/out" 2>"$TMP/err"
+expect_eq "state with a number for old: exit 3" 3 $?
+expect_contains "state with a number for old: says so" \
+	'live entry 1: "old" is 4096: not a string or null' "$(cat "$TMP/err")"
+same_tree before-bad "state with a number for old: nothing changed"
+cp "$TMP/state.good" "$TMP/g/var/lib/hosttune/state"
+ht --root "$TMP/g" revert >/dev/null
+expect_eq "the good state file still reverts" 0 $?
+
+# ---- a state file that is not JSON: apply changes nothing ----
+fresh
+mkdir -p "$TMP/g/var/lib/hosttune"
+printf '{ "files": [ \n' >"$TMP/g/var/lib/hosttune/state"
+sums >"$TMP/before-bad.sums"
+ht --root "$TMP/g" $G apply >"$TMP/out" 2>"$TMP/err"
+expect_eq "corrupt state: apply exits 3" 3 $?
+expect_contains "corrupt state: says so" "state: not a hosttune state file" "$(cat "$TMP/err")"
+same_tree before-bad "corrupt state: nothing changed"
+
+# ---- revert leaves a file the admin edited since apply ----
+fresh
+sums >"$TMP/before-edit.sums"
+ht --root "$TMP/g" $G apply >/dev/null
+printf '# mine now\noptions nf_conntrack hashsize=8192\n' >"$TMP/g/etc/modprobe.d/hosttune.conf"
+ht --root "$TMP/g" revert >"$TMP/out" 2>"$TMP/err"
+expect_eq "edited file: revert exits 0" 0 $?
+expect_contains "edited file: revert says it left it" \
+	"left /etc/modprobe.d/hosttune.conf: edited since hosttune wrote it" "$(cat "$TMP/out")"
+expect_eq "edited file: the admin's content stays" "# mine now" \
+	"$(head -n1 "$TMP/g/etc/modprobe.d/hosttune.conf")"
+left=$(cd "$TMP/g" && find etc var -type f 2>/dev/null | LC_ALL=C sort | tr '\n' ' ')
+expect_eq "edited file: the other files and the state are gone" \
+	"etc/modprobe.d/hosttune.conf " "$left"
+expect_eq "edited file: live values restored" 4096 \
+	"$(cat "$TMP/g/proc/sys/net/netfilter/nf_conntrack_max")"
+
+# ---- revert that cannot restore everything keeps what remains ----
+# nf_conntrack_max turned into a symlink after apply: that one value cannot
+# be restored; the rest is, and the state keeps only that entry (exit 3).
+# With the symlink gone, a second revert finishes: the tree as before apply.
+fresh
+sums >"$TMP/before-partial.sums"
+ht --root "$TMP/g" $G apply >/dev/null
+mv "$TMP/g/proc/sys/net/netfilter/nf_conntrack_max" "$TMP/g/proc/sys/net/netfilter/max.real"
+ln -s max.real "$TMP/g/proc/sys/net/netfilter/nf_conntrack_max"
+ht --root "$TMP/g" revert >"$TMP/out" 2>"$TMP/err"
+expect_eq "partial revert: exit 3" 3 $?
+expect_contains "partial revert: names what it could not restore" \
+	"could not restore net.netfilter.nf_conntrack_max to 4096" "$(cat "$TMP/out")"
+expect_contains "partial revert: says the rest stays in the state" \
+	"1 change not restored; kept in the state file for another revert" "$(cat "$TMP/err")"
+expect_eq "partial revert: the state keeps only that entry" "0 net.netfilter.nf_conntrack_max" \
+	"$(jget "$TMP/g/var/lib/hosttune/state" '"\(.files | length) \([.live[].key] | join(","))"')"
+expect_eq "partial revert: TIME_WAIT restored" 120 \
+	"$(cat "$TMP/g/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait")"
+rm "$TMP/g/proc/sys/net/netfilter/nf_conntrack_max"
+mv "$TMP/g/proc/sys/net/netfilter/max.real" "$TMP/g/proc/sys/net/netfilter/nf_conntrack_max"
+ht --root "$TMP/g" revert >/dev/null
+expect_eq "partial revert, second run: exit 0" 0 $?
+same_tree before-partial "partial revert, second run: the tree as before apply"
+
+# ---- revert after the module was unloaded ----
+# sys/module/nf_conntrack is gone: hashsize is skipped, the rest restored,
+# the state file removed.
+fresh
+ht --root "$TMP/g" $G apply >/dev/null
+rm -r "$TMP/g/sys/module/nf_conntrack"
+ht --root "$TMP/g" revert >"$TMP/out" 2>"$TMP/err"
+expect_eq "module unloaded: revert exits 0" 0 $?
+expect_contains "module unloaded: hashsize skipped" \
+	"skipped module.nf_conntrack.hashsize: does not exist now" "$(cat "$TMP/out")"
+expect_eq "module unloaded: state file removed" no \
+	"$([ -e "$TMP/g/var/lib/hosttune/state" ] && echo yes || echo no)"
+expect_eq "module unloaded: nf_conntrack_max restored" 4096 \
+	"$(cat "$TMP/g/proc/sys/net/netfilter/nf_conntrack_max")"
 
 # ---- the emitted files, read by the real tools ----
 fresh

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -361,12 +362,14 @@ static void test_record_errors(void **state _unused_)
 		const char *text, *msg;
 	} cases[] = {
 		{ "", "r:1:1: expected '# hosttune watch 1', found end of file" },
-		{ "# hosttune watch 2\n", "r:1:1: expected '# hosttune watch 1', found '# hosttune watch 2'" },
+		{ "# hosttune watch 2\n",
+		  "r:1:1: expected '# hosttune watch 1', found '# hosttune watch 2'" },
 		{ "# hosttune watch 1\n", "r:2:1: expected a sample line, found end of file" },
 		{ "# hosttune watch 1\n# only a comment\n\n",
 		  "r:4:1: expected a sample line, found end of file" },
 		{ "# hosttune watch 1\n0 1 2 3 4 5\n",
-		  "r:2:12: expected time_wait (7 fields: t count max insert drop early_drop time_wait),"
+		  "r:2:12: expected time_wait"
+		  " (7 fields: t count max insert drop early_drop time_wait),"
 		  " found end of line" },
 		{ "# hosttune watch 1\n0 1 2 3 4 5 6 7\n",
 		  "r:2:15: expected end of line after time_wait, found '7'" },
@@ -380,7 +383,8 @@ static void test_record_errors(void **state _unused_)
 		  "r:2:3: expected count, a whole number, found 'x'" },
 		{ "# hosttune watch 1\n0 - 2 3 4 5 6\n",
 		  "r:2:3: expected count, a whole number, found '-'" },
-		{ "# hosttune watch 1\n0  1\t0 3 4 5 6\n", "r:2:6: expected max, a number above 0, found '0'" },
+		{ "# hosttune watch 1\n0  1\t0 3 4 5 6\n",
+		  "r:2:6: expected max, a number above 0, found '0'" },
 		{ "# hosttune watch 1\n0 1 2 3.5 4 5 6\n",
 		  "r:2:7: expected insert, a whole number or '-', found '3.5'" },
 		{ "# hosttune watch 1\n0 1 2 3 4 5 -\n",
@@ -389,11 +393,13 @@ static void test_record_errors(void **state _unused_)
 		  "r:3:1: expected t after the previous sample's 1.5, found '1.500'" },
 		{ "# hosttune watch 1\n0 1 2 3 4 5 1234567890123456789\n",
 		  "r:2:13: expected time_wait, a whole number, found '1234567890123456789'" },
-		{ "# hosttune watch 1\n0 1 2 3 4 5 6 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+		{ "# hosttune watch 1\n"
+		  "0 1 2 3 4 5 6 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
 		  "r:2:15: expected end of line after time_wait,"
 		  " found 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...'" },
 		/* Comments, blank lines, CRLF and tabs are fine. */
-		{ "# hosttune watch 1\n# t count ...\n\n0\t1 2 - - - 6\r\n  1.000000001 1 2 3 4 5 6\n",
+		{ "# hosttune watch 1\n# t count ...\n\n"
+		  "0\t1 2 - - - 6\r\n  1.000000001 1 2 3 4 5 6\n",
 		  "" },
 	};
 	struct ht_error err;
@@ -446,9 +452,10 @@ static void test_format(void **state _unused_)
 	summarize(v, field_case(v), 1.0, 2, &s);
 	lines = memtext(put_samples, v);
 	/* t = 1: 1000 / 4096 = 24.4%, 1000 new/s, 0 drops/s; t = 0: no rates. */
-	assert_string_equal(lines, "      t/s      count        max   %max      new/s    drops/s\n"
-	                           "    0.000          0       4096    0.0          -          -\n"
-	                           "    1.000       1000       4096   24.4     1000.0        0.0\n");
+	assert_string_equal(lines,
+	        "      t/s      count        max   %max      new/s    drops/s\n"
+	        "    0.000          0       4096    0.0          -          -\n"
+	        "    1.000       1000       4096   24.4     1000.0        0.0\n");
 	text = memtext(put_summary, &s);
 	assert_string_equal(text,
 	        "16 samples over 15.000 s, every 1.000 s\n"
@@ -456,7 +463,8 @@ static void test_format(void **state _unused_)
 	        "  at the cap      11 consecutive samples (count >= max)\n"
 	        "  new conns/s     peak 1000.0, mean 273.1 (test)\n"
 	        "  dropped         5000 (drop + early_drop)\n"
-	        "  ceiling         max 4096 / TIME_WAIT 120 s = 34.1 new connections/s at a full table\n"
+	        "  ceiling         max 4096 / TIME_WAIT 120 s = 34.1 new connections/s"
+	        " at a full table\n"
 	        "  recommended     nf_conntrack_max = 262144\n"
 	        "  The table sat at its cap for 11 consecutive samples: its count\n"
 	        "  only shows the cap. The table must hold every connection of the\n"
@@ -593,6 +601,28 @@ static void test_sampler_root(void **state _unused_)
 	assert_int_equal(sum.recommended_max, 8192);
 	ht_watch_free(w);
 
+	/*
+	 * A late sample skips a tick: sampled at 0, then 16 ms later (tick 1 at
+	 * 10 ms missed), the next tick at least 5 ms (half an interval) after
+	 * 16 ms is 30 ms, not 20 ms.
+	 */
+	cfg.duration = 0;
+	assert_int_equal(ht_watch_new(&cfg, &w, &err), 0);
+	assert_int_equal(ht_watch_sample(w, &s, &err), 0);
+	nanosleep(&(struct timespec){ .tv_nsec = 16000000 }, NULL);
+	assert_int_equal(ht_watch_sample(w, &s, &err), 0);
+	{
+		double late = s.t;
+
+		assert_true(late >= 0.016);
+		assert_int_equal(ht_watch_wait(w), 0);
+		assert_int_equal(ht_watch_sample(w, &s, &err), 0);
+		assert_true(s.t - late >= 0.005);
+		assert_true(s.t >= 0.03 || late >= 0.025);
+	}
+	assert_false(ht_watch_done(w));
+	ht_watch_free(w);
+
 	assert_int_equal(nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
 }
 
@@ -611,7 +641,37 @@ static void test_storm_record(void **state _unused_)
 
 	assert_int_equal(ht_watch_record_load(TESTS_DIR "/fixtures/storm.record", &v, &n, &err), 0);
 	assert_int_equal(ht_watch_replay(v, n, 2, "storm.record", &s), 0);
-	assert_true(n > 0); /* PLACEHOLDER */
+	/* 642 lines: the header, 2 comments, 639 samples at t = 0.000 .. 159.500. */
+	assert_int_equal(s.samples, 639);
+	assert_near(s.duration, 159.5);
+	/* 159.5 s / 638 intervals = 0.25 s. */
+	assert_near(s.interval, 0.25);
+	assert_int_equal(s.max, 4096);
+	assert_int_equal(s.time_wait, 120);
+	assert_int_equal(s.peak_count, 4096);
+	/* The climb, t = 0.500 -> 0.750: insert 18 -> 4096, (4096 - 18) / 0.25 s = 16312/s. */
+	assert_true(s.have_rate);
+	assert_near(s.peak_rate, 16312);
+	/* insert 0 at t = 0 to 6600 at t = 159.5: 6600 / 159.5 s = 41.379.../s. */
+	assert_near(s.mean_rate, 6600.0 / 159.5);
+	/* drop 0 -> 226, early_drop 0 throughout. */
+	assert_int_equal(s.drops, 226);
+	/*
+	 * At the cap (4096) at t = 0.75 .. 17.75 (69 samples), 3839 for 9 (the
+	 * conntrack gc freeing closing entries), then 4096 from t = 20.25 to
+	 * 79.25: (79.25 - 20.25) / 0.25 + 1 = 237 samples, the longest run.
+	 */
+	assert_int_equal(s.pinned_samples, 237);
+	assert_false(s.full_at_start);
+	/*
+	 * Pinned: 16312/s x 120 s = 1957440 entries, x 2 = 3914880;
+	 * 2^21 = 2097152 < 3914880 <= 2^22 = 4194304.
+	 */
+	assert_int_equal(s.basis, HT_WATCH_BASIS_RATE);
+	assert_near(s.working_set, 1957440);
+	assert_int_equal(s.recommended_max, 4194304);
+	/* 4096 / 120 s = 34.13 new connections/s. */
+	assert_near(s.ceiling, 4096.0 / 120);
 	free(v);
 }
 

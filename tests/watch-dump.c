@@ -53,7 +53,8 @@ int main(int argc, char **argv)
 
 		cfg.headroom = strtod(argv[3], &end);
 		if (*end || end == argv[3]) {
-			fprintf(stderr, "watch-dump: HEADROOM: expected a number, got '%s'\n", argv[3]);
+			fprintf(stderr, "watch-dump: HEADROOM: expected a number, got '%s'\n",
+			        argv[3]);
 			return 2;
 		}
 	}

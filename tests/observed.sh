@@ -1,0 +1,43 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# audit --observed FILE sizes nf_conntrack_max from a `hosttune watch`
+# recording instead of the profile's guessed rate. The recording
+# (tests/fixtures/storm.record) is bench/conntrack-storm's "before" run: a
+# cap of 4096, TIME_WAIT 120 s, pinned for 237 samples.
+. "$(dirname "$0")/lib.sh"
+
+R=$FIXTURES/storm.record
+ROOT=$FIXTURES/garage-vm/root
+ht --root "$ROOT" --profile garage --observed "$R" --format json audit >"$TMP/o.json"
+expect_eq "audit --observed: exit 1 (findings)" 1 $?
+f() { jget "$TMP/o.json" ".findings[] | select(.rule == \"conntrack.max\") | $1"; }
+# The replay (tests/test-watch.c works the figures out from the file): peak
+# count 4096, peak rate (4096 - 18) / 0.25 s = 16312/s. Working set at the
+# garage TIME_WAIT of 30 s: max(16312 x 30, 4096) x burst 3 = 1468080 ->
+# 2097152, held to the budget: 503316480 x 0.05 / 328 = 76725 -> 65536.
+expect_eq "recommended max" 65536 "$(f .recommended)"
+# It covers the recorded peak with the profile's headroom: 4096 x 3 = 12288 <= 65536.
+[ "$(f .recommended)" -ge 12288 ] && ok "covers the recorded peak x headroom" ||
+	not_ok "covers the recorded peak x headroom"
+expect_contains "the recording is named" "The recording ($R) peaked at 4096 entries" "$(f .explanation)"
+expect_contains "the rate comes from the recording" "the recording shows a peak of 16312/s" \
+	"$(f .explanation)"
+expect_contains "pinned samples" "pinned at its cap of 4096 for 237 samples" "$(f .explanation)"
+expect_contains "the budget is the limit" "the memory budget caps the table" "$(f .explanation)"
+expect_eq "observed facts are facts" 16312 \
+	"$(ht --root "$ROOT" --profile garage --observed "$R" --format json audit | jq '.values["conntrack.rate"]')"
+
+# With a budget that fits (half the RAM): 2097152 x (320 + 8) bytes = 656 MiB > 240 MiB,
+# 503316480 x 0.5 / 328 = 767251 -> 524288.
+ht --root "$ROOT" --profile garage --set workload.mem_budget=0.5 --observed "$R" --format json audit \
+	>"$TMP/o2.json"
+expect_eq "half the RAM: 524288" 524288 \
+	"$(jget "$TMP/o2.json" '.findings[] | select(.rule == "conntrack.max") | .recommended')"
+
+# A recording that is not one: FILE:LINE:COL, exit 2.
+printf '# hosttune watch 1\n0.0 12 x\n' >"$TMP/bad.record"
+ht --root "$ROOT" --observed "$TMP/bad.record" audit 2>"$TMP/err" >/dev/null
+expect_eq "bad recording: exit 2" 2 $?
+expect_contains "bad recording: position" "$TMP/bad.record:2:" "$(cat "$TMP/err")"
+
+finish

@@ -1,0 +1,866 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fsutil (confined reads and writes below --root) and apply/revert on a
+ * temporary tree with faults injected where the kernel rarely fails: the
+ * test links with -Wl,--wrap=fsync,--wrap=renameat,--wrap=write so that a
+ * directory fsync, a rename or a procfs-like write can fail or "clamp" on
+ * demand. Nothing outside the temporary directory is touched.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <json-c/json.h>
+
+#include "fsutil.h"
+#include "persist.h"
+#include "persist-internal.h"
+#include "util.h"
+
+/* ---- fault injection (the library's calls land here through --wrap) ---- */
+
+int __real_fsync(int fd);
+int __real_renameat(int olddfd, const char *old, int newdfd, const char *new);
+ssize_t __real_write(int fd, const void *buf, size_t n);
+int __wrap_fsync(int fd);
+int __wrap_renameat(int olddfd, const char *old, int newdfd, const char *new);
+ssize_t __wrap_write(int fd, const void *buf, size_t n);
+
+static struct {
+	const char *fail_rename_to;     /* renameat() onto this name fails with EIO */
+	const char *fail_dirsync_after; /* the next directory fsync after a rename onto it fails */
+	const char *clamp;              /* a write to a file of this name stores "1\n" */
+	bool clamp_once;
+	char last_rename[NAME_MAX + 1];
+	char synced[64][PATH_MAX];      /* directories fsynced, in order */
+	size_t nsynced;
+} fault;
+
+static void fault_reset(void)
+{
+	memset(&fault, 0, sizeof(fault));
+}
+
+static const char *fd_name(int fd, char *buf, size_t len)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, len - 1);
+	buf[n < 0 ? 0 : n] = '\0';
+	return buf;
+}
+
+int __wrap_fsync(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (fault.nsynced < ARRAY_SIZE(fault.synced))
+			fd_name(fd, fault.synced[fault.nsynced++], PATH_MAX);
+		if (fault.fail_dirsync_after &&
+		    strcmp(fault.last_rename, fault.fail_dirsync_after) == 0) {
+			fault.fail_dirsync_after = NULL;
+			errno = EIO;
+			return -1;
+		}
+	}
+	return __real_fsync(fd);
+}
+
+int __wrap_renameat(int olddfd, const char *old, int newdfd, const char *new)
+{
+	snprintf(fault.last_rename, sizeof(fault.last_rename), "%s", new);
+	if (fault.fail_rename_to && strcmp(new, fault.fail_rename_to) == 0) {
+		errno = EIO;
+		return -1;
+	}
+	return __real_renameat(olddfd, old, newdfd, new);
+}
+
+/* Like a sysctl whose handler clamps: the write succeeds, another value is stored. */
+ssize_t __wrap_write(int fd, const void *buf, size_t n)
+{
+	char name[PATH_MAX];
+	const char *base;
+
+	if (fault.clamp) {
+		fd_name(fd, name, sizeof(name));
+		base = strrchr(name, '/');
+		if (base && strcmp(base + 1, fault.clamp) == 0) {
+			if (fault.clamp_once)
+				fault.clamp = NULL;
+			if (__real_write(fd, "1\n", 2) != 2)
+				return -1;
+			return (ssize_t)n;
+		}
+	}
+	return __real_write(fd, buf, n);
+}
+
+/* ---- a temporary tree ---- */
+
+static char root[PATH_MAX / 2], outside[PATH_MAX / 2 + 16];
+
+static int rm_cb(const char *p, const struct stat *st _unused_, int flag, struct FTW *f _unused_)
+{
+	return flag == FTW_DP ? rmdir(p) : unlink(p);
+}
+
+static void rm_rf(const char *p)
+{
+	nftw(p, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int setup(void **state _unused_)
+{
+	const char *t = getenv("TMPDIR");
+
+	snprintf(root, sizeof(root), "%s/ht-fsutil.XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(root))
+		return -1;
+	if (snprintf(outside, sizeof(outside), "%s.outside", root) >= (int)sizeof(outside))
+		return -1;
+	rm_rf(outside);
+	if (mkdir(outside, 0755) < 0)
+		return -1;
+	fault_reset();
+	return 0;
+}
+
+static int teardown(void **state _unused_)
+{
+	fault_reset();
+	rm_rf(root);
+	rm_rf(outside);
+	return 0;
+}
+
+static char *at(const char *rel)
+{
+	static char buf[4][PATH_MAX];
+	static int k;
+
+	k = (k + 1) % 4;
+	if (snprintf(buf[k], PATH_MAX, "%s%s", root, rel) >= PATH_MAX)
+		fail_msg("path too long");
+	return buf[k];
+}
+
+static void mkdirs(const char *full)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%s", full);
+	for (char *s = tmp + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			mkdir(tmp, 0755);
+			*s = '/';
+		}
+	mkdir(tmp, 0755);
+}
+
+/* Writes @rel below the root (parents created) with @mode. */
+static void put(const char *rel, const char *content, mode_t mode)
+{
+	char dir[PATH_MAX], *slash;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s", at(rel));
+	slash = strrchr(dir, '/');
+	*slash = '\0';
+	mkdirs(dir);
+	f = fopen(at(rel), "w");
+	assert_non_null(f);
+	fputs(content, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(at(rel), mode), 0);
+}
+
+/* The content of @full, or NULL when absent (caller frees). */
+static char *slurp(const char *full)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = fopen(full, "r");
+
+	if (!f)
+		return NULL;
+	assert_int_not_equal(getdelim(&s, &n, '\0', f), -2);
+	fclose(f);
+	if (!s)
+		s = strdup("");
+	return s;
+}
+
+static mode_t mode_of(const char *full)
+{
+	struct stat st;
+
+	assert_int_equal(lstat(full, &st), 0);
+	return st.st_mode & 07777;
+}
+
+static bool exists(const char *full)
+{
+	struct stat st;
+
+	return lstat(full, &st) == 0;
+}
+
+/* Every entry below the root with its type, mode and content: equal listings, equal trees. */
+static char **lines;
+static size_t nlines;
+
+static int tree_cb(const char *p, const struct stat *st, int flag _unused_,
+                   struct FTW *f _unused_)
+{
+	char *line = NULL, target[PATH_MAX] = "";
+	_cleanup_free_ char *content = NULL;
+
+	if (S_ISREG(st->st_mode))
+		content = slurp(p);
+	if (S_ISLNK(st->st_mode)) {
+		ssize_t n = readlink(p, target, sizeof(target) - 1);
+
+		target[n < 0 ? 0 : n] = '\0';
+	}
+	assert_true(asprintf(&line, "%s %o %s [%s]%s", p + strlen(root),
+	                     (unsigned)st->st_mode, S_ISLNK(st->st_mode) ? "link" : "",
+	                     content ? content : "", S_ISLNK(st->st_mode) ? target : "") > 0);
+	lines = realloc(lines, (nlines + 1) * sizeof(*lines));
+	lines[nlines++] = line;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *tree(void)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+
+	lines = NULL;
+	nlines = 0;
+	assert_int_equal(nftw(root, tree_cb, 16, FTW_PHYS), 0);
+	qsort(lines, nlines, sizeof(*lines), cmp_str);
+	for (size_t i = 0; i < nlines; i++) {
+		fprintf(m, "%s\n", lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+	fclose(m);
+	return out;
+}
+
+/* ---- fsutil ---- */
+
+static void test_read_at(void **state _unused_)
+{
+	struct ht_error err = { "" };
+	_cleanup_free_ char *c = NULL, *want = NULL;
+	mode_t mode = 0;
+
+	assert_int_equal(ht_file_read_at(root, "/etc/none/x.conf", &c, NULL, &err), 0);
+	assert_null(c);
+	put("/etc/sysctl.d/a.conf", "a = 1\n", 0600);
+	assert_int_equal(ht_file_read_at(root, "/etc/sysctl.d/a.conf", &c, &mode, &err), 0);
+	assert_string_equal(c, "a = 1\n");
+	assert_int_equal(mode, 0600);
+	free(TAKE_PTR(c));
+
+	/* The file a symlink, even one that stays inside the root. */
+	assert_int_equal(symlink("a.conf", at("/etc/sysctl.d/b.conf")), 0);
+	assert_int_equal(ht_file_read_at(root, "/etc/sysctl.d/b.conf", &c, NULL, &err), -ELOOP);
+	assert_true(asprintf(&want, "%s/etc/sysctl.d/b.conf is a symlink", root) > 0);
+	assert_non_null(strstr(err.msg, want));
+
+	/* A directory on the way a symlink out of the root. */
+	assert_int_equal(symlink(outside, at("/etc/modprobe.d")), 0);
+	assert_int_equal(ht_file_read_at(root, "/etc/modprobe.d/hosttune.conf", &c, NULL, &err),
+	                 -ELOOP);
+	free(want);
+	assert_true(asprintf(&want, "%s/etc/modprobe.d is a symlink", root) > 0);
+	assert_non_null(strstr(err.msg, want));
+	assert_non_null(strstr(err.msg, "below --root"));
+
+	assert_int_equal(ht_file_read_at(root, "/etc/../../x", &c, NULL, &err), -EXDEV);
+	assert_non_null(strstr(err.msg, "leaves --root"));
+
+	/* On the live root directories resolve as usual, the file itself must not be a link. */
+	assert_int_equal(ht_file_read_at(NULL, at("/etc/modprobe.d/none"), &c, NULL, &err), 0);
+	assert_null(c);
+	assert_int_equal(ht_file_read_at(NULL, at("/etc/sysctl.d/b.conf"), &c, NULL, &err),
+	                 -ELOOP);
+	assert_int_equal(ht_file_read(at("/etc/sysctl.d/a.conf"), &c, NULL), 0);
+	assert_string_equal(c, "a = 1\n");
+	free(TAKE_PTR(c));
+
+	/* A FIFO planted in the tree never blocks. */
+	assert_int_equal(mkfifo(at("/etc/sysctl.d/fifo"), 0644), 0);
+	assert_int_equal(ht_file_read_at(root, "/etc/sysctl.d/fifo", &c, NULL, &err), -EINVAL);
+	assert_int_equal(mkdir(at("/etc/sysctl.d/dir"), 0755), 0);
+	assert_int_equal(ht_file_read_at(root, "/etc/sysctl.d/dir", &c, NULL, &err), -EISDIR);
+}
+
+static bool synced(const char *full)
+{
+	for (size_t i = 0; i < fault.nsynced; i++)
+		if (strcmp(fault.synced[i], full) == 0)
+			return true;
+	return false;
+}
+
+/* Temp files left in @rel's directory: names ".*.hosttune-*". */
+static int temps(const char *rel_dir)
+{
+	char pat[PATH_MAX];
+	int n = 0;
+	DIR *d;
+
+	snprintf(pat, sizeof(pat), "%s", at(rel_dir));
+	d = opendir(pat);
+	if (!d)
+		return 0;
+	for (struct dirent *e; (e = readdir(d));)
+		if (e->d_name[0] == '.' && strstr(e->d_name, ".hosttune-"))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void test_write_at(void **state _unused_)
+{
+	struct ht_error err = { "" };
+	_cleanup_free_ char *c = NULL;
+	bool changed = true;
+	char etc[PATH_MAX];
+
+	/* Missing directories are created 0755, each parent fsynced before the file appears. */
+	assert_int_equal(ht_file_write_at(root, "/etc/sysctl.d/90-hosttune.conf", "x = 1\n", 0644,
+	                                   &changed, &err), 0);
+	assert_true(changed);
+	c = slurp(at("/etc/sysctl.d/90-hosttune.conf"));
+	assert_string_equal(c, "x = 1\n");
+	assert_int_equal(mode_of(at("/etc/sysctl.d/90-hosttune.conf")), 0644);
+	assert_int_equal(mode_of(at("/etc")), 0755);
+	assert_int_equal(mode_of(at("/etc/sysctl.d")), 0755);
+	assert_int_equal(temps("/etc/sysctl.d"), 0);
+	snprintf(etc, sizeof(etc), "%s", at("/etc"));
+	assert_true(synced(root));
+	assert_true(synced(etc));
+	assert_true(synced(at("/etc/sysctl.d")));
+
+	/* The mode asked for, whatever the umask. */
+	assert_int_equal(ht_file_write_at(root, "/etc/sysctl.d/90-hosttune.conf", "x = 2\n", 0600,
+	                                   &changed, &err), 0);
+	assert_int_equal(mode_of(at("/etc/sysctl.d/90-hosttune.conf")), 0600);
+
+	/* A symlinked directory below the root: nothing is written where it points. */
+	assert_int_equal(symlink(outside, at("/etc/modprobe.d")), 0);
+	assert_int_equal(ht_file_write_at(root, "/etc/modprobe.d/hosttune.conf", "y\n", 0644,
+	                                   &changed, &err), -ELOOP);
+	assert_false(changed);
+	assert_non_null(strstr(err.msg, "/etc/modprobe.d is a symlink"));
+	assert_int_equal(rmdir(outside), 0); /* still empty */
+	assert_int_equal(mkdir(outside, 0755), 0);
+
+	/* A symlink at the file: refused, the link left as it was. */
+	assert_int_equal(symlink("90-hosttune.conf", at("/etc/sysctl.d/91.conf")), 0);
+	assert_int_equal(ht_file_write_at(root, "/etc/sysctl.d/91.conf", "z\n", 0644, &changed,
+	                                   &err), -ELOOP);
+	assert_false(changed);
+	free(c);
+	c = slurp(at("/etc/sysctl.d/90-hosttune.conf"));
+	assert_string_equal(c, "x = 2\n");
+
+	/* The rename fails: the file unchanged, no temp file left. */
+	fault.fail_rename_to = "90-hosttune.conf";
+	assert_int_equal(ht_file_write_at(root, "/etc/sysctl.d/90-hosttune.conf", "x = 3\n", 0644,
+	                                   &changed, &err), -EIO);
+	assert_false(changed);
+	free(c);
+	c = slurp(at("/etc/sysctl.d/90-hosttune.conf"));
+	assert_string_equal(c, "x = 2\n");
+	assert_int_equal(temps("/etc/sysctl.d"), 0);
+
+	/* The directory fsync after the rename fails: changed, so that the caller undoes it. */
+	fault_reset();
+	fault.fail_dirsync_after = "90-hosttune.conf";
+	assert_int_equal(ht_file_write_at(root, "/etc/sysctl.d/90-hosttune.conf", "x = 4\n", 0644,
+	                                   &changed, &err), -EIO);
+	assert_true(changed);
+	assert_non_null(strstr(err.msg, "fsync of its directory failed"));
+	assert_int_equal(temps("/etc/sysctl.d"), 0);
+
+	/* The live root: a symlinked directory is followed, a symlinked file is not. */
+	assert_int_equal(ht_file_write_at(NULL, at("/etc/modprobe.d/hosttune.conf"), "y\n", 0644,
+	                                   &changed, &err), 0);
+	assert_true(exists(at("/etc/modprobe.d/hosttune.conf")));
+	assert_int_equal(ht_file_write_at(NULL, at("/etc/sysctl.d/91.conf"), "z\n", 0644,
+	                                   &changed, &err), -ELOOP);
+}
+
+static void test_remove_and_dirs(void **state _unused_)
+{
+	struct ht_error err = { "" };
+	struct ht_paths missing = { 0 };
+	bool changed = true, removed = true;
+
+	assert_int_equal(ht_file_remove_at(root, "/etc/x/none", &changed, &err), 0);
+	assert_false(changed);
+	put("/etc/sysctl.d/a.conf", "a\n", 0644);
+	assert_int_equal(symlink("a.conf", at("/etc/sysctl.d/l.conf")), 0);
+	assert_int_equal(ht_file_remove_at(root, "/etc/sysctl.d/l.conf", &changed, &err), -ELOOP);
+	assert_true(exists(at("/etc/sysctl.d/l.conf")));
+	assert_int_equal(ht_file_remove_at(root, "/etc/sysctl.d/a.conf", &changed, &err), 0);
+	assert_true(changed);
+	assert_false(exists(at("/etc/sysctl.d/a.conf")));
+
+	/* Missing directories, outermost first: /etc exists, the rest does not. */
+	assert_int_equal(ht_dirs_missing(root, "/etc/systemd/network/90-hosttune-eth0.link",
+	                                 &missing, &err), 0);
+	assert_int_equal(missing.n, 2);
+	assert_string_equal(missing.v[0], "/etc/systemd");
+	assert_string_equal(missing.v[1], "/etc/systemd/network");
+	assert_int_equal(ht_dirs_missing(root, "/var/lib/hosttune/state", &missing, &err), 0);
+	assert_int_equal(missing.n, 5);
+	assert_string_equal(missing.v[2], "/var");
+	assert_string_equal(missing.v[4], "/var/lib/hosttune");
+	ht_paths_free(&missing);
+	assert_int_equal(symlink(outside, at("/var")), 0);
+	assert_int_equal(ht_dirs_missing(root, "/var/lib/hosttune/state", &missing, &err), -ELOOP);
+	ht_paths_free(&missing);
+
+	/* Empty directories go, others stay; a symlink is not a directory to remove. */
+	assert_int_equal(ht_dir_remove_at(root, "/etc/sysctl.d/l.conf", &removed, &err), -ELOOP);
+	put("/etc/sysctl.d/f.conf", "f\n", 0644);
+	assert_int_equal(ht_dir_remove_at(root, "/etc/sysctl.d/f.conf", &removed, &err), -ENOTDIR);
+	assert_int_equal(unlink(at("/etc/sysctl.d/f.conf")), 0);
+	assert_int_equal(ht_dir_remove_at(root, "/etc/sysctl.d", &removed, &err), -ENOTEMPTY);
+	assert_false(removed);
+	assert_int_equal(unlink(at("/etc/sysctl.d/l.conf")), 0);
+	assert_int_equal(ht_dir_remove_at(root, "/etc/sysctl.d", &removed, &err), 0);
+	assert_true(removed);
+	assert_int_equal(ht_dir_remove_at(root, "/etc/sysctl.d", &removed, &err), 0);
+	assert_false(removed);
+	assert_int_equal(ht_dir_remove_at(root, "/var", &removed, &err), -ELOOP);
+	assert_true(exists(outside));
+}
+
+static void test_live_write_at(void **state _unused_)
+{
+	struct ht_error err = { "" };
+	_cleanup_free_ char *c = NULL;
+	bool changed = true;
+
+	put("/proc/sys/net/netfilter/nf_conntrack_max", "4096\n", 0644);
+	assert_int_equal(ht_live_write_at(root, "/proc/sys/net/netfilter/nf_conntrack_max", "65536",
+	                                  &changed, &err), 0);
+	assert_true(changed);
+	assert_int_equal(ht_live_read_at(root, "/proc/sys/net/netfilter/nf_conntrack_max", &c,
+	                                 &err), 0);
+	assert_string_equal(c, "65536");
+
+	/* Absent: the key or its directory (a module not loaded). Never created. */
+	assert_int_equal(ht_live_write_at(root, "/proc/sys/net/netfilter/none", "1", &changed,
+	                                  &err), -ENOENT);
+	assert_false(changed);
+	assert_int_equal(ht_live_write_at(root, "/sys/module/nf_conntrack/parameters/hashsize",
+	                                  "1", &changed, &err), -ENOENT);
+	assert_false(exists(at("/sys")));
+
+	/* The kernel clamps: the write took effect, the value read back differs. */
+	fault.clamp = "nf_conntrack_max";
+	assert_int_equal(ht_live_write_at(root, "/proc/sys/net/netfilter/nf_conntrack_max",
+	                                  "262144", &changed, &err), -EIO);
+	assert_true(changed);
+	assert_non_null(strstr(err.msg, "wrote 262144 but read back 1"));
+	fault_reset();
+
+	/* proc/sys/net a symlink out of the root: the file it leads to stays as it is. */
+	rm_rf(at("/proc/sys/net"));
+	assert_int_equal(symlink(outside, at("/proc/sys/net")), 0);
+	assert_int_equal(mkdir(at("/proc/sys/net/netfilter"), 0755), 0);
+	put("/proc/sys/net/netfilter/nf_conntrack_max", "4096\n", 0644);
+	assert_int_equal(ht_live_write_at(root, "/proc/sys/net/netfilter/nf_conntrack_max", "1",
+	                                  &changed, &err), -ELOOP);
+	assert_false(changed);
+	assert_non_null(strstr(err.msg, "/proc/sys/net is a symlink"));
+	free(c);
+	c = slurp(at("/proc/sys/net/netfilter/nf_conntrack_max"));
+	assert_string_equal(c, "4096\n");
+}
+
+static void test_names(void **state _unused_)
+{
+	assert_true(ht_managed_file("/etc/sysctl.d/90-hosttune.conf"));
+	assert_true(ht_managed_file("/etc/modprobe.d/hosttune.conf"));
+	assert_true(ht_managed_file("/etc/modules-load.d/hosttune.conf"));
+	assert_true(ht_managed_file("/etc/modprobe.d/hosttune.conf.hosttune-orig"));
+	assert_true(ht_managed_file("/etc/systemd/network/90-hosttune-eth0.link"));
+	assert_true(ht_managed_file("/etc/systemd/network/90-hosttune-enp1s0f1.link"
+	                            HT_BACKUP_SUFFIX));
+	assert_false(ht_managed_file("/etc/systemd/network/90-hosttune-.link"));
+	assert_false(ht_managed_file("/etc/systemd/network/90-hosttune-...link"));
+	assert_false(ht_managed_file("/etc/systemd/network/90-hosttune-a/b.link"));
+	assert_false(ht_managed_file("/etc/systemd/network/90-hosttune-a b.link"));
+	/* 16 bytes: one over IFNAMSIZ - 1 (include/uapi/linux/if.h). */
+	assert_false(ht_managed_file("/etc/systemd/network/90-hosttune-abcdefghijklmnop.link"));
+	assert_true(ht_managed_file("/etc/systemd/network/90-hosttune-abcdefghijklmno.link"));
+	assert_false(ht_managed_file("/etc/passwd"));
+	assert_false(ht_managed_file("/etc/sysctl.d/90-hosttune.conf.hosttune-orig.hosttune-orig"));
+	assert_false(ht_managed_file("/../../outside-c/evil.conf"));
+	assert_false(ht_managed_file("/etc//sysctl.d/90-hosttune.conf"));
+	assert_true(ht_ifname_valid("eth0.100"));
+	assert_false(ht_ifname_valid("."));
+	assert_false(ht_ifname_valid(".."));
+	assert_false(ht_ifname_valid("a:1"));
+	assert_false(ht_ifname_valid(""));
+}
+
+/* ---- apply and revert on a hand-made plan ---- */
+
+#define SYSCTL "/etc/sysctl.d/90-hosttune.conf"
+#define MODPROBE "/etc/modprobe.d/hosttune.conf"
+#define MAX "/proc/sys/net/netfilter/nf_conntrack_max"
+#define HASH "/sys/module/nf_conntrack/parameters/hashsize"
+#define FOREIGN "options nf_conntrack hashsize=1024\n"
+#define NEW_SYSCTL HT_FILE_HEADER "\nnet.netfilter.nf_conntrack_max = 65536\n"
+#define NEW_MODPROBE HT_FILE_HEADER "\noptions nf_conntrack hashsize=65536\n"
+
+/*
+ * The tree before apply: a foreign modprobe.d file of mode 0600, no
+ * sysctl.d, two live values. The plan: create the sysctl.d file, take over
+ * the modprobe.d file (--force), raise hashsize then nf_conntrack_max.
+ */
+static void make_plan(struct ht_plan *p)
+{
+	put(MODPROBE, FOREIGN, 0600);
+	put(MAX, "4096\n", 0644);
+	put(HASH, "4096\n", 0600);
+	memset(p, 0, sizeof(*p));
+	p->profile = strdup("garage");
+	p->nfiles = 2;
+	p->files = calloc(2, sizeof(*p->files));
+	p->files[0] = (struct ht_plan_file){ .path = strdup(SYSCTL), .new = strdup(NEW_SYSCTL) };
+	p->files[1] = (struct ht_plan_file){ .path = strdup(MODPROBE), .old = strdup(FOREIGN),
+	                                     .new = strdup(NEW_MODPROBE), .foreign = true };
+	p->nlive = 2;
+	p->live = calloc(2, sizeof(*p->live));
+	p->live[0] = (struct ht_plan_live){ .kind = HT_LIVE_PATH,
+	                                    .key = strdup("module.nf_conntrack.hashsize"),
+	                                    .path = strdup(HASH), .old = strdup("4096"),
+	                                    .new = strdup("65536") };
+	p->live[1] = (struct ht_plan_live){ .kind = HT_LIVE_PATH,
+	                                    .key = strdup("net.netfilter.nf_conntrack_max"),
+	                                    .path = strdup(MAX), .old = strdup("4096"),
+	                                    .new = strdup("65536") };
+}
+
+/* Runs revert; *out gets its report (caller frees). */
+static int revert(char **out, struct ht_error *err)
+{
+	size_t len;
+	FILE *m = open_memstream(out, &len);
+	int r = ht_revert(root, NULL, m, err);
+
+	fclose(m);
+	return r;
+}
+
+static void test_apply_revert(void **state _unused_)
+{
+	struct ht_error err = { "" };
+	_cleanup_free_ char *before = NULL, *after = NULL, *c = NULL, *report = NULL;
+	struct ht_plan p;
+
+	make_plan(&p);
+	before = tree();
+	assert_int_equal(ht_plan_apply(&p, root, NULL, false, &err), -EEXIST);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), 0);
+	c = slurp(at(MAX));
+	assert_string_equal(c, "65536\n");
+	/* The copy of the file taken over keeps its mode; the new file is 0644. */
+	assert_int_equal(mode_of(at(MODPROBE ".hosttune-orig")), 0600);
+	assert_int_equal(mode_of(at(MODPROBE)), 0644);
+	assert_int_equal(mode_of(at(HT_STATE_FILE)), 0600);
+
+	assert_int_equal(revert(&report, &err), 0);
+	assert_non_null(strstr(report, "restored " MODPROBE "\n"));
+	assert_non_null(strstr(report, "removed " SYSCTL "\n"));
+	assert_non_null(strstr(report, "removed directory /etc/sysctl.d\n"));
+	assert_non_null(strstr(report, "removed directory /var\n"));
+	after = tree();
+	assert_string_equal(before, after);
+	ht_plan_free(&p);
+}
+
+/* The rename of the sysctl file took, the fsync of its directory failed: it is undone too. */
+static void test_apply_dirsync_fails(void **state _unused_)
+{
+	struct ht_error err = { "" };
+	_cleanup_free_ char *before = NULL, *after = NULL;
+	struct ht_plan p;
+
+	make_plan(&p);
+	before = tree();
+	fault.fail_dirsync_after = "90-hosttune.conf";
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), -EIO);
+	assert_non_null(strstr(err.msg, "fsync of its directory failed"));
+	after = tree();
+	assert_string_equal(before, after);
+	ht_plan_free(&p);
+}
+
+/* The backup of the foreign file is written, the file's own rename fails: no copy stays. */
+static void test_apply_backup_then_fail(void **state _unused_)
+{
+	struct ht_error err = { "" };
+	_cleanup_free_ char *before = NULL, *after = NULL;
+	struct ht_plan p;
+
+	make_plan(&p);
+	before = tree();
+	fault.fail_rename_to = "hosttune.conf";
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), -EIO);
+	after = tree();
+	assert_string_equal(before, after);
+	assert_int_equal(mode_of(at(MODPROBE)), 0600);
+	/* ... and the same when the copy's own directory fsync fails after its rename. */
+	fault_reset();
+	fault.fail_dirsync_after = "hosttune.conf.hosttune-orig";
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), -EIO);
+	free(after);
+	after = tree();
+	assert_string_equal(before, after);
+	ht_plan_free(&p);
+}
+
+/* nf_conntrack_max reads back clamped: the write took effect, so it is restored too. */
+static void test_apply_clamped(void **state _unused_)
+{
+	struct ht_error err = { "" };
+	_cleanup_free_ char *before = NULL, *after = NULL, *report = NULL;
+	struct ht_plan p;
+
+	make_plan(&p);
+	before = tree();
+	fault.clamp = "nf_conntrack_max";
+	fault.clamp_once = true;
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), -EIO);
+	assert_non_null(strstr(err.msg, "wrote 65536 but read back 1"));
+	after = tree();
+	assert_string_equal(before, after);
+
+	/* Clamped for good: rollback cannot restore it, so the state file stays for revert. */
+	fault.clamp = "nf_conntrack_max";
+	fault.clamp_once = false;
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), -ENOTRECOVERABLE);
+	assert_non_null(strstr(err.msg,
+	                       "rollback could not restore net.netfilter.nf_conntrack_max"));
+	assert_true(exists(at(HT_STATE_FILE)));
+	fault_reset();
+	assert_int_equal(revert(&report, &err), 0);
+	assert_non_null(strstr(report, "restored net.netfilter.nf_conntrack_max to 4096"));
+	free(after);
+	after = tree();
+	assert_string_equal(before, after);
+	ht_plan_free(&p);
+}
+
+static void test_apply_bad_state(void **state _unused_)
+{
+	struct ht_error err = { "" };
+	_cleanup_free_ char *before = NULL, *after = NULL;
+	struct ht_plan p;
+
+	make_plan(&p);
+	put(HT_STATE_FILE, "{ not json", 0600);
+	before = tree();
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), -EBADMSG);
+	assert_non_null(strstr(err.msg, "not a hosttune state file"));
+	after = tree();
+	assert_string_equal(before, after);
+	ht_plan_free(&p);
+}
+
+/* Writes a state file from @json; revert must refuse it whole with @msg and change nothing. */
+static void expect_refused(const char *json, const char *msg)
+{
+	struct ht_error err = { "" };
+	_cleanup_free_ char *before = NULL, *after = NULL, *report = NULL;
+
+	put(HT_STATE_FILE, json, 0600);
+	before = tree();
+	assert_int_equal(revert(&report, &err), -EBADMSG);
+	if (!strstr(err.msg, msg))
+		fail_msg("%s\ndoes not contain\n%s", err.msg, msg);
+	assert_string_equal(report, "");
+	after = tree();
+	assert_string_equal(before, after);
+}
+
+static void test_revert_refuses(void **state _unused_)
+{
+	put(SYSCTL, HT_FILE_HEADER "\n", 0644);
+	put(MAX, "65536\n", 0644);
+	expect_refused("{\"files\":[{\"path\":\"" SYSCTL "\",\"content\":null,\"written\":null},"
+	               "{\"path\":\"" MODPROBE "\",\"content\":null},"
+	               "{\"path\":\"/../../outside-c/evil.conf\",\"content\":\"x\"}],\"live\":[]}",
+	               "files entry 3: path \"/../../outside-c/evil.conf\" is not a file hosttune "
+	               "writes");
+	assert_false(exists(at("/../outside-c")));
+	expect_refused("{\"files\":[{\"path\":\"/etc/passwd\",\"content\":\"x\"}],\"live\":[]}",
+	               "files entry 1: path \"/etc/passwd\" is not a file hosttune writes");
+	expect_refused("{\"files\":[{\"path\":\"/etc//sysctl.d/90-hosttune.conf\","
+	               "\"content\":null}],\"live\":[]}", "is not a file hosttune writes");
+	expect_refused("{\"files\":[{\"path\":\"" SYSCTL "\",\"content\":7}],\"live\":[]}",
+	               "files entry 1: \"content\" is of the wrong type");
+	expect_refused("{\"files\":[{\"path\":\"" SYSCTL "\",\"content\":null,\"mode\":\"644\"}],"
+	               "\"live\":[]}", "\"mode\" is not a number");
+	expect_refused("{\"files\":[],\"live\":[{\"key\":\"net.netfilter.nf_conntrack_max\","
+	               "\"kind\":\"path\",\"path\":\"" MAX "\",\"old\":4096}]}",
+	               "live entry 1: \"old\" is 4096: not a string or null");
+	expect_refused("{\"files\":[],\"live\":[{\"key\":\"net.netfilter.nf_conntrack_max\","
+	               "\"kind\":\"path\",\"path\":\"/proc/sys/../../etc/shadow\",\"old\":\"x\"}]}",
+	               "live entry 1: path \"/proc/sys/../../etc/shadow\" is not the procfs/sysfs "
+	               "file of net.netfilter.nf_conntrack_max");
+	expect_refused("{\"files\":[],\"live\":[{\"key\":\"kernel.core_pattern\","
+	               "\"kind\":\"path\",\"path\":\"/proc/sys/kernel/core_pattern\","
+	               "\"old\":\"|/bin/sh\\n-c x\"}]}", "\"old\" is not a procfs/sysfs value");
+	expect_refused("{\"files\":[],\"live\":[{\"key\":\"nic.eth0.channels.combined\","
+	               "\"kind\":\"channels\",\"ifname\":\"eth0\",\"channel\":\"combined\","
+	               "\"old\":\"4\"}]}", "channels are never set under --root");
+	expect_refused("{\"files\":[],\"live\":[{\"key\":\"x\",\"kind\":\"exec\",\"old\":null}]}",
+	               "\"kind\" is not");
+	expect_refused("{\"files\":[],\"live\":[],\"created_dirs\":[\"/etc\",\"/tmp\"]}",
+	               "created_dirs entry 2: \"/tmp\" is not a directory hosttune creates");
+	expect_refused("{\"version\":2,\"files\":[],\"live\":[]}", "\"version\" is not 1");
+	expect_refused("[1,2]", "not a hosttune state file");
+}
+
+/* Edited since apply: left alone, reported, and the state still goes. Gone keys are skipped. */
+static void test_revert_edited_and_gone(void **state _unused_)
+{
+	struct ht_error err = { "" };
+	_cleanup_free_ char *report = NULL, *c = NULL;
+	struct ht_plan p;
+
+	make_plan(&p);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), 0);
+	put(SYSCTL, "# the admin's now\n", 0644);
+	rm_rf(at("/sys/module/nf_conntrack"));
+	assert_int_equal(revert(&report, &err), 0);
+	assert_non_null(strstr(report, "left " SYSCTL ": edited since hosttune wrote it\n"));
+	assert_non_null(strstr(report,
+	                       "skipped module.nf_conntrack.hashsize: does not exist now\n"));
+	assert_non_null(strstr(report, "left directory /etc/sysctl.d: not empty\n"));
+	assert_non_null(strstr(report, "restored " MODPROBE "\n"));
+	c = slurp(at(SYSCTL));
+	assert_string_equal(c, "# the admin's now\n");
+	free(c);
+	c = slurp(at(MODPROBE));
+	assert_string_equal(c, FOREIGN);
+	assert_int_equal(mode_of(at(MODPROBE)), 0600);
+	assert_false(exists(at(MODPROBE ".hosttune-orig")));
+	assert_false(exists(at(HT_STATE_FILE)));
+	assert_false(exists(at("/var")));
+	ht_plan_free(&p);
+}
+
+/* What revert cannot restore stays in the state file; a second revert finishes. */
+static void test_revert_incomplete(void **state _unused_)
+{
+	struct ht_error err = { "" };
+	_cleanup_free_ char *before = NULL, *after = NULL, *report = NULL, *s = NULL;
+	struct json_object *st, *v, *k;
+	struct ht_plan p;
+
+	make_plan(&p);
+	before = tree();
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), 0);
+	assert_int_equal(rename(at(MAX), at("/proc/sys/net/netfilter/max.real")), 0);
+	assert_int_equal(symlink("max.real", at(MAX)), 0);
+	assert_int_equal(revert(&report, &err), -ELOOP);
+	assert_non_null(strstr(err.msg, "1 change not restored; kept in the state file"));
+	assert_non_null(strstr(report, "could not restore net.netfilter.nf_conntrack_max to 4096"));
+	s = slurp(at(HT_STATE_FILE));
+	st = json_tokener_parse(s);
+	assert_non_null(st);
+	assert_true(json_object_object_get_ex(st, "live", &v));
+	assert_int_equal(json_object_array_length(v), 1);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(v, 0), "key", &k));
+	assert_string_equal(json_object_get_string(k), "net.netfilter.nf_conntrack_max");
+	assert_true(json_object_object_get_ex(st, "files", &v));
+	assert_int_equal(json_object_array_length(v), 0);
+	json_object_put(st);
+
+	assert_int_equal(unlink(at(MAX)), 0);
+	assert_int_equal(rename(at("/proc/sys/net/netfilter/max.real"), at(MAX)), 0);
+	free(report);
+	assert_int_equal(revert(&report, &err), 0);
+	after = tree();
+	assert_string_equal(before, after);
+	ht_plan_free(&p);
+}
+
+/* A symlinked directory under the root: apply refuses before it changes anything. */
+static void test_apply_symlinked_dir(void **state _unused_)
+{
+	struct ht_error err = { "" };
+	_cleanup_free_ char *before = NULL, *after = NULL;
+	struct ht_plan p;
+
+	make_plan(&p);
+	assert_int_equal(symlink(outside, at("/var")), 0);
+	before = tree();
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), -EBADMSG);
+	assert_non_null(strstr(err.msg, "/var is a symlink"));
+	after = tree();
+	assert_string_equal(before, after);
+	assert_int_equal(rmdir(outside), 0); /* empty: no state written there */
+	assert_int_equal(mkdir(outside, 0755), 0);
+	ht_plan_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_read_at, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_at, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remove_and_dirs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_write_at, setup, teardown),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test_setup_teardown(test_apply_revert, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_apply_dirsync_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_apply_backup_then_fail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_apply_clamped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_apply_bad_state, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_refuses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_edited_and_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_incomplete, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_apply_symlinked_dir, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
