@@ -26,7 +26,10 @@ static const char *const managed_dirs[] = {
 	"/etc/systemd/network", "/var", "/var/lib", "/var/lib/hosttune",
 };
 
-/* A procfs/sysfs value longer than a page is not one (fs/proc/proc_sysctl.c caps writes). */
+/*
+ * A sysfs attribute prints at most a page (fs/sysfs/file.c, PAGE_SIZE: 4096
+ * on x86-64); the sysctls hosttune sets are numbers. Longer is no value of ours.
+ */
 #define LIVE_VALUE_MAX 4096
 
 bool ht_ifname_valid(const char *name)

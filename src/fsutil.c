@@ -123,7 +123,6 @@ static int open_parent(const char *root, const char *path, bool create, const ch
 	bool confined = ht_root_confined(root);
 	_cleanup_close_ int fd = -1;
 	const char *p = path, *last = strrchr(path, '/');
-	int r;
 
 	last = last ? last + 1 : path;
 	if (confined && path[0] != '/')
@@ -138,6 +137,7 @@ static int open_parent(const char *root, const char *path, bool create, const ch
 		size_t len = strcspn(p, "/");
 		_cleanup_free_ char *comp = NULL;
 		int nfd, flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (confined ? O_NOFOLLOW : 0);
+		bool made = false;
 		struct stat st;
 
 		if (len == 0) {
@@ -159,13 +159,15 @@ static int open_parent(const char *root, const char *path, bool create, const ch
 				size_t end = (size_t)(q + strcspn(q, "/") - path);
 				_cleanup_free_ char *d = strndup(path, end);
 
-				if (!d || (r = ht_paths_add(missing, d)) < 0)
+				if (!d || ht_paths_add(missing, d) < 0)
 					return -ENOMEM;
 			}
 			return -ENOENT;
 		}
 		if (nfd < 0 && errno == ENOENT && create) {
-			if (mkdirat(fd, comp, 0755) < 0 && errno != EEXIST)
+			if (mkdirat(fd, comp, 0755) == 0)
+				made = true;
+			else if (errno != EEXIST)
 				return path_error(err, errno, root, path, (size_t)(p + len - path));
 			if (fsync(fd) < 0)
 				return path_error(err, errno, root, path, (size_t)(p - path));
@@ -178,6 +180,13 @@ static int open_parent(const char *root, const char *path, bool create, const ch
 			if ((e == ELOOP || e == ENOTDIR) &&
 			    fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
 				e = ELOOP;
+			return path_error(err, e, root, path, (size_t)(p + len - path));
+		}
+		/* 0755 whatever the umask: systemd-sysctl and others read these as any user. */
+		if (made && fchmod(nfd, 0755) < 0) {
+			int e = errno;
+
+			close(nfd);
 			return path_error(err, e, root, path, (size_t)(p + len - path));
 		}
 		close(fd);
@@ -302,7 +311,11 @@ static int write_all(int fd, const char *s, size_t len, bool *wrote)
 	return 0;
 }
 
-/* A new temp file next to @base in @dfd, named into @name (caller frees). */
+/*
+ * A new temp file next to @base in @dfd, named into @name (caller frees):
+ * six random characters as mkstemp(3) uses, O_EXCL so that nothing there is
+ * reused or followed.
+ */
 static int tmp_create(int dfd, const char *base, char **name)
 {
 	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -314,7 +327,10 @@ static int tmp_create(int dfd, const char *base, char **name)
 		int fd;
 
 		if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
-			/* No entropy yet (early boot): uniqueness is all a temp name needs. */
+			/*
+			 * No entropy yet (early boot): uniqueness is all a temp name
+			 * needs. 2654435761 is Knuth's multiplicative hash (TAOCP 6.4).
+			 */
 			unsigned long x = (unsigned long)time(NULL) ^
 			                  ((unsigned long)getpid() << 16) ^
 			                  (unsigned long)attempt * 2654435761UL;

@@ -377,7 +377,8 @@ static int cmd_apply(const struct options *o)
 	                  o->plan_flags | (o->facts_file ? HT_PLAN_NO_DISK : 0), &plan, &err);
 	if (r < 0) {
 		fprintf(stderr, "hosttune: %s\n", err.msg[0] ? err.msg : strerror(-r));
-		r = r == -EINVAL ? EXIT_USAGE : EXIT_COLLECT;
+		/* -ELOOP, -EXDEV: a target resolves through a symlink (fsutil.h). */
+		r = r == -EINVAL || r == -ELOOP || r == -EXDEV ? EXIT_USAGE : EXIT_COLLECT;
 		goto out;
 	}
 	if (o->dry_run) {
@@ -387,9 +388,17 @@ static int cmd_apply(const struct options *o)
 	}
 	r = ht_plan_apply(&plan, o->root, o->state, o->force, &err);
 	if (r < 0) {
-		fprintf(stderr, "hosttune: apply failed%s: %s\n",
-		        r == -EEXIST ? "" : ", every change rolled back", err.msg[0] ? err.msg :
-		        strerror(-r));
+		const char *msg = err.msg[0] ? err.msg : strerror(-r);
+
+		if (r == -EEXIST)
+			fprintf(stderr, "hosttune: apply failed: %s\n", msg);
+		else if (r == -EBADMSG)
+			fprintf(stderr, "hosttune: apply refused, nothing was changed: %s\n", msg);
+		else if (r == -ENOTRECOVERABLE)
+			fprintf(stderr, "hosttune: apply failed and could not roll everything back: "
+			        "%s\n", msg);
+		else
+			fprintf(stderr, "hosttune: apply failed, every change rolled back: %s\n", msg);
 		r = r == -EEXIST ? EXIT_USAGE : EXIT_COLLECT;
 		goto out;
 	}
@@ -475,7 +484,14 @@ static int cmd_revert(const struct options *o)
 		return usage_error("revert needs a host (live or --root), not --facts");
 	r = ht_revert(o->root, o->state, stdout, &err);
 	if (r < 0) {
-		fprintf(stderr, "hosttune: revert: %s\n", err.msg[0] ? err.msg : strerror(-r));
+		const char *msg = err.msg[0] ? err.msg : strerror(-r);
+
+		if (r == -ENOENT)
+			fprintf(stderr, "hosttune: revert: %s\n", msg);
+		else if (r == -EBADMSG)
+			fprintf(stderr, "hosttune: revert refused, nothing was changed: %s\n", msg);
+		else
+			fprintf(stderr, "hosttune: revert incomplete: %s\n", msg);
 		return r == -ENOENT ? EXIT_USAGE : EXIT_COLLECT;
 	}
 	return 0;

@@ -249,20 +249,11 @@ char *ht_root_join(const char *root, const char *path)
 static int read_disk(bool no_disk, const char *root, const char *path, char **out,
                      struct ht_error *err)
 {
-	_cleanup_free_ char *full = NULL;
-	int r;
-
 	*out = NULL;
 	if (no_disk)
 		return 0;
-	full = ht_root_join(root, path);
-	if (!full)
-		return -ENOMEM;
-	r = ht_file_read(full, out, NULL);
-	if (r < 0)
-		return ht_error_set(err, -r, "%s: %s%s", full, strerror(-r),
-		                    r == -ELOOP ? " (hosttune does not write through symlinks)" : "");
-	return 0;
+	/* Resolved as apply writes: below --root no symlink in any component. */
+	return ht_file_read_at(root, path, out, NULL, err);
 }
 
 static struct ht_plan_file *plan_add_file(struct ht_plan *p)

@@ -250,11 +250,14 @@ static int check_edits(struct ht_verify_report *r, const char *root, const char 
 	                             ht_root_path(root, HT_STATE_FILE);
 	_cleanup_free_ char *raw = NULL;
 	struct json_object *state, *files;
+	struct ht_error err;
 	int ret = 0;
 
 	if (!spath)
 		return -ENOMEM;
-	if (ht_file_read(spath, &raw, NULL) < 0 || !raw)
+	/* Below --root, read without following symlinks, as apply writes. */
+	if ((state_path ? ht_file_read(spath, &raw, NULL) :
+	                  ht_file_read_at(root, HT_STATE_FILE, &raw, NULL, &err)) < 0 || !raw)
 		return 0; /* no apply recorded: nothing of ours to compare */
 	state = json_tokener_parse(raw);
 	if (!state || !json_object_object_get_ex(state, "files", &files) ||
@@ -265,19 +268,15 @@ static int check_edits(struct ht_verify_report *r, const char *root, const char 
 	}
 	for (size_t i = 0; i < json_object_array_length(files) && ret >= 0; i++) {
 		struct json_object *e = json_object_array_get_idx(files, i), *p, *w;
-		_cleanup_free_ char *full = NULL, *now = NULL;
+		_cleanup_free_ char *now = NULL;
 		const char *path, *written;
 
 		if (!json_object_object_get_ex(e, "path", &p) || !json_object_object_get_ex(e, "written", &w))
 			continue;
 		path = json_object_get_string(p);
 		written = json_object_is_type(w, json_type_string) ? json_object_get_string(w) : NULL;
-		full = ht_root_path(root, path);
-		if (!full) {
-			ret = -ENOMEM;
-			break;
-		}
-		if (ht_file_read(full, &now, NULL) < 0)
+		if (path[0] != '/' || strstr(path, "..") ||
+		    ht_file_read_at(root, path, &now, NULL, &err) < 0)
 			now = NULL;
 		if ((!now) != (!written) || (now && written && strcmp(now, written) != 0))
 			ret = add(r, HT_VERIFY_PROBLEM, "edited", path, "%s %s since hosttune apply "

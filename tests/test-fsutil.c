@@ -354,10 +354,16 @@ static void test_write_at(void **state _unused_)
 	_cleanup_free_ char *c = NULL;
 	bool changed = true;
 	char etc[PATH_MAX];
+	mode_t old_umask;
 
-	/* Missing directories are created 0755, each parent fsynced before the file appears. */
+	/*
+	 * Missing directories are created 0755 whatever the umask, each parent
+	 * fsynced before the file appears.
+	 */
+	old_umask = umask(077);
 	assert_int_equal(ht_file_write_at(root, "/etc/sysctl.d/90-hosttune.conf", "x = 1\n", 0644,
 	                                   &changed, &err), 0);
+	umask(old_umask);
 	assert_true(changed);
 	c = slurp(at("/etc/sysctl.d/90-hosttune.conf"));
 	assert_string_equal(c, "x = 1\n");
