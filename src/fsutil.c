@@ -197,38 +197,15 @@ static int open_parent(const char *root, const char *path, bool create, const ch
 	return TAKE_FD(fd);
 }
 
+/* A whole file as text: refused above 1 MiB or with a NUL byte (-EFBIG). */
 static int read_fd(int fd, char **out)
 {
 	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, cap = 0;
+	size_t len = 0;
+	int r = ht_read_fd(fd, FILE_MAX, &buf, &len);
 
-	for (;;) {
-		ssize_t r;
-
-		if (cap - len < 1024) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 4096;
-			if (cap > FILE_MAX + 4096)
-				return -EFBIG;
-			nb = realloc(buf, cap);
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
-		}
-		r = read(fd, buf + len, cap - len - 1);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	if (!buf && !(buf = calloc(1, 1)))
-		return -ENOMEM;
-	buf[len] = '\0';
+	if (r < 0)
+		return r;
 	if (strlen(buf) != len)
 		return -EFBIG;
 	*out = TAKE_PTR(buf);

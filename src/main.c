@@ -292,33 +292,47 @@ static const char *origin_of(const struct options *o, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * The common first half of audit, plan/apply and verify: rules and profile,
+ * facts (collected, a --root tree or a --facts file, plus --observed), and
+ * the findings. Returns 0 or the exit status, with what was loaded in the
+ * out-parameters for the caller to free either way.
+ */
+static int evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_facts **facts,
+                    struct ht_findings *findings)
+{
+	struct ht_error err = { "" };
+	int r;
+
+	r = load_rules(o, rs);
+	if (r == 0)
+		r = load_facts(o, facts);
+	if (r == 0)
+		r = check_basic_facts(o, *facts);
+	if (r == 0 && o->observed)
+		r = load_observed(o, *rs, *facts);
+	if (r)
+		return r;
+	r = ht_ruleset_evaluate(*rs, *facts, findings, &err);
+	if (r < 0) {
+		fprintf(stderr, "hosttune: %s\n", err.msg[0] ? err.msg : strerror(-r));
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int cmd_audit(const struct options *o)
 {
 	struct ht_facts *facts = NULL;
 	struct ht_ruleset *rs = NULL;
 	struct ht_findings findings = { 0 };
-	struct ht_error err = { "" };
 	char origin[4200];
 	struct ht_report_info info;
 	int r;
 
-	r = load_rules(o, &rs);
-	if (r)
-		return r;
-	r = load_facts(o, &facts);
+	r = evaluate(o, &rs, &facts, &findings);
 	if (r)
 		goto out;
-	r = check_basic_facts(o, facts);
-	if (r == 0 && o->observed)
-		r = load_observed(o, rs, facts);
-	if (r)
-		goto out;
-	r = ht_ruleset_evaluate(rs, facts, &findings, &err);
-	if (r < 0) {
-		fprintf(stderr, "hosttune: %s\n", err.msg[0] ? err.msg : strerror(-r));
-		r = EXIT_USAGE;
-		goto out;
-	}
 	/* A facts file's host has no configuration here to compare with. */
 	if (!o->facts_file && ht_findings_add_boot(&findings, o->root) < 0) {
 		fprintf(stderr, "hosttune: out of memory\n");
@@ -342,7 +356,6 @@ out:
 	return r;
 }
 
-/* Multi-line formulas print on one line: runs of white space become one space. */
 /*
  * plan and apply: the audit's findings turned into files and live values.
  * A facts file has no host to apply to, so only plan accepts one.
@@ -358,21 +371,9 @@ static int cmd_apply(const struct options *o)
 
 	if (o->facts_file && !o->dry_run)
 		return usage_error("apply needs a host (live or --root), not --facts");
-	r = load_rules(o, &rs);
-	if (r)
-		return r;
-	r = load_facts(o, &facts);
-	if (r == 0)
-		r = check_basic_facts(o, facts);
-	if (r == 0 && o->observed)
-		r = load_observed(o, rs, facts);
+	r = evaluate(o, &rs, &facts, &findings);
 	if (r)
 		goto out;
-	if (ht_ruleset_evaluate(rs, facts, &findings, &err) < 0) {
-		fprintf(stderr, "hosttune: %s\n", err.msg);
-		r = EXIT_USAGE;
-		goto out;
-	}
 	r = ht_plan_build(&findings, facts, o->root, ht_ruleset_profile(rs), o->only,
 	                  o->plan_flags | (o->facts_file ? HT_PLAN_NO_DISK : 0), &plan, &err);
 	if (r < 0) {
@@ -438,24 +439,13 @@ static int cmd_verify(const struct options *o)
 	struct ht_ruleset *rs = NULL;
 	struct ht_findings findings = { 0 };
 	struct ht_verify_report report = { 0 };
-	struct ht_error err = { "" };
 	int r;
 
 	if (o->facts_file)
 		return usage_error("verify needs a host (live or --root), not --facts");
-	r = load_rules(o, &rs);
-	if (r)
-		return r;
-	r = load_facts(o, &facts);
-	if (r == 0)
-		r = check_basic_facts(o, facts);
+	r = evaluate(o, &rs, &facts, &findings);
 	if (r)
 		goto out;
-	if (ht_ruleset_evaluate(rs, facts, &findings, &err) < 0) {
-		fprintf(stderr, "hosttune: %s\n", err.msg);
-		r = EXIT_USAGE;
-		goto out;
-	}
 	if (ht_verify(rs, &findings, facts, o->root, o->state, &report) < 0) {
 		fprintf(stderr, "hosttune: out of memory\n");
 		r = EXIT_COLLECT;
@@ -637,6 +627,7 @@ static int load_observed(const struct options *o, const struct ht_ruleset *rs,
 	return 0;
 }
 
+/* Multi-line formulas print on one line: runs of white space become one space. */
 static void print_key(const struct ht_rule *rule, const char *key, const char *label)
 {
 	const char *t = ht_rule_key_text(rule, key);

@@ -36,13 +36,53 @@ char *ht_root_path(const char *root, const char *path)
 
 #define HT_READ_FILE_MAX (1024 * 1024)
 
+int ht_read_fd(int fd, size_t max, char **out, size_t *len)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	for (;;) {
+		ssize_t r;
+
+		if (cap - n < 4096) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 8192;
+			if (cap > max + 8192)
+				return -EFBIG;
+			nb = realloc(buf, cap);
+			if (!nb)
+				return -ENOMEM;
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max)
+			return -EFBIG;
+	}
+	if (!buf && !(buf = malloc(1)))
+		return -ENOMEM;
+	buf[n] = '\0';
+	*out = TAKE_PTR(buf);
+	*len = n;
+	return 0;
+}
+
 int ht_read_file(const char *root, const char *path, char **out)
 {
 	_cleanup_free_ char *full = ht_root_path(root, path);
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_close_ int fd = -1;
-	size_t len = 0, cap = 0;
+	size_t len = 0;
 	struct stat st;
+	int r;
 
 	if (!full)
 		return -ENOMEM;
@@ -61,37 +101,9 @@ int ht_read_file(const char *root, const char *path, char **out)
 		return -EISDIR;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	for (;;) {
-		ssize_t r;
-
-		if (cap - len < 4096) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 8192;
-			if (cap > HT_READ_FILE_MAX + 4096)
-				return -EFBIG;
-			nb = realloc(buf, cap);
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
-		}
-		r = read(fd, buf + len, cap - len - 1);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-		if (len > HT_READ_FILE_MAX)
-			return -EFBIG;
-	}
-	if (!buf) {
-		buf = strdup("");
-		if (!buf)
-			return -ENOMEM;
-	}
+	r = ht_read_fd(fd, HT_READ_FILE_MAX, &buf, &len);
+	if (r < 0)
+		return r;
 	/* Text the kernel writes has no NUL; "4096\0garbage" must not read as "4096". */
 	if (memchr(buf, '\0', len))
 		return -EINVAL;

@@ -88,6 +88,13 @@ char *ht_root_path(const char *root, const char *path);
 int ht_read_file(const char *root, const char *path, char **out);
 
 /*
+ * ht_read_fd - read @fd to its end into a newly allocated buffer (caller
+ * frees) with a NUL after the @len bytes read. Returns 0; -EFBIG above @max
+ * bytes; -ENOMEM; a negative errno from read(2) (EINTR is retried).
+ */
+int ht_read_fd(int fd, size_t max, char **out, size_t *len);
+
+/*
  * ht_parse_int64 - parse a whole decimal integer (optional sign, optional
  * surrounding white space). Returns 0, -EINVAL if it is not one, -ERANGE if
  * it does not fit in int64_t.
