@@ -102,24 +102,27 @@ static void help(FILE *out)
 	        "See hosttune(8) and hosttune.rules(5).\n");
 }
 
-/* "250ms", "1s", "2min", "1h" or plain seconds; 0 or -EINVAL. */
+/* "250ms", "1s", "2min", "1h" or plain seconds, in decimal digits; 0 or -EINVAL. */
 static int parse_seconds(const char *s, double *out)
 {
+	size_t n = strspn(s, "0123456789.");
+	const char *unit = s + n;
 	char *end;
 	double v;
 
+	if (n == 0 || (*unit && strcmp(unit, "ms") != 0 && strcmp(unit, "s") != 0 &&
+	               strcmp(unit, "min") != 0 && strcmp(unit, "h") != 0))
+		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || v < 0 || v != v)
+	if (errno || end != unit || v > 1e9)
 		return -EINVAL;
-	if (strcmp(end, "ms") == 0)
+	if (strcmp(unit, "ms") == 0)
 		v /= 1000;
-	else if (strcmp(end, "min") == 0)
+	else if (strcmp(unit, "min") == 0)
 		v *= 60;
-	else if (strcmp(end, "h") == 0)
+	else if (strcmp(unit, "h") == 0)
 		v *= 3600;
-	else if (*end && strcmp(end, "s") != 0)
-		return -EINVAL;
 	*out = v;
 	return 0;
 }
@@ -520,19 +523,21 @@ static int cmd_watch(const struct options *o)
 		                        .duration = o->duration,
 		                        .headroom = profile_headroom(rs) };
 	ht_ruleset_free(rs);
-	if (o->record) {
-		rec = fopen(o->record, "we");
-		if (!rec) {
-			fprintf(stderr, "hosttune: %s: %s\n", o->record, strerror(errno));
-			return EXIT_COLLECT;
-		}
-		if (ht_watch_record_header(rec) < 0)
-			goto write_error;
-	}
 	r = ht_watch_new(&cfg, &w, &err);
 	if (r < 0) {
 		fprintf(stderr, "hosttune: watch: %s\n", err.msg[0] ? err.msg : strerror(-r));
 		return EXIT_COLLECT;
+	}
+	/* Only once the sources are open: a watch that cannot run keeps the old file. */
+	if (o->record) {
+		rec = fopen(o->record, "we");
+		if (!rec) {
+			fprintf(stderr, "hosttune: %s: %s\n", o->record, strerror(errno));
+			ht_watch_free(w);
+			return EXIT_COLLECT;
+		}
+		if (ht_watch_record_header(rec) < 0)
+			goto write_error;
 	}
 	/* No SA_RESTART: Ctrl-C must end the sleep; a background job may start with it ignored. */
 	sigemptyset(&sa.sa_mask);

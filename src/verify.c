@@ -87,12 +87,49 @@ static const char *conf_name(const char *file)
 	       "/etc/sysctl.d/99-sysctl.conf)" : file;
 }
 
-/* Something loads nf_conntrack before systemd-sysctl: built in, or modules-load.d. */
+/*
+ * Something in modules-load.d loads nf_conntrack before systemd-sysctl:
+ * nf_conntrack itself or a module that depends on it (kmod treats '-' and
+ * '_' alike in names).
+ */
 static const struct ht_conf_assign *conntrack_loader(const struct ht_conf *load)
 {
-	const struct ht_conf_key *k = ht_conf_find(load, "nf_conntrack");
+	static const char *const pullers[] = { "nf_conntrack", "nf_nat", "xt_conntrack",
+		                               "xt_state", "xt_nat", "nft_ct", "nft_nat",
+		                               "iptable_nat", "ip6table_nat" };
 
-	return k ? ht_conf_effective(k) : NULL;
+	for (size_t i = 0; i < load->n; i++) {
+		char name[128];
+		size_t n = 0;
+
+		for (const char *c = load->keys[i].key; *c && n + 1 < sizeof(name); c++)
+			name[n++] = *c == '-' ? '_' : *c;
+		name[n] = '\0';
+		if (strcmp(name, "nf_conntrack_ipv4") == 0 || strcmp(name, "nf_conntrack_ipv6") == 0)
+			continue;
+		for (size_t k = 0; k < ARRAY_SIZE(pullers); k++)
+			if (strncmp(name, pullers[k], strlen(pullers[k])) == 0) {
+				const struct ht_conf_assign *a = ht_conf_effective(&load->keys[i]);
+
+				if (a)
+					return a;
+			}
+	}
+	return NULL;
+}
+
+/* Integer texts compare as numbers: "0x10000" is 65536, as the kernel reads it. */
+static bool same_number(const char *a, const char *b)
+{
+	char *ea, *eb;
+	long long x, y;
+
+	if (strcmp(a, b) == 0)
+		return true;
+	errno = 0;
+	x = strtoll(a, &ea, 0);
+	y = strtoll(b, &eb, 0);
+	return !errno && ea != a && eb != b && !*ea && !*eb && x == y;
 }
 
 static bool version_at_least(const struct ht_facts *f, unsigned major, unsigned minor)
@@ -122,10 +159,19 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 	for (size_t i = 0; k && i < k->n; i++)
 		if (strcmp(k->assigns[i].file, HOSTTUNE_SYSCTL) == 0)
 			ours = &k->assigns[i];
-	if (!eff || !eff->value)
+	if (!eff)
 		return 0; /* not persisted anywhere: audit's business */
+	if (!eff->value) {
+		/* "-key" without '=': systemd-sysctl leaves the key alone at boot. */
+		if (!ours)
+			return 0;
+		return add(r, HT_VERIFY_PROBLEM, "overridden", key,
+		           "%s = %s in %s:%u is cancelled at boot by %s:%u ('-%s' without a value: "
+		           "systemd-sysctl leaves the key alone)", key, ours->value, HOSTTUNE_SYSCTL,
+		           ours->line, conf_name(eff->file), eff->line, key);
+	}
 
-	if (ours && ours != eff) {
+	if (ours && ours != eff && !same_number(ours->value, eff->value)) {
 		problem = true;
 		ret = add(r, HT_VERIFY_PROBLEM, "overridden", key,
 		          "%s = %s in %s:%u is overridden at boot by %s:%u (= %s), which is read later",
@@ -143,13 +189,14 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 		if (ret < 0)
 			return ret;
 	}
-	if (live && strcmp(live, eff->value) != 0) {
+	if (live && !same_number(live, eff->value)) {
 		problem = true;
 		ret = add(r, HT_VERIFY_PROBLEM, "drift", key,
 		          "%s is %s live but %s at boot (%s:%u): %s", key, live, eff->value,
 		          conf_name(eff->file), eff->line,
 		          needs_module && !builtin && !conntrack_loader(load) ?
 		          "most likely the boot applied it before nf_conntrack loaded" :
+		          ours && ours != eff ? "the file that overrides hosttune's wins at boot" :
 		          "someone ran sysctl -w, or the boot did not apply it");
 		if (ret < 0)
 			return ret;
@@ -160,8 +207,29 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 	           live ? live : eff->value, conf_name(eff->file), eff->line);
 }
 
+/*
+ * The bucket count the kernel makes of hashsize=@opt: rounded up to whole
+ * pages of bucket heads (nf_ct_alloc_hashtable() in nf_conntrack_core.c),
+ * @slots a page. @live matches when it is that count.
+ */
+static bool hashsize_matches(const char *live, const char *opt, int64_t slots)
+{
+	char *end;
+	long long o;
+
+	if (same_number(live, opt))
+		return true;
+	errno = 0;
+	o = strtoll(opt, &end, 0);
+	if (errno || *end || o <= 0 || slots <= 0)
+		return false;
+	o = (o + slots - 1) / slots * slots;
+	return strtoll(live, &end, 10) == o && !*end;
+}
+
 static int check_hashsize(struct ht_verify_report *r, const struct ht_finding *fi,
-                          const struct ht_conf *mod, const struct ht_facts *facts)
+                          const struct ht_conf *mod, const struct ht_facts *facts,
+                          int64_t slots)
 {
 	const char *key = "module.nf_conntrack.hashsize";
 	const struct ht_conf_key *k = ht_conf_find(mod, "nf_conntrack.hashsize");
@@ -176,12 +244,12 @@ static int check_hashsize(struct ht_verify_report *r, const struct ht_finding *f
 		           "hashsize=%s is set in %s:%u but nf_conntrack is built into this kernel: "
 		           "modprobe.d never reaches it, only nf_conntrack.hashsize= on the kernel "
 		           "command line does", opt->value, opt->file, opt->line);
-	if (opt && opt->value && live && strcmp(live, opt->value) != 0)
+	if (opt && opt->value && live && !hashsize_matches(live, opt->value, slots))
 		return add(r, HT_VERIFY_PROBLEM, "hashsize-stale", key,
 		           "hashsize is %s live but %s:%u gives %s: the module loaded before the "
 		           "option was written, or the initramfs holds an older copy of modprobe.d "
 		           "(update-initramfs -u)", live, opt->file, opt->line, opt->value);
-	if (!(opt && opt->value) && live && dflt && strcmp(live, dflt) != 0)
+	if (!(opt && opt->value) && live && dflt && !same_number(live, dflt))
 		return add(r, HT_VERIFY_PROBLEM, "hashsize-live", key,
 		           "hashsize is %s live, not the kernel's default %s, but no modprobe.d "
 		           "option keeps it: it is lost when nf_conntrack next loads", live, dflt);
@@ -191,17 +259,23 @@ static int check_hashsize(struct ht_verify_report *r, const struct ht_finding *f
 	return 0;
 }
 
-static int check_config(struct ht_verify_report *r, const struct ht_conf *mod,
-                        const struct ht_conf *load, const struct ht_facts *facts)
+static int check_config(struct ht_verify_report *r, const struct ht_conf *sys,
+                        const struct ht_conf *mod, const struct ht_conf *load,
+                        const struct ht_facts *facts)
 {
 	int ret;
 
+	/* Everything the readers found wrong: the boot stumbles on it too. */
 	for (size_t i = 0; i < mod->nproblems; i++) {
 		const struct ht_conf_problem *p = &mod->problems[i];
 
-		if (p->kind != HT_CONF_SPACE_AROUND_EQ && p->kind != HT_CONF_UNKNOWN_PARAM &&
-		    p->kind != HT_CONF_MISSING_VALUE && p->kind != HT_CONF_BAD_VALUE)
-			continue;
+		ret = add(r, HT_VERIFY_PROBLEM, "broken-config", p->key, "%s", p->message);
+		if (ret < 0)
+			return ret;
+	}
+	for (size_t i = 0; i < sys->nproblems; i++) {
+		const struct ht_conf_problem *p = &sys->problems[i];
+
 		ret = add(r, HT_VERIFY_PROBLEM, "broken-config", p->key, "%s", p->message);
 		if (ret < 0)
 			return ret;
@@ -217,7 +291,8 @@ static int check_config(struct ht_verify_report *r, const struct ht_conf *mod,
 			continue;
 		ret = add(r, HT_VERIFY_PROBLEM, "obsolete-module", k->key,
 		          "%s:%u loads %s, which does not exist since 4.19 (merged into nf_conntrack): "
-		          "systemd-modules-load fails, and with it every module after it",
+		          "systemd-modules-load reports 'Failed to find module' at every boot; "
+		          "list nf_conntrack instead",
 		          a ? a->file : "modules-load.d", a ? a->line : 0, k->key);
 		if (ret < 0)
 			return ret;
@@ -256,9 +331,14 @@ static int check_edits(struct ht_verify_report *r, const char *root, const char 
 	if (!spath)
 		return -ENOMEM;
 	/* Below --root, read without following symlinks, as apply writes. */
-	if ((state_path ? ht_file_read(spath, &raw, NULL) :
-	                  ht_file_read_at(root, HT_STATE_FILE, &raw, NULL, &err)) < 0 || !raw)
+	ret = state_path ? ht_file_read(spath, &raw, NULL) :
+	                   ht_file_read_at(root, HT_STATE_FILE, &raw, NULL, &err);
+	if (state_path && (ret < 0 || !raw))
+		return add(r, HT_VERIFY_PROBLEM, "state", spath, "%s: %s (--state names no "
+		           "hosttune state file)", spath, ret < 0 ? strerror(-ret) : "no such file");
+	if (ret < 0 || !raw)
 		return 0; /* no apply recorded: nothing of ours to compare */
+	ret = 0;
 	state = json_tokener_parse(raw);
 	if (!state || !json_object_object_get_ex(state, "files", &files) ||
 	    !json_object_is_type(files, json_type_array)) {
@@ -271,7 +351,9 @@ static int check_edits(struct ht_verify_report *r, const char *root, const char 
 		_cleanup_free_ char *now = NULL;
 		const char *path, *written;
 
-		if (!json_object_object_get_ex(e, "path", &p) || !json_object_object_get_ex(e, "written", &w))
+		if (!json_object_object_get_ex(e, "path", &p) ||
+		    !json_object_is_type(p, json_type_string) ||
+		    !json_object_object_get_ex(e, "written", &w))
 			continue;
 		path = json_object_get_string(p);
 		written = json_object_is_type(w, json_type_string) ? json_object_get_string(w) : NULL;
@@ -292,8 +374,16 @@ int ht_verify(struct ht_ruleset *rs, const struct ht_findings *findings,
 {
 	struct ht_conf sys = { 0 }, mod = { 0 }, load = { 0 };
 	struct ht_verify_report r = { 0 };
+	struct ht_value v = { 0 };
+	struct ht_error e;
+	int64_t slots = 512;
 	int ret;
 
+	/* PAGE_SIZE / sizeof(pointer) as the rules compute it: 512 on x86_64. */
+	if (ht_ruleset_value(rs, "conntrack.default.slots_per_page", &v, &e) == 0 &&
+	    v.type == HT_T_INT)
+		slots = v.i;
+	ht_value_clear(&v);
 	ret = ht_sysctl_conf_read(root, &sys);
 	if (ret >= 0)
 		ret = ht_modprobe_conf_read(root, &mod);
@@ -308,10 +398,10 @@ int ht_verify(struct ht_ruleset *rs, const struct ht_findings *findings,
 			ret = check_sysctl(&r, fi, &sys, &load, facts);
 		else if (fi->rule->kind == HT_TARGET_MODULE &&
 		         strcmp(fi->rule->target, "module.nf_conntrack.hashsize") == 0)
-			ret = check_hashsize(&r, fi, &mod, facts);
+			ret = check_hashsize(&r, fi, &mod, facts, slots);
 	}
 	if (ret >= 0)
-		ret = check_config(&r, &mod, &load, facts);
+		ret = check_config(&r, &sys, &mod, &load, facts);
 	if (ret >= 0)
 		ret = check_kube_proxy(&r, rs, facts);
 	if (ret >= 0)
@@ -347,8 +437,18 @@ int ht_findings_add_boot(struct ht_findings *f, const char *root)
 		else if (r->kind == HT_TARGET_MODULE)
 			k = ht_conf_find(&mod, r->target + strlen("module."));
 		a = k ? ht_conf_effective(k) : NULL;
-		if (!a || !a->value)
+		if (!a)
 			continue;
+		if (!a->value) {
+			/* "-key" without a value: the boot leaves the kernel's value. */
+			fi->boot_value = strdup("left alone (-key)");
+			if (!fi->boot_value ||
+			    asprintf(&fi->boot_source, "%s:%u", a->file, a->line) < 0) {
+				fi->boot_source = NULL;
+				ret = -ENOMEM;
+			}
+			continue;
+		}
 		if (fi->current.type != HT_T_NONE && !(live = ht_value_display(&fi->current))) {
 			ret = -ENOMEM;
 			break;

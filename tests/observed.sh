@@ -34,6 +34,18 @@ ht --root "$ROOT" --profile garage --set workload.mem_budget=0.5 --observed "$R"
 expect_eq "half the RAM: 524288" 524288 \
 	"$(jget "$TMP/o2.json" '.findings[] | select(.rule == "conntrack.max") | .recommended')"
 
+# A recording without rates (made without CAP_NET_ADMIN: '-' in the insert
+# column) sizes from its peak count: 60000 x burst 3 = 180000 -> 262144,
+# within half the RAM's budget (524288).
+printf '# hosttune watch 1\n0.000 20000 65536 - 10 0 120\n1.000 40000 65536 - 10 0 120\n2.000 60000 65536 - 10 0 120\n' \
+	>"$TMP/norate.record"
+ht --root "$ROOT" --profile garage --set workload.mem_budget=0.5 --observed "$TMP/norate.record" \
+	--format json audit >"$TMP/o3.json"
+expect_eq "no rates: sized from the peak count" 262144 \
+	"$(jget "$TMP/o3.json" '.findings[] | select(.rule == "conntrack.max") | .recommended')"
+expect_contains "no rates: says so" "Working set: the recorded peak 60000 x 3 = 180000 entries" \
+	"$(jget "$TMP/o3.json" '.findings[] | select(.rule == "conntrack.max") | .explanation')"
+
 # A recording that is not one: FILE:LINE:COL, exit 2.
 printf '# hosttune watch 1\n0.0 12 x\n' >"$TMP/bad.record"
 ht --root "$ROOT" --observed "$TMP/bad.record" audit 2>"$TMP/err" >/dev/null

@@ -154,7 +154,7 @@ cp -a "$TMP/a" "$TMP/v4"
 printf 'nf_conntrack_ipv4\n' >"$TMP/v4/etc/modules-load.d/old.conf"
 verify v4
 expect_eq "obsolete module name" \
-	"/etc/modules-load.d/old.conf:1 loads nf_conntrack_ipv4, which does not exist since 4.19 (merged into nf_conntrack): systemd-modules-load fails, and with it every module after it" \
+	"/etc/modules-load.d/old.conf:1 loads nf_conntrack_ipv4, which does not exist since 4.19 (merged into nf_conntrack): systemd-modules-load reports 'Failed to find module' at every boot; list nf_conntrack instead" \
 	"$(problems v4)"
 
 # kube-proxy's values: max(32768 x 4, 131072) = 131072, hashsize 131072 / 4 = 32768.
@@ -176,6 +176,38 @@ echo 45 >"$TMP/e/$NF/nf_conntrack_tcp_timeout_time_wait"
 verify e
 expect_eq "hand edit" "/etc/sysctl.d/90-hosttune.conf was edited since hosttune apply wrote it" \
 	"$(problems e)"
+
+# "-key" without a value cancels the key at boot: systemd-sysctl leaves it alone.
+cp -a "$TMP/a" "$TMP/neg"
+printf -- '-net.netfilter.nf_conntrack_max\n' >"$TMP/neg/etc/sysctl.d/99-neg.conf"
+verify neg
+expect_eq "-key without a value: cancelled" \
+	"net.netfilter.nf_conntrack_max = 65536 in /etc/sysctl.d/90-hosttune.conf:8 is cancelled at boot by /etc/sysctl.d/99-neg.conf:1 ('-net.netfilter.nf_conntrack_max' without a value: systemd-sysctl leaves the key alone)" \
+	"$(problems neg)"
+
+# Not problems: a later file with the same value; the module named with a
+# dash (kmod reads nf-conntrack as nf_conntrack); hashsize=100000, which the
+# kernel rounds up to whole pages of 512 heads: 196 x 512 = 100352.
+cp -a "$TMP/a" "$TMP/fine"
+printf 'net.netfilter.nf_conntrack_max = 65536\n' >"$TMP/fine/etc/sysctl.d/99-same.conf"
+verify fine
+expect_eq "a later file with the same value: holds" 0 "$rc"
+rm "$TMP/fine/etc/modules-load.d/hosttune.conf"
+printf 'nf-conntrack\n' >"$TMP/fine/etc/modules-load.d/dash.conf"
+verify fine
+expect_eq "nf-conntrack in modules-load.d loads it: only the removed file is reported" \
+	"/etc/modules-load.d/hosttune.conf was removed since hosttune apply wrote it" "$(problems fine)"
+cp -a "$TMP/a" "$TMP/round"
+sed -i 's/hashsize=65536/hashsize=100000/' "$TMP/round/etc/modprobe.d/hosttune.conf"
+echo 100352 >"$TMP/round/sys/module/nf_conntrack/parameters/hashsize"
+verify round
+expect_eq "hashsize 100000 is 100352 live: only the hand edit is reported" \
+	"/etc/modprobe.d/hosttune.conf was edited since hosttune apply wrote it" "$(problems round)"
+
+# --state naming no file is a problem, not a silent pass.
+ht --root "$TMP/a" $G --state "$TMP/a.sate" verify >"$TMP/st.out" 2>&1
+expect_eq "--state with no file: exit 1" 1 $?
+expect_contains "--state with no file: says so" "--state names no hosttune state file" "$(cat "$TMP/st.out")"
 
 # JSON: holds false and the count.
 ht --root "$TMP/e" $G --format json verify >"$TMP/e.json"
