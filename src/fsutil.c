@@ -373,48 +373,13 @@ int ht_file_write_at(const char *root, const char *path, const char *content, mo
 	return 0;
 }
 
-int ht_file_remove_at(const char *root, const char *path, bool *changed, struct ht_error *err)
-{
-	_cleanup_close_ int dfd = -1;
-	struct ht_error e2;
-	const char *base;
-	struct stat st;
-
-	*changed = false;
-	dfd = open_parent(root, path, false, &base, NULL, &e2);
-	if (dfd == -ENOENT)
-		return 0;
-	if (dfd < 0) {
-		if (err)
-			*err = e2;
-		return dfd;
-	}
-	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : path_error(err, errno, root, path, strlen(path));
-	if (S_ISLNK(st.st_mode))
-		return path_error(err, ELOOP, root, path, strlen(path));
-	if (S_ISDIR(st.st_mode))
-		return path_error(err, EISDIR, root, path, strlen(path));
-	if (unlinkat(dfd, base, 0) < 0)
-		return errno == ENOENT ? 0 : path_error(err, errno, root, path, strlen(path));
-	*changed = true;
-	if (fsync(dfd) < 0)
-		return path_why(err, errno, root, path, strlen(path),
-		                "removed, but the fsync of its directory failed");
-	return 0;
-}
-
-int ht_dirs_missing(const char *root, const char *path, struct ht_paths *missing,
-                    struct ht_error *err)
-{
-	_cleanup_close_ int dfd = -1;
-	const char *base;
-
-	dfd = open_parent(root, path, false, &base, missing, err);
-	return dfd == -ENOENT ? 0 : dfd < 0 ? dfd : 0;
-}
-
-int ht_dir_remove_at(const char *root, const char *path, bool *removed, struct ht_error *err)
+/*
+ * Removes the file (@dir false) or empty directory (@dir true) @path below
+ * @root without following a symlink, then fsyncs its parent; an absent entry
+ * is not an error. *@removed tells whether something was removed.
+ */
+static int remove_entry(const char *root, const char *path, bool dir, bool *removed,
+                        struct ht_error *err)
 {
 	_cleanup_close_ int dfd = -1;
 	struct ht_error e2;
@@ -434,9 +399,11 @@ int ht_dir_remove_at(const char *root, const char *path, bool *removed, struct h
 		return errno == ENOENT ? 0 : path_error(err, errno, root, path, strlen(path));
 	if (S_ISLNK(st.st_mode))
 		return path_error(err, ELOOP, root, path, strlen(path));
-	if (!S_ISDIR(st.st_mode))
+	if (!dir && S_ISDIR(st.st_mode))
+		return path_error(err, EISDIR, root, path, strlen(path));
+	if (dir && !S_ISDIR(st.st_mode))
 		return path_error(err, ENOTDIR, root, path, strlen(path));
-	if (unlinkat(dfd, base, AT_REMOVEDIR) < 0) {
+	if (unlinkat(dfd, base, dir ? AT_REMOVEDIR : 0) < 0) {
 		if (errno == ENOENT)
 			return 0;
 		/* rmdir(2): EEXIST is allowed for a directory that is not empty. */
@@ -446,8 +413,29 @@ int ht_dir_remove_at(const char *root, const char *path, bool *removed, struct h
 	*removed = true;
 	if (fsync(dfd) < 0)
 		return path_why(err, errno, root, path, strlen(path),
-		                "removed, but the fsync of its parent failed");
+		                dir ? "removed, but the fsync of its parent failed" :
+		                      "removed, but the fsync of its directory failed");
 	return 0;
+}
+
+int ht_file_remove_at(const char *root, const char *path, bool *changed, struct ht_error *err)
+{
+	return remove_entry(root, path, false, changed, err);
+}
+
+int ht_dirs_missing(const char *root, const char *path, struct ht_paths *missing,
+                    struct ht_error *err)
+{
+	_cleanup_close_ int dfd = -1;
+	const char *base;
+
+	dfd = open_parent(root, path, false, &base, missing, err);
+	return dfd == -ENOENT ? 0 : dfd < 0 ? dfd : 0;
+}
+
+int ht_dir_remove_at(const char *root, const char *path, bool *removed, struct ht_error *err)
+{
+	return remove_entry(root, path, true, removed, err);
 }
 
 static void rstrip(char *s)
