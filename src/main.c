@@ -521,7 +521,8 @@ static int cmd_watch(const struct options *o)
 		return r;
 	cfg = (struct ht_watch_config){ .root = o->root, .interval = o->interval,
 		                        .duration = o->duration,
-		                        .headroom = profile_headroom(rs) };
+		                        .headroom = profile_headroom(rs),
+		                        .stop = &interrupted };
 	ht_ruleset_free(rs);
 	r = ht_watch_new(&cfg, &w, &err);
 	if (r < 0) {

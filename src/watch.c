@@ -4,6 +4,8 @@
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,6 +50,13 @@
 #define INTERVAL_MAX (24.0 * 3600.0)
 #define INTERVAL_MIN 0.001
 
+/*
+ * Times are decimals read into binary doubles (5.250 - 0.250 may come out a
+ * hair under 5): a window this much short of HT_WATCH_RATE_WINDOW still
+ * counts. Far below the record's resolution of 1 ms.
+ */
+#define WINDOW_SLACK 1e-6
+
 /* ---- the summary arithmetic ---- */
 
 int ht_watch_acc_init(struct ht_watch_acc *a, double interval, double headroom)
@@ -61,7 +70,7 @@ int ht_watch_acc_init(struct ht_watch_acc *a, double interval, double headroom)
 }
 
 /*
- * The difference of a cumulative counter between two samples. A sum of u32
+ * The difference of a drop counter between two samples. A sum of u32
  * per-CPU counters that went back by less than 2^32 had one CPU wrap; one
  * that went back further is from another boot (a record stitched together)
  * and has no meaningful difference. Returns false then.
@@ -78,11 +87,94 @@ static bool counter_delta(int64_t before, int64_t after, int64_t *d)
 	return true;
 }
 
+/*
+ * The difference of insert, a 64-bit count of events: it never wraps, so a
+ * decrease means the counting restarted (records appended one after the
+ * other, another sampler) and the difference is unknown.
+ */
+static bool insert_delta(int64_t before, int64_t after, int64_t *d)
+{
+	if (after < before)
+		return false;
+	*d = after - before;
+	return true;
+}
+
 static bool sample_valid(const struct ht_watch_sample *s)
 {
 	return isfinite(s->t) && s->t >= 0 && s->max > 0 && s->count >= 0 && s->time_wait >= 0 &&
 	       (!s->have_insert || s->insert >= 0) && (!s->have_drop || s->drop >= 0) &&
 	       (!s->have_early_drop || s->early_drop >= 0);
+}
+
+void ht_watch_acc_free(struct ht_watch_acc *a)
+{
+	free(a->win);
+	a->win = NULL;
+	a->win_head = a->win_len = a->win_cap = 0;
+}
+
+/* Starts a new stretch of known insert differences: forgets the points before. */
+static void window_reset(struct ht_watch_acc *a)
+{
+	a->win_head = a->win_len = 0;
+}
+
+static int window_push(struct ht_watch_acc *a, double t, int64_t insert)
+{
+	if (a->win_head + a->win_len == a->win_cap) {
+		if (a->win_head > 0) {
+			memmove(a->win, a->win + a->win_head, a->win_len * sizeof(*a->win));
+			a->win_head = 0;
+		} else {
+			size_t ncap = a->win_cap ? a->win_cap * 2 : 64;
+			struct ht_watch_point *nw = reallocarray(a->win, ncap, sizeof(*nw));
+
+			if (!nw)
+				return -ENOMEM;
+			a->win = nw;
+			a->win_cap = ncap;
+		}
+	}
+	a->win[a->win_head + a->win_len++] = (struct ht_watch_point){ .t = t, .insert = insert };
+	return 0;
+}
+
+/*
+ * The rates over the windows of at least HT_WATCH_RATE_WINDOW seconds that
+ * end at the newest point j. Every pair (i, j) with t[j] - t[i] >= W is a
+ * candidate, but only those with no point k between them such that both
+ * (i, k) and (k, j) span W need to be looked at: the rate over (i, j) is
+ * the time-weighted mean of the rates over (i, k) and (k, j), so one of them
+ * is at least as large. With m the newest point at least W before j, those
+ * are the points i <= m with t[m] - t[i] < W; the older ones are dominated
+ * for every later j as well (m only moves forward) and are dropped. The
+ * buffer so holds about 2 W of samples.
+ */
+static void window_scan(struct ht_watch_acc *a)
+{
+	const struct ht_watch_point *w = a->win + a->win_head;
+	const struct ht_watch_point *j = &w[a->win_len - 1];
+	size_t m = SIZE_MAX, drop = 0;
+
+	for (size_t i = 0; i + 1 < a->win_len; i++) {
+		double dt = j->t - w[i].t;
+		double rate;
+
+		if (dt < HT_WATCH_RATE_WINDOW - WINDOW_SLACK)
+			break;
+		m = i;
+		rate = (double)(j->insert - w[i].insert) / dt;
+		if (!a->have_window_rate || rate > a->window_rate)
+			a->window_rate = rate;
+		a->have_window_rate = true;
+	}
+	if (m == SIZE_MAX)
+		return;
+	while (drop < m && w[m].t - w[drop].t >= HT_WATCH_RATE_WINDOW - WINDOW_SLACK)
+		drop++;
+	a->win_head += drop;
+	a->win_len -= drop;
 }
 
 int ht_watch_acc_add(struct ht_watch_acc *a, struct ht_watch_sample *s)
@@ -99,18 +191,27 @@ int ht_watch_acc_add(struct ht_watch_acc *a, struct ht_watch_sample *s)
 	if (a->samples == 0) {
 		a->first = *s;
 		a->drops_unknown = !s->have_drop || !s->have_early_drop;
+		if (s->have_insert && window_push(a, s->t, s->insert) < 0)
+			return -ENOMEM;
 	} else {
 		double dt = s->t - p->t;
 
-		if (p->have_insert && s->have_insert && counter_delta(p->insert, s->insert, &d)) {
+		if (p->have_insert && s->have_insert && insert_delta(p->insert, s->insert, &d)) {
 			if (__builtin_add_overflow(a->inserts, d, &a->inserts))
 				return -ERANGE;
 			a->insert_time += dt;
 			s->new_per_s = (double)d / dt;
 			s->have_new_rate = true;
-			if (!a->have_rate || s->new_per_s > a->peak_rate)
-				a->peak_rate = s->new_per_s;
+			if (!a->have_rate || s->new_per_s > a->peak_interval_rate)
+				a->peak_interval_rate = s->new_per_s;
 			a->have_rate = true;
+			if (window_push(a, s->t, s->insert) < 0)
+				return -ENOMEM;
+			window_scan(a);
+		} else {
+			window_reset(a);
+			if (s->have_insert && window_push(a, s->t, s->insert) < 0)
+				return -ENOMEM;
 		}
 		if (p->have_drop && s->have_drop && p->have_early_drop && s->have_early_drop &&
 		    counter_delta(p->drop, s->drop, &d) &&
@@ -168,13 +269,15 @@ int ht_watch_acc_summary(const struct ht_watch_acc *a, const char *source,
 		.peak_count = a->peak_count,
 		.peak_pct = a->peak_pct,
 		.have_rate = a->have_rate,
-		.peak_rate = a->have_rate ? a->peak_rate : 0,
+		.peak_interval_rate = a->have_rate ? a->peak_interval_rate : 0,
 		.mean_rate = a->insert_time > 0 ? (double)a->inserts / a->insert_time : 0,
 		.have_drops = !a->drops_unknown,
 		.drops = a->drops,
 		.pinned_samples = a->longest_run,
 		.full_at_start = a->first.count >= a->first.max,
 	};
+	/* No stretch of known differences spans the window: the rate over all of them. */
+	out->peak_rate = a->have_window_rate ? a->window_rate : out->mean_rate;
 	out->interval = a->interval > 0 ? a->interval
 	                : a->samples > 1 ? out->duration / (double)(a->samples - 1) : 0;
 	/* conntrack.ceiling in rules/conntrack.rules: a TIME_WAIT of 0 counts as 1 s. */
@@ -207,12 +310,12 @@ int ht_watch_replay(struct ht_watch_sample *samples, size_t n, double headroom,
 
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; r == 0 && i < n; i++)
 		r = ht_watch_acc_add(&a, &samples[i]);
-		if (r < 0)
-			return r;
-	}
-	return ht_watch_acc_summary(&a, source, out);
+	if (r == 0)
+		r = ht_watch_acc_summary(&a, source, out);
+	ht_watch_acc_free(&a);
+	return r;
 }
 
 const char *ht_watch_basis_name(enum ht_watch_basis b)
@@ -273,10 +376,10 @@ static void explain_recommendation(FILE *out, const struct ht_watch_summary *s)
 	case HT_WATCH_BASIS_RATE:
 		fprintf(out, "  The table sat at its cap for %zu consecutive samples: its count\n"
 		             "  only shows the cap. The table must hold every connection of the\n"
-		             "  last TIME_WAIT seconds: peak rate %.1f/s x TIME_WAIT %" PRId64
-		             " s\n  = %.0f entries, x headroom %g = %.0f",
-		        s->pinned_samples, s->peak_rate, s->time_wait, ceil(s->working_set),
-		        s->headroom, need);
+		             "  last TIME_WAIT seconds: peak rate over %g s %.1f/s x TIME_WAIT %"
+		             PRId64 " s\n  = %.0f entries, x headroom %g = %.0f",
+		        s->pinned_samples, HT_WATCH_RATE_WINDOW, s->peak_rate, s->time_wait,
+		        ceil(s->working_set), s->headroom, need);
 		break;
 	case HT_WATCH_BASIS_CAP:
 		fprintf(out, "  The table sat at its cap for %zu consecutive samples: its count\n"
@@ -311,8 +414,9 @@ int ht_watch_format_summary(FILE *out, const struct ht_watch_summary *s)
 	fprintf(out, "  at the cap      %zu consecutive samples (count >= max)\n",
 	        s->pinned_samples);
 	if (s->have_rate)
-		fprintf(out, "  new conns/s     peak %.1f, mean %.1f (%s)\n", s->peak_rate,
-		        s->mean_rate, s->source);
+		fprintf(out, "  new conns/s     peak %.1f over %g s, %.1f over one interval,"
+		             " mean %.1f (%s)\n", s->peak_rate, HT_WATCH_RATE_WINDOW,
+		        s->peak_interval_rate, s->mean_rate, s->source);
 	else
 		fprintf(out, "  new conns/s     unknown (%s)\n", s->source);
 	if (s->have_drops)
@@ -352,6 +456,8 @@ struct json_object *ht_watch_summary_json(const struct ht_watch_summary *s)
 		{ "peak_count", json_object_new_int64(s->peak_count), false },
 		{ "peak_pct", json_fixed(s->peak_pct, 1), false },
 		{ "peak_rate", s->have_rate ? json_fixed(s->peak_rate, 1) : NULL, !s->have_rate },
+		{ "peak_interval_rate", s->have_rate ? json_fixed(s->peak_interval_rate, 1) : NULL,
+		  !s->have_rate },
 		{ "mean_rate", s->have_rate ? json_fixed(s->mean_rate, 1) : NULL, !s->have_rate },
 		{ "drops", s->have_drops ? json_object_new_int64(s->drops) : NULL, !s->have_drops },
 		{ "pinned_samples", json_object_new_int64((int64_t)s->pinned_samples), false },
@@ -678,13 +784,21 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* Counts the events queued on the (non-blocking) socket. 0 or a negative errno. */
-static int events_drain(struct ht_watch *w)
+/*
+ * Counts the events queued on the (non-blocking) socket. With @stoppable,
+ * returns early once the caller's stop flag is set: a storm can refill the
+ * queue as fast as it is read. 0 or a negative errno.
+ */
+static int events_drain(struct ht_watch *w, bool stoppable)
 {
 	if (!w->ev)
 		return 0;
 	for (;;) {
-		ssize_t n = mnl_socket_recvfrom(w->ev, w->buf, EVENT_BUF_SIZE);
+		ssize_t n;
+
+		if (stoppable && w->cfg.stop && *w->cfg.stop)
+			return 0;
+		n = mnl_socket_recvfrom(w->ev, w->buf, EVENT_BUF_SIZE);
 
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -802,7 +916,8 @@ int ht_watch_sample(struct ht_watch *w, struct ht_watch_sample *s, struct ht_err
 	int r;
 
 	/* Events first, so that the count of the sample covers everything before its time. */
-	r = events_drain(w);
+	/* Not stoppable: the last sample's count must be complete. */
+	r = events_drain(w, false);
 	if (r < 0)
 		return ht_error_set(err, -r, "%s: %s", SRC_EVENTS, strerror(-r));
 	if (clock_gettime(CLOCK_MONOTONIC, &now) < 0)
@@ -856,47 +971,74 @@ static void ts_add(struct timespec *t, double s)
 	}
 }
 
+/*
+ * Sleeps in ppoll() until @due, counting events; @mask is the signal mask
+ * during the sleep (NULL: unchanged). Without a stop flag any signal ends
+ * the wait; with one, only the flag does.
+ */
+static int wait_until(struct ht_watch *w, const struct timespec *due, const sigset_t *mask)
+{
+	volatile sig_atomic_t *stop = w->cfg.stop;
+
+	for (;;) {
+		struct pollfd p = { .fd = w->ev ? mnl_socket_get_fd(w->ev) : -1, .events = POLLIN };
+		struct timespec now, left = { 0 };
+		double d;
+		int r;
+
+		/* Before every sleep and so after every drain. */
+		if (stop && *stop)
+			return -EINTR;
+		if (clock_gettime(CLOCK_MONOTONIC, &now) < 0)
+			return -errno;
+		d = ts_diff(due, &now);
+		if (d <= 0)
+			return 0;
+		/* A relative timeout, but recomputed from the absolute @due: no drift. */
+		ts_add(&left, d);
+		r = ppoll(w->ev ? &p : NULL, w->ev ? 1 : 0, &left, mask);
+		if (r < 0) {
+			if (errno == EINTR && stop)
+				continue;
+			return -errno;
+		}
+		if (r > 0) {
+			r = events_drain(w, true);
+			if (r < 0)
+				return r;
+		}
+	}
+}
+
 int ht_watch_wait(struct ht_watch *w)
 {
-	struct timespec due = w->t0, now;
+	struct timespec due = w->t0;
+	sigset_t stop_signals, old, during;
+	int r;
 
 	if (w->acc.samples == 0)
 		return 0;
 	ts_add(&due, w->next_due);
-	for (;;) {
-		struct timespec left;
-		double d;
-		int r;
-
-		if (clock_gettime(CLOCK_MONOTONIC, &now) < 0)
-			return -errno;
-		d = ts_diff(&due, &now);
-		if (d <= 0)
-			return 0;
-		if (!w->ev) {
-			/* TIMER_ABSTIME: no drift over a long watch. */
-			r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, NULL);
-			if (r == 0)
-				return 0;
-			if (r == EINTR)
-				return -EINTR;
-			return -r;
-		}
-		left = (struct timespec){ 0 };
-		ts_add(&left, d);
-		{
-			struct pollfd p = { .fd = mnl_socket_get_fd(w->ev), .events = POLLIN };
-
-			r = ppoll(&p, 1, &left, NULL);
-			if (r < 0)
-				return -errno;
-			if (r > 0) {
-				r = events_drain(w);
-				if (r < 0)
-					return r;
-			}
-		}
-	}
+	if (!w->cfg.stop)
+		return wait_until(w, &due, NULL);
+	/*
+	 * A SIGINT between the check of *stop and the start of ppoll() would
+	 * leave it sleeping a whole interval: keep SIGINT and SIGTERM blocked
+	 * but during ppoll(), which unblocks them atomically (so they interrupt
+	 * it with EINTR and the flag is seen at once), then restore the mask.
+	 */
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	r = pthread_sigmask(SIG_BLOCK, &stop_signals, &old);
+	if (r != 0)
+		return -r;
+	during = old;
+	sigdelset(&during, SIGINT);
+	sigdelset(&during, SIGTERM);
+	r = wait_until(w, &due, &during);
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return r;
 }
 
 bool ht_watch_done(const struct ht_watch *w)
@@ -922,6 +1064,7 @@ void ht_watch_free(struct ht_watch *w)
 		return;
 	if (w->ev)
 		mnl_socket_close(w->ev);
+	ht_watch_acc_free(&w->acc);
 	free(w->buf);
 	free(w->root);
 	free(w);

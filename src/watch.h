@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,7 +23,7 @@ struct json_object;
  *	loop: ht_watch_sample()             one sample, its derived rates filled
  *	      ht_watch_format_sample()      a line of text (or the JSON at the end)
  *	      ht_watch_record_sample()      a line of the record file (--record)
- *	      ht_watch_wait()               sleeps to the next tick; -EINTR on a signal
+ *	      ht_watch_wait()               sleeps to the next tick; -EINTR once *cfg.stop is set
  *	ht_watch_summary()                  after the last sample or on Ctrl-C
  *	ht_watch_format_summary() / ht_watch_summary_json()
  *	ht_watch_free()
@@ -62,16 +63,29 @@ struct json_object;
  *   pct_max      100 x count / max
  *   new_per_s    (insert - insert of the previous sample) / (t - previous t)
  *   drops_per_s  the same for drop + early_drop
- * The kernel counters are u32 per CPU (nla_put_be32() in
+ * The drop counters are u32 per CPU (nla_put_be32() in
  * ctnetlink_ct_stat_cpu_fill_info()); a difference that is negative by less
  * than 2^32 is one CPU's counter wrapping and is corrected by adding 2^32. A
  * difference still negative (a record from another boot) makes it unknown.
+ * insert is a 64-bit count of events that never wraps: a decrease means the
+ * counting restarted (two records appended, another sampler), and that
+ * interval's new_per_s is unknown, as after lost events.
  *
  * Summary (ht_watch_acc_summary()):
  *   samples, duration (t of the last sample - t of the first), interval (the
  *     configured one, or duration / (samples - 1) for a replay)
  *   peak_count   the largest count; peak_pct its share of that sample's max
- *   peak_rate    the largest new_per_s of any interval
+ *   peak_interval_rate  the largest new_per_s of any one interval
+ *   peak_rate    the largest rate over a window of at least HT_WATCH_RATE_WINDOW (W)
+ *                seconds: max over sample pairs i < j with t[j] - t[i] >= W of
+ *                (insert[j] - insert[i]) / (t[j] - t[i]), every interval between
+ *                i and j known (a pair does not span an unknown interval). When
+ *                no such pair exists (a run shorter than W, or losses cutting it
+ *                into shorter stretches), mean_rate: the rate over the whole run.
+ *                t[j] - t[i] may fall short of W by 1 us (decimal times in binary).
+ *                A burst over one interval of 250 ms is not what a table must
+ *                hold for TIME_WAIT seconds; W is the span over which the
+ *                field's bursts were measured.
  *   mean_rate    total inserts / duration (over the intervals whose insert
  *                difference is known, which is all of them unless events were lost)
  *   drops        the sum of the drop + early_drop differences over the run
@@ -84,7 +98,8 @@ struct json_object;
  *
  *   recommended_max, with headroom >= 1 (the CLI passes workload.burst, default 2):
  *     never at the cap:  working_set = peak_count                  (basis "count")
- *     at the cap:        working_set = peak_rate x time_wait       (basis "rate")
+ *     at the cap:        working_set = peak_rate x time_wait       (basis "rate"; the
+ *                        W-second peak, not peak_interval_rate)
  *                        when that is at least peak_count, else peak_count, a
  *                        lower bound (basis "cap"; also when no rate is known)
  *       A full table only shows the cap: the entries it would have held are
@@ -114,6 +129,9 @@ struct json_object;
  */
 
 #define HT_WATCH_RECORD_HEADER "# hosttune watch 1"
+
+/* The peak rate's window, s: the span the field's bursts were measured over. */
+#define HT_WATCH_RATE_WINDOW 5.0
 
 /* Largest power of two nf_conntrack_max accepts (an int sysctl: at most 2^31 - 1). */
 #define HT_WATCH_MAX_LIMIT ((int64_t)1 << 30)
@@ -148,8 +166,10 @@ struct ht_watch_summary {
 	int64_t max, time_wait;   /* of the last sample */
 	int64_t peak_count;
 	double peak_pct;
-	bool have_rate;           /* peak_rate and mean_rate are known */
-	double peak_rate, mean_rate;
+	bool have_rate;           /* peak_rate, peak_interval_rate and mean_rate are known */
+	double peak_rate;         /* over a window of HT_WATCH_RATE_WINDOW s (see above) */
+	double peak_interval_rate; /* over one sampling interval */
+	double mean_rate;
 	bool have_drops;          /* every drop and early_drop difference was known */
 	int64_t drops;
 	size_t pinned_samples;
@@ -165,6 +185,12 @@ struct ht_watch_summary {
 
 /* ---- the summary arithmetic: pure, no I/O ---- */
 
+/* A sample's (t, insert), kept for the windowed peak rate. */
+struct ht_watch_point {
+	double t;
+	int64_t insert;
+};
+
 struct ht_watch_acc {
 	double interval, headroom;
 	size_t samples;
@@ -172,7 +198,12 @@ struct ht_watch_acc {
 	int64_t peak_count;
 	double peak_pct;
 	bool have_rate;
-	double peak_rate;
+	double peak_interval_rate;
+	bool have_window_rate;    /* some pair spans HT_WATCH_RATE_WINDOW */
+	double window_rate;
+	/* The current stretch of known inserts, only the points a later window can need. */
+	struct ht_watch_point *win;
+	size_t win_head, win_len, win_cap;
 	int64_t inserts;          /* sum of the known insert differences */
 	double insert_time;       /* the time those differences span */
 	bool drops_unknown;
@@ -187,10 +218,14 @@ struct ht_watch_acc {
  */
 int ht_watch_acc_init(struct ht_watch_acc *a, double interval, double headroom);
 
+/* ht_watch_acc_free - release what ht_watch_acc_add() allocated; @a can be initialized again. */
+void ht_watch_acc_free(struct ht_watch_acc *a);
+
 /*
  * ht_watch_acc_add - add one sample and fill its derived fields. Returns 0,
- * or -EINVAL when @s->t does not follow the previous sample's t, @s->max is
- * not positive or a value is negative.
+ * -EINVAL when @s->t does not follow the previous sample's t, @s->max is
+ * not positive or a value is negative, or -ENOMEM. The accumulator keeps
+ * about 2 x HT_WATCH_RATE_WINDOW s of (t, insert): ht_watch_acc_free() it.
  */
 int ht_watch_acc_add(struct ht_watch_acc *a, struct ht_watch_sample *s);
 
@@ -222,7 +257,8 @@ int ht_watch_format_summary(FILE *out, const struct ht_watch_summary *s);
 
 /*
  * ht_watch_summary_json - {"samples", "duration", "interval", "max", "time_wait",
- * "peak_count", "peak_pct", "peak_rate", "mean_rate", "drops", "pinned_samples",
+ * "peak_count", "peak_pct", "peak_rate", "peak_interval_rate", "mean_rate", "drops",
+ * "pinned_samples",
  * "full_at_start", "ceiling", "headroom", "basis", "working_set",
  * "recommended_max", "source"}; unknown values are null. NULL on ENOMEM.
  */
@@ -259,6 +295,11 @@ struct ht_watch_config {
 	double interval;          /* s between samples, 0.001 to 86400 */
 	double duration;          /* s; 0: until the caller stops (Ctrl-C) */
 	double headroom;          /* >= 1 */
+	/*
+	 * NULL, or the flag the caller's SIGINT/SIGTERM handler sets:
+	 * ht_watch_wait() returns -EINTR as soon as it is set (see there).
+	 */
+	volatile sig_atomic_t *stop;
 };
 
 struct ht_watch;
@@ -283,9 +324,17 @@ int ht_watch_sample(struct ht_watch *w, struct ht_watch_sample *s, struct ht_err
  * that arrive meanwhile. Samples are due at whole multiples of the interval
  * after the first (absolute deadlines: no drift); a sample taken late makes
  * the next one due at the first multiple at least half an interval after
- * it, so that no rate is computed over a sliver of time. Returns 0, or
- * -EINTR when a signal interrupted the sleep (the caller decides whether
- * to stop).
+ * it, so that no rate is computed over a sliver of time.
+ *
+ * With cfg.stop NULL: returns 0, or -EINTR when any signal interrupted the
+ * sleep (the caller decides whether to stop). With cfg.stop: *stop is
+ * checked before every sleep and after every batch of events read, and
+ * -EINTR returned once it is set; other signals do not end the wait. To
+ * close the race of a signal arriving between the check and the sleep,
+ * SIGINT and SIGTERM are blocked (pthread_sigmask) for the call and
+ * unblocked only inside ppoll(), atomically; the caller's mask is restored
+ * on return, and a signal that came meanwhile is delivered then. The
+ * caller's handler must be installed without SA_RESTART.
  */
 int ht_watch_wait(struct ht_watch *w);
 

@@ -98,8 +98,14 @@ expect_eq "interval 0.25 s" 0.25 "$(w .interval)"
 expect_eq "new connections counted from ctnetlink events" "ctnetlink NEW events" "$(w .source)"
 # 200/s x 0.25 s = 50 connections an interval; one more or less at a boundary
 # is 1 / 0.25 s = 4/s. 10 % of 200/s: 180 .. 220.
+pir=$(w .peak_interval_rate)
+if within 180 220 "$pir"; then ok "peak interval rate $pir within 10% of $RATE/s"; else
+	not_ok "peak interval rate within 10% of $RATE/s" "got $pir"; fi
+# The run (3 s) is shorter than the 5 s window: peak_rate is the rate over the
+# whole run, the mean rate.
 pr=$(w .peak_rate)
 mr=$(w .mean_rate)
+expect_eq "peak rate over a run under 5 s = mean rate" "$mr" "$pr"
 if within 180 220 "$pr"; then ok "peak rate $pr within 10% of $RATE/s"; else
 	not_ok "peak rate within 10% of $RATE/s" "got $pr"; fi
 # The window (0.5 .. 3.5 s) lies inside the storm (0 .. 3.995 s), so the mean
@@ -129,6 +135,7 @@ if within 100 800 "$pc"; then ok "peak count $pc within 100 .. $N"; else
 # After the storm the table holds the 800 entries; nothing new arrives.
 expect_eq "after: peak count = $N" "$N" "$(a .peak_count)"
 expect_eq "after: peak rate 0" 0 "$(a .peak_rate)"
+expect_eq "after: peak interval rate 0" 0 "$(a .peak_interval_rate)"
 expect_eq "after: 500 / 250 + 1 = 3 samples" 3 "$(a .samples)"
 # 800 x headroom 2 = 1600 -> pow2ceil 2048; never below the current max.
 max=$(cat "$TMP/max")

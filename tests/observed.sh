@@ -12,26 +12,29 @@ ht --root "$ROOT" --profile garage --observed "$R" --format json audit >"$TMP/o.
 expect_eq "audit --observed: exit 1 (findings)" 1 $?
 f() { jget "$TMP/o.json" ".findings[] | select(.rule == \"conntrack.max\") | $1"; }
 # The replay (tests/test-watch.c works the figures out from the file): peak
-# count 4096, peak rate (4096 - 18) / 0.25 s = 16312/s. Working set at the
-# garage TIME_WAIT of 30 s: max(16312 x 30, 4096) x burst 3 = 1468080 ->
-# 2097152, held to the budget: 503316480 x 0.05 / 328 = 76725 -> 65536.
+# count 4096, peak rate over 5 s: insert 0 at t = 0.000 to 4096 at t = 5.000,
+# 4096 / 5 s = 819.2/s (over the one interval 0.500 -> 0.750 it is
+# (4096 - 18) / 0.25 s = 16312/s, which is not what the table holds for
+# TIME_WAIT). Working set at the garage TIME_WAIT of 30 s:
+# max(819.2 x 30, 4096) x burst 3 = 24576 x 3 = 73728 -> 131072, held to the
+# budget: 503316480 x 0.05 / 328 = 76725 -> 65536.
 expect_eq "recommended max" 65536 "$(f .recommended)"
 # It covers the recorded peak with the profile's headroom: 4096 x 3 = 12288 <= 65536.
 [ "$(f .recommended)" -ge 12288 ] && ok "covers the recorded peak x headroom" ||
 	not_ok "covers the recorded peak x headroom"
 expect_contains "the recording is named" "The recording ($R) peaked at 4096 entries" "$(f .explanation)"
-expect_contains "the rate comes from the recording" "the recording shows a peak of 16312/s" \
+expect_contains "the rate comes from the recording" "the recording shows a peak of 819.2/s" \
 	"$(f .explanation)"
 expect_contains "pinned samples" "pinned at its cap of 4096 for 237 samples" "$(f .explanation)"
 expect_contains "the budget is the limit" "the memory budget caps the table" "$(f .explanation)"
-expect_eq "observed facts are facts" 16312 \
+expect_eq "observed facts are facts" 819.2 \
 	"$(ht --root "$ROOT" --profile garage --observed "$R" --format json audit | jq '.values["conntrack.rate"]')"
 
-# With a budget that fits (half the RAM): 2097152 x (320 + 8) bytes = 656 MiB > 240 MiB,
-# 503316480 x 0.5 / 328 = 767251 -> 524288.
+# With a budget that fits (half the RAM): 503316480 x 0.5 / 328 = 767251 entries
+# allowed; the working set's 131072 (73728 -> 2^17, above) fits: 131072.
 ht --root "$ROOT" --profile garage --set workload.mem_budget=0.5 --observed "$R" --format json audit \
 	>"$TMP/o2.json"
-expect_eq "half the RAM: 524288" 524288 \
+expect_eq "half the RAM: 131072" 131072 \
 	"$(jget "$TMP/o2.json" '.findings[] | select(.rule == "conntrack.max") | .recommended')"
 
 # A recording without rates (made without CAP_NET_ADMIN: '-' in the insert

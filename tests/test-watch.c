@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -41,6 +43,7 @@ static void summarize(struct ht_watch_sample *v, size_t n, double interval, doub
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(ht_watch_acc_add(&a, &v[i]), 0);
 	assert_int_equal(ht_watch_acc_summary(&a, "test", out), 0);
+	ht_watch_acc_free(&a);
 }
 
 /*
@@ -82,9 +85,15 @@ static void test_field_case(void **state _unused_)
 	assert_near(v[6].drops_per_s, 500);
 	assert_false(v[0].have_new_rate);
 	assert_false(v[0].have_drop_rate);
-	/* Intervals t = 0->1 .. 3->4: 1000/s each, the largest. */
+	/* Intervals t = 0->1 .. 3->4: 1000/s each, the largest single interval. */
 	assert_true(s.have_rate);
-	assert_near(s.peak_rate, 1000);
+	assert_near(s.peak_interval_rate, 1000);
+	/*
+	 * Windows of at least 5 s: t = 0 -> 5, insert 0 -> 4096: 4096 / 5 s =
+	 * 819.2/s, the largest (1 -> 6: 3096 / 5 = 619.2; 0 -> 6: 4096 / 6 =
+	 * 682.7; the later ones see no insert at all).
+	 */
+	assert_near(s.peak_rate, 819.2);
 	/* 4096 inserts over 15 s = 273.0666.../s. */
 	assert_near(s.mean_rate, 4096.0 / 15);
 	/* drop goes 7 -> 7 + 500 x 10 = 5007; early_drop stays 0: 5000. */
@@ -96,19 +105,19 @@ static void test_field_case(void **state _unused_)
 	/* 4096 / 120 s = 34.133... */
 	assert_near(s.ceiling, 4096.0 / 120);
 	/*
-	 * Pinned: working set = peak rate x TIME_WAIT = 1000 x 120 = 120000,
-	 * x headroom 2 = 240000; 2^17 = 131072 < 240000 <= 2^18 = 262144.
+	 * Pinned: working set = 5 s peak rate x TIME_WAIT = 819.2 x 120 = 98304,
+	 * x headroom 2 = 196608; 2^17 = 131072 < 196608 <= 2^18 = 262144.
 	 */
 	assert_int_equal(s.basis, HT_WATCH_BASIS_RATE);
-	assert_near(s.working_set, 120000);
-	assert_near(s.need, 240000);
+	assert_near(s.working_set, 98304);
+	assert_near(s.need, 196608);
 	assert_int_equal(s.pow2, 262144);
 	assert_int_equal(s.recommended_max, 262144);
 	assert_int_equal(s.max, 4096);
 	assert_int_equal(s.time_wait, 120);
 	assert_string_equal(s.source, "test");
 
-	/* Headroom 1: 120000 -> 2^17 = 131072 (2^16 = 65536 is short). */
+	/* Headroom 1: 98304 -> 2^17 = 131072 (2^16 = 65536 is short). */
 	summarize(v, n, 1.0, 1, &s);
 	assert_int_equal(s.recommended_max, 131072);
 }
@@ -122,8 +131,13 @@ static void test_not_pinned(void **state _unused_)
 	for (int i = 0; i <= 16; i++)
 		v[i] = S(0.25 * i, 50 * i, 262144, 1000 + 50 * i, 0, 0, 120);
 	summarize(v, 17, 0.25, 2, &s);
-	/* 16 x 50 = 800 entries, 800 / 4 s = 200/s; every interval 50 / 0.25 = 200/s. */
+	/*
+	 * 16 x 50 = 800 entries, 800 / 4 s = 200/s; every interval 50 / 0.25 =
+	 * 200/s. The run (4 s) is shorter than the 5 s window: the peak rate is
+	 * the rate over the whole run, 200/s.
+	 */
 	assert_int_equal(s.peak_count, 800);
+	assert_near(s.peak_interval_rate, 200);
 	assert_near(s.peak_rate, 200);
 	assert_near(s.mean_rate, 200);
 	assert_int_equal(s.pinned_samples, 0);
@@ -170,7 +184,10 @@ static void test_longest_run_and_cap_basis(void **state _unused_)
 	assert_int_equal(s.recommended_max, 2048);
 	assert_string_equal(ht_watch_basis_name(s.basis), "cap");
 
-	/* Rate known but small: 9/s x 60 s = 540, below the peak count 600 -> cap. */
+	/*
+	 * Rate known but small: 9 per 1 s interval, so 9/s over any window
+	 * (t = 0 -> 5: 45 / 5 s); 9/s x 60 s = 540, below the peak count 600 -> cap.
+	 */
 	for (int i = 0; i < 8; i++) {
 		v[i].insert = 9 * i;
 		v[i].have_insert = true;
@@ -218,9 +235,93 @@ static void test_counter_wrap_and_unknown(void **state _unused_)
 	assert_true(v[1].have_new_rate);
 	assert_false(v[2].have_new_rate);
 	assert_false(v[3].have_new_rate);
-	/* Only the interval 0 -> 1 is known: 40 in 1 s. */
+	/* Only the interval 0 -> 1 is known: 40 in 1 s; the run (3 s) is under 5 s. */
+	assert_near(s.peak_interval_rate, 40);
 	assert_near(s.peak_rate, 40);
 	assert_near(s.mean_rate, 40);
+
+	/*
+	 * insert going back (40 -> 0: the counting restarted, a record appended
+	 * to another) is no wrap: that interval is unknown, not 2^32 - 40 new.
+	 */
+	v[2].have_insert = true;
+	summarize(v, 4, 1, 2, &s);
+	assert_false(v[2].have_new_rate);
+	/* t = 2 -> 3: 0 -> 130, 130/s, the largest interval. */
+	assert_true(v[3].have_new_rate);
+	assert_near(v[3].new_per_s, 130);
+	assert_near(s.peak_interval_rate, 130);
+	/* Known: 40 in 1 s and 130 in 1 s, (40 + 130) / 2 s = 85/s; under 5 s: the peak too. */
+	assert_near(s.mean_rate, 85);
+	assert_near(s.peak_rate, 85);
+}
+
+/* The 5 s peak from its definition: every pair, no unknown interval between. */
+static double brute_window_peak(const struct ht_watch_sample *v, size_t n, bool *have)
+{
+	double best = 0;
+
+	*have = false;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n && v[j].have_new_rate; j++) {
+			double dt = v[j].t - v[i].t;
+			double r = (double)(v[j].insert - v[i].insert) / dt;
+
+			if (dt >= 5 - 1e-6 && (!*have || r > best)) {
+				best = r;
+				*have = true;
+			}
+		}
+	return best;
+}
+
+static void test_window_peak(void **state _unused_)
+{
+	struct ht_watch_sample v[2000];
+	struct ht_watch_summary s;
+	unsigned seed = 12345;
+	double t = 0;
+	int64_t ins = 0;
+	bool have;
+
+	/*
+	 * A burst of 1000 in one 0.25 s interval (t = 9.75 -> 10.00) in a quiet
+	 * run of 2 per interval (8/s), t = 0 .. 20 s: 1000 / 0.25 s = 4000/s
+	 * over that interval, but over 5 s (20 intervals) at most the burst and
+	 * 19 quiet intervals: (1000 + 2 x 19) / 5 s = 1038 / 5 = 207.6/s.
+	 */
+	for (int i = 0; i <= 80; i++) {
+		ins += i == 40 ? 1000 : i > 0 ? 2 : 0;
+		v[i] = S(0.25 * i, 0, 4096, ins, 0, 0, 120);
+	}
+	summarize(v, 81, 0.25, 2, &s);
+	assert_near(s.peak_interval_rate, 4000);
+	assert_near(s.peak_rate, 207.6);
+
+	/* Irregular times, bursts and lost intervals: the same as every pair tried. */
+	for (int round = 0; round < 20; round++) {
+		size_t n = 200 + (size_t)round * 90;
+
+		t = 0;
+		ins = 0;
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			t += 0.01 + (double)((seed >> 8) % 1000) / 1000.0 * (round % 3 ? 0.5 : 3);
+			ins += (seed >> 4) % 7 == 0 ? (seed >> 12) % 5000 : (seed >> 12) % 50;
+			v[i] = S(t, 0, 4096, ins, 0, 0, 120);
+			/* One sample in 40 with its insert unknown (events lost). */
+			v[i].have_insert = (seed >> 20) % 40 != 0;
+		}
+		summarize(v, n, 0, 2, &s);
+		{
+			double want = brute_window_peak(v, n, &have);
+
+			if (have)
+				assert_true(fabs(s.peak_rate - want) < 1e-9 * (1 + want));
+			else
+				assert_near(s.peak_rate, s.mean_rate);
+		}
+	}
 }
 
 static void test_limits(void **state _unused_)
@@ -275,6 +376,7 @@ static void test_acc_errors(void **state _unused_)
 	v = S(0.5, 0, 10, 0, 0, 0, 120);
 	assert_int_equal(ht_watch_acc_add(&a, &v), -EINVAL);
 	assert_int_equal(a.samples, 1);
+	ht_watch_acc_free(&a);
 }
 
 static char *memtext(void (*fn)(FILE *, const void *), const void *arg)
@@ -461,15 +563,16 @@ static void test_format(void **state _unused_)
 	        "16 samples over 15.000 s, every 1.000 s\n"
 	        "  peak count      4096 entries = 100.0% of max 4096\n"
 	        "  at the cap      11 consecutive samples (count >= max)\n"
-	        "  new conns/s     peak 1000.0, mean 273.1 (test)\n"
+	        "  new conns/s     peak 819.2 over 5 s, 1000.0 over one interval, mean 273.1"
+	        " (test)\n"
 	        "  dropped         5000 (drop + early_drop)\n"
 	        "  ceiling         max 4096 / TIME_WAIT 120 s = 34.1 new connections/s"
 	        " at a full table\n"
 	        "  recommended     nf_conntrack_max = 262144\n"
 	        "  The table sat at its cap for 11 consecutive samples: its count\n"
 	        "  only shows the cap. The table must hold every connection of the\n"
-	        "  last TIME_WAIT seconds: peak rate 1000.0/s x TIME_WAIT 120 s\n"
-	        "  = 120000 entries, x headroom 2 = 240000, next power of two 262144.\n");
+	        "  last TIME_WAIT seconds: peak rate over 5 s 819.2/s x TIME_WAIT 120 s\n"
+	        "  = 98304 entries, x headroom 2 = 196608, next power of two 262144.\n");
 
 	/* Not pinned, below the current max. */
 	for (int i = 0; i < 16; i++) {
@@ -497,9 +600,10 @@ static void test_json(void **state _unused_)
 	assert_string_equal(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
 	                    "{\"samples\":16,\"duration\":15.000,\"interval\":1.000,\"max\":4096,"
 	                    "\"time_wait\":120,\"peak_count\":4096,\"peak_pct\":100.0,"
-	                    "\"peak_rate\":1000.0,\"mean_rate\":273.1,\"drops\":5000,"
+	                    "\"peak_rate\":819.2,\"peak_interval_rate\":1000.0,"
+	                    "\"mean_rate\":273.1,\"drops\":5000,"
 	                    "\"pinned_samples\":11,\"full_at_start\":false,\"ceiling\":34.1,"
-	                    "\"headroom\":2.00,\"basis\":\"rate\",\"working_set\":120000,"
+	                    "\"headroom\":2.00,\"basis\":\"rate\",\"working_set\":98304,"
 	                    "\"recommended_max\":262144,\"source\":\"test\"}");
 	json_object_put(j);
 
@@ -511,6 +615,8 @@ static void test_json(void **state _unused_)
 	assert_non_null(j);
 	assert_true(json_object_object_get_ex(j, "peak_rate", NULL));
 	assert_null(json_object_object_get(j, "peak_rate"));
+	assert_true(json_object_object_get_ex(j, "peak_interval_rate", NULL));
+	assert_null(json_object_object_get(j, "peak_interval_rate"));
 	assert_null(json_object_object_get(j, "mean_rate"));
 	assert_null(json_object_object_get(j, "drops"));
 	assert_string_equal(json_object_get_string(json_object_object_get(j, "basis")), "cap");
@@ -539,6 +645,67 @@ static int remove_entry(const char *path, const struct stat *st _unused_, int fl
                         struct FTW *f _unused_)
 {
 	return remove(path);
+}
+
+static volatile sig_atomic_t test_stop;
+
+static void on_test_signal(int sig _unused_)
+{
+	test_stop = 1;
+}
+
+static double since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* ht_watch_wait() with a stop flag, over the --root tree @cfg names. */
+static void wait_stop(const struct ht_watch_config *base)
+{
+	struct ht_watch_config cfg = *base;
+	struct sigaction sa = { .sa_handler = on_test_signal }, old_sa;
+	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGINT };
+	struct itimerspec in50ms = { .it_value = { .tv_nsec = 50000000 } };
+	struct ht_error err = { "" };
+	struct ht_watch_sample smp;
+	struct ht_watch *w = NULL;
+	struct timespec t0;
+	sigset_t mask_before, mask_after;
+	timer_t timer;
+
+	/* A 10 s interval: a wait that ends within 2 s was ended by the flag. */
+	cfg.interval = 10;
+	cfg.duration = 0;
+	cfg.stop = &test_stop;
+	test_stop = 1;
+	assert_int_equal(ht_watch_new(&cfg, &w, &err), 0);
+	assert_int_equal(ht_watch_sample(w, &smp, &err), 0);
+	/* Already set: -EINTR before any sleep. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(ht_watch_wait(w), -EINTR);
+	assert_true(since(&t0) < 2);
+
+	/* Set by a SIGINT 50 ms into the wait, as Ctrl-C does; no SA_RESTART. */
+	test_stop = 0;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGINT, &sa, &old_sa), 0);
+	assert_int_equal(timer_create(CLOCK_MONOTONIC, &sev, &timer), 0);
+	pthread_sigmask(SIG_SETMASK, NULL, &mask_before);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(timer_settime(timer, 0, &in50ms, NULL), 0);
+	assert_int_equal(ht_watch_wait(w), -EINTR);
+	assert_true(since(&t0) < 2);
+	assert_true(test_stop);
+	/* The caller's signal mask is back as it was. */
+	pthread_sigmask(SIG_SETMASK, NULL, &mask_after);
+	assert_int_equal(sigismember(&mask_after, SIGINT), sigismember(&mask_before, SIGINT));
+	assert_int_equal(sigismember(&mask_after, SIGTERM), sigismember(&mask_before, SIGTERM));
+	timer_delete(timer);
+	sigaction(SIGINT, &old_sa, NULL);
+	ht_watch_free(w);
 }
 
 /* The sampler over a --root tree: procfs values, no events. */
@@ -623,6 +790,7 @@ static void test_sampler_root(void **state _unused_)
 	assert_false(ht_watch_done(w));
 	ht_watch_free(w);
 
+	wait_stop(&cfg);
 	assert_int_equal(nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
 }
 
@@ -649,9 +817,22 @@ static void test_storm_record(void **state _unused_)
 	assert_int_equal(s.max, 4096);
 	assert_int_equal(s.time_wait, 120);
 	assert_int_equal(s.peak_count, 4096);
-	/* The climb, t = 0.500 -> 0.750: insert 18 -> 4096, (4096 - 18) / 0.25 s = 16312/s. */
+	/*
+	 * One interval: the climb, t = 0.500 -> 0.750: insert 18 -> 4096,
+	 * (4096 - 18) / 0.25 s = 16312/s.
+	 */
 	assert_true(s.have_rate);
-	assert_near(s.peak_rate, 16312);
+	assert_near(s.peak_interval_rate, 16312);
+	/*
+	 * Over at least 5 s: insert is 0 up to t = 0.250 and 4096 from t = 0.750
+	 * to 20.000, so the windows t = 0.000 -> 5.000 and 0.250 -> 5.250 hold
+	 * all 4096: 4096 / 5 s = 819.2/s. A window starting at 0.500 (insert 18)
+	 * gets (4096 - 18) / 5 = 815.6; any longer window divides 4096 by more.
+	 * The other climbs: 4096 -> 4353 at t = 20.25 (257 / 5 = 51.4), 4353 ->
+	 * 4673 at 89.75 (64), 4673 -> 6594 from t = 125.0 to 127.5 (1921 / 5 =
+	 * 384.2), 6594 -> 6600 at 159.25 (1.2). The largest: 819.2/s.
+	 */
+	assert_near(s.peak_rate, 819.2);
 	/* insert 0 at t = 0 to 6600 at t = 159.5: 6600 / 159.5 s = 41.379.../s. */
 	assert_near(s.mean_rate, 6600.0 / 159.5);
 	/* drop 0 -> 226, early_drop 0 throughout. */
@@ -664,12 +845,14 @@ static void test_storm_record(void **state _unused_)
 	assert_int_equal(s.pinned_samples, 237);
 	assert_false(s.full_at_start);
 	/*
-	 * Pinned: 16312/s x 120 s = 1957440 entries, x 2 = 3914880;
-	 * 2^21 = 2097152 < 3914880 <= 2^22 = 4194304.
+	 * Pinned: 819.2/s x 120 s = 98304 entries (>= the peak count 4096),
+	 * x 2 = 196608; 2^17 = 131072 < 196608 <= 2^18 = 262144. (The single
+	 * interval's 16312/s gave 1957440 x 2 -> 4194304 for a run of 6600
+	 * connections.)
 	 */
 	assert_int_equal(s.basis, HT_WATCH_BASIS_RATE);
-	assert_near(s.working_set, 1957440);
-	assert_int_equal(s.recommended_max, 4194304);
+	assert_near(s.working_set, 98304);
+	assert_int_equal(s.recommended_max, 262144);
 	/* 4096 / 120 s = 34.13 new connections/s. */
 	assert_near(s.ceiling, 4096.0 / 120);
 	free(v);
@@ -682,6 +865,7 @@ int main(void)
 		cmocka_unit_test(test_not_pinned),
 		cmocka_unit_test(test_longest_run_and_cap_basis),
 		cmocka_unit_test(test_counter_wrap_and_unknown),
+		cmocka_unit_test(test_window_peak),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_acc_errors),
 		cmocka_unit_test(test_record_roundtrip),
