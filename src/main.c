@@ -97,7 +97,8 @@ static void help(FILE *out)
 	        "\n"
 	        "Exit status: 0 no finding at or above --fail-on, or apply/revert succeeded;\n"
 	        "1 findings at or above it; 2 usage, rules or facts input error, or a file\n"
-	        "hosttune did not write is in the way; 3 could not collect, apply or revert\n"
+	        "hosttune did not write is in the way, or nothing to revert; 3 could not\n"
+	        "collect, apply or revert\n"
 	        "(an apply is rolled back).\n"
 	        "See hosttune(8) and hosttune.rules(5).\n");
 }
@@ -395,7 +396,7 @@ static int cmd_apply(const struct options *o)
 		const char *msg = err.msg[0] ? err.msg : strerror(-r);
 
 		if (r == -EEXIST)
-			fprintf(stderr, "hosttune: apply failed: %s\n", msg);
+			fprintf(stderr, "hosttune: apply refused: %s\n", msg);
 		else if (r == -EBADMSG)
 			fprintf(stderr, "hosttune: apply refused, nothing was changed: %s\n", msg);
 		else if (r == -ENOTRECOVERABLE)
@@ -411,6 +412,9 @@ static int cmd_apply(const struct options *o)
 	else if (ht_plan_empty(&plan))
 		printf("No changes: the files and live values already match the plan.\n");
 	else {
+		/* The paths below are host paths; say which tree they are in. */
+		if (o->root)
+			printf("below --root %s:\n", o->root);
 		for (size_t i = 0; i < plan.nfiles; i++) {
 			const struct ht_plan_file *f = &plan.files[i];
 
@@ -475,6 +479,8 @@ static int cmd_revert(const struct options *o)
 
 	if (o->facts_file)
 		return usage_error("revert needs a host (live or --root), not --facts");
+	if (o->root)
+		printf("below --root %s:\n", o->root);
 	r = ht_revert(o->root, o->state, stdout, &err);
 	if (r < 0) {
 		const char *msg = err.msg[0] ? err.msg : strerror(-r);
@@ -846,7 +852,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return usage_error("missing command (audit, facts, explain RULE, rules)");
+		return usage_error("missing command (audit, facts, explain RULE, rules, plan, apply, "
+		                   "revert, verify, watch)");
 	cmd = argv[optind++];
 	if (o.json && (strcmp(cmd, "explain") == 0 || strcmp(cmd, "rules") == 0))
 		return usage_error("--format json: '%s' prints text only", cmd);

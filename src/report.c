@@ -42,7 +42,7 @@ int ht_finding_fix(const struct ht_finding *f, char **file, char **line, char **
 			*file = NULL;
 			return -ENOMEM;
 		}
-		if (asprintf(line, "[Match] OriginalName=%s [Link] %s=%s", f->instance, key, val) < 0) {
+		if (asprintf(line, "[Link] %s=%s", key, val) < 0) {
 			*line = NULL;
 			return -ENOMEM;
 		}

@@ -189,7 +189,8 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 		if (ret < 0)
 			return ret;
 	}
-	if (live && !same_number(live, eff->value)) {
+	/* Overridden already says why the boot value differs from hosttune's. */
+	if (live && !same_number(live, eff->value) && !(ours && ours != eff && problem)) {
 		problem = true;
 		ret = add(r, HT_VERIFY_PROBLEM, "drift", key,
 		          "%s is %s live but %s at boot (%s:%u): %s", key, live, eff->value,
@@ -473,8 +474,10 @@ int ht_verify_print(const struct ht_verify_report *r, FILE *out)
 	for (size_t i = 0; i < r->n; i++)
 		fprintf(out, "%-7s %s\n", r->items[i].status == HT_VERIFY_OK ? "ok" : "PROBLEM",
 		        r->items[i].message);
-	if (r->n == 0)
+	if (r->n == 0) {
 		fprintf(out, "nothing to verify: no hosttune setting is persisted on this host\n");
+		return ferror(out) ? -EIO : 0;
+	}
 	fprintf(out, "%zu problem%s: %s\n", problems, problems == 1 ? "" : "s",
 	        problems ? "some settings do not hold now or will not after a reboot" :
 	                   "every setting holds now and after a reboot");

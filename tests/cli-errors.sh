@@ -91,7 +91,7 @@ bad_args "unknown command" "hosttune: unknown command 'bogus' (hosttune --help l
 bad_args "bad format" "hosttune: --format: expected text or json, got 'xml' (hosttune --help lists the usage)" --format xml audit
 bad_args "bad --fail-on" "hosttune: --fail-on: expected info, warning or critical, got 'ok' (hosttune --help lists the usage)" \
 	--fail-on ok audit
-bad_args "no command" "hosttune: missing command (audit, facts, explain RULE, rules) (hosttune --help lists the usage)"
+bad_args "no command" "hosttune: missing command (audit, facts, explain RULE, rules, plan, apply, revert, verify, watch) (hosttune --help lists the usage)"
 bad_args "unknown rule" "hosttune: no rule 'nosuch' (hosttune rules lists them)" \
 	--rules "$TMP/r" explain nosuch
 bad_args "--root with --facts" "hosttune: --root and --facts exclude each other (hosttune --help lists the usage)" \
