@@ -244,6 +244,13 @@ int ht_ruleset_set_var(struct ht_ruleset *rs, const char *assignment, struct ht_
 		var->value = old;
 		return r;
 	}
+	/* Rates, factors, budgets and times: a negative one means a typo, not a workload. */
+	if (ht_type_is_number(var->value.type) && ht_value_as_double(&var->value) < 0) {
+		r = ht_error_set(err, EINVAL, "--set %s: %s must not be negative", assignment, name);
+		ht_value_clear(&var->value);
+		var->value = old;
+		return r;
+	}
 	ht_value_clear(&old);
 	return 0;
 }

@@ -76,6 +76,9 @@ bad_args "--set of an unknown variable" \
 bad_args "--set of the wrong type" \
 	'hosttune: --set workload.conn_rate="x": workload.conn_rate is a number, got a string' \
 	--rules "$TMP/r" --facts "$FACTS" --set 'workload.conn_rate="x"' audit
+bad_args "--set of a negative rate" \
+	"hosttune: --set workload.conn_rate=-5: workload.conn_rate must not be negative" \
+	--rules "$TMP/r" --facts "$FACTS" --set workload.conn_rate=-5 audit
 bad_args "--set with a name" \
 	"hosttune: --set:1:20: expected a constant, found name 'abc'" \
 	--rules "$TMP/r" --facts "$FACTS" --set workload.conn_rate=abc audit
