@@ -56,3 +56,15 @@ finish() {
 facts_file() {
 	{ echo "# hosttune facts 1"; cat; } >"$1"
 }
+
+# ct_ruleset FILE: an nftables ruleset with a ct expression on input and
+# output, so that loopback traffic in a namespace goes through conntrack (a
+# ct expression registers conntrack's hooks in that namespace).
+ct_ruleset() {
+	cat >"$1" <<'EOT'
+table inet hosttune_test {
+	chain in { type filter hook input priority 0; ct state new,established accept; }
+	chain out { type filter hook output priority 0; ct state new,established accept; }
+}
+EOT
+}

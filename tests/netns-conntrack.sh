@@ -131,14 +131,7 @@ if [ -z "$CHURN" ] || [ ! -x "$CHURN" ]; then
 fi
 unshare -n true 2>/dev/null || skip_live "unshare -n refused"
 
-# input and output both, so that loopback traffic goes through conntrack
-# (a ct expression registers conntrack's hooks in that namespace).
-cat >"$TMP/ct.nft" <<'EOF'
-table inet hosttune_test {
-	chain in { type filter hook input priority 0; ct state new,established accept; }
-	chain out { type filter hook output priority 0; ct state new,established accept; }
-}
-EOF
+ct_ruleset "$TMP/ct.nft"
 
 # Runs inside the namespace; leaves its observations in $TMP.
 cat >"$TMP/inner.sh" <<'EOF'

@@ -27,13 +27,7 @@ done
 unshare -n true 2>/dev/null || skip "unshare -n refused"
 [ -e /proc/sys/net/netfilter/nf_conntrack_max ] || skip "nf_conntrack not loaded"
 
-# input and output both, so that loopback traffic goes through conntrack.
-cat >"$TMP/ct.nft" <<'EOF'
-table inet hosttune_test {
-	chain in { type filter hook input priority 0; ct state new,established accept; }
-	chain out { type filter hook output priority 0; ct state new,established accept; }
-}
-EOF
+ct_ruleset "$TMP/ct.nft"
 
 cat >"$TMP/inner.sh" <<'EOF'
 set -u
