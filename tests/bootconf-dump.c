@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bootconf.h"
+#include "persist/bootconf.h"
 
 static void dump_all(const struct ht_conf *c)
 {

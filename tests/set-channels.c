@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ethtool-set.h"
-#include "util.h"
+#include "persist/ethtool-set.h"
+#include "shared/util.h"
 
 int main(int argc, char **argv)
 {

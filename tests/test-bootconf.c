@@ -14,8 +14,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "bootconf.h"
-#include "util.h"
+#include "persist/bootconf.h"
+#include "shared/util.h"
 
 /*
  * The readers on the tests/fixtures/bootconf-* trees (each file there is

@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "cpu.h"
-#include "util.h"
+#include "collect/cpu.h"
+#include "shared/util.h"
 
 /* ---- helpers ---- */
 

@@ -10,8 +10,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "diff.h"
-#include "util.h"
+#include "persist/diff.h"
+#include "shared/util.h"
 
 #define PATH "etc/sysctl.d/90-hosttune.conf"
 #define NONL "\\ No newline at end of file\n"

@@ -11,9 +11,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "expr.h"
-#include "util.h"
-#include "value.h"
+#include "engine/expr.h"
+#include "shared/util.h"
+#include "engine/value.h"
 
 /* Every expression sits at column 10 of line 3, so an error at byte offset N shows column 10+N. */
 static const struct ht_srcpos tpos = { "t.rules", 3, 10 };

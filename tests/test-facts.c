@@ -17,10 +17,10 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "collect.h"
-#include "facts.h"
-#include "util.h"
-#include "value.h"
+#include "collect/collect.h"
+#include "engine/facts.h"
+#include "shared/util.h"
+#include "engine/value.h"
 
 /* ---- helpers ---- */
 

@@ -25,10 +25,10 @@
 
 #include <json-c/json.h>
 
-#include "fsutil.h"
-#include "persist.h"
-#include "persist-internal.h"
-#include "util.h"
+#include "shared/fsutil.h"
+#include "persist/persist.h"
+#include "persist/persist-internal.h"
+#include "shared/util.h"
 
 /* ---- fault injection (the library's calls land here through --wrap) ---- */
 

@@ -14,10 +14,10 @@
 
 #include <cmocka.h>
 
-#include "facts.h"
-#include "rules.h"
-#include "util.h"
-#include "value.h"
+#include "engine/facts.h"
+#include "engine/rules.h"
+#include "shared/util.h"
+#include "engine/value.h"
 
 /*
  * Every test gets a scratch directory for the rules and profiles it writes, a

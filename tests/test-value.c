@@ -11,8 +11,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "util.h"
-#include "value.h"
+#include "shared/util.h"
+#include "engine/value.h"
 
 static struct ht_value str_value(const char *s)
 {

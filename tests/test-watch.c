@@ -18,8 +18,8 @@
 
 #include <json-c/json.h>
 
-#include "util.h"
-#include "watch.h"
+#include "shared/util.h"
+#include "collect/watch.h"
 
 #define assert_near(a, b) assert_true(fabs((double)(a) - (double)(b)) < 1e-6)
 

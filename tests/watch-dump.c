@@ -16,8 +16,8 @@
 
 #include <json-c/json.h>
 
-#include "util.h"
-#include "watch.h"
+#include "shared/util.h"
+#include "collect/watch.h"
 
 static volatile sig_atomic_t stop;
 

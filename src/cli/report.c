@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/report.h"
+#include "engine/rules-internal.h"
+
+/* Where each kind of target persists (DESIGN.md, "Output and persistence"). */
+#define SYSCTL_FILE "/etc/sysctl.d/90-hosttune.conf"
+#define MODPROBE_FILE "/etc/modprobe.d/hosttune.conf"
+
+static bool needs_fix(const struct ht_finding *f)
+{
+	if (!f->applicable || f->kept || f->recommended.type == HT_T_NONE)
+		return false;
+	if (f->current.type == f->recommended.type && f->current.type == HT_T_INT &&
+	    f->current.i == f->recommended.i)
+		return false;
+	return true;
+}
+
+int ht_finding_fix(const struct ht_finding *f, char **file, char **line, char **live)
+{
+	const struct ht_rule *r = f->rule;
+	_cleanup_free_ char *val = NULL, *path = NULL;
+
+	if (!needs_fix(f) || f->read_only || (r->kind != HT_TARGET_SYSCTL && r->kind != HT_TARGET_MODULE &&
+	                      r->kind != HT_TARGET_CHANNELS))
+		return 0;
+	val = ht_value_display(&f->recommended);
+	if (!val)
+		return -ENOMEM;
+	if (r->kind == HT_TARGET_CHANNELS) {
+		/* systemd.link(5) [Link] CombinedChannels=, RxChannels=, TxChannels= */
+		const char *kind = r->target + strlen("nic.channels.");
+		const char *key = strcmp(kind, "combined") == 0 ? "CombinedChannels" :
+		                  strcmp(kind, "rx") == 0 ? "RxChannels" : "TxChannels";
+
+		if (asprintf(file, "/etc/systemd/network/90-hosttune-%s.link", f->instance) < 0) {
+			*file = NULL;
+			return -ENOMEM;
+		}
+		if (asprintf(line, "[Link] %s=%s", key, val) < 0) {
+			*line = NULL;
+			return -ENOMEM;
+		}
+		if (asprintf(live, "ethtool netlink CHANNELS_SET %s %s %s (ethtool -L %s %s %s)",
+		             f->instance, kind, val, f->instance, kind, val) < 0) {
+			*live = NULL;
+			return -ENOMEM;
+		}
+		return 1;
+	}
+	if (r->kind == HT_TARGET_SYSCTL) {
+		path = strdup(r->target);
+		if (!path)
+			return -ENOMEM;
+		for (char *p = path; *p; p++)
+			if (*p == '.')
+				*p = '/';
+		if (asprintf(file, "%s", SYSCTL_FILE) < 0)
+			return -ENOMEM;
+		if (asprintf(line, "%s = %s", r->target, val) < 0 ||
+		    asprintf(live, "/proc/sys/%s", path) < 0)
+			return -ENOMEM;
+		return 1;
+	}
+	/* module.MODULE.PARAM */
+	{
+		const char *mod = r->target + strlen("module.");
+		const char *dot = strchr(mod, '.');
+		int ml = (int)(dot - mod);
+
+		if (asprintf(file, "%s", MODPROBE_FILE) < 0)
+			return -ENOMEM;
+		if (asprintf(line, "options %.*s %s=%s", ml, mod, dot + 1, val) < 0 ||
+		    asprintf(live, "/sys/module/%.*s/parameters/%s", ml, mod, dot + 1) < 0)
+			return -ENOMEM;
+	}
+	return 1;
+}
+
+/* "nic.queues[eth0]" for a per-interface finding, the rule id otherwise. */
+static char *finding_name(const struct ht_finding *f)
+{
+	char *s;
+
+	if (!f->instance)
+		return strdup(f->rule->id);
+	if (asprintf(&s, "%s[%s]", f->rule->id, f->instance) < 0)
+		return NULL;
+	return s;
+}
+
+enum ht_severity ht_findings_worst(const struct ht_findings *f)
+{
+	enum ht_severity w = HT_SEV_OK;
+
+	for (size_t i = 0; i < f->n; i++)
+		if (f->items[i].applicable && f->items[i].severity > w)
+			w = f->items[i].severity;
+	return w;
+}
+
+/* "4096 entries (boot: 65536)" when the boot configuration sets another value. */
+static char *current_text(const struct ht_finding *f, const char *unit);
+
+static char *value_with_unit(const struct ht_value *v, const char *unit)
+{
+	_cleanup_free_ char *s = NULL;
+	char *r;
+
+	if (v->type == HT_T_NONE)
+		return strdup("-");
+	s = ht_value_display(v);
+	if (!s)
+		return NULL;
+	if (!unit || v->type == HT_T_BOOL || v->type == HT_T_STR)
+		return TAKE_PTR(s);
+	if (asprintf(&r, "%s %s", s, unit) < 0)
+		return NULL;
+	return r;
+}
+
+static char *current_text(const struct ht_finding *f, const char *unit)
+{
+	_cleanup_free_ char *c = value_with_unit(&f->current, unit);
+	char *s;
+
+	if (!c || !f->boot_value)
+		return TAKE_PTR(c);
+	if (asprintf(&s, "%s (boot: %s)", c, f->boot_value) < 0)
+		return NULL;
+	return s;
+}
+
+/* Findings by severity, worst first; load order within a severity. */
+static size_t *sorted_order(const struct ht_findings *f)
+{
+	size_t *idx = malloc((f->n ? f->n : 1) * sizeof(*idx));
+	size_t k = 0;
+
+	if (!idx)
+		return NULL;
+	for (int s = HT_SEV_CRITICAL; s >= HT_SEV_OK; s--)
+		for (size_t i = 0; i < f->n; i++)
+			if (f->items[i].applicable && (int)f->items[i].severity == s)
+				idx[k++] = i;
+	for (size_t i = 0; i < f->n; i++)
+		if (!f->items[i].applicable)
+			idx[k++] = i;
+	return idx;
+}
+
+static const char *sev_label(const struct ht_finding *f)
+{
+	return f->applicable ? ht_severity_name(f->severity) : "n/a";
+}
+
+/* Word-wraps a paragraph to @width columns, each line after @indent. */
+static void print_wrapped(FILE *out, const char *text, const char *indent, size_t width)
+{
+	const char *p = text;
+	size_t col = 0;
+
+	while (*p) {
+		size_t n;
+
+		while (*p == ' ')
+			p++;
+		n = strcspn(p, " \n");
+		if (n == 0 && *p == '\n') {
+			fputc('\n', out);
+			col = 0;
+			p++;
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (col > 0 && col + 1 + n > width) {
+			fputc('\n', out);
+			col = 0;
+		}
+		if (col == 0) {
+			fputs(indent, out);
+			col = strlen(indent);
+		} else {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(p, 1, n, out);
+		col += n;
+		p += n;
+	}
+	if (col > 0)
+		fputc('\n', out);
+}
+
+int ht_report_text(const struct ht_findings *f, const struct ht_report_info *info, FILE *out)
+{
+	_cleanup_free_ size_t *idx = sorted_order(f);
+	size_t counts[HT_SEV_CRITICAL + 1] = { 0 }, na = 0;
+	const struct ht_ruleset *rs = info->rules;
+	int wr = 28, wc = 7, we = 11;
+
+	if (!idx)
+		return -ENOMEM;
+	fprintf(out, "hosttune audit of %s, profile %s\n", info->origin,
+	        ht_ruleset_profile(rs) ? ht_ruleset_profile(rs) : "(none)");
+	if (ht_ruleset_var_count(rs) > 0) {
+		fprintf(out, "workload:");
+		for (size_t i = 0; i < ht_ruleset_var_count(rs); i++) {
+			_cleanup_free_ char *v = ht_value_display(ht_ruleset_var_value(rs, i));
+
+			fprintf(out, "%s %s=%s", i ? "," : "", ht_ruleset_var_name(rs, i) + 9,
+			        v ? v : "?");
+		}
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+
+	for (size_t i = 0; i < f->n; i++) {
+		const struct ht_finding *fi = &f->items[i];
+		_cleanup_free_ char *c = current_text(fi, ht_rule_unit(fi->rule));
+		_cleanup_free_ char *r = value_with_unit(&fi->recommended, ht_rule_unit(fi->rule));
+		int l;
+
+		_cleanup_free_ char *name = finding_name(fi);
+
+		if (!name)
+			return -ENOMEM;
+		if ((l = (int)strlen(name)) > wr)
+			wr = l;
+		if (c && (l = (int)strlen(c)) > wc)
+			wc = l;
+		if (r && (l = (int)strlen(r)) > we)
+			we = l;
+	}
+	fprintf(out, "%-*s  %-*s  %-*s  %s\n", wr, "RULE", wc, "CURRENT", we, "RECOMMENDED",
+	        "SEVERITY");
+	for (size_t k = 0; k < f->n; k++) {
+		const struct ht_finding *fi = &f->items[idx[k]];
+		_cleanup_free_ char *c = current_text(fi, ht_rule_unit(fi->rule));
+		_cleanup_free_ char *r = value_with_unit(&fi->recommended, ht_rule_unit(fi->rule));
+		_cleanup_free_ char *name = finding_name(fi);
+
+		if (!c || !r || !name)
+			return -ENOMEM;
+		fprintf(out, "%-*s  %-*s  %-*s  %s\n", wr, name, wc, c, we,
+		        fi->applicable ? r : "-", sev_label(fi));
+		if (fi->applicable)
+			counts[fi->severity]++;
+		else
+			na++;
+	}
+
+	for (size_t k = 0; k < f->n; k++) {
+		const struct ht_finding *fi = &f->items[idx[k]];
+		const struct ht_rule *r = fi->rule;
+		_cleanup_free_ char *file = NULL, *line = NULL, *live = NULL;
+		_cleanup_free_ char *name = finding_name(fi);
+		int ret;
+
+		if (!name)
+			return -ENOMEM;
+		fprintf(out, "\n[%s] %s", sev_label(fi), name);
+		if (r->kind == HT_TARGET_MODULE)
+			fprintf(out, " (module parameter %s)", r->target + strlen("module."));
+		else if (r->kind == HT_TARGET_CHANNELS)
+			fprintf(out, " (ethtool channels %s %s)", fi->instance,
+			        r->target + strlen("nic.channels."));
+		else if (r->target)
+			fprintf(out, " (%s %s)", ht_target_kind_name(r->kind), r->target);
+		else if (r->kind == HT_TARGET_ADVICE)
+			fprintf(out, " (advice)");
+		fprintf(out, "%s%s\n", ht_rule_title(r) ? ": " : "",
+		        ht_rule_title(r) ? ht_rule_title(r) : "");
+		if (!fi->applicable) {
+			fprintf(out, "    not applicable: %s\n", fi->reason);
+			continue;
+		}
+		print_wrapped(out, fi->explanation, "    ", 100);
+		if (fi->boot_value)
+			fprintf(out, "    at boot: %s from %s, not the live value: hosttune verify "
+			        "tells why\n", fi->boot_value, fi->boot_source);
+		ret = ht_finding_fix(fi, &file, &line, &live);
+		if (ret < 0)
+			return ret;
+		if (ret > 0)
+			fprintf(out, "    fix: %s in %s, and live in %s\n", line, file, live);
+		else if (fi->read_only)
+			fprintf(out, "    fix: none from here: this value cannot be written on this host\n");
+	}
+	fprintf(out, "\n%zu critical, %zu warning, %zu info, %zu ok, %zu not applicable\n",
+	        counts[HT_SEV_CRITICAL], counts[HT_SEV_WARNING], counts[HT_SEV_INFO],
+	        counts[HT_SEV_OK], na);
+	return ferror(out) ? -EIO : 0;
+}
+
+static struct json_object *jstr(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_report_info *info)
+{
+	_cleanup_free_ size_t *idx = sorted_order(f);
+	struct json_object *root = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+	struct json_object *wl = json_object_new_object();
+	struct json_object *sum = json_object_new_object();
+	const struct ht_ruleset *rs = info->rules;
+	size_t counts[HT_SEV_CRITICAL + 1] = { 0 }, na = 0;
+
+	if (!idx || !root || !arr || !wl || !sum)
+		goto oom;
+	json_object_object_add(root, "profile", jstr(ht_ruleset_profile(rs)));
+	json_object_object_add(root, "origin", jstr(info->origin));
+	for (size_t i = 0; i < ht_ruleset_var_count(rs); i++)
+		json_object_object_add(wl, ht_ruleset_var_name(rs, i),
+		                       ht_value_to_json(ht_ruleset_var_value(rs, i)));
+	json_object_object_add(root, "workload", wl);
+	wl = NULL;
+	for (size_t k = 0; k < f->n; k++) {
+		const struct ht_finding *fi = &f->items[idx[k]];
+		const struct ht_rule *r = fi->rule;
+		struct json_object *o = json_object_new_object();
+		_cleanup_free_ char *file = NULL, *line = NULL, *live = NULL;
+		int ret;
+
+		if (!o)
+			goto oom;
+		json_object_array_add(arr, o);
+		json_object_object_add(o, "rule", jstr(r->id));
+		json_object_object_add(o, "instance", jstr(fi->instance));
+		json_object_object_add(o, "kind", jstr(ht_target_kind_name(r->kind)));
+		json_object_object_add(o, "target", jstr(r->target));
+		json_object_object_add(o, "title", jstr(ht_rule_title(r)));
+		json_object_object_add(o, "unit", jstr(ht_rule_unit(r)));
+		json_object_object_add(o, "current", fi->current.type == HT_T_NONE ? NULL :
+		                       ht_value_to_json(&fi->current));
+		json_object_object_add(o, "recommended",
+		                       !fi->applicable || fi->recommended.type == HT_T_NONE ? NULL :
+		                       ht_value_to_json(&fi->recommended));
+		json_object_object_add(o, "severity", jstr(sev_label(fi)));
+		json_object_object_add(o, "applicable", json_object_new_boolean(fi->applicable));
+		json_object_object_add(o, "kept", json_object_new_boolean(fi->kept));
+		json_object_object_add(o, "read_only", json_object_new_boolean(fi->read_only));
+		if (fi->boot_value) {
+			struct json_object *b = json_object_new_object();
+
+			if (!b)
+				goto oom;
+			json_object_object_add(b, "value", jstr(fi->boot_value));
+			json_object_object_add(b, "source", jstr(fi->boot_source));
+			json_object_object_add(o, "boot", b);
+		} else
+			json_object_object_add(o, "boot", NULL);
+		json_object_object_add(o, "explanation",
+		                       jstr(fi->applicable ? fi->explanation : fi->reason));
+		ret = ht_finding_fix(fi, &file, &line, &live);
+		if (ret < 0)
+			goto oom;
+		if (ret > 0) {
+			struct json_object *fx = json_object_new_object();
+
+			if (!fx)
+				goto oom;
+			json_object_object_add(fx, "file", jstr(file));
+			json_object_object_add(fx, "line", jstr(line));
+			json_object_object_add(fx, "live", jstr(live));
+			json_object_object_add(o, "fix", fx);
+		} else
+			json_object_object_add(o, "fix", NULL);
+		if (fi->applicable)
+			counts[fi->severity]++;
+		else
+			na++;
+	}
+	json_object_object_add(root, "findings", arr);
+	arr = NULL;
+	if (info->values) {
+		struct json_object *vals = json_object_new_object();
+		struct ht_ruleset *mrs = info->values;
+
+		if (!vals)
+			goto oom;
+		json_object_object_add(root, "values", vals);
+		for (size_t i = 0; i < ht_ruleset_rule_count(mrs); i++) {
+			const struct ht_rule *r = ht_ruleset_rule_at(mrs, i);
+			struct ht_value v = { 0 };
+			struct ht_error e;
+
+			if (r->kind != HT_TARGET_NONE || ht_rule_each_nic(r))
+				continue;
+			if (ht_ruleset_value(mrs, r->id, &v, &e) < 0)
+				json_object_object_add(vals, r->id, NULL);
+			else
+				json_object_object_add(vals, r->id, ht_value_to_json(&v));
+			ht_value_clear(&v);
+		}
+	}
+	for (int s = HT_SEV_OK; s <= HT_SEV_CRITICAL; s++)
+		json_object_object_add(sum, ht_severity_name((enum ht_severity)s),
+		                       json_object_new_int64((int64_t)counts[s]));
+	json_object_object_add(sum, "n/a", json_object_new_int64((int64_t)na));
+	json_object_object_add(sum, "worst", jstr(ht_severity_name(ht_findings_worst(f))));
+	json_object_object_add(root, "summary", sum);
+	return root;
+oom:
+	json_object_put(root);
+	json_object_put(arr);
+	json_object_put(wl);
+	json_object_put(sum);
+	return NULL;
+}

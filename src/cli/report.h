@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "engine/rules.h"
+
+/*
+ * Emitters for `hosttune audit`: a text report (table, then each finding's
+ * explanation and fix) and the JSON document described in hosttune(8).
+ */
+
+/* What the facts came from, shown in the report header. */
+struct ht_report_info {
+	const char *origin;  /* "this host", "--root DIR", "--facts FILE" */
+	const struct ht_ruleset *rules;
+	struct ht_ruleset *values; /* if set, JSON adds "values": every named value's result */
+};
+
+/*
+ * The persistent and live fix for a finding whose target can be set:
+ * @file the file hosttune writes ("/etc/sysctl.d/90-hosttune.conf"),
+ * @line the line in it, @live the procfs/sysfs path written at apply.
+ * Returns 1 with newly allocated strings (caller frees), 0 when there is
+ * nothing to change (ok, kept, advice, not applicable), -ENOMEM.
+ */
+int ht_finding_fix(const struct ht_finding *f, char **file, char **line, char **live);
+
+/* Writes the text report. Returns 0 or -EIO. */
+int ht_report_text(const struct ht_findings *f, const struct ht_report_info *info, FILE *out);
+
+/* Builds {"profile", "origin", "workload", "findings": [...], "summary"}; NULL on ENOMEM. */
+struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_report_info *info);
+
+/* The highest severity among applicable findings (HT_SEV_OK when none). */
+enum ht_severity ht_findings_worst(const struct ht_findings *f);

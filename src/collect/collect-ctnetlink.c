@@ -1,0 +1,655 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
+#include <linux/netlink.h>
+
+#include "collect/collect.h"
+#include "engine/facts.h"
+#include "shared/util.h"
+#include "engine/value.h"
+#include "collect/watch.h"
+
+/*
+ * Conntrack statistics: the per-CPU counters and the global entry count of
+ * the caller's network namespace, over ctnetlink (nfnetlink subsystem
+ * NFNL_SUBSYS_CTNETLINK, net/netfilter/nf_conntrack_netlink.c), else from
+ * /proc/net/stat/nf_conntrack (net/netfilter/nf_conntrack_standalone.c,
+ * ct_cpu_seq_show), which prints the same counters.
+ */
+
+#define PATH_STAT "/proc/net/stat/nf_conntrack"
+#define SRC_CPU "ctnetlink IPCTNL_MSG_CT_GET_STATS_CPU"
+#define SRC_GLOBAL "ctnetlink IPCTNL_MSG_CT_GET_STATS"
+
+/*
+ * libmnl >= 1.0.5 calls this MNL_SOCKET_DUMP_SIZE: netlink_dump() in
+ * net/netlink/af_netlink.c sizes a dump skb to the reader's largest recvmsg()
+ * buffer, up to 32 KiB, so a smaller buffer could truncate a dump message.
+ */
+#define NL_BUF_SIZE 32768
+
+/* The facts, in the order of struct ct_stats. */
+enum { ST_DROP, ST_EARLY_DROP, ST_INSERT_FAILED, ST_SEARCH_RESTART, ST_COUNT, ST_N };
+
+static const struct {
+	const char *fact;
+	const char *unit;
+	const char *column;  /* header word in /proc/net/stat/nf_conntrack */
+	const char *attr_name;
+	uint16_t attr;       /* enum ctattr_stats_cpu, or ctattr_stats_global for the count */
+} stat_defs[ST_N] = {
+	{ "conntrack.stat.drop", "packets", "drop", "CTA_STATS_DROP", CTA_STATS_DROP },
+	{ "conntrack.stat.early_drop", "packets", "early_drop", "CTA_STATS_EARLY_DROP",
+	  CTA_STATS_EARLY_DROP },
+	{ "conntrack.stat.insert_failed", "packets", "insert_failed", "CTA_STATS_INSERT_FAILED",
+	  CTA_STATS_INSERT_FAILED },
+	{ "conntrack.stat.search_restart", "lookups", "search_restart", "CTA_STATS_SEARCH_RESTART",
+	  CTA_STATS_SEARCH_RESTART },
+	{ "conntrack.stat.count", "entries", "entries", "CTA_STATS_GLOBAL_ENTRIES",
+	  CTA_STATS_GLOBAL_ENTRIES },
+};
+
+struct ct_stats {
+	int64_t v[ST_N];
+	bool have[ST_N];
+};
+
+static int set_int(struct ht_facts *f, const char *name, int64_t i, const char *unit,
+                   const char *source)
+{
+	struct ht_value v = ht_int(i);
+
+	return ht_facts_set(f, name, &v, unit, source);
+}
+
+/* Adds @x to @sum unless that leaves int64_t. Returns 0 or -EOVERFLOW. */
+static int add_checked(int64_t *sum, uint64_t x)
+{
+	if (x > (uint64_t)(INT64_MAX - *sum))
+		return -EOVERFLOW;
+	*sum += (int64_t)x;
+	return 0;
+}
+
+/* ---- netlink ---- */
+
+/* One request and what came back for it. */
+struct nl_req {
+	uint16_t reply_type;    /* nlmsg_type of the replies we read; others are skipped */
+	int error;              /* positive errno the kernel or the parser reported */
+	char extack[256];       /* NLMSGERR_ATTR_MSG, "" if none: short NL_SET_ERR_MSG literals */
+	unsigned messages;      /* replies parsed */
+	unsigned seen[ST_N];    /* replies that carried each attribute */
+	struct ct_stats *stats;
+};
+
+/* Copies an extack message, blanking control characters so that it fits in a fact source. */
+static void copy_message(char *dst, size_t size, const char *src)
+{
+	size_t n = 0;
+
+	for (; *src && n + 1 < size; src++)
+		dst[n++] = (unsigned char)*src < 0x20 || *src == 0x7f ? ' ' : *src;
+	while (n > 0 && dst[n - 1] == ' ')
+		n--;
+	dst[n] = '\0';
+}
+
+static int extack_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	uint16_t type = mnl_attr_get_type(attr);
+
+	if (type == NLMSGERR_ATTR_MSG && mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) >= 0)
+		tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+/*
+ * The extended ack TLVs (Documentation/userspace-api/netlink/intro.rst,
+ * "Extended ACK") follow the error code at @offset into the payload; the
+ * kernel sets NLM_F_ACK_TLVS when there are any.
+ */
+static void parse_extack(const struct nlmsghdr *nlh, size_t offset, struct nl_req *req)
+{
+	const struct nlattr *tb[NLMSGERR_ATTR_MAX + 1] = { NULL };
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || offset > mnl_nlmsg_get_payload_len(nlh))
+		return;
+	if (mnl_attr_parse(nlh, offset, extack_attr_cb, tb) < 0 || !tb[NLMSGERR_ATTR_MSG])
+		return;
+	copy_message(req->extack, sizeof(req->extack), mnl_attr_get_str(tb[NLMSGERR_ATTR_MSG]));
+}
+
+static int nl_noop_cb(const struct nlmsghdr *nlh _unused_, void *data _unused_)
+{
+	return MNL_CB_OK;
+}
+
+static int nl_error_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+	struct nl_req *req = data;
+	size_t offset = sizeof(*err);
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*err)) {
+		req->error = EBADMSG;
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	if (err->error == 0)
+		return MNL_CB_STOP; /* the ack of a request that succeeded */
+	/* Without NLM_F_CAPPED the kernel echoes our whole request before the TLVs. */
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED) && err->msg.nlmsg_len >= sizeof(struct nlmsghdr))
+		offset += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
+	parse_extack(nlh, offset, req);
+	req->error = err->error < 0 ? -err->error : err->error;
+	errno = req->error;
+	return MNL_CB_ERROR;
+}
+
+/* A dump ends with NLMSG_DONE, whose payload is the dump's return code (netlink_dump()). */
+static int nl_done_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nl_req *req = data;
+	int code;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(code))
+		return MNL_CB_STOP;
+	memcpy(&code, mnl_nlmsg_get_payload(nlh), sizeof(code));
+	if (code >= 0)
+		return MNL_CB_STOP;
+	parse_extack(nlh, sizeof(code), req);
+	req->error = -code;
+	errno = req->error;
+	return MNL_CB_ERROR;
+}
+
+static int nl_overrun_cb(const struct nlmsghdr *nlh _unused_, void *data)
+{
+	struct nl_req *req = data;
+
+	req->error = ENOBUFS;
+	errno = ENOBUFS;
+	return MNL_CB_ERROR;
+}
+
+/*
+ * Sends the nfnetlink request @msg of the ctnetlink subsystem and runs
+ * @data_cb on each reply until the ack or NLMSG_DONE. Returns 0 or a negative
+ * errno (the kernel's, with req->extack filled when it explained).
+ */
+static int nl_transact(struct mnl_socket *nl, char *buf, uint8_t msg, uint16_t flags,
+                       mnl_cb_t data_cb, struct nl_req *req)
+{
+	/* Not const: libmnl 1.0.4 declares the parameter mnl_cb_t *. */
+	static mnl_cb_t ctl_cb[NLMSG_MIN_TYPE] = {
+		[NLMSG_NOOP] = nl_noop_cb,
+		[NLMSG_ERROR] = nl_error_cb,
+		[NLMSG_DONE] = nl_done_cb,
+		[NLMSG_OVERRUN] = nl_overrun_cb,
+	};
+	unsigned portid = mnl_socket_get_portid(nl);
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nfgenmsg *nfg;
+	unsigned seq;
+
+	/* nfnetlink message types are SUBSYS << 8 | MSG (<linux/netfilter/nfnetlink.h>). */
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | msg;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = seq = (unsigned)time(NULL);
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = AF_UNSPEC;
+	nfg->version = NFNETLINK_V0;
+	nfg->res_id = 0;
+	req->reply_type = nlh->nlmsg_type;
+
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = mnl_socket_recvfrom(nl, buf, NL_BUF_SIZE);
+		int r;
+
+		if (n < 0)
+			return -errno;
+		r = mnl_cb_run2(buf, (size_t)n, seq, portid, data_cb, req, ctl_cb,
+		                ARRAY_SIZE(ctl_cb));
+		if (r < 0) {
+			int e = errno;
+
+			return -(req->error ? req->error : e ? e : EIO);
+		}
+		if (r == MNL_CB_STOP)
+			return 0;
+	}
+}
+
+/* The attribute table mnl_attr_parse() fills: attributes 0..max by type. */
+struct attr_table {
+	const struct nlattr **tb;
+	uint16_t max;
+};
+
+static int stats_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct attr_table *t = data;
+	uint16_t type = mnl_attr_get_type(attr);
+
+	/* Attributes of newer kernels than our headers are skipped, not an error. */
+	if (type > t->max)
+		return MNL_CB_OK;
+	t->tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+/*
+ * Adds the big-endian u32 counters (nla_put_be32() in
+ * ctnetlink_ct_stat_cpu_fill_info() and ctnetlink_stat_ct_fill_info()) of
+ * stat_defs[first, last) found in @nlh to req->stats.
+ */
+static int add_reply(const struct nlmsghdr *nlh, struct nl_req *req, uint16_t max, int first,
+                     int last)
+{
+	const struct nlattr *tb[CTA_STATS_MAX + 1] = { NULL };
+	struct attr_table t = { .tb = tb, .max = max };
+
+	_Static_assert(CTA_STATS_GLOBAL_MAX <= CTA_STATS_MAX, "tb holds both attribute sets");
+
+	if (nlh->nlmsg_type != req->reply_type)
+		return MNL_CB_OK;
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(struct nfgenmsg) ||
+	    mnl_attr_parse(nlh, sizeof(struct nfgenmsg), stats_attr_cb, &t) < 0) {
+		req->error = EBADMSG;
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	req->messages++;
+	for (int i = first; i < last; i++) {
+		const struct nlattr *a = tb[stat_defs[i].attr];
+
+		if (!a)
+			continue;
+		if (mnl_attr_validate(a, MNL_TYPE_U32) < 0 ||
+		    add_checked(&req->stats->v[i], ntohl(mnl_attr_get_u32(a))) < 0) {
+			req->error = EBADMSG;
+			errno = EBADMSG;
+			return MNL_CB_ERROR;
+		}
+		req->seen[i]++;
+	}
+	return MNL_CB_OK;
+}
+
+/*
+ * One reply per possible CPU, its CPU number in nfgenmsg.res_id
+ * (ctnetlink_ct_stat_cpu_dump()); the counters are summed, so the CPU number
+ * is not needed.
+ */
+static int stats_cpu_cb(const struct nlmsghdr *nlh, void *data)
+{
+	return add_reply(nlh, data, CTA_STATS_MAX, ST_DROP, ST_COUNT);
+}
+
+static int stats_global_cb(const struct nlmsghdr *nlh, void *data)
+{
+	return add_reply(nlh, data, CTA_STATS_GLOBAL_MAX, ST_COUNT, ST_N);
+}
+
+/*
+ * Marks each counter of stat_defs[first, last) as known when every reply
+ * carried it; a kernel that lacks a counter leaves it out of every reply.
+ */
+static int finish_request(struct nl_req *req, int first, int last)
+{
+	if (req->messages == 0)
+		return -ENODATA;
+	for (int i = first; i < last; i++)
+		req->stats->have[i] = req->seen[i] == req->messages;
+	return 0;
+}
+
+/* IPCTNL_MSG_CT_GET_STATS_CPU: a dump, handled by ctnetlink_stat_ct_cpu() only with NLM_F_DUMP. */
+static int ct_get_stats_cpu(struct mnl_socket *nl, char *buf, struct nl_req *req)
+{
+	int r = nl_transact(nl, buf, IPCTNL_MSG_CT_GET_STATS_CPU, NLM_F_DUMP, stats_cpu_cb, req);
+
+	return r < 0 ? r : finish_request(req, ST_DROP, ST_COUNT);
+}
+
+/* IPCTNL_MSG_CT_GET_STATS: one reply (ctnetlink_stat_ct()), then the ack we ask for. */
+static int ct_get_stats(struct mnl_socket *nl, char *buf, struct nl_req *req)
+{
+	int r = nl_transact(nl, buf, IPCTNL_MSG_CT_GET_STATS, NLM_F_ACK, stats_global_cb, req);
+
+	return r < 0 ? r : finish_request(req, ST_COUNT, ST_N);
+}
+
+static void mnl_socket_closep(struct mnl_socket **nl)
+{
+	if (*nl)
+		mnl_socket_close(*nl);
+}
+
+/*
+ * Runs both requests. *r_cpu and *r_global receive 0 or the negative errno
+ * of each; an error that prevents both (no socket) goes to both. Returns 0 or
+ * -ENOMEM.
+ */
+static int nl_collect(struct nl_req *cpu, struct nl_req *global, int *r_cpu, int *r_global)
+{
+	_cleanup_(mnl_socket_closep) struct mnl_socket *nl = NULL;
+	_cleanup_free_ char *buf = NULL;
+	int on = 1, r;
+
+	buf = malloc(NL_BUF_SIZE);
+	if (!buf)
+		return -ENOMEM;
+	nl = mnl_socket_open(NETLINK_NETFILTER);
+	if (!nl) {
+		r = -errno;
+		goto fail;
+	}
+	/* Kernels before 4.12 lack NETLINK_EXT_ACK; they only give no message text. */
+	(void)mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &on, sizeof(on));
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	*r_cpu = ct_get_stats_cpu(nl, buf, cpu);
+	*r_global = ct_get_stats(nl, buf, global);
+	return *r_cpu == -ENOMEM || *r_global == -ENOMEM ? -ENOMEM : 0;
+fail:
+	if (r == -ENOMEM)
+		return r;
+	*r_cpu = *r_global = r;
+	return 0;
+}
+
+/* ---- /proc/net/stat/nf_conntrack ---- */
+
+/*
+ * The kernel prints 17 columns (ct_cpu_seq_show()); this bound only keeps a
+ * corrupt file from costing more than a little stack.
+ */
+#define MAX_COLUMNS 64
+
+/* The next blank-separated word of the line at *p: 0, or -ENOENT at the end of the line. */
+static int next_word(const char **p, const char **word, size_t *len)
+{
+	const char *s = *p;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s == '\0' || *s == '\n') {
+		*p = s;
+		return -ENOENT;
+	}
+	*word = s;
+	while (*s && *s != ' ' && *s != '\t' && *s != '\n')
+		s++;
+	*len = (size_t)(s - *word);
+	*p = s;
+	return 0;
+}
+
+/* A counter as the kernel prints it ("%08x"); up to 16 digits in case it ever widens. */
+static int parse_hex(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (len == 0 || len > 16)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		unsigned d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			return -EINVAL;
+		v = v << 4 | d;
+	}
+	*out = v;
+	return 0;
+}
+
+/*
+ * Parses the text of /proc/net/stat/nf_conntrack: a header of column names,
+ * then one row of hex counters per possible CPU. The per-CPU columns are
+ * summed; "entries" is the namespace's global count, printed on every row,
+ * so it is taken from the first. A column the header lacks (an older kernel)
+ * stays unknown in @st. Returns 0, or -EINVAL when the text is not in that
+ * format (no "entries" header, a row of another width, no rows, a word that
+ * is not hex, a sum beyond int64_t).
+ */
+static int parse_proc_stat(const char *text, struct ct_stats *st)
+{
+	int col_of[ST_N];
+	const char *p = text, *w;
+	size_t len, ncols = 0, rows = 0;
+
+	for (int i = 0; i < ST_N; i++)
+		col_of[i] = -1;
+	/* Every kernel's header starts with "entries" (ct_cpu_seq_show()). */
+	while (next_word(&p, &w, &len) == 0) {
+		if (ncols == MAX_COLUMNS)
+			return -EINVAL;
+		for (int i = 0; i < ST_N; i++)
+			if (strlen(stat_defs[i].column) == len &&
+			    memcmp(stat_defs[i].column, w, len) == 0)
+				col_of[i] = (int)ncols;
+		ncols++;
+	}
+	if (ncols == 0 || col_of[ST_COUNT] != 0)
+		return -EINVAL;
+
+	while (*p == '\n') {
+		uint64_t row[MAX_COLUMNS];
+		size_t n = 0;
+
+		p++;
+		if (*p == '\0')
+			break;
+		while (next_word(&p, &w, &len) == 0) {
+			if (n == ncols || parse_hex(w, len, &row[n]) < 0)
+				return -EINVAL;
+			n++;
+		}
+		if (n != ncols)
+			return -EINVAL;
+		for (int i = 0; i < ST_N; i++) {
+			if (col_of[i] < 0)
+				continue;
+			if (i == ST_COUNT && rows > 0)
+				continue;
+			if (add_checked(&st->v[i], row[col_of[i]]) < 0)
+				return -EINVAL;
+		}
+		rows++;
+	}
+	if (*p != '\0' || rows == 0)
+		return -EINVAL;
+	for (int i = 0; i < ST_N; i++)
+		st->have[i] = col_of[i] >= 0;
+	return 0;
+}
+
+static int proc_collect(const char *root, struct ct_stats *st)
+{
+	_cleanup_free_ char *text = NULL;
+	int r = ht_read_file(root, PATH_STAT, &text);
+
+	if (r < 0)
+		return r;
+	return parse_proc_stat(text, st);
+}
+
+/* ---- facts ---- */
+
+/* "SRC: ENAME (kernel message)", what a netlink request that failed said. */
+static void describe_failure(char *buf, size_t size, const char *src, int r,
+                             const struct nl_req *req)
+{
+	const char *en = ht_errno_name(-r);
+
+	if (req->extack[0])
+		snprintf(buf, size, "%s: %s (%s)", src, en ? en : "error", req->extack);
+	else
+		snprintf(buf, size, "%s: %s", src, en ? en : "error");
+}
+
+/* @e if the facts file can name it (ht_facts_set_unavailable() needs that), else EIO. */
+static int nameable(int e)
+{
+	return ht_errno_name(e) ? e : EIO;
+}
+
+/* Is @name a fact in @f that is known to be false? */
+static bool fact_is_false(const struct ht_facts *f, const char *name)
+{
+	const struct ht_fact *fact = ht_facts_get(f, name);
+
+	return fact && fact->value.type == HT_T_BOOL && !fact->value.b;
+}
+
+int ht_collect_ctnetlink(struct ht_facts *f, const char *root)
+{
+	struct ct_stats nl_stats = { 0 }, proc_stats = { 0 };
+	struct nl_req cpu = { .stats = &nl_stats }, global = { .stats = &nl_stats };
+	char why_cpu[400] = "", why_global[400] = "", src[1024];
+	bool live = ht_root_is_live(root);
+	int r_cpu = -ENOENT, r_global = -ENOENT, r_proc = -ENOENT, r;
+
+	if (live && fact_is_false(f, "conntrack.loaded")) {
+		/*
+		 * Asking would make nfnetlink request_module() nf_conntrack_netlink
+		 * and with it nf_conntrack (net/netfilter/nfnetlink.c,
+		 * nfnetlink_rcv_msg()): a collector only reads.
+		 */
+		snprintf(why_cpu, sizeof(why_cpu),
+		         "ctnetlink not asked: conntrack.loaded is false");
+		snprintf(why_global, sizeof(why_global), "%s", why_cpu);
+	} else if (live) {
+		r = nl_collect(&cpu, &global, &r_cpu, &r_global);
+		if (r < 0)
+			return r;
+		if (r_cpu < 0)
+			describe_failure(why_cpu, sizeof(why_cpu), SRC_CPU, r_cpu, &cpu);
+		if (r_global < 0)
+			describe_failure(why_global, sizeof(why_global), SRC_GLOBAL, r_global,
+			                 &global);
+	}
+	if (!live || r_cpu < 0 || r_global < 0) {
+		r_proc = proc_collect(root, &proc_stats);
+		if (r_proc == -ENOMEM)
+			return r_proc;
+	}
+
+	for (int i = 0; i < ST_N; i++) {
+		const char *fact = stat_defs[i].fact, *unit = stat_defs[i].unit;
+		bool is_cpu = i != ST_COUNT;
+		int r_nl = is_cpu ? r_cpu : r_global;
+		const char *why = is_cpu ? why_cpu : why_global;
+
+		if (live && r_nl == 0) {
+			const char *s = is_cpu ? SRC_CPU : SRC_GLOBAL;
+
+			if (nl_stats.have[i]) {
+				r = set_int(f, fact, nl_stats.v[i], unit, s);
+			} else {
+				snprintf(src, sizeof(src), "%s (no %s in the reply)", s,
+				         stat_defs[i].attr_name);
+				r = ht_facts_set_unavailable(f, fact, ENOENT, unit, src);
+			}
+		} else if (r_proc == 0) {
+			const char *col = stat_defs[i].column;
+
+			if (live)
+				snprintf(src, sizeof(src), "%s (%s)", PATH_STAT, why);
+			else
+				snprintf(src, sizeof(src), "%s", PATH_STAT);
+			if (proc_stats.have[i]) {
+				r = set_int(f, fact, proc_stats.v[i], unit, src);
+			} else {
+				snprintf(src, sizeof(src), "%s (no %s column)", PATH_STAT, col);
+				r = ht_facts_set_unavailable(f, fact, ENOENT, unit, src);
+			}
+		} else if (live) {
+			const char *en = ht_errno_name(-r_proc);
+
+			snprintf(src, sizeof(src), "%s; %s: %s", why, PATH_STAT, en ? en : "error");
+			r = ht_facts_set_unavailable(f, fact, nameable(-r_nl), unit, src);
+		} else {
+			r = ht_facts_set_unavailable(f, fact, nameable(-r_proc), unit, PATH_STAT);
+		}
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- counters without a fact table (hosttune watch) ---- */
+
+int ht_ctnetlink_counters(const char *root, struct ht_ct_counters *c)
+{
+	static const int want[] = { ST_COUNT, ST_DROP, ST_EARLY_DROP };
+	struct ct_stats nl_stats = { 0 }, proc_stats = { 0 };
+	struct nl_req cpu = { .stats = &nl_stats }, global = { .stats = &nl_stats };
+	int64_t *out[] = { &c->count, &c->drop, &c->early_drop };
+	bool *have[] = { &c->have_count, &c->have_drop, &c->have_early_drop };
+	bool live = ht_root_is_live(root), any = false;
+	int r_cpu = -ENOENT, r_global = -ENOENT, r_proc = -ENOENT, r;
+	char why[400] = "";
+
+	*c = (struct ht_ct_counters){ 0 };
+	if (live) {
+		r = nl_collect(&cpu, &global, &r_cpu, &r_global);
+		if (r < 0)
+			return r;
+		if (r_cpu < 0)
+			describe_failure(why, sizeof(why), SRC_CPU, r_cpu, &cpu);
+		else if (r_global < 0)
+			describe_failure(why, sizeof(why), SRC_GLOBAL, r_global, &global);
+	}
+	if (!live || r_cpu < 0 || r_global < 0) {
+		r_proc = proc_collect(root, &proc_stats);
+		if (r_proc == -ENOMEM)
+			return r_proc;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		int k = want[i], r_nl = k == ST_COUNT ? r_global : r_cpu;
+
+		if (live && r_nl == 0 && nl_stats.have[k])
+			*out[i] = nl_stats.v[k];
+		else if (r_proc == 0 && proc_stats.have[k])
+			*out[i] = proc_stats.v[k];
+		else
+			continue;
+		*have[i] = true;
+		any = true;
+	}
+	if (live && r_cpu == 0 && r_global == 0)
+		snprintf(c->source, sizeof(c->source), "ctnetlink");
+	else if (live)
+		snprintf(c->source, sizeof(c->source), "%s (%s)", PATH_STAT, why);
+	else
+		snprintf(c->source, sizeof(c->source), "%s", PATH_STAT);
+	if (!any)
+		return r_proc < 0 ? r_proc : -ENOENT;
+	return 0;
+}

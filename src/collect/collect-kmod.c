@@ -1,0 +1,655 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <libkmod.h>
+
+#include "collect/collect.h"
+#include "engine/facts.h"
+#include "shared/util.h"
+#include "engine/value.h"
+
+/*
+ * nf_conntrack as the module tools see it: its state (built in, loaded,
+ * installed but not loaded, absent), the parameters it runs with
+ * (/sys/module/nf_conntrack/parameters) and the options modprobe.d gives it
+ * for the next load, all through libkmod with every path below the root.
+ */
+
+#define MODNAME "nf_conntrack"
+#define PATH_MODULE "/sys/module/" MODNAME
+#define PATH_INITSTATE PATH_MODULE "/initstate"
+#define PATH_PARAMS PATH_MODULE "/parameters"
+#define SRC_OPTIONS "libkmod modprobe.d options"
+
+/* asprintf() that leaves NULL on failure: glibc leaves its pointer undefined, cleanup frees it. */
+static char *strdup_printf(const char *fmt, ...) _printf_(1, 2);
+static char *strdup_printf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return r < 0 ? NULL : s;
+}
+
+static void kmod_unrefp(struct kmod_ctx **ctx)
+{
+	if (*ctx)
+		kmod_unref(*ctx);
+}
+
+static void kmod_module_unrefp(struct kmod_module **mod)
+{
+	if (*mod)
+		kmod_module_unref(*mod);
+}
+
+static void kmod_module_unref_listp(struct kmod_list **list)
+{
+	if (*list)
+		kmod_module_unref_list(*list);
+}
+
+static void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+
+static int unavailable(struct ht_facts *f, const char *name, int r, const char *unit,
+                       const char *source)
+{
+	return ht_facts_set_unavailable(f, name, r < 0 ? -r : r, unit, source);
+}
+
+static int set_str(struct ht_facts *f, const char *name, const char *s, const char *source)
+{
+	struct ht_value v = { .type = HT_T_STR, .s = (char *)s };
+
+	return ht_facts_set(f, name, &v, NULL, source);
+}
+
+static int set_int(struct ht_facts *f, const char *name, int64_t i, const char *unit,
+                   const char *source)
+{
+	struct ht_value v = ht_int(i);
+
+	return ht_facts_set(f, name, &v, unit, source);
+}
+
+static void log_silent(void *data, int priority, const char *file, int line, const char *fn,
+                       const char *format, va_list args)
+{
+}
+
+/*
+ * The libkmod context for @root: the live host's defaults, or ROOT's
+ * /lib/modules/RELEASE and the modprobe.d directories libkmod reads by
+ * default (libkmod.c default_config_paths), in the same order.
+ * Returns NULL on ENOMEM.
+ */
+static struct kmod_ctx *kmod_open(const char *root, const char *release)
+{
+	static const char *const conf_dirs[] = {
+		"/etc/modprobe.d", "/run/modprobe.d", "/usr/local/lib/modprobe.d", "/lib/modprobe.d",
+	};
+	char *paths[ARRAY_SIZE(conf_dirs) + 1] = { NULL };
+	_cleanup_free_ char *dirname = NULL, *saved = NULL;
+	struct kmod_ctx *ctx = NULL;
+	const char *old;
+	bool live = ht_root_is_live(root);
+
+	if (!live) {
+		_cleanup_free_ char *moddir = NULL;
+
+		/* Without a release no modules.dep can be found: an empty directory name. */
+		moddir = strdup_printf("/lib/modules/%s", release ? release : "");
+		if (!moddir)
+			return NULL;
+		if (!(dirname = ht_root_path(root, moddir)))
+			return NULL;
+		for (size_t i = 0; i < ARRAY_SIZE(conf_dirs); i++)
+			if (!(paths[i] = ht_root_path(root, conf_dirs[i])))
+				goto out;
+	}
+	/*
+	 * libkmod 30 installs its stderr logger inside kmod_new() and parses
+	 * modprobe.d there, before kmod_set_log_fn() can be called: a bad line
+	 * would be printed. KMOD_LOG=0 (LOG_EMERG, libkmod.c log_priority())
+	 * mutes that one call; the previous value is put back.
+	 */
+	old = getenv("KMOD_LOG");
+	if (old && !(saved = strdup(old)))
+		goto out;
+	if (setenv("KMOD_LOG", "0", 1) < 0)
+		goto out;
+	ctx = kmod_new(dirname, live ? NULL : (const char *const *)paths);
+	if (saved)
+		setenv("KMOD_LOG", saved, 1);
+	else
+		unsetenv("KMOD_LOG");
+	if (ctx)
+		kmod_set_log_fn(ctx, log_silent, NULL);
+out:
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++)
+		free(paths[i]);
+	return ctx;
+}
+
+/* How nf_conntrack stands, and why we think so. */
+struct modstate {
+	const char *state; /* builtin, loaded, available, absent; NULL when unknown */
+	int error;         /* positive errno when state is NULL */
+	char source[256];
+};
+
+/*
+ * "available" when modules.dep knows a file for nf_conntrack, else "absent";
+ * unknown (ENOENT) without the index libkmod searches (modules.dep.bin,
+ * written by depmod): a tree copied without /lib/modules says nothing.
+ * @moddir: /lib/modules/RELEASE, below @root.
+ */
+static int state_from_moddep(struct kmod_ctx *ctx, const char *root, const char *moddir,
+                             struct modstate *st)
+{
+	_cleanup_(kmod_module_unref_listp) struct kmod_list *list = NULL;
+	_cleanup_free_ char *rel = NULL, *index = NULL;
+	struct kmod_list *l;
+	struct stat sb;
+	int r;
+
+	rel = strdup_printf("%s/modules.dep.bin", moddir);
+	if (!rel || !(index = ht_root_path(root, rel)))
+		return -ENOMEM;
+	if (stat(index, &sb) < 0) {
+		st->error = errno;
+		snprintf(st->source, sizeof(st->source), "libkmod %s", rel);
+		return 0;
+	}
+	snprintf(st->source, sizeof(st->source), "libkmod %s/modules.dep", moddir);
+	r = kmod_module_new_from_lookup(ctx, MODNAME, &list);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		st->error = -r;
+		return 0;
+	}
+	st->state = "absent";
+	kmod_list_foreach(l, list) {
+		struct kmod_module *m = kmod_module_get_module(l);
+		bool found = kmod_module_get_path(m) && strcmp(kmod_module_get_name(m), MODNAME) == 0;
+
+		kmod_module_unref(m);
+		if (found) {
+			st->state = "available";
+			break;
+		}
+	}
+	return 0;
+}
+
+static int state_live(struct kmod_ctx *ctx, struct kmod_module *mod, struct modstate *st)
+{
+	int r = kmod_module_get_initstate(mod);
+	struct stat sb;
+
+	snprintf(st->source, sizeof(st->source), "libkmod");
+	switch (r) {
+	case KMOD_MODULE_BUILTIN:
+		st->state = "builtin";
+		return 0;
+	case KMOD_MODULE_LIVE:
+	case KMOD_MODULE_GOING:
+		st->state = "loaded";
+		return 0;
+	case KMOD_MODULE_COMING:
+		/*
+		 * libkmod says "coming" for a /sys/module/NAME without initstate
+		 * when modules.builtin does not list it (no /lib/modules, or a
+		 * kernel without module support). The kernel gives every loaded
+		 * module an initstate attribute (kernel/module/sysfs.c) and creates
+		 * a bare /sys/module/NAME only for built-in code with parameters
+		 * (kernel/params.c, param_sysfs_builtin), so no initstate means
+		 * built in.
+		 */
+		if (stat(PATH_INITSTATE, &sb) < 0 && errno == ENOENT) {
+			st->state = "builtin";
+			snprintf(st->source, sizeof(st->source),
+			         "libkmod; " PATH_MODULE " without initstate");
+		} else {
+			st->state = "loaded";
+		}
+		return 0;
+	default:
+		break;
+	}
+	if (r == -ENOENT)
+		return state_from_moddep(ctx, NULL, kmod_get_dirname(ctx), st);
+	st->error = r < 0 ? -r : EINVAL;
+	return 0;
+}
+
+/* Whether modules.builtin (one module path a line) lists nf_conntrack.ko. */
+static int builtin_listed(const char *root, const char *moddir, bool *listed)
+{
+	_cleanup_free_ char *path = NULL, *text = NULL;
+	int r;
+
+	*listed = false;
+	path = strdup_printf("%s/modules.builtin", moddir);
+	if (!path)
+		return -ENOMEM;
+	r = ht_read_file(root, path, &text);
+	if (r < 0)
+		return r;
+	for (char *line = text, *next; line; line = next) {
+		char *slash, *base;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		slash = strrchr(line, '/');
+		base = slash ? slash + 1 : line;
+		/* Module names treat '-' and '_' alike (libkmod modname_normalize). */
+		for (char *p = base; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		if (strcmp(base, MODNAME ".ko") == 0) {
+			*listed = true;
+			break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Under --root libkmod would read the host's /sys, so the state comes from
+ * the tree: its initstate, its modules.builtin, its /sys/module directory,
+ * and only then libkmod's lookup in its modules.dep.
+ */
+static int state_root(struct kmod_ctx *ctx, const char *root, const char *release,
+                      struct modstate *st)
+{
+	_cleanup_free_ char *text = NULL, *moddir = NULL, *dir = NULL;
+	struct stat sb;
+	bool listed;
+	int r;
+
+	r = ht_read_file(root, PATH_INITSTATE, &text);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0) {
+		snprintf(st->source, sizeof(st->source), PATH_INITSTATE);
+		/* kernel/module/sysfs.c show_initstate(): live, coming or going */
+		if (strcmp(text, "live") == 0 || strcmp(text, "coming") == 0 ||
+		    strcmp(text, "going") == 0)
+			st->state = "loaded";
+		else
+			st->error = EINVAL;
+		return 0;
+	}
+	if (release) {
+		moddir = strdup_printf("/lib/modules/%s", release);
+		if (!moddir)
+			return -ENOMEM;
+		r = builtin_listed(root, moddir, &listed);
+		if (r == -ENOMEM)
+			return r;
+		if (r >= 0 && listed) {
+			st->state = "builtin";
+			snprintf(st->source, sizeof(st->source), "%s/modules.builtin", moddir);
+			return 0;
+		}
+	}
+	dir = ht_root_path(root, PATH_MODULE);
+	if (!dir)
+		return -ENOMEM;
+	if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		st->state = "loaded";
+		snprintf(st->source, sizeof(st->source), PATH_MODULE);
+		return 0;
+	}
+	if (!release) {
+		st->error = ENOENT;
+		snprintf(st->source, sizeof(st->source), "kernel.release unknown");
+		return 0;
+	}
+	return state_from_moddep(ctx, root, moddir, st);
+}
+
+static int collect_state(struct ht_facts *f, struct kmod_ctx *ctx, struct kmod_module *mod,
+                         const char *root, const char *release)
+{
+	struct modstate st = { 0 };
+	bool live = ht_root_is_live(root);
+	struct ht_value v;
+	int r;
+
+	r = live ? state_live(ctx, mod, &st) : state_root(ctx, root, release, &st);
+	if (r < 0)
+		return r;
+	if (!st.state)
+		/* conntrack.loaded keeps what the procfs collector found. */
+		return unavailable(f, "conntrack.module", st.error, NULL, st.source);
+	r = set_str(f, "conntrack.module", st.state, st.source);
+	if (r < 0)
+		return r;
+	v = ht_bool(strcmp(st.state, "builtin") == 0 || strcmp(st.state, "loaded") == 0);
+	return ht_facts_set(f, "conntrack.loaded", &v, NULL, live ? "libkmod" : st.source);
+}
+
+/*
+ * hashsize and expect_hashsize count hash buckets (net/netfilter/nf_conntrack_core.c,
+ * nf_conntrack_expect.c).
+ */
+static const char *param_unit(const char *param)
+{
+	if (strcmp(param, "hashsize") == 0 || strcmp(param, "expect_hashsize") == 0)
+		return "buckets";
+	return NULL;
+}
+
+static int collect_param(struct ht_facts *f, const char *root, const char *param)
+{
+	_cleanup_free_ char *name = NULL, *path = NULL, *text = NULL;
+	const char *unit = param_unit(param);
+	long long i;
+	int r;
+
+	name = strdup_printf("module." MODNAME ".%s", param);
+	path = strdup_printf(PATH_PARAMS "/%s", param);
+	if (!name || !path)
+		return -ENOMEM;
+	r = ht_read_file(root, path, &text);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		r = unavailable(f, name, r, unit, path);
+	else if (ht_parse_int64(text, &i) == 0)
+		r = set_int(f, name, i, unit, path);
+	else
+		r = set_str(f, name, text, path);
+	/* A name the facts file cannot hold is skipped, never fatal. */
+	return r == -EINVAL ? 0 : r;
+}
+
+static int collect_params(struct ht_facts *f, const char *root)
+{
+	static const char *const known[] = { "expect_hashsize", "hashsize" };
+	_cleanup_free_ char *dir = ht_root_path(root, PATH_PARAMS);
+	_cleanup_(closedirp) DIR *d = NULL;
+	struct dirent *de;
+	int r;
+
+	if (!dir)
+		return -ENOMEM;
+	d = opendir(dir);
+	if (!d) {
+		int e = errno;
+
+		for (size_t i = 0; i < ARRAY_SIZE(known); i++) {
+			_cleanup_free_ char *name = NULL, *path = NULL;
+
+			name = strdup_printf("module." MODNAME ".%s", known[i]);
+			path = strdup_printf(PATH_PARAMS "/%s", known[i]);
+			if (!name || !path)
+				return -ENOMEM;
+			r = unavailable(f, name, e, "buckets", path);
+			if (r < 0)
+				return r;
+		}
+		return 0;
+	}
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (errno == ENOMEM)
+				return -ENOMEM;
+			break;
+		}
+		if (de->d_name[0] == '.')
+			continue;
+		r = collect_param(f, root, de->d_name);
+		if (r < 0)
+			return r;
+	}
+	/* The parameters rules know are always facts: absent ones say why. */
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++) {
+		_cleanup_free_ char *name = strdup_printf("module." MODNAME ".%s", known[i]);
+
+		if (!name)
+			return -ENOMEM;
+		if (!ht_facts_get(f, name) && (r = collect_param(f, root, known[i])) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* parameq() in kernel/params.c: '-' and '_' are the same in parameter names. */
+static bool param_eq(const char *a, size_t alen, const char *b)
+{
+	size_t i;
+
+	for (i = 0; i < alen && b[i]; i++) {
+		char ca = a[i] == '-' ? '_' : a[i], cb = b[i] == '-' ? '_' : b[i];
+
+		if (ca != cb)
+			return false;
+	}
+	return i == alen && !b[i];
+}
+
+/*
+ * The value of the last @param=VALUE word of a module option string, split
+ * as the kernel does (kernel/params.c next_arg(): blanks separate words
+ * outside double quotes; quotes around the value are dropped); the last one
+ * wins because parse_args() applies them in order. -ENOENT when not given.
+ */
+static int option_value(const char *opts, const char *param, char **out)
+{
+	_cleanup_free_ char *val = NULL;
+	const char *p = opts;
+
+	while (*p) {
+		const char *w, *eq = NULL, *v, *end;
+		bool quoted = false;
+
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		w = p;
+		for (; *p && (quoted || (*p != ' ' && *p != '\t' && *p != '\n')); p++) {
+			if (*p == '"')
+				quoted = !quoted;
+			else if (*p == '=' && !eq && !quoted)
+				eq = p;
+		}
+		if (!eq || !param_eq(w, (size_t)(eq - w), param))
+			continue;
+		v = eq + 1;
+		end = p;
+		if (*v == '"') {
+			v++;
+			if (end > v && end[-1] == '"')
+				end--;
+		}
+		free(val);
+		val = strndup(v, (size_t)(end - v));
+		if (!val)
+			return -ENOMEM;
+	}
+	if (!val)
+		return -ENOENT;
+	*out = TAKE_PTR(val);
+	return 0;
+}
+
+/*
+ * hashsize= is applied at load with param_set_uint() (nf_conntrack_set_hashsize()
+ * in net/netfilter/nf_conntrack_core.c), i.e. kstrtouint(s, 0): an optional
+ * '+', then decimal, 0x hex or 0 octal, an unsigned int (at most 4294967295).
+ */
+static int parse_uint_base0(const char *s, int64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s == '+')
+		s++;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno == ERANGE || v > UINT32_MAX)
+		return -ERANGE;
+	if (end == s || (*end && strcmp(end, "\n") != 0))
+		return -EINVAL;
+	*out = (int64_t)v;
+	return 0;
+}
+
+/*
+ * The option words libkmod takes from the live kernel command line for
+ * nf_conntrack, joined by blanks, as kmod_config_parse_kcmdline() in
+ * libkmod-config.c splits it: words at every blank, the module name up to
+ * the first '.', the option after the last '.', kept when a '=' follows the
+ * first '.'. NULL in *out when there are none.
+ */
+static int kcmdline_options(char **out)
+{
+	_cleanup_free_ char *cmdline = NULL, *acc = NULL;
+	size_t acclen = 0;
+	int r;
+
+	*out = NULL;
+	r = ht_read_file(NULL, "/proc/cmdline", &cmdline);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return 0;
+	for (char *w = cmdline, *next; w; w = next) {
+		char *dot, *last, *nl;
+		size_t len;
+
+		next = strchr(w, ' ');
+		if (next)
+			*next++ = '\0';
+		nl = strchr(w, '\n');
+		if (nl) {
+			*nl = '\0';
+			next = NULL;
+		}
+		dot = strchr(w, '.');
+		if (!dot || !strchr(dot, '='))
+			continue;
+		*dot = '\0';
+		for (char *p = w; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		if (strcmp(w, MODNAME) != 0)
+			continue;
+		last = strrchr(dot + 1, '.');
+		last = last ? last + 1 : dot + 1;
+		len = strlen(last);
+		if (len == 0)
+			continue;
+		{
+			char *na = realloc(acc, acclen + len + 2);
+
+			if (!na)
+				return -ENOMEM;
+			acc = na;
+		}
+		if (acclen)
+			acc[acclen++] = ' ';
+		memcpy(acc + acclen, last, len + 1);
+		acclen += len;
+	}
+	*out = TAKE_PTR(acc);
+	return 0;
+}
+
+static int collect_options(struct ht_facts *f, struct kmod_module *mod, const char *root)
+{
+	_cleanup_free_ char *opts = NULL, *kcmd = NULL, *val = NULL;
+	const char *o = kmod_module_get_options(mod);
+	int64_t hashsize;
+	int r;
+
+	opts = strdup(o ? o : "");
+	if (!opts)
+		return -ENOMEM;
+	if (!ht_root_is_live(root)) {
+		/*
+		 * libkmod appends the live /proc/cmdline's nf_conntrack.PARAM=V
+		 * words to every context whatever its config paths; they are this
+		 * host's, not the tree's.
+		 */
+		r = kcmdline_options(&kcmd);
+		if (r < 0)
+			return r;
+		if (kcmd) {
+			size_t ol = strlen(opts), kl = strlen(kcmd);
+
+			if (ol >= kl && strcmp(opts + ol - kl, kcmd) == 0 &&
+			    (ol == kl || opts[ol - kl - 1] == ' '))
+				opts[ol == kl ? 0 : ol - kl - 1] = '\0';
+		}
+	}
+	/* A facts file holds UTF-8 only: a Latin-1 byte in modprobe.d makes the fact unknown. */
+	if (ht_utf8_invalid(opts))
+		r = unavailable(f, "modprobe." MODNAME ".options", EINVAL, NULL,
+		                SRC_OPTIONS " (not UTF-8)");
+	else
+		r = set_str(f, "modprobe." MODNAME ".options", opts, SRC_OPTIONS);
+	if (r < 0)
+		return r;
+	r = option_value(opts, "hashsize", &val);
+	if (r >= 0)
+		r = parse_uint_base0(val, &hashsize);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return unavailable(f, "modprobe." MODNAME ".hashsize", r, "buckets", SRC_OPTIONS);
+	return set_int(f, "modprobe." MODNAME ".hashsize", hashsize, "buckets", SRC_OPTIONS);
+}
+
+int ht_collect_kmod(struct ht_facts *f, const char *root)
+{
+	_cleanup_(kmod_unrefp) struct kmod_ctx *ctx = NULL;
+	_cleanup_(kmod_module_unrefp) struct kmod_module *mod = NULL;
+	const struct ht_fact *rel = ht_facts_get(f, "kernel.release");
+	const char *release = rel && rel->value.type == HT_T_STR ? rel->value.s : NULL;
+	_cleanup_free_ char *release_copy = NULL;
+	int r;
+
+	/* The facts set below may move the table; keep our own copy. */
+	if (release && !(release_copy = strdup(release)))
+		return -ENOMEM;
+	ctx = kmod_open(root, release_copy);
+	if (!ctx)
+		return -ENOMEM;
+	r = kmod_module_new_from_name(ctx, MODNAME, &mod);
+	if (r < 0)
+		return -ENOMEM; /* it fails only for want of memory for this name */
+	r = collect_state(f, ctx, mod, root, release_copy);
+	if (r < 0)
+		return r;
+	r = collect_params(f, root);
+	if (r < 0)
+		return r;
+	return collect_options(f, mod, root);
+}

@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "collect/collect.h"
+#include "engine/facts.h"
+#include "shared/util.h"
+#include "engine/value.h"
+
+/*
+ * The procfs and sysfs collectors. Each one reads a single source below the
+ * root and records either the value or why it is unavailable; only -ENOMEM
+ * stops the collection.
+ */
+
+#define PATH_MEMINFO "/proc/meminfo"
+#define PATH_OSRELEASE "/proc/sys/kernel/osrelease"
+#define PATH_ARCH "/proc/sys/kernel/arch"
+#define PATH_CPU_ONLINE "/sys/devices/system/cpu/online"
+#define PATH_NF_MAX "/proc/sys/net/netfilter/nf_conntrack_max"
+#define PATH_NF_MODULE "/sys/module/nf_conntrack"
+
+/* NULL, "" or "/" (any run of slashes): the host itself rather than a copied tree. */
+static bool root_is_host(const char *root)
+{
+	if (!root)
+		return true;
+	for (; *root; root++)
+		if (*root != '/')
+			return false;
+	return true;
+}
+
+/* Records @name as unavailable for the negative errno @r. Returns 0 or -ENOMEM. */
+static int unavailable(struct ht_facts *f, const char *name, int r, const char *unit,
+                       const char *source)
+{
+	return ht_facts_set_unavailable(f, name, r < 0 ? -r : r, unit, source);
+}
+
+static int set_int(struct ht_facts *f, const char *name, int64_t i, const char *unit,
+                   const char *source)
+{
+	struct ht_value v = ht_int(i);
+
+	return ht_facts_set(f, name, &v, unit, source);
+}
+
+static int set_bool(struct ht_facts *f, const char *name, bool b, const char *source)
+{
+	struct ht_value v = ht_bool(b);
+
+	return ht_facts_set(f, name, &v, NULL, source);
+}
+
+/* Like ht_facts_set() for a string, which it copies. */
+static int set_str(struct ht_facts *f, const char *name, const char *s, const char *source)
+{
+	struct ht_value v = { .type = HT_T_STR, .s = (char *)s };
+
+	return ht_facts_set(f, name, &v, NULL, source);
+}
+
+/* ---- parsers ---- */
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* A CPU number: digits, at most 1e9 (NR_CPUS is far below). */
+static int parse_cpu(const char **pp, int64_t *out)
+{
+	const char *p = *pp;
+	int64_t v = 0;
+
+	if (!is_digit(*p))
+		return -EINVAL;
+	for (; is_digit(*p); p++) {
+		v = v * 10 + (*p - '0');
+		if (v > 1000000000)
+			return -EINVAL;
+	}
+	*pp = p;
+	*out = v;
+	return 0;
+}
+
+int ht_cpulist_count(const char *s, int64_t *count)
+{
+	int64_t n = 0, prev = -1;
+
+	if (!s)
+		return -EINVAL;
+	while (is_space(*s))
+		s++;
+	for (;;) {
+		int64_t a, b;
+
+		if (parse_cpu(&s, &a) < 0)
+			return -EINVAL;
+		b = a;
+		if (*s == '-') {
+			s++;
+			if (parse_cpu(&s, &b) < 0 || b < a)
+				return -EINVAL;
+		}
+		if (a <= prev)
+			return -EINVAL;
+		n += b - a + 1;
+		prev = b;
+		if (*s != ',')
+			break;
+		s++;
+	}
+	while (is_space(*s))
+		s++;
+	if (*s)
+		return -EINVAL;
+	*count = n;
+	return 0;
+}
+
+int ht_meminfo_bytes(const char *text, const char *key, int64_t *bytes)
+{
+	size_t klen = strlen(key);
+	const char *p = text;
+	int64_t kb = 0;
+
+	/* Find "KEY:" at the start of a line. */
+	for (;;) {
+		if (strncmp(p, key, klen) == 0 && p[klen] == ':')
+			break;
+		p = strchr(p, '\n');
+		if (!p)
+			return -EINVAL;
+		p++;
+	}
+	p += klen + 1;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!is_digit(*p))
+		return -EINVAL;
+	for (; is_digit(*p); p++) {
+		if (kb > (INT64_MAX / 1024 - (*p - '0')) / 10)
+			return -EINVAL;
+		kb = kb * 10 + (*p - '0');
+	}
+	/* fs/proc/meminfo.c prints every size field as "%8lu kB". */
+	if (*p != ' ')
+		return -EINVAL;
+	while (*p == ' ')
+		p++;
+	if (strncmp(p, "kB", 2) != 0)
+		return -EINVAL;
+	p += 2;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p && *p != '\n')
+		return -EINVAL;
+	*bytes = kb * 1024;
+	return 0;
+}
+
+int ht_arch_pointer_size(const char *arch)
+{
+	static const char *const arch64[] = {
+		"aarch64", "aarch64_be", "alpha", "arm64", "ia64", "loongarch64", "mips64",
+		"parisc64", "ppc64", "ppc64le", "riscv64", "s390x", "sparc64", "x86_64",
+	};
+	static const char *const arch32[] = {
+		"arc", "arm", "armeb", "csky", "hexagon", "m68k", "microblaze", "mips",
+		"nios2", "openrisc", "parisc", "ppc", "ppcle", "riscv32", "s390", "sh",
+		"sh2", "sh2a", "sh3", "sh4", "sh4a", "sparc", "xtensa",
+	};
+
+	if (!arch)
+		return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(arch64); i++)
+		if (strcmp(arch, arch64[i]) == 0)
+			return 8;
+	for (size_t i = 0; i < ARRAY_SIZE(arch32); i++)
+		if (strcmp(arch, arch32[i]) == 0)
+			return 4;
+	/* i386 ... i686, and 32-bit ARM as armv5tel, armv6l, armv7l, armv7b, armv8l ... */
+	if (arch[0] == 'i' && arch[1] >= '3' && arch[1] <= '6' && strcmp(arch + 2, "86") == 0)
+		return 4;
+	if (strncmp(arch, "armv", 4) == 0 && is_digit(arch[4]))
+		return 4;
+	return -EINVAL;
+}
+
+/* ---- collectors ---- */
+
+static int collect_mem(struct ht_facts *f, const char *root)
+{
+	static const char source[] = PATH_MEMINFO " MemTotal";
+	_cleanup_free_ char *text = NULL;
+	int64_t bytes;
+	int r;
+
+	r = ht_read_file(root, PATH_MEMINFO, &text);
+	if (r >= 0)
+		r = ht_meminfo_bytes(text, "MemTotal", &bytes);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return unavailable(f, "mem.total", r, "bytes", source);
+	return set_int(f, "mem.total", bytes, "bytes", source);
+}
+
+/* kernel.release and the kernel.version parsed from it. */
+static int collect_kernel(struct ht_facts *f, const char *root)
+{
+	_cleanup_free_ char *rel = NULL;
+	struct ht_value v = { .type = HT_T_VER };
+	const char *end;
+	int r;
+
+	r = ht_read_file(root, PATH_OSRELEASE, &rel);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0 && (!rel[0] || strchr(rel, '\n')))
+		r = -EINVAL;
+	if (r < 0) {
+		int e = r;
+
+		r = unavailable(f, "kernel.release", e, NULL, PATH_OSRELEASE);
+		if (r < 0)
+			return r;
+		return unavailable(f, "kernel.version", e, NULL, "kernel.release");
+	}
+	r = set_str(f, "kernel.release", rel, PATH_OSRELEASE);
+	if (r < 0)
+		return r;
+	if (ht_version_parse(rel, &v.v, &end) < 0)
+		return unavailable(f, "kernel.version", EINVAL, NULL, "kernel.release");
+	return ht_facts_set(f, "kernel.version", &v, NULL, "kernel.release");
+}
+
+/* cpu.arch and the kernel.pointer_size derived from it. */
+static int collect_arch(struct ht_facts *f, const char *root)
+{
+	_cleanup_free_ char *arch = NULL;
+	const char *source = PATH_ARCH;
+	struct utsname u;
+	int r, size;
+
+	r = ht_read_file(root, PATH_ARCH, &arch);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0 && !arch[0])
+		r = -EINVAL;
+	if (r == -ENOENT && root_is_host(root)) {
+		/* /proc/sys/kernel/arch is recent (6.1); uname(2) tells the same. */
+		source = "uname(2)";
+		if (uname(&u) < 0) {
+			r = -errno;
+		} else {
+			arch = strdup(u.machine);
+			r = arch ? 0 : -ENOMEM;
+		}
+	}
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		int e = r;
+
+		r = unavailable(f, "cpu.arch", e, NULL, source);
+		if (r < 0)
+			return r;
+		return unavailable(f, "kernel.pointer_size", e, "bytes", "cpu.arch");
+	}
+	r = set_str(f, "cpu.arch", arch, source);
+	if (r < 0)
+		return r;
+	size = ht_arch_pointer_size(arch);
+	if (size < 0)
+		return unavailable(f, "kernel.pointer_size", size, "bytes", "cpu.arch");
+	return set_int(f, "kernel.pointer_size", size, "bytes", "cpu.arch");
+}
+
+static int collect_cpu_count(struct ht_facts *f, const char *root)
+{
+	_cleanup_free_ char *list = NULL;
+	int64_t n;
+	int r;
+
+	r = ht_read_file(root, PATH_CPU_ONLINE, &list);
+	if (r >= 0)
+		r = ht_cpulist_count(list, &n);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return unavailable(f, "cpu.count", r, "CPUs", PATH_CPU_ONLINE);
+	return set_int(f, "cpu.count", n, "CPUs", PATH_CPU_ONLINE);
+}
+
+static int collect_page_size(struct ht_facts *f, const char *root)
+{
+	static const char source[] = "sysconf(_SC_PAGESIZE)";
+	long ps;
+
+	if (!root_is_host(root))
+		return unavailable(f, "kernel.page_size", ENOENT, "bytes",
+		                   "not recorded in a --root tree");
+	errno = 0;
+	ps = sysconf(_SC_PAGESIZE);
+	if (ps <= 0)
+		return unavailable(f, "kernel.page_size", errno ? errno : EINVAL, "bytes", source);
+	return set_int(f, "kernel.page_size", ps, "bytes", source);
+}
+
+/*
+ * One count, size or timeout in a procfs or sysfs file, named after the
+ * file. A table size, an entry count or a timeout is never below 0, so a
+ * negative number is not what the kernel keeps there (EINVAL, like text
+ * that does not parse).
+ */
+static int collect_int_file(struct ht_facts *f, const char *root, const char *name,
+                            const char *path, const char *unit)
+{
+	_cleanup_free_ char *text = NULL;
+	long long v;
+	int r;
+
+	r = ht_read_file(root, path, &text);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0 && (ht_parse_int64(text, &v) < 0 || v < 0))
+		r = -EINVAL;
+	if (r < 0)
+		return unavailable(f, name, r, unit, path);
+	return set_int(f, name, v, unit, path);
+}
+
+static int collect_conntrack_files(struct ht_facts *f, const char *root)
+{
+	static const struct {
+		const char *name, *path, *unit;
+	} files[] = {
+		{ "module.nf_conntrack.hashsize", PATH_NF_MODULE "/parameters/hashsize", "buckets" },
+		{ "net.netfilter.nf_conntrack_buckets",
+		  "/proc/sys/net/netfilter/nf_conntrack_buckets", "buckets" },
+		{ "net.netfilter.nf_conntrack_count", "/proc/sys/net/netfilter/nf_conntrack_count",
+		  "entries" },
+		{ "net.netfilter.nf_conntrack_max", PATH_NF_MAX, "entries" },
+		{ "net.netfilter.nf_conntrack_tcp_timeout_time_wait",
+		  "/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait", "seconds" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		int r = collect_int_file(f, root, files[i].name, files[i].path, files[i].unit);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* stat(2) of @path below @root: 0 or a negative errno. */
+static int stat_below(const char *root, const char *path, struct stat *st)
+{
+	_cleanup_free_ char *full = ht_root_path(root, path);
+
+	if (!full)
+		return -ENOMEM;
+	return stat(full, st) < 0 ? -errno : 0;
+}
+
+static int collect_conntrack_loaded(struct ht_facts *f, const char *root)
+{
+	struct stat st;
+	int r = stat_below(root, PATH_NF_MODULE, &st);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r == -ENOENT)
+		return set_bool(f, "conntrack.loaded", false, PATH_NF_MODULE);
+	if (r < 0)
+		return unavailable(f, "conntrack.loaded", r, NULL, PATH_NF_MODULE);
+	return set_bool(f, "conntrack.loaded", true, PATH_NF_MODULE);
+}
+
+/*
+ * The kernel registers nf_conntrack_max read-only (0444) in every network
+ * namespace but the initial one (net/netfilter/nf_conntrack_standalone.c,
+ * since 5.12.2), so the owner-write bit tells which one we are in.
+ */
+static int collect_netns_initial(struct ht_facts *f, const char *root)
+{
+	static const char source[] = "mode of " PATH_NF_MAX;
+	struct stat st;
+	int r = stat_below(root, PATH_NF_MAX, &st);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return unavailable(f, "netns.initial", r, NULL, source);
+	return set_bool(f, "netns.initial", (st.st_mode & S_IWUSR) != 0, source);
+}
+
+bool ht_root_is_live(const char *root)
+{
+	if (!root)
+		return true;
+	while (*root == '/')
+		root++;
+	return *root == '\0';
+}
+
+int ht_facts_collect(struct ht_facts *f, const char *root, unsigned flags)
+{
+	static int (*const collectors[])(struct ht_facts *, const char *) = {
+		collect_mem,
+		collect_kernel,
+		collect_arch,
+		collect_cpu_count,
+		collect_page_size,
+		collect_conntrack_files,
+		collect_conntrack_loaded,
+		collect_netns_initial,
+		ht_collect_kmod,       /* refines conntrack.loaded */
+		ht_collect_ctnetlink,
+		ht_collect_udev,       /* nic.list, before ethtool reads it */
+		ht_collect_ethtool,
+	};
+	int r;
+
+	if (!f)
+		return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
+		r = collectors[i](f, root);
+		if (r < 0)
+			return r;
+	}
+	return ht_collect_cpu(f, root, !(flags & HT_COLLECT_NO_MEASURE));
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/facts.h"
+
+/*
+ * Parsers behind ht_facts_collect() (facts.h), exposed for the tests. The
+ * collector itself is ht_facts_collect().
+ */
+
+/*
+ * ht_cpulist_count - number of CPUs in a kernel cpulist such as "0-3,6,8-9"
+ * (7), the format of /sys/devices/system/cpu/online. Ranges must ascend and
+ * not overlap, as the kernel prints them; blanks around the list are allowed.
+ * Returns 0, or -EINVAL for an empty or malformed list.
+ */
+int ht_cpulist_count(const char *s, int64_t *count);
+
+/*
+ * ht_meminfo_bytes - the value of field @key ("MemTotal") of /proc/meminfo text
+ * @text, converted from kB to bytes. Returns 0; -EINVAL when the field is
+ * missing, not "N kB", or its byte count does not fit in int64_t.
+ */
+int ht_meminfo_bytes(const char *text, const char *key, int64_t *bytes);
+
+/*
+ * ht_arch_pointer_size - size of a kernel pointer on machine @arch as uname -m
+ * prints it: 8 for 64-bit machines, 4 for 32-bit ones, -EINVAL when hosttune
+ * does not know @arch.
+ */
+int ht_arch_pointer_size(const char *arch);
+
+/*
+ * Collectors of the sources beyond procfs/sysfs. Each fills the facts of
+ * one source (names and units in facts.c, ht_fact_defs()/ht_nic_fact_defs()),
+ * records the source of every value, and turns an absent or refused source
+ * into unavailable facts with the errno (EOPNOTSUPP for "the driver does not
+ * support it", EPERM/EACCES for missing privilege, ENOENT for an absent
+ * module). Each returns 0, or -ENOMEM only: a source that fails is never a
+ * failure of the whole collection.
+ * @root: the --root prefix (NULL, "" or "/" for the live host). Sources that
+ *        only exist live (netlink, CPUID, the cipher measurement) are read
+ *        only when root is the live root; under a --root tree they fall back
+ *        to files below it (/proc/net/stat/nf_conntrack, /sys/class/net/...,
+ *        /proc/cpuinfo) or are unavailable with ENOENT.
+ */
+
+/* True when @root means the live host (NULL, "", or only slashes). */
+bool ht_root_is_live(const char *root);
+
+/*
+ * conntrack.stat.{drop,early_drop,insert_failed,search_restart} summed over
+ * CPUs from ctnetlink (IPCTNL_MSG_CT_GET_STATS_CPU, libmnl) with source
+ * "ctnetlink", and conntrack.stat.count (IPCTNL_MSG_CT_GET_STATS); when
+ * netlink is refused or under --root, /proc/net/stat/nf_conntrack (hex
+ * columns, one row a CPU) with that path as source.
+ */
+int ht_collect_ctnetlink(struct ht_facts *f, const char *root);
+
+/*
+ * nic.list and, for every interface but lo, nic.IF.{driver,bus,kind,physical}
+ * from libudev (under --root: /sys/class/net below root).
+ */
+int ht_collect_udev(struct ht_facts *f, const char *root);
+
+/*
+ * nic.IF.{speed,duplex} (ETHTOOL_MSG_LINKMODES_GET) and
+ * nic.IF.channels.{combined,rx,tx} and .max.* (ETHTOOL_MSG_CHANNELS_GET) over
+ * ethtool generic netlink with libmnl, for every interface in nic.list (so
+ * run after ht_collect_udev). Under --root: /sys/class/net/IF/{speed,duplex}
+ * and the queue directories.
+ */
+int ht_collect_ethtool(struct ht_facts *f, const char *root);
+
+/*
+ * conntrack.module, conntrack.loaded, module.nf_conntrack.* (every file of
+ * /sys/module/nf_conntrack/parameters) and modprobe.nf_conntrack.{options,
+ * hashsize} with libkmod; under --root, libkmod reads root's modprobe.d and
+ * /lib/modules.
+ */
+int ht_collect_kmod(struct ht_facts *f, const char *root);
+
+/*
+ * cpu.aes.flag, cpu.pclmul.flag, cpu.model from /proc/cpuinfo; cpu.virt from
+ * CPUID (live x86 only) and DMI (/sys/class/dmi/id/sys_vendor,
+ * product_name); with @measure, cpu.aes.gcm_mbps, cpu.chacha.mbps and
+ * cpu.aes.hw measured with libcrypto (live host only).
+ */
+int ht_collect_cpu(struct ht_facts *f, const char *root, bool measure);

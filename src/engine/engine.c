@@ -1,0 +1,1025 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/rules-internal.h"
+
+/* ---- workload variables and profiles ----------------------------------- */
+
+static struct ht_var *var_find(const struct ht_ruleset *rs, const char *name)
+{
+	for (size_t i = 0; i < rs->nvars; i++)
+		if (strcmp(rs->vars[i].name, name) == 0)
+			return &rs->vars[i];
+	return NULL;
+}
+
+static int const_lookup(const char *name, const struct ht_srcpos *pos, struct ht_value *out,
+                        struct ht_error *err, void *userdata)
+{
+	return ht_error_set(err, EINVAL, "%s:%u:%u: expected a constant, found name '%s'",
+	                    pos->file, pos->line, pos->col, name);
+}
+
+static int var_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct ht_var *)a)->name, ((const struct ht_var *)b)->name);
+}
+
+int rules_set_var_text(struct ht_ruleset *rs, const char *name, const char *text,
+                       const struct ht_srcpos *pos, struct ht_error *err, int *ctx_ret)
+{
+	struct ht_expr *e = NULL;
+	struct ht_value v = { 0 };
+	struct ht_var *var;
+	int r;
+
+	r = ht_expr_parse(text, pos, &e, err);
+	if (r == 0) {
+		r = ht_expr_eval(e, const_lookup, NULL, &v, err);
+		ht_expr_free(e);
+	}
+	if (r < 0)
+		goto fail;
+	var = var_find(rs, name);
+	if (var) {
+		ht_value_clear(&var->value);
+		var->value = v;
+		return 0;
+	}
+	var = realloc(rs->vars, (rs->nvars + 1) * sizeof(*var));
+	if (!var) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	rs->vars = var;
+	var[rs->nvars].value = v;
+	if (!(var[rs->nvars].name = strdup(name))) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	rs->nvars++;
+	qsort(rs->vars, rs->nvars, sizeof(*rs->vars), var_cmp);
+	return 0;
+fail:
+	ht_value_clear(&v);
+	if (ctx_ret && *ctx_ret == 0)
+		*ctx_ret = r;
+	return r;
+}
+
+/* How many profiles an include chain may hold, the one asked for included. */
+#define PROFILE_DEPTH_MAX 64
+
+/* The profiles being loaded, outermost first: the include cycle message names them. */
+struct profile_chain {
+	const char *names[PROFILE_DEPTH_MAX];
+	size_t n;
+};
+
+static int profile_fail(struct ht_error *err, const struct ht_srcpos *inc, int errnum,
+                        const char *fmt, ...) _printf_(4, 5);
+
+/* The message at the include line @inc that named the profile; none for the one asked for. */
+static int profile_fail(struct ht_error *err, const struct ht_srcpos *inc, int errnum,
+                        const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!inc)
+		return ht_error_set(err, errnum, "%s", msg);
+	return ht_error_set(err, errnum, "%s:%u:%u: %s", inc->file, inc->line, inc->col, msg);
+}
+
+/* "a -> b -> a": the chain from the first @name on, and @name again. */
+static void profile_cycle(const struct profile_chain *chain, size_t from, const char *name,
+                          char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = from; i < chain->n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s -> ", chain->names[i]);
+	if (len < size)
+		snprintf(buf + len, size - len, "%s", name);
+}
+
+/*
+ * Loads profile @name, named by the include line @inc (NULL for the profile
+ * asked for), its includes first so that its own values win.
+ */
+static int profile_load(struct ht_ruleset *rs, struct profile_chain *chain, const char *name,
+                        const struct ht_srcpos *inc, struct ht_error *err)
+{
+	_cleanup_free_ char *fname = NULL, *path = NULL, *include = NULL;
+	unsigned iline = 0, icol = 0;
+	int r;
+
+	if (!rules_valid_name(name) || strchr(name, '.'))
+		return profile_fail(err, inc, EINVAL,
+		                    "profile name '%s': expected letters, digits and '_'", name);
+	for (size_t i = 0; i < chain->n; i++)
+		if (strcmp(chain->names[i], name) == 0) {
+			char cycle[512];
+
+			profile_cycle(chain, i, name, cycle, sizeof(cycle));
+			return profile_fail(err, inc, ELOOP, "profile include cycle: %s", cycle);
+		}
+	if (chain->n == PROFILE_DEPTH_MAX)
+		return profile_fail(err, inc, ELOOP, "profile includes nested deeper than %d",
+		                    PROFILE_DEPTH_MAX);
+	if (asprintf(&fname, "%s.profile", name) < 0)
+		return -ENOMEM;
+	r = rules_find_file(rs, "/profiles", fname, &path, err);
+	if (r == -ENOENT)
+		return profile_fail(err, inc, ENOENT,
+		                    "profile '%s' not found (looked for profiles/%s in %s%s)", name,
+		                    fname, rs->ndirs ? rs->dirs[0] : "no directory",
+		                    rs->ndirs > 1 ? " and the other rules directories" : "");
+	if (r < 0)
+		return r;
+	/* Read the include first so the including profile's values win. */
+	{
+		struct ht_ruleset probe = { .dirs = rs->dirs, .ndirs = rs->ndirs };
+
+		r = rules_parse_file(&probe, path, true, false, &include, &iline, &icol, err);
+		for (size_t i = 0; i < probe.nvars; i++) {
+			free(probe.vars[i].name);
+			ht_value_clear(&probe.vars[i].value);
+		}
+		free(probe.vars);
+		for (size_t i = 0; i < probe.nstrings; i++)
+			free(probe.strings[i]);
+		free(probe.strings);
+		if (r < 0)
+			return r;
+	}
+	if (include) {
+		struct ht_srcpos ipos = { .file = path, .line = iline, .col = icol };
+
+		chain->names[chain->n++] = name;
+		r = profile_load(rs, chain, include, &ipos, err);
+		chain->n--;
+		if (r < 0)
+			return r;
+	}
+	/* Over an include, only the variables the included chain defines. */
+	return rules_parse_file(rs, path, true, include != NULL, NULL, NULL, NULL, err);
+}
+
+/* ht_ruleset_load_profile()'s entry: @depth is 0, the chain starts empty. */
+static int load_profile(struct ht_ruleset *rs, const char *name, unsigned depth,
+                        struct ht_error *err)
+{
+	struct profile_chain chain = { .n = 0 };
+
+	if (depth != 0)
+		return -EINVAL;
+	return profile_load(rs, &chain, name, NULL, err);
+}
+
+int ht_ruleset_load_profile(struct ht_ruleset *rs, const char *name, struct ht_error *err)
+{
+	int r = load_profile(rs, name, 0, err);
+
+	if (r < 0)
+		return r;
+	free(rs->profile);
+	rs->profile = strdup(name);
+	return rs->profile ? 0 : -ENOMEM;
+}
+
+const char *ht_ruleset_profile(const struct ht_ruleset *rs)
+{
+	return rs->profile;
+}
+
+int ht_ruleset_set_var(struct ht_ruleset *rs, const char *assignment, struct ht_error *err)
+{
+	const char *eq = strchr(assignment, '=');
+	_cleanup_free_ char *name = NULL;
+	struct ht_var *var;
+	struct ht_value old = { 0 };
+	struct ht_srcpos pos;
+	int r;
+
+	if (!eq)
+		return ht_error_set(err, EINVAL, "--set %s: expected NAME=VALUE", assignment);
+	name = strndup(assignment, (size_t)(eq - assignment));
+	if (!name)
+		return -ENOMEM;
+	var = var_find(rs, name);
+	if (!var) {
+		size_t len = 0;
+		char known[512] = "";
+
+		for (size_t i = 0; i < rs->nvars && len < sizeof(known) - 1; i++)
+			len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s", i ? ", " : "",
+			                        rs->vars[i].name);
+		return ht_error_set(err, EINVAL, "--set %s: unknown workload variable '%s' (known: %s)",
+		                    assignment, name, rs->nvars ? known : "none");
+	}
+	r = ht_value_copy(&old, &var->value);
+	if (r < 0)
+		return r;
+	pos = (struct ht_srcpos){ .file = "--set", .line = 1, .col = (unsigned)(eq - assignment) + 2 };
+	r = rules_set_var_text(rs, name, eq + 1, &pos, err, NULL);
+	if (r < 0) {
+		ht_value_clear(&old);
+		return r;
+	}
+	var = var_find(rs, name);
+	if ((ht_type_is_number(old.type) != ht_type_is_number(var->value.type)) ||
+	    (!ht_type_is_number(old.type) && old.type != var->value.type)) {
+		r = ht_error_set(err, EINVAL, "--set %s: %s is a %s, got a %s", assignment, name,
+		                 ht_type_name(old.type), ht_type_name(var->value.type));
+		ht_value_clear(&var->value);
+		var->value = old;
+		return r;
+	}
+	/* Rates, factors, budgets and times: a negative one means a typo, not a workload. */
+	if (ht_type_is_number(var->value.type) && ht_value_as_double(&var->value) < 0) {
+		r = ht_error_set(err, EINVAL, "--set %s: %s must not be negative", assignment, name);
+		ht_value_clear(&var->value);
+		var->value = old;
+		return r;
+	}
+	ht_value_clear(&old);
+	return 0;
+}
+
+size_t ht_ruleset_var_count(const struct ht_ruleset *rs)
+{
+	return rs->nvars;
+}
+
+const char *ht_ruleset_var_name(const struct ht_ruleset *rs, size_t i)
+{
+	return i < rs->nvars ? rs->vars[i].name : NULL;
+}
+
+const struct ht_value *ht_ruleset_var_value(const struct ht_ruleset *rs, size_t i)
+{
+	return i < rs->nvars ? &rs->vars[i].value : NULL;
+}
+
+/* ---- static checks ------------------------------------------------------ */
+
+static struct ht_rule *rule_find(const struct ht_ruleset *rs, const char *id)
+{
+	return (struct ht_rule *)ht_ruleset_find(rs, id);
+}
+
+static int check_rule(struct ht_ruleset *rs, struct ht_rule *r, const struct ht_srcpos *ref,
+                      struct ht_error *err);
+
+/*
+ * In an `each = nic` rule, nic.SUFFIX names the current interface's fact
+ * nic.IF.SUFFIX and nic.name the interface itself. Returns the per-interface
+ * definition for @name ("nic.speed" -> nic.*.speed), or NULL.
+ */
+static const struct ht_fact_def *nic_def(const char *name)
+{
+	char pattern[256];
+
+	if (strncmp(name, "nic.", 4) != 0 ||
+	    (size_t)snprintf(pattern, sizeof(pattern), "nic.*.%s", name + 4) >= sizeof(pattern))
+		return NULL;
+	return ht_fact_def_find(pattern);
+}
+
+static int type_of(const char *name, const struct ht_srcpos *pos, enum ht_type *type,
+                   struct ht_error *err, void *userdata)
+{
+	struct ht_ruleset *rs = userdata;
+	const struct ht_fact_def *d;
+	struct ht_var *v;
+	struct ht_rule *r;
+	int ret;
+
+	if ((r = rule_find(rs, name))) {
+		if (r->each_nic && !rs->check_each)
+			return ht_error_set(err, EINVAL, "%s:%u:%u: '%s' is evaluated per interface "
+			                    "(each = nic); only an 'each = nic' rule can use it",
+			                    pos->file, pos->line, pos->col, name);
+		ret = check_rule(rs, r, pos, err);
+		if (ret < 0)
+			return ret;
+		if (!r->keys[K_VALUE].expr)
+			return ht_error_set(err, EINVAL, "%s:%u:%u: rule '%s' has no value to use",
+			                    pos->file, pos->line, pos->col, name);
+		*type = r->type;
+		return 0;
+	}
+	if ((v = var_find(rs, name))) {
+		*type = ht_type_is_number(v->value.type) ? HT_T_INT : v->value.type;
+		return 0;
+	}
+	if (rs->check_each && strcmp(name, "nic.name") == 0) {
+		*type = HT_T_STR;
+		return 0;
+	}
+	if (rs->check_each && (d = nic_def(name))) {
+		*type = ht_type_is_number(d->type) ? HT_T_INT : d->type;
+		return 0;
+	}
+	if ((d = ht_fact_def_find(name))) {
+		*type = ht_type_is_number(d->type) ? HT_T_INT : d->type;
+		return 0;
+	}
+	if (strncmp(name, "workload.", 9) == 0)
+		return ht_error_set(err, ENOENT, "%s:%u:%u: unknown workload variable '%s' (no profile "
+		                    "sets it)", pos->file, pos->line, pos->col, name);
+	return -ENOENT;
+}
+
+static int check_expr(struct ht_ruleset *rs, const struct ht_key *k, enum ht_type want,
+                      const char *what, struct ht_error *err)
+{
+	enum ht_type t;
+	int r;
+
+	if (!k->expr)
+		return 0;
+	r = ht_expr_check(k->expr, type_of, rs, &t, err);
+	if (r < 0)
+		return r;
+	if (want != HT_T_NONE && t != want) {
+		const struct ht_srcpos *p = ht_expr_pos(k->expr);
+
+		return ht_error_set(err, EINVAL, "%s:%u:%u: type error: %s must be a %s, got a %s",
+		                    p->file, p->line, p->col, what, ht_type_name(want),
+		                    ht_type_name(t));
+	}
+	return 0;
+}
+
+static int check_rule(struct ht_ruleset *rs, struct ht_rule *r, const struct ht_srcpos *ref,
+                      struct ht_error *err)
+{
+	bool saved_each;
+	int ret;
+
+	if (r->check_state == ST_DONE)
+		return 0;
+	if (r->check_state == ST_BUSY) {
+		char path[512];
+		size_t len = 0, start = 0;
+
+		for (size_t i = 0; i < rs->check_depth; i++)
+			if (strcmp(rs->check_stack[i], r->id) == 0)
+				start = i;
+		for (size_t i = start; i < rs->check_depth && len < sizeof(path); i++)
+			len += (size_t)snprintf(path + len, sizeof(path) - len, "%s -> ",
+			                        rs->check_stack[i]);
+		if (len < sizeof(path))
+			snprintf(path + len, sizeof(path) - len, "%s", r->id);
+		return ht_error_set(err, EINVAL, "%s:%u:%u: dependency cycle: %s", ref->file, ref->line,
+		                    ref->col, path);
+	}
+	if (rs->check_depth >= ARRAY_SIZE(rs->check_stack))
+		return ht_error_set(err, EINVAL, "%s:%u:%u: rules nest deeper than %zu", ref->file,
+		                    ref->line, ref->col, ARRAY_SIZE(rs->check_stack));
+	r->check_state = ST_BUSY;
+	rs->check_stack[rs->check_depth++] = r->id;
+	saved_each = rs->check_each;
+	rs->check_each = r->each_nic;
+
+	if (r->keys[K_VALUE].expr) {
+		ret = ht_expr_check(r->keys[K_VALUE].expr, type_of, rs, &r->type, err);
+		if (ret < 0)
+			return ret;
+	}
+	ret = check_expr(rs, &r->keys[K_WHEN], HT_T_BOOL, "'when'", err);
+	if (ret < 0)
+		return ret;
+	rs->check_each = saved_each;
+	rs->check_depth--;
+	r->check_state = ST_DONE;
+	return 0;
+}
+
+static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
+{
+	int ret;
+
+	for (size_t i = 0; i < rs->nrules; i++) {
+		struct ht_rule *r = rs->rules[i];
+
+		if (nic_def(r->id))
+			return ht_error_set(err, EINVAL, "%s:%u:%u: rule id '%s' is already the name of "
+			                    "a per-interface fact (nic.IF.%s)", r->pos.file, r->pos.line,
+			                    r->pos.col + 1, r->id, r->id + 4);
+		if (ht_fact_def_find(r->id) || var_find(rs, r->id))
+			return ht_error_set(err, EINVAL, "%s:%u:%u: rule id '%s' is already the name of "
+			                    "a %s", r->pos.file, r->pos.line, r->pos.col + 1, r->id,
+			                    ht_fact_def_find(r->id) ? "fact" : "workload variable");
+		if (r->kind != HT_TARGET_ADVICE && !r->keys[K_VALUE].expr)
+			return ht_error_set(err, EINVAL, "%s:%u:%u: rule '%s' needs a 'value'",
+			                    r->pos.file, r->pos.line, r->pos.col, r->id);
+		if (r->kind == HT_TARGET_NONE) {
+			for (int k = K_CURRENT; k <= K_EXPLAIN; k++)
+				if (k != K_VALUE && r->keys[k].text)
+					return ht_error_set(err, EINVAL, "%s:%u:%u: '%s' needs a 'target' "
+					                    "(rule '%s' is a value only)",
+					                    r->keys[k].pos.file, r->keys[k].pos.line,
+					                    r->keys[k].pos.col, rules_key_name(k), r->id);
+		}
+	}
+	for (size_t i = 0; i < rs->nrules; i++) {
+		struct ht_rule *r = rs->rules[i];
+
+		rs->check_depth = 0;
+		rs->check_each = false;
+		ret = check_rule(rs, r, &r->pos, err);
+		if (ret < 0)
+			return ret;
+		rs->check_each = r->each_nic;
+		if (r->kind == HT_TARGET_CHANNELS && !r->each_nic)
+			return ht_error_set(err, EINVAL, "%s:%u:%u: a channels target needs 'each = nic'",
+			                    r->keys[K_TARGET].pos.file, r->keys[K_TARGET].pos.line,
+			                    r->keys[K_TARGET].pos.col);
+		if ((r->kind == HT_TARGET_SYSCTL || r->kind == HT_TARGET_MODULE ||
+		     r->kind == HT_TARGET_CHANNELS) && r->type != HT_T_INT) {
+			const struct ht_srcpos *p = ht_expr_pos(r->keys[K_VALUE].expr);
+
+			return ht_error_set(err, EINVAL, "%s:%u:%u: type error: the value of a %s target "
+			                    "must be a number, got a %s", p->file, p->line, p->col,
+			                    ht_target_kind_name(r->kind), ht_type_name(r->type));
+		}
+		ret = check_expr(rs, &r->keys[K_WRITABLE], HT_T_BOOL, "'writable'", err);
+		if (ret >= 0)
+			ret = check_expr(rs, &r->keys[K_DEFAULT], HT_T_NONE, NULL, err);
+		if (ret >= 0)
+			ret = check_expr(rs, &r->keys[K_SEVERITY], HT_T_STR, "'severity'", err);
+		if (ret >= 0)
+			ret = check_expr(rs, &r->keys[K_CURRENT], HT_T_NONE, NULL, err);
+		if (ret < 0)
+			return ret;
+		if (!r->keys[K_CURRENT].expr && r->target && !ht_fact_def_find(r->target) &&
+		    !(r->each_nic && nic_def(r->target)))
+			return ht_error_set(err, EINVAL, "%s:%u:%u: '%s' is not a fact hosttune collects; "
+			                    "give the rule a 'current'", r->keys[K_TARGET].pos.file,
+			                    r->keys[K_TARGET].pos.line, r->keys[K_TARGET].pos.col,
+			                    r->target);
+		for (size_t s = 0, depth = 0; s < r->ntmpl; s++) {
+			enum ht_type t;
+
+			if (r->tmpl[s].fmt == TMPL_END && depth-- == 0)
+				return ht_error_set(err, EINVAL, "%s:%u:%u: '{/?}' without an open '{?...}' "
+				                    "in the explanation of rule '%s'",
+				                    r->keys[K_EXPLAIN].pos.file, r->keys[K_EXPLAIN].pos.line,
+				                    r->keys[K_EXPLAIN].pos.col, r->id);
+			if (r->tmpl[s].fmt == TMPL_IF)
+				depth++;
+			if (s + 1 == r->ntmpl && depth > 0)
+				return ht_error_set(err, EINVAL, "%s:%u:%u: '{?...}' without its '{/?}' in the "
+				                    "explanation of rule '%s'", r->keys[K_EXPLAIN].pos.file,
+				                    r->keys[K_EXPLAIN].pos.line, r->keys[K_EXPLAIN].pos.col,
+				                    r->id);
+			if (!r->tmpl[s].expr)
+				continue;
+			ret = ht_expr_check(r->tmpl[s].expr, type_of, rs, &t, err);
+			if (ret < 0)
+				return ret;
+			if (r->tmpl[s].fmt == TMPL_IF && t != HT_T_BOOL) {
+				const struct ht_srcpos *p = ht_expr_pos(r->tmpl[s].expr);
+
+				return ht_error_set(err, EINVAL, "%s:%u:%u: type error: '{?...}' needs a "
+				                    "bool, got a %s", p->file, p->line, p->col,
+				                    ht_type_name(t));
+			}
+			if (r->tmpl[s].fmt != TMPL_PLAIN && r->tmpl[s].fmt != TMPL_IF && t != HT_T_INT) {
+				const struct ht_srcpos *p = ht_expr_pos(r->tmpl[s].expr);
+
+				return ht_error_set(err, EINVAL, "%s:%u:%u: type error: a formatted hole "
+				                    "needs a number, got a %s", p->file, p->line, p->col,
+				                    ht_type_name(t));
+			}
+		}
+	}
+	rs->check_each = false;
+	rs->checked = true;
+	return 0;
+}
+
+int ht_ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
+{
+	int ret = ruleset_check(rs, err);
+
+	/*
+	 * The type checker reports an unknown name as -ENOENT; to the caller it is a
+	 * mistake in a rules file like any other, and -ENOENT would read as "no rules
+	 * file found" (hosttune then suggests --rules).
+	 */
+	return ret < 0 && ret != -ENOMEM ? -EINVAL : ret;
+}
+
+/* ---- evaluation --------------------------------------------------------- */
+
+static int rule_value(struct ht_ruleset *rs, struct ht_rule *r, struct ht_value *out,
+                      struct ht_error *err);
+
+static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value *out,
+                  struct ht_error *err, void *userdata)
+{
+	struct ht_ruleset *rs = userdata;
+	const struct ht_fact *f;
+	struct ht_rule *r;
+	struct ht_var *v;
+
+	_cleanup_free_ char *nic_name = NULL;
+
+	if ((r = rule_find(rs, name)))
+		return rule_value(rs, r, out, err);
+	if ((v = var_find(rs, name)))
+		return ht_value_copy(out, &v->value);
+	if (rs->instance && strcmp(name, "nic.name") == 0) {
+		out->type = HT_T_STR;
+		out->s = strdup(rs->instance);
+		return out->s ? 0 : -ENOMEM;
+	}
+	if (rs->instance && nic_def(name)) {
+		if (asprintf(&nic_name, "nic.%s.%s", rs->instance, name + 4) < 0) {
+			nic_name = NULL;
+			return -ENOMEM;
+		}
+		name = nic_name;
+	}
+	f = rs->facts ? ht_facts_get(rs->facts, name) : NULL;
+	if (!f)
+		return ht_error_set(err, ENODATA, "%s was not collected", name);
+	if (f->value.type == HT_T_NONE)
+		return ht_error_set(err, ENODATA, "%s is unavailable (%s%s%s)", name,
+		                    strerror(f->error ? f->error : ENODATA), f->source ? ": " : "",
+		                    f->source ? f->source : "");
+	return ht_value_copy(out, &f->value);
+}
+
+static int eval_key(struct ht_ruleset *rs, const struct ht_key *k, struct ht_value *out,
+                    struct ht_error *err)
+{
+	err->msg[0] = '\0';
+	return ht_expr_eval(k->expr, lookup, rs, out, err);
+}
+
+/* -ENODATA when `when` is false or needs an unavailable fact; 1 when it holds. */
+static int eval_when(struct ht_ruleset *rs, struct ht_rule *r, struct ht_error *err)
+{
+	struct ht_value v = { 0 };
+	int ret;
+
+	if (!r->keys[K_WHEN].expr)
+		return 1;
+	ret = eval_key(rs, &r->keys[K_WHEN], &v, err);
+	if (ret < 0)
+		return ret;
+	ret = v.b ? 1 : 0;
+	ht_value_clear(&v);
+	return ret;
+}
+
+/* A sysctl or module parameter takes integers: 34.0 is 34, 34.13 is an error in the rule. */
+static int to_integer(const struct ht_rule *r, struct ht_value *v, struct ht_error *err)
+{
+	const struct ht_srcpos *p = ht_expr_pos(r->keys[K_VALUE].expr);
+
+	if (v->type != HT_T_DEC)
+		return 0;
+	if (v->d != floor(v->d) || fabs(v->d) >= 9.2e18) {
+		_cleanup_free_ char *s = ht_value_display(v);
+
+		return ht_error_set(err, EINVAL, "%s:%u:%u: the value of %s must be an integer, got %s; "
+		                    "use floor() or ceil()", p->file, p->line, p->col, r->target,
+		                    s ? s : "a decimal");
+	}
+	*v = ht_int((int64_t)v->d);
+	return 0;
+}
+
+static int rule_value(struct ht_ruleset *rs, struct ht_rule *r, struct ht_value *out,
+                      struct ht_error *err)
+{
+	if (r->eval_state == ST_BUSY) /* the checker rules this out; stay safe anyway */
+		return ht_error_set(err, ELOOP, "%s:%u:%u: dependency cycle at rule '%s'", r->pos.file,
+		                    r->pos.line, r->pos.col, r->id);
+	if (r->eval_state == ST_NEW) {
+		r->eval_state = ST_BUSY;
+		r->eval_ret = eval_when(rs, r, &r->eval_err);
+		if (r->eval_ret == 0)
+			r->eval_ret = ht_error_set(&r->eval_err, ENODATA, "rule %s does not apply here",
+			                           r->id);
+		if (r->eval_ret > 0)
+			r->eval_ret = eval_key(rs, &r->keys[K_VALUE], &r->val, &r->eval_err);
+		if (r->eval_ret >= 0 && (r->kind == HT_TARGET_SYSCTL || r->kind == HT_TARGET_MODULE))
+			r->eval_ret = to_integer(r, &r->val, &r->eval_err);
+		r->eval_state = ST_DONE;
+	}
+	if (r->eval_ret < 0) {
+		*err = r->eval_err;
+		return r->eval_ret;
+	}
+	return ht_value_copy(out, &r->val);
+}
+
+static int append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		size_t nc = (*cap ? *cap * 2 : 256) + n;
+		char *nb = realloc(*buf, nc);
+
+		if (!nb)
+			return -ENOMEM;
+		*buf = nb;
+		*cap = nc;
+	}
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+	return 0;
+}
+
+/* 20971520 -> "20 MiB", 1610612736 -> "1.5 GiB": IEC units, as free(1) -h prints them. */
+static char *format_bytes(double v)
+{
+	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	size_t u = 0;
+	double a = fabs(v);
+	char *s;
+
+	while (a >= 1024 && u + 1 < ARRAY_SIZE(units)) {
+		a /= 1024;
+		v /= 1024;
+		u++;
+	}
+	if (v == floor(v) || u == 0) {
+		if (asprintf(&s, "%.0f %s", v, units[u]) < 0)
+			return NULL;
+	} else if (asprintf(&s, "%.1f %s", v, units[u]) < 0)
+		return NULL;
+	return s;
+}
+
+static char *format_hole(const struct ht_tmpl_seg *seg, const struct ht_value *v)
+{
+	char *s = NULL;
+
+	switch (seg->fmt) {
+	case TMPL_BYTES:
+		return format_bytes(ht_value_as_double(v));
+	case TMPL_PCT: {
+		double pct = ht_value_as_double(v) * 100;
+
+		if (asprintf(&s, pct == floor(pct) ? "%.0f%%" : "%.1f%%", pct) < 0)
+			return NULL;
+		return s;
+	}
+	case TMPL_FIXED:
+		if (asprintf(&s, "%.*f", seg->prec, ht_value_as_double(v)) < 0)
+			return NULL;
+		return s;
+	default:
+		return ht_value_display(v);
+	}
+}
+
+/* Holes that render empty leave runs of blanks; one space between words is enough. */
+static void collapse_blanks(char *s)
+{
+	char *w = s;
+	bool blank = false;
+
+	for (const char *p = s; *p; p++) {
+		if (*p == ' ') {
+			blank = w != s;
+			continue;
+		}
+		if (blank)
+			*w++ = ' ';
+		blank = false;
+		*w++ = *p;
+	}
+	*w = '\0';
+}
+
+static int render(struct ht_ruleset *rs, const struct ht_rule *r, char **out, struct ht_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int ret;
+
+	if ((ret = append(&buf, &len, &cap, "", 0)) < 0)
+		return ret;
+	/* skip > 0 inside a {?COND} whose COND is false (or unavailable) */
+	for (size_t i = 0, depth = 0, skip = 0; i < r->ntmpl; i++) {
+		const struct ht_tmpl_seg *seg = &r->tmpl[i];
+		struct ht_value v = { 0 };
+		_cleanup_free_ char *s = NULL;
+
+		if (seg->fmt == TMPL_END) {
+			if (skip == depth)
+				skip = 0;
+			depth--;
+			continue;
+		}
+		if (seg->fmt == TMPL_IF) {
+			bool show = false;
+
+			depth++;
+			if (skip == 0) {
+				err->msg[0] = '\0';
+				ret = ht_expr_eval(seg->expr, lookup, rs, &v, err);
+				if (ret < 0 && ret != -ENODATA)
+					return ret;
+				show = ret == 0 && v.b;
+				ht_value_clear(&v);
+				if (!show)
+					skip = depth;
+			}
+			continue;
+		}
+		if (skip)
+			continue;
+		if (seg->text) {
+			ret = append(&buf, &len, &cap, seg->text, strlen(seg->text));
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		err->msg[0] = '\0';
+		ret = ht_expr_eval(seg->expr, lookup, rs, &v, err);
+		if (ret == -ENODATA)
+			s = strdup("(unavailable)");
+		else if (ret < 0)
+			return ret;
+		else
+			s = format_hole(seg, &v);
+		ht_value_clear(&v);
+		if (!s)
+			return -ENOMEM;
+		if ((ret = append(&buf, &len, &cap, s, strlen(s))) < 0)
+			return ret;
+	}
+	*out = TAKE_PTR(buf);
+	collapse_blanks(*out);
+	return 0;
+}
+
+static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_finding *f,
+                            struct ht_error *err)
+{
+	struct ht_value sev = { 0 };
+	int ret;
+
+	f->rule = r;
+	f->applicable = true;
+	ret = eval_when(rs, r, err);
+	if (ret == 0)
+		return 0; /* does not apply: no finding */
+	if (ret == -ENODATA)
+		goto not_applicable;
+	if (ret < 0)
+		return ret;
+
+	if (r->keys[K_CURRENT].expr)
+		ret = eval_key(rs, &r->keys[K_CURRENT], &f->current, err);
+	else if (r->target)
+		ret = lookup(r->target, &r->pos, &f->current, err, rs);
+	if (ret < 0 && ret != -ENODATA)
+		return ret;
+	ht_value_clear(&sev);
+	if (r->keys[K_VALUE].expr) {
+		ret = rule_value(rs, r, &f->recommended, err);
+		if (ret == -ENODATA)
+			goto not_applicable;
+		if (ret < 0)
+			return ret;
+	}
+	f->severity = HT_SEV_OK;
+	if (r->keys[K_SEVERITY].expr) {
+		ret = eval_key(rs, &r->keys[K_SEVERITY], &sev, err);
+		if (ret == -ENODATA)
+			goto not_applicable;
+		if (ret < 0)
+			return ret;
+		if (ht_severity_from_name(sev.s, &f->severity) < 0) {
+			const struct ht_srcpos *p = &r->keys[K_SEVERITY].pos;
+
+			ret = ht_error_set(err, EINVAL, "%s:%u:%u: severity must be ok, info, warning or "
+			                   "critical, got '%s'", p->file, p->line, p->col, sev.s);
+			ht_value_clear(&sev);
+			return ret;
+		}
+		ht_value_clear(&sev);
+	}
+	if (r->keys[K_DEFAULT].expr) {
+		ret = eval_key(rs, &r->keys[K_DEFAULT], &f->kernel_default, err);
+		if (ret < 0 && ret != -ENODATA)
+			return ret;
+	}
+	if (r->keys[K_WRITABLE].expr) {
+		struct ht_value w = { 0 };
+
+		ret = eval_key(rs, &r->keys[K_WRITABLE], &w, err);
+		if (ret < 0 && ret != -ENODATA)
+			return ret;
+		f->read_only = ret == 0 && !w.b;
+		ht_value_clear(&w);
+	}
+	if (r->only_raise && ht_type_is_number(f->current.type) &&
+	    ht_type_is_number(f->recommended.type) &&
+	    ht_value_as_double(&f->current) > ht_value_as_double(&f->recommended)) {
+		f->kept = true;
+		f->severity = HT_SEV_OK;
+	}
+	ret = render(rs, r, &f->explanation, err);
+	if (ret < 0)
+		return ret;
+	if (f->kept) {
+		_cleanup_free_ char *cur = ht_value_display(&f->current);
+		_cleanup_free_ char *rec = ht_value_display(&f->recommended);
+		char *n;
+
+		if (!cur || !rec ||
+		    asprintf(&n, "%s%sThe host already has %s, more than the %s recommended here; "
+		             "hosttune never lowers it (the admin chose more).", f->explanation,
+		             *f->explanation ? "\n" : "", cur, rec) < 0)
+			return -ENOMEM;
+		free(f->explanation);
+		f->explanation = n;
+	}
+	return 1;
+
+not_applicable:
+	f->applicable = false;
+	ht_value_clear(&f->recommended);
+	f->reason = strdup(err->msg[0] ? err->msg : "a fact it needs is unavailable");
+	return f->reason ? 1 : -ENOMEM;
+}
+
+void ht_findings_free(struct ht_findings *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		ht_value_clear(&f->items[i].current);
+		ht_value_clear(&f->items[i].recommended);
+		ht_value_clear(&f->items[i].kernel_default);
+		free(f->items[i].reason);
+		free(f->items[i].explanation);
+		free(f->items[i].instance);
+		free(f->items[i].boot_value);
+		free(f->items[i].boot_source);
+	}
+	free(f->items);
+	f->items = NULL;
+	f->n = 0;
+}
+
+/* Forgets computed rule values: all of them, or those of per-interface rules. */
+static void reset_values(struct ht_ruleset *rs, bool each_only)
+{
+	for (size_t i = 0; i < rs->nrules; i++) {
+		struct ht_rule *r = rs->rules[i];
+
+		if (each_only && !r->each_nic)
+			continue;
+		ht_value_clear(&r->val);
+		r->eval_state = ST_NEW;
+	}
+}
+
+/*
+ * The interfaces of the nic.list fact as consecutive NUL-terminated names in
+ * *out (caller frees), *n of them; none when the fact is unavailable.
+ */
+static int nic_list(const struct ht_facts *facts, char **out, size_t *n)
+{
+	const struct ht_fact *f = ht_facts_get(facts, "nic.list");
+	char *buf, *w;
+
+	*n = 0;
+	if (!f || f->value.type != HT_T_STR)
+		return 0;
+	buf = malloc(strlen(f->value.s) + 1);
+	if (!buf)
+		return -ENOMEM;
+	w = buf;
+	for (const char *p = f->value.s; *p;) {
+		size_t len;
+
+		p += strspn(p, " \t");
+		len = strcspn(p, " \t");
+		if (!len)
+			break;
+		memcpy(w, p, len);
+		w[len] = '\0';
+		w += len + 1;
+		p += len;
+		(*n)++;
+	}
+	*out = buf;
+	return 0;
+}
+
+/* Evaluates one rule (for one interface) and appends its finding, if any. */
+static int add_finding(struct ht_ruleset *rs, struct ht_rule *r, const char *instance,
+                       struct ht_findings *res, struct ht_error *err)
+{
+	struct ht_finding *f = &res->items[res->n];
+	int ret = evaluate_finding(rs, r, f, err);
+
+	if (ret > 0 && instance) {
+		f->instance = strdup(instance);
+		if (!f->instance)
+			ret = -ENOMEM;
+	}
+	if (ret == 0) {
+		ht_value_clear(&f->current);
+		memset(f, 0, sizeof(*f));
+		return 0;
+	}
+	res->n++;
+	return ret < 0 ? ret : 0;
+}
+
+int ht_ruleset_evaluate(struct ht_ruleset *rs, const struct ht_facts *facts,
+                        struct ht_findings *out, struct ht_error *err)
+{
+	struct ht_findings res = { 0 };
+	_cleanup_free_ char *nics = NULL;
+	size_t ninstances = 0, cap;
+	int ret = 0;
+
+	if (!rs->checked)
+		return ht_error_set(err, EINVAL, "internal error: ruleset evaluated before its check");
+	rs->facts = facts;
+	rs->instance = NULL;
+	reset_values(rs, false);
+	ret = nic_list(facts, &nics, &ninstances);
+	if (ret < 0)
+		return ret;
+	cap = rs->nrules * (ninstances + 1) + 1;
+	res.items = calloc(cap, sizeof(*res.items));
+	if (!res.items)
+		return -ENOMEM;
+	for (size_t i = 0; i < rs->nrules && ret >= 0; i++) {
+		struct ht_rule *r = rs->rules[i];
+		const char *inst = nics;
+
+		if (r->kind == HT_TARGET_NONE)
+			continue;
+		if (!r->each_nic) {
+			ret = add_finding(rs, r, NULL, &res, err);
+			continue;
+		}
+		for (size_t k = 0; k < ninstances && ret >= 0; k++, inst += strlen(inst) + 1) {
+			rs->instance = inst;
+			reset_values(rs, true);
+			ret = add_finding(rs, r, inst, &res, err);
+		}
+		rs->instance = NULL;
+		reset_values(rs, true);
+	}
+	/*
+	 * Named values no finding used are evaluated too: a division by zero in
+	 * one is an error in the rules, not something to report as null.
+	 */
+	for (size_t i = 0; i < rs->nrules && ret >= 0; i++) {
+		struct ht_rule *r = rs->rules[i];
+		struct ht_value v = { 0 };
+
+		if (r->kind != HT_TARGET_NONE || r->each_nic)
+			continue;
+		err->msg[0] = '\0';
+		ret = rule_value(rs, r, &v, err);
+		ht_value_clear(&v);
+		if (ret == -ENODATA)
+			ret = 0;
+	}
+	if (ret < 0) {
+		rs->facts = NULL;
+		ht_findings_free(&res);
+		return ret;
+	}
+	*out = res;
+	return 0;
+}
+
+int ht_ruleset_value(struct ht_ruleset *rs, const char *id, struct ht_value *out,
+                     struct ht_error *err)
+{
+	struct ht_rule *r = rule_find(rs, id);
+
+	if (!rs->facts)
+		return ht_error_set(err, EINVAL, "internal error: no evaluation to read values from");
+	if (!r || !r->keys[K_VALUE].expr)
+		return ht_error_set(err, ENOENT, "no rule '%s' with a value", id);
+	err->msg[0] = '\0';
+	return rule_value(rs, r, out, err);
+}

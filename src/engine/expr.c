@@ -1,0 +1,1557 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/expr.h"
+#include "shared/util.h"
+#include "engine/value.h"
+
+/*
+ * Bounds both the parser's recursion and the height of the tree, so that the
+ * recursive check, eval and free cannot run out of stack on hostile input
+ * (a left-associative chain such as 1+1+...+1 builds a tall tree without any
+ * parser recursion).
+ */
+#define MAX_DEPTH 256
+
+/* 2^63, the magnitude of INT64_MIN: an integer literal may reach it only when negated. */
+#define INT64_MIN_MAG ((uint64_t)INT64_MAX + 1)
+
+enum tok {
+	T_END,
+	T_INT,
+	T_DEC,
+	T_STR,
+	T_VER,
+	T_NAME,
+	T_TRUE,
+	T_FALSE,
+	T_LPAREN,
+	T_RPAREN,
+	T_COMMA,
+	T_QUEST,
+	T_COLON,
+	T_OR,
+	T_AND,
+	T_EQ,
+	T_NE,
+	T_LT,
+	T_LE,
+	T_GT,
+	T_GE,
+	T_PLUS,
+	T_MINUS,
+	T_STAR,
+	T_SLASH,
+	T_PERCENT,
+	T_NOT,
+	T_BAD,
+};
+
+static const char *const tok_text[] = {
+	[T_TRUE] = "true",   [T_FALSE] = "false", [T_LPAREN] = "(",  [T_RPAREN] = ")",
+	[T_COMMA] = ",",     [T_QUEST] = "?",     [T_COLON] = ":",   [T_OR] = "||",
+	[T_AND] = "&&",      [T_EQ] = "==",       [T_NE] = "!=",     [T_LT] = "<",
+	[T_LE] = "<=",       [T_GT] = ">",        [T_GE] = ">=",     [T_PLUS] = "+",
+	[T_MINUS] = "-",     [T_STAR] = "*",      [T_SLASH] = "/",   [T_PERCENT] = "%",
+	[T_NOT] = "!",
+};
+
+enum func {
+	F_MIN,
+	F_MAX,
+	F_CLAMP,
+	F_POW2CEIL,
+	F_POW2FLOOR,
+	F_CEIL,
+	F_FLOOR,
+	F_ROUND,
+	F_ABS,
+	F_AVAILABLE,
+};
+
+static const struct {
+	const char *name;
+	unsigned min_args;
+	unsigned max_args; /* 0: no upper limit */
+} funcs[] = {
+	[F_MIN] = { "min", 2, 0 },
+	[F_MAX] = { "max", 2, 0 },
+	[F_CLAMP] = { "clamp", 3, 3 },
+	[F_POW2CEIL] = { "pow2ceil", 1, 1 },
+	[F_POW2FLOOR] = { "pow2floor", 1, 1 },
+	[F_CEIL] = { "ceil", 1, 1 },
+	[F_FLOOR] = { "floor", 1, 1 },
+	[F_ROUND] = { "round", 1, 1 },
+	[F_ABS] = { "abs", 1, 1 },
+	[F_AVAILABLE] = { "available", 1, 1 },
+};
+
+enum node_kind {
+	N_LIT,
+	N_NAME,
+	N_UNARY,
+	N_BINARY,
+	N_COND,
+	N_CALL,
+};
+
+struct ht_expr {
+	enum node_kind kind;
+	struct ht_srcpos pos;  /* first token, for ht_expr_pos() */
+	struct ht_srcpos tpos; /* the node's own token (operator, '?', name): errors point here */
+	enum tok op;           /* N_UNARY, N_BINARY */
+	enum func fn;          /* N_CALL */
+	unsigned depth;
+	struct ht_value lit; /* N_LIT */
+	char *name;          /* N_NAME */
+	size_t nkids;
+	struct ht_expr *kids[];
+};
+
+void ht_expr_free(struct ht_expr *e)
+{
+	if (!e)
+		return;
+	for (size_t k = 0; k < e->nkids; k++)
+		ht_expr_free(e->kids[k]);
+	ht_value_clear(&e->lit);
+	free(e->name);
+	free(e);
+}
+
+static void expr_freep(struct ht_expr **e)
+{
+	ht_expr_free(*e);
+}
+
+static void value_clearp(struct ht_value *v)
+{
+	ht_value_clear(v);
+}
+
+#define _cleanup_expr_ _cleanup_(expr_freep)
+#define _cleanup_value_ _cleanup_(value_clearp)
+
+const struct ht_srcpos *ht_expr_pos(const struct ht_expr *e)
+{
+	return &e->pos;
+}
+
+static int pos_error(struct ht_error *err, int errnum, const struct ht_srcpos *pos,
+                     const char *fmt, ...) _printf_(4, 5);
+
+static int pos_error(struct ht_error *err, int errnum, const struct ht_srcpos *pos,
+                     const char *fmt, ...)
+{
+	char msg[sizeof(err->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return ht_error_set(err, errnum, "%s:%u:%u: %s", pos->file, pos->line, pos->col, msg);
+}
+
+/* ---- lexer ---- */
+
+struct token {
+	enum tok kind;
+	size_t start, len; /* byte range in the text */
+	uint64_t mag;      /* T_INT: magnitude, at most 2^63 */
+	double d;          /* T_DEC */
+	struct ht_version ver;
+	char *s; /* T_STR: the decoded text, owned until a node takes it */
+};
+
+struct parser {
+	const char *text;
+	size_t off; /* where the lexer continues */
+	struct ht_srcpos base;
+	struct ht_error *err;
+	struct token cur;
+	unsigned depth;
+};
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_alpha(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+/*
+ * Rules may continue an expression on indented lines; the loader joins them
+ * with '\n' and pads each to its column, so a newline here restarts the
+ * column count at 1 on the next line.
+ */
+static struct ht_srcpos at(const struct parser *p, size_t off)
+{
+	struct ht_srcpos pos = { .file = p->base.file, .line = p->base.line };
+	size_t line_start = 0;
+
+	for (size_t i = 0; i < off && p->text[i]; i++)
+		if (p->text[i] == '\n') {
+			pos.line++;
+			line_start = i + 1;
+		}
+	pos.col = (pos.line == p->base.line ? p->base.col : 1) + (unsigned)(off - line_start);
+	return pos;
+}
+
+static void describe_char(char c, char *buf, size_t size)
+{
+	if (c == '\0')
+		snprintf(buf, size, "end of expression");
+	else if (c > ' ' && c < 0x7f)
+		snprintf(buf, size, "'%c'", c);
+	else if (c == ' ' || c == '\t')
+		snprintf(buf, size, "white space");
+	else
+		snprintf(buf, size, "byte 0x%02x", (unsigned char)c);
+}
+
+static void describe_token(const struct parser *p, char *buf, size_t size)
+{
+	const struct token *t = &p->cur;
+	const char *src = p->text + t->start;
+	int n = t->len > 40 ? 40 : (int)t->len;
+	const char *more = t->len > 40 ? "..." : "";
+
+	switch (t->kind) {
+	case T_END:
+	case T_BAD:
+		describe_char(*src, buf, size);
+		break;
+	case T_INT:
+	case T_DEC:
+		snprintf(buf, size, "number '%.*s%s'", n, src, more);
+		break;
+	case T_STR:
+		snprintf(buf, size, "string %.*s%s", n, src, more);
+		break;
+	case T_VER:
+		snprintf(buf, size, "version '%.*s%s'", n, src, more);
+		break;
+	case T_NAME:
+		snprintf(buf, size, "name '%.*s%s'", n, src, more);
+		break;
+	default:
+		snprintf(buf, size, "'%s'", tok_text[t->kind]);
+		break;
+	}
+}
+
+static int syntax_error(struct parser *p, const char *expected)
+{
+	char found[128];
+	struct ht_srcpos pos = at(p, p->cur.start);
+
+	describe_token(p, found, sizeof(found));
+	return pos_error(p->err, EINVAL, &pos, "expected %s, found %s", expected, found);
+}
+
+static int lex_error_at(struct parser *p, size_t off, int errnum, const char *msg)
+{
+	struct ht_srcpos pos = at(p, off);
+
+	return pos_error(p->err, errnum, &pos, "%s", msg);
+}
+
+static int lex_expected(struct parser *p, size_t off, const char *expected)
+{
+	char found[64];
+	struct ht_srcpos pos = at(p, off);
+
+	describe_char(p->text[off], found, sizeof(found));
+	return pos_error(p->err, EINVAL, &pos, "expected %s, found %s", expected, found);
+}
+
+static const struct {
+	const char *name;
+	uint64_t mult;
+} units[] = {
+	{ "s", 1 },
+	{ "min", 60 },
+	{ "h", 3600 },
+	{ "KiB", UINT64_C(1) << 10 },
+	{ "MiB", UINT64_C(1) << 20 },
+	{ "GiB", UINT64_C(1) << 30 },
+	{ "TiB", UINT64_C(1) << 40 },
+};
+
+/*
+ * A decimal with a unit becomes an integer when the product is integral, and
+ * that has to be decided without rounding (1.1GiB is not integral although
+ * 1.1 * 2^30 in doubles might look so): the digits are taken as an exact
+ * fraction M / 10^k. More digits than fit in 64 bits fall back to a decimal.
+ */
+static int lex_decimal(struct parser *p, size_t start, size_t dot, size_t end, uint64_t mult,
+                       bool unit)
+{
+	const char *t = p->text;
+	_cleanup_free_ char *copy = NULL;
+	struct token *tok = &p->cur;
+	double d;
+
+	if (unit) {
+		unsigned __int128 m = 0, den = 1;
+		size_t fend = end;
+		bool fits = true;
+
+		while (fend > dot + 1 && t[fend - 1] == '0')
+			fend--;
+		for (size_t i = start; i < fend && fits; i++) {
+			if (i == dot)
+				continue;
+			m = m * 10 + (unsigned)(t[i] - '0');
+			fits = m <= UINT64_MAX;
+		}
+		for (size_t i = dot + 1; i < fend && fits; i++) {
+			den *= 10;
+			fits = den <= UINT64_MAX;
+		}
+		if (fits && (m * mult) % den == 0) {
+			unsigned __int128 v = m * mult / den;
+
+			if (v > INT64_MIN_MAG)
+				return lex_error_at(p, start, ERANGE,
+				                    "integer literal out of range");
+			tok->kind = T_INT;
+			tok->mag = (uint64_t)v;
+			return 0;
+		}
+	}
+	copy = strndup(t + start, end - start);
+	if (!copy)
+		return -ENOMEM;
+	d = strtod(copy, NULL) * (double)mult;
+	if (!isfinite(d))
+		return lex_error_at(p, start, ERANGE, "decimal literal out of range");
+	tok->kind = T_DEC;
+	tok->d = d;
+	return 0;
+}
+
+static int lex_number(struct parser *p, size_t start)
+{
+	const char *t = p->text;
+	struct token *tok = &p->cur;
+	size_t i = start, dot = 0, end;
+	uint64_t mult = 1, mag = 0;
+	bool unit = false;
+
+	while (is_digit(t[i]))
+		i++;
+	if (t[i] == '.') {
+		dot = i++;
+		if (!is_digit(t[i]))
+			return lex_expected(p, i, "a digit after '.'");
+		while (is_digit(t[i]))
+			i++;
+	}
+	end = i;
+	if (is_alpha(t[i])) {
+		size_t us = i;
+		bool found = false;
+
+		while (is_alpha(t[i]) || is_digit(t[i]))
+			i++;
+		for (size_t k = 0; k < ARRAY_SIZE(units); k++) {
+			if (strlen(units[k].name) == i - us &&
+			    !memcmp(units[k].name, t + us, i - us)) {
+				mult = units[k].mult;
+				found = true;
+				break;
+			}
+		}
+		if (!found) {
+			struct ht_srcpos pos = at(p, us);
+
+			return pos_error(p->err, EINVAL, &pos, "unknown unit '%.*s'", (int)(i - us),
+			                 t + us);
+		}
+		unit = true;
+	}
+	tok->len = i - start;
+	if (dot)
+		return lex_decimal(p, start, dot, end, mult, unit);
+
+	for (size_t k = start; k < end; k++) {
+		mag = mag * 10 + (uint64_t)(t[k] - '0');
+		if (mag > INT64_MIN_MAG)
+			return lex_error_at(p, start, ERANGE, "integer literal out of range");
+	}
+	if (__builtin_mul_overflow(mag, mult, &mag) || mag > INT64_MIN_MAG)
+		return lex_error_at(p, start, ERANGE, "integer literal out of range");
+	tok->kind = T_INT;
+	tok->mag = mag;
+	return 0;
+}
+
+static int lex_version(struct parser *p, size_t start)
+{
+	const char *end;
+	int r;
+
+	r = ht_version_parse(p->text + start + 1, &p->cur.ver, &end);
+	if (r == -ERANGE)
+		return lex_error_at(p, start, ERANGE, "version part out of range");
+	if (r < 0)
+		return lex_error_at(p, start, EINVAL, "version literal has more than 4 parts");
+	p->cur.kind = T_VER;
+	p->cur.len = (size_t)(end - (p->text + start));
+	return 0;
+}
+
+static int lex_string(struct parser *p, size_t start)
+{
+	const char *t = p->text;
+	_cleanup_free_ char *buf = NULL;
+	size_t i = start + 1, len = 0;
+
+	buf = malloc(strlen(t + start));
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		char c = t[i];
+
+		if (c == '\0')
+			return lex_expected(p, i, "'\"'");
+		i++;
+		if (c == '"')
+			break;
+		if (c != '\\') {
+			buf[len++] = c;
+			continue;
+		}
+		switch (t[i]) {
+		case '"':
+		case '\\':
+			buf[len++] = t[i];
+			break;
+		case 'n':
+			buf[len++] = '\n';
+			break;
+		case 't':
+			buf[len++] = '\t';
+			break;
+		default:
+			return lex_expected(p, i, "'\"', '\\', 'n' or 't' after '\\'");
+		}
+		i++;
+	}
+	buf[len] = '\0';
+	p->cur.kind = T_STR;
+	p->cur.len = i - start;
+	p->cur.s = TAKE_PTR(buf);
+	return 0;
+}
+
+static int lex_name(struct parser *p, size_t start)
+{
+	const char *t = p->text;
+	size_t i = start;
+
+	while (is_alpha(t[i]) || is_digit(t[i]) || t[i] == '.')
+		i++;
+	/* A name may not end with '.': leave trailing dots to be reported as unexpected. */
+	while (t[i - 1] == '.')
+		i--;
+	p->cur.len = i - start;
+	if (p->cur.len == 4 && !memcmp(t + start, "true", 4))
+		p->cur.kind = T_TRUE;
+	else if (p->cur.len == 5 && !memcmp(t + start, "false", 5))
+		p->cur.kind = T_FALSE;
+	else
+		p->cur.kind = T_NAME;
+	return 0;
+}
+
+static int lex(struct parser *p)
+{
+	static const enum tok two[] = { T_OR, T_AND, T_EQ, T_NE, T_LE, T_GE };
+	static const enum tok one[] = { T_LPAREN, T_RPAREN, T_COMMA, T_QUEST, T_COLON, T_LT,
+		                        T_GT,     T_PLUS,   T_MINUS, T_STAR,  T_SLASH, T_PERCENT,
+		                        T_NOT };
+	const char *t = p->text;
+	size_t i = p->off;
+	int r = 0;
+
+	free(p->cur.s);
+	p->cur = (struct token){ .kind = T_END };
+	while (t[i] == ' ' || t[i] == '\t' || t[i] == '\n')
+		i++;
+	p->cur.start = i;
+
+	if (t[i] == '\0')
+		p->cur.kind = T_END;
+	else if (is_digit(t[i]))
+		r = lex_number(p, i);
+	else if (t[i] == 'v' && is_digit(t[i + 1]))
+		r = lex_version(p, i);
+	else if (is_alpha(t[i]))
+		r = lex_name(p, i);
+	else if (t[i] == '"')
+		r = lex_string(p, i);
+	else {
+		p->cur.kind = T_BAD;
+		p->cur.len = 1;
+		for (size_t k = 0; k < ARRAY_SIZE(two) && p->cur.kind == T_BAD; k++)
+			if (!strncmp(t + i, tok_text[two[k]], 2)) {
+				p->cur.kind = two[k];
+				p->cur.len = 2;
+			}
+		for (size_t k = 0; k < ARRAY_SIZE(one) && p->cur.kind == T_BAD; k++)
+			if (t[i] == tok_text[one[k]][0])
+				p->cur.kind = one[k];
+		/* Single '=', '|', '&' are almost always a typo for the doubled operator. */
+		if (p->cur.kind == T_BAD && (t[i] == '=' || t[i] == '|' || t[i] == '&')) {
+			struct ht_srcpos pos = at(p, i);
+
+			return pos_error(p->err, EINVAL, &pos, "expected '%c%c', found '%c'", t[i],
+			                 t[i], t[i]);
+		}
+	}
+	if (r < 0)
+		return r;
+	p->off = p->cur.start + p->cur.len;
+	return 0;
+}
+
+/* ---- parser ---- */
+
+static struct ht_expr *node_new(enum node_kind kind, struct ht_srcpos pos, size_t nkids)
+{
+	struct ht_expr *e = calloc(1, sizeof(*e) + nkids * sizeof(e->kids[0]));
+
+	if (!e)
+		return NULL;
+	e->kind = kind;
+	e->pos = pos;
+	e->tpos = pos;
+	e->nkids = nkids;
+	e->depth = 1;
+	return e;
+}
+
+static int node_seal(struct parser *p, struct ht_expr *e)
+{
+	for (size_t k = 0; k < e->nkids; k++)
+		if (e->kids[k]->depth + 1 > e->depth)
+			e->depth = e->kids[k]->depth + 1;
+	if (e->depth > MAX_DEPTH)
+		return pos_error(p->err, EINVAL, &e->tpos, "expression nested too deeply");
+	return 0;
+}
+
+static int enter(struct parser *p)
+{
+	if (++p->depth > MAX_DEPTH) {
+		struct ht_srcpos pos = at(p, p->cur.start);
+
+		return pos_error(p->err, EINVAL, &pos, "expression nested too deeply");
+	}
+	return 0;
+}
+
+static int parse_cond(struct parser *p, struct ht_expr **out);
+
+static int expect(struct parser *p, enum tok kind, const char *expected)
+{
+	if (p->cur.kind != kind)
+		return syntax_error(p, expected);
+	return lex(p);
+}
+
+static int find_func(const char *name, size_t len)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(funcs); k++)
+		if (strlen(funcs[k].name) == len && !memcmp(funcs[k].name, name, len))
+			return (int)k;
+	return -1;
+}
+
+static int parse_call(struct parser *p, struct ht_srcpos fpos, size_t nstart, size_t nlen,
+                      struct ht_expr **out)
+{
+	_cleanup_expr_ struct ht_expr *call = NULL;
+	_cleanup_free_ struct ht_expr **args = NULL;
+	size_t nargs = 0, cap = 0;
+	unsigned lo, hi;
+	int fn, r;
+
+	fn = find_func(p->text + nstart, nlen);
+	if (fn < 0)
+		return pos_error(p->err, EINVAL, &fpos, "unknown function '%.*s'", (int)nlen,
+		                 p->text + nstart);
+	r = lex(p); /* '(' */
+	if (r < 0)
+		goto fail;
+	if (p->cur.kind != T_RPAREN) {
+		for (;;) {
+			if (nargs == cap) {
+				struct ht_expr **n;
+
+				cap = cap ? cap * 2 : 4;
+				n = realloc(args, cap * sizeof(*args));
+				if (!n) {
+					r = -ENOMEM;
+					goto fail;
+				}
+				args = n;
+			}
+			r = parse_cond(p, &args[nargs]);
+			if (r < 0)
+				goto fail;
+			nargs++;
+			if (p->cur.kind == T_COMMA) {
+				r = lex(p);
+				if (r < 0)
+					goto fail;
+				continue;
+			}
+			if (p->cur.kind != T_RPAREN) {
+				r = syntax_error(p, "',' or ')'");
+				goto fail;
+			}
+			break;
+		}
+	}
+	r = lex(p); /* ')' */
+	if (r < 0)
+		goto fail;
+
+	lo = funcs[fn].min_args;
+	hi = funcs[fn].max_args;
+	if (nargs < lo || (hi && nargs > hi)) {
+		r = pos_error(p->err, EINVAL, &fpos, "%s() takes %s%u argument%s, got %zu",
+		              funcs[fn].name, hi ? "" : "at least ", lo, lo == 1 ? "" : "s", nargs);
+		goto fail;
+	}
+	if (fn == F_AVAILABLE && args[0]->kind != N_NAME) {
+		r = pos_error(p->err, EINVAL, &args[0]->pos, "available() takes a name");
+		goto fail;
+	}
+
+	call = node_new(N_CALL, fpos, nargs);
+	if (!call) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	call->fn = (enum func)fn;
+	memcpy(call->kids, args, nargs * sizeof(*args));
+	nargs = 0;
+	r = node_seal(p, call);
+	if (r < 0)
+		return r;
+	*out = TAKE_PTR(call);
+	return 0;
+
+fail:
+	for (size_t k = 0; k < nargs; k++)
+		ht_expr_free(args[k]);
+	return r;
+}
+
+static int parse_primary(struct parser *p, struct ht_expr **out)
+{
+	_cleanup_expr_ struct ht_expr *e = NULL;
+	struct token *t = &p->cur;
+	struct ht_srcpos pos = at(p, t->start);
+	int r;
+
+	switch (t->kind) {
+	case T_INT:
+	case T_DEC:
+	case T_STR:
+	case T_VER:
+	case T_TRUE:
+	case T_FALSE:
+		if (t->kind == T_INT && t->mag > INT64_MAX)
+			return pos_error(p->err, ERANGE, &pos, "integer literal out of range");
+		e = node_new(N_LIT, pos, 0);
+		if (!e)
+			return -ENOMEM;
+		if (t->kind == T_INT)
+			e->lit = ht_int((int64_t)t->mag);
+		else if (t->kind == T_DEC)
+			e->lit = ht_dec(t->d);
+		else if (t->kind == T_STR)
+			e->lit = (struct ht_value){ .type = HT_T_STR, .s = TAKE_PTR(t->s) };
+		else if (t->kind == T_VER)
+			e->lit = (struct ht_value){ .type = HT_T_VER, .v = t->ver };
+		else
+			e->lit = ht_bool(t->kind == T_TRUE);
+		r = lex(p);
+		break;
+	case T_NAME: {
+		size_t start = t->start, len = t->len;
+
+		r = lex(p);
+		if (r < 0)
+			return r;
+		if (p->cur.kind == T_LPAREN)
+			return parse_call(p, pos, start, len, out);
+		e = node_new(N_NAME, pos, 0);
+		if (!e)
+			return -ENOMEM;
+		e->name = strndup(p->text + start, len);
+		if (!e->name)
+			return -ENOMEM;
+		break;
+	}
+	case T_LPAREN:
+		r = lex(p);
+		if (r < 0)
+			return r;
+		r = parse_cond(p, &e);
+		if (r < 0)
+			return r;
+		r = expect(p, T_RPAREN, "')'");
+		e->pos = pos;
+		break;
+	default:
+		return syntax_error(p, "an expression");
+	}
+	if (r < 0)
+		return r;
+	*out = TAKE_PTR(e);
+	return 0;
+}
+
+static int parse_unary(struct parser *p, struct ht_expr **out)
+{
+	_cleanup_expr_ struct ht_expr *operand = NULL, *e = NULL;
+	struct ht_srcpos pos = at(p, p->cur.start);
+	enum tok op = p->cur.kind;
+	int r;
+
+	if (op != T_NOT && op != T_MINUS)
+		return parse_primary(p, out);
+	r = enter(p);
+	if (r < 0)
+		return r;
+	r = lex(p);
+	if (r < 0)
+		return r;
+	/* -9223372036854775808 is INT64_MIN, although its digits alone do not fit. */
+	if (op == T_MINUS && p->cur.kind == T_INT && p->cur.mag == INT64_MIN_MAG) {
+		e = node_new(N_LIT, pos, 0);
+		if (!e)
+			return -ENOMEM;
+		e->lit = ht_int(INT64_MIN);
+		r = lex(p);
+	} else {
+		r = parse_unary(p, &operand);
+		if (r < 0)
+			return r;
+		e = node_new(N_UNARY, pos, 1);
+		if (!e)
+			return -ENOMEM;
+		e->op = op;
+		e->kids[0] = TAKE_PTR(operand);
+		r = node_seal(p, e);
+	}
+	if (r < 0)
+		return r;
+	p->depth--;
+	*out = TAKE_PTR(e);
+	return 0;
+}
+
+/* Binary operators by precedence, loosest first; each level is left-associative. */
+static const enum tok levels[][4] = {
+	{ T_OR }, { T_AND }, { T_EQ, T_NE }, { T_LT, T_LE, T_GT, T_GE }, { T_PLUS, T_MINUS },
+	{ T_STAR, T_SLASH, T_PERCENT },
+};
+
+static bool in_level(enum tok t, size_t level)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(levels[level]); k++)
+		if (levels[level][k] == t && t != T_END)
+			return true;
+	return false;
+}
+
+static int parse_binary(struct parser *p, size_t level, struct ht_expr **out)
+{
+	_cleanup_expr_ struct ht_expr *left = NULL;
+	int r;
+
+	if (level == ARRAY_SIZE(levels))
+		return parse_unary(p, out);
+	r = parse_binary(p, level + 1, &left);
+	if (r < 0)
+		return r;
+	while (in_level(p->cur.kind, level)) {
+		_cleanup_expr_ struct ht_expr *right = NULL, *e = NULL;
+		struct ht_srcpos oppos = at(p, p->cur.start);
+		enum tok op = p->cur.kind;
+
+		r = lex(p);
+		if (r < 0)
+			return r;
+		r = parse_binary(p, level + 1, &right);
+		if (r < 0)
+			return r;
+		e = node_new(N_BINARY, left->pos, 2);
+		if (!e)
+			return -ENOMEM;
+		e->op = op;
+		e->tpos = oppos;
+		e->kids[0] = TAKE_PTR(left);
+		e->kids[1] = TAKE_PTR(right);
+		r = node_seal(p, e);
+		if (r < 0)
+			return r;
+		left = TAKE_PTR(e);
+	}
+	*out = TAKE_PTR(left);
+	return 0;
+}
+
+static int parse_cond(struct parser *p, struct ht_expr **out)
+{
+	_cleanup_expr_ struct ht_expr *c = NULL, *a = NULL, *b = NULL, *e = NULL;
+	struct ht_srcpos qpos;
+	int r;
+
+	r = enter(p);
+	if (r < 0)
+		return r;
+	r = parse_binary(p, 0, &c);
+	if (r < 0)
+		return r;
+	if (p->cur.kind == T_QUEST) {
+		qpos = at(p, p->cur.start);
+		r = lex(p);
+		if (r < 0)
+			return r;
+		r = parse_cond(p, &a);
+		if (r < 0)
+			return r;
+		r = expect(p, T_COLON, "':'");
+		if (r < 0)
+			return r;
+		/* Right-associative: a ? b : c ? d : e is a ? b : (c ? d : e). */
+		r = parse_cond(p, &b);
+		if (r < 0)
+			return r;
+		e = node_new(N_COND, c->pos, 3);
+		if (!e)
+			return -ENOMEM;
+		e->tpos = qpos;
+		e->kids[0] = TAKE_PTR(c);
+		e->kids[1] = TAKE_PTR(a);
+		e->kids[2] = TAKE_PTR(b);
+		r = node_seal(p, e);
+		if (r < 0)
+			return r;
+		c = TAKE_PTR(e);
+	}
+	p->depth--;
+	*out = TAKE_PTR(c);
+	return 0;
+}
+
+int ht_expr_parse(const char *text, const struct ht_srcpos *pos, struct ht_expr **out,
+                  struct ht_error *err)
+{
+	static const struct ht_srcpos nowhere = { "<expression>", 1, 1 };
+	_cleanup_expr_ struct ht_expr *e = NULL;
+	struct ht_error local;
+	struct parser p = {
+		.text = text,
+		.base = pos ? *pos : nowhere,
+		.err = err ? err : &local,
+	};
+	int r;
+
+	p.err->msg[0] = '\0';
+	if (!p.base.file)
+		p.base.file = nowhere.file;
+	r = lex(&p);
+	if (r == 0)
+		r = parse_cond(&p, &e);
+	if (r == 0 && p.cur.kind != T_END)
+		r = syntax_error(&p, "an operator or end of expression");
+	free(p.cur.s);
+	if (r < 0) {
+		if (!p.err->msg[0])
+			ht_error_set(p.err, -r, "%s", strerror(-r));
+		return r;
+	}
+	*out = TAKE_PTR(e);
+	return 0;
+}
+
+int ht_expr_foreach_name(const struct ht_expr *e, ht_name_cb cb, void *userdata)
+{
+	int r;
+
+	if (e->kind == N_NAME)
+		return cb(e->name, &e->tpos, userdata);
+	for (size_t k = 0; k < e->nkids; k++) {
+		r = ht_expr_foreach_name(e->kids[k], cb, userdata);
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ---- operator typing, shared by the static check and evaluation ---- */
+
+static bool is_arith(enum tok op)
+{
+	return op == T_PLUS || op == T_MINUS || op == T_STAR || op == T_SLASH || op == T_PERCENT;
+}
+
+static bool is_order(enum tok op)
+{
+	return op == T_LT || op == T_LE || op == T_GT || op == T_GE;
+}
+
+static bool binary_types_ok(enum tok op, enum ht_type a, enum ht_type b)
+{
+	bool nums = ht_type_is_number(a) && ht_type_is_number(b);
+
+	if (is_arith(op))
+		return nums;
+	if (is_order(op))
+		return nums || (a == HT_T_VER && b == HT_T_VER);
+	if (op == T_EQ || op == T_NE)
+		return nums || (a == b && a != HT_T_NONE);
+	return a == HT_T_BOOL && b == HT_T_BOOL;
+}
+
+/* @b is HT_T_NONE when only the left operand is known (short-circuit operators). */
+static int binary_type_error(struct ht_error *err, const struct ht_expr *e, enum ht_type a,
+                             enum ht_type b)
+{
+	const char *op = tok_text[e->op], *needs;
+
+	if (e->op == T_PERCENT)
+		needs = "integers";
+	else if (is_arith(e->op))
+		needs = "numbers";
+	else if (is_order(e->op))
+		needs = "two numbers or two versions";
+	else if (e->op == T_EQ || e->op == T_NE)
+		needs = "two values of the same type";
+	else
+		needs = "bools";
+	if (b == HT_T_NONE)
+		return pos_error(err, EINVAL, &e->tpos, "type error: '%s' needs %s, got %s", op,
+		                 needs, ht_type_name(a));
+	return pos_error(err, EINVAL, &e->tpos, "type error: '%s' needs %s, got %s and %s", op,
+	                 needs, ht_type_name(a), ht_type_name(b));
+}
+
+static int unary_type_error(struct ht_error *err, const struct ht_expr *e, enum ht_type a)
+{
+	return pos_error(err, EINVAL, &e->tpos, "type error: '%s' needs %s, got %s",
+	                 tok_text[e->op], e->op == T_NOT ? "a bool" : "a number", ht_type_name(a));
+}
+
+static int cond_type_error(struct ht_error *err, const struct ht_expr *e, enum ht_type a)
+{
+	return pos_error(err, EINVAL, &e->tpos, "type error: '?:' needs a bool condition, got %s",
+	                 ht_type_name(a));
+}
+
+static int call_type_error(struct ht_error *err, const struct ht_expr *e,
+                           const enum ht_type *types)
+{
+	char got[512];
+	size_t len = 0;
+
+	got[0] = '\0';
+	for (size_t k = 0; k < e->nkids && len < sizeof(got); k++)
+		len += (size_t)snprintf(got + len, sizeof(got) - len, "%s%s",
+		                        k == 0                ? ""
+		                        : k + 1 == e->nkids ? " and "
+		                                              : ", ",
+		                        ht_type_name(types[k]));
+	return pos_error(err, EINVAL, &e->tpos, "type error: %s() needs numbers, got %s",
+	                 funcs[e->fn].name, got);
+}
+
+/* Fills err for a failed name callback unless the callback already said why. */
+static int name_error(struct ht_error *err, const struct ht_expr *name, int r)
+{
+	if (err->msg[0])
+		return r;
+	if (r == -ENODATA)
+		return pos_error(err, -r, &name->tpos, "'%s' is unavailable", name->name);
+	if (r == -ENOENT)
+		return pos_error(err, -r, &name->tpos, "unknown name '%s'", name->name);
+	return pos_error(err, -r, &name->tpos, "'%s': %s", name->name, strerror(-r));
+}
+
+/* ---- static check ---- */
+
+struct checker {
+	ht_type_cb type_of;
+	void *userdata;
+	struct ht_error *err;
+};
+
+static int check_name(struct checker *c, const struct ht_expr *e, enum ht_type *t, bool avail)
+{
+	enum ht_type type = HT_T_NONE;
+	int r;
+
+	c->err->msg[0] = '\0';
+	r = c->type_of(e->name, &e->tpos, &type, c->err, c->userdata);
+	/* available() exists to test for missing facts, so "no value" is not an error there. */
+	if (r == -ENODATA && avail)
+		r = 0;
+	if (r < 0)
+		return name_error(c->err, e, r);
+	c->err->msg[0] = '\0';
+	if (avail) {
+		*t = HT_T_BOOL;
+		return 0;
+	}
+	switch (type) {
+	case HT_T_INT:
+	case HT_T_DEC:
+		*t = HT_T_INT;
+		return 0;
+	case HT_T_BOOL:
+	case HT_T_STR:
+	case HT_T_VER:
+		*t = type;
+		return 0;
+	case HT_T_NONE:
+		break;
+	}
+	return pos_error(c->err, EINVAL, &e->tpos, "type error: '%s' has no type", e->name);
+}
+
+static int check(struct checker *c, const struct ht_expr *e, enum ht_type *t)
+{
+	enum ht_type k[3] = { HT_T_NONE, HT_T_NONE, HT_T_NONE };
+	int r;
+
+	switch (e->kind) {
+	case N_LIT:
+		*t = ht_type_is_number(e->lit.type) ? HT_T_INT : e->lit.type;
+		return 0;
+	case N_NAME:
+		return check_name(c, e, t, false);
+	case N_UNARY:
+		r = check(c, e->kids[0], &k[0]);
+		if (r < 0)
+			return r;
+		if (e->op == T_NOT ? k[0] != HT_T_BOOL : !ht_type_is_number(k[0]))
+			return unary_type_error(c->err, e, k[0]);
+		*t = k[0];
+		return 0;
+	case N_BINARY:
+		for (size_t i = 0; i < 2; i++) {
+			r = check(c, e->kids[i], &k[i]);
+			if (r < 0)
+				return r;
+		}
+		if (!binary_types_ok(e->op, k[0], k[1]))
+			return binary_type_error(c->err, e, k[0], k[1]);
+		*t = is_arith(e->op) ? HT_T_INT : HT_T_BOOL;
+		return 0;
+	case N_COND:
+		for (size_t i = 0; i < 3; i++) {
+			r = check(c, e->kids[i], &k[i]);
+			if (r < 0)
+				return r;
+		}
+		if (k[0] != HT_T_BOOL)
+			return cond_type_error(c->err, e, k[0]);
+		if (k[1] != k[2])
+			return pos_error(c->err, EINVAL, &e->tpos,
+			                 "type error: '?:' branches differ, got %s and %s",
+			                 ht_type_name(k[1]), ht_type_name(k[2]));
+		*t = k[1];
+		return 0;
+	case N_CALL:
+		break;
+	}
+
+	if (e->fn == F_AVAILABLE)
+		return check_name(c, e->kids[0], t, true);
+	{
+		_cleanup_free_ enum ht_type *types = calloc(e->nkids, sizeof(*types));
+		bool ok = true;
+
+		if (!types)
+			return -ENOMEM;
+		for (size_t i = 0; i < e->nkids; i++) {
+			r = check(c, e->kids[i], &types[i]);
+			if (r < 0)
+				return r;
+			ok = ok && types[i] == HT_T_INT;
+		}
+		if (!ok)
+			return call_type_error(c->err, e, types);
+	}
+	*t = HT_T_INT;
+	return 0;
+}
+
+int ht_expr_check(const struct ht_expr *e, ht_type_cb type_of, void *userdata,
+                  enum ht_type *result, struct ht_error *err)
+{
+	struct ht_error local;
+	struct checker c = { .type_of = type_of, .userdata = userdata, .err = err ? err : &local };
+	enum ht_type t = HT_T_NONE;
+	int r;
+
+	c.err->msg[0] = '\0';
+	r = check(&c, e, &t);
+	if (r < 0) {
+		if (!c.err->msg[0])
+			ht_error_set(c.err, -r, "%s", strerror(-r));
+		return r;
+	}
+	if (result)
+		*result = t;
+	return 0;
+}
+
+/* ---- evaluation ---- */
+
+struct evaluator {
+	ht_lookup_cb lookup;
+	void *userdata;
+	struct ht_error *err;
+};
+
+/*
+ * Exact order of an integer and a double: converting the integer to double
+ * would round above 2^53 and make 9007199254740993 equal 9007199254740992.0.
+ */
+static int cmp_int_dec(int64_t i, double d)
+{
+	double ip, frac;
+	int64_t t;
+
+	if (d >= 0x1p63)
+		return -1;
+	if (d < -0x1p63)
+		return 1;
+	frac = modf(d, &ip);
+	t = (int64_t)ip;
+	if (i != t)
+		return i < t ? -1 : 1;
+	return frac > 0 ? -1 : frac < 0 ? 1 : 0;
+}
+
+static int num_cmp(const struct ht_value *a, const struct ht_value *b)
+{
+	if (a->type == HT_T_INT && b->type == HT_T_INT)
+		return (a->i > b->i) - (a->i < b->i);
+	if (a->type == HT_T_DEC && b->type == HT_T_DEC)
+		return (a->d > b->d) - (a->d < b->d);
+	if (a->type == HT_T_INT)
+		return cmp_int_dec(a->i, b->d);
+	return -cmp_int_dec(b->i, a->d);
+}
+
+static const char *num_kind(const struct ht_value *v)
+{
+	return v->type == HT_T_INT ? "integer" : "decimal";
+}
+
+static int overflow(struct evaluator *ev, const struct ht_expr *e, bool integer)
+{
+	const char *what = integer ? "integer" : "decimal";
+
+	if (e->kind == N_CALL)
+		return pos_error(ev->err, ERANGE, &e->tpos, "%s overflow in %s()", what,
+		                 funcs[e->fn].name);
+	return pos_error(ev->err, ERANGE, &e->tpos, "%s overflow in '%s'", what, tok_text[e->op]);
+}
+
+static int div_zero(struct evaluator *ev, const struct ht_expr *e)
+{
+	return pos_error(ev->err, EDOM, &e->tpos, "division by zero");
+}
+
+static int arith(struct evaluator *ev, const struct ht_expr *e, const struct ht_value *l,
+                 const struct ht_value *r, struct ht_value *out)
+{
+	double a, b, d = 0;
+
+	if (l->type == HT_T_INT && r->type == HT_T_INT) {
+		int64_t x = l->i, y = r->i, z = 0;
+		bool ovf = false;
+
+		switch (e->op) {
+		case T_PLUS:
+			ovf = __builtin_add_overflow(x, y, &z);
+			break;
+		case T_MINUS:
+			ovf = __builtin_sub_overflow(x, y, &z);
+			break;
+		case T_STAR:
+			ovf = __builtin_mul_overflow(x, y, &z);
+			break;
+		case T_SLASH:
+			if (y == 0)
+				return div_zero(ev, e);
+			if (x == INT64_MIN && y == -1)
+				return overflow(ev, e, true);
+			if (x % y != 0) {
+				/* long double holds any int64_t exactly on x86-64: one rounding. */
+				*out = ht_dec((double)((long double)x / (long double)y));
+				return 0;
+			}
+			z = x / y;
+			break;
+		case T_PERCENT:
+			if (y == 0)
+				return div_zero(ev, e);
+			/* INT64_MIN % -1 traps on x86 although the answer is 0. */
+			z = y == -1 ? 0 : x % y;
+			break;
+		default:
+			break;
+		}
+		if (ovf)
+			return overflow(ev, e, true);
+		*out = ht_int(z);
+		return 0;
+	}
+	if (e->op == T_PERCENT)
+		return pos_error(ev->err, EINVAL, &e->tpos,
+		                 "type error: '%%' needs integers, got %s and %s", num_kind(l),
+		                 num_kind(r));
+	a = ht_value_as_double(l);
+	b = ht_value_as_double(r);
+	switch (e->op) {
+	case T_PLUS:
+		d = a + b;
+		break;
+	case T_MINUS:
+		d = a - b;
+		break;
+	case T_STAR:
+		d = a * b;
+		break;
+	case T_SLASH:
+		if (b == 0)
+			return div_zero(ev, e);
+		d = a / b;
+		break;
+	default:
+		break;
+	}
+	if (!isfinite(d))
+		return overflow(ev, e, false);
+	*out = ht_dec(d);
+	return 0;
+}
+
+static bool values_equal(const struct ht_value *a, const struct ht_value *b)
+{
+	if (ht_type_is_number(a->type))
+		return num_cmp(a, b) == 0;
+	switch (a->type) {
+	case HT_T_BOOL:
+		return a->b == b->b;
+	case HT_T_STR:
+		return strcmp(a->s, b->s) == 0;
+	case HT_T_VER:
+		return ht_version_cmp(&a->v, &b->v) == 0;
+	default:
+		return false;
+	}
+}
+
+static int binary(struct evaluator *ev, const struct ht_expr *e, const struct ht_value *l,
+                  const struct ht_value *r, struct ht_value *out)
+{
+	int c;
+
+	if (!binary_types_ok(e->op, l->type, r->type))
+		return binary_type_error(ev->err, e, l->type, r->type);
+	if (is_arith(e->op))
+		return arith(ev, e, l, r, out);
+	if (e->op == T_EQ || e->op == T_NE) {
+		*out = ht_bool(values_equal(l, r) == (e->op == T_EQ));
+		return 0;
+	}
+	c = l->type == HT_T_VER ? ht_version_cmp(&l->v, &r->v) : num_cmp(l, r);
+	switch (e->op) {
+	case T_LT:
+		*out = ht_bool(c < 0);
+		break;
+	case T_LE:
+		*out = ht_bool(c <= 0);
+		break;
+	case T_GT:
+		*out = ht_bool(c > 0);
+		break;
+	default:
+		*out = ht_bool(c >= 0);
+		break;
+	}
+	return 0;
+}
+
+static int lookup_name(struct evaluator *ev, const struct ht_expr *name, struct ht_value *out)
+{
+	int r;
+
+	ev->err->msg[0] = '\0';
+	*out = (struct ht_value){ .type = HT_T_NONE };
+	r = ev->lookup(name->name, &name->tpos, out, ev->err, ev->userdata);
+	if (r == 0 && out->type == HT_T_NONE)
+		r = -ENODATA;
+	if (r < 0) {
+		ht_value_clear(out);
+		return name_error(ev->err, name, r);
+	}
+	ev->err->msg[0] = '\0';
+	return 0;
+}
+
+static int eval(struct evaluator *ev, const struct ht_expr *e, struct ht_value *out);
+
+static int int_pow2ceil(struct evaluator *ev, const struct ht_expr *e, int64_t x, int64_t *out)
+{
+	if (x <= 1) {
+		*out = 1;
+		return 0;
+	}
+	if (x > INT64_C(1) << 62)
+		return overflow(ev, e, true);
+	*out = INT64_C(1) << (64 - __builtin_clzll((uint64_t)x - 1));
+	return 0;
+}
+
+static int dec_to_int(struct evaluator *ev, const struct ht_expr *e, double d, int64_t *out)
+{
+	if (d < -0x1p63 || d >= 0x1p63)
+		return overflow(ev, e, true);
+	*out = (int64_t)d;
+	return 0;
+}
+
+static int call(struct evaluator *ev, const struct ht_expr *e, struct ht_value *out)
+{
+	_cleanup_free_ struct ht_value *args = NULL;
+	_cleanup_free_ enum ht_type *types = NULL;
+	const struct ht_value *x;
+	bool any_dec = false, ok = true;
+	int64_t n = 0;
+	int r = 0;
+
+	if (e->fn == F_AVAILABLE) {
+		struct ht_value v;
+
+		r = lookup_name(ev, e->kids[0], &v);
+		ht_value_clear(&v);
+		if (r == -ENODATA) {
+			ev->err->msg[0] = '\0';
+			*out = ht_bool(false);
+			return 0;
+		}
+		if (r < 0)
+			return r;
+		*out = ht_bool(true);
+		return 0;
+	}
+
+	args = calloc(e->nkids, sizeof(*args));
+	types = calloc(e->nkids, sizeof(*types));
+	if (!args || !types)
+		return -ENOMEM;
+	for (size_t k = 0; k < e->nkids && r == 0; k++) {
+		r = eval(ev, e->kids[k], &args[k]);
+		types[k] = args[k].type;
+		ok = ok && ht_type_is_number(types[k]);
+		any_dec = any_dec || types[k] == HT_T_DEC;
+	}
+	if (r == 0 && !ok)
+		r = call_type_error(ev->err, e, types);
+	x = &args[0];
+
+	switch (r < 0 ? -1 : (int)e->fn) {
+	case F_MIN:
+	case F_MAX:
+		for (size_t k = 1; k < e->nkids; k++) {
+			int c = num_cmp(&args[k], x);
+
+			if (e->fn == F_MIN ? c < 0 : c > 0)
+				x = &args[k];
+		}
+		*out = any_dec ? ht_dec(ht_value_as_double(x)) : *x;
+		break;
+	case F_CLAMP:
+		if (num_cmp(&args[1], &args[2]) > 0) {
+			_cleanup_free_ char *lo = ht_value_display(&args[1]);
+			_cleanup_free_ char *hi = ht_value_display(&args[2]);
+
+			if (!lo || !hi) {
+				r = -ENOMEM;
+				break;
+			}
+			r = pos_error(ev->err, EDOM, &e->tpos,
+			              "clamp() needs lo <= hi, got %s and %s", lo, hi);
+			break;
+		}
+		if (num_cmp(x, &args[1]) < 0)
+			x = &args[1];
+		else if (num_cmp(x, &args[2]) > 0)
+			x = &args[2];
+		*out = any_dec ? ht_dec(ht_value_as_double(x)) : *x;
+		break;
+	case F_POW2CEIL:
+		if (x->type == HT_T_INT)
+			r = int_pow2ceil(ev, e, x->i, &n);
+		else if (x->d <= 1)
+			n = 1;
+		else if (x->d > 0x1p62)
+			r = overflow(ev, e, true);
+		else
+			r = int_pow2ceil(ev, e, (int64_t)ceil(x->d), &n);
+		*out = ht_int(n);
+		break;
+	case F_POW2FLOOR:
+		if (x->type == HT_T_INT ? x->i < 1 : x->d < 1) {
+			_cleanup_free_ char *s = ht_value_display(x);
+
+			r = s ? pos_error(ev->err, EDOM, &e->tpos,
+			                  "pow2floor() needs a number >= 1, got %s", s)
+			      : -ENOMEM;
+			break;
+		}
+		if (x->type == HT_T_DEC)
+			r = dec_to_int(ev, e, floor(x->d), &n);
+		else
+			n = x->i;
+		if (r == 0)
+			*out = ht_int(INT64_C(1) << (63 - __builtin_clzll((uint64_t)n)));
+		break;
+	case F_CEIL:
+	case F_FLOOR:
+	case F_ROUND:
+		if (x->type == HT_T_INT) {
+			*out = *x;
+			break;
+		}
+		r = dec_to_int(ev, e,
+		               e->fn == F_CEIL    ? ceil(x->d)
+		               : e->fn == F_FLOOR ? floor(x->d)
+		                                  : round(x->d),
+		               &n);
+		*out = ht_int(n);
+		break;
+	case F_ABS:
+		if (x->type == HT_T_DEC)
+			*out = ht_dec(fabs(x->d));
+		else if (x->i == INT64_MIN)
+			r = overflow(ev, e, true);
+		else
+			*out = ht_int(x->i < 0 ? -x->i : x->i);
+		break;
+	default:
+		break;
+	}
+	for (size_t k = 0; k < e->nkids; k++)
+		ht_value_clear(&args[k]);
+	if (r < 0)
+		*out = (struct ht_value){ .type = HT_T_NONE };
+	return r;
+}
+
+static int eval(struct evaluator *ev, const struct ht_expr *e, struct ht_value *out)
+{
+	_cleanup_value_ struct ht_value l = { .type = HT_T_NONE };
+	_cleanup_value_ struct ht_value r = { .type = HT_T_NONE };
+	int ret;
+
+	*out = (struct ht_value){ .type = HT_T_NONE };
+	switch (e->kind) {
+	case N_LIT:
+		return ht_value_copy(out, &e->lit);
+	case N_NAME:
+		return lookup_name(ev, e, out);
+	case N_CALL:
+		return call(ev, e, out);
+	case N_COND:
+		ret = eval(ev, e->kids[0], &l);
+		if (ret < 0)
+			return ret;
+		if (l.type != HT_T_BOOL)
+			return cond_type_error(ev->err, e, l.type);
+		return eval(ev, e->kids[l.b ? 1 : 2], out);
+	case N_UNARY:
+		ret = eval(ev, e->kids[0], &l);
+		if (ret < 0)
+			return ret;
+		if (e->op == T_NOT && l.type == HT_T_BOOL)
+			*out = ht_bool(!l.b);
+		else if (e->op == T_MINUS && l.type == HT_T_DEC)
+			*out = ht_dec(-l.d);
+		else if (e->op == T_MINUS && l.type == HT_T_INT && l.i != INT64_MIN)
+			*out = ht_int(-l.i);
+		else if (e->op == T_MINUS && l.type == HT_T_INT)
+			return overflow(ev, e, true);
+		else
+			return unary_type_error(ev->err, e, l.type);
+		return 0;
+	case N_BINARY:
+		break;
+	}
+
+	ret = eval(ev, e->kids[0], &l);
+	if (ret < 0)
+		return ret;
+	if (e->op == T_AND || e->op == T_OR) {
+		if (l.type != HT_T_BOOL)
+			return binary_type_error(ev->err, e, l.type, HT_T_NONE);
+		/* The right side is not evaluated, so its facts may be unavailable. */
+		if (l.b == (e->op == T_OR)) {
+			*out = ht_bool(l.b);
+			return 0;
+		}
+		ret = eval(ev, e->kids[1], &r);
+		if (ret < 0)
+			return ret;
+		if (r.type != HT_T_BOOL)
+			return binary_type_error(ev->err, e, l.type, r.type);
+		*out = ht_bool(r.b);
+		return 0;
+	}
+	ret = eval(ev, e->kids[1], &r);
+	if (ret < 0)
+		return ret;
+	return binary(ev, e, &l, &r, out);
+}
+
+int ht_expr_eval(const struct ht_expr *e, ht_lookup_cb lookup, void *userdata, struct ht_value *out,
+                 struct ht_error *err)
+{
+	struct ht_error local;
+	struct evaluator ev = { .lookup = lookup, .userdata = userdata, .err = err ? err : &local };
+	int r;
+
+	ev.err->msg[0] = '\0';
+	r = eval(&ev, e, out);
+	if (r < 0) {
+		ht_value_clear(out);
+		if (!ev.err->msg[0])
+			ht_error_set(ev.err, -r, "%s", strerror(-r));
+	}
+	return r;
+}

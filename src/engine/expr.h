@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "shared/util.h"
+#include "engine/value.h"
+
+/*
+ * The rule expression language (documented for users in man/hosttune.rules.5.scd).
+ *
+ *   literals   42  0.05  true  false  "text"  v5.15  v5.15.0
+ *              a number may carry a unit suffix, no space: 30s 2min 1h (seconds),
+ *              512KiB 480MiB 4GiB 1TiB (bytes, powers of 1024). 1.5GiB is exact
+ *              when the product is integral.
+ *   names      facts, workload variables and rule ids: [A-Za-z_][A-Za-z0-9_.]*
+ *              (dots allowed inside: net.netfilter.nf_conntrack_max)
+ *   operators  by precedence, loosest first:
+ *              ?:   ||   &&   == !=   < <= > >=   + -   * / %   unary ! -
+ *   functions  min(a, b, ...)  max(a, b, ...)  clamp(x, lo, hi)
+ *              pow2ceil(x)  pow2floor(x)  ceil(x)  floor(x)  round(x)  abs(x)
+ *              available(name)  (true when the named fact has a value)
+ *
+ * Semantics: integers are int64_t; + - * % on two integers overflow-check and
+ * fail with -ERANGE. "/" is exact: an integer when the division leaves no
+ * remainder, a decimal otherwise (4096 / 120 is 34.1333...); floor() and
+ * ceil() bring it back to an integer. Any operation with a decimal operand
+ * yields a decimal; a decimal result that is non-finite is -ERANGE. Division
+ * or % by zero is -EDOM. % takes integers only. ceil/floor/round of a decimal
+ * outside int64_t is -ERANGE. pow2ceil(x) is the least power of two >= x
+ * (x <= 1 gives 1); pow2floor(x) the greatest power of two <= x (x < 1 is
+ * -EDOM). Comparisons: numbers with numbers (int and decimal mixed exactly),
+ * versions with versions, strings and bools with == and != only. && || ?:
+ * short-circuit: an unavailable fact in the branch not taken does no harm.
+ */
+
+/* Position in a source file, LINE and COL count from 1; COL counts bytes. */
+struct ht_srcpos {
+	const char *file; /* not owned */
+	unsigned line;
+	unsigned col;
+};
+
+struct ht_expr; /* opaque AST */
+
+/*
+ * ht_expr_parse - parse @text into an expression tree.
+ * @pos: where text[0] sits in its file; error positions are offsets from it
+ *       (text is one line: a column offset is added to pos->col).
+ * @out: set to the new tree; free with ht_expr_free().
+ *
+ * Returns 0, -EINVAL on a syntax error (err: "FILE:LINE:COL: expected ... ,
+ * found ..."), -ERANGE for an integer literal outside int64_t, -ENOMEM.
+ * pos->file must outlive the tree (it is kept, not copied).
+ */
+int ht_expr_parse(const char *text, const struct ht_srcpos *pos, struct ht_expr **out,
+                  struct ht_error *err);
+
+void ht_expr_free(struct ht_expr *e);
+
+/* Source position of the expression's first token. */
+const struct ht_srcpos *ht_expr_pos(const struct ht_expr *e);
+
+/*
+ * ht_expr_foreach_name - call @cb for every name the expression references,
+ * in source order, including the argument of available(). Stops at and
+ * returns the first non-zero return of @cb; 0 otherwise.
+ */
+typedef int (*ht_name_cb)(const char *name, const struct ht_srcpos *pos, void *userdata);
+int ht_expr_foreach_name(const struct ht_expr *e, ht_name_cb cb, void *userdata);
+
+/*
+ * ht_expr_check - static type check.
+ * @type_of: gives the static type of a name: HT_T_INT or HT_T_DEC (both mean
+ *           "number"), HT_T_BOOL, HT_T_STR or HT_T_VER, and returns 0; or
+ *           returns a negative errno (-ENOENT: unknown name), in which case
+ *           the checker reports "FILE:LINE:COL: unknown name 'x'" for -ENOENT
+ *           or passes a message the callback put in @err through unchanged.
+ * @result: static type of the whole expression (HT_T_INT for any number).
+ *
+ * Returns 0, or -EINVAL with err "FILE:LINE:COL: type error: ..." naming the
+ * operator or function and the types it got, or the callback's error.
+ */
+typedef int (*ht_type_cb)(const char *name, const struct ht_srcpos *pos, enum ht_type *type,
+                          struct ht_error *err, void *userdata);
+int ht_expr_check(const struct ht_expr *e, ht_type_cb type_of, void *userdata,
+                  enum ht_type *result, struct ht_error *err);
+
+/*
+ * ht_expr_eval - evaluate.
+ * @lookup: fills *out (caller of lookup owns and clears it) with the value of
+ *          a name and returns 0; or returns -ENODATA when the name is a fact
+ *          without a value (unavailable on this host), or another negative
+ *          errno. If it returns an error and leaves err->msg empty, the
+ *          evaluator writes "FILE:LINE:COL: ..." for it ("'x' is unavailable"
+ *          for -ENODATA, "unknown name 'x'" for -ENOENT); a message the
+ *          callback wrote (e.g. from evaluating another rule) passes unchanged.
+ * @out:    the result; caller clears it with ht_value_clear().
+ *
+ * Returns 0; -ENODATA when the value needs an unavailable fact; -ERANGE on
+ * overflow; -EDOM on division by zero; -EINVAL on a type error found only at
+ * run time; the callback's error otherwise. err always holds a message on
+ * failure.
+ */
+typedef int (*ht_lookup_cb)(const char *name, const struct ht_srcpos *pos, struct ht_value *out,
+                            struct ht_error *err, void *userdata);
+int ht_expr_eval(const struct ht_expr *e, ht_lookup_cb lookup, void *userdata, struct ht_value *out,
+                 struct ht_error *err);

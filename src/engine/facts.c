@@ -1,0 +1,999 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "engine/facts.h"
+#include "shared/util.h"
+#include "engine/value.h"
+
+#define NF_SYSCTL "sysctl in net/netfilter/nf_conntrack_standalone.c"
+
+/* Sorted by name (strcmp); test_fact_defs_sorted checks it. */
+#define CT_STATS "summed over CPUs; ctnetlink IPCTNL_MSG_CT_GET_STATS_CPU, else /proc/net/stat/nf_conntrack"
+
+/* Sorted by name (strcmp); test_fact_defs_sorted checks it. */
+static const struct ht_fact_def fact_defs[] = {
+	{ "conntrack.loaded", HT_T_BOOL, NULL,
+	  "nf_conntrack loaded or built in (libkmod initstate, else /sys/module/nf_conntrack)" },
+	{ "conntrack.module", HT_T_STR, NULL,
+	  "state of nf_conntrack from libkmod: builtin, loaded, available or absent" },
+	{ "conntrack.stat.count", HT_T_INT, "entries",
+	  "live conntrack entries over ctnetlink IPCTNL_MSG_CT_GET_STATS (CTA_STATS_GLOBAL_ENTRIES)" },
+	{ "conntrack.stat.drop", HT_T_INT, "packets",
+	  "packets dropped because no entry could be made (table full), " CT_STATS },
+	{ "conntrack.stat.early_drop", HT_T_INT, "packets",
+	  "entries evicted to make room for new ones when the table was full, " CT_STATS },
+	{ "conntrack.stat.insert_failed", HT_T_INT, "packets",
+	  "entries that could not be inserted (clash), " CT_STATS },
+	{ "conntrack.stat.search_restart", HT_T_INT, "lookups",
+	  "lookups restarted because a chain changed under them, " CT_STATS },
+	{ "cpu.aes.flag", HT_T_BOOL, NULL,
+	  "the CPU advertises AES instructions: 'aes' in /proc/cpuinfo flags (x86) or Features (arm64)" },
+	{ "cpu.aes.gcm_mbps", HT_T_INT, "MB/s",
+	  "AES-128-GCM encryption measured with libcrypto's EVP API on 16 KiB buffers" },
+	{ "cpu.aes.hw", HT_T_BOOL, NULL,
+	  "measured: AES-128-GCM at least half as fast as ChaCha20-Poly1305 (hardware AES)" },
+	{ "cpu.arch", HT_T_STR, NULL,
+	  "machine as uname -m prints it, /proc/sys/kernel/arch (uname(2) on the live host)" },
+	{ "cpu.chacha.mbps", HT_T_INT, "MB/s",
+	  "ChaCha20-Poly1305 encryption measured with libcrypto's EVP API on 16 KiB buffers" },
+	{ "cpu.count", HT_T_INT, "CPUs", "CPUs online, the cpulist in /sys/devices/system/cpu/online" },
+	{ "cpu.model", HT_T_STR, NULL, "CPU model name, 'model name' in /proc/cpuinfo" },
+	{ "cpu.pclmul.flag", HT_T_BOOL, NULL,
+	  "carry-less multiply for GCM: 'pclmulqdq' in /proc/cpuinfo flags (x86), 'pmull' (arm64)" },
+	{ "cpu.virt", HT_T_STR, NULL,
+	  "hypervisor: none, kvm, qemu, vmware, microsoft, xen, ... (CPUID leaf 0x40000000, DMI)" },
+	{ "kernel.page_size", HT_T_INT, "bytes",
+	  "page size from sysconf(_SC_PAGESIZE); not recorded in a --root tree (rules assume 4096)" },
+	{ "kernel.pointer_size", HT_T_INT, "bytes",
+	  "size of a kernel pointer derived from cpu.arch: 8 on 64-bit machines, 4 on 32-bit" },
+	{ "kernel.release", HT_T_STR, NULL, "kernel release (uname -r), /proc/sys/kernel/osrelease" },
+	{ "kernel.version", HT_T_VER, NULL,
+	  "leading dotted version of kernel.release, e.g. 5.15.0 for 5.15.0-91-generic" },
+	{ "mem.total", HT_T_INT, "bytes", "usable RAM, MemTotal in /proc/meminfo" },
+	{ "modprobe.nf_conntrack.hashsize", HT_T_INT, "buckets",
+	  "hashsize= that modprobe.d options give nf_conntrack (libkmod), used at the next load" },
+	{ "modprobe.nf_conntrack.options", HT_T_STR, NULL,
+	  "all options modprobe.d gives nf_conntrack, as libkmod merges them" },
+	{ "module.nf_conntrack.expect_hashsize", HT_T_INT, "buckets",
+	  "expectation hash buckets, /sys/module/nf_conntrack/parameters/expect_hashsize" },
+	{ "module.nf_conntrack.hashsize", HT_T_INT, "buckets",
+	  "conntrack hash buckets, /sys/module/nf_conntrack/parameters/hashsize "
+	  "(module parameter in net/netfilter/nf_conntrack_core.c)" },
+	{ "net.netfilter.nf_conntrack_buckets", HT_T_INT, "buckets",
+	  "conntrack hash table size, " NF_SYSCTL },
+	{ "net.netfilter.nf_conntrack_count", HT_T_INT, "entries",
+	  "conntrack entries in use when collected, " NF_SYSCTL },
+	{ "net.netfilter.nf_conntrack_max", HT_T_INT, "entries",
+	  "most conntrack entries before new flows are dropped, " NF_SYSCTL },
+	{ "net.netfilter.nf_conntrack_tcp_timeout_time_wait", HT_T_INT, "seconds",
+	  "how long a TCP entry stays in TIME_WAIT, " NF_SYSCTL },
+	{ "netns.initial", HT_T_BOOL, NULL,
+	  "initial network namespace: nf_conntrack_max is read-only (0444) in any other one "
+	  "since 5.12.2 (net/netfilter/nf_conntrack_standalone.c); always true before that" },
+	{ "nic.list", HT_T_STR, NULL,
+	  "network interfaces other than lo, space-separated, in name order (libudev)" },
+	{ "observed.drops", HT_T_INT, "packets",
+	  "drop + early_drop counted during a recording (audit --observed FILE)" },
+	{ "observed.max", HT_T_INT, "entries",
+	  "nf_conntrack_max while `hosttune watch` recorded (audit --observed FILE)" },
+	{ "observed.mean_rate", HT_T_INT, "connections/s",
+	  "mean new conntrack entries a second over a recording (audit --observed FILE)" },
+	{ "observed.peak_count", HT_T_INT, "entries",
+	  "largest nf_conntrack_count in a recording (audit --observed FILE)" },
+	{ "observed.peak_rate", HT_T_INT, "connections/s",
+	  "largest new conntrack entries a second between two samples (audit --observed FILE)" },
+	{ "observed.pinned_samples", HT_T_INT, "samples",
+	  "longest run of consecutive samples with the count at nf_conntrack_max (--observed)" },
+	{ "observed.samples", HT_T_INT, "samples", "samples in a recording (audit --observed FILE)" },
+	{ "observed.source", HT_T_STR, NULL, "the recording file audit --observed read" },
+	{ "observed.time_wait", HT_T_INT, "seconds",
+	  "nf_conntrack_tcp_timeout_time_wait while recording (audit --observed FILE)" },
+};
+
+/*
+ * Facts of each network interface IF, named nic.IF.SUFFIX. Sorted by name;
+ * the interface part may contain dots (eth0.100), so lookups match the suffix.
+ */
+static const struct ht_fact_def nic_fact_defs[] = {
+	{ "nic.*.bus", HT_T_STR, NULL,
+	  "bus of the device: pci, virtio, usb, platform, or none for a virtual interface (libudev)" },
+	{ "nic.*.channels.combined", HT_T_INT, "queues",
+	  "combined channels (queues) in use, ethtool netlink ETHTOOL_MSG_CHANNELS_GET" },
+	{ "nic.*.channels.max.combined", HT_T_INT, "queues",
+	  "most combined channels the driver allows, ETHTOOL_MSG_CHANNELS_GET" },
+	{ "nic.*.channels.max.rx", HT_T_INT, "queues",
+	  "most rx channels the driver allows, ETHTOOL_MSG_CHANNELS_GET" },
+	{ "nic.*.channels.max.tx", HT_T_INT, "queues",
+	  "most tx channels the driver allows, ETHTOOL_MSG_CHANNELS_GET" },
+	{ "nic.*.channels.rx", HT_T_INT, "queues",
+	  "rx-only channels in use, ETHTOOL_MSG_CHANNELS_GET" },
+	{ "nic.*.channels.tx", HT_T_INT, "queues",
+	  "tx-only channels in use, ETHTOOL_MSG_CHANNELS_GET" },
+	{ "nic.*.driver", HT_T_STR, NULL, "kernel driver of the interface (libudev ID_NET_DRIVER)" },
+	{ "nic.*.duplex", HT_T_STR, NULL,
+	  "full or half, ethtool netlink ETHTOOL_MSG_LINKMODES_GET; absent when unknown" },
+	{ "nic.*.kind", HT_T_STR, NULL,
+	  "device kind: ethernet, veth, bridge, bond, vlan, tun, wireguard, ... (libudev DEVTYPE)" },
+	{ "nic.*.mac", HT_T_STR, NULL,
+	  "hardware address, /sys/class/net/IF/address; .link files match it (MACAddress=)" },
+	{ "nic.*.physical", HT_T_BOOL, NULL,
+	  "backed by a device (physical NIC or virtio/PCI function), not a software interface" },
+	{ "nic.*.speed", HT_T_INT, "Mb/s",
+	  "link speed, ethtool netlink ETHTOOL_MSG_LINKMODES_GET; absent when the driver reports "
+	  "unknown (virtio)" },
+};
+
+const struct ht_fact_def *ht_fact_defs(size_t *n)
+{
+	if (n)
+		*n = ARRAY_SIZE(fact_defs);
+	return fact_defs;
+}
+
+static int fact_def_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct ht_fact_def *)elem)->name);
+}
+
+const struct ht_fact_def *ht_nic_fact_defs(size_t *n)
+{
+	if (n)
+		*n = ARRAY_SIZE(nic_fact_defs);
+	return nic_fact_defs;
+}
+
+const struct ht_fact_def *ht_fact_def_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	if (strncmp(name, "nic.", 4) == 0) {
+		size_t len = strlen(name);
+
+		for (size_t i = 0; i < ARRAY_SIZE(nic_fact_defs); i++) {
+			const char *suffix = nic_fact_defs[i].name + strlen("nic.*");
+			size_t sl = strlen(suffix);
+
+			/* "nic." + at least one character of interface name + ".SUFFIX" */
+			if (len > 4 + sl && strcmp(name + len - sl, suffix) == 0)
+				return &nic_fact_defs[i];
+		}
+	}
+	return bsearch(name, fact_defs, ARRAY_SIZE(fact_defs), sizeof(fact_defs[0]), fact_def_cmp);
+}
+
+/* The table: facts sorted by name in one array. */
+struct ht_facts {
+	struct ht_fact *v;
+	size_t n, cap;
+};
+
+struct ht_facts *ht_facts_new(void)
+{
+	return calloc(1, sizeof(struct ht_facts));
+}
+
+static void fact_clear(struct ht_fact *fact)
+{
+	free(fact->name);
+	ht_value_clear(&fact->value);
+	free(fact->unit);
+	free(fact->source);
+	*fact = (struct ht_fact){ 0 };
+}
+
+void ht_facts_free(struct ht_facts *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->n; i++)
+		fact_clear(&f->v[i]);
+	free(f->v);
+	free(f);
+}
+
+/* Index of @name, or of the place to insert it; *found tells which. */
+static size_t facts_search(const struct ht_facts *f, const char *name, bool *found)
+{
+	size_t lo = 0, hi = f->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(name, f->v[mid].name);
+
+		if (c == 0) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	*found = false;
+	return lo;
+}
+
+static int facts_reserve(struct ht_facts *f, size_t extra)
+{
+	struct ht_fact *nv;
+	size_t cap;
+
+	if (f->cap - f->n >= extra)
+		return 0;
+	if (extra > SIZE_MAX / sizeof(*nv) - f->n)
+		return -ENOMEM;
+	cap = f->cap ? f->cap : 16;
+	while (cap < f->n + extra)
+		cap = cap > SIZE_MAX / sizeof(*nv) / 2 ? f->n + extra : cap * 2;
+	nv = realloc(f->v, cap * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	f->v = nv;
+	f->cap = cap;
+	return 0;
+}
+
+/*
+ * Adds or replaces a fact, taking ownership of everything @fact holds (it
+ * is left zeroed). On -ENOMEM @fact is untouched and still the caller's.
+ */
+static int facts_put(struct ht_facts *f, struct ht_fact *fact)
+{
+	bool found;
+	size_t i = facts_search(f, fact->name, &found);
+	int r;
+
+	if (found) {
+		fact_clear(&f->v[i]);
+		f->v[i] = *fact;
+		*fact = (struct ht_fact){ 0 };
+		return 0;
+	}
+	r = facts_reserve(f, 1);
+	if (r < 0)
+		return r;
+	memmove(&f->v[i + 1], &f->v[i], (f->n - i) * sizeof(f->v[0]));
+	f->v[i] = *fact;
+	f->n++;
+	*fact = (struct ht_fact){ 0 };
+	return 0;
+}
+
+static bool is_name_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool is_name_char(char c)
+{
+	return is_name_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '-';
+}
+
+static bool is_unit_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '/' || c == '%' || c == '_';
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static bool name_valid(const char *s)
+{
+	if (!s || !is_name_start(*s))
+		return false;
+	while (*++s)
+		if (!is_name_char(*s))
+			return false;
+	return true;
+}
+
+/* One word that cannot be mistaken for the "from" keyword. */
+static bool unit_valid(const char *s)
+{
+	if (!*s || strcmp(s, "from") == 0)
+		return false;
+	for (; *s; s++)
+		if (!is_unit_char(*s))
+			return false;
+	return true;
+}
+
+static bool is_control(char c)
+{
+	return (unsigned char)c < 0x20 || c == 0x7f;
+}
+
+/*
+ * The rest of a line that reads back unchanged: no control bytes, no outer
+ * blanks; UTF-8, as JSON output needs (RFC 8259, section 8.1).
+ */
+static bool source_valid(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (len == 0 || is_blank(s[0]) || is_blank(s[len - 1]))
+		return false;
+	for (const char *p = s; *p; p++)
+		if (is_control(*p))
+			return false;
+	return !ht_utf8_invalid(s);
+}
+
+static bool value_valid(const struct ht_value *v)
+{
+	switch (v->type) {
+	case HT_T_INT:
+	case HT_T_BOOL:
+		return true;
+	case HT_T_DEC:
+		return isfinite(v->d);
+	case HT_T_STR:
+		return v->s != NULL && !ht_utf8_invalid(v->s);
+	case HT_T_VER:
+		return v->v.n >= 1 && v->v.n <= 4;
+	case HT_T_NONE:
+	default:
+		return false;
+	}
+}
+
+/* Builds a fact from copies of its parts; v == NULL for an unavailable one. */
+static int fact_build(struct ht_fact *out, const char *name, const struct ht_value *v, int errnum,
+                      const char *unit, const char *source)
+{
+	struct ht_fact fact = { .error = errnum };
+
+	fact.name = strdup(name);
+	if (!fact.name)
+		goto oom;
+	if (v && ht_value_copy(&fact.value, v) < 0)
+		goto oom;
+	if (unit && !(fact.unit = strdup(unit)))
+		goto oom;
+	if (source && !(fact.source = strdup(source)))
+		goto oom;
+	*out = fact;
+	return 0;
+oom:
+	fact_clear(&fact);
+	return -ENOMEM;
+}
+
+static int facts_set_checked(struct ht_facts *f, const char *name, const struct ht_value *v,
+                             int errnum, const char *unit, const char *source)
+{
+	struct ht_fact fact;
+	int r;
+
+	if (!f || !name_valid(name) || (unit && !unit_valid(unit)) ||
+	    (source && !source_valid(source)))
+		return -EINVAL;
+	r = fact_build(&fact, name, v, errnum, unit, source);
+	if (r < 0)
+		return r;
+	r = facts_put(f, &fact);
+	if (r < 0)
+		fact_clear(&fact);
+	return r;
+}
+
+/*
+ * Units of counts and sizes that no kernel value goes below 0 in; a known
+ * fact with one of them must not be negative.
+ */
+static bool unit_nonnegative(const char *unit)
+{
+	static const char *const units[] = {
+		"bytes", "entries", "buckets", "seconds", "CPUs",
+		"packets", "lookups", "queues", "Mb/s", "MB/s",
+	};
+
+	if (!unit)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+		if (strcmp(unit, units[i]) == 0)
+			return true;
+	return false;
+}
+
+static bool value_negative(const struct ht_value *v)
+{
+	return (v->type == HT_T_INT && v->i < 0) || (v->type == HT_T_DEC && v->d < 0);
+}
+
+/* A known fact of a count or size below 0: the facts file would not read it back. */
+static bool negative_count(const char *name, const struct ht_value *v)
+{
+	const struct ht_fact_def *def = ht_fact_def_find(name);
+
+	return def && unit_nonnegative(def->unit) && value_negative(v);
+}
+
+int ht_facts_set(struct ht_facts *f, const char *name, const struct ht_value *v, const char *unit,
+                 const char *source)
+{
+	if (!v || !value_valid(v) || (name && negative_count(name, v)))
+		return -EINVAL;
+	return facts_set_checked(f, name, v, 0, unit, source);
+}
+
+int ht_facts_set_unavailable(struct ht_facts *f, const char *name, int errnum, const char *unit,
+                             const char *source)
+{
+	if (!ht_errno_name(errnum))
+		return -EINVAL;
+	return facts_set_checked(f, name, NULL, errnum, unit, source);
+}
+
+const struct ht_fact *ht_facts_get(const struct ht_facts *f, const char *name)
+{
+	bool found;
+	size_t i;
+
+	if (!f || !name)
+		return NULL;
+	i = facts_search(f, name, &found);
+	return found ? &f->v[i] : NULL;
+}
+
+size_t ht_facts_count(const struct ht_facts *f)
+{
+	return f ? f->n : 0;
+}
+
+const struct ht_fact *ht_facts_at(const struct ht_facts *f, size_t i)
+{
+	return f && i < f->n ? &f->v[i] : NULL;
+}
+
+/* ---- facts file: writing ---- */
+
+#define FACTS_HEADER "# hosttune facts 1"
+
+int ht_facts_write(const struct ht_facts *f, FILE *out)
+{
+	if (!f || !out)
+		return -EINVAL;
+	if (fputs(FACTS_HEADER "\n", out) == EOF)
+		return -EIO;
+	for (size_t i = 0; i < f->n; i++) {
+		const struct ht_fact *fact = &f->v[i];
+		int r;
+
+		if (fact->value.type == HT_T_NONE) {
+			const char *en = ht_errno_name(fact->error);
+
+			if (!en)
+				return -EINVAL; /* ht_facts_set_unavailable() lets none through */
+			r = fprintf(out, "%s = unavailable %s", fact->name, en);
+		} else {
+			_cleanup_free_ char *val = ht_value_format(&fact->value);
+
+			if (!val)
+				return -ENOMEM;
+			r = fprintf(out, "%s = %s", fact->name, val);
+		}
+		if (r < 0)
+			return -EIO;
+		if (fact->unit && fprintf(out, " %s", fact->unit) < 0)
+			return -EIO;
+		if (fact->source && fprintf(out, " from %s", fact->source) < 0)
+			return -EIO;
+		if (fputc('\n', out) == EOF)
+			return -EIO;
+	}
+	if (fflush(out) == EOF || ferror(out))
+		return -EIO;
+	return 0;
+}
+
+/* ---- facts file: reading ---- */
+
+struct line_ctx {
+	const char *filename;
+	size_t lineno;
+	const char *line; /* start of the line, for columns */
+	struct ht_error *err;
+};
+
+/* Column (1-based byte) of @p in the current line. */
+static size_t col_of(const struct line_ctx *lc, const char *p)
+{
+	return (size_t)(p - lc->line) + 1;
+}
+
+/*
+ * Describes what is at @p for "found ...": the word there (from @p up to the
+ * next blank, at least up to @end when given), quoted, with control bytes as
+ * \xHH and long words cut; or "end of line".
+ */
+static void describe_token(const char *p, const char *end, char *buf, size_t size)
+{
+	size_t n = 0, shown = 0;
+
+	if (!*p) {
+		snprintf(buf, size, "end of line");
+		return;
+	}
+	buf[n++] = '\'';
+	/* The first byte always: a tab inside a source is the offending token itself. */
+	while (*p && (shown == 0 || !is_blank(*p) || (end && p < end))) {
+		unsigned char c = (unsigned char)*p;
+		int u = c >= 0x80 ? ht_utf8_len(p) : 1;
+
+		if (shown++ == 40) {
+			n += (size_t)snprintf(buf + n, size - n, "...");
+			break;
+		}
+		/* The message is text too: control bytes and stray non-UTF-8 bytes as \xHH. */
+		if (is_control(*p) || u == 0) {
+			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c);
+			p++;
+		} else {
+			memcpy(buf + n, p, (size_t)u);
+			n += (size_t)u;
+			p += u;
+		}
+	}
+	snprintf(buf + n, size - n, "'");
+}
+
+/* "FILE:LINE:COL: expected WHAT, found TOKEN" at @p. Returns -EINVAL. */
+static int expected(const struct line_ctx *lc, const char *p, const char *end, const char *what)
+{
+	char found[256];
+
+	describe_token(p, end, found, sizeof(found));
+	return ht_error_set(lc->err, EINVAL, "%s:%zu:%zu: expected %s, found %s", lc->filename,
+	                    lc->lineno, col_of(lc, p), what, found);
+}
+
+static const char *skip_blanks(const char *p)
+{
+	while (is_blank(*p))
+		p++;
+	return p;
+}
+
+/* True when @p starts with the word @w followed by a blank or the end of the line. */
+static bool word_at(const char *p, const char *w)
+{
+	size_t n = strlen(w);
+
+	return strncmp(p, w, n) == 0 && (p[n] == '\0' || is_blank(p[n]));
+}
+
+/* A comment line; only checks the format version of a "# hosttune facts N" header. */
+static int read_comment(const struct line_ctx *lc, const char *p)
+{
+	const char *v;
+
+	p = skip_blanks(p + 1);
+	if (strncmp(p, "hosttune", 8) != 0 || !is_blank(p[8]))
+		return 0;
+	p = skip_blanks(p + 8);
+	if (strncmp(p, "facts", 5) != 0 || !is_blank(p[5]))
+		return 0;
+	v = skip_blanks(p + 5);
+	if (!word_at(v, "1"))
+		return expected(lc, v, NULL, "facts format version 1");
+	return 0;
+}
+
+struct seen {
+	const char *name; /* owned by the temporary table */
+	size_t lineno;
+};
+
+struct read_state {
+	struct ht_facts *tmp;
+	struct seen *seen;
+	size_t nseen, capseen;
+	bool header; /* "# hosttune facts 1" was read */
+};
+
+/*
+ * The first line that is not blank: exactly FACTS_HEADER, so that a file of
+ * another kind (or /dev/null) is not taken for an empty facts file.
+ */
+static int read_header(struct read_state *st, const struct line_ctx *lc, const char *p)
+{
+	static const char prefix[] = "# hosttune facts ";
+
+	if (strcmp(p, FACTS_HEADER) == 0) {
+		st->header = true;
+		return 0;
+	}
+	if (strncmp(p, prefix, strlen(prefix)) == 0) {
+		const char *v = skip_blanks(p + strlen(prefix));
+
+		if (!word_at(v, "1"))
+			return expected(lc, v, NULL, "facts format version 1");
+	}
+	return expected(lc, p, p + strlen(p), "'" FACTS_HEADER "'");
+}
+
+static int remember(struct read_state *st, const char *name, size_t lineno)
+{
+	if (st->nseen == st->capseen) {
+		size_t cap = st->capseen ? st->capseen * 2 : 32;
+		struct seen *ns = reallocarray(st->seen, cap, sizeof(*ns));
+
+		if (!ns)
+			return -ENOMEM;
+		st->seen = ns;
+		st->capseen = cap;
+	}
+	st->seen[st->nseen++] = (struct seen){ name, lineno };
+	return 0;
+}
+
+static size_t first_line_of(const struct read_state *st, const char *name)
+{
+	for (size_t i = 0; i < st->nseen; i++)
+		if (strcmp(st->seen[i].name, name) == 0)
+			return st->seen[i].lineno;
+	return 0;
+}
+
+/* What an out-of-range value token at @p should have been. */
+static const char *range_what(const char *p)
+{
+	if (*p == 'v')
+		return "version parts up to 4294967295";
+	for (const char *q = p; *q && !is_blank(*q); q++)
+		if (*q == '.' || *q == 'e' || *q == 'E') {
+			/*
+			 * Overflow, or underflow to 0 below DBL_TRUE_MIN (<float.h>,
+			 * 4.9e-324): ht_value_parse() refuses both.
+			 */
+			if (isfinite(strtod(p, NULL)))
+				return "a decimal of 0 or at least 4.9e-324 in magnitude";
+			return "a finite decimal";
+		}
+	return "an integer from -9223372036854775808 to 9223372036854775807";
+}
+
+/* Parses VALUE or "unavailable ERRNO" at *pp into @fact. */
+static int read_value(const struct line_ctx *lc, const char *name, const char **pp,
+                      struct ht_fact *fact)
+{
+	static const char what[] = "a value (number, true/false, \"string\" or vN.N)";
+	const struct ht_fact_def *def;
+	const char *p = *pp, *end = NULL;
+	int r;
+
+	if (word_at(p, "unavailable")) {
+		const char *e;
+		char en[64];
+		size_t len;
+
+		p = skip_blanks(p + strlen("unavailable"));
+		for (e = p; *e && !is_blank(*e); e++)
+			;
+		len = (size_t)(e - p);
+		if (len == 0 || len >= sizeof(en))
+			return expected(lc, p, NULL, "an errno name such as ENOENT");
+		memcpy(en, p, len);
+		en[len] = '\0';
+		r = ht_errno_from_name(en);
+		if (r < 0)
+			return expected(lc, p, NULL, "an errno name such as ENOENT");
+		fact->error = r;
+		*pp = e;
+		return 0;
+	}
+	if (!*p)
+		return expected(lc, p, NULL, what);
+	r = ht_value_parse(p, &fact->value, &end);
+	if (r == -ENOMEM)
+		return r;
+	if (r == -ERANGE)
+		return expected(lc, p, NULL, range_what(p));
+	if (r < 0)
+		return expected(lc, p, NULL, what);
+	if (*end && !is_blank(*end)) {
+		ht_value_clear(&fact->value);
+		return expected(lc, p, end, what);
+	}
+	def = ht_fact_def_find(name);
+	if (def && !(def->type == HT_T_INT ? ht_type_is_number(fact->value.type)
+	                                   : def->type == fact->value.type)) {
+		r = ht_error_set(lc->err, EINVAL, "%s:%zu:%zu: %s must be a %s, found %s",
+		                 lc->filename, lc->lineno, col_of(lc, p), name,
+		                 ht_type_name(def->type), ht_type_name(fact->value.type));
+		ht_value_clear(&fact->value);
+		return r;
+	}
+	if (def && unit_nonnegative(def->unit) && value_negative(&fact->value)) {
+		r = ht_error_set(lc->err, EINVAL, "%s:%zu:%zu: %s must not be negative, found %.*s",
+		                 lc->filename, lc->lineno, col_of(lc, p), name, (int)(end - p), p);
+		ht_value_clear(&fact->value);
+		return r;
+	}
+	/* A "\xHH" escape can make any byte; JSON output needs UTF-8 (RFC 8259, 8.1). */
+	if (fact->value.type == HT_T_STR && ht_utf8_invalid(fact->value.s)) {
+		ht_value_clear(&fact->value);
+		return expected(lc, p, end, "a string of UTF-8 text");
+	}
+	*pp = end;
+	return 0;
+}
+
+/* Parses [UNIT] [from SOURCE] at @p into @fact. */
+static int read_unit_source(const struct line_ctx *lc, const char *p, struct ht_fact *fact)
+{
+	p = skip_blanks(p);
+	if (*p && !word_at(p, "from")) {
+		const char *e = p;
+
+		while (is_unit_char(*e))
+			e++;
+		if (e == p || (*e && !is_blank(*e)))
+			return expected(lc, p, NULL, "a unit (one word of A-Za-z0-9/%_) or 'from'");
+		fact->unit = strndup(p, (size_t)(e - p));
+		if (!fact->unit)
+			return -ENOMEM;
+		p = skip_blanks(e);
+		if (*p && !word_at(p, "from"))
+			return expected(lc, p, NULL, "'from' or end of line");
+	}
+	if (!*p)
+		return 0;
+	p = skip_blanks(p + strlen("from"));
+	if (!*p)
+		return expected(lc, p, NULL, "a source after 'from'");
+	/* What ht_facts_set() accepts, so that JSON output is UTF-8 text. */
+	for (const char *q = p; *q; q++)
+		if (is_control(*q))
+			return expected(lc, q, NULL, "a source without control characters");
+	{
+		const char *bad = ht_utf8_invalid(p);
+
+		if (bad)
+			return expected(lc, bad, NULL, "a source of UTF-8 text");
+	}
+	/* The line has no trailing blanks left: the source is the rest of it. */
+	fact->source = strdup(p);
+	return fact->source ? 0 : -ENOMEM;
+}
+
+/* One line with its newline and trailing blanks removed. */
+static int read_line(struct read_state *st, const struct line_ctx *lc)
+{
+	struct ht_fact fact = { 0 };
+	const char *p = skip_blanks(lc->line), *name_start, *name;
+	size_t first;
+	int r;
+
+	if (!*p)
+		return 0;
+	if (!st->header)
+		return read_header(st, lc, p);
+	if (*p == '#')
+		return read_comment(lc, p);
+
+	name_start = p;
+	if (!is_name_start(*p))
+		return expected(lc, p, NULL, "a fact name");
+	while (is_name_char(*p))
+		p++;
+	if (*p && !is_blank(*p) && *p != '=')
+		return expected(lc, name_start, NULL, "a fact name");
+	fact.name = strndup(name_start, (size_t)(p - name_start));
+	if (!fact.name)
+		return -ENOMEM;
+	/*
+	 * A misspelt name would only make the rules see the fact as missing.
+	 * Module parameters differ between kernels, so module.* stays open.
+	 */
+	if (!ht_fact_def_find(fact.name) &&
+	    !(strncmp(fact.name, "module.", 7) == 0 && fact.name[7])) {
+		r = ht_error_set(lc->err, EINVAL, "%s:%zu:%zu: unknown fact '%s'", lc->filename,
+		                 lc->lineno, col_of(lc, name_start), fact.name);
+		goto out;
+	}
+	if (ht_facts_get(st->tmp, fact.name)) {
+		first = first_line_of(st, fact.name);
+		r = ht_error_set(lc->err, EINVAL, "%s:%zu:%zu: duplicate fact '%s' (first on line %zu)",
+		                 lc->filename, lc->lineno, col_of(lc, name_start), fact.name, first);
+		goto out;
+	}
+	p = skip_blanks(p);
+	if (*p != '=') {
+		r = expected(lc, p, NULL, "'='");
+		goto out;
+	}
+	p = skip_blanks(p + 1);
+	r = read_value(lc, fact.name, &p, &fact);
+	if (r < 0)
+		goto out;
+	r = read_unit_source(lc, p, &fact);
+	if (r < 0)
+		goto out;
+	name = fact.name; /* moves into the table with the fact */
+	r = facts_put(st->tmp, &fact);
+	if (r < 0)
+		goto out;
+	r = remember(st, name, lc->lineno);
+out:
+	fact_clear(&fact);
+	return r;
+}
+
+int ht_facts_read(struct ht_facts *f, FILE *in, const char *filename, struct ht_error *err)
+{
+	struct read_state st = { 0 };
+	struct line_ctx lc = { .filename = filename ? filename : "-", .err = err };
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int r = 0;
+
+	if (err)
+		err->msg[0] = '\0';
+	if (!f || !in)
+		return -EINVAL;
+	st.tmp = ht_facts_new();
+	if (!st.tmp)
+		return -ENOMEM;
+
+	while ((len = getline(&line, &cap, in)) >= 0) {
+		size_t n = (size_t)len;
+
+		lc.lineno++;
+		lc.line = line;
+		if (memchr(line, '\0', n)) {
+			const char *nul = line + strlen(line);
+
+			r = ht_error_set(err, EINVAL, "%s:%zu:%zu: expected text, found a NUL byte",
+			                 lc.filename, lc.lineno, col_of(&lc, nul));
+			goto out;
+		}
+		while (n > 0 && (line[n - 1] == '\n' || is_blank(line[n - 1])))
+			n--;
+		line[n] = '\0';
+		r = read_line(&st, &lc);
+		if (r < 0)
+			goto out;
+	}
+	if (ferror(in)) {
+		r = ht_error_set(err, EIO, "%s: read error", lc.filename);
+		goto out;
+	}
+	if (!feof(in)) { /* getline() failed without a stream error: out of memory */
+		r = -ENOMEM;
+		goto out;
+	}
+	if (!st.header) {
+		/* Where the header should have been: the line after the last (blank) one. */
+		r = ht_error_set(err, EINVAL, "%s:%zu:1: expected '" FACTS_HEADER "', found end of file",
+		                 lc.filename, lc.lineno + 1);
+		goto out;
+	}
+
+	/* All or nothing: make room first, then moving the facts over cannot fail. */
+	r = facts_reserve(f, st.tmp->n);
+	if (r < 0)
+		goto out;
+	for (size_t i = 0; i < st.tmp->n; i++) {
+		r = facts_put(f, &st.tmp->v[i]);
+		if (r < 0) /* unreachable: room was reserved */
+			goto out;
+	}
+	st.tmp->n = 0;
+out:
+	free(st.seen);
+	ht_facts_free(st.tmp);
+	return r;
+}
+
+/* ---- JSON ---- */
+
+struct json_object *ht_value_to_json(const struct ht_value *v)
+{
+	char buf[64];
+	size_t n = 0;
+
+	if (!v)
+		return NULL;
+	switch (v->type) {
+	case HT_T_INT:
+		return json_object_new_int64(v->i);
+	case HT_T_DEC:
+		return json_object_new_double(v->d);
+	case HT_T_BOOL:
+		return json_object_new_boolean(v->b);
+	case HT_T_STR:
+		return json_object_new_string(v->s);
+	case HT_T_VER:
+		for (unsigned i = 0; i < v->v.n && i < 4; i++)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%" PRIu32, i ? "." : "",
+			                      v->v.part[i]);
+		return json_object_new_string(buf);
+	case HT_T_NONE:
+	default:
+		return NULL;
+	}
+}
+
+/* Adds @val (may be NULL for JSON null) under @key; puts @val on failure. */
+static int json_add(struct json_object *obj, const char *key, struct json_object *val)
+{
+	if (json_object_object_add(obj, key, val) < 0) {
+		json_object_put(val);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Adds a string, or null for NULL. */
+static int json_add_str(struct json_object *obj, const char *key, const char *s)
+{
+	struct json_object *val = NULL;
+
+	if (s && !(val = json_object_new_string(s)))
+		return -ENOMEM;
+	return json_add(obj, key, val);
+}
+
+static struct json_object *fact_to_json(const struct ht_fact *fact)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *val = NULL;
+
+	if (!o)
+		return NULL;
+	if (fact->value.type != HT_T_NONE && !(val = ht_value_to_json(&fact->value)))
+		goto fail;
+	if (json_add(o, "value", val) < 0 || json_add_str(o, "unit", fact->unit) < 0 ||
+	    json_add_str(o, "source", fact->source) < 0)
+		goto fail;
+	if (fact->value.type == HT_T_NONE &&
+	    (json_add_str(o, "error", ht_errno_name(fact->error)) < 0 ||
+	     json_add_str(o, "reason", strerrordesc_np(fact->error)) < 0))
+		goto fail;
+	return o;
+fail:
+	json_object_put(o);
+	return NULL;
+}
+
+struct json_object *ht_facts_to_json(const struct ht_facts *f)
+{
+	struct json_object *root = NULL, *facts = NULL;
+
+	if (!f)
+		return NULL;
+	root = json_object_new_object();
+	facts = json_object_new_object();
+	if (!root || !facts)
+		goto fail;
+	for (size_t i = 0; i < f->n; i++) {
+		struct json_object *o = fact_to_json(&f->v[i]);
+
+		if (!o || json_add(facts, f->v[i].name, o) < 0)
+			goto fail;
+	}
+	if (json_add(root, "facts", facts) < 0) {
+		facts = NULL; /* json_add() put it */
+		goto fail;
+	}
+	return root;
+fail:
+	json_object_put(facts);
+	json_object_put(root);
+	return NULL;
+}

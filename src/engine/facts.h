@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "shared/util.h"
+#include "engine/value.h"
+
+/*
+ * The fact model: a table of named, typed values, each with its unit and the
+ * source it was read from. Facts are the only input of the rule engine.
+ * Names follow ../shared/DESIGN.md, "Fact names": kernel settings keep their
+ * own names (sysctl keys as sysctl(8) prints them, module parameters as
+ * module.MODULE.PARAM), derived facts have hosttune names.
+ */
+
+struct ht_fact {
+	char *name;
+	struct ht_value value; /* HT_T_NONE when unavailable */
+	int error;             /* 0, or a positive errno: why the value is unavailable */
+	char *unit;            /* "bytes", "entries", ...; NULL for none */
+	char *source;          /* "/proc/meminfo MemTotal", "uname(2)", ...; NULL if unknown */
+};
+
+/*
+ * struct ht_fact_def - a fact hosttune knows: its static type for the rule
+ * type checker, its unit and a one-line description (shown by `hosttune
+ * facts --help` and in hosttune(8)). A rule may only name facts listed here.
+ */
+struct ht_fact_def {
+	const char *name;
+	enum ht_type type; /* HT_T_INT stands for any number */
+	const char *unit;  /* NULL for none */
+	const char *doc;
+};
+
+/* The known facts, sorted by name; *n receives the count. Static storage. */
+const struct ht_fact_def *ht_fact_defs(size_t *n);
+
+/*
+ * The facts of each network interface, named "nic.*.SUFFIX" here and
+ * nic.IF.SUFFIX in a fact table (nic.eth0.speed). Static storage.
+ */
+const struct ht_fact_def *ht_nic_fact_defs(size_t *n);
+
+/*
+ * The definition of @name, or NULL when hosttune does not know it.
+ * nic.IF.SUFFIX names (any IF, "*" included) find their per-interface def.
+ */
+const struct ht_fact_def *ht_fact_def_find(const char *name);
+
+struct ht_facts;
+
+/* Returns a new empty table, or NULL on ENOMEM. Free with ht_facts_free(). */
+struct ht_facts *ht_facts_new(void);
+void ht_facts_free(struct ht_facts *f);
+
+/*
+ * ht_facts_set - add or replace a fact; @v is deep-copied, @unit and @source
+ * (may be NULL) are copied.
+ *
+ * Only what the facts file can hold and read back unchanged is accepted:
+ * @name is [A-Za-z_][A-Za-z0-9_.-]*; @v a value (not HT_T_NONE; a finite
+ * decimal; a version of 1 to 4 parts; a string of valid UTF-8; not below 0
+ * for a known fact whose unit is a count or size, see ht_facts_read());
+ * @unit one word of [A-Za-z0-9/%_] other than "from"; @source non-empty,
+ * valid UTF-8, without control characters and without leading or trailing
+ * blanks. So the JSON output is always UTF-8 text.
+ * Returns 0, -EINVAL for any of those, or -ENOMEM.
+ */
+int ht_facts_set(struct ht_facts *f, const char *name, const struct ht_value *v, const char *unit,
+                 const char *source);
+
+/*
+ * Records @name as unavailable because of @errnum, a positive errno that
+ * ht_errno_name() knows. Returns 0, -EINVAL (as ht_facts_set(), or for
+ * another @errnum) or -ENOMEM.
+ */
+int ht_facts_set_unavailable(struct ht_facts *f, const char *name, int errnum, const char *unit,
+                             const char *source);
+
+/* The fact named @name, or NULL when it was never set. Pointer valid until the next set. */
+const struct ht_fact *ht_facts_get(const struct ht_facts *f, const char *name);
+
+/* Number of facts, and the i-th in name order (0 <= i < count). */
+size_t ht_facts_count(const struct ht_facts *f);
+const struct ht_fact *ht_facts_at(const struct ht_facts *f, size_t i);
+
+/*
+ * ht_facts_collect - read every fact of this host: procfs, sysfs, netlink
+ * (ctnetlink, ethtool), libudev, libkmod, CPUID and a cipher measurement.
+ * @root: --root DIR, NULL for "/": every path is read below it, so a tree
+ *        copied from another host collects as that host.
+ *
+ * A source that cannot be read yields an unavailable fact with its errno,
+ * never a failure of the whole collection; a source that does not hold what
+ * the kernel writes there (an integer that does not parse, a negative count
+ * or size, a malformed cpulist, a NUL byte, a FIFO or device in place of a
+ * regular file) yields EINVAL. Facts already in @f are replaced. kernel.page_size
+ * and the uname(2) fallback of cpu.arch exist only for the real root (@root
+ * NULL, "" or "/").
+ * Returns 0, -EINVAL when @f is NULL, or -ENOMEM.
+ */
+int ht_facts_collect(struct ht_facts *f, const char *root, unsigned flags);
+
+/* ht_facts_collect() flags */
+enum {
+	HT_COLLECT_NO_MEASURE = 1 << 0, /* skip the cipher measurement (--no-measure) */
+};
+
+/*
+ * ht_facts_write - the facts file format (hosttune-facts(5) section of
+ * hosttune(8)), one line a fact in name order:
+ *
+ *   # hosttune facts 1
+ *   NAME = VALUE [UNIT] [from SOURCE]
+ *   NAME = unavailable ERRNO [UNIT] [from SOURCE]
+ *
+ * VALUE is in ht_value_format() syntax; ERRNO a name such as ENOENT; UNIT one
+ * word of [A-Za-z0-9/%_] (never "from"); SOURCE the rest of the line after
+ * the first "from". Tokens are separated by blanks (any amount of spaces and
+ * tabs when reading). ht_facts_read() reads it back exactly, and writing what
+ * it read gives the same text.
+ * Returns 0, -EIO when writing to @out failed (the stream is flushed), or
+ * -ENOMEM.
+ */
+int ht_facts_write(const struct ht_facts *f, FILE *out);
+
+/*
+ * ht_facts_read - parse a facts file into @f (facts it names replace
+ * existing ones; nothing is added unless the whole file parses). The first
+ * line that is not blank must be the header "# hosttune facts 1" (an empty
+ * file is not a facts file). After it, blank lines and lines starting with
+ * '#' are skipped, except that another "# hosttune facts N" must say version
+ * 1. A fact name must be one hosttune knows (ht_fact_def_find()), or a
+ * module parameter module.MODULE.PARAM (those vary between kernels); a known
+ * fact must have its type, any number for HT_T_INT, and one whose unit is a
+ * count or size (bytes, entries, buckets, seconds, CPUs, packets, lookups,
+ * queues, Mb/s, MB/s) must not be negative. Sources and strings are checked
+ * as ht_facts_set() checks them (UTF-8, no control characters in a source).
+ * @filename: used in messages only (NULL: "-").
+ *
+ * Returns 0; -EINVAL with err "FILE:LINE:COL: expected ..., found ..." on a
+ * malformed line (COL is the 1-based byte column of the offending token) or
+ * a missing header ("FILE:1:1: expected '# hosttune facts 1', found end of
+ * file" for an empty file), "FILE:LINE:COL: unknown fact 'NAME'",
+ * "FILE:LINE:COL: duplicate fact 'NAME' (first on line N)",
+ * "FILE:LINE:COL: NAME must be a number, found string" for a known fact of
+ * another type, or "FILE:LINE:COL: NAME must not be negative, found -1";
+ * -ENOMEM; -EIO on a read error.
+ */
+int ht_facts_read(struct ht_facts *f, FILE *in, const char *filename, struct ht_error *err);
+
+/*
+ * ht_facts_to_json - {"facts": {"NAME": {"value": V, "unit": U, "source": S}, ...}}
+ * with numbers as JSON numbers, versions and strings as strings, an
+ * unavailable fact as "value": null plus "error": "ENOENT" and "reason":
+ * strerror text. unit/source are null when unknown. Returns a new object
+ * (caller puts it) or NULL on ENOMEM.
+ */
+struct json_object *ht_facts_to_json(const struct ht_facts *f);
+
+/*
+ * A value as a JSON value (int64 or double, bool, string; version as
+ * "5.15.0"). NULL on ENOMEM, and for HT_T_NONE (json-c's JSON null), so
+ * check the type first to tell the two apart.
+ */
+struct json_object *ht_value_to_json(const struct ht_value *v);

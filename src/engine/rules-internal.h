@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "engine/rules.h"
+
+/* Private to rules.c and engine.c: the parsed form of rules and profiles. */
+
+enum {
+	K_TITLE,
+	K_TARGET,
+	K_WHEN,
+	K_CURRENT,
+	K_VALUE,
+	K_SEVERITY,
+	K_EXPLAIN,
+	K_RATIONALE,
+	K_DIRECTION,
+	K_UNIT,
+	K_EACH,
+	K_WRITABLE,
+	K_DEFAULT,
+	K__MAX,
+};
+
+/* Hole formats; TMPL_IF ({?COND}) and TMPL_END ({/?}) bracket text shown only when COND holds. */
+enum { TMPL_PLAIN, TMPL_BYTES, TMPL_PCT, TMPL_FIXED, TMPL_IF, TMPL_END };
+
+struct ht_key {
+	char *text;           /* source text; NULL when the rule does not set the key */
+	struct ht_srcpos pos; /* where the text starts */
+	struct ht_expr *expr; /* for when, current, value, severity */
+};
+
+/* A piece of an explanation: literal text, or a hole with an expression. */
+struct ht_tmpl_seg {
+	char *text;
+	struct ht_expr *expr;
+	int fmt;
+	int prec;
+};
+
+enum { ST_NEW, ST_BUSY, ST_DONE };
+
+struct ht_rule {
+	char *id;
+	struct ht_srcpos pos;
+	enum ht_target_kind kind;
+	char *target;
+	bool only_raise;
+	bool each_nic; /* `each = nic`: evaluated once per network interface */
+	struct ht_key keys[K__MAX];
+	struct ht_tmpl_seg *tmpl;
+	size_t ntmpl;
+
+	/* ht_ruleset_check() */
+	int check_state;
+	enum ht_type type;
+
+	/* ht_ruleset_evaluate(): the rule's value, computed once */
+	int eval_state;
+	int eval_ret;
+	struct ht_value val;
+	struct ht_error eval_err;
+};
+
+struct ht_var {
+	char *name; /* workload.NAME */
+	struct ht_value value;
+};
+
+struct ht_ruleset {
+	struct ht_rule **rules;
+	size_t nrules;
+	struct ht_var *vars;
+	size_t nvars;
+	char **dirs;
+	size_t ndirs;
+	char **strings; /* interned file names */
+	size_t nstrings;
+	char *profile;
+	bool checked;
+	const struct ht_facts *facts; /* during evaluation */
+	const char *check_stack[64];  /* rule ids being checked, for the cycle message */
+	size_t check_depth;
+	bool check_each;              /* checking a per-interface rule */
+	const char *instance;         /* interface being evaluated, NULL for host rules */
+};
+
+int rules_key_from_name(const char *name);
+const char *rules_key_name(int k);
+bool rules_valid_name(const char *s);
+const char *rules_intern(struct ht_ruleset *rs, const char *s);
+/*
+ * Reads one rules file, or a profile (@is_profile) into rs->vars. With
+ * @known_vars_only (a profile that includes another) a [workload] key must
+ * name a variable already in rs->vars, with a value of its type.
+ */
+int rules_parse_file(struct ht_ruleset *rs, const char *path, bool is_profile,
+                     bool known_vars_only, char **include, unsigned *include_line,
+                     unsigned *include_col, struct ht_error *err);
+int rules_list_dir(const char *dir, const char *suffix, char ***names, size_t *n);
+/*
+ * The path DIR@sub/@name of the last of rs->dirs that has an entry @name
+ * there, in *out (caller frees). Returns 0; -ENOENT when none has it (err
+ * untouched); -EINVAL with err "PATH: not a regular file" (a directory,
+ * FIFO or device) or "PATH: strerror" (a dangling symlink); -ENOMEM.
+ */
+int rules_find_file(struct ht_ruleset *rs, const char *sub, const char *name, char **out,
+                    struct ht_error *err);
+
+/*
+ * Sets workload variable @name (workload.X) from the constant expression
+ * @text at @pos. On error stores it in *ctx_ret too and fills err.
+ */
+int rules_set_var_text(struct ht_ruleset *rs, const char *name, const char *text,
+                       const struct ht_srcpos *pos, struct ht_error *err, int *ctx_ret);
+
+/* The unit a rule's values carry: the `unit` key, else the target fact's. NULL if none. */
+const char *ht_rule_unit(const struct ht_rule *r);

@@ -1,0 +1,1012 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "engine/rules-internal.h"
+
+static const char *const key_names[K__MAX] = {
+	[K_TITLE] = "title",       [K_TARGET] = "target",     [K_WHEN] = "when",
+	[K_CURRENT] = "current",   [K_VALUE] = "value",       [K_SEVERITY] = "severity",
+	[K_EXPLAIN] = "explain",   [K_RATIONALE] = "rationale", [K_DIRECTION] = "direction",
+	[K_UNIT] = "unit",         [K_EACH] = "each",         [K_WRITABLE] = "writable",
+	[K_DEFAULT] = "default",
+};
+
+static const char *const severity_names[] = {
+	[HT_SEV_OK] = "ok",
+	[HT_SEV_INFO] = "info",
+	[HT_SEV_WARNING] = "warning",
+	[HT_SEV_CRITICAL] = "critical",
+};
+
+const char *ht_severity_name(enum ht_severity s)
+{
+	return (size_t)s < ARRAY_SIZE(severity_names) ? severity_names[s] : "?";
+}
+
+int ht_severity_from_name(const char *name, enum ht_severity *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(severity_names); i++)
+		if (strcmp(name, severity_names[i]) == 0) {
+			*out = (enum ht_severity)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *ht_target_kind_name(enum ht_target_kind k)
+{
+	switch (k) {
+	case HT_TARGET_SYSCTL:
+		return "sysctl";
+	case HT_TARGET_MODULE:
+		return "module";
+	case HT_TARGET_ADVICE:
+		return "advice";
+	case HT_TARGET_CHANNELS:
+		return "channels";
+	case HT_TARGET_NONE:
+		break;
+	}
+	return "value";
+}
+
+int rules_key_from_name(const char *name)
+{
+	for (int k = 0; k < K__MAX; k++)
+		if (strcmp(name, key_names[k]) == 0)
+			return k;
+	return -1;
+}
+
+const char *rules_key_name(int k)
+{
+	return key_names[k];
+}
+
+/* Names usable in expressions; rule ids and workload variables must be one. */
+bool rules_valid_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || !(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
+		return false;
+	for (size_t i = 1; i < n; i++) {
+		char c = s[i];
+
+		if (!(c == '_' || c == '.' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') ||
+		      (c >= 'a' && c <= 'z')))
+			return false;
+		if (c == '.' && (s[i - 1] == '.' || i == n - 1))
+			return false;
+	}
+	return true;
+}
+
+static void tmpl_free(struct ht_tmpl_seg *segs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(segs[i].text);
+		ht_expr_free(segs[i].expr);
+	}
+	free(segs);
+}
+
+static void rule_free(struct ht_rule *r)
+{
+	if (!r)
+		return;
+	free(r->id);
+	free(r->target);
+	for (int k = 0; k < K__MAX; k++) {
+		free(r->keys[k].text);
+		ht_expr_free(r->keys[k].expr);
+	}
+	tmpl_free(r->tmpl, r->ntmpl);
+	ht_value_clear(&r->val);
+	free(r);
+}
+
+void ht_ruleset_free(struct ht_ruleset *rs)
+{
+	if (!rs)
+		return;
+	for (size_t i = 0; i < rs->nrules; i++)
+		rule_free(rs->rules[i]);
+	free(rs->rules);
+	for (size_t i = 0; i < rs->nvars; i++) {
+		free(rs->vars[i].name);
+		ht_value_clear(&rs->vars[i].value);
+	}
+	free(rs->vars);
+	for (size_t i = 0; i < rs->nstrings; i++)
+		free(rs->strings[i]);
+	free(rs->strings);
+	for (size_t i = 0; i < rs->ndirs; i++)
+		free(rs->dirs[i]);
+	free(rs->dirs);
+	free(rs->profile);
+	free(rs);
+}
+
+/* Keeps a string (file names that source positions point to) for the ruleset's lifetime. */
+const char *rules_intern(struct ht_ruleset *rs, const char *s)
+{
+	char **n;
+	char *copy;
+
+	for (size_t i = 0; i < rs->nstrings; i++)
+		if (strcmp(rs->strings[i], s) == 0)
+			return rs->strings[i];
+	copy = strdup(s);
+	if (!copy)
+		return NULL;
+	n = realloc(rs->strings, (rs->nstrings + 1) * sizeof(*n));
+	if (!n) {
+		free(copy);
+		return NULL;
+	}
+	rs->strings = n;
+	rs->strings[rs->nstrings++] = copy;
+	return copy;
+}
+
+const struct ht_rule *ht_ruleset_find(const struct ht_ruleset *rs, const char *id)
+{
+	for (size_t i = 0; i < rs->nrules; i++)
+		if (strcmp(rs->rules[i]->id, id) == 0)
+			return rs->rules[i];
+	return NULL;
+}
+
+size_t ht_ruleset_rule_count(const struct ht_ruleset *rs)
+{
+	return rs->nrules;
+}
+
+const struct ht_rule *ht_ruleset_rule_at(const struct ht_ruleset *rs, size_t i)
+{
+	return i < rs->nrules ? rs->rules[i] : NULL;
+}
+
+const char *ht_rule_id(const struct ht_rule *r)
+{
+	return r->id;
+}
+
+const char *ht_rule_title(const struct ht_rule *r)
+{
+	return r->keys[K_TITLE].text;
+}
+
+const char *ht_rule_rationale(const struct ht_rule *r)
+{
+	return r->keys[K_RATIONALE].text;
+}
+
+enum ht_target_kind ht_rule_kind(const struct ht_rule *r)
+{
+	return r->kind;
+}
+
+const char *ht_rule_target(const struct ht_rule *r)
+{
+	return r->target;
+}
+
+bool ht_rule_each_nic(const struct ht_rule *r)
+{
+	return r->each_nic;
+}
+
+const struct ht_srcpos *ht_rule_pos(const struct ht_rule *r)
+{
+	return &r->pos;
+}
+
+const char *ht_rule_unit(const struct ht_rule *r)
+{
+	const struct ht_fact_def *d;
+
+	if (r->keys[K_UNIT].text)
+		return r->keys[K_UNIT].text;
+	if (r->target && (d = ht_fact_def_find(r->target)))
+		return d->unit;
+	return NULL;
+}
+
+const char *ht_rule_key_text(const struct ht_rule *r, const char *key)
+{
+	int k = rules_key_from_name(key);
+
+	return k < 0 ? NULL : r->keys[k].text;
+}
+
+/* ---- loading rules files ---------------------------------------------- */
+
+struct load_ctx {
+	struct ht_ruleset *rs;
+	const char *file; /* interned */
+	FILE *f;
+	unsigned lineno;
+	char *raw; /* the raw line inih is processing */
+	size_t rawcap;
+	struct ht_rule *cur;
+	int last_key; /* key of the previous line of this rule, for continuations */
+	unsigned cur_section_line;
+	bool is_profile;
+	int ret;
+	struct ht_error *err;
+	size_t bytes; /* read so far, against RULES_FILE_MAX */
+	/* profile only */
+	char *include;
+	unsigned include_line, include_col;
+	bool known_vars_only; /* it includes another: only that chain's variables */
+};
+
+/*
+ * Bounds on what one file can make us hold: a rules or profile file is a
+ * few KiB, and a key's text grows by one copy per continuation line.
+ */
+#define RULES_FILE_MAX (1024 * 1024)
+#define RULES_KEY_MAX 65536
+
+static int load_fail(struct load_ctx *c, unsigned line, unsigned col, int errnum, const char *fmt, ...)
+	_printf_(5, 6);
+
+static int load_fail(struct load_ctx *c, unsigned line, unsigned col, int errnum, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	if (c->ret < 0)
+		return c->ret;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->ret = ht_error_set(c->err, errnum, "%s:%u:%u: %s", c->file, line, col, msg);
+	return c->ret;
+}
+
+static int finish_key(struct load_ctx *c);
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static int start_section(struct load_ctx *c, const char *line, unsigned col)
+{
+	const char *close = strchr(line, ']');
+	_cleanup_free_ char *name = NULL;
+	struct ht_rule *r;
+	struct ht_rule **nr;
+
+	if (!close)
+		return load_fail(c, c->lineno, col, EINVAL, "expected ']' to close the section name");
+	name = strndup(line + 1, (size_t)(close - line - 1));
+	if (!name)
+		return -ENOMEM;
+	if (finish_key(c) < 0)
+		return c->ret;
+	c->cur_section_line = c->lineno;
+	c->last_key = -1;
+	if (c->is_profile) {
+		if (strcmp(name, "profile") != 0 && strcmp(name, "workload") != 0)
+			return load_fail(c, c->lineno, col + 1, EINVAL,
+			                 "unknown section '%s' (expected [profile] or [workload])", name);
+		return 0;
+	}
+	if (!rules_valid_name(name))
+		return load_fail(c, c->lineno, col + 1, EINVAL,
+		                 "expected a rule id of letters, digits, '_' and inner '.', found '%s'",
+		                 name);
+	for (size_t i = 0; i < c->rs->nrules; i++) {
+		const struct ht_rule *o = c->rs->rules[i];
+
+		if (strcmp(o->id, name) == 0)
+			return load_fail(c, c->lineno, col + 1, EINVAL,
+			                 "duplicate rule id '%s' (first at %s:%u)", name, o->pos.file,
+			                 o->pos.line);
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->id = TAKE_PTR(name);
+	r->pos = (struct ht_srcpos){ .file = c->file, .line = c->lineno, .col = col };
+	nr = realloc(c->rs->rules, (c->rs->nrules + 1) * sizeof(*nr));
+	if (!nr) {
+		rule_free(r);
+		return -ENOMEM;
+	}
+	c->rs->rules = nr;
+	c->rs->rules[c->rs->nrules++] = r;
+	c->cur = r;
+	return 0;
+}
+
+/* inih's reader callback: one call per line, which is what lets us count lines. */
+static char *load_reader(char *str, int num, void *stream)
+{
+	struct load_ctx *c = stream;
+	ssize_t n;
+	const char *p;
+
+	if (c->ret < 0)
+		return NULL;
+	n = getline(&c->raw, &c->rawcap, c->f);
+	if (n < 0)
+		return NULL;
+	c->lineno++;
+	c->bytes += (size_t)n;
+	if (c->bytes > RULES_FILE_MAX) {
+		c->ret = ht_error_set(c->err, EFBIG, "%s: larger than 1 MiB", c->file);
+		return NULL;
+	}
+	/* A UTF-8 BOM (inih skips it too): columns count from the character after it. */
+	if (c->lineno == 1 && n >= 3 && memcmp(c->raw, "\xef\xbb\xbf", 3) == 0) {
+		n -= 3;
+		memmove(c->raw, c->raw + 3, (size_t)n + 1);
+	}
+	/* inih and every string function would stop at it and drop the rest of the line. */
+	if (memchr(c->raw, '\0', (size_t)n)) {
+		load_fail(c, c->lineno, (unsigned)strlen(c->raw) + 1, EINVAL, "NUL byte");
+		return NULL;
+	}
+	if (n > 0 && c->raw[n - 1] == '\n')
+		c->raw[--n] = '\0';
+	if (n > 0 && c->raw[n - 1] == '\r')
+		c->raw[--n] = '\0';
+	if (n >= num - 1) {
+		load_fail(c, c->lineno, (unsigned)num - 1, EINVAL,
+		          "line longer than %d characters; continue it on an indented line", num - 2);
+		return NULL;
+	}
+	p = c->raw;
+	while (is_blank(*p))
+		p++;
+	if (*p == '[' && (p == c->raw || c->last_key < 0) &&
+	    start_section(c, p, (unsigned)(p - c->raw) + 1) < 0) {
+		if (c->ret == 0)
+			c->ret = -ENOMEM;
+		return NULL;
+	}
+	memcpy(str, c->raw, (size_t)n);
+	str[n] = '\n';
+	str[n + 1] = '\0';
+	return str;
+}
+
+/* Column (from 1) where inih's stripped value starts in the raw line. */
+static unsigned value_col(const struct load_ctx *c, bool continuation, const char *value)
+{
+	const char *p = c->raw;
+
+	if (!continuation) {
+		p += strcspn(p, "=:");
+		if (*p)
+			p++;
+	}
+	while (is_blank(*p))
+		p++;
+	/* inih strips the value; find it from there so the column is exact. */
+	if (*value) {
+		const char *q = strstr(p, value);
+
+		if (q)
+			p = q;
+	}
+	return (unsigned)(p - c->raw) + 1;
+}
+
+/* Whether @text with @extra more bytes stays within RULES_KEY_MAX; else the error. */
+static int key_fits(struct load_ctx *c, const char *text, size_t extra, int k, unsigned col)
+{
+	if (strlen(text) + extra <= RULES_KEY_MAX)
+		return 0;
+	return load_fail(c, c->lineno, col, EINVAL, "'%s' is longer than %d bytes", key_names[k],
+	                 RULES_KEY_MAX);
+}
+
+static int append_text(char **dst, const char *sep, const char *text)
+{
+	char *n;
+
+	if (!*dst) {
+		*dst = strdup(text);
+		return *dst ? 0 : -ENOMEM;
+	}
+	if (asprintf(&n, "%s%s%s", *dst, sep, text) < 0)
+		return -ENOMEM;
+	free(*dst);
+	*dst = n;
+	return 0;
+}
+
+static int tmpl_add(struct ht_rule *r, const char *text, size_t len, struct ht_expr *e, int fmt,
+                    int prec)
+{
+	struct ht_tmpl_seg *n = realloc(r->tmpl, (r->ntmpl + 1) * sizeof(*n));
+
+	if (!n) {
+		ht_expr_free(e);
+		return -ENOMEM;
+	}
+	r->tmpl = n;
+	n[r->ntmpl] = (struct ht_tmpl_seg){ .expr = e, .fmt = fmt, .prec = prec };
+	if (text) {
+		n[r->ntmpl].text = strndup(text, len);
+		if (!n[r->ntmpl].text) {
+			ht_expr_free(e);
+			return -ENOMEM;
+		}
+	}
+	r->ntmpl++;
+	return 0;
+}
+
+/*
+ * One line of an explanation template: text with {EXPR} or {EXPR|FORMAT}
+ * holes; "{{" and "}}" stand for literal braces. Holes cannot span lines, so
+ * every expression keeps an exact line and column.
+ */
+static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, const char *line, unsigned col)
+{
+	const char *p = line;
+	_cleanup_free_ char *lit = NULL;
+	size_t litlen = 0;
+	int ret;
+
+	lit = malloc(strlen(line) + 1);
+	if (!lit)
+		return -ENOMEM;
+	/* Continuation lines are one paragraph; the text report wraps it. */
+	if (r->ntmpl > 0 && (ret = tmpl_add(r, " ", 1, NULL, 0, 0)) < 0)
+		return ret;
+	while (*p) {
+		if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
+			lit[litlen++] = p[0];
+			p += 2;
+			continue;
+		}
+		if (*p == '}')
+			return load_fail(c, c->lineno, col + (unsigned)(p - line), EINVAL,
+			                 "unmatched '}' in explanation (write '}}' for a brace)");
+		if (*p != '{') {
+			lit[litlen++] = *p++;
+			continue;
+		}
+		/* a hole */
+		const char *start = p + 1, *end = strchr(start, '}'), *bar = NULL;
+		_cleanup_free_ char *src = NULL;
+		struct ht_expr *e = NULL;
+		struct ht_srcpos pos;
+		int fmt = TMPL_PLAIN, prec = -1;
+
+		if (!end)
+			return load_fail(c, c->lineno, col + (unsigned)(p - line), EINVAL,
+			                 "expected '}' to close '{' in explanation");
+		for (const char *q = end - 1; q >= start; q--)
+			if (*q == '|' && (q == start || q[-1] != '|') && q[1] != '|') {
+				bar = q;
+				break;
+			}
+		if (bar) {
+			_cleanup_free_ char *f = strndup(bar + 1, (size_t)(end - bar - 1));
+			char *fs;
+
+			if (!f)
+				return -ENOMEM;
+			fs = f;
+			while (is_blank(*fs))
+				fs++;
+			fs[strcspn(fs, " \t")] = '\0';
+			if (strcmp(fs, "bytes") == 0)
+				fmt = TMPL_BYTES;
+			else if (strcmp(fs, "pct") == 0)
+				fmt = TMPL_PCT;
+			else if (fs[0] == '.' && fs[1] >= '0' && fs[1] <= '6' && !fs[2]) {
+				fmt = TMPL_FIXED;
+				prec = fs[1] - '0';
+			} else
+				return load_fail(c, c->lineno, col + (unsigned)(bar + 1 - line), EINVAL,
+				                 "unknown format '%s' (expected bytes, pct or .N)", fs);
+		}
+		if (litlen > 0 && (ret = tmpl_add(r, lit, litlen, NULL, 0, 0)) < 0)
+			return ret;
+		litlen = 0;
+		src = strndup(start, (size_t)((bar ? bar : end) - start));
+		if (!src)
+			return -ENOMEM;
+		pos = (struct ht_srcpos){ .file = c->file, .line = c->lineno,
+		                          .col = col + (unsigned)(start - line) };
+		if (strcmp(src, "/?") == 0) {
+			if ((ret = tmpl_add(r, NULL, 0, NULL, TMPL_END, 0)) < 0)
+				return ret;
+			p = end + 1;
+			continue;
+		}
+		if (src[0] == '?' && !bar) {
+			fmt = TMPL_IF;
+			pos.col++;
+			memmove(src, src + 1, strlen(src));
+		}
+		ret = ht_expr_parse(src, &pos, &e, c->err);
+		if (ret < 0) {
+			c->ret = ret;
+			return ret;
+		}
+		if ((ret = tmpl_add(r, NULL, 0, e, fmt, prec)) < 0)
+			return ret;
+		p = end + 1;
+	}
+	if (litlen > 0)
+		return tmpl_add(r, lit, litlen, NULL, 0, 0);
+	return 0;
+}
+
+static int parse_target(struct load_ctx *c, struct ht_rule *r, const char *v, unsigned col)
+{
+	char kind[16], a[160], b[96], extra[2];
+	int n = sscanf(v, "%15s %159s %95s %1s", kind, a, b, extra);
+
+	if (n == 1 && strcmp(kind, "advice") == 0) {
+		r->kind = HT_TARGET_ADVICE;
+		return 0;
+	}
+	if (n == 2 && strcmp(kind, "sysctl") == 0) {
+		/* sysctl(8) accepts the slash spelling; keep the dotted one. */
+		for (char *s = a; *s; s++)
+			if (*s == '/')
+				*s = '.';
+		if (!rules_valid_name(a))
+			return load_fail(c, c->lineno, col + 7, EINVAL, "expected a sysctl key, found '%s'",
+			                 a);
+		r->kind = HT_TARGET_SYSCTL;
+		r->target = strdup(a);
+		return r->target ? 0 : -ENOMEM;
+	}
+	if (n == 2 && strcmp(kind, "channels") == 0) {
+		if (strcmp(a, "combined") != 0 && strcmp(a, "rx") != 0 && strcmp(a, "tx") != 0)
+			return load_fail(c, c->lineno, col + 9, EINVAL,
+			                 "expected combined, rx or tx, found '%s'", a);
+		r->kind = HT_TARGET_CHANNELS;
+		if (asprintf(&r->target, "nic.channels.%s", a) < 0) {
+			r->target = NULL;
+			return -ENOMEM;
+		}
+		return 0;
+	}
+	if (n == 3 && strcmp(kind, "module") == 0) {
+		r->kind = HT_TARGET_MODULE;
+		if (asprintf(&r->target, "module.%s.%s", a, b) < 0) {
+			r->target = NULL;
+			return -ENOMEM;
+		}
+		if (!rules_valid_name(r->target))
+			return load_fail(c, c->lineno, col + 7, EINVAL,
+			                 "expected a module and a parameter name, found '%s %s'", a, b);
+		return 0;
+	}
+	return load_fail(c, c->lineno, col, EINVAL,
+	                 "expected 'sysctl KEY', 'module MODULE PARAM', 'channels KIND' or 'advice', "
+	                 "found '%s'", v);
+}
+
+/*
+ * Expression keys may continue on indented lines; they are parsed when the
+ * key ends. Each continuation is joined with a newline and padded to its
+ * column, so the lexer's line and column stay exact across lines.
+ */
+static int finish_key(struct load_ctx *c)
+{
+	struct ht_rule *r = c->cur;
+	struct ht_key *k;
+	int ret;
+
+	if (!r || c->last_key < 0 || c->ret < 0)
+		return c->ret;
+	k = &r->keys[c->last_key];
+	c->last_key = -1;
+	if (k->expr || !k->text)
+		return 0;
+	switch ((int)(k - r->keys)) {
+	case K_WHEN:
+	case K_CURRENT:
+	case K_VALUE:
+	case K_SEVERITY:
+	case K_WRITABLE:
+	case K_DEFAULT:
+		ret = ht_expr_parse(k->text, &k->pos, &k->expr, c->err);
+		if (ret < 0)
+			c->ret = ret;
+		return ret;
+	default:
+		return 0;
+	}
+}
+
+static int append_continuation(char **text, unsigned col, const char *value)
+{
+	char *n;
+
+	if (asprintf(&n, "%s\n%*s%s", *text, (int)col - 1, "", value) < 0)
+		return -ENOMEM;
+	free(*text);
+	*text = n;
+	return 0;
+}
+
+static int rule_key(struct load_ctx *c, const char *name, const char *value)
+{
+	struct ht_rule *r = c->cur;
+	bool continuation = is_blank(c->raw[0]) && c->last_key >= 0 &&
+	                    strcmp(name, key_names[c->last_key]) == 0;
+	unsigned col = value_col(c, continuation, value);
+	int k = rules_key_from_name(name);
+	int ret;
+
+	if (k < 0) {
+		const char *p = c->raw;
+
+		while (is_blank(*p))
+			p++;
+		return load_fail(c, c->lineno, (unsigned)(p - c->raw) + 1, EINVAL,
+		                 "unknown key '%s' in rule '%s' (expected title, target, when, current, "
+		                 "value, severity, explain, rationale, direction, unit, each, "
+		                 "writable or default)",
+		                 name, r->id);
+	}
+	if (continuation) {
+		if (k == K_EXPLAIN)
+			return tmpl_parse_line(c, r, value, col);
+		if (k == K_RATIONALE || k == K_TITLE) {
+			if (key_fits(c, r->keys[k].text, 1 + strlen(value), k, col) < 0)
+				return c->ret;
+			return append_text(&r->keys[k].text, k == K_TITLE ? " " : "\n", value);
+		}
+		if (k == K_WHEN || k == K_CURRENT || k == K_VALUE || k == K_SEVERITY ||
+		    k == K_WRITABLE || k == K_DEFAULT) {
+			/* The newline and the padding to @col are part of the text. */
+			if (key_fits(c, r->keys[k].text, col + strlen(value), k, col) < 0)
+				return c->ret;
+			return append_continuation(&r->keys[k].text, col, value);
+		}
+		return load_fail(c, c->lineno, col, EINVAL, "'%s' must fit on one line", name);
+	}
+	if ((ret = finish_key(c)) < 0)
+		return ret;
+	if (r->keys[k].text)
+		return load_fail(c, c->lineno, value_col(c, true, name), EINVAL,
+		                 "duplicate key '%s' in rule '%s' (first on line %u)", name, r->id,
+		                 r->keys[k].pos.line);
+	c->last_key = k;
+	r->keys[k].pos = (struct ht_srcpos){ .file = c->file, .line = c->lineno, .col = col };
+	r->keys[k].text = strdup(value);
+	if (!r->keys[k].text)
+		return -ENOMEM;
+	switch (k) {
+	case K_TARGET:
+		return parse_target(c, r, value, col);
+	case K_EACH:
+		if (strcmp(value, "nic") != 0)
+			return load_fail(c, c->lineno, col, EINVAL,
+			                 "expected 'nic' (one evaluation per network interface), "
+			                 "found '%s'", value);
+		r->each_nic = true;
+		return 0;
+	case K_DIRECTION:
+		if (strcmp(value, "raise") == 0)
+			r->only_raise = true;
+		else if (strcmp(value, "any") != 0)
+			return load_fail(c, c->lineno, col, EINVAL,
+			                 "expected 'raise' or 'any', found '%s'", value);
+		return 0;
+	case K_EXPLAIN:
+		return tmpl_parse_line(c, r, value, col);
+	default:
+		return 0;
+	}
+}
+
+static struct ht_var *var_lookup(const struct ht_ruleset *rs, const char *name)
+{
+	for (size_t i = 0; i < rs->nvars; i++)
+		if (strcmp(rs->vars[i].name, name) == 0)
+			return &rs->vars[i];
+	return NULL;
+}
+
+/*
+ * A [workload] variable. Over an included profile only a variable the
+ * included chain defines may be set, and to a value of its type: a typo
+ * would otherwise add a variable no rule reads and leave the real one alone.
+ */
+static int profile_set_var(struct load_ctx *c, const char *full, const char *value,
+                           const struct ht_srcpos *pos)
+{
+	struct ht_var *var = var_lookup(c->rs, full);
+	struct ht_value old = { 0 };
+	int r;
+
+	if (!var && c->known_vars_only) {
+		char known[512] = "";
+		size_t len = 0;
+		const char *p = c->raw;
+
+		for (size_t i = 0; i < c->rs->nvars; i++) {
+			const char *n = c->rs->vars[i].name;
+
+			/* Leave room for ", ..." when the list does not fit. */
+			if (len + strlen(n) + 2 > sizeof(known) - 6) {
+				snprintf(known + len, sizeof(known) - len, ", ...");
+				break;
+			}
+			len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s", i ? ", " : "",
+			                        n);
+		}
+		while (is_blank(*p))
+			p++;
+		return load_fail(c, c->lineno, (unsigned)(p - c->raw) + 1, EINVAL,
+		                 "unknown workload variable '%s' (the included profiles define: %s)",
+		                 full, c->rs->nvars ? known : "none");
+	}
+	if (var && (r = ht_value_copy(&old, &var->value)) < 0)
+		return r;
+	r = rules_set_var_text(c->rs, full, value, pos, c->err, &c->ret);
+	if (r < 0 || !var) {
+		ht_value_clear(&old);
+		return r;
+	}
+	var = var_lookup(c->rs, full);
+	if (ht_type_is_number(old.type) != ht_type_is_number(var->value.type) ||
+	    (!ht_type_is_number(old.type) && old.type != var->value.type)) {
+		r = load_fail(c, c->lineno, pos->col, EINVAL, "%s is a %s, got a %s", full,
+		              ht_type_name(old.type), ht_type_name(var->value.type));
+		ht_value_clear(&var->value);
+		var->value = old;
+		return r;
+	}
+	ht_value_clear(&old);
+	return 0;
+}
+
+static int profile_key(struct load_ctx *c, const char *section, const char *name, const char *value)
+{
+	unsigned col = value_col(c, false, value);
+
+	/* Only [workload] sets variables; a key before any section would slip in as one. */
+	if (!*section) {
+		const char *p = c->raw;
+
+		while (is_blank(*p))
+			p++;
+		return load_fail(c, c->lineno, (unsigned)(p - c->raw) + 1, EINVAL,
+		                 "expected '[profile]' or '[workload]' before the first key");
+	}
+	if (strcmp(section, "profile") == 0) {
+		if (strcmp(name, "include") == 0) {
+			if (c->include)
+				return load_fail(c, c->lineno, col, EINVAL, "duplicate key 'include'");
+			c->include = strdup(value);
+			c->include_line = c->lineno;
+			c->include_col = col;
+			return c->include ? 0 : -ENOMEM;
+		}
+		if (strcmp(name, "description") == 0)
+			return 0;
+		return load_fail(c, c->lineno, 1, EINVAL,
+		                 "unknown key '%s' in [profile] (expected include or description)",
+		                 name);
+	}
+	{
+		_cleanup_free_ char *full = NULL;
+		struct ht_srcpos pos = { .file = c->file, .line = c->lineno, .col = col };
+
+		if (!rules_valid_name(name))
+			return load_fail(c, c->lineno, 1, EINVAL,
+			                 "expected a variable name, found '%s'", name);
+		if (asprintf(&full, "workload.%s", name) < 0)
+			return -ENOMEM;
+		return profile_set_var(c, full, value, &pos);
+	}
+}
+
+static int load_handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct load_ctx *c = user;
+	int ret;
+
+	if (c->ret < 0)
+		return 1;
+	if (c->is_profile)
+		ret = profile_key(c, section, name, value);
+	else if (!c->cur || !*section) {
+		const char *p = c->raw;
+
+		while (is_blank(*p))
+			p++;
+		ret = load_fail(c, c->lineno, (unsigned)(p - c->raw) + 1, EINVAL,
+		                "expected '[rule-id]' before the first key");
+	} else
+		ret = rule_key(c, name, value);
+	if (ret < 0 && c->ret == 0)
+		c->ret = ret;
+	return 1;
+}
+
+int rules_parse_file(struct ht_ruleset *rs, const char *path, bool is_profile,
+                     bool known_vars_only, char **include, unsigned *include_line,
+                     unsigned *include_col, struct ht_error *err)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	struct load_ctx c = { .rs = rs, .last_key = -1, .is_profile = is_profile, .err = err,
+	                      .known_vars_only = known_vars_only };
+	struct stat st;
+	int r;
+
+	c.file = rules_intern(rs, path);
+	if (!c.file)
+		return -ENOMEM;
+	f = fopen(path, "re");
+	if (!f)
+		return ht_error_set(err, errno, "%s: %s", path, strerror(errno));
+	/* Refused before reading; load_reader() counts too, for files that grow. */
+	if (fstat(fileno(f), &st) == 0 && st.st_size > RULES_FILE_MAX)
+		return ht_error_set(err, EFBIG, "%s: larger than 1 MiB", path);
+	c.f = f;
+	r = ini_parse_stream(load_reader, &c, load_handler, &c);
+	if (r == 0)
+		finish_key(&c);
+	free(c.raw);
+	if (c.ret == 0 && ferror(f))
+		c.ret = ht_error_set(err, EIO, "%s: read error", path);
+	if (c.ret == 0 && r > 0) {
+		c.ret = ht_error_set(err, EINVAL, "%s:%d:1: expected '[section]', 'key = value' or a "
+		                     "comment", path, r);
+	}
+	if (c.ret == 0 && r < 0)
+		c.ret = -ENOMEM;
+	if (c.ret < 0) {
+		free(c.include);
+		return c.ret;
+	}
+	if (include) {
+		*include = c.include;
+		*include_line = c.include_line;
+		*include_col = c.include_col;
+	} else
+		free(c.include);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int rules_list_dir(const char *dir, const char *suffix, char ***names, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t sl = strlen(suffix);
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		char **nn;
+		bool seen = false;
+
+		if (de->d_name[0] == '.' || l <= sl || strcmp(de->d_name + l - sl, suffix) != 0)
+			continue;
+		for (size_t i = 0; i < *n; i++)
+			if (strcmp((*names)[i], de->d_name) == 0)
+				seen = true;
+		if (seen)
+			continue;
+		nn = realloc(*names, (*n + 1) * sizeof(*nn));
+		if (!nn) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		*names = nn;
+		if (!((*names)[*n] = strdup(de->d_name))) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		(*n)++;
+	}
+	closedir(d);
+	/* An empty directory leaves *names NULL, which qsort() must not get. */
+	if (*n > 1)
+		qsort(*names, *n, sizeof(**names), cmp_str);
+	return 0;
+}
+
+int rules_find_file(struct ht_ruleset *rs, const char *sub, const char *name, char **out,
+                    struct ht_error *err)
+{
+	for (size_t i = rs->ndirs; i-- > 0;) {
+		_cleanup_free_ char *p = NULL;
+		struct stat st;
+
+		if (asprintf(&p, "%s%s/%s", rs->dirs[i], sub, name) < 0)
+			return -ENOMEM;
+		/* Only an absent entry lets an earlier directory's file through. */
+		if (lstat(p, &st) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return ht_error_set(err, EINVAL, "%s: %s", p, strerror(errno));
+		}
+		if (stat(p, &st) < 0) /* a dangling or looping symlink */
+			return ht_error_set(err, EINVAL, "%s: %s", p, strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			return ht_error_set(err, EINVAL, "%s: not a regular file", p);
+		*out = TAKE_PTR(p);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int ht_ruleset_load(const char *const *dirs, size_t ndirs, struct ht_ruleset **out,
+                    struct ht_error *err)
+{
+	struct ht_ruleset *rs = calloc(1, sizeof(*rs));
+	char **names = NULL;
+	size_t nnames = 0;
+	int r = 0;
+
+	if (!rs)
+		return -ENOMEM;
+	rs->dirs = calloc(ndirs ? ndirs : 1, sizeof(char *));
+	if (!rs->dirs) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < ndirs; i++) {
+		if (!(rs->dirs[i] = strdup(dirs[i]))) {
+			r = -ENOMEM;
+			goto out;
+		}
+		rs->ndirs++;
+		r = rules_list_dir(dirs[i], ".rules", &names, &nnames);
+		if (r < 0) {
+			ht_error_set(err, -r, "%s: %s", dirs[i], strerror(-r));
+			goto out;
+		}
+	}
+	if (nnames == 0) {
+		r = -ENOENT;
+		ht_error_set(err, ENOENT, "no *.rules file found in the rules search path%s%s",
+		             ndirs ? " starting at " : "", ndirs ? dirs[0] : "");
+		goto out;
+	}
+	for (size_t i = 0; i < nnames; i++) {
+		_cleanup_free_ char *path = NULL;
+
+		r = rules_find_file(rs, "", names[i], &path, err);
+		if (r == -ENOENT) /* listed a moment ago, gone now */
+			r = ht_error_set(err, ENOENT, "%s: %s", names[i], strerror(ENOENT));
+		if (r < 0)
+			goto out;
+		r = rules_parse_file(rs, path, false, false, NULL, NULL, NULL, err);
+		if (r < 0)
+			goto out;
+	}
+out:
+	for (size_t i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+	if (r < 0) {
+		ht_ruleset_free(rs);
+		return r;
+	}
+	*out = rs;
+	return 0;
+}

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+
+#include <json-c/json.h>
+
+#include "engine/expr.h"
+#include "engine/facts.h"
+#include "shared/util.h"
+#include "engine/value.h"
+
+/*
+ * Rules, profiles and the engine (hosttune.rules(5)).
+ *
+ * A rules file is an INI file; each section is a rule whose id is the
+ * section name. A rule with a target (a sysctl key, a module parameter, or
+ * advice) yields a finding; a rule without one is a named value that other
+ * rules use (e.g. the kernel's own default for nf_conntrack_buckets).
+ * Profiles set workload variables (workload.NAME) and may include another
+ * profile. The engine is pure: facts + rules + workload -> findings.
+ */
+
+enum ht_severity {
+	HT_SEV_OK = 0,
+	HT_SEV_INFO,
+	HT_SEV_WARNING,
+	HT_SEV_CRITICAL,
+};
+
+/* "ok", "info", "warning", "critical". */
+const char *ht_severity_name(enum ht_severity s);
+
+/* Parses a severity name; returns 0 or -EINVAL. */
+int ht_severity_from_name(const char *name, enum ht_severity *out);
+
+enum ht_target_kind {
+	HT_TARGET_NONE = 0, /* a named value, no finding */
+	HT_TARGET_SYSCTL,   /* target is a sysctl key as sysctl(8) prints it */
+	HT_TARGET_MODULE,   /* target is module.MODULE.PARAM */
+	HT_TARGET_ADVICE,   /* something no file can set (hypervisor, hardware) */
+	HT_TARGET_CHANNELS, /* ethtool channels of the rule's interface: nic.channels.KIND */
+};
+
+/* "value", "sysctl", "module", "advice", "channels". */
+const char *ht_target_kind_name(enum ht_target_kind k);
+
+struct ht_rule;
+struct ht_ruleset;
+
+/*
+ * ht_ruleset_load - read every *.rules file of the search path.
+ * @dirs: directories in increasing precedence; a file name found in a later
+ *        directory replaces the same name in an earlier one (systemd's
+ *        drop-in rule). A directory that does not exist is skipped.
+ *        Files are read in file-name order.
+ * @out:  the new ruleset; free with ht_ruleset_free().
+ *
+ * Returns 0; -EINVAL with err "FILE:LINE:COL: message" for a malformed file
+ * (syntax, unknown key, duplicate rule id, expression syntax); -ENOENT when
+ * no rules file was found at all; another negative errno when a file cannot
+ * be read; -ENOMEM.
+ */
+int ht_ruleset_load(const char *const *dirs, size_t ndirs, struct ht_ruleset **out,
+                    struct ht_error *err);
+
+void ht_ruleset_free(struct ht_ruleset *rs);
+
+/*
+ * ht_ruleset_load_profile - set workload variables from profile @name, the
+ * file profiles/NAME.profile in the last directory of the search path that
+ * has one. "include = OTHER" in its [profile] section loads OTHER first.
+ * Returns 0; -ENOENT (err names the profile and the directories searched);
+ * -ELOOP for an include cycle; -EINVAL for a malformed file (FILE:LINE:COL).
+ */
+int ht_ruleset_load_profile(struct ht_ruleset *rs, const char *name, struct ht_error *err);
+
+/* Name of the profile loaded last, or NULL. */
+const char *ht_ruleset_profile(const struct ht_ruleset *rs);
+
+/*
+ * ht_ruleset_set_var - "workload.NAME=EXPR" from --set: EXPR is a constant
+ * expression (numbers with units, strings, bools, versions).
+ * Returns 0; -EINVAL with err naming the argument when it is not of that
+ * form, names an unknown variable (one no profile or rules file defines), or
+ * has a different type than the profile's value.
+ */
+int ht_ruleset_set_var(struct ht_ruleset *rs, const char *assignment, struct ht_error *err);
+
+/* Workload variables in name order: count, name and value of the i-th. */
+size_t ht_ruleset_var_count(const struct ht_ruleset *rs);
+const char *ht_ruleset_var_name(const struct ht_ruleset *rs, size_t i);
+const struct ht_value *ht_ruleset_var_value(const struct ht_ruleset *rs, size_t i);
+
+/*
+ * ht_ruleset_check - static checks over the whole ruleset with the workload
+ * variables in place: every name is a known fact (ht_fact_def_find()), a
+ * workload variable or a rule id; types fit (when: bool, severity: string,
+ * value of a sysctl or module target: number); no dependency cycle between
+ * rules. Returns 0 or -EINVAL with err "FILE:LINE:COL: message".
+ */
+int ht_ruleset_check(struct ht_ruleset *rs, struct ht_error *err);
+
+/* Rules in load order (file name, then position in the file). */
+size_t ht_ruleset_rule_count(const struct ht_ruleset *rs);
+const struct ht_rule *ht_ruleset_rule_at(const struct ht_ruleset *rs, size_t i);
+const struct ht_rule *ht_ruleset_find(const struct ht_ruleset *rs, const char *id);
+
+const char *ht_rule_id(const struct ht_rule *r);
+const char *ht_rule_title(const struct ht_rule *r);      /* may be NULL */
+const char *ht_rule_rationale(const struct ht_rule *r);  /* may be NULL */
+enum ht_target_kind ht_rule_kind(const struct ht_rule *r);
+const char *ht_rule_target(const struct ht_rule *r);     /* fact-style name or NULL */
+bool ht_rule_each_nic(const struct ht_rule *r);          /* evaluated per interface */
+const struct ht_srcpos *ht_rule_pos(const struct ht_rule *r);
+
+/*
+ * ht_rule_key_text - the source text of key @key ("when", "value",
+ * "severity", "current", "explain", ...) of rule @r, or NULL when the rule
+ * does not set it. For `hosttune explain`.
+ */
+const char *ht_rule_key_text(const struct ht_rule *r, const char *key);
+
+/* One evaluated rule with a target. */
+struct ht_finding {
+	const struct ht_rule *rule;
+	char *instance;           /* interface of an `each = nic` rule, else NULL */
+	bool applicable;          /* false: a fact it needs is unavailable */
+	char *reason;             /* why not applicable; NULL when applicable */
+	enum ht_severity severity;
+	struct ht_value current;  /* HT_T_NONE when the rule has no current value */
+	struct ht_value recommended; /* HT_T_NONE for advice without a value */
+	bool kept;                /* only-raise: the host already has more; nothing to change */
+	bool read_only;           /* `writable` is false here (e.g. in a container): no fix */
+	struct ht_value kernel_default; /* `default`: the value the kernel boots with, or NONE */
+	char *boot_value;         /* what the boot configuration sets, when it differs from
+	                             current (ht_findings_add_boot()), else NULL */
+	char *boot_source;        /* FILE:LINE of boot_value */
+	char *explanation;        /* rendered template, may hold newlines; never NULL when applicable */
+};
+
+struct ht_findings {
+	struct ht_finding *items;
+	size_t n;
+};
+
+void ht_findings_free(struct ht_findings *f);
+
+/*
+ * ht_ruleset_evaluate - evaluate every rule with a target whose `when` holds,
+ * in load order. A rule that needs an unavailable fact becomes a finding that
+ * is not applicable, with the reason. ht_ruleset_check() must have succeeded.
+ * Returns 0; -EINVAL, -ERANGE or -EDOM with err "FILE:LINE:COL: message"
+ * for an evaluation error (division by zero, overflow, bad severity string,
+ * a target value that is not an integer); nothing is returned in @out then.
+ */
+int ht_ruleset_evaluate(struct ht_ruleset *rs, const struct ht_facts *facts,
+                        struct ht_findings *out, struct ht_error *err);
+
+/*
+ * ht_ruleset_value - the value of rule @id from the last successful
+ * ht_ruleset_evaluate() (whose facts must still be alive): named values
+ * such as conntrack.default.buckets, for reports and tests.
+ * @out: caller clears it with ht_value_clear().
+ * Returns 0; -ENODATA when it needs an unavailable fact or its `when` is
+ * false (err says which); -ENOENT for no such rule or a rule without value;
+ * an evaluation error as ht_ruleset_evaluate() does.
+ */
+int ht_ruleset_value(struct ht_ruleset *rs, const char *id, struct ht_value *out,
+                     struct ht_error *err);

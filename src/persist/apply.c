@@ -1,0 +1,976 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <json-c/json.h>
+
+#include "persist/ethtool-set.h"
+#include "shared/fsutil.h"
+#include "persist/persist.h"
+#include "persist/persist-internal.h"
+
+/*
+ * The directories hosttune may create: the parents of the files it writes
+ * and of the default state file. An apply records those it created, and
+ * revert removes them again when they are empty.
+ */
+static const char *const managed_dirs[] = {
+	"/etc", "/etc/sysctl.d", "/etc/modprobe.d", "/etc/modules-load.d", "/etc/systemd",
+	"/etc/systemd/network", "/var", "/var/lib", "/var/lib/hosttune",
+};
+
+/*
+ * A sysfs attribute prints at most a page (fs/sysfs/file.c, PAGE_SIZE: 4096
+ * on x86-64); the sysctls hosttune sets are numbers. Longer is no value of ours.
+ */
+#define LIVE_VALUE_MAX 4096
+
+bool ht_ifname_valid(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n >= IFNAMSIZ || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return false;
+	for (const char *c = name; *c; c++)
+		if (*c == '/' || *c == ':' || isspace((unsigned char)*c))
+			return false;
+	return true;
+}
+
+bool ht_managed_file(const char *path)
+{
+	static const char *const fixed[] = {
+		HT_SYSCTL_FILE, HT_MODPROBE_FILE, HT_MODULES_LOAD_FILE,
+	};
+	size_t n = strlen(path), sl = strlen(HT_BACKUP_SUFFIX), pl = strlen(HT_LINK_PREFIX);
+	_cleanup_free_ char *copy = NULL, *ifname = NULL;
+
+	if (n > sl && strcmp(path + n - sl, HT_BACKUP_SUFFIX) == 0) {
+		copy = strndup(path, n - sl);
+		if (!copy)
+			return false;
+		path = copy;
+		n -= sl;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
+		if (strcmp(path, fixed[i]) == 0)
+			return true;
+	if (n <= pl + strlen(".link") || strncmp(path, HT_LINK_PREFIX, pl) != 0 ||
+	    strcmp(path + n - strlen(".link"), ".link") != 0)
+		return false;
+	ifname = strndup(path + pl, n - pl - strlen(".link"));
+	return ifname && ht_ifname_valid(ifname);
+}
+
+static struct json_object *jstr_or_null(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static const char *jget_str(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static bool same(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
+/* Where the state file is: below --root by default, or --state FILE as given. */
+struct state_loc {
+	const char *root;  /* the --root for the default path; NULL for --state FILE */
+	const char *path;
+	char *shown;       /* for messages */
+};
+
+static int state_loc_init(struct state_loc *sl, const char *root, const char *state_path)
+{
+	sl->root = state_path ? NULL : root;
+	sl->path = state_path ? state_path : HT_STATE_FILE;
+	sl->shown = state_path ? strdup(state_path) : ht_root_join(root, HT_STATE_FILE);
+	return sl->shown ? 0 : -ENOMEM;
+}
+
+static void state_loc_done(struct state_loc *sl)
+{
+	free(sl->shown);
+}
+
+/*
+ * The state file's object, or a new empty one when there is none (*raw
+ * NULL). Returns -EBADMSG when it cannot be read or is not a state file.
+ */
+static int state_load(const struct state_loc *sl, struct json_object **out, char **raw,
+                      struct ht_error *err)
+{
+	struct json_object *o, *files, *live;
+	int r;
+
+	r = ht_file_read_at(sl->root, sl->path, raw, NULL, err);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return -EBADMSG;
+	if (!*raw) {
+		o = json_object_new_object();
+		if (!o)
+			return -ENOMEM;
+		json_object_object_add(o, "version", json_object_new_int(1));
+		json_object_object_add(o, "files", json_object_new_array());
+		json_object_object_add(o, "live", json_object_new_array());
+		*out = o;
+		return 0;
+	}
+	o = json_tokener_parse(*raw);
+	if (!o || !json_object_object_get_ex(o, "files", &files) ||
+	    !json_object_is_type(files, json_type_array) ||
+	    !json_object_object_get_ex(o, "live", &live) ||
+	    !json_object_is_type(live, json_type_array)) {
+		json_object_put(o);
+		return ht_error_set(err, EBADMSG, "%s: not a hosttune state file (expected "
+		                    "JSON with \"files\" and \"live\" arrays)", sl->shown);
+	}
+	*out = o;
+	return 0;
+}
+
+/* ---- state validation: revert and apply act on nothing a state file could smuggle in ---- */
+
+/* Absolute; no empty, "." or ".." component; no trailing '/'; no control character. */
+static bool path_clean(const char *p)
+{
+	if (p[0] != '/' || !p[1])
+		return false;
+	for (const char *c = p; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return false;
+	for (const char *c = p; *c;) {
+		size_t len;
+
+		c++;
+		len = strcspn(c, "/");
+		if (len == 0 || (len == 1 && c[0] == '.') ||
+		    (len == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		c += len;
+	}
+	return true;
+}
+
+/* The procfs/sysfs file of a path-kind live key, as plan derives it; NULL when none. */
+static char *live_key_path(const char *key)
+{
+	char *p = NULL;
+
+	if (strncmp(key, "module.", strlen("module.")) == 0) {
+		const char *mod = key + strlen("module."), *dot = strchr(mod, '.');
+
+		if (!dot || dot == mod || !dot[1] ||
+		    asprintf(&p, "/sys/module/%.*s/parameters/%s", (int)(dot - mod), mod,
+		             dot + 1) < 0)
+			return NULL;
+		return p;
+	}
+	if (!*key || asprintf(&p, "/proc/sys/%s", key) < 0)
+		return NULL;
+	for (char *c = p + strlen("/proc/sys/"); *c; c++)
+		if (*c == '.')
+			*c = '/';
+	return p;
+}
+
+/* A value as procfs/sysfs print them: one line (tabs allowed: tcp_rmem), at most a page. */
+static bool live_value_ok(const char *s)
+{
+	if (strlen(s) > LIVE_VALUE_MAX)
+		return false;
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\t') || *s == 0x7f)
+			return false;
+	return true;
+}
+
+static bool count_ok(const char *s)
+{
+	char *end;
+	unsigned long long n;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	return !*end && errno == 0 && n >= 1 && n <= UINT32_MAX;
+}
+
+/* A JSON value for a message, quoted and escaped as JSON prints it. */
+static const char *jtext(struct json_object *v)
+{
+	return json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+	                                         JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+static int entry_bad(struct ht_error *err, const char *spath, const char *arr, size_t i,
+                     const char *fmt, ...) _printf_(5, 6);
+
+static int entry_bad(struct ht_error *err, const char *spath, const char *arr, size_t i,
+                     const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return ht_error_set(err, EBADMSG, "%s: %s entry %zu: %s", spath, arr, i + 1, why);
+}
+
+/* True when @o has member @key of @type (or null when @null_ok); false when absent. */
+static bool jmember(struct json_object *o, const char *key, enum json_type type, bool null_ok,
+                    bool *present)
+{
+	struct json_object *v;
+
+	*present = json_object_object_get_ex(o, key, &v);
+	if (!*present)
+		return false;
+	return json_object_is_type(v, type) || (null_ok && !v);
+}
+
+static int check_file_entry(struct json_object *e, size_t i, const char *sp, struct ht_error *err)
+{
+	static const char *const texts[] = { "content", "written" };
+	struct json_object *v;
+	bool present;
+
+	if (!json_object_is_type(e, json_type_object))
+		return entry_bad(err, sp, "files", i, "not an object");
+	if (!json_object_object_get_ex(e, "path", &v) || !json_object_is_type(v, json_type_string))
+		return entry_bad(err, sp, "files", i, "no \"path\" string");
+	if (!path_clean(json_object_get_string(v)) || !ht_managed_file(json_object_get_string(v)))
+		return entry_bad(err, sp, "files", i, "path %.300s is not a file hosttune writes",
+		                 jtext(v));
+	for (size_t k = 0; k < ARRAY_SIZE(texts); k++)
+		if (!jmember(e, texts[k], json_type_string, true, &present) &&
+		    (present || k == 0))
+			return entry_bad(err, sp, "files", i, "\"%s\" is %s: not a string or null",
+			                 texts[k], present ? "of the wrong type" : "missing");
+	if (!jmember(e, "existed", json_type_boolean, false, &present) && present)
+		return entry_bad(err, sp, "files", i, "\"existed\" is not true or false");
+	if (!jmember(e, "mode", json_type_int, false, &present) && present)
+		return entry_bad(err, sp, "files", i, "\"mode\" is not a number");
+	if (present) {
+		int64_t mode;
+
+		json_object_object_get_ex(e, "mode", &v);
+		mode = json_object_get_int64(v);
+		if (mode < 0 || mode > 07777)
+			return entry_bad(err, sp, "files", i,
+			                 "\"mode\" %lld is not a permission mode", (long long)mode);
+	}
+	return 0;
+}
+
+static int check_live_entry(struct json_object *e, size_t i, const char *sp, bool confined,
+                            struct ht_error *err)
+{
+	struct json_object *v;
+	const char *key, *kind, *old;
+	bool present;
+
+	if (!json_object_is_type(e, json_type_object))
+		return entry_bad(err, sp, "live", i, "not an object");
+	key = jget_str(e, "key");
+	kind = jget_str(e, "kind");
+	if (!key || !*key)
+		return entry_bad(err, sp, "live", i, "no \"key\" string");
+	if (!jmember(e, "old", json_type_string, true, &present)) {
+		json_object_object_get_ex(e, "old", &v);
+		return entry_bad(err, sp, "live", i, "\"old\" is %.100s: not a string or null",
+		                 present ? jtext(v) : "missing");
+	}
+	old = jget_str(e, "old");
+	if (kind && strcmp(kind, "path") == 0) {
+		_cleanup_free_ char *want = live_key_path(key);
+		const char *path = jget_str(e, "path");
+
+		if (!want)
+			return entry_bad(err, sp, "live", i,
+			                 "key \"%.100s\" names no procfs/sysfs file", key);
+		if (!path || !path_clean(path) || strcmp(path, want) != 0 ||
+		    (strncmp(path, "/proc/sys/", 10) != 0 &&
+		     strncmp(path, "/sys/module/", 12) != 0)) {
+			json_object_object_get_ex(e, "path", &v);
+			return entry_bad(err, sp, "live", i, "path %.300s is not the procfs/sysfs "
+			                 "file of %.100s", v ? jtext(v) : "null", key);
+		}
+		if (old && !live_value_ok(old))
+			return entry_bad(err, sp, "live", i, "\"old\" is not a procfs/sysfs value");
+		return 0;
+	}
+	if (kind && strcmp(kind, "channels") == 0) {
+		const char *ifname = jget_str(e, "ifname"), *ch = jget_str(e, "channel");
+		_cleanup_free_ char *want = NULL;
+
+		if (confined)
+			return entry_bad(err, sp, "live", i, "channels are never set under --root");
+		if (!ifname || !ht_ifname_valid(ifname))
+			return entry_bad(err, sp, "live", i, "\"ifname\" is not an interface name");
+		if (!ch || (strcmp(ch, "combined") != 0 && strcmp(ch, "rx") != 0 &&
+		            strcmp(ch, "tx") != 0))
+			return entry_bad(err, sp, "live", i,
+			                 "\"channel\" is not combined, rx or tx");
+		if (asprintf(&want, "nic.%s.channels.%s", ifname, ch) < 0) {
+			want = NULL;
+			return -ENOMEM;
+		}
+		if (strcmp(key, want) != 0)
+			return entry_bad(err, sp, "live", i, "key %.100s is not %s", key, want);
+		if (old && !count_ok(old))
+			return entry_bad(err, sp, "live", i, "\"old\" is not a channel count");
+		return 0;
+	}
+	return entry_bad(err, sp, "live", i, "\"kind\" is not \"path\" or \"channels\"");
+}
+
+/* -EBADMSG (err names the entry) unless every entry is one hosttune could have written. */
+static int state_check(struct json_object *state, const struct state_loc *sl, bool confined,
+                       struct ht_error *err)
+{
+	struct json_object *files, *live, *dirs, *v;
+	const char *sp = sl->shown;
+	int r;
+
+	if (json_object_object_get_ex(state, "version", &v) &&
+	    (!json_object_is_type(v, json_type_int) || json_object_get_int(v) != 1))
+		return ht_error_set(err, EBADMSG, "%s: \"version\" is not 1", sp);
+	json_object_object_get_ex(state, "files", &files);
+	json_object_object_get_ex(state, "live", &live);
+	for (size_t i = 0; i < json_object_array_length(files); i++) {
+		struct json_object *e = json_object_array_get_idx(files, i);
+
+		r = check_file_entry(e, i, sp, err);
+		if (r < 0)
+			return r;
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(jget_str(e, "path"),
+			           jget_str(json_object_array_get_idx(files, k), "path")) == 0)
+				return entry_bad(err, sp, "files", i, "path %s again",
+				                 jget_str(e, "path"));
+	}
+	for (size_t i = 0; i < json_object_array_length(live); i++) {
+		struct json_object *e = json_object_array_get_idx(live, i);
+
+		r = check_live_entry(e, i, sp, confined, err);
+		if (r < 0)
+			return r;
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(jget_str(e, "key"),
+			           jget_str(json_object_array_get_idx(live, k), "key")) == 0)
+				return entry_bad(err, sp, "live", i, "key %s again",
+				                 jget_str(e, "key"));
+	}
+	if (!json_object_object_get_ex(state, "created_dirs", &dirs))
+		return 0;
+	if (!json_object_is_type(dirs, json_type_array))
+		return ht_error_set(err, EBADMSG, "%s: \"created_dirs\" is not an array", sp);
+	for (size_t i = 0; i < json_object_array_length(dirs); i++) {
+		struct json_object *d = json_object_array_get_idx(dirs, i);
+		bool ok = false;
+
+		for (size_t k = 0; k < ARRAY_SIZE(managed_dirs) && !ok; k++)
+			ok = json_object_is_type(d, json_type_string) &&
+			     strcmp(json_object_get_string(d), managed_dirs[k]) == 0;
+		if (!ok)
+			return entry_bad(err, sp, "created_dirs", i, "%.300s is not a directory "
+			                 "hosttune creates", d ? jtext(d) : "null");
+	}
+	return 0;
+}
+
+/* ---- apply ---- */
+
+/* What apply did to one file of the plan, so that exactly that is undone. */
+struct file_step {
+	mode_t mode;      /* permission bits before apply (0644 for a new file) */
+	bool backup_done; /* PATH.hosttune-orig written */
+	bool main_done;   /* PATH replaced or removed */
+};
+
+/* Records what the plan changes, keeping the oldest "before" of every file and value. */
+static int state_merge(struct json_object *state, const struct ht_plan *p,
+                       const struct file_step *fs, const struct ht_paths *dirs)
+{
+	struct json_object *files, *live, *cdirs;
+
+	json_object_object_get_ex(state, "files", &files);
+	json_object_object_get_ex(state, "live", &live);
+	json_object_object_add(state, "profile", json_object_new_string(p->profile));
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const struct ht_plan_file *f = &p->files[i];
+		struct json_object *e = NULL;
+
+		if (!ht_plan_file_changes(f))
+			continue;
+		for (size_t k = 0; k < json_object_array_length(files) && !e; k++)
+			if (same(jget_str(json_object_array_get_idx(files, k), "path"), f->path))
+				e = json_object_array_get_idx(files, k);
+		if (!e) {
+			e = json_object_new_object();
+			if (!e)
+				return -ENOMEM;
+			json_object_object_add(e, "path", json_object_new_string(f->path));
+			json_object_object_add(e, "existed",
+			                       json_object_new_boolean(f->old != NULL));
+			json_object_object_add(e, "content", jstr_or_null(f->old));
+			json_object_object_add(e, "mode", json_object_new_int((int)fs[i].mode));
+			json_object_array_add(files, e);
+		}
+		/* What hosttune wrote: revert leaves a file alone that differs from it. */
+		json_object_object_add(e, "written", jstr_or_null(f->new));
+	}
+	for (size_t i = 0; i < p->nlive; i++) {
+		const struct ht_plan_live *l = &p->live[i];
+		struct json_object *e = NULL;
+
+		if (!ht_plan_live_changes(l))
+			continue;
+		for (size_t k = 0; k < json_object_array_length(live) && !e; k++)
+			if (same(jget_str(json_object_array_get_idx(live, k), "key"), l->key))
+				e = json_object_array_get_idx(live, k);
+		if (e)
+			continue;
+		e = json_object_new_object();
+		if (!e)
+			return -ENOMEM;
+		json_object_object_add(e, "key", json_object_new_string(l->key));
+		json_object_object_add(e, "kind", json_object_new_string(
+		                       l->kind == HT_LIVE_CHANNELS ? "channels" : "path"));
+		json_object_object_add(e, "path", jstr_or_null(l->path));
+		json_object_object_add(e, "ifname", jstr_or_null(l->ifname));
+		json_object_object_add(e, "channel", jstr_or_null(l->channel));
+		json_object_object_add(e, "old", jstr_or_null(l->old));
+		json_object_array_add(live, e);
+	}
+	if (!json_object_object_get_ex(state, "created_dirs", &cdirs)) {
+		cdirs = json_object_new_array();
+		if (!cdirs)
+			return -ENOMEM;
+		json_object_object_add(state, "created_dirs", cdirs);
+	}
+	for (size_t i = 0; i < dirs->n; i++) {
+		bool known = false;
+
+		for (size_t k = 0; k < json_object_array_length(cdirs) && !known; k++)
+			known = same(json_object_get_string(json_object_array_get_idx(cdirs, k)),
+			             dirs->v[i]);
+		if (!known)
+			json_object_array_add(cdirs, json_object_new_string(dirs->v[i]));
+	}
+	return 0;
+}
+
+static int state_save(const struct state_loc *sl, struct json_object *state, bool *written,
+                      struct ht_error *err)
+{
+	const char *s = json_object_to_json_string_ext(state, JSON_C_TO_STRING_PRETTY |
+	                                                      JSON_C_TO_STRING_NOSLASHESCAPE);
+	_cleanup_free_ char *text = NULL;
+
+	*written = false;
+	if (!s || asprintf(&text, "%s\n", s) < 0)
+		return -ENOMEM;
+	return ht_file_write_at(sl->root, sl->path, text, 0600, written, err);
+}
+
+/* Writes one live value: a procfs/sysfs file below @root, or channels over netlink. */
+static int live_set(const char *root, enum ht_live_kind kind, const char *path,
+                    const char *ifname, const char *channel, const char *value, bool *changed,
+                    struct ht_error *err)
+{
+	*changed = false;
+	if (kind == HT_LIVE_CHANNELS) {
+		unsigned long n;
+		char *end;
+		int r;
+
+		errno = 0;
+		n = strtoul(value, &end, 10);
+		if (*end || errno || n == 0 || n > UINT32_MAX)
+			return ht_error_set(err, EINVAL, "%s: bad channel count '%s'", ifname,
+			                    value);
+		r = ht_ethtool_set_channels(ifname, channel, (uint32_t)n, NULL, err);
+		/* -EIO: CHANNELS_SET took, the read-back differs. */
+		*changed = r == 0 || r == -EIO;
+		return r;
+	}
+	return ht_live_write_at(root, path, value, changed, err);
+}
+
+static int restore_file(const char *root, const char *path, const char *content, mode_t mode,
+                        struct ht_error *err)
+{
+	bool changed;
+
+	if (!content)
+		return ht_file_remove_at(root, path, &changed, err);
+	return ht_file_write_at(root, path, content, mode, &changed, err);
+}
+
+static char *backup_path(const char *path)
+{
+	char *b;
+
+	return asprintf(&b, "%s" HT_BACKUP_SUFFIX, path) < 0 ? NULL : b;
+}
+
+/*
+ * Everything apply checks before it changes anything: each file is still what
+ * the plan read (and resolves below the root: no symlink), a file taken over
+ * has no backup in the way, and which directories the writes will create.
+ */
+static int preflight(const struct ht_plan *p, const char *root, struct file_step *fs,
+                     struct ht_paths *dirs, struct ht_error *err)
+{
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const struct ht_plan_file *f = &p->files[i];
+		_cleanup_free_ char *cur = NULL, *backup = NULL, *bcur = NULL;
+		mode_t mode = 0644;
+		int r;
+
+		if (!ht_plan_file_changes(f))
+			continue;
+		r = ht_file_read_at(root, f->path, &cur, &mode, err);
+		if (r < 0)
+			return r;
+		if (!same(cur, f->old))
+			return ht_error_set(err, EBUSY, "%s%s changed since the plan was made",
+			                    ht_root_confined(root) ? root : "", f->path);
+		fs[i].mode = cur ? mode : 0644;
+		if (f->new && (r = ht_dirs_missing(root, f->path, dirs, err)) < 0)
+			return r;
+		if (!f->foreign)
+			continue;
+		backup = backup_path(f->path);
+		if (!backup)
+			return -ENOMEM;
+		r = ht_file_read_at(root, backup, &bcur, NULL, err);
+		if (r < 0)
+			return r;
+		/* It may hold what an earlier --force took over: never overwrite it. */
+		if (bcur)
+			return ht_error_set(err, EEXIST, "%s%s exists: hosttune keeps the file it "
+			                    "takes over there; move it away first",
+			                    ht_root_confined(root) ? root : "", backup);
+	}
+	return 0;
+}
+
+/* Adds "; rollback could not restore WHAT: WHY" to @err. */
+static void rollback_failed(struct ht_error *err, const char *what, const struct ht_error *e2)
+{
+	size_t n = strlen(err->msg);
+
+	if (n < sizeof(err->msg) - 1)
+		snprintf(err->msg + n, sizeof(err->msg) - n, "; rollback could not restore %s: %s",
+		         what, e2->msg);
+}
+
+/*
+ * Undoes in reverse order what apply did (fs, live_done), the step that
+ * failed included when it took effect. Returns @r, or -ENOTRECOVERABLE when
+ * something could not be restored: then the state file stays, so that
+ * revert can finish the job.
+ */
+static int rollback(const struct ht_plan *p, const char *root, const struct file_step *fs,
+                    const bool *live_done, const struct state_loc *sl, bool state_written,
+                    const char *old_state, const struct ht_paths *dirs, int r,
+                    struct ht_error *err)
+{
+	bool complete = true;
+
+	for (size_t i = p->nlive; i-- > 0;) {
+		const struct ht_plan_live *l = &p->live[i];
+		struct ht_error e2 = { "" };
+		bool changed;
+
+		if (!live_done[i] || !l->old)
+			continue;
+		if (live_set(root, l->kind, l->path, l->ifname, l->channel, l->old, &changed,
+		             &e2) < 0) {
+			rollback_failed(err, l->key, &e2);
+			complete = false;
+		}
+	}
+	for (size_t i = p->nfiles; i-- > 0;) {
+		const struct ht_plan_file *f = &p->files[i];
+		struct ht_error e2 = { "" };
+
+		if (fs[i].main_done && restore_file(root, f->path, f->old, fs[i].mode, &e2) < 0) {
+			rollback_failed(err, f->path, &e2);
+			complete = false;
+		}
+		if (fs[i].backup_done) {
+			_cleanup_free_ char *backup = backup_path(f->path);
+			bool changed;
+
+			if (!backup || ht_file_remove_at(root, backup, &changed, &e2) < 0) {
+				rollback_failed(err, backup ? backup : f->path, &e2);
+				complete = false;
+			}
+		}
+	}
+	if (!complete) {
+		size_t n = strlen(err->msg);
+
+		if (state_written)
+			snprintf(err->msg + n, sizeof(err->msg) - n, " (%s keeps the values before "
+			         "hosttune: revert restores them)", sl->shown);
+		return -ENOTRECOVERABLE;
+	}
+	if (state_written) {
+		struct ht_error e2 = { "" };
+		bool changed;
+		int k = old_state ? ht_file_write_at(sl->root, sl->path, old_state, 0600, &changed,
+		                                     &e2) :
+		                    ht_file_remove_at(sl->root, sl->path, &changed, &e2);
+
+		if (k < 0) {
+			rollback_failed(err, sl->shown, &e2);
+			return -ENOTRECOVERABLE;
+		}
+	}
+	/* Deepest first: each directory was added after the ones that hold it. */
+	for (size_t i = dirs->n; i-- > 0;) {
+		struct ht_error e2;
+		bool removed;
+
+		ht_dir_remove_at(root, dirs->v[i], &removed, &e2);
+	}
+	return r;
+}
+
+int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_path, bool force,
+                  struct ht_error *err)
+{
+	_cleanup_(state_loc_done) struct state_loc sl = { 0 };
+	_cleanup_(ht_paths_free) struct ht_paths dirs = { 0 };
+	_cleanup_free_ struct file_step *fs = NULL;
+	_cleanup_free_ bool *live_done = NULL;
+	_cleanup_free_ char *old_state = NULL;
+	struct json_object *state = NULL;
+	struct ht_error ignored;
+	bool state_written = false;
+	int r;
+
+	if (!err)
+		err = &ignored;
+	err->msg[0] = '\0';
+	for (size_t i = 0; i < p->nfiles; i++)
+		if (ht_plan_file_changes(&p->files[i]) && p->files[i].foreign && !force)
+			return ht_error_set(err, EEXIST, "%s%s exists and was not written by "
+			                    "hosttune (no '%s' header); --force takes it over and "
+			                    "keeps a copy as %s" HT_BACKUP_SUFFIX,
+			                    ht_root_confined(root) ? root : "", p->files[i].path,
+			                    HT_FILE_HEADER, p->files[i].path);
+	if (ht_plan_empty(p))
+		return 0;
+	fs = calloc(p->nfiles + 1, sizeof(*fs));
+	live_done = calloc(p->nlive + 1, sizeof(*live_done));
+	if (!fs || !live_done || state_loc_init(&sl, root, state_path) < 0)
+		return -ENOMEM;
+
+	/* Nothing changes before this block has passed: its errors are -EBADMSG. */
+	r = state_load(&sl, &state, &old_state, err);
+	if (r >= 0)
+		r = state_check(state, &sl, ht_root_confined(root), err);
+	if (r >= 0)
+		r = preflight(p, root, fs, &dirs, err);
+	/* With --state FILE its directory is the caller's: not recorded, never removed. */
+	if (r >= 0 && !state_path)
+		r = ht_dirs_missing(root, HT_STATE_FILE, &dirs, err);
+	if (r >= 0)
+		r = state_merge(state, p, fs, &dirs);
+	if (r < 0) {
+		json_object_put(state);
+		return r == -ENOMEM || r == -EEXIST ? r : -EBADMSG;
+	}
+
+	r = state_save(&sl, state, &state_written, err);
+	if (r < 0)
+		goto rollback;
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const struct ht_plan_file *f = &p->files[i];
+
+		if (!ht_plan_file_changes(f))
+			continue;
+		if (f->foreign) {
+			_cleanup_free_ char *backup = backup_path(f->path);
+
+			if (!backup) {
+				r = -ENOMEM;
+				goto rollback;
+			}
+			/* The copy keeps the original's mode: it may be 0600 for a reason. */
+			r = ht_file_write_at(root, backup, f->old, fs[i].mode, &fs[i].backup_done,
+			                     err);
+			if (r < 0)
+				goto rollback;
+		}
+		r = f->new ? ht_file_write_at(root, f->path, f->new, 0644, &fs[i].main_done, err) :
+		    ht_file_remove_at(root, f->path, &fs[i].main_done, err);
+		if (r < 0)
+			goto rollback;
+	}
+	for (size_t i = 0; i < p->nlive; i++) {
+		const struct ht_plan_live *l = &p->live[i];
+
+		if (!ht_plan_live_changes(l))
+			continue;
+		r = live_set(root, l->kind, l->path, l->ifname, l->channel, l->new, &live_done[i],
+		             err);
+		if (r < 0)
+			goto rollback;
+	}
+	json_object_put(state);
+	return 0;
+
+rollback:
+	r = rollback(p, root, fs, live_done, &sl, state_written, old_state, &dirs, r, err);
+	json_object_put(state);
+	return r;
+}
+
+/* ---- revert ---- */
+
+static void say(FILE *report, const char *fmt, ...) _printf_(2, 3);
+
+static void say(FILE *report, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!report)
+		return;
+	va_start(ap, fmt);
+	vfprintf(report, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Restores one file of the state: 0 when it is as before hosttune or left
+ * alone (edited since), or a negative errno (err says why) when it could not.
+ */
+static int revert_file(const char *root, struct json_object *e, FILE *report,
+                       struct ht_error *err)
+{
+	const char *path = jget_str(e, "path"), *content = jget_str(e, "content");
+	_cleanup_free_ char *cur = NULL, *backup = NULL, *bcur = NULL;
+	const char *written = NULL;
+	struct json_object *v;
+	bool has_written, changed;
+	mode_t mode = 0644;
+	int r;
+
+	has_written = json_object_object_get_ex(e, "written", &v);
+	if (has_written && v)
+		written = json_object_get_string(v);
+	if (json_object_object_get_ex(e, "mode", &v))
+		mode = (mode_t)json_object_get_int(v);
+	r = ht_file_read_at(root, path, &cur, NULL, err);
+	if (r < 0)
+		return r;
+	backup = backup_path(path);
+	if (!backup)
+		return -ENOMEM;
+	if (same(cur, content))
+		say(report, "unchanged %s: already as before hosttune\n", path);
+	/* Without "written" (an older state file), hosttune's header is the mark. */
+	else if (has_written ? !same(cur, written) : !ht_has_header(cur)) {
+		say(report, "left %s: edited since hosttune wrote it\n", path);
+		return 0;
+	} else {
+		r = restore_file(root, path, content, mode, err);
+		if (r < 0)
+			return r;
+		say(report, "%s %s\n", content ? "restored" : "removed", path);
+	}
+	if (!content)
+		return 0;
+	/* The copy --force kept goes once the original is back, and only if it is that. */
+	r = ht_file_read_at(root, backup, &bcur, NULL, err);
+	if (r < 0)
+		return r;
+	return same(bcur, content) ? ht_file_remove_at(root, backup, &changed, err) : 0;
+}
+
+static int cmp_len_desc(const void *a, const void *b)
+{
+	size_t x = strlen(*(const char *const *)a), y = strlen(*(const char *const *)b);
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Removes the directories apply created, deepest first, when they are empty. */
+static int remove_created_dirs(const char *root, struct json_object *dirs, FILE *report)
+{
+	size_t n = dirs ? json_object_array_length(dirs) : 0;
+	_cleanup_free_ const char **v = calloc(n + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_object_get_string(json_object_array_get_idx(dirs, i));
+	/* A directory's path is longer than the path of any directory that holds it. */
+	qsort(v, n, sizeof(*v), cmp_len_desc);
+	for (size_t i = 0; i < n; i++) {
+		struct ht_error e2 = { "" };
+		bool removed;
+		int r = ht_dir_remove_at(root, v[i], &removed, &e2);
+
+		if (r == -ENOTEMPTY)
+			say(report, "left directory %s: not empty\n", v[i]);
+		else if (r < 0)
+			say(report, "could not remove directory %s: %s\n", v[i], e2.msg);
+		else if (removed)
+			say(report, "removed directory %s\n", v[i]);
+	}
+	return 0;
+}
+
+int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_error *err)
+{
+	_cleanup_(state_loc_done) struct state_loc sl = { 0 };
+	_cleanup_free_ bool *keep_live = NULL, *keep_file = NULL;
+	_cleanup_free_ char *raw = NULL;
+	struct json_object *state = NULL, *files, *live, *dirs = NULL, *nfiles, *nlive;
+	struct ht_error ignored, first_err = { "" };
+	size_t nl, nf, kept = 0;
+	bool changed;
+	int r, first = 0;
+
+	if (!err)
+		err = &ignored;
+	err->msg[0] = '\0';
+	if (state_loc_init(&sl, root, state_path) < 0)
+		return -ENOMEM;
+	r = state_load(&sl, &state, &raw, err);
+	if (r < 0)
+		return r;
+	if (!raw) {
+		json_object_put(state);
+		return ht_error_set(err, ENOENT, "%s: no state file: nothing to revert", sl.shown);
+	}
+	r = state_check(state, &sl, ht_root_confined(root), err);
+	if (r < 0) {
+		json_object_put(state);
+		return r;
+	}
+	json_object_object_get_ex(state, "files", &files);
+	json_object_object_get_ex(state, "live", &live);
+	json_object_object_get_ex(state, "created_dirs", &dirs);
+	nl = json_object_array_length(live);
+	nf = json_object_array_length(files);
+	keep_live = calloc(nl + 1, sizeof(*keep_live));
+	keep_file = calloc(nf + 1, sizeof(*keep_file));
+	if (!keep_live || !keep_file) {
+		json_object_put(state);
+		return -ENOMEM;
+	}
+
+	for (size_t i = nl; i-- > 0;) {
+		struct json_object *e = json_object_array_get_idx(live, i);
+		const char *key = jget_str(e, "key"), *old = jget_str(e, "old");
+		const char *kind = jget_str(e, "kind");
+		struct ht_error e2 = { "" };
+
+		if (!old) {
+			say(report, "skipped %s: no earlier value recorded\n", key);
+			continue;
+		}
+		r = live_set(root, strcmp(kind, "channels") == 0 ? HT_LIVE_CHANNELS : HT_LIVE_PATH,
+		             jget_str(e, "path"), jget_str(e, "ifname"), jget_str(e, "channel"),
+		             old, &changed, &e2);
+		/* Gone since apply (module unloaded, interface removed): nothing to restore. */
+		if (r == -ENOENT || r == -ENODEV) {
+			say(report, "skipped %s: does not exist now\n", key);
+			continue;
+		}
+		if (r < 0) {
+			say(report, "could not restore %s to %s: %s\n", key, old, e2.msg);
+			keep_live[i] = true;
+			kept++;
+			if (!first) {
+				first = r;
+				first_err = e2;
+			}
+			continue;
+		}
+		say(report, "restored %s to %s\n", key, old);
+	}
+	for (size_t i = nf; i-- > 0;) {
+		struct json_object *e = json_object_array_get_idx(files, i);
+		struct ht_error e2 = { "" };
+
+		r = revert_file(root, e, report, &e2);
+		if (r < 0) {
+			say(report, "could not restore %s: %s\n", jget_str(e, "path"), e2.msg);
+			keep_file[i] = true;
+			kept++;
+			if (!first) {
+				first = r;
+				first_err = e2;
+			}
+		}
+	}
+
+	if (kept == 0) {
+		r = ht_file_remove_at(sl.root, sl.path, &changed, err);
+		if (r >= 0)
+			r = remove_created_dirs(root, dirs, report);
+		json_object_put(state);
+		return r;
+	}
+
+	/* What could not be restored stays in the state file for another revert. */
+	nfiles = json_object_new_array();
+	nlive = json_object_new_array();
+	if (!nfiles || !nlive) {
+		json_object_put(nfiles);
+		json_object_put(nlive);
+		json_object_put(state);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nf; i++)
+		if (keep_file[i])
+			json_object_array_add(nfiles,
+			                      json_object_get(json_object_array_get_idx(files, i)));
+	for (size_t i = 0; i < nl; i++)
+		if (keep_live[i])
+			json_object_array_add(nlive,
+			                      json_object_get(json_object_array_get_idx(live, i)));
+	json_object_object_add(state, "files", nfiles);
+	json_object_object_add(state, "live", nlive);
+	{
+		struct ht_error e2 = { "" };
+		int k = state_save(&sl, state, &changed, &e2);
+
+		ht_error_set(err, -first, "%s (%zu change%s not restored; %s)", first_err.msg, kept,
+		             kept == 1 ? "" : "s",
+		             k < 0 ? "and the state file could not be rewritten" :
+		                     "kept in the state file for another revert");
+	}
+	json_object_put(state);
+	/* -ENOENT means "nothing to revert" to the caller. */
+	return first == -ENOENT ? -EIO : first;
+}

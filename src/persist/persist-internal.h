@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+
+#include "persist/persist.h"
+
+/* Shared by plan.c (build, print) and apply.c (apply, revert, state). */
+
+/* The suffix of the copy apply --force keeps of a file it takes over. */
+#define HT_BACKUP_SUFFIX ".hosttune-orig"
+
+/* True when @content starts with HT_FILE_HEADER (NULL: false). */
+bool ht_has_header(const char *content);
+
+/* @path below @root (ht_root_path); caller frees; NULL on ENOMEM. */
+char *ht_root_join(const char *root, const char *path);
+
+/* True when the file's wanted content differs from what is on disk. */
+bool ht_plan_file_changes(const struct ht_plan_file *f);
+
+/* True when the live value is to be written (not skipped with a note). */
+bool ht_plan_live_changes(const struct ht_plan_live *l);
+
+/* The files hosttune writes (host paths); .link files are HT_LINK_PREFIX IF ".link". */
+#define HT_SYSCTL_FILE "/etc/sysctl.d/90-hosttune.conf"
+#define HT_MODPROBE_FILE "/etc/modprobe.d/hosttune.conf"
+#define HT_MODULES_LOAD_FILE "/etc/modules-load.d/hosttune.conf"
+#define HT_LINK_PREFIX "/etc/systemd/network/90-hosttune-"
+
+/*
+ * True when @path is exactly one of the files hosttune writes (the three
+ * above, HT_LINK_PREFIX IF ".link" for a valid interface name) or its
+ * HT_BACKUP_SUFFIX copy. Revert uses it to refuse a state file that names
+ * anything else.
+ */
+bool ht_managed_file(const char *path);
+
+/*
+ * True when @name is a name the kernel accepts for a network interface
+ * (net/core/dev.c, dev_valid_name(): 1 to IFNAMSIZ - 1 bytes, not "." or
+ * "..", no '/', ':' or white space).
+ */
+bool ht_ifname_valid(const char *name);

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <json-c/json.h>
+
+#include "engine/facts.h"
+#include "engine/rules.h"
+#include "shared/util.h"
+
+/*
+ * Persistence: turn findings into the files a host reads at boot and the live
+ * values it runs with, show the difference (plan), write both with rollback
+ * (apply), and undo an apply (revert). DESIGN.md, "Output and persistence".
+ *
+ * Files (rendered from templates/, compiled in; deterministic, sorted):
+ *   /etc/sysctl.d/90-hosttune.conf           sysctl targets
+ *   /etc/modprobe.d/hosttune.conf            module targets (options nf_conntrack hashsize=N)
+ *   /etc/modules-load.d/hosttune.conf        nf_conntrack, so that systemd-modules-load
+ *                                            loads it before systemd-sysctl applies
+ *                                            the net.netfilter.* keys
+ *   /etc/systemd/network/90-hosttune-IF.link channels targets (systemd.link(5))
+ * Every file starts with HT_FILE_HEADER; a file at one of these paths without it
+ * is never overwritten unless forced.
+ */
+
+#define HT_FILE_HEADER "# This file is managed by hosttune"
+#define HT_STATE_FILE "/var/lib/hosttune/state"
+
+/* One file of the plan. Paths are host paths ("/etc/..."), below --root when one is set. */
+struct ht_plan_file {
+	char *path;
+	char *old;     /* content on disk, NULL when absent */
+	char *new;     /* wanted content, NULL to remove */
+	bool foreign;  /* exists without hosttune's header */
+};
+
+enum ht_live_kind {
+	HT_LIVE_PATH,     /* a procfs/sysfs file: /proc/sys/..., /sys/module/.../parameters/... */
+	HT_LIVE_CHANNELS, /* ethtool channels of an interface (netlink CHANNELS_SET) */
+};
+
+/* One live value of the plan. */
+struct ht_plan_live {
+	enum ht_live_kind kind;
+	char *key;     /* net.netfilter.nf_conntrack_max, module.nf_conntrack.hashsize,
+	                  nic.eth0.channels.combined */
+	char *path;    /* host path for HT_LIVE_PATH, NULL otherwise */
+	char *ifname;  /* HT_LIVE_CHANNELS */
+	char *channel; /* "combined", "rx" or "tx" */
+	char *old;     /* current value as text, NULL when the key does not exist yet */
+	char *new;
+	char *note;    /* why it is skipped (read-only here, --root), or NULL */
+};
+
+struct ht_plan {
+	struct ht_plan_file *files;
+	size_t nfiles;
+	struct ht_plan_live *live;
+	size_t nlive;
+	char *profile;
+	bool no_disk; /* built with HT_PLAN_NO_DISK */
+};
+
+/* ht_plan_build() flags */
+enum {
+	HT_PLAN_PERSIST = 1 << 0, /* files */
+	HT_PLAN_LIVE = 1 << 1,    /* live values */
+	HT_PLAN_NO_DISK = 1 << 2, /* facts of another host (--facts): compare with no files */
+};
+
+/*
+ * ht_plan_build - what apply would do for @findings on the host below @root.
+ * @only: comma-separated rule ids to restrict to, or NULL for all.
+ * @profile: profile name for the file headers.
+ * A setting goes into the files when its finding applies, is not kept
+ * (only-raise) and either changes the live value or is already in hosttune's
+ * file (so a second apply is a no-op). Inside a non-initial network namespace
+ * nf_conntrack_max and module parameters are left out: only the host can set
+ * them. Returns 0, -ENOMEM, -EINVAL (err: an unknown rule id in @only), or a
+ * negative errno from reading a file on disk (err names it).
+ */
+int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *facts,
+                  const char *root, const char *profile, const char *only, unsigned flags,
+                  struct ht_plan *out, struct ht_error *err);
+
+void ht_plan_free(struct ht_plan *p);
+
+/* True when the plan changes nothing (no file differs, no live value changes). */
+bool ht_plan_empty(const struct ht_plan *p);
+
+/*
+ * ht_plan_print - `hosttune plan`: a unified diff (a/ b/ paths relative to
+ * "/", so `patch -p1` in the root applies it) of every file, then a table of
+ * live changes (key, now, new). Returns 0, -ENOMEM, -EIO.
+ */
+int ht_plan_print(const struct ht_plan *p, FILE *out);
+
+/*
+ * ht_plan_apply - write the files atomically (temp file in the same
+ * directory, fchmod 0644, fsync, rename, fsync of the directory), then the
+ * live values, reading each back. Below a --root every path resolves inside
+ * it without following any symlink (fsutil.h); on the live root the files
+ * themselves must not be symlinks. The previous content and mode of every
+ * file, the previous live values and the directories apply creates
+ * ("created_dirs") are recorded in the state file (@root + HT_STATE_FILE, or
+ * @state_path as given) before anything changes, merged with an earlier
+ * apply's record so that revert returns to the state before hosttune.
+ * On any failure every file, live value and directory already changed is
+ * restored, the failed step too when it took effect (a value that read back
+ * clamped, a file renamed into place whose directory fsync failed).
+ * @force: take over files without hosttune's header, keeping
+ *         PATH.hosttune-orig with the original's mode.
+ * Returns 0, or, with err saying why:
+ *   -EEXIST   a file lacks the header and @force is false, or the
+ *             PATH.hosttune-orig of a file to take over exists; nothing changed;
+ *   -EBADMSG  refused before any change: the state file is unreadable, not
+ *             JSON or names something hosttune does not write; a file to
+ *             write resolves through a symlink or changed since the plan;
+ *   -ENOTRECOVERABLE  a step failed and the rollback could not restore
+ *             everything (err lists what): the state file stays, so that
+ *             revert can finish;
+ *   another negative errno: a step failed (err names it), every change rolled back.
+ */
+int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_path, bool force,
+                  struct ht_error *err);
+
+/*
+ * ht_revert - undo the applies recorded in the state file: restore every
+ * live value and every file's previous content and mode (remove the files
+ * hosttune created, and the directories apply created when empty), then
+ * remove the state file. @report (may be NULL) receives one line per action:
+ *   restored KEY to OLD | skipped KEY: does not exist now (a module unloaded,
+ *   an interface gone) | restored PATH | removed PATH | unchanged PATH: already
+ *   as before hosttune | left PATH: edited since hosttune wrote it |
+ *   removed directory DIR | left directory DIR: not empty |
+ *   could not restore KEY to OLD: WHY | could not restore PATH: WHY
+ * A file whose content is no longer what apply wrote ("written") is left as
+ * the admin made it, and counts as done.
+ * Every entry is checked before anything changes: a path that is not one of
+ * the files hosttune writes (ht_managed_file()), a live path that is not the
+ * procfs/sysfs file of its key, channels under --root, a value of the wrong
+ * JSON type refuse the whole file.
+ * Returns 0; -ENOENT when there is no state file (and only then); -EBADMSG
+ * when the state file is refused (err: "STATE: files entry 3: path ... is not
+ * a file hosttune writes"), nothing changed; another negative errno when some
+ * changes could not be restored: they stay in the rewritten state file for
+ * another revert, the rest is restored (err names the first failure).
+ */
+int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_error *err);
+
+/* {"changed": bool, "files": [{"path", "action"}], "live": [{"key", "from", "to", "note"}]} */
+struct json_object *ht_plan_to_json(const struct ht_plan *p, bool applied);

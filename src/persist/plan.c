@@ -1,0 +1,828 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <json-c/json.h>
+
+#include "persist/diff.h"
+#include "shared/fsutil.h"
+#include "persist/persist.h"
+#include "persist/persist-internal.h"
+#include "engine/rules-internal.h"
+#include "persist/templates.h"
+
+#define SYSCTL_PATH "/etc/sysctl.d/90-hosttune.conf"
+#define MODPROBE_PATH "/etc/modprobe.d/hosttune.conf"
+#define MODULES_LOAD_PATH "/etc/modules-load.d/hosttune.conf"
+#define LINK_DIR "/etc/systemd/network"
+#define LINK_PREFIX "90-hosttune-"
+
+/* One setting a finding asks for. */
+struct setting {
+	const struct ht_finding *f;
+	const char *key;  /* finding target, per interface: nic.IF.channels.KIND */
+	char *value;      /* recommended value as text */
+	char *current;    /* current value as text, NULL when unavailable */
+	char *full_key;   /* owned storage behind key when built */
+	bool act;         /* in --only and not kept: apply may change it */
+};
+
+bool ht_has_header(const char *content)
+{
+	return content && strncmp(content, HT_FILE_HEADER, strlen(HT_FILE_HEADER)) == 0;
+}
+
+/* Appends printf output to a growing string; 0 or -ENOMEM. */
+static int sbuf_add(char **s, const char *fmt, ...) _printf_(2, 3);
+
+static int sbuf_add(char **s, const char *fmt, ...)
+{
+	_cleanup_free_ char *piece = NULL;
+	char *n;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&piece, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		piece = NULL;
+		return -ENOMEM;
+	}
+	if (asprintf(&n, "%s%s", *s ? *s : "", piece) < 0)
+		return -ENOMEM;
+	free(*s);
+	*s = n;
+	return 0;
+}
+
+/*
+ * Fills @tmpl's @PROFILE@, @IFNAME@, @MATCH@ (a .link [Match] line) and
+ * @SETTINGS@ (a block without a final newline).
+ */
+static char *render_match(const char *tmpl, const char *profile, const char *ifname,
+                          const char *match, const char *settings)
+{
+	char *out = NULL;
+	const char *p = tmpl;
+
+	while (*p) {
+		const char *at = strchr(p, '@');
+		const char *sub = NULL;
+		size_t skip = 0;
+
+		if (!at) {
+			if (sbuf_add(&out, "%s", p) < 0)
+				goto oom;
+			break;
+		}
+		if (strncmp(at, "@PROFILE@", 9) == 0)
+			sub = profile, skip = 9;
+		else if (strncmp(at, "@IFNAME@", 8) == 0)
+			sub = ifname, skip = 8;
+		else if (strncmp(at, "@SETTINGS@", 10) == 0)
+			sub = settings, skip = 10;
+		else if (strncmp(at, "@MATCH@", 7) == 0)
+			sub = match, skip = 7;
+		if (sbuf_add(&out, "%.*s%s", (int)(at - p), p, sub ? sub : (skip ? "" : "@")) < 0)
+			goto oom;
+		p = at + (skip ? skip : 1);
+	}
+	return out;
+oom:
+	free(out);
+	return NULL;
+}
+
+static bool in_only(const char *only, const char *id)
+{
+	size_t n = strlen(id);
+
+	if (!only)
+		return true;
+	for (const char *p = only; *p;) {
+		size_t len = strcspn(p, ",");
+
+		if (len == n && strncmp(p, id, n) == 0)
+			return true;
+		p += len;
+		if (*p)
+			p++;
+	}
+	return false;
+}
+
+static int check_only(const struct ht_findings *fs, const char *only, struct ht_error *err)
+{
+	if (only && !*only)
+		return ht_error_set(err, EINVAL, "--only: expected rule ids separated by commas, "
+		                    "found nothing");
+	for (const char *p = only; p && *p;) {
+		size_t len = strcspn(p, ",");
+		bool found = false;
+
+		for (size_t i = 0; i < fs->n && !found; i++) {
+			const char *id = ht_rule_id(fs->items[i].rule);
+
+			found = strlen(id) == len && strncmp(id, p, len) == 0;
+		}
+		if (!found)
+			return ht_error_set(err, EINVAL, "--only: no rule '%.*s' with a finding on this "
+			                    "host", (int)len, p);
+		p += len;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
+
+static const char *fact_string(const struct ht_facts *facts, const char *name)
+{
+	const struct ht_fact *f = ht_facts_get(facts, name);
+
+	return f && f->value.type == HT_T_STR ? f->value.s : NULL;
+}
+
+/* The file this setting persists in, and the line it takes there. */
+static const char *setting_path(const struct ht_finding *f)
+{
+	switch (f->rule->kind) {
+	case HT_TARGET_SYSCTL:
+		return SYSCTL_PATH;
+	case HT_TARGET_MODULE:
+		return MODPROBE_PATH;
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * The value hosttune's own file @content gives @s, or NULL when it does not
+ * set it (caller frees). Settings already in the file stay there.
+ */
+static char *file_value(const char *content, const struct setting *s)
+{
+	const struct ht_rule *r = s->f->rule;
+	_cleanup_free_ char *needle = NULL;
+	const char *at, *v;
+
+	if (!content || !ht_has_header(content))
+		return NULL;
+	if (r->kind == HT_TARGET_SYSCTL) {
+		if (asprintf(&needle, "\n%s = ", r->target) < 0)
+			return NULL;
+	} else if (r->kind == HT_TARGET_MODULE) {
+		const char *mod = r->target + strlen("module.");
+		const char *dot = strchr(mod, '.');
+
+		if (asprintf(&needle, "\noptions %.*s %s=", (int)(dot - mod), mod, dot + 1) < 0)
+			return NULL;
+	} else {
+		const char *kind = r->target + strlen("nic.channels.");
+
+		if (asprintf(&needle, "\n%s=", strcmp(kind, "combined") == 0 ? "CombinedChannels" :
+		             strcmp(kind, "rx") == 0 ? "RxChannels" : "TxChannels") < 0)
+			return NULL;
+	}
+	at = strstr(content, needle);
+	if (!at)
+		return NULL;
+	v = at + strlen(needle);
+	return strndup(v, strcspn(v, "\n"));
+}
+
+/*
+ * Whether a setting apply may change belongs in hosttune's file: it changes
+ * the live value, the finding is not ok, the file has it already, or it
+ * differs from what the kernel boots with (so that a value set live earlier,
+ * by --live-only or by hand, is persisted too).
+ */
+static bool wanted_in_file(const struct setting *s, const char *file_val)
+{
+	const struct ht_finding *f = s->f;
+
+	if (!s->current || strcmp(s->current, s->value) != 0)
+		return true;
+	if (f->severity != HT_SEV_OK || file_val)
+		return true;
+	return f->kernel_default.type == HT_T_INT && f->recommended.type == HT_T_INT &&
+	       f->kernel_default.i != f->recommended.i;
+}
+
+/*
+ * The settings of @s[0..n) that go into the file whose content is now @old:
+ * those apply may change, with the recommended value, when wanted_in_file();
+ * the others (outside --only, or kept because the host has more) keep the
+ * value hosttune's file already gives them. @out gets copies (value owned).
+ */
+static int select_for_file(const struct setting *s, size_t n, const char *old,
+                           struct setting *out, size_t *nout)
+{
+	*nout = 0;
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *fv = file_value(old, &s[i]);
+		struct setting *o = &out[*nout];
+
+		if (s[i].act ? !wanted_in_file(&s[i], fv) : !fv)
+			continue;
+		*o = s[i];
+		o->current = NULL;
+		o->full_key = NULL;
+		o->value = strdup(s[i].act ? s[i].value : fv);
+		if (!o->value)
+			return -ENOMEM;
+		(*nout)++;
+	}
+	return 0;
+}
+
+char *ht_root_join(const char *root, const char *path)
+{
+	return ht_root_path(root, path);
+}
+
+/* With HT_PLAN_NO_DISK (the facts of another host) there is no disk to read. */
+static int read_disk(bool no_disk, const char *root, const char *path, char **out,
+                     struct ht_error *err)
+{
+	*out = NULL;
+	if (no_disk)
+		return 0;
+	/* Resolved as apply writes: below --root no symlink in any component. */
+	return ht_file_read_at(root, path, out, NULL, err);
+}
+
+static struct ht_plan_file *plan_add_file(struct ht_plan *p)
+{
+	struct ht_plan_file *n = realloc(p->files, (p->nfiles + 1) * sizeof(*n));
+
+	if (!n)
+		return NULL;
+	p->files = n;
+	memset(&n[p->nfiles], 0, sizeof(*n));
+	return &n[p->nfiles++];
+}
+
+static struct ht_plan_live *plan_add_live(struct ht_plan *p)
+{
+	struct ht_plan_live *n = realloc(p->live, (p->nlive + 1) * sizeof(*n));
+
+	if (!n)
+		return NULL;
+	p->live = n;
+	memset(&n[p->nlive], 0, sizeof(*n));
+	return &n[p->nlive++];
+}
+
+/*
+ * Adds @path to the plan with @new_content (NULL: hosttune's file is no longer
+ * wanted). A file that is not hosttune's and would only be removed is left
+ * out: hosttune never deletes what it did not write.
+ */
+static int plan_file(struct ht_plan *p, const char *root, const char *path, char *new_content,
+                     struct ht_error *err)
+{
+	_cleanup_free_ char *old = NULL;
+	struct ht_plan_file *f;
+	int r;
+
+	r = read_disk(p->no_disk, root, path, &old, err);
+	if (r < 0) {
+		free(new_content);
+		return r;
+	}
+	if (!new_content && (!old || !ht_has_header(old)))
+		return 0;
+	f = plan_add_file(p);
+	if (!f) {
+		free(new_content);
+		return -ENOMEM;
+	}
+	f->path = strdup(path);
+	f->new = new_content;
+	f->foreign = old && !ht_has_header(old);
+	f->old = TAKE_PTR(old);
+	return f->path ? 0 : -ENOMEM;
+}
+
+static int cmp_setting(const void *a, const void *b)
+{
+	const struct setting *x = a, *y = b;
+
+	return strcmp(x->key, y->key);
+}
+
+/* Frees the values select_for_file() copied. */
+static void settings_free_values(struct setting *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(s[i].value);
+}
+
+static bool in_initial_netns(const struct ht_facts *facts)
+{
+	const struct ht_fact *f = ht_facts_get(facts, "netns.initial");
+
+	return !f || f->value.type != HT_T_BOOL || f->value.b;
+}
+
+static void settings_free(struct setting *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(s[i].value);
+		free(s[i].current);
+		free(s[i].full_key);
+	}
+	free(s);
+}
+
+static char *render(const char *tmpl, const char *profile, const char *ifname,
+                    const char *settings)
+{
+	return render_match(tmpl, profile, ifname, NULL, settings);
+}
+
+/* The settings of one file, as the block that replaces @SETTINGS@. */
+static int settings_block(const struct setting *s, size_t n, char **out)
+{
+	char *block = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ht_rule *r = s[i].f->rule;
+		const char *title = ht_rule_title(r);
+		int ret;
+
+		ret = sbuf_add(&block, "%s# %s%s%s\n", i ? "\n\n" : "", r->id, title ? ": " : "",
+		               title ? title : "");
+		if (ret < 0)
+			goto oom;
+		if (r->kind == HT_TARGET_SYSCTL)
+			ret = sbuf_add(&block, "%s = %s", r->target, s[i].value);
+		else if (r->kind == HT_TARGET_MODULE) {
+			const char *mod = r->target + strlen("module.");
+			const char *dot = strchr(mod, '.');
+
+			ret = sbuf_add(&block, "options %.*s %s=%s", (int)(dot - mod), mod, dot + 1,
+			               s[i].value);
+		} else {
+			const char *kind = r->target + strlen("nic.channels.");
+
+			ret = sbuf_add(&block, "%s=%s",
+			               strcmp(kind, "combined") == 0 ? "CombinedChannels" :
+			               strcmp(kind, "rx") == 0 ? "RxChannels" : "TxChannels",
+			               s[i].value);
+		}
+		if (ret < 0)
+			goto oom;
+	}
+	*out = block;
+	return 0;
+oom:
+	free(block);
+	return -ENOMEM;
+}
+
+/* The file for the settings @s[0..n) (all for @path), or NULL content when n is 0. */
+static int plan_settings_file(struct ht_plan *p, const char *root, const char *path,
+                              const char *tmpl, const char *ifname, const char *match,
+                              const struct setting *s, size_t n, struct ht_error *err)
+{
+	_cleanup_free_ char *block = NULL;
+	char *content = NULL;
+	int r;
+
+	if (n > 0) {
+		r = settings_block(s, n, &block);
+		if (r < 0)
+			return r;
+		content = render_match(tmpl, p->profile, ifname, match, block);
+		if (!content)
+			return -ENOMEM;
+	}
+	return plan_file(p, root, path, content, err);
+}
+
+static int live_for(struct ht_plan *p, const struct setting *s, const char *root, bool live_root)
+{
+	const struct ht_rule *r = s->f->rule;
+	struct ht_plan_live *l;
+
+	if (s->current && strcmp(s->current, s->value) == 0)
+		return 0;
+	l = plan_add_live(p);
+	if (!l)
+		return -ENOMEM;
+	l->key = strdup(s->key);
+	l->new = strdup(s->value);
+	l->old = s->current ? strdup(s->current) : NULL;
+	if (!l->key || !l->new || (s->current && !l->old))
+		return -ENOMEM;
+	if (r->kind == HT_TARGET_CHANNELS) {
+		l->kind = HT_LIVE_CHANNELS;
+		l->ifname = strdup(s->f->instance);
+		l->channel = strdup(r->target + strlen("nic.channels."));
+		if (!l->ifname || !l->channel)
+			return -ENOMEM;
+		if (!live_root)
+			l->note = strdup("not changed under --root: channels are set over netlink");
+	} else {
+		_cleanup_free_ char *path = NULL;
+
+		l->kind = HT_LIVE_PATH;
+		if (r->kind == HT_TARGET_SYSCTL) {
+			path = strdup(r->target);
+			if (!path)
+				return -ENOMEM;
+			for (char *c = path; *c; c++)
+				if (*c == '.')
+					*c = '/';
+			if (asprintf(&l->path, "/proc/sys/%s", path) < 0)
+				l->path = NULL;
+		} else {
+			const char *mod = r->target + strlen("module.");
+			const char *dot = strchr(mod, '.');
+
+			if (asprintf(&l->path, "/sys/module/%.*s/parameters/%s", (int)(dot - mod), mod,
+			             dot + 1) < 0)
+				l->path = NULL;
+		}
+		if (!l->path)
+			return -ENOMEM;
+	}
+	if (!s->current && !l->note)
+		l->note = strdup("does not exist now (module not loaded): applies at the next boot");
+	(void)root;
+	return 0;
+}
+
+/* Existing 90-hosttune-IF.link files, so that one no longer wanted is removed. */
+static int old_link_files(const char *root, char ***names, size_t *n)
+{
+	_cleanup_free_ char *dir = ht_root_join(root, LINK_DIR);
+
+	if (!dir)
+		return -ENOMEM;
+	return rules_list_dir(dir, ".link", names, n);
+}
+
+int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *facts,
+                  const char *root, const char *profile, const char *only, unsigned flags,
+                  struct ht_plan *out, struct ht_error *err)
+{
+	struct ht_plan p = { 0 };
+	struct setting *s = NULL;
+	size_t ns = 0, nsys = 0, nmod = 0;
+	_cleanup_free_ char *old_sysctl = NULL, *old_modprobe = NULL;
+	char **links = NULL;
+	size_t nlinks = 0;
+	bool need_module = false;
+	bool live_root = !root || !*root || strspn(root, "/") == strlen(root);
+	const char *state = fact_string(facts, "conntrack.module");
+	int r;
+
+	err->msg[0] = '\0';
+	p.no_disk = flags & HT_PLAN_NO_DISK;
+	r = check_only(findings, only, err);
+	if (r < 0)
+		return r;
+	p.profile = strdup(profile ? profile : "default");
+	s = calloc(findings->n + 1, sizeof(*s));
+	if (!p.profile || !s) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if ((r = read_disk(p.no_disk, root, SYSCTL_PATH, &old_sysctl, err)) < 0 ||
+	    (r = read_disk(p.no_disk, root, MODPROBE_PATH, &old_modprobe, err)) < 0)
+		goto out;
+
+	for (size_t i = 0; i < findings->n; i++) {
+		const struct ht_finding *f = &findings->items[i];
+		const struct ht_rule *rule = f->rule;
+		struct setting *st = &s[ns];
+
+		if (!f->applicable || f->read_only || f->recommended.type != HT_T_INT ||
+		    (rule->kind != HT_TARGET_SYSCTL && rule->kind != HT_TARGET_MODULE &&
+		     rule->kind != HT_TARGET_CHANNELS))
+			continue;
+		st->f = f;
+		st->act = in_only(only, rule->id) && !f->kept;
+		st->value = ht_value_display(&f->recommended);
+		if (f->current.type != HT_T_NONE)
+			st->current = ht_value_display(&f->current);
+		if (rule->kind == HT_TARGET_CHANNELS) {
+			if (asprintf(&st->full_key, "nic.%s.%s", f->instance,
+			             rule->target + strlen("nic.")) < 0)
+				st->full_key = NULL;
+			st->key = st->full_key;
+		} else
+			st->key = rule->target;
+		if (!st->value || !st->key || (f->current.type != HT_T_NONE && !st->current)) {
+			ns++;
+			r = -ENOMEM;
+			goto out;
+		}
+		ns++;
+	}
+	qsort(s, ns, sizeof(*s), cmp_setting);
+
+	/* Live values first in the plan's order: sorted by key. */
+	if (flags & HT_PLAN_LIVE)
+		for (size_t i = 0; i < ns; i++)
+			if (s[i].act && (r = live_for(&p, &s[i], root, live_root)) < 0)
+				goto out;
+
+	if (flags & HT_PLAN_PERSIST) {
+		struct setting *sys = calloc(ns + 1, sizeof(*sys)), *mod = calloc(ns + 1, sizeof(*mod));
+
+		if (!sys || !mod) {
+			free(sys);
+			free(mod);
+			r = -ENOMEM;
+			goto out;
+		}
+		{
+			struct setting *bysys = calloc(ns + 1, sizeof(*bysys));
+			struct setting *bymod = calloc(ns + 1, sizeof(*bymod));
+			size_t a = 0, b = 0;
+			bool builtin = state && strcmp(state, "builtin") == 0;
+
+			if (!bysys || !bymod) {
+				free(bysys);
+				free(bymod);
+				free(sys);
+				free(mod);
+				r = -ENOMEM;
+				goto out;
+			}
+			for (size_t i = 0; i < ns; i++) {
+				const char *path = setting_path(s[i].f);
+
+				if (path && strcmp(path, SYSCTL_PATH) == 0)
+					bysys[a++] = s[i];
+				/* modprobe.d options never reach a built-in module (hashsize needs
+				 * the kernel command line then: the finding says so). */
+				else if (path && strcmp(path, MODPROBE_PATH) == 0 &&
+				         !(builtin && strncmp(s[i].key, "module.nf_conntrack.", 20) == 0))
+					bymod[b++] = s[i];
+			}
+			r = select_for_file(bysys, a, old_sysctl, sys, &nsys);
+			if (r >= 0)
+				r = select_for_file(bymod, b, old_modprobe, mod, &nmod);
+			free(bysys);
+			free(bymod);
+			if (r < 0) {
+				settings_free_values(sys, nsys);
+				settings_free_values(mod, nmod);
+				free(sys);
+				free(mod);
+				goto out;
+			}
+		}
+		for (size_t i = 0; i < nsys; i++)
+			if (strncmp(sys[i].key, "net.netfilter.nf_conntrack", 26) == 0)
+				need_module = true;
+		for (size_t i = 0; i < nmod; i++)
+			if (strncmp(mod[i].key, "module.nf_conntrack.", 20) == 0)
+				need_module = true;
+		/* Built in, nf_conntrack's keys exist before systemd-sysctl runs. */
+		if (state && strcmp(state, "builtin") == 0)
+			need_module = false;
+
+		/* In a container, nf_conntrack is the host's business: no modules-load.d. */
+		if (!in_initial_netns(facts))
+			need_module = false;
+		r = plan_settings_file(&p, root, SYSCTL_PATH, ht_tmpl_sysctl_conf, NULL, NULL, sys,
+		                       nsys, err);
+		if (r >= 0)
+			r = plan_settings_file(&p, root, MODPROBE_PATH, ht_tmpl_modprobe_conf, NULL, NULL,
+			                       mod, nmod, err);
+		settings_free_values(sys, nsys);
+		settings_free_values(mod, nmod);
+		free(sys);
+		free(mod);
+		if (r < 0)
+			goto out;
+		{
+			char *content = NULL;
+
+			if (need_module && !(content = render(ht_tmpl_modules_load_conf, p.profile, NULL,
+			                                      "nf_conntrack")))
+				r = -ENOMEM;
+			else
+				r = plan_file(&p, root, MODULES_LOAD_PATH, content, err);
+			if (r < 0)
+				goto out;
+		}
+
+		/* One .link file per interface with channel settings. */
+		for (size_t i = 0; i < ns; i++) {
+			_cleanup_free_ char *path = NULL, *old = NULL;
+			const struct ht_finding *f = s[i].f;
+			struct setting one;
+			size_t n1 = 0;
+
+			if (f->rule->kind != HT_TARGET_CHANNELS)
+				continue;
+			if (asprintf(&path, LINK_DIR "/" LINK_PREFIX "%s.link", f->instance) < 0) {
+				path = NULL;
+				r = -ENOMEM;
+				goto out;
+			}
+			if ((r = read_disk(p.no_disk, root, path, &old, err)) < 0)
+				goto out;
+			r = select_for_file(&s[i], 1, old, &one, &n1);
+			if (r < 0)
+				goto out;
+			if (n1 == 0)
+				continue;
+			{
+				_cleanup_free_ char *match = NULL, *mac_name = NULL;
+				const char *mac;
+
+				if (asprintf(&mac_name, "nic.%s.mac", f->instance) < 0)
+					mac_name = NULL;
+				mac = mac_name ? fact_string(facts, mac_name) : NULL;
+				if (asprintf(&match, mac ? "MACAddress=%s" : "OriginalName=%s",
+				             mac ? mac : f->instance) < 0) {
+					match = NULL;
+					free(one.value);
+					r = -ENOMEM;
+					goto out;
+				}
+				r = plan_settings_file(&p, root, path, ht_tmpl_channels_link, f->instance,
+				                       match, &one, 1, err);
+			}
+			free(one.value);
+			if (r < 0)
+				goto out;
+		}
+		/* hosttune's .link files for interfaces that no longer need one go away. */
+		r = p.no_disk ? 0 : old_link_files(root, &links, &nlinks);
+		if (r < 0)
+			goto out;
+		for (size_t i = 0; i < nlinks; i++) {
+			_cleanup_free_ char *path = NULL;
+			bool planned = false;
+
+			if (strncmp(links[i], LINK_PREFIX, strlen(LINK_PREFIX)) != 0)
+				continue;
+			if (asprintf(&path, LINK_DIR "/%s", links[i]) < 0) {
+				path = NULL;
+				r = -ENOMEM;
+				goto out;
+			}
+			for (size_t k = 0; k < p.nfiles; k++)
+				planned = planned || strcmp(p.files[k].path, path) == 0;
+			if (!planned && (r = plan_file(&p, root, path, NULL, err)) < 0)
+				goto out;
+		}
+	}
+	r = 0;
+out:
+	for (size_t i = 0; i < nlinks; i++)
+		free(links[i]);
+	free(links);
+	settings_free(s, ns);
+	if (r < 0) {
+		ht_plan_free(&p);
+		return r;
+	}
+	*out = p;
+	return 0;
+}
+
+void ht_plan_free(struct ht_plan *p)
+{
+	for (size_t i = 0; i < p->nfiles; i++) {
+		free(p->files[i].path);
+		free(p->files[i].old);
+		free(p->files[i].new);
+	}
+	free(p->files);
+	for (size_t i = 0; i < p->nlive; i++) {
+		free(p->live[i].key);
+		free(p->live[i].path);
+		free(p->live[i].ifname);
+		free(p->live[i].channel);
+		free(p->live[i].old);
+		free(p->live[i].new);
+		free(p->live[i].note);
+	}
+	free(p->live);
+	free(p->profile);
+	memset(p, 0, sizeof(*p));
+}
+
+bool ht_plan_file_changes(const struct ht_plan_file *f)
+{
+	if (!f->old || !f->new)
+		return f->old != f->new;
+	return strcmp(f->old, f->new) != 0;
+}
+
+bool ht_plan_live_changes(const struct ht_plan_live *l)
+{
+	return !l->note;
+}
+
+bool ht_plan_empty(const struct ht_plan *p)
+{
+	for (size_t i = 0; i < p->nfiles; i++)
+		if (ht_plan_file_changes(&p->files[i]))
+			return false;
+	for (size_t i = 0; i < p->nlive; i++)
+		if (ht_plan_live_changes(&p->live[i]))
+			return false;
+	return true;
+}
+
+int ht_plan_print(const struct ht_plan *p, FILE *out)
+{
+	size_t w = 3;
+	bool any_live = false;
+	int r;
+
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const struct ht_plan_file *f = &p->files[i];
+
+		if (!ht_plan_file_changes(f))
+			continue;
+		if (f->foreign)
+			fprintf(out, "# %s exists and is not hosttune's: apply needs --force "
+			        "(it keeps a copy as %s" HT_BACKUP_SUFFIX ")\n", f->path, f->path);
+		r = ht_diff_unified(out, f->path + 1, f->old, f->new);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < p->nlive; i++) {
+		size_t l = strlen(p->live[i].key);
+
+		if (l > w)
+			w = l;
+		any_live = true;
+	}
+	if (any_live) {
+		fprintf(out, "\nLive changes:\n%-*s  %-10s  %-10s  %s\n", (int)w, "KEY", "NOW", "NEW",
+		        "NOTE");
+		for (size_t i = 0; i < p->nlive; i++) {
+			const struct ht_plan_live *l = &p->live[i];
+
+			if (l->note)
+				fprintf(out, "%-*s  %-10s  %-10s  %s\n", (int)w, l->key,
+				        l->old ? l->old : "-", l->new, l->note);
+			else
+				fprintf(out, "%-*s  %-10s  %s\n", (int)w, l->key, l->old ? l->old : "-",
+				        l->new);
+		}
+	}
+	if (ht_plan_empty(p))
+		fprintf(out, "No changes: the files and live values already match the plan.\n");
+	return ferror(out) ? -EIO : 0;
+}
+
+struct json_object *ht_plan_to_json(const struct ht_plan *p, bool applied)
+{
+	struct json_object *o = json_object_new_object(), *files = json_object_new_array();
+	struct json_object *live = json_object_new_array();
+
+	if (!o || !files || !live) {
+		json_object_put(o);
+		json_object_put(files);
+		json_object_put(live);
+		return NULL;
+	}
+	json_object_object_add(o, "changed", json_object_new_boolean(applied && !ht_plan_empty(p)));
+	for (size_t i = 0; i < p->nfiles; i++) {
+		const struct ht_plan_file *f = &p->files[i];
+		struct json_object *e = json_object_new_object();
+		const char *action = !ht_plan_file_changes(f) ? "unchanged" : !f->old ? "create" :
+		                     !f->new ? "remove" : "update";
+
+		if (!e)
+			continue;
+		json_object_object_add(e, "path", json_object_new_string(f->path));
+		json_object_object_add(e, "action", json_object_new_string(action));
+		json_object_object_add(e, "foreign", json_object_new_boolean(f->foreign));
+		json_object_array_add(files, e);
+	}
+	for (size_t i = 0; i < p->nlive; i++) {
+		const struct ht_plan_live *l = &p->live[i];
+		struct json_object *e = json_object_new_object();
+
+		if (!e)
+			continue;
+		json_object_object_add(e, "key", json_object_new_string(l->key));
+		json_object_object_add(e, "from", l->old ? json_object_new_string(l->old) : NULL);
+		json_object_object_add(e, "to", json_object_new_string(l->new));
+		json_object_object_add(e, "note", l->note ? json_object_new_string(l->note) : NULL);
+		json_object_array_add(live, e);
+	}
+	json_object_object_add(o, "files", files);
+	json_object_object_add(o, "live", live);
+	return o;
+}
+

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "shared/util.h"
+
+/*
+ * File helpers for plan, apply and revert.
+ *
+ * The *_at functions take the --root directory (@root: NULL, "" or "/" for
+ * the live root) and a host path (@path: "/etc/sysctl.d/90-hosttune.conf")
+ * separately, and resolve @path one component at a time from @root:
+ *
+ * - Below a --root, no symlink is followed in any component (each directory
+ *   is opened with O_NOFOLLOW relative to the one before, the file too), and
+ *   ".." is refused, so that nothing read or written resolves outside the
+ *   root. A symlink is -ELOOP, ".." -EXDEV.
+ * - On the live root, the directories resolve as usual (some distributions
+ *   make directories under /etc symlinks), but the file itself must not be a
+ *   symlink (-ELOOP).
+ *
+ * Missing directories are created with mkdirat(2) the same way (mode 0755),
+ * and the directory that holds each new one is fsynced. @err (may be NULL)
+ * gets a message that names the path, with the root prefix, e.g.
+ * "/srv/img/etc/sysctl.d is a symlink; hosttune does not write through
+ * symlinks (below --root /srv/img it follows none, so that no write leaves
+ * it)". Functions return 0 or a negative errno.
+ */
+
+/* True when @root is a --root other than "/" (paths are confined below it). */
+bool ht_root_confined(const char *root);
+
+/* A growing list of strings without duplicates (directory paths). */
+struct ht_paths {
+	char **v;
+	size_t n;
+};
+
+/* Adds a copy of @s unless it is there already: 0 or -ENOMEM. */
+int ht_paths_add(struct ht_paths *p, const char *s);
+bool ht_paths_has(const struct ht_paths *p, const char *s);
+void ht_paths_free(struct ht_paths *p);
+
+/*
+ * ht_file_read_at - read @path below @root exactly (no newline stripped).
+ * @out: newly allocated NUL-terminated content (caller frees), or NULL when
+ *       the file (or a directory on its way) does not exist; 0 is returned.
+ * @mode: if not NULL, receives the permission bits.
+ * Returns 0; -ELOOP when the file, or below a --root a directory on its way,
+ * is a symlink; -EXDEV for a ".." component below a --root; -EISDIR for a
+ * directory; -EINVAL for anything else that is not a regular file (a FIFO
+ * never blocks the open); -EFBIG above 1 MiB or with a NUL byte; another
+ * negative errno from open/read. This is the check plan needs: a target it
+ * could not write shows at plan time.
+ */
+int ht_file_read_at(const char *root, const char *path, char **out, mode_t *mode,
+                    struct ht_error *err);
+
+/*
+ * ht_file_write_at - replace @path below @root with @content: a temp file in
+ * the same directory (missing directories are created, see above), fchmod
+ * @mode, write, fsync, rename over @path, fsync of the directory. Refuses a
+ * symlink (-ELOOP) or a directory (-EISDIR) at @path.
+ * @changed: set to true once the rename took effect, also when the fsync
+ *           of the directory then fails (the caller must undo it); false
+ *           when @path is unchanged. No temp file is ever left behind.
+ */
+int ht_file_write_at(const char *root, const char *path, const char *content, mode_t mode,
+                     bool *changed, struct ht_error *err);
+
+/*
+ * ht_file_remove_at - remove @path (not a directory, not a symlink: -ELOOP)
+ * and fsync its directory; 0 with *@changed false when already absent.
+ */
+int ht_file_remove_at(const char *root, const char *path, bool *changed, struct ht_error *err);
+
+/*
+ * ht_dirs_missing - the directories on the way to the file @path that do not
+ * exist yet, added to @missing as host paths ("/etc", "/etc/sysctl.d"),
+ * outermost first, so that whoever creates them can record them first.
+ * Returns 0 or the error resolving the existing part (-ELOOP, -ENOTDIR, ...).
+ */
+int ht_dirs_missing(const char *root, const char *path, struct ht_paths *missing,
+                    struct ht_error *err);
+
+/*
+ * ht_dir_remove_at - remove the empty directory @path below @root and fsync
+ * its parent. @removed: true when it was there and is gone. Returns 0 (also
+ * when it is absent); -ENOTEMPTY when it holds anything (it stays); -ELOOP
+ * for a symlink; -ENOTDIR for another file.
+ */
+int ht_dir_remove_at(const char *root, const char *path, bool *removed, struct ht_error *err);
+
+/*
+ * ht_live_write_at - write a procfs/sysfs value ("65536\n") to @path below
+ * @root: no O_CREAT, no symlink followed, a regular file only (procfs and
+ * sysfs attributes are; -EINVAL otherwise), then read it back.
+ * @changed: set to true once the kernel accepted a write (also when the read
+ *           back then differs: the caller must restore the old value).
+ * Returns 0; -EIO when the value read back differs (the kernel clamped or
+ * refused it silently); -ENOENT when @path (or its directory: a module not
+ * loaded) does not exist; another negative errno from open/write (-ELOOP,
+ * -EACCES, -EINVAL from the kernel).
+ */
+int ht_live_write_at(const char *root, const char *path, const char *value, bool *changed,
+                     struct ht_error *err);
+
+/* Reads a procfs/sysfs value with trailing white space removed; NULL + 0 when absent. */
+int ht_live_read_at(const char *root, const char *path, char **out, struct ht_error *err);
+
+/*
+ * ht_file_read - ht_file_read_at() on the live root with a full path (the
+ * root prefix already applied). Kept for callers that join paths first: it
+ * follows symlinked directories, so it is not confined to a --root.
+ */
+int ht_file_read(const char *path, char **out, mode_t *mode);

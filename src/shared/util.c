@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "shared/util.h"
+
+int ht_error_set(struct ht_error *err, int errnum, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -errnum;
+}
+
+char *ht_root_path(const char *root, const char *path)
+{
+	char *p;
+	size_t rl;
+
+	if (!root || !*root || (root[0] == '/' && root[1] == '\0'))
+		return strdup(path);
+	rl = strlen(root);
+	while (rl > 1 && root[rl - 1] == '/')
+		rl--;
+	if (asprintf(&p, "%.*s%s%s", (int)rl, root, path[0] == '/' ? "" : "/", path) < 0)
+		return NULL;
+	return p;
+}
+
+#define HT_READ_FILE_MAX (1024 * 1024)
+
+int ht_read_fd(int fd, size_t max, char **out, size_t *len)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	for (;;) {
+		ssize_t r;
+
+		if (cap - n < 4096) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 8192;
+			if (cap > max + 8192)
+				return -EFBIG;
+			nb = realloc(buf, cap);
+			if (!nb)
+				return -ENOMEM;
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max)
+			return -EFBIG;
+	}
+	if (!buf && !(buf = malloc(1)))
+		return -ENOMEM;
+	buf[n] = '\0';
+	*out = TAKE_PTR(buf);
+	*len = n;
+	return 0;
+}
+
+int ht_read_file(const char *root, const char *path, char **out)
+{
+	_cleanup_free_ char *full = ht_root_path(root, path);
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int fd = -1;
+	size_t len = 0;
+	struct stat st;
+	int r;
+
+	if (!full)
+		return -ENOMEM;
+	/*
+	 * O_NONBLOCK: a FIFO planted in a --root tree must not block the open;
+	 * procfs and sysfs attributes are regular files, so anything else is
+	 * refused before it is read. A directory keeps the EISDIR that read(2)
+	 * gives it.
+	 */
+	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	r = ht_read_fd(fd, HT_READ_FILE_MAX, &buf, &len);
+	if (r < 0)
+		return r;
+	/* Text the kernel writes has no NUL; "4096\0garbage" must not read as "4096". */
+	if (memchr(buf, '\0', len))
+		return -EINVAL;
+	while (len > 0 && buf[len - 1] == '\n')
+		len--;
+	buf[len] = '\0';
+	*out = TAKE_PTR(buf);
+	return 0;
+}
+
+int ht_parse_int64(const char *s, long long *out)
+{
+	char *end;
+	long long v;
+
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	if (!*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (end == s)
+		return -EINVAL;
+	while (*end == ' ' || *end == '\t' || *end == '\n')
+		end++;
+	if (*end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+const char *ht_errno_name(int errnum)
+{
+	return errnum > 0 ? strerrorname_np(errnum) : NULL;
+}
+
+int ht_errno_from_name(const char *name)
+{
+	/* 4095 is the kernel's MAX_ERRNO (include/linux/err.h). */
+	for (int e = 1; e < 4096; e++) {
+		const char *n = strerrorname_np(e);
+
+		if (n && strcmp(n, name) == 0)
+			return e;
+	}
+	return -EINVAL;
+}
+
+int ht_utf8_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned char c = p[0], lo = 0x80, hi = 0xbf;
+	int more;
+
+	/* The well-formed byte sequences of RFC 3629, section 4 (Unicode Table 3-7). */
+	if (c < 0x80)
+		return c ? 1 : 0;
+	if (c >= 0xc2 && c <= 0xdf) {
+		more = 1;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		more = 2;
+		if (c == 0xe0)
+			lo = 0xa0; /* overlong below U+0800 */
+		else if (c == 0xed)
+			hi = 0x9f; /* UTF-16 surrogates U+D800..U+DFFF */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		more = 3;
+		if (c == 0xf0)
+			lo = 0x90; /* overlong below U+10000 */
+		else if (c == 0xf4)
+			hi = 0x8f; /* above U+10FFFF */
+	} else {
+		return 0; /* a continuation byte, C0/C1 (overlong ASCII) or F5..FF */
+	}
+	for (int i = 1; i <= more; i++) {
+		if (p[i] < lo || p[i] > hi)
+			return 0;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return more + 1;
+}
+
+const char *ht_utf8_invalid(const char *s)
+{
+	while (*s) {
+		int n = ht_utf8_len(s);
+
+		if (n == 0)
+			return s;
+		s += n;
+	}
+	return NULL;
+}
