@@ -411,15 +411,6 @@ static int collect_netns_initial(struct ht_facts *f, const char *root)
 	return set_bool(f, "netns.initial", (st.st_mode & S_IWUSR) != 0, source);
 }
 
-bool ht_root_is_live(const char *root)
-{
-	if (!root)
-		return true;
-	while (*root == '/')
-		root++;
-	return *root == '\0';
-}
-
 int ht_facts_collect(struct ht_facts *f, const char *root, unsigned flags)
 {
 	static int (*const collectors[])(struct ht_facts *, const char *) = {

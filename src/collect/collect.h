@@ -48,9 +48,6 @@ int ht_arch_pointer_size(const char *arch);
  *        /proc/cpuinfo) or are unavailable with ENOENT.
  */
 
-/* True when @root means the live host (NULL, "", or only slashes). */
-bool ht_root_is_live(const char *root);
-
 /*
  * conntrack.stat.{drop,early_drop,insert_failed,search_restart} summed over
  * CPUs from ctnetlink (IPCTNL_MSG_CT_GET_STATS_CPU, libmnl) with source

@@ -3,7 +3,8 @@
 
 #include "engine/rules.h"
 
-/* Private to rules.c and engine.c: the parsed form of rules and profiles. */
+/* Private to engine/ (rules.c, vars.c, engine.c) and the persist/ and cli/ code that walks
+ * rules: the parsed form of rules and profiles. */
 
 enum {
 	K_TITLE,
@@ -107,6 +108,9 @@ int rules_list_dir(const char *dir, const char *suffix, char ***names, size_t *n
  */
 int rules_find_file(struct ht_ruleset *rs, const char *sub, const char *name, char **out,
                     struct ht_error *err);
+
+/* The workload variable @name (workload.X) in rs->vars, or NULL (vars.c). */
+struct ht_var *rules_var_find(const struct ht_ruleset *rs, const char *name);
 
 /*
  * Sets workload variable @name (workload.X) from the constant expression

@@ -134,7 +134,7 @@ struct ht_finding {
 	bool read_only;           /* `writable` is false here (e.g. in a container): no fix */
 	struct ht_value kernel_default; /* `default`: the value the kernel boots with, or NONE */
 	char *boot_value;         /* what the boot configuration sets, when it differs from
-	                             current (ht_findings_add_boot()), else NULL */
+	                             current (ht_findings_add_boot(), persist/verify.h), else NULL */
 	char *boot_source;        /* FILE:LINE of boot_value */
 	char *explanation;        /* rendered template, may hold newlines; never NULL when applicable */
 };

@@ -19,6 +19,15 @@ int ht_error_set(struct ht_error *err, int errnum, const char *fmt, ...)
 	return -errnum;
 }
 
+bool ht_root_is_live(const char *root)
+{
+	if (!root)
+		return true;
+	while (*root == '/')
+		root++;
+	return *root == '\0';
+}
+
 char *ht_root_path(const char *root, const char *path)
 {
 	char *p;

@@ -74,6 +74,9 @@ int ht_error_set(struct ht_error *err, int errnum, const char *fmt, ...) _printf
  */
 char *ht_root_path(const char *root, const char *path);
 
+/* True when @root means the live host (NULL, "", or only slashes). */
+bool ht_root_is_live(const char *root);
+
 /*
  * ht_read_file - read a whole small file below @root into a NUL-terminated
  * buffer with the trailing newline(s) removed.
