@@ -19,6 +19,7 @@
 #include <json-c/json.h>
 
 #include "shared/util.h"
+#include "cli/watch-print.h"
 #include "collect/watch.h"
 
 #define assert_near(a, b) assert_true(fabs((double)(a) - (double)(b)) < 1e-6)

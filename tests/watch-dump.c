@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "shared/util.h"
+#include "cli/watch-print.h"
 #include "collect/watch.h"
 
 static volatile sig_atomic_t stop;

@@ -87,3 +87,19 @@ int ht_collect_kmod(struct ht_facts *f, const char *root);
  * cpu.aes.hw measured with libcrypto (live host only).
  */
 int ht_collect_cpu(struct ht_facts *f, const char *root, bool measure);
+
+/*
+ * ht_collect_observed - a `hosttune watch --record` file as observed.* facts:
+ * the recording at @path is replayed through the watch summary
+ * (collect/watch.h) with @headroom (>= 1; the profile's workload.burst), and
+ * its figures become observed.peak_count, .pinned_samples, .samples, .max,
+ * .time_wait and .source, plus .peak_rate and .mean_rate when the record has
+ * rates and .drops when every drop difference is known; source "--observed
+ * PATH". The conntrack rules prefer them to the profile's guessed rate.
+ * Returns 0; for a recording that cannot be read or replayed its negative
+ * errno with @err set ("PATH:LINE:COL: expected ..." for bad content);
+ * when a fact cannot be stored, ht_facts_set()'s -ENOMEM or -EINVAL with
+ * @err untouched.
+ */
+int ht_collect_observed(struct ht_facts *f, const char *path, double headroom,
+                        struct ht_error *err);

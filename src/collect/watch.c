@@ -14,7 +14,6 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include <json-c/json.h>
 #include <libmnl/libmnl.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
@@ -331,158 +330,9 @@ const char *ht_watch_basis_name(enum ht_watch_basis b)
 	}
 }
 
-/* ---- text ---- */
-
 static int out_status(FILE *out)
 {
 	return ferror(out) ? -EIO : 0;
-}
-
-int ht_watch_format_header(FILE *out)
-{
-	fprintf(out, "%9s %10s %10s %6s %10s %10s\n", "t/s", "count", "max", "%max", "new/s",
-	        "drops/s");
-	return out_status(out);
-}
-
-/* A rate in a 10-wide column, "-" when unknown. */
-static void put_rate(FILE *out, bool have, double v)
-{
-	if (have)
-		fprintf(out, " %10.1f", v);
-	else
-		fprintf(out, " %10s", "-");
-}
-
-int ht_watch_format_sample(FILE *out, const struct ht_watch_sample *s)
-{
-	fprintf(out, "%9.3f %10" PRId64 " %10" PRId64 " %6.1f", s->t, s->count, s->max, s->pct_max);
-	put_rate(out, s->have_new_rate, s->new_per_s);
-	put_rate(out, s->have_drop_rate, s->drops_per_s);
-	fputc('\n', out);
-	return out_status(out);
-}
-
-static void explain_recommendation(FILE *out, const struct ht_watch_summary *s)
-{
-	double need = ceil(s->need);
-
-	switch (s->basis) {
-	case HT_WATCH_BASIS_COUNT:
-		fprintf(out, "  The table never reached its cap, so its peak count is the working\n"
-		             "  set: %" PRId64 " entries x headroom %g = %.0f",
-		        s->peak_count, s->headroom, need);
-		break;
-	case HT_WATCH_BASIS_RATE:
-		fprintf(out, "  The table sat at its cap for %zu consecutive samples: its count\n"
-		             "  only shows the cap. The table must hold every connection of the\n"
-		             "  last TIME_WAIT seconds: peak rate over %g s %.1f/s x TIME_WAIT %"
-		             PRId64 " s\n  = %.0f entries, x headroom %g = %.0f",
-		        s->pinned_samples, HT_WATCH_RATE_WINDOW, s->peak_rate, s->time_wait,
-		        ceil(s->working_set), s->headroom, need);
-		break;
-	case HT_WATCH_BASIS_CAP:
-		fprintf(out, "  The table sat at its cap for %zu consecutive samples: its count\n"
-		             "  only shows the cap, and %s,\n  so the peak count is a lower bound"
-		             " of the working set: %" PRId64 " x headroom %g = %.0f",
-		        s->pinned_samples,
-		        s->have_rate ? "the new-connection rate seen stays below it"
-		                     : "no new-connection rate is known",
-		        s->peak_count, s->headroom, need);
-		break;
-	}
-	if (need > (double)HT_WATCH_MAX_LIMIT)
-		fprintf(out, ",\n  held to 2^30 = %" PRId64 ", the largest power of two the sysctl"
-		             " takes.\n", s->pow2);
-	else
-		fprintf(out, ", next power of two %" PRId64 ".\n", s->pow2);
-	if (s->pow2 < s->max)
-		fprintf(out, "  hosttune only raises the table: the current max %" PRId64
-		             " stays.\n", s->max);
-	if (s->pinned_samples > 0 && s->full_at_start)
-		fprintf(out, "  The table was already full at the first sample: the rate seen is\n"
-		             "  at most the ceiling, so this is a lower bound. Watch from before\n"
-		             "  the load starts.\n");
-}
-
-int ht_watch_format_summary(FILE *out, const struct ht_watch_summary *s)
-{
-	fprintf(out, "%zu samples over %.3f s, every %.3f s\n", s->samples, s->duration,
-	        s->interval);
-	fprintf(out, "  peak count      %" PRId64 " entries = %.1f%% of max %" PRId64 "\n",
-	        s->peak_count, s->peak_pct, s->max);
-	fprintf(out, "  at the cap      %zu consecutive samples (count >= max)\n",
-	        s->pinned_samples);
-	if (s->have_rate)
-		fprintf(out, "  new conns/s     peak %.1f over %g s, %.1f over one interval,"
-		             " mean %.1f (%s)\n", s->peak_rate, HT_WATCH_RATE_WINDOW,
-		        s->peak_interval_rate, s->mean_rate, s->source);
-	else
-		fprintf(out, "  new conns/s     unknown (%s)\n", s->source);
-	if (s->have_drops)
-		fprintf(out, "  dropped         %" PRId64 " (drop + early_drop)\n", s->drops);
-	else
-		fprintf(out, "  dropped         unknown (no drop counters)\n");
-	fprintf(out, "  ceiling         max %" PRId64 " / TIME_WAIT %" PRId64
-	             " s = %.1f new connections/s at a full table\n",
-	        s->max, s->time_wait, s->ceiling);
-	fprintf(out, "  recommended     nf_conntrack_max = %" PRId64 "\n", s->recommended_max);
-	explain_recommendation(out, s);
-	return out_status(out);
-}
-
-/* A decimal JSON number printed with @decimals fraction digits (no 17-digit noise). */
-static struct json_object *json_fixed(double v, int decimals)
-{
-	char buf[64];
-
-	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	return json_object_new_double_s(v, buf);
-}
-
-struct json_object *ht_watch_summary_json(const struct ht_watch_summary *s)
-{
-	struct json_object *o = json_object_new_object();
-	const struct {
-		const char *key;
-		struct json_object *v;
-		bool null;
-	} f[] = {
-		{ "samples", json_object_new_int64((int64_t)s->samples), false },
-		{ "duration", json_fixed(s->duration, 3), false },
-		{ "interval", json_fixed(s->interval, 3), false },
-		{ "max", json_object_new_int64(s->max), false },
-		{ "time_wait", json_object_new_int64(s->time_wait), false },
-		{ "peak_count", json_object_new_int64(s->peak_count), false },
-		{ "peak_pct", json_fixed(s->peak_pct, 1), false },
-		{ "peak_rate", s->have_rate ? json_fixed(s->peak_rate, 1) : NULL, !s->have_rate },
-		{ "peak_interval_rate", s->have_rate ? json_fixed(s->peak_interval_rate, 1) : NULL,
-		  !s->have_rate },
-		{ "mean_rate", s->have_rate ? json_fixed(s->mean_rate, 1) : NULL, !s->have_rate },
-		{ "drops", s->have_drops ? json_object_new_int64(s->drops) : NULL, !s->have_drops },
-		{ "pinned_samples", json_object_new_int64((int64_t)s->pinned_samples), false },
-		{ "full_at_start", json_object_new_boolean(s->full_at_start), false },
-		{ "ceiling", json_fixed(s->ceiling, 1), false },
-		{ "headroom", json_fixed(s->headroom, 2), false },
-		{ "basis", json_object_new_string(ht_watch_basis_name(s->basis)), false },
-		{ "working_set", json_object_new_int64((int64_t)ceil(s->working_set)), false },
-		{ "recommended_max", json_object_new_int64(s->recommended_max), false },
-		{ "source", json_object_new_string(s->source), false },
-	};
-	bool failed = !o;
-
-	for (size_t i = 0; i < ARRAY_SIZE(f); i++) {
-		if (failed || (!f[i].v && !f[i].null) ||
-		    json_object_object_add(o, f[i].key, f[i].v) < 0) {
-			json_object_put(f[i].v);
-			failed = true;
-		}
-	}
-	if (failed) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
 }
 
 /* ---- record file ---- */

@@ -9,8 +9,6 @@
 
 #include "shared/util.h"
 
-struct json_object;
-
 /*
  * hosttune watch: samples the conntrack table of the caller's network
  * namespace at a fixed interval and measures what an audit can only guess:
@@ -21,7 +19,8 @@ struct json_object;
  *
  *	ht_watch_new()                      opens the sources, t = 0
  *	loop: ht_watch_sample()             one sample, its derived rates filled
- *	      ht_watch_format_sample()      a line of text (or the JSON at the end)
+ *	      ht_watch_format_sample()      a line of text (or the JSON at the end;
+ *	                                    the printing is the CLI's: cli/watch-print.h)
  *	      ht_watch_record_sample()      a line of the record file (--record)
  *	      ht_watch_wait()               sleeps to the next tick; -EINTR once *cfg.stop is set
  *	ht_watch_summary()                  after the last sample or on Ctrl-C
@@ -243,26 +242,6 @@ int ht_watch_replay(struct ht_watch_sample *samples, size_t n, double headroom,
 
 /* "count", "rate" or "cap". */
 const char *ht_watch_basis_name(enum ht_watch_basis b);
-
-/* ---- output ---- */
-
-/* The column header of the sample lines. Returns 0 or -EIO. */
-int ht_watch_format_header(FILE *out);
-
-/* One sample as a line of text ("-" for an unknown rate). Returns 0 or -EIO. */
-int ht_watch_format_sample(FILE *out, const struct ht_watch_sample *s);
-
-/* The summary with the arithmetic of the recommendation spelled out. Returns 0 or -EIO. */
-int ht_watch_format_summary(FILE *out, const struct ht_watch_summary *s);
-
-/*
- * ht_watch_summary_json - {"samples", "duration", "interval", "max", "time_wait",
- * "peak_count", "peak_pct", "peak_rate", "peak_interval_rate", "mean_rate", "drops",
- * "pinned_samples",
- * "full_at_start", "ceiling", "headroom", "basis", "working_set",
- * "recommended_max", "source"}; unknown values are null. NULL on ENOMEM.
- */
-struct json_object *ht_watch_summary_json(const struct ht_watch_summary *s);
 
 /* ---- record file (format at the top of this file) ---- */
 

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/*
+ * cli/: the commands and what they print. Rule: cli/ may include every other
+ * stage (shared/, engine/, collect/, persist/); nothing in src/ includes cli/.
+ *
+ * A command takes the parsed options and returns the process's exit status;
+ * it prints its own errors, one line each, on stderr.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "engine/rules.h"
+#include "shared/util.h"
+
+struct json_object;
+struct ht_facts;
+
+/* Exit statuses, DESIGN.md "Output and persistence"; hosttune(8) EXIT STATUS. */
+enum {
+	EXIT_CLEAN = 0,
+	EXIT_FINDINGS = 1,
+	EXIT_USAGE = 2,
+	EXIT_COLLECT = 3,
+};
+
+/* The command line, as main.c parsed it. Strings point into argv. */
+struct options {
+	const char *root;         /* --root DIR, NULL for this host */
+	const char *facts_file;   /* --facts FILE ("-": stdin), NULL to collect */
+	const char *rules_dir;    /* --rules DIR, NULL for the installed rules + /etc */
+	const char *profile;      /* --profile NAME, NULL for "default" */
+	const char **sets;        /* --set NAME=VALUE, in order */
+	size_t nsets;
+	bool json;                /* --format json */
+	bool no_measure;
+	bool dry_run;             /* plan, or apply --dry-run */
+	bool force;
+	unsigned plan_flags;      /* HT_PLAN_PERSIST | HT_PLAN_LIVE (persist.h) */
+	const char *only;
+	const char *state;
+	const char *observed;
+	const char *record;
+	double interval;          /* watch, s */
+	double duration;          /* watch, s; 0 until Ctrl-C */
+	enum ht_severity fail_on;
+};
+
+/* "hosttune: MESSAGE (hosttune --help lists the usage)" on stderr; returns EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...) _printf_(1, 2);
+
+/*
+ * cli_load_facts - the facts of the host: a --facts file, else the
+ * collectors (live or --root). Returns 0 with *out set (caller frees), or
+ * the exit status after printing why: EXIT_USAGE for a bad facts file,
+ * EXIT_COLLECT when collecting failed.
+ */
+int cli_load_facts(const struct options *o, struct ht_facts **out);
+
+/*
+ * cli_load_rules - the rules (--rules, else the installed ones and /etc's
+ * rules.d), the profile and the --set values, checked. Returns 0 with *out
+ * set (caller frees), or EXIT_USAGE after printing the error.
+ */
+int cli_load_rules(const struct options *o, struct ht_ruleset **out);
+
+/*
+ * cli_evaluate - the common first half of audit, plan/apply and verify:
+ * rules, facts (plus --observed) and the findings. Returns 0 or the exit
+ * status, with what was loaded in the out-parameters for the caller to free
+ * either way.
+ */
+int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_facts **facts,
+                 struct ht_findings *findings);
+
+/* Prints @o (consumed) pretty on stdout. Returns 0, or EXIT_COLLECT when @o is NULL (ENOMEM). */
+int cli_print_json(struct json_object *o);
+
+/* The profile's workload.burst when it is a number >= 1, else 2: the headroom over a peak. */
+double cli_profile_headroom(const struct ht_ruleset *rs);
+
+/* The commands; each returns the exit status. */
+int cmd_facts(const struct options *o);
+int cmd_audit(const struct options *o);
+int cmd_apply(const struct options *o);   /* plan when o->dry_run */
+int cmd_revert(const struct options *o);
+int cmd_verify(const struct options *o);
+int cmd_watch(const struct options *o);
+int cmd_rules(const struct options *o);
+int cmd_explain(const struct options *o, const char *id);

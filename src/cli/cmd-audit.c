@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* hosttune facts and hosttune audit. */
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "cli/report.h"
+#include "engine/facts.h"
+#include "engine/rules.h"
+#include "persist/verify.h"
+
+int cmd_facts(const struct options *o)
+{
+	struct ht_facts *f = NULL;
+	int r = cli_load_facts(o, &f);
+
+	if (r)
+		return r;
+	if (o->json)
+		r = cli_print_json(ht_facts_to_json(f));
+	else if (ht_facts_write(f, stdout) < 0)
+		r = EXIT_COLLECT;
+	ht_facts_free(f);
+	return r;
+}
+
+static const char *origin_of(const struct options *o, char *buf, size_t len)
+{
+	if (o->facts_file)
+		snprintf(buf, len, "facts file %s", o->facts_file);
+	else if (o->root)
+		snprintf(buf, len, "root %s", o->root);
+	else
+		snprintf(buf, len, "this host");
+	return buf;
+}
+
+int cmd_audit(const struct options *o)
+{
+	struct ht_facts *facts = NULL;
+	struct ht_ruleset *rs = NULL;
+	struct ht_findings findings = { 0 };
+	char origin[4200];
+	struct ht_report_info info;
+	int r;
+
+	r = cli_evaluate(o, &rs, &facts, &findings);
+	if (r)
+		goto out;
+	/* A facts file's host has no configuration here to compare with. */
+	if (!o->facts_file && ht_findings_add_boot(&findings, o->root) < 0) {
+		fprintf(stderr, "hosttune: out of memory\n");
+		r = EXIT_COLLECT;
+		goto out;
+	}
+	info = (struct ht_report_info){ .origin = origin_of(o, origin, sizeof(origin)),
+		                        .rules = rs, .values = rs };
+	if (o->json)
+		r = cli_print_json(ht_report_json(&findings, &info));
+	else
+		r = ht_report_text(&findings, &info, stdout) < 0 ? EXIT_COLLECT : 0;
+	if (r == 0 && fflush(stdout) != 0)
+		r = EXIT_COLLECT;
+	if (r == 0 && ht_findings_worst(&findings) >= o->fail_on)
+		r = EXIT_FINDINGS;
+out:
+	ht_findings_free(&findings);
+	ht_facts_free(facts);
+	ht_ruleset_free(rs);
+	return r;
+}

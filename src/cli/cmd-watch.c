@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* hosttune watch: the sampler (collect/watch.h) run until its duration or Ctrl-C. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/watch-print.h"
+#include "collect/watch.h"
+#include "engine/rules.h"
+#include "shared/util.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+int cmd_watch(const struct options *o)
+{
+	struct ht_ruleset *rs = NULL;
+	struct ht_watch *w = NULL;
+	struct ht_watch_summary sum;
+	struct ht_watch_config cfg;
+	struct ht_error err = { "" };
+	struct sigaction sa = { .sa_handler = on_interrupt };
+	_cleanup_fclose_ FILE *rec = NULL;
+	int r;
+
+	if (o->facts_file)
+		return cli_usage_error("watch samples a live host, not --facts");
+	r = cli_load_rules(o, &rs);
+	if (r)
+		return r;
+	cfg = (struct ht_watch_config){ .root = o->root, .interval = o->interval,
+		                        .duration = o->duration,
+		                        .headroom = cli_profile_headroom(rs),
+		                        .stop = &interrupted };
+	ht_ruleset_free(rs);
+	r = ht_watch_new(&cfg, &w, &err);
+	if (r < 0) {
+		fprintf(stderr, "hosttune: watch: %s\n", err.msg[0] ? err.msg : strerror(-r));
+		return EXIT_COLLECT;
+	}
+	/* Only once the sources are open: a watch that cannot run keeps the old file. */
+	if (o->record) {
+		rec = fopen(o->record, "we");
+		if (!rec) {
+			fprintf(stderr, "hosttune: %s: %s\n", o->record, strerror(errno));
+			ht_watch_free(w);
+			return EXIT_COLLECT;
+		}
+		if (ht_watch_record_header(rec) < 0)
+			goto write_error;
+	}
+	/* No SA_RESTART: Ctrl-C must end the sleep; a background job may start with it ignored. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (!o->json)
+		ht_watch_format_header(stdout);
+	while (!interrupted) {
+		struct ht_watch_sample smp;
+
+		r = ht_watch_sample(w, &smp, &err);
+		if (r < 0) {
+			fprintf(stderr, "hosttune: watch: %s\n", err.msg[0] ? err.msg : strerror(-r));
+			ht_watch_free(w);
+			return EXIT_COLLECT;
+		}
+		if (!o->json) {
+			ht_watch_format_sample(stdout, &smp);
+			fflush(stdout);
+		}
+		if (rec && (ht_watch_record_sample(rec, &smp) < 0 || fflush(rec) != 0))
+			goto write_error;
+		if (ht_watch_done(w) || ht_watch_wait(w) == -EINTR)
+			break;
+	}
+	r = ht_watch_summary(w, &sum);
+	ht_watch_free(w);
+	w = NULL;
+	if (r < 0) {
+		fprintf(stderr, "hosttune: watch: %s\n", strerror(-r));
+		return EXIT_COLLECT;
+	}
+	if (o->json)
+		return cli_print_json(ht_watch_summary_json(&sum));
+	return ht_watch_format_summary(stdout, &sum) < 0 ? EXIT_COLLECT : 0;
+write_error:
+	fprintf(stderr, "hosttune: %s: %s\n", o->record, strerror(errno ? errno : EIO));
+	ht_watch_free(w);
+	return EXIT_COLLECT;
+}
