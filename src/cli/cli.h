@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* cli/: commands and printing. Rule: may include every stage; nothing in src/ includes cli/. */
 #pragma once
 
 /*
- * cli/: the commands and what they print. Rule: cli/ may include every other
- * stage (shared/, engine/, collect/, persist/); nothing in src/ includes cli/.
- *
  * A command takes the parsed options and returns the process's exit status;
  * it prints its own errors, one line each, on stderr.
  */
@@ -38,7 +36,7 @@ struct options {
 	bool no_measure;
 	bool dry_run;             /* plan, or apply --dry-run */
 	bool force;
-	unsigned plan_flags;      /* HT_PLAN_PERSIST | HT_PLAN_LIVE (persist.h) */
+	unsigned plan_flags;      /* HT_PLAN_PERSIST | HT_PLAN_LIVE (persist/persist.h) */
 	const char *only;
 	const char *state;
 	const char *observed;

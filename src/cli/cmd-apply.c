@@ -32,7 +32,7 @@ int cmd_apply(const struct options *o)
 	                  o->plan_flags | (o->facts_file ? HT_PLAN_NO_DISK : 0), &plan, &err);
 	if (r < 0) {
 		fprintf(stderr, "hosttune: %s\n", err.msg[0] ? err.msg : strerror(-r));
-		/* -ELOOP, -EXDEV: a target resolves through a symlink (fsutil.h). */
+		/* -ELOOP, -EXDEV: a target resolves through a symlink (shared/fsutil.h). */
 		r = r == -EINVAL || r == -ELOOP || r == -EXDEV ? EXIT_USAGE : EXIT_COLLECT;
 		goto out;
 	}

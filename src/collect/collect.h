@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* collect/: read-only sources -> facts. Rule: includes only shared/, engine/ and collect/. */
 #pragma once
 
 #include <stdbool.h>
@@ -7,8 +8,34 @@
 #include "engine/facts.h"
 
 /*
- * Parsers behind ht_facts_collect() (facts.h), exposed for the tests. The
- * collector itself is ht_facts_collect().
+ * The sources: procfs, sysfs, netlink, libudev, libkmod, CPUID, libcrypto
+ * and a watch recording. Nothing here writes to the host.
+ */
+
+/*
+ * ht_facts_collect - read every fact of this host: procfs, sysfs, netlink
+ * (ctnetlink, ethtool), libudev, libkmod, CPUID and a cipher measurement.
+ * @root: --root DIR, NULL for "/": every path is read below it, so a tree
+ *        copied from another host collects as that host.
+ *
+ * A source that cannot be read yields an unavailable fact with its errno,
+ * never a failure of the whole collection; a source that does not hold what
+ * the kernel writes there (an integer that does not parse, a negative count
+ * or size, a malformed cpulist, a NUL byte, a FIFO or device in place of a
+ * regular file) yields EINVAL. Facts already in @f are replaced. kernel.page_size
+ * and the uname(2) fallback of cpu.arch exist only for the real root (@root
+ * NULL, "" or "/").
+ * Returns 0, -EINVAL when @f is NULL, or -ENOMEM.
+ */
+int ht_facts_collect(struct ht_facts *f, const char *root, unsigned flags);
+
+/* ht_facts_collect() flags */
+enum {
+	HT_COLLECT_NO_MEASURE = 1 << 0, /* skip the cipher measurement (--no-measure) */
+};
+
+/*
+ * The collectors behind ht_facts_collect(), exposed for the tests.
  */
 
 /*
@@ -35,7 +62,7 @@ int ht_arch_pointer_size(const char *arch);
 
 /*
  * Collectors of the sources beyond procfs/sysfs. Each fills the facts of
- * one source (names and units in facts.c, ht_fact_defs()/ht_nic_fact_defs()),
+ * one source (names and units in engine/facts.c: ht_fact_defs(), ht_nic_fact_defs()),
  * records the source of every value, and turns an absent or refused source
  * into unavailable facts with the errno (EOPNOTSUPP for "the driver does not
  * support it", EPERM/EACCES for missing privilege, ENOENT for an absent

@@ -89,28 +89,6 @@ size_t ht_facts_count(const struct ht_facts *f);
 const struct ht_fact *ht_facts_at(const struct ht_facts *f, size_t i);
 
 /*
- * ht_facts_collect - read every fact of this host: procfs, sysfs, netlink
- * (ctnetlink, ethtool), libudev, libkmod, CPUID and a cipher measurement.
- * @root: --root DIR, NULL for "/": every path is read below it, so a tree
- *        copied from another host collects as that host.
- *
- * A source that cannot be read yields an unavailable fact with its errno,
- * never a failure of the whole collection; a source that does not hold what
- * the kernel writes there (an integer that does not parse, a negative count
- * or size, a malformed cpulist, a NUL byte, a FIFO or device in place of a
- * regular file) yields EINVAL. Facts already in @f are replaced. kernel.page_size
- * and the uname(2) fallback of cpu.arch exist only for the real root (@root
- * NULL, "" or "/").
- * Returns 0, -EINVAL when @f is NULL, or -ENOMEM.
- */
-int ht_facts_collect(struct ht_facts *f, const char *root, unsigned flags);
-
-/* ht_facts_collect() flags */
-enum {
-	HT_COLLECT_NO_MEASURE = 1 << 0, /* skip the cipher measurement (--no-measure) */
-};
-
-/*
  * ht_facts_write - the facts file format (hosttune-facts(5) section of
  * hosttune(8)), one line a fact in name order:
  *

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* engine/: values, facts, rules, evaluation; pure. Rule: includes only shared/ and engine/. */
 #pragma once
 
 #include <stdbool.h>
@@ -11,6 +12,9 @@
 #include "engine/value.h"
 
 /*
+ * The engine reads rule files and a facts stream the caller opened, and does
+ * no other I/O.
+ *
  * Rules, profiles and the engine (hosttune.rules(5)).
  *
  * A rules file is an INI file; each section is a rule whose id is the

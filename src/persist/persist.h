@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* persist/: files and live writes. Rule: includes only shared/, engine/ and persist/. */
 #pragma once
 
 #include <stdbool.h>
@@ -12,6 +13,9 @@
 #include "shared/util.h"
 
 /*
+ * persist/ holds plan, apply, revert, verify and the boot-configuration
+ * readers: the only stage that writes files and live values.
+ *
  * Persistence: turn findings into the files a host reads at boot and the live
  * values it runs with, show the difference (plan), write both with rollback
  * (apply), and undo an apply (revert). DESIGN.md, "Output and persistence".
@@ -103,7 +107,7 @@ int ht_plan_print(const struct ht_plan *p, FILE *out);
  * ht_plan_apply - write the files atomically (temp file in the same
  * directory, fchmod 0644, fsync, rename, fsync of the directory), then the
  * live values, reading each back. Below a --root every path resolves inside
- * it without following any symlink (fsutil.h); on the live root the files
+ * it without following any symlink (shared/fsutil.h); on the live root the files
  * themselves must not be symlinks. The previous content and mode of every
  * file, the previous live values and the directories apply creates
  * ("created_dirs") are recorded in the state file (@root + HT_STATE_FILE, or

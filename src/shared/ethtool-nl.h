@@ -8,8 +8,9 @@
 #include <linux/ethtool_netlink.h>
 
 /*
- * Private plumbing of the ethtool generic netlink users (collect-ethtool.c
- * reads, ethtool-set.c writes): one socket with extended ACKs, the family id
+ * Plumbing shared by the ethtool generic netlink users
+ * (collect/collect-ethtool.c reads, persist/ethtool-set.c writes), so it
+ * lives in shared/: one socket with extended ACKs, the family id
  * resolved once, one request at a time with its reply parsed into an
  * attribute table and the kernel's extack text kept
  * (Documentation/networking/ethtool-netlink.rst).

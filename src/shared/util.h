@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* shared/: helpers for every stage. Rule: includes nothing of the project but shared/. */
 #pragma once
 
 #include <stdarg.h>
