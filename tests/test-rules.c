@@ -304,14 +304,17 @@ static void test_direction_raise(void **state)
 	struct fx *fx = *state;
 	const struct ht_finding *f;
 
+	/* critical when the table is full, info otherwise. */
 	load_ok(fx, "[t.raise]\n"
 	            "target = sysctl " NF_MAX "\n"
 	            "direction = raise\n"
 	            "value = 65536\n"
-	            "severity = \"warning\"\n"
+	            "severity = " NF_COUNT " >= " NF_MAX " ? \"critical\" : \"info\"\n"
 	            "explain = Recommended {t.raise}.\n");
 
+	/* 262144 > 65536: kept, and the rule's info becomes ok (nothing to do). */
 	fact_int(fx, NF_MAX, 262144);
+	fact_int(fx, NF_COUNT, 1000);
 	evaluate_ok(fx);
 	assert_int_equal(fx->fd.n, 1);
 	f = &fx->fd.items[0];
@@ -321,16 +324,70 @@ static void test_direction_raise(void **state)
 	assert_int_equal(f->recommended.i, 65536);
 	assert_string_equal(f->explanation,
 	                    "Recommended 65536.\nThe host already has 262144, more than the 65536 "
-	                    "recommended here; hosttune never lowers it (the admin chose more).");
+	                    "recommended here; hosttune never lowers it.");
+
+	/* Kept, but full (262144 of 262144): the critical stands, whoever sized the table. */
+	fact_int(fx, NF_COUNT, 262144);
+	evaluate_ok(fx);
+	f = &fx->fd.items[0];
+	assert_true(f->kept);
+	assert_int_equal(f->severity, HT_SEV_CRITICAL);
 
 	/* Below the recommendation the rule's severity stands; a new evaluation starts afresh. */
 	fact_int(fx, NF_MAX, 4096);
+	fact_int(fx, NF_COUNT, 1000);
 	evaluate_ok(fx);
 	f = &fx->fd.items[0];
 	assert_false(f->kept);
-	assert_int_equal(f->severity, HT_SEV_WARNING);
+	assert_int_equal(f->severity, HT_SEV_INFO);
 	assert_int_equal(f->current.i, 4096);
 	assert_string_equal(f->explanation, "Recommended 65536.");
+}
+
+/* remedy renders like explain; lever must name a rule; both need a target. */
+static void test_remedy_lever(void **state)
+{
+	struct fx *fx = *state;
+	const struct ht_finding *f;
+
+	load_ok(fx, "[t.tw]\n"
+	            "target = sysctl " NF_TW "\n"
+	            "value = 30\n"
+	            "[t.max]\n"
+	            "target = sysctl " NF_MAX "\n"
+	            "value = 65536\n"
+	            "severity = \"warning\"\n"
+	            "remedy = Raise the owner's knob to {t.max / 4}.{?" NF_MAX " > 1} It has {" NF_MAX "}.{/?}\n"
+	            "lever = " NF_TW " > 30 ? \"t.tw\" : \"\"\n");
+	fact_int(fx, NF_MAX, 4096);
+	fact_int(fx, NF_TW, 120);
+	evaluate_ok(fx);
+	f = finding(fx, "t.max");
+	/* 65536 / 4 = 16384 */
+	assert_string_equal(f->remedy, "Raise the owner's knob to 16384. It has 4096.");
+	assert_string_equal(f->lever, "t.tw");
+	/* TIME_WAIT already 30: the lever expression gives "", no lever. */
+	fact_int(fx, NF_TW, 30);
+	evaluate_ok(fx);
+	assert_null(finding(fx, "t.max")->lever);
+
+	/* A lever that names no rule is an error at its position. */
+	load_ok(fx, "[t.max]\n"
+	            "target = sysctl " NF_MAX "\n"
+	            "value = 65536\n"
+	            "lever = \"t.nope\"\n");
+	fact_int(fx, NF_MAX, 4096);
+	assert_int_equal(ht_ruleset_evaluate(fx->rs, fx->facts, &fx->fd, &fx->err), -EINVAL);
+	/* "lever = " is 8 bytes: the expression starts at column 9. */
+	assert_err(fx, "a.rules:4:9: lever 't.nope' is not a rule");
+
+	/* An unclosed {?...} in a remedy is reported as the remedy's. */
+	assert_int_equal(load(fx, "[t.max]\n"
+	                          "target = sysctl " NF_MAX "\n"
+	                          "value = 65536\n"
+	                          "remedy = {?" NF_MAX " > 1}open\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:4:10: '{?...}' without its '{/?}' in the remedy of rule 't.max'");
 }
 
 static void test_target_integer(void **state)
@@ -426,7 +483,8 @@ static const struct bad_case bad_cases[] = {
 	/* An unknown key points at the key itself, column 1. */
 	{ "[t.a]\nvalue = 1\ncolour = red\n", true,
 	  "a.rules:3:1: unknown key 'colour' in rule 't.a' (expected title, target, when, current, "
-	  "value, severity, explain, rationale, direction, unit, each, writable or default)" },
+	  "value, severity, explain, remedy, lever, rationale, direction, unit, each, writable or "
+	  "default)" },
 	{ "[t.a]\nvalue = 1\nvalue = 2\n", true,
 	  "a.rules:3:1: duplicate key 'value' in rule 't.a' (first on line 2)" },
 	/* "target = " is 9 bytes: column 10. */
@@ -1189,6 +1247,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_when_false, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unavailable_fact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_direction_raise, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remedy_lever, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_target_integer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_multiline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_static_errors, setup, teardown),

@@ -288,10 +288,23 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 		ret = ht_finding_fix(fi, &file, &line, &live);
 		if (ret < 0)
 			return ret;
-		if (ret > 0)
+		if (ret > 0 && fi->no_live)
+			fprintf(out, "    fix: %s in %s (%s does not exist until the module loads: "
+			        "the file applies from the next boot)\n", line, file, live);
+		else if (ret > 0)
 			fprintf(out, "    fix: %s in %s, and live in %s\n", line, file, live);
-		else if (fi->read_only)
+		else if (fi->read_only && !fi->remedy && !fi->lever)
 			fprintf(out, "    fix: none from here: this value cannot be written on this host\n");
+		if (fi->remedy) {
+			_cleanup_free_ char *t = NULL;
+
+			if (asprintf(&t, "%s: %s", ret > 0 ? "also" : "fix", fi->remedy) < 0)
+				return -ENOMEM;
+			print_wrapped(out, t, "    ", 100);
+		}
+		if (fi->lever)
+			fprintf(out, "    %s: see %s: its fix is the lever for this one\n",
+			        ret > 0 || fi->remedy ? "also" : "fix", fi->lever);
 	}
 	fprintf(out, "\n%zu critical, %zu warning, %zu info, %zu ok, %zu not applicable\n",
 	        counts[HT_SEV_CRITICAL], counts[HT_SEV_WARNING], counts[HT_SEV_INFO],
@@ -370,10 +383,12 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 				goto oom;
 			json_object_object_add(fx, "file", jstr(file));
 			json_object_object_add(fx, "line", jstr(line));
-			json_object_object_add(fx, "live", jstr(live));
+			json_object_object_add(fx, "live", fi->no_live ? NULL : jstr(live));
 			json_object_object_add(o, "fix", fx);
 		} else
 			json_object_object_add(o, "fix", NULL);
+		json_object_object_add(o, "remedy", jstr(fi->remedy));
+		json_object_object_add(o, "lever", jstr(fi->lever));
 		if (fi->applicable)
 			counts[fi->severity]++;
 		else

@@ -57,7 +57,9 @@ struct ht_cipher_run {
 	int error;             /* 0, or -EOPNOTSUPP when libcrypto refused the cipher */
 	char why[256];         /* libcrypto's reason when it refused */
 	uint64_t bytes;        /* encrypted in the fastest slice */
-	double seconds;        /* CLOCK_MONOTONIC length of the fastest slice */
+	double seconds;        /* CPU time of the measuring thread (CLOCK_THREAD_CPUTIME_ID)
+	                          in the fastest slice; a slice ends after its budget of CPU
+	                          time or 3x that of wall time */
 	double mbps;           /* bytes / 1e6 / seconds of the fastest slice: MB = 10^6 bytes */
 	double total_seconds;  /* all slices together */
 };

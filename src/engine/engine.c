@@ -274,6 +274,51 @@ static int check_rule(struct ht_ruleset *rs, struct ht_rule *r, const struct ht_
 	r->check_state = ST_DONE;
 	return 0;
 }
+/* The static checks of one template (explain or remedy) of rule @r. */
+static int check_tmpl(struct ht_ruleset *rs, const struct ht_rule *r, int key,
+                      const struct ht_tmpl_seg *segs, size_t n, struct ht_error *err)
+{
+	const char *what = key == K_REMEDY ? "remedy" : "explanation";
+	int ret;
+
+	for (size_t s = 0, depth = 0; s < n; s++) {
+		enum ht_type t;
+
+		if (segs[s].fmt == TMPL_END && depth-- == 0)
+			return ht_error_set(err, EINVAL, "%s:%u:%u: '{/?}' without an open '{?...}' "
+			                    "in the %s of rule '%s'",
+			                    r->keys[key].pos.file, r->keys[key].pos.line,
+			                    r->keys[key].pos.col, what, r->id);
+		if (segs[s].fmt == TMPL_IF)
+			depth++;
+		if (s + 1 == n && depth > 0)
+			return ht_error_set(err, EINVAL, "%s:%u:%u: '{?...}' without its '{/?}' in the "
+			                    "%s of rule '%s'", r->keys[key].pos.file,
+			                    r->keys[key].pos.line, r->keys[key].pos.col, what,
+			                    r->id);
+		if (!segs[s].expr)
+			continue;
+		ret = ht_expr_check(segs[s].expr, type_of, rs, &t, err);
+		if (ret < 0)
+			return ret;
+		if (segs[s].fmt == TMPL_IF && t != HT_T_BOOL) {
+			const struct ht_srcpos *p = ht_expr_pos(segs[s].expr);
+
+			return ht_error_set(err, EINVAL, "%s:%u:%u: type error: '{?...}' needs a "
+			                    "bool, got a %s", p->file, p->line, p->col,
+			                    ht_type_name(t));
+		}
+		if (segs[s].fmt != TMPL_PLAIN && segs[s].fmt != TMPL_IF && t != HT_T_INT) {
+			const struct ht_srcpos *p = ht_expr_pos(segs[s].expr);
+
+			return ht_error_set(err, EINVAL, "%s:%u:%u: type error: a formatted hole "
+			                    "needs a number, got a %s", p->file, p->line, p->col,
+			                    ht_type_name(t));
+		}
+	}
+	return 0;
+}
+
 
 static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 {
@@ -294,8 +339,9 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 			return ht_error_set(err, EINVAL, "%s:%u:%u: rule '%s' needs a 'value'",
 			                    r->pos.file, r->pos.line, r->pos.col, r->id);
 		if (r->kind == HT_TARGET_NONE) {
-			for (int k = K_CURRENT; k <= K_EXPLAIN; k++)
-				if (k != K_VALUE && r->keys[k].text)
+			for (int k = K_CURRENT; k < K__MAX; k++)
+				if (k != K_VALUE && k != K_RATIONALE && k != K_DIRECTION && k != K_UNIT &&
+				    k != K_EACH && k != K_WRITABLE && k != K_DEFAULT && r->keys[k].text)
 					return ht_error_set(err, EINVAL, "%s:%u:%u: '%s' needs a 'target' "
 					                    "(rule '%s' is a value only)",
 					                    r->keys[k].pos.file, r->keys[k].pos.line,
@@ -338,41 +384,13 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 			                    "give the rule a 'current'", r->keys[K_TARGET].pos.file,
 			                    r->keys[K_TARGET].pos.line, r->keys[K_TARGET].pos.col,
 			                    r->target);
-		for (size_t s = 0, depth = 0; s < r->ntmpl; s++) {
-			enum ht_type t;
-
-			if (r->tmpl[s].fmt == TMPL_END && depth-- == 0)
-				return ht_error_set(err, EINVAL, "%s:%u:%u: '{/?}' without an open '{?...}' "
-				                    "in the explanation of rule '%s'",
-				                    r->keys[K_EXPLAIN].pos.file, r->keys[K_EXPLAIN].pos.line,
-				                    r->keys[K_EXPLAIN].pos.col, r->id);
-			if (r->tmpl[s].fmt == TMPL_IF)
-				depth++;
-			if (s + 1 == r->ntmpl && depth > 0)
-				return ht_error_set(err, EINVAL, "%s:%u:%u: '{?...}' without its '{/?}' in the "
-				                    "explanation of rule '%s'", r->keys[K_EXPLAIN].pos.file,
-				                    r->keys[K_EXPLAIN].pos.line, r->keys[K_EXPLAIN].pos.col,
-				                    r->id);
-			if (!r->tmpl[s].expr)
-				continue;
-			ret = ht_expr_check(r->tmpl[s].expr, type_of, rs, &t, err);
-			if (ret < 0)
-				return ret;
-			if (r->tmpl[s].fmt == TMPL_IF && t != HT_T_BOOL) {
-				const struct ht_srcpos *p = ht_expr_pos(r->tmpl[s].expr);
-
-				return ht_error_set(err, EINVAL, "%s:%u:%u: type error: '{?...}' needs a "
-				                    "bool, got a %s", p->file, p->line, p->col,
-				                    ht_type_name(t));
-			}
-			if (r->tmpl[s].fmt != TMPL_PLAIN && r->tmpl[s].fmt != TMPL_IF && t != HT_T_INT) {
-				const struct ht_srcpos *p = ht_expr_pos(r->tmpl[s].expr);
-
-				return ht_error_set(err, EINVAL, "%s:%u:%u: type error: a formatted hole "
-				                    "needs a number, got a %s", p->file, p->line, p->col,
-				                    ht_type_name(t));
-			}
-		}
+		ret = check_tmpl(rs, r, K_EXPLAIN, r->tmpl, r->ntmpl, err);
+		if (ret >= 0)
+			ret = check_tmpl(rs, r, K_REMEDY, r->remedy, r->nremedy, err);
+		if (ret >= 0)
+			ret = check_expr(rs, &r->keys[K_LEVER], HT_T_STR, "'lever'", err);
+		if (ret < 0)
+			return ret;
 	}
 	rs->check_each = false;
 	rs->checked = true;
@@ -578,7 +596,8 @@ static void collapse_blanks(char *s)
 	*w = '\0';
 }
 
-static int render(struct ht_ruleset *rs, const struct ht_rule *r, char **out, struct ht_error *err)
+static int render(struct ht_ruleset *rs, const struct ht_tmpl_seg *segs, size_t nsegs, char **out,
+                  struct ht_error *err)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0, cap = 0;
@@ -587,8 +606,8 @@ static int render(struct ht_ruleset *rs, const struct ht_rule *r, char **out, st
 	if ((ret = append(&buf, &len, &cap, "", 0)) < 0)
 		return ret;
 	/* skip > 0 inside a {?COND} whose COND is false (or unavailable) */
-	for (size_t i = 0, depth = 0, skip = 0; i < r->ntmpl; i++) {
-		const struct ht_tmpl_seg *seg = &r->tmpl[i];
+	for (size_t i = 0, depth = 0, skip = 0; i < nsegs; i++) {
+		const struct ht_tmpl_seg *seg = &segs[i];
 		struct ht_value v = { 0 };
 		_cleanup_free_ char *s = NULL;
 
@@ -663,6 +682,18 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 		ret = lookup(r->target, &r->pos, &f->current, err, rs);
 	if (ret < 0 && ret != -ENODATA)
 		return ret;
+	if (r->target && r->keys[K_CURRENT].expr &&
+	    (r->kind == HT_TARGET_SYSCTL || r->kind == HT_TARGET_MODULE)) {
+		/* The rule judges another value (what a module will load with): no live one now. */
+		struct ht_value tv = { 0 };
+
+		ret = lookup(r->target, &r->pos, &tv, err, rs);
+		if (ret < 0 && ret != -ENODATA)
+			return ret;
+		f->no_live = ret == -ENODATA;
+		ht_value_clear(&tv);
+		err->msg[0] = '\0';
+	}
 	ht_value_clear(&sev);
 	if (r->keys[K_VALUE].expr) {
 		ret = rule_value(rs, r, &f->recommended, err);
@@ -706,11 +737,45 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 	    ht_type_is_number(f->recommended.type) &&
 	    ht_value_as_double(&f->current) > ht_value_as_double(&f->recommended)) {
 		f->kept = true;
-		f->severity = HT_SEV_OK;
+		/* Nothing to raise; a warning or critical (a full table) stands, with its remedy. */
+		if (f->severity < HT_SEV_WARNING)
+			f->severity = HT_SEV_OK;
 	}
-	ret = render(rs, r, &f->explanation, err);
+	ret = render(rs, r->tmpl, r->ntmpl, &f->explanation, err);
 	if (ret < 0)
 		return ret;
+	if (r->nremedy > 0) {
+		ret = render(rs, r->remedy, r->nremedy, &f->remedy, err);
+		if (ret < 0)
+			return ret;
+		if (!*f->remedy) {
+			free(f->remedy);
+			f->remedy = NULL;
+		}
+	}
+	if (r->keys[K_LEVER].expr) {
+		struct ht_value lv = { 0 };
+
+		ret = eval_key(rs, &r->keys[K_LEVER], &lv, err);
+		if (ret < 0 && ret != -ENODATA)
+			return ret;
+		if (ret == 0 && lv.s[0]) {
+			if (!ht_ruleset_find(rs, lv.s)) {
+				const struct ht_srcpos *p = &r->keys[K_LEVER].pos;
+
+				ret = ht_error_set(err, EINVAL, "%s:%u:%u: lever '%s' is not a rule", p->file,
+				                   p->line, p->col, lv.s);
+				ht_value_clear(&lv);
+				return ret;
+			}
+			f->lever = strdup(lv.s);
+			if (!f->lever) {
+				ht_value_clear(&lv);
+				return -ENOMEM;
+			}
+		}
+		ht_value_clear(&lv);
+	}
 	if (f->kept) {
 		_cleanup_free_ char *cur = ht_value_display(&f->current);
 		_cleanup_free_ char *rec = ht_value_display(&f->recommended);
@@ -718,7 +783,7 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 
 		if (!cur || !rec ||
 		    asprintf(&n, "%s%sThe host already has %s, more than the %s recommended here; "
-		             "hosttune never lowers it (the admin chose more).", f->explanation,
+		             "hosttune never lowers it.", f->explanation,
 		             *f->explanation ? "\n" : "", cur, rec) < 0)
 			return -ENOMEM;
 		free(f->explanation);
@@ -741,6 +806,8 @@ void ht_findings_free(struct ht_findings *f)
 		ht_value_clear(&f->items[i].kernel_default);
 		free(f->items[i].reason);
 		free(f->items[i].explanation);
+		free(f->items[i].remedy);
+		free(f->items[i].lever);
 		free(f->items[i].instance);
 		free(f->items[i].boot_value);
 		free(f->items[i].boot_source);

@@ -20,6 +20,8 @@ enum {
 	K_EACH,
 	K_WRITABLE,
 	K_DEFAULT,
+	K_REMEDY,
+	K_LEVER,
 	K__MAX,
 };
 
@@ -50,8 +52,10 @@ struct ht_rule {
 	bool only_raise;
 	bool each_nic; /* `each = nic`: evaluated once per network interface */
 	struct ht_key keys[K__MAX];
-	struct ht_tmpl_seg *tmpl;
+	struct ht_tmpl_seg *tmpl;     /* explain */
 	size_t ntmpl;
+	struct ht_tmpl_seg *remedy;   /* remedy: the same template language */
+	size_t nremedy;
 
 	/* ht_ruleset_check() */
 	int check_state;

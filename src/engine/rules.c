@@ -14,7 +14,7 @@ static const char *const key_names[K__MAX] = {
 	[K_CURRENT] = "current",   [K_VALUE] = "value",       [K_SEVERITY] = "severity",
 	[K_EXPLAIN] = "explain",   [K_RATIONALE] = "rationale", [K_DIRECTION] = "direction",
 	[K_UNIT] = "unit",         [K_EACH] = "each",         [K_WRITABLE] = "writable",
-	[K_DEFAULT] = "default",
+	[K_DEFAULT] = "default",   [K_REMEDY] = "remedy",     [K_LEVER] = "lever",
 };
 
 static const char *const severity_names[] = {
@@ -108,6 +108,7 @@ static void rule_free(struct ht_rule *r)
 		ht_expr_free(r->keys[k].expr);
 	}
 	tmpl_free(r->tmpl, r->ntmpl);
+	tmpl_free(r->remedy, r->nremedy);
 	ht_value_clear(&r->val);
 	free(r);
 }
@@ -428,35 +429,44 @@ static int append_text(char **dst, const char *sep, const char *text)
 	return 0;
 }
 
-static int tmpl_add(struct ht_rule *r, const char *text, size_t len, struct ht_expr *e, int fmt,
+/* A template being parsed: the segments of a rule's explain or remedy. */
+struct tmpl_dst {
+	struct ht_tmpl_seg **segs;
+	size_t *n;
+};
+
+static int tmpl_add(struct tmpl_dst d, const char *text, size_t len, struct ht_expr *e, int fmt,
                     int prec)
 {
-	struct ht_tmpl_seg *n = realloc(r->tmpl, (r->ntmpl + 1) * sizeof(*n));
+	struct ht_tmpl_seg *n = realloc(*d.segs, (*d.n + 1) * sizeof(*n));
 
 	if (!n) {
 		ht_expr_free(e);
 		return -ENOMEM;
 	}
-	r->tmpl = n;
-	n[r->ntmpl] = (struct ht_tmpl_seg){ .expr = e, .fmt = fmt, .prec = prec };
+	*d.segs = n;
+	n[*d.n] = (struct ht_tmpl_seg){ .expr = e, .fmt = fmt, .prec = prec };
 	if (text) {
-		n[r->ntmpl].text = strndup(text, len);
-		if (!n[r->ntmpl].text) {
+		n[*d.n].text = strndup(text, len);
+		if (!n[*d.n].text) {
 			ht_expr_free(e);
 			return -ENOMEM;
 		}
 	}
-	r->ntmpl++;
+	(*d.n)++;
 	return 0;
 }
 
 /*
- * One line of an explanation template: text with {EXPR} or {EXPR|FORMAT}
- * holes; "{{" and "}}" stand for literal braces. Holes cannot span lines, so
- * every expression keeps an exact line and column.
+ * One line of an explanation (or remedy) template: text with {EXPR} or
+ * {EXPR|FORMAT} holes; "{{" and "}}" stand for literal braces. Holes cannot
+ * span lines, so every expression keeps an exact line and column.
  */
-static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, const char *line, unsigned col)
+static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, int key, const char *line,
+                           unsigned col)
 {
+	struct tmpl_dst d = key == K_REMEDY ? (struct tmpl_dst){ &r->remedy, &r->nremedy } :
+	                                      (struct tmpl_dst){ &r->tmpl, &r->ntmpl };
 	const char *p = line;
 	_cleanup_free_ char *lit = NULL;
 	size_t litlen = 0;
@@ -466,7 +476,7 @@ static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, const char *li
 	if (!lit)
 		return -ENOMEM;
 	/* Continuation lines are one paragraph; the text report wraps it. */
-	if (r->ntmpl > 0 && (ret = tmpl_add(r, " ", 1, NULL, 0, 0)) < 0)
+	if (*d.n > 0 && (ret = tmpl_add(d, " ", 1, NULL, 0, 0)) < 0)
 		return ret;
 	while (*p) {
 		if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
@@ -517,7 +527,7 @@ static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, const char *li
 				return load_fail(c, c->lineno, col + (unsigned)(bar + 1 - line), EINVAL,
 				                 "unknown format '%s' (expected bytes, pct or .N)", fs);
 		}
-		if (litlen > 0 && (ret = tmpl_add(r, lit, litlen, NULL, 0, 0)) < 0)
+		if (litlen > 0 && (ret = tmpl_add(d, lit, litlen, NULL, 0, 0)) < 0)
 			return ret;
 		litlen = 0;
 		src = strndup(start, (size_t)((bar ? bar : end) - start));
@@ -526,7 +536,7 @@ static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, const char *li
 		pos = (struct ht_srcpos){ .file = c->file, .line = c->lineno,
 		                          .col = col + (unsigned)(start - line) };
 		if (strcmp(src, "/?") == 0) {
-			if ((ret = tmpl_add(r, NULL, 0, NULL, TMPL_END, 0)) < 0)
+			if ((ret = tmpl_add(d, NULL, 0, NULL, TMPL_END, 0)) < 0)
 				return ret;
 			p = end + 1;
 			continue;
@@ -541,12 +551,12 @@ static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, const char *li
 			c->ret = ret;
 			return ret;
 		}
-		if ((ret = tmpl_add(r, NULL, 0, e, fmt, prec)) < 0)
+		if ((ret = tmpl_add(d, NULL, 0, e, fmt, prec)) < 0)
 			return ret;
 		p = end + 1;
 	}
 	if (litlen > 0)
-		return tmpl_add(r, lit, litlen, NULL, 0, 0);
+		return tmpl_add(d, lit, litlen, NULL, 0, 0);
 	return 0;
 }
 
@@ -622,6 +632,7 @@ static int finish_key(struct load_ctx *c)
 	case K_SEVERITY:
 	case K_WRITABLE:
 	case K_DEFAULT:
+	case K_LEVER:
 		ret = ht_expr_parse(k->text, &k->pos, &k->expr, c->err);
 		if (ret < 0)
 			c->ret = ret;
@@ -658,20 +669,20 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 			p++;
 		return load_fail(c, c->lineno, (unsigned)(p - c->raw) + 1, EINVAL,
 		                 "unknown key '%s' in rule '%s' (expected title, target, when, current, "
-		                 "value, severity, explain, rationale, direction, unit, each, "
-		                 "writable or default)",
+		                 "value, severity, explain, remedy, lever, rationale, direction, "
+		                 "unit, each, writable or default)",
 		                 name, r->id);
 	}
 	if (continuation) {
-		if (k == K_EXPLAIN)
-			return tmpl_parse_line(c, r, value, col);
+		if (k == K_EXPLAIN || k == K_REMEDY)
+			return tmpl_parse_line(c, r, k, value, col);
 		if (k == K_RATIONALE || k == K_TITLE) {
 			if (key_fits(c, r->keys[k].text, 1 + strlen(value), k, col) < 0)
 				return c->ret;
 			return append_text(&r->keys[k].text, k == K_TITLE ? " " : "\n", value);
 		}
 		if (k == K_WHEN || k == K_CURRENT || k == K_VALUE || k == K_SEVERITY ||
-		    k == K_WRITABLE || k == K_DEFAULT) {
+		    k == K_WRITABLE || k == K_DEFAULT || k == K_LEVER) {
 			/* The newline and the padding to @col are part of the text. */
 			if (key_fits(c, r->keys[k].text, col + strlen(value), k, col) < 0)
 				return c->ret;
@@ -708,7 +719,8 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 			                 "expected 'raise' or 'any', found '%s'", value);
 		return 0;
 	case K_EXPLAIN:
-		return tmpl_parse_line(c, r, value, col);
+	case K_REMEDY:
+		return tmpl_parse_line(c, r, k, value, col);
 	default:
 		return 0;
 	}

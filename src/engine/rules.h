@@ -136,11 +136,18 @@ struct ht_finding {
 	struct ht_value recommended; /* HT_T_NONE for advice without a value */
 	bool kept;                /* only-raise: the host already has more; nothing to change */
 	bool read_only;           /* `writable` is false here (e.g. in a container): no fix */
+	bool no_live;             /* the target's live value does not exist now (nf_conntrack not
+	                             loaded yet): the files apply when it appears, no live write */
 	struct ht_value kernel_default; /* `default`: the value the kernel boots with, or NONE */
 	char *boot_value;         /* what the boot configuration sets, when it differs from
 	                             current (ht_findings_add_boot(), persist/verify.h), else NULL */
 	char *boot_source;        /* FILE:LINE of boot_value */
 	char *explanation;        /* rendered template, may hold newlines; never NULL when applicable */
+	char *remedy;             /* rendered `remedy`: what fixes it when hosttune writes no file
+	                             (the owner and its knob, the hypervisor, the hardware); NULL
+	                             when the rule has none or it renders empty */
+	char *lever;              /* `lever`: id of the rule whose fix resolves this finding (e.g.
+	                             conntrack.time_wait for a table too small), NULL for none */
 };
 
 struct ht_findings {

@@ -511,7 +511,7 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 		st->f = f;
 		st->act = in_only(only, rule->id) && !f->kept;
 		st->value = ht_value_display(&f->recommended);
-		if (f->current.type != HT_T_NONE)
+		if (f->current.type != HT_T_NONE && !f->no_live)
 			st->current = ht_value_display(&f->current);
 		if (rule->kind == HT_TARGET_CHANNELS) {
 			if (asprintf(&st->full_key, "nic.%s.%s", f->instance,
@@ -520,7 +520,8 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 			st->key = st->full_key;
 		} else
 			st->key = rule->target;
-		if (!st->value || !st->key || (f->current.type != HT_T_NONE && !st->current)) {
+		if (!st->value || !st->key ||
+		    (f->current.type != HT_T_NONE && !f->no_live && !st->current)) {
 			ns++;
 			r = -ENOMEM;
 			goto out;

@@ -148,7 +148,7 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 	const struct ht_conf_key *k = ht_conf_find(sys, key);
 	const struct ht_conf_assign *eff = k ? ht_conf_effective(k) : NULL;
 	const struct ht_conf_assign *ours = NULL;
-	_cleanup_free_ char *live = fi->current.type != HT_T_NONE ?
+	_cleanup_free_ char *live = fi->current.type != HT_T_NONE && !fi->no_live ?
 	                            ht_value_display(&fi->current) : NULL;
 	const char *state = fact_str(facts, "conntrack.module");
 	bool builtin = state && strcmp(state, "builtin") == 0;
@@ -204,6 +204,9 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 	}
 	if (problem)
 		return 0;
+	if (fi->no_live)
+		return add(r, HT_VERIFY_OK, "holds", key, "%s = %s at boot (%s:%u); no live value "
+		           "until nf_conntrack loads", key, eff->value, conf_name(eff->file), eff->line);
 	return add(r, HT_VERIFY_OK, "holds", key, "%s = %s live and at boot (%s:%u)", key,
 	           live ? live : eff->value, conf_name(eff->file), eff->line);
 }
@@ -450,7 +453,8 @@ int ht_findings_add_boot(struct ht_findings *f, const char *root)
 			}
 			continue;
 		}
-		if (fi->current.type != HT_T_NONE && !(live = ht_value_display(&fi->current))) {
+		if (fi->current.type != HT_T_NONE && !fi->no_live &&
+		    !(live = ht_value_display(&fi->current))) {
 			ret = -ENOMEM;
 			break;
 		}

@@ -1,0 +1,207 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The verdict is one story, on every host: a property test over every
+# fixture tree (tests/fixtures/*/root), every field host given as a facts
+# file (tests/fixtures/verdict/*.facts), every shipped profile and a few
+# workloads (the profile's own, 1, 800 and 5000 new connections/s). For each
+# applicable finding of `audit --format json`:
+#
+#   P1 no text a user reads holds a placeholder: "(unavailable)", a brace,
+#      a blank before a full stop, comma or colon, or two blanks in a row;
+#   P2 warning or critical says what fixes it: a fix (file line), a remedy
+#      (the owner's knob, the hypervisor), or a lever that names a finding of
+#      the same report which itself has a fix or a remedy;
+#   P3 ok has nothing to do: no fix and no lever;
+#   P4 a fix changes something: recommended differs from current, and a
+#      kept finding (the host has more) offers no fix;
+#   P5 a table at its cap (values conntrack.pinned) makes conntrack.max
+#      critical, one at 90% or more (conntrack.near_cap) at least a warning,
+#      whoever sized it;
+#   P6 a value kube-proxy owns (conntrack.owned) gets no sysctl.d fix, a
+#      remedy naming kube-proxy's knob, and a text that names kube-proxy;
+#   P7 the exit status is 1 exactly when a finding is at warning or above
+#      (the default --fail-on), else 0.
+# The field hosts' exact figures are asserted below the property loop.
+. "$(dirname "$0")/lib.sh"
+
+hosts=""
+for d in "$FIXTURES"/*/root; do hosts="$hosts root:$d"; done
+for f in "$FIXTURES"/verdict/*.facts; do hosts="$hosts facts:$f"; done
+profiles=$(cd "$HT_RULES_DIR/profiles" && ls ./*.profile | sed 's|^\./||; s|\.profile$||')
+
+# The checks, as one jq program over a report; prints one line per violation.
+cat >"$TMP/props.jq" <<'EOF'
+def bad_text: test("\\(unavailable\\)|[{}]| [.,:;]|  ");
+. as $r
+| ($r.findings | map({key: .rule, value: .}) | from_entries) as $by
+| $r.findings[] | select(.applicable) | . as $f
+| (
+    (if ((.explanation // "") | bad_text) then "P1 explanation: \(.explanation)" else empty end),
+    (if ((.remedy // "") | bad_text) then "P1 remedy: \(.remedy)" else empty end),
+    (if (.severity == "warning" or .severity == "critical")
+        and .fix == null and .remedy == null
+        and ((.lever // null) == null
+             or ($by[.lever] == null)
+             or ($by[.lever].fix == null and $by[.lever].remedy == null))
+     then "P2 \(.severity) without a fix, remedy or lever" else empty end),
+    (if .severity == "ok" and (.fix != null or .lever != null)
+     then "P3 ok with a fix or lever" else empty end),
+    (if .fix != null and .recommended == .current then "P4 fix that changes nothing" else empty end),
+    (if .kept and .fix != null then "P4 kept with a fix" else empty end),
+    (if .rule == "conntrack.max" and $r.values["conntrack.pinned"] == true
+        and .severity != "critical" then "P5 full table is \(.severity)" else empty end),
+    (if .rule == "conntrack.max" and $r.values["conntrack.near_cap"] == true
+        and (.severity == "ok" or .severity == "info")
+     then "P5 table at 90% or more is \(.severity)" else empty end),
+    (if .rule == "conntrack.max" and $r.values["conntrack.owned"] == true
+        and (.fix != null
+             or (.recommended > .current
+                 and ((.remedy // "") | test("--conntrack-max-per-core") | not))
+             or (.explanation | test("kube-proxy") | not))
+     then "P6 owned value: fix \(.fix), remedy \(.remedy)" else empty end)
+  )
+| "\($f.rule)\(if $f.instance then "[\($f.instance)]" else "" end): \(.)"
+EOF
+
+nruns=0
+for h in $hosts; do
+	case "$h" in
+	root:*) src="--root ${h#root:}"; name=${h#root:}; name=${name%/root}; name=${name##*/} ;;
+	facts:*) src="--facts ${h#facts:}"; name=${h##*/} ;;
+	esac
+	for p in $profiles; do
+		for set in "" workload.conn_rate=1 workload.conn_rate=800 workload.conn_rate=5000; do
+			what="$name, profile $p${set:+, --set $set}"
+			# shellcheck disable=SC2086
+			ht $src --no-measure --profile "$p" ${set:+--set "$set"} --format json audit \
+				>"$TMP/r.json" 2>"$TMP/r.err"
+			rc=$?
+			# Trees that are not a host's (the reader fixtures: no RAM, no kernel).
+			if [ "$rc" -eq 3 ] && grep -q "not a host's tree" "$TMP/r.err"; then
+				continue
+			fi
+			nruns=$((nruns + 1))
+			if ! jq -e . "$TMP/r.json" >/dev/null 2>&1; then
+				not_ok "$what: audit printed a report" "exit $rc" "$(head -c 300 "$TMP/r.err")"
+				continue
+			fi
+			jq -r -f "$TMP/props.jq" "$TMP/r.json" >"$TMP/v" 2>&1
+			if [ -s "$TMP/v" ]; then
+				not_ok "$what: one story" "$(head -n 5 "$TMP/v")"
+			else
+				ok "$what: one story"
+			fi
+			worst=$(jq -r '.summary.worst' "$TMP/r.json")
+			case "$worst" in warning | critical) want=1 ;; *) want=0 ;; esac
+			expect_eq "$what: exit status for worst=$worst" "$want" "$rc"
+		done
+	done
+done
+[ "$nruns" -ge 100 ] && ok "the property ran over $nruns host/profile/workload runs" ||
+	not_ok "the property ran over enough runs" "only $nruns"
+
+# ---- the field hosts, figure by figure ----
+j() { jq -r "$1" "$TMP/f.json"; }
+aud() { ht --no-measure "$@" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"; }
+
+# 1. A full kube-proxy table on a 24-CPU 3.10 node, 64 GiB: 786432 of 786432.
+# kube-proxy's max(32768 x 24, 131072) = 786432, hashsize 786432 / 4 = 196608.
+# Full, so demand >= 786432: need 786433 -> pow2ceil 1048576; the budget
+# 68719476736 x 0.05 / (320 + 8) = 10475860 -> 2^23 = 8388608 does not cap it.
+# kube-proxy owns the value: no sysctl.d line, its knob instead:
+# 1048576 / 24 = 43690.67 -> --conntrack-max-per-core=43691.
+aud --facts "$FIXTURES/verdict/kube-full-310.facts"
+expect_eq "kube full: conntrack.max critical" critical \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .severity')"
+expect_eq "kube full: recommended 1048576" 1048576 \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .recommended')"
+expect_eq "kube full: no sysctl.d fix for kube-proxy's value" null \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .fix')"
+expect_contains "kube full: remedy gives the per-core figure" "--conntrack-max-per-core=43691" \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .remedy')"
+expect_contains "kube full: attributed to kube-proxy" "most likely set by kube-proxy" \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .explanation')"
+ht --no-measure --facts "$FIXTURES/verdict/kube-full-310.facts" plan >"$TMP/plan" 2>&1
+if grep -q 'nf_conntrack_max' "$TMP/plan"; then
+	not_ok "kube full: plan writes no nf_conntrack_max line" "$(grep nf_conntrack_max "$TMP/plan")"
+else
+	ok "kube full: plan writes no nf_conntrack_max line"
+fi
+
+# 2. A 10-CPU node on 5.15 with kube-proxy's 327680 = max(32768 x 10, 131072)
+# and the kernel's own 262144 buckets (>= 327680 / 4 = 81920: kube-proxy left
+# hashsize alone): kube-proxy's, not "a write to the sysctl".
+aud --facts "$FIXTURES/verdict/kube-10cpu-515.facts"
+expect_eq "kube 10 CPUs: owned" true "$(j '.values["conntrack.owned"]')"
+expect_contains "kube 10 CPUs: attributed to kube-proxy" "most likely set by kube-proxy" \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .explanation')"
+
+# 1. 4092 of 4096 (99.9%) with no drop yet: 4092 x 10 = 40920 >= 4096 x 9 =
+# 36864, so at least a warning, even with a workload the table admits
+# (1/s x burst 2 = 2/s against a ceiling of 4096 / 120 = 34/s).
+aud --facts "$FIXTURES/verdict/near-full.facts" --set workload.conn_rate=1
+expect_eq "99.9% full: conntrack.max warning" warning \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .severity')"
+
+# 1. The Garage VM, full (4096 of 4096), with a workload of 1 connection/s:
+# the working set 1 x 30 x 3 = 90 says nothing; the full table says demand
+# >= 4096: need 4097 -> 8192, within the budget of 65536.
+aud --root "$FIXTURES/garage-vm/root" --profile garage --set workload.conn_rate=1
+expect_eq "garage full, 1/s: critical" critical \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .severity')"
+expect_eq "garage full, 1/s: fix raises to 8192" "net.netfilter.nf_conntrack_max = 8192" \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .fix.line')"
+
+# 8. 262144 entries, TIME_WAIT 120, garage at 800/s: ceiling 262144 / 120 =
+# 2184 < 800 x 3 = 2400, a warning; the working set 800 x 30 x 3 = 72000 ->
+# 131072 is below the kernel's 262144, so the table needs no more entries:
+# at TIME_WAIT 30 it admits 262144 / 30 = 8738/s. The lever is TIME_WAIT.
+aud --facts "$FIXTURES/verdict/big-515.facts" --profile garage --set workload.conn_rate=800
+expect_eq "262144 at 800/s: warning" warning \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .severity')"
+expect_eq "262144 at 800/s: lever" conntrack.time_wait \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .lever')"
+expect_contains "262144 at 800/s: says the table is large enough" "262144 / 30 s = 8738 new" \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .explanation')"
+
+# 3. First boot: nf_conntrack in modules.dep, not loaded. 503316480 / 16384 /
+# 8 = 3840 -> 4096 buckets, max 4096, TIME_WAIT 120: 4096 / 120 = 34/s.
+aud --root "$FIXTURES/first-boot/root" --profile garage
+expect_eq "first boot: conntrack.max judged" "4096 critical" \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | "\(.current) \(.severity)"')"
+expect_contains "first boot: says the module is not loaded yet" "nf_conntrack is not loaded yet" \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .explanation')"
+expect_contains "first boot: ceiling of the table it will load with" "4096 / 120 s = 34 new" \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .explanation')"
+expect_eq "first boot: no live write offered" null \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .fix.live')"
+cp -a "$FIXTURES/first-boot/root" "$TMP/fb"
+ht --no-measure --root "$TMP/fb" --profile garage apply >"$TMP/apply" 2>&1
+expect_eq "first boot: apply exits 0" 0 $?
+expect_contains "first boot: apply writes modules-load.d" \
+	"created /etc/modules-load.d/hosttune.conf" "$(cat "$TMP/apply")"
+expect_eq "first boot: sysctl.d has the max" "net.netfilter.nf_conntrack_max = 32768" \
+	"$(grep '^net.netfilter.nf_conntrack_max' "$TMP/fb/etc/sysctl.d/90-hosttune.conf")"
+ht --no-measure --root "$TMP/fb" --profile garage verify >"$TMP/verify" 2>&1
+expect_eq "first boot: verify after apply exits 0" 0 $?
+expect_contains "first boot: verify says it holds at boot" \
+	"net.netfilter.nf_conntrack_max = 32768 at boot" "$(cat "$TMP/verify")"
+
+# 3. No nf_conntrack at all: modules.dep without it, not built in.
+mkdir -p "$TMP/nocont"
+cp -a "$FIXTURES/first-boot/root/." "$TMP/nocont/"
+rel=5.15.0-91-generic
+mv "$TMP/nocont/lib/modules/$rel/kernel/net/netfilter/nf_conntrack.ko" \
+	"$TMP/nocont/lib/modules/$rel/kernel/net/netfilter/nf_tables.ko"
+if command -v depmod >/dev/null 2>&1 && depmod -b "$TMP/nocont" "$rel" 2>/dev/null; then
+	aud --root "$TMP/nocont" --profile garage
+	expect_eq "no nf_conntrack: module state" absent "$(j '.values["conntrack.absent"] | if . then "absent" else "?" end')"
+	expect_contains "no nf_conntrack: said so" "no nf_conntrack" \
+		"$(j '.findings[] | select(.rule == "conntrack.presence") | .explanation')"
+	expect_eq "no nf_conntrack: no conntrack sizing finding" "" \
+		"$(j '.findings[] | select(.rule == "conntrack.max") | .rule')"
+else
+	echo "# SKIP no nf_conntrack: depmod not available"
+fi
+
+finish
