@@ -166,7 +166,7 @@ echo 32768 >"$TMP/kp/$NF/nf_conntrack_buckets"
 echo 32768 >"$TMP/kp/sys/module/nf_conntrack/parameters/hashsize"
 verify kp
 expect_contains "kube-proxy owns nf_conntrack_max" \
-	"nf_conntrack_max 131072 matches kube-proxy's formula (max(32768 x CPUs, 131072), hashsize max / 4): kube-proxy rewrites it when it starts, so sysctl.d is futile; set kube-proxy's --conntrack-max-per-core (conntrack.maxPerCore) instead" \
+	"nf_conntrack_max 131072 matches kube-proxy's formula (max(32768 x CPUs, 131072), hashsize at least max / 4): kube-proxy rewrites it when it starts, so sysctl.d is futile; set kube-proxy's --conntrack-max-per-core (conntrack.maxPerCore) instead" \
 	"$(problems kp)"
 
 # A hand edit of hosttune's file since apply.

@@ -316,7 +316,7 @@ static int check_kube_proxy(struct ht_verify_report *r, struct ht_ruleset *rs,
 		return 0;
 	ret = v.b ? add(r, HT_VERIFY_PROBLEM, "other-manager", "net.netfilter.nf_conntrack_max",
 	                "nf_conntrack_max %s matches kube-proxy's formula (max(32768 x CPUs, "
-	                "131072), hashsize max / 4): kube-proxy rewrites it when it starts, so "
+	                "131072), hashsize at least max / 4): kube-proxy rewrites it when it starts, so "
 	                "sysctl.d is futile; set kube-proxy's --conntrack-max-per-core "
 	                "(conntrack.maxPerCore) instead", max ? max : "?") : 0;
 	ht_value_clear(&v);
