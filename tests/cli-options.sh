@@ -92,6 +92,12 @@ done
 # An abbreviation of two options: --p is --profile or --persist-only (--help order).
 refused "ambiguous --p" "hosttune: ambiguous option '--p': --profile, --persist-only$U" --p x audit
 refused "unknown --bogus=1" "hosttune: unknown option '--bogus=1'$U" --bogus=1 audit
+refused "abbreviation with an argument it does not take" \
+	"hosttune: --force: takes no argument, got 'yes'$U" --forc=yes apply
+# Inside a cluster of short options, after a long option: still the letter.
+refused "-z inside -nz after --force" "hosttune: unknown option '-z'$U" --force -nz apply
+refused "-R (--rules has no short form) after --force" "hosttune: unknown option '-R'$U" \
+	--force -R x apply
 
 # ---- which command takes which option: hosttune(8) against the binary ----
 # The table "|  COMMAND" then ":  --opt --opt ..." in OPTIONS BY COMMAND.

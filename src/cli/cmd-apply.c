@@ -254,7 +254,7 @@ int cmd_revert(const struct options *o)
 	}
 	/* Refused or nothing there: nothing changed, nothing to print. */
 	if (o->json && r != -ENOENT && r != -EBADMSG &&
-	    cli_print_json(revert_json(o, text ? text : (char[]){ "" }, r >= 0)) != 0)
+	    cli_print_json(revert_json(o, text, r >= 0)) != 0)
 		return EXIT_COLLECT;
 	if (r < 0) {
 		const char *msg = err.msg[0] ? err.msg : strerror(-r);

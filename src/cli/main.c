@@ -243,34 +243,41 @@ static void given_add(struct given *g, const struct opt *opt)
 	g->v[g->n++] = opt;
 }
 
-/* The usage error of an option getopt_long() refused: unknown, or its argument. */
+/*
+ * The usage error of an option getopt_long() refused (@c is ':' or '?'):
+ * a missing argument, an argument to a long option that takes none, an
+ * ambiguous abbreviation, an unknown option.
+ */
 static int bad_option(int c, char **argv)
 {
-	const char *arg = argv[optind - 1];
 	const struct opt *opt = optopt ? opt_by_val(optopt) : NULL;
+	/* The word getopt_long() stopped at, when it is a long option (it is past it then). */
+	const char *arg = argv[optind - 1];
+	const char *name = strncmp(arg, "--", 2) == 0 ? arg + 2 : NULL;
+	size_t len = name ? strcspn(name, "=") : 0;
 
 	if (c == ':' && opt)
 		return cli_usage_error("--%s: missing argument", opt->o.name);
-	/* A long option given an argument it does not take: --force=yes. */
-	if (opt && strncmp(arg, "--", 2) == 0 && strchr(arg, '='))
+	/* --force=yes; for a short option (-z, or -nz inside a cluster) @arg is another word. */
+	if (opt && name && name[len] == '=' && len > 0 && strncmp(opt->o.name, name, len) == 0)
 		return cli_usage_error("--%s: takes no argument, got '%s'", opt->o.name,
-		                       strchr(arg, '=') + 1);
-	if (optopt && strncmp(arg, "--", 2) != 0)
+		                       name + len + 1);
+	if (optopt)
 		return cli_usage_error("unknown option '-%c'", optopt);
-	if (strncmp(arg, "--", 2) == 0) {
+	if (name && len > 0) {
 		/* An abbreviation of more than one: "--p" is --profile or --persist-only. */
-		size_t len = strcspn(arg + 2, "="), n = 0;
 		char names[256] = "";
+		size_t n = 0;
 
 		for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
-			if (len > 0 && strncmp(opts[i].o.name, arg + 2, len) == 0) {
+			if (strncmp(opts[i].o.name, name, len) == 0) {
 				size_t at = strlen(names);
 
 				snprintf(names + at, sizeof(names) - at, "%s--%s", n++ ? ", " : "",
 				         opts[i].o.name);
 			}
 		if (n > 1)
-			return cli_usage_error("ambiguous option '%.*s': %s", (int)len + 2, arg, names);
+			return cli_usage_error("ambiguous option '--%.*s': %s", (int)len, name, names);
 	}
 	return cli_usage_error("unknown option '%s'", arg);
 }
