@@ -204,20 +204,23 @@ bad_args "unknown long option" "hosttune: unknown option '--bogus'$U" --bogus au
 bad_args "unknown short option" "hosttune: unknown option '-z'$U" -z audit
 bad_args "json for rules" "hosttune: --format json: 'rules' prints text only$U" --format json rules
 
-# Nothing to collect: a --root that is missing, a file, or an empty directory -> exit 3.
-# bad_root DESCRIPTION EXPECTED-STDERR ROOT
+# A --root that is missing or a file is a usage error (exit 2, like a facts
+# file that does not exist): there is nothing to read below it. These two
+# exited 3 before issue 10; changed deliberately. An existing directory with
+# nothing to collect is a host that could not be collected: exit 3.
+# bad_root DESCRIPTION EXIT EXPECTED-STDERR ROOT
 bad_root() {
-	out=$("$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$3" audit 2>"$TMP/err")
+	out=$("$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$4" audit 2>"$TMP/err")
 	rc=$?
-	expect_eq "$1: exit 3" 3 "$rc"
-	expect_eq "$1: message" "$2" "$(cat "$TMP/err")"
+	expect_eq "$1: exit $2" "$2" "$rc"
+	expect_eq "$1: message" "$3" "$(cat "$TMP/err")"
 	expect_eq "$1: no report" "" "$out"
 }
-bad_root "missing --root" "hosttune: --root $TMP/nope: No such file or directory" "$TMP/nope"
+bad_root "missing --root" 2 "hosttune: --root $TMP/nope: No such file or directory" "$TMP/nope"
 : >"$TMP/afile"
-bad_root "--root is a file" "hosttune: --root $TMP/afile: not a directory" "$TMP/afile"
+bad_root "--root is a file" 2 "hosttune: --root $TMP/afile: not a directory" "$TMP/afile"
 mkdir "$TMP/empty"
-bad_root "--root is empty" \
+bad_root "--root is empty" 3 \
 	"hosttune: could not collect mem.total or kernel.version from $TMP/empty/proc: not a host's tree" \
 	"$TMP/empty"
 

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "cli/cli.h"
 #include "engine/facts.h"
 #include "engine/rules.h"
@@ -23,8 +25,7 @@ int cmd_apply(const struct options *o)
 	struct ht_error err = { "" };
 	int r;
 
-	if (o->facts_file && !o->dry_run)
-		return cli_usage_error("apply needs a host (live or --root), not --facts");
+	/* --facts: plan and apply --dry-run only (main.c's option table). */
 	r = cli_evaluate(o, &rs, &facts, &findings);
 	if (r)
 		goto out;
@@ -98,8 +99,6 @@ int cmd_verify(const struct options *o)
 	struct ht_verify_report report = { 0 };
 	int r;
 
-	if (o->facts_file)
-		return cli_usage_error("verify needs a host (live or --root), not --facts");
 	r = cli_evaluate(o, &rs, &facts, &findings);
 	if (r)
 		goto out;
@@ -122,16 +121,141 @@ out:
 	return r;
 }
 
+/* "PREFIX" at the start of @s: the rest, else NULL. */
+static const char *after(const char *s, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return strncmp(s, prefix, n) == 0 ? s + n : NULL;
+}
+
+/*
+ * One line of ht_revert()'s report (persist/persist.h lists them) as
+ * {"action", "kind", "target", "value", "reason", "message"}: action is
+ * restored, removed, unchanged, left, skipped or failed; kind live, file or
+ * directory (a file's path starts with '/', a live key does not); value the
+ * live value restored; reason why it was left, skipped or failed; message the
+ * line as text prints it.
+ */
+static struct json_object *revert_action(const char *line)
+{
+	static const struct {
+		const char *prefix, *action, *kind;
+	} forms[] = {
+		{ "could not remove directory ", "failed", "directory" },
+		{ "could not restore ", "failed", NULL },
+		{ "removed directory ", "removed", "directory" },
+		{ "left directory ", "left", "directory" },
+		{ "restored ", "restored", NULL },
+		{ "removed ", "removed", NULL },
+		{ "unchanged ", "unchanged", NULL },
+		{ "left ", "left", NULL },
+		{ "skipped ", "skipped", "live" },
+	};
+	struct json_object *j = json_object_new_object();
+	_cleanup_free_ char *target = NULL, *value = NULL;
+	const char *rest = NULL, *action = "other", *kind = NULL, *reason = NULL;
+
+	if (!j)
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(forms) && !rest; i++) {
+		rest = after(line, forms[i].prefix);
+		if (rest) {
+			action = forms[i].action;
+			kind = forms[i].kind;
+		}
+	}
+	if (rest) {
+		/* KEY to VALUE[: WHY] | PATH[: WHY]; keys and paths have no spaces. */
+		size_t n = strcspn(rest, kind ? ":" : " :");
+		const char *tail = rest + n;
+
+		if (!kind)
+			kind = rest[0] == '/' ? "file" : "live";
+		target = strndup(rest, n);
+		if (after(tail, " to ")) {
+			const char *v = tail + 4, *colon = strstr(v, ": ");
+
+			value = colon ? strndup(v, (size_t)(colon - v)) : strdup(v);
+			tail = colon ? colon : "";
+		}
+		if (after(tail, ": "))
+			reason = tail + 2;
+	}
+	json_object_object_add(j, "action", json_object_new_string(action));
+	json_object_object_add(j, "kind", kind ? json_object_new_string(kind) : NULL);
+	json_object_object_add(j, "target", target ? json_object_new_string(target) : NULL);
+	json_object_object_add(j, "value", value ? json_object_new_string(value) : NULL);
+	json_object_object_add(j, "reason", reason ? json_object_new_string(reason) : NULL);
+	json_object_object_add(j, "message", json_object_new_string(line));
+	return j;
+}
+
+/*
+ * revert --format json: {"changed", "complete", "root", "actions": [...]}
+ * from the report @text; changed when something was restored or removed,
+ * complete when nothing is left in the state file.
+ */
+static struct json_object *revert_json(const struct options *o, char *text, bool complete)
+{
+	struct json_object *j = json_object_new_object(), *actions = json_object_new_array();
+	bool changed = false;
+
+	if (!j || !actions) {
+		json_object_put(j);
+		json_object_put(actions);
+		return NULL;
+	}
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct json_object *a = revert_action(line);
+		const char *act;
+
+		if (!a) {
+			json_object_put(actions);
+			json_object_put(j);
+			return NULL;
+		}
+		act = json_object_get_string(json_object_object_get(a, "action"));
+		changed |= strcmp(act, "restored") == 0 || strcmp(act, "removed") == 0;
+		json_object_array_add(actions, a);
+	}
+	json_object_object_add(j, "changed", json_object_new_boolean(changed));
+	json_object_object_add(j, "complete", json_object_new_boolean(complete));
+	json_object_object_add(j, "root", o->root ? json_object_new_string(o->root) : NULL);
+	json_object_object_add(j, "actions", actions);
+	return j;
+}
+
+/*
+ * revert: the report as ht_revert() writes it, one line an action; with
+ * --format json one object (revert_json()), also when revert is incomplete.
+ */
 int cmd_revert(const struct options *o)
 {
 	struct ht_error err = { "" };
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	FILE *report = stdout;
 	int r;
 
-	if (o->facts_file)
-		return cli_usage_error("revert needs a host (live or --root), not --facts");
-	if (o->root)
+	if (o->json) {
+		report = open_memstream(&text, &len);
+		if (!report) {
+			fprintf(stderr, "hosttune: out of memory\n");
+			return EXIT_COLLECT;
+		}
+	} else if (o->root)
 		printf("below --root %s:\n", o->root);
-	r = ht_revert(o->root, o->state, stdout, &err);
+	r = ht_revert(o->root, o->state, report, &err);
+	if (o->json && fclose(report) != 0) {
+		fprintf(stderr, "hosttune: out of memory\n");
+		return EXIT_COLLECT;
+	}
+	/* Refused or nothing there: nothing changed, nothing to print. */
+	if (o->json && r != -ENOENT && r != -EBADMSG &&
+	    cli_print_json(revert_json(o, text, r >= 0)) != 0)
+		return EXIT_COLLECT;
 	if (r < 0) {
 		const char *msg = err.msg[0] ? err.msg : strerror(-r);
 

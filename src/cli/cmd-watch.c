@@ -30,8 +30,6 @@ int cmd_watch(const struct options *o)
 	_cleanup_fclose_ FILE *rec = NULL;
 	int r;
 
-	if (o->facts_file)
-		return cli_usage_error("watch samples a live host, not --facts");
 	r = cli_load_rules(o, &rs);
 	if (r)
 		return r;

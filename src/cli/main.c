@@ -12,6 +12,141 @@
 #include "persist/persist.h"
 #include "shared/util.h"
 
+/* The commands, one bit each: which command takes which option (opts[] below). */
+enum {
+	C_AUDIT = 1u << 0,
+	C_FACTS = 1u << 1,
+	C_EXPLAIN = 1u << 2,
+	C_RULES = 1u << 3,
+	C_PLAN = 1u << 4,
+	C_APPLY = 1u << 5,
+	C_REVERT = 1u << 6,
+	C_VERIFY = 1u << 7,
+	C_WATCH = 1u << 8,
+	C_ALL = (1u << 9) - 1,
+	/* audit's first half: rules, profile, facts, findings (cli_evaluate()) */
+	C_EVAL = C_AUDIT | C_PLAN | C_APPLY | C_VERIFY,
+};
+
+/* The commands; plan is apply --dry-run. */
+static const struct command {
+	const char *name;
+	unsigned bit;
+	int (*run)(const struct options *o);  /* NULL: explain, which takes a RULE */
+	bool dry_run;
+} commands[] = {
+	{ "audit", C_AUDIT, cmd_audit, false },
+	{ "facts", C_FACTS, cmd_facts, false },
+	{ "explain", C_EXPLAIN, NULL, false },
+	{ "rules", C_RULES, cmd_rules, false },
+	{ "plan", C_PLAN, cmd_apply, true },
+	{ "apply", C_APPLY, cmd_apply, false },
+	{ "revert", C_REVERT, cmd_revert, false },
+	{ "verify", C_VERIFY, cmd_verify, false },
+	{ "watch", C_WATCH, cmd_watch, false },
+};
+
+/*
+ * Every option, with the commands that take it: any other command refuses
+ * it (a usage error, exit 2), so that an option is never ignored silently.
+ * --root and --rules say where hosttune reads and every command takes them,
+ * so that one set of them serves every command of a script; --format too
+ * (json is refused by explain and rules, which print text only).
+ * apply --dry-run is plan: it also takes plan's options (--facts).
+ * The short options are the ones --help and hosttune(8) document; the val of
+ * a long-only option is a character the short option string does not have.
+ */
+static const struct opt {
+	struct option o;
+	unsigned cmds;
+} opts[] = {
+	{ { "root", required_argument, NULL, 'r' }, C_ALL },
+	{ { "rules", required_argument, NULL, 'R' }, C_ALL },
+	{ { "format", required_argument, NULL, 'f' }, C_ALL },
+	{ { "facts", required_argument, NULL, 'F' }, C_AUDIT | C_FACTS | C_PLAN },
+	{ { "profile", required_argument, NULL, 'p' }, C_EVAL | C_WATCH },
+	{ { "set", required_argument, NULL, 's' }, C_EVAL | C_WATCH },
+	{ { "fail-on", required_argument, NULL, 'x' }, C_AUDIT },
+	{ { "no-measure", no_argument, NULL, 'M' }, C_EVAL | C_FACTS },
+	{ { "observed", required_argument, NULL, 'B' }, C_EVAL },
+	{ { "dry-run", no_argument, NULL, 'n' }, C_APPLY },
+	{ { "persist-only", no_argument, NULL, 'P' }, C_PLAN | C_APPLY },
+	{ { "live-only", no_argument, NULL, 'L' }, C_PLAN | C_APPLY },
+	{ { "only", required_argument, NULL, 'O' }, C_PLAN | C_APPLY },
+	{ { "force", no_argument, NULL, 'X' }, C_APPLY },
+	{ { "state", required_argument, NULL, 'S' }, C_APPLY | C_REVERT | C_VERIFY },
+	{ { "interval", required_argument, NULL, 'I' }, C_WATCH },
+	{ { "duration", required_argument, NULL, 'D' }, C_WATCH },
+	{ { "record", required_argument, NULL, 'W' }, C_WATCH },
+	{ { "help", no_argument, NULL, 'h' }, C_ALL },
+	{ { "version", no_argument, NULL, 'V' }, C_ALL },
+};
+/* ':' first: a missing argument returns ':', not '?'. Each letter is documented. */
+static const char shortopts[] = ":r:F:p:s:f:nhV";
+
+static const struct opt *opt_by_val(int val)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
+		if (opts[i].o.val == val)
+			return &opts[i];
+	return NULL;
+}
+
+/*
+ * "audit, facts, plan and apply --dry-run": the commands of @cmds in
+ * commands[] order, in @buf; apply --dry-run when @cmds has plan, not apply.
+ */
+static const char *commands_text(unsigned cmds, char *buf, size_t len)
+{
+	const char *v[ARRAY_SIZE(commands) + 1];
+	size_t n = 0, at = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (cmds & commands[i].bit)
+			v[n++] = commands[i].name;
+	if ((cmds & C_PLAN) && !(cmds & C_APPLY))
+		v[n++] = "apply --dry-run";
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+		                       i == 0 ? "" : i == n - 1 ? " and " : ", ", v[i]);
+	return buf;
+}
+
+/* Prints " --NAME" for each option of @cmds that not every command takes; the count. */
+static size_t print_opts(FILE *out, unsigned cmds, unsigned without, int *col)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
+		int w = (int)strlen(opts[i].o.name) + 3;
+
+		if (!(opts[i].cmds & cmds) || (opts[i].cmds & without) || opts[i].cmds == C_ALL)
+			continue;
+		if (*col + w > 79)
+			*col = fprintf(out, "\n%11s", "") - 1;
+		*col += fprintf(out, " --%s", opts[i].o.name);
+		n++;
+	}
+	return n;
+}
+
+/* "  apply     --profile --set ...": the options @cmd takes but every command does not. */
+static void print_command_options(FILE *out, const struct command *cmd)
+{
+	int col = fprintf(out, "  %-9s", cmd->name);
+
+	if (print_opts(out, cmd->bit, 0, &col) == 0)
+		fprintf(out, " no other option");
+	/* apply --dry-run is plan and takes plan's options too. */
+	if (cmd->bit == C_APPLY) {
+		col += fprintf(out, " (--dry-run:");
+		print_opts(out, C_PLAN, C_APPLY, &col);
+		fputc(')', out);
+	}
+	fputc('\n', out);
+}
+
 static void help(FILE *out)
 {
 	fprintf(out,
@@ -33,28 +168,33 @@ static void help(FILE *out)
 	        "\n"
 	        "Options:\n"
 	        "  -r, --root DIR        read /proc, /sys and /etc below DIR\n"
-	        "  -F, --facts FILE      audit the facts in FILE instead of collecting them\n"
 	        "      --rules DIR       read rules and profiles from DIR only\n"
+	        "  -f, --format FORMAT   text (default) or json (not explain, rules)\n"
+	        "  -F, --facts FILE      use the facts in FILE instead of collecting them\n"
 	        "  -p, --profile NAME    workload profile (default: default)\n"
 	        "  -s, --set NAME=VALUE  override a workload variable, e.g. workload.conn_rate=570\n"
-	        "  -f, --format FORMAT   text (default) or json\n"
 	        "      --fail-on LEVEL   exit 1 when a finding is at or above LEVEL:\n"
 	        "                        info, warning (default) or critical\n"
 	        "      --no-measure      skip the AES-GCM / ChaCha20 throughput measurement\n"
-	        "  -n, --dry-run         apply: only show the plan\n"
-	        "      --persist-only    apply: files only, no live values\n"
-	        "      --live-only       apply: live values only, no files\n"
-	        "      --only RULE,...   apply: these rules' settings only\n"
-	        "      --force           apply: take over files hosttune did not write\n"
+	        "      --observed FILE   size nf_conntrack_max from a watch recording\n"
+	        "  -n, --dry-run         only show the plan\n"
+	        "      --persist-only    files only, no live values\n"
+	        "      --live-only       live values only, no files\n"
+	        "      --only RULE,...   these rules' settings only\n"
+	        "      --force           take over files hosttune did not write\n"
 	        "                        (a copy is kept as FILE.hosttune-orig)\n"
-	        "      --interval TIME   watch: between samples (default 1s; 250ms, 2min)\n"
-	        "      --duration TIME   watch: how long (default 60s; 0 until Ctrl-C)\n"
-	        "      --record FILE     watch: keep the samples for audit --observed\n"
-	        "      --observed FILE   audit/plan/apply: size from a watch recording\n"
-	        "      --state FILE      apply/revert: state file (default ROOT"
-	        HT_STATE_FILE ")\n"
+	        "      --state FILE      state file (default ROOT" HT_STATE_FILE ")\n"
+	        "      --interval TIME   between samples (default 1s; 250ms, 2min)\n"
+	        "      --duration TIME   how long (default 60s; 0 until Ctrl-C)\n"
+	        "      --record FILE     keep the samples for --observed\n"
 	        "  -h, --help            this help\n"
 	        "  -V, --version         print the version\n"
+	        "\n"
+	        "Every command takes --root, --rules, --format, --help and --version;\n"
+	        "the other options only these commands (any other refuses them, exit 2):\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		print_command_options(out, &commands[i]);
+	fprintf(out,
 	        "\n"
 	        "Exit status: 0 no finding at or above --fail-on, or apply/revert succeeded;\n"
 	        "1 findings at or above it; 2 usage, rules or facts input error, or a file\n"
@@ -89,39 +229,77 @@ static int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
-/*
- * The options before the command, and their checks: -1 to go on, else the
- * exit status (--help and --version print and return EXIT_CLEAN).
- */
-static int parse_options(int argc, char **argv, struct options *o)
+/* The options given, each once, in the order of their first use. */
+struct given {
+	const struct opt *v[ARRAY_SIZE(opts)];
+	size_t n;
+};
+
+static void given_add(struct given *g, const struct opt *opt)
 {
-	static const struct option longopts[] = {
-		{ "root", required_argument, NULL, 'r' },
-		{ "facts", required_argument, NULL, 'F' },
-		{ "rules", required_argument, NULL, 'R' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "set", required_argument, NULL, 's' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "fail-on", required_argument, NULL, 'x' },
-		{ "no-measure", no_argument, NULL, 'M' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "persist-only", no_argument, NULL, 'P' },
-		{ "live-only", no_argument, NULL, 'L' },
-		{ "only", required_argument, NULL, 'O' },
-		{ "force", no_argument, NULL, 'X' },
-		{ "state", required_argument, NULL, 'S' },
-		{ "observed", required_argument, NULL, 'B' },
-		{ "record", required_argument, NULL, 'W' },
-		{ "interval", required_argument, NULL, 'I' },
-		{ "duration", required_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{}
-	};
+	for (size_t i = 0; i < g->n; i++)
+		if (g->v[i] == opt)
+			return;
+	g->v[g->n++] = opt;
+}
+
+/*
+ * The usage error of an option getopt_long() refused (@c is ':' or '?'):
+ * a missing argument, an argument to a long option that takes none, an
+ * ambiguous abbreviation, an unknown option.
+ */
+static int bad_option(int c, char **argv)
+{
+	const struct opt *opt = optopt ? opt_by_val(optopt) : NULL;
+	/* The word getopt_long() stopped at, when it is a long option (it is past it then). */
+	const char *arg = argv[optind - 1];
+	const char *name = strncmp(arg, "--", 2) == 0 ? arg + 2 : NULL;
+	size_t len = name ? strcspn(name, "=") : 0;
+
+	if (c == ':' && opt)
+		return cli_usage_error("--%s: missing argument", opt->o.name);
+	/* --force=yes; for a short option (-z, or -nz inside a cluster) @arg is another word. */
+	if (opt && name && name[len] == '=' && len > 0 && strncmp(opt->o.name, name, len) == 0)
+		return cli_usage_error("--%s: takes no argument, got '%s'", opt->o.name,
+		                       name + len + 1);
+	if (optopt)
+		return cli_usage_error("unknown option '-%c'", optopt);
+	if (name && len > 0) {
+		/* An abbreviation of more than one: "--p" is --profile or --persist-only. */
+		char names[256] = "";
+		size_t n = 0;
+
+		for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
+			if (strncmp(opts[i].o.name, name, len) == 0) {
+				size_t at = strlen(names);
+
+				snprintf(names + at, sizeof(names) - at, "%s--%s", n++ ? ", " : "",
+				         opts[i].o.name);
+			}
+		if (n > 1)
+			return cli_usage_error("ambiguous option '--%.*s': %s", (int)len, name, names);
+	}
+	return cli_usage_error("unknown option '%s'", arg);
+}
+
+/*
+ * The options, wherever they are on the command line, and their own checks:
+ * -1 to go on, else the exit status (--help and --version print and return
+ * EXIT_CLEAN). @g receives the options given.
+ */
+static int parse_options(int argc, char **argv, struct options *o, struct given *g)
+{
+	struct option longopts[ARRAY_SIZE(opts) + 1] = { 0 };
 	int c;
 
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
+		longopts[i] = opts[i].o;
 	opterr = 0; /* one line of our own for every usage error */
-	while ((c = getopt_long(argc, argv, "r:F:p:s:f:nhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const struct opt *opt = opt_by_val(c);
+
+		if (opt)
+			given_add(g, opt);
 		switch (c) {
 		case 'r':
 			o->root = optarg;
@@ -141,7 +319,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'f':
 			if (strcmp(optarg, "json") == 0)
 				o->json = true;
-			else if (strcmp(optarg, "text") != 0)
+			else if (strcmp(optarg, "text") == 0)
+				o->json = false;
+			else
 				return cli_usage_error("--format: expected text or json, got '%s'", optarg);
 			break;
 		case 'x':
@@ -194,9 +374,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			puts(PACKAGE_STRING);
 			return EXIT_CLEAN;
 		default:
-			if (optopt)
-				return cli_usage_error("unknown option '-%c'", optopt);
-			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
+			return bad_option(c, argv);
 		}
 	}
 	if (o->root && o->facts_file)
@@ -205,62 +383,81 @@ static int parse_options(int argc, char **argv, struct options *o)
 		return cli_usage_error("--persist-only and --live-only exclude each other");
 	if (!o->plan_flags)
 		o->plan_flags = HT_PLAN_PERSIST | HT_PLAN_LIVE;
-	if (o->root) {
-		struct stat st;
+	return -1;
+}
 
-		if (stat(o->root, &st) < 0) {
-			fprintf(stderr, "hosttune: --root %s: %s\n", o->root, strerror(errno));
-			return EXIT_COLLECT;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "hosttune: --root %s: not a directory\n", o->root);
-			return EXIT_COLLECT;
-		}
+/* Every option given is one that @cmd takes (opts[]): -1, else a usage error naming it. */
+static int check_applies(const struct command *cmd, const struct options *o,
+                         const struct given *g)
+{
+	char buf[256];
+
+	for (size_t i = 0; i < g->n; i++) {
+		unsigned cmds = g->v[i]->cmds;
+
+		/* apply --dry-run is plan: it takes plan's options too. */
+		if ((cmds & cmd->bit) || (cmd->bit == C_APPLY && o->dry_run && (cmds & C_PLAN)))
+			continue;
+		return cli_usage_error("--%s applies to %s, not to %s", g->v[i]->o.name,
+		                       commands_text(cmds, buf, sizeof(buf)), cmd->name);
 	}
 	return -1;
 }
 
-/* The commands without an argument; plan is apply --dry-run. */
-static const struct command {
-	const char *name;
-	int (*run)(const struct options *o);
-	bool dry_run;
-} commands[] = {
-	{ "audit", cmd_audit, false },
-	{ "facts", cmd_facts, false },
-	{ "rules", cmd_rules, false },
-	{ "plan", cmd_apply, true },
-	{ "apply", cmd_apply, false },
-	{ "revert", cmd_revert, false },
-	{ "verify", cmd_verify, false },
-	{ "watch", cmd_watch, false },
-};
-
-/* The command at argv[optind] and its argument. Returns the exit status. */
-static int run_command(int argc, char **argv, struct options *o)
+/* A --root that is missing or not a directory is a usage error: nothing to read below it. */
+static int check_root(const struct options *o)
 {
-	const char *cmd;
+	struct stat st;
+
+	if (!o->root)
+		return -1;
+	if (stat(o->root, &st) < 0) {
+		fprintf(stderr, "hosttune: --root %s: %s\n", o->root, strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "hosttune: --root %s: not a directory\n", o->root);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/*
+ * The command at argv[optind] and its argument; the options it takes, then
+ * --root. Returns the exit status.
+ */
+static int run_command(int argc, char **argv, struct options *o, const struct given *g)
+{
+	const struct command *cmd = NULL;
+	const char *name;
+	int r;
 
 	if (optind >= argc)
 		return cli_usage_error("missing command (audit, facts, explain RULE, rules, plan, apply, "
 		                       "revert, verify, watch)");
-	cmd = argv[optind++];
-	if (o->json && (strcmp(cmd, "explain") == 0 || strcmp(cmd, "rules") == 0))
-		return cli_usage_error("--format json: '%s' prints text only", cmd);
-	if (strcmp(cmd, "explain") == 0) {
-		if (optind != argc - 1)
-			return cli_usage_error("explain takes one rule id");
-		return cmd_explain(o, argv[optind]);
-	}
-	if (optind != argc)
-		return cli_usage_error("unexpected argument '%s'", argv[optind]);
+	name = argv[optind++];
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		if (strcmp(cmd, commands[i].name) == 0) {
-			if (commands[i].dry_run)
-				o->dry_run = true;
-			return commands[i].run(o);
-		}
-	return cli_usage_error("unknown command '%s'", cmd);
+		if (strcmp(name, commands[i].name) == 0)
+			cmd = &commands[i];
+	if (!cmd)
+		return cli_usage_error("unknown command '%s'", name);
+	r = check_applies(cmd, o, g);
+	if (r >= 0)
+		return r;
+	if (o->json && (cmd->bit & (C_EXPLAIN | C_RULES)))
+		return cli_usage_error("--format json: '%s' prints text only", name);
+	if (cmd->bit == C_EXPLAIN && optind != argc - 1)
+		return cli_usage_error("explain takes one rule id");
+	if (cmd->bit != C_EXPLAIN && optind != argc)
+		return cli_usage_error("unexpected argument '%s'", argv[optind]);
+	r = check_root(o);
+	if (r >= 0)
+		return r;
+	if (cmd->bit == C_EXPLAIN)
+		return cmd_explain(o, argv[optind]);
+	if (cmd->dry_run)
+		o->dry_run = true;
+	return cmd->run(o);
 }
 
 int main(int argc, char **argv)
@@ -268,14 +465,15 @@ int main(int argc, char **argv)
 	_cleanup_free_ const char **sets = calloc((size_t)argc, sizeof(*sets));
 	struct options o = { .fail_on = HT_SEV_WARNING, .sets = sets, .interval = 1,
 		             .duration = 60 };
+	struct given g = { .n = 0 };
 	int r;
 
 	if (!sets)
 		return EXIT_COLLECT;
-	r = parse_options(argc, argv, &o);
+	r = parse_options(argc, argv, &o, &g);
 	if (r >= 0)
 		return r;
-	r = run_command(argc, argv, &o);
+	r = run_command(argc, argv, &o, &g);
 	/* A report that did not reach its reader (a full disk, a closed pipe) is a failure. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "hosttune: writing the output: %s\n", strerror(errno ? errno : EIO));
