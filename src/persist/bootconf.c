@@ -694,17 +694,23 @@ struct sline {
 };
 
 /*
- * A key of the sysctl lines, in an open-addressing hash table (linear
- * probing, at most half full): its lines in reading order, and the hashmap
- * entry that holds it now. Looking a key up costs O(1) on average, so
- * reading n lines costs O(n) and not the O(n^2) of comparing each line with
- * every entry before it (100,000 keys: 110 s before, see bench/run.sh).
+ * A key of the sysctl lines: its lines in reading order, and the hashmap
+ * entry that holds it now. The keys sit in a dense array, found through an
+ * open-addressing hash table (struct slot, linear probing, at most half
+ * full). A lookup costs O(1) on average, so reading n lines costs O(n), not
+ * the O(n^2) of comparing each line with every entry before it (100,000
+ * keys took 110 s that way; bench/run.sh has today's figure).
  */
 struct skey {
-	const char *key;   /* borrowed from the first line's; NULL: a free slot */
-	uint64_t hash;
+	const char *key;    /* borrowed from the first line's */
 	size_t first, last; /* the lines, chained by sline.next */
-	size_t live;       /* the entry of opts that holds the key, NONE if none */
+	size_t live;        /* the entry of opts that holds the key, NONE if none */
+};
+
+/* 8 bytes, so that the table stays small in the cache and cheap to double. */
+struct slot {
+	uint32_t key;       /* index into keys + 1; 0: free */
+	uint32_t hash;      /* the low 32 bits of the key's hash */
 };
 
 /* An entry of systemd-sysctl's ordered hashmap, as it stands after all files. */
@@ -719,8 +725,10 @@ struct sysctl_state {
 	size_t nlines, caplines;
 	struct sopt *opts;
 	size_t nopts, capopts;
-	struct skey *keys;  /* the hash table, nkeys used of capkeys (0 or a power of 2) */
+	struct skey *keys;
 	size_t nkeys, capkeys;
+	struct slot *slots; /* nslots: 0 or a power of 2 at least 2 x nkeys */
+	size_t nslots;
 	/* (dev, ino) of the files read, to tell whether /etc/sysctl.conf is among them */
 	dev_t *devs;
 	ino_t *inos;
@@ -736,6 +744,7 @@ static void sysctl_state_free(struct sysctl_state *s)
 	free(s->lines);
 	free(s->opts);
 	free(s->keys);
+	free(s->slots);
 	free(s->devs);
 	free(s->inos);
 }
@@ -750,47 +759,67 @@ static uint64_t key_hash(const char *k)
 	return h;
 }
 
-/* The slot of @key in s->keys: its own, or the free one where it would go. */
-static struct skey *skey_slot(const struct sysctl_state *s, const char *key, uint64_t h)
+/* The slot of @key (hash @h): its own, or the free one where it would go. */
+static struct slot *slot_of(const struct sysctl_state *s, const char *key, uint64_t h)
 {
-	size_t mask = s->capkeys - 1;
+	size_t mask = s->nslots - 1;
 
 	for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
-		struct skey *k = &s->keys[i];
+		struct slot *sl = &s->slots[i];
 
-		if (!k->key || (k->hash == h && streq(k->key, key)))
-			return k;
+		if (!sl->key || (sl->hash == (uint32_t)h && streq(s->keys[sl->key - 1].key, key)))
+			return sl;
 	}
 }
 
 /* The key @key, or NULL when no line has it. */
 static const struct skey *skey_find(const struct sysctl_state *s, const char *key)
 {
-	const struct skey *k;
+	const struct slot *sl;
 
-	if (s->capkeys == 0)
+	if (s->nslots == 0)
 		return NULL;
-	k = skey_slot(s, key, key_hash(key));
-	return k->key ? k : NULL;
+	sl = slot_of(s, key, key_hash(key));
+	return sl->key ? &s->keys[sl->key - 1] : NULL;
 }
 
-/* Keeps s->keys at most half full: doubles it and puts every key in again. */
+/*
+ * Room for one more key: the dense array grown, the table at most half full
+ * (doubled and every key put in again). Returns 0 or -ENOMEM; also past
+ * UINT32_MAX - 1 keys, which would take some 8 GiB of lines.
+ */
 static int skey_reserve(struct sysctl_state *s)
 {
-	struct skey *old = s->keys;
-	size_t oldcap = s->capkeys, ncap;
+	struct slot *old = s->slots, *nsl;
+	size_t oldn = s->nslots, n;
 
-	if (2 * (s->nkeys + 1) <= s->capkeys)
-		return 0;
-	ncap = oldcap ? oldcap * 2 : 64;
-	if (ncap < oldcap || !(s->keys = calloc(ncap, sizeof(*s->keys)))) {
-		s->keys = old;
+	if (s->nkeys + 1 >= UINT32_MAX)
 		return -ENOMEM;
+	if (grow(&s->keys, &s->capkeys, s->nkeys, sizeof(*s->keys)) < 0)
+		return -ENOMEM;
+	if (2 * (s->nkeys + 1) <= oldn)
+		return 0;
+	n = oldn ? oldn * 2 : 64;
+	if (!(nsl = calloc(n, sizeof(*nsl))))
+		return -ENOMEM;
+	s->slots = nsl;
+	s->nslots = n;
+	for (size_t i = 0; i < oldn; i++) {
+		size_t j = old[i].hash & (n - 1);
+
+		if (!old[i].key)
+			continue;
+		/* The low 32 bits of the hash place it while the table has at most 2^32 slots. */
+		if (n > ((size_t)1 << 31)) {
+			const struct skey *k = &s->keys[old[i].key - 1];
+
+			*slot_of(s, k->key, key_hash(k->key)) = old[i];
+			continue;
+		}
+		while (nsl[j].key)
+			j = (j + 1) & (n - 1);
+		nsl[j] = old[i];
 	}
-	s->capkeys = ncap;
-	for (size_t i = 0; i < oldcap; i++)
-		if (old[i].key)
-			*skey_slot(s, old[i].key, old[i].hash) = old[i];
 	free(old);
 	return 0;
 }
@@ -806,16 +835,18 @@ static int sysctl_put(struct sysctl_state *s, size_t idx)
 {
 	struct sline *l = &s->lines[idx];
 	uint64_t h = key_hash(l->key);
+	struct slot *sl;
 	struct skey *k;
 
 	if (skey_reserve(s) < 0)
 		return -ENOMEM;
-	k = skey_slot(s, l->key, h);
-	if (!k->key) {
-		*k = (struct skey){ .key = l->key, .hash = h, .first = idx, .last = idx,
-				    .live = NONE };
-		s->nkeys++;
+	sl = slot_of(s, l->key, h);
+	if (!sl->key) {
+		*sl = (struct slot){ .key = (uint32_t)(s->nkeys + 1), .hash = (uint32_t)h };
+		k = &s->keys[s->nkeys++];
+		*k = (struct skey){ .key = l->key, .first = idx, .last = idx, .live = NONE };
 	} else {
+		k = &s->keys[sl->key - 1];
 		s->lines[k->last].next = idx;
 		k->last = idx;
 	}
