@@ -55,4 +55,22 @@ ht --root "$ROOT" --observed "$TMP/bad.record" audit 2>"$TMP/err" >/dev/null
 expect_eq "bad recording: exit 2" 2 $?
 expect_contains "bad recording: position" "$TMP/bad.record:2:" "$(cat "$TMP/err")"
 
+# A count no kernel keeps (2^63 - 1; the kernel's is an int, at most 2^31 - 1):
+# one line naming the file, the sample and what was expected, exit 2. (Through
+# a double it once became 2^63 and undefined behaviour.)
+printf '# hosttune watch 1\n0 9223372036854775807 4096 - - - 120\n' >"$TMP/huge.record"
+ht --root "$ROOT" --observed "$TMP/huge.record" audit 2>"$TMP/err" >/dev/null
+expect_eq "count 2^63 - 1: exit 2" 2 $?
+expect_eq "count 2^63 - 1: the message" \
+	"hosttune: $TMP/huge.record: sample 1 (t = 0 s): expected count at most 2147483647 (an int in the kernel), found 9223372036854775807" \
+	"$(cat "$TMP/err")"
+
+# watch refuses a duration shorter than its interval (it would run a whole
+# interval, 3 s for --duration 1s), before it samples anything: exit 2.
+ht --interval 3s --duration 1s watch 2>"$TMP/err" >/dev/null
+expect_eq "watch --interval 3s --duration 1s: exit 2" 2 $?
+expect_contains "watch: says why" \
+	"hosttune: --duration 1s is shorter than --interval 3s: expected 0 (until Ctrl-C) or at least one interval" \
+	"$(cat "$TMP/err")"
+
 finish

@@ -440,6 +440,68 @@ static void test_sysctl_edge_cases(void **state)
 	ht_conf_free(&c);
 }
 
+/*
+ * 100,000 keys in ten files (a size where comparing each line with every key
+ * before it took minutes): every key found, with its assignments in order.
+ * /usr/lib/sysctl.d/0F.conf (F = 0 .. 9) sets vm.kI = I for every I with
+ * I mod 10 = F, I ascending, so vm.kI is on line I / 10 + 1 of file I mod 10;
+ * then vm.shared = F on line 10,001. /etc/sysctl.d/10-override.conf is read
+ * last (name order) and sets three keys again.
+ */
+static void test_sysctl_many_keys(void **state)
+{
+	struct ht_conf c = { 0 };
+	const struct ht_conf_key *k;
+
+	for (int f = 0; f < 10; f++) {
+		_cleanup_free_ char *rel = NULL, *full = NULL;
+		FILE *out;
+
+		assert_true(asprintf(&rel, "/usr/lib/sysctl.d/0%d.conf", f) > 0);
+		put(rel, "");
+		assert_non_null(full = ht_root_path(scratch, rel));
+		assert_non_null(out = fopen(full, "w"));
+		for (int i = f; i < 100000; i += 10)
+			fprintf(out, "vm.k%d = %d\n", i, i);
+		fprintf(out, "vm.shared = %d\n", f);
+		assert_int_equal(fclose(out), 0);
+	}
+	put("/etc/sysctl.d/10-override.conf", "vm.k5 = five\nvm.shared = etc\n-vm.k7 = 7\n");
+
+	assert_int_equal(ht_sysctl_conf_read(scratch, &c), 0);
+	assert_int_equal(c.nfiles, 11);
+	assert_int_equal(c.nproblems, 0);
+	/* vm.k0 .. vm.k99999 and vm.shared */
+	assert_int_equal(c.n, 100001);
+	for (size_t i = 1; i < c.n; i++)
+		assert_true(strcmp(c.keys[i - 1].key, c.keys[i].key) < 0);
+	/* 12345 mod 10 = 5, line 12345 / 10 + 1 = 1235 */
+	k = must_find(&c, "vm.k12345");
+	assert_int_equal(k->n, 1);
+	check_assign(k, 0, "/usr/lib/sysctl.d/05.conf", 1235, "12345", false, NULL);
+	/* 99999: file 9, line 9999 + 1 = 10000 */
+	check_assign(must_find(&c, "vm.k99999"), 0, "/usr/lib/sysctl.d/09.conf", 10000, "99999",
+		     false, NULL);
+	/* vm.shared: line 10,001 of 00 .. 09, then line 2 of the override, which wins */
+	k = must_find(&c, "vm.shared");
+	assert_int_equal(k->n, 11);
+	check_assign(k, 0, "/usr/lib/sysctl.d/00.conf", 10001, "0", false, NULL);
+	check_assign(k, 9, "/usr/lib/sysctl.d/09.conf", 10001, "9", false, NULL);
+	assert_string_equal(eff(&c, "vm.shared"), "etc");
+	assert_int_equal(ht_conf_effective(k)->line, 2);
+	/* vm.k5: 05.conf line 1, then "five" */
+	k = must_find(&c, "vm.k5");
+	assert_int_equal(k->n, 2);
+	assert_string_equal(eff(&c, "vm.k5"), "five");
+	/* "-vm.k7 = 7" repeats the value of 07.conf line 1: the '-' is ORed in */
+	k = must_find(&c, "vm.k7");
+	assert_int_equal(k->n, 2);
+	check_assign(k, 1, "/etc/sysctl.d/10-override.conf", 3, "7", true, NULL);
+	assert_true(k->ignore_failure);
+	assert_false(must_find(&c, "vm.k17")->ignore_failure);
+	ht_conf_free(&c);
+}
+
 static void test_sysctl_no_root(void **state)
 {
 	struct ht_conf c = { 0 };
@@ -662,6 +724,8 @@ int main(void)
 		cmocka_unit_test(test_sysctl_splitusr),
 		cmocka_unit_test(test_sysctl_normalize),
 		cmocka_unit_test_setup_teardown(test_sysctl_edge_cases, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_sysctl_many_keys, scratch_setup,
 						scratch_teardown),
 		cmocka_unit_test(test_sysctl_no_root),
 		cmocka_unit_test(test_modprobe_fixture),

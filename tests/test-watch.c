@@ -413,10 +413,11 @@ static void test_record_roundtrip(void **state _unused_)
 	v[2] = S(12.5, 4096, 4096, 4096, 5007, 3, 30);
 	v[2].have_insert = false;
 	text = memtext(write_record, v);
+	/* t to the nanosecond: 9 decimals. */
 	assert_string_equal(text, "# hosttune watch 1\n"
-	                          "0.000 0 4096 0 7 0 120\n"
-	                          "0.250 51 4096 51 7 - 120\n"
-	                          "12.500 4096 4096 - 5007 3 30\n");
+	                          "0.000000000 0 4096 0 7 0 120\n"
+	                          "0.250000000 51 4096 51 7 - 120\n"
+	                          "12.500000000 4096 4096 - 5007 3 30\n");
 	m = fmemopen(text, strlen(text), "r");
 	assert_non_null(m);
 	assert_int_equal(ht_watch_record_read(m, "mem", &back, &n, &err), 0);
@@ -436,6 +437,64 @@ static void test_record_roundtrip(void **state _unused_)
 			assert_int_equal(back[i].early_drop, v[i].early_drop);
 		assert_int_equal(back[i].time_wait, v[i].time_wait);
 	}
+	free(back);
+	back = NULL;
+
+	/* A record of hosttune before, t with 3 decimals, reads the same. */
+	{
+		static const char old[] = "# hosttune watch 1\n"
+		                          "0.000 0 4096 0 7 0 120\n"
+		                          "0.250 51 4096 51 7 - 120\n"
+		                          "12.500 4096 4096 - 5007 3 30\n";
+
+		m = fmemopen((void *)old, strlen(old), "r");
+		assert_non_null(m);
+		assert_int_equal(ht_watch_record_read(m, "old", &back, &n, &err), 0);
+		fclose(m);
+		assert_int_equal(n, 3);
+		for (size_t i = 0; i < n; i++)
+			assert_true(back[i].t == v[i].t);
+		assert_int_equal(back[1].insert, 51);
+		free(back);
+		back = NULL;
+	}
+}
+
+static void write_record2(FILE *m, const void *arg)
+{
+	assert_int_equal(ht_watch_record_write(m, arg, 2), 0);
+}
+
+/*
+ * Two samples 0.4 ms apart (a late sample, or a replay of an --interval 1ms
+ * run): with 3 decimals both were written "1.000" and the record was
+ * refused as not increasing. To the nanosecond: 1.000200000 and 1.000600000,
+ * read back 0.0004 s apart.
+ */
+static void test_record_submillisecond(void **state _unused_)
+{
+	struct ht_watch_sample v[2], *back = NULL;
+	_cleanup_free_ char *text = NULL;
+	struct ht_watch_summary s;
+	struct ht_error err = { "" };
+	size_t n = 0;
+	FILE *m;
+
+	v[0] = S(1.0002, 10, 4096, 100, 0, 0, 120);
+	v[1] = S(1.0006, 11, 4096, 101, 0, 0, 120);
+	text = memtext(write_record2, v);
+	assert_string_equal(text, "# hosttune watch 1\n"
+	                          "1.000200000 10 4096 100 0 0 120\n"
+	                          "1.000600000 11 4096 101 0 0 120\n");
+	m = fmemopen(text, strlen(text), "r");
+	assert_non_null(m);
+	assert_int_equal(ht_watch_record_read(m, "sub", &back, &n, &err), 0);
+	fclose(m);
+	assert_int_equal(n, 2);
+	assert_true(fabs(back[1].t - back[0].t - 0.0004) < 1e-12);
+	/* 1 new entry in 0.4 ms: 1 / 0.0004 s = 2500/s over the interval. */
+	assert_int_equal(ht_watch_replay(back, n, 2, "sub", &s), 0);
+	assert_true(fabs(s.peak_interval_rate - 2500) < 1e-6);
 	free(back);
 }
 
@@ -494,8 +553,15 @@ static void test_record_errors(void **state _unused_)
 		  "r:2:13: expected time_wait, a whole number, found '-'" },
 		{ "# hosttune watch 1\n1.5 1 2 3 4 5 6\n1.500 1 2 3 4 5 6\n",
 		  "r:3:1: expected t after the previous sample's 1.5, found '1.500'" },
-		{ "# hosttune watch 1\n0 1 2 3 4 5 1234567890123456789\n",
-		  "r:2:13: expected time_wait, a whole number, found '1234567890123456789'" },
+		/* 2^63 = 9223372036854775808: one past the largest. */
+		{ "# hosttune watch 1\n0 1 2 3 4 5 9223372036854775808\n",
+		  "r:2:13: expected time_wait, a whole number up to 9223372036854775807 (2^63 - 1),"
+		  " found '9223372036854775808'" },
+		{ "# hosttune watch 1\n0 1 2 99999999999999999999 4 5 6\n",
+		  "r:2:7: expected insert, a whole number up to 9223372036854775807 (2^63 - 1)"
+		  " or '-', found '99999999999999999999'" },
+		/* 2^63 - 1 itself, and 19 digits below it, are numbers. */
+		{ "# hosttune watch 1\n0 9223372036854775807 2 3 4 5 1234567890123456789\n", "" },
 		{ "# hosttune watch 1\n"
 		  "0 1 2 3 4 5 6 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
 		  "r:2:15: expected end of line after time_wait,"
@@ -601,7 +667,8 @@ static void test_json(void **state _unused_)
 	assert_string_equal(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
 	                    "{\"samples\":16,\"duration\":15.000,\"interval\":1.000,\"max\":4096,"
 	                    "\"time_wait\":120,\"peak_count\":4096,\"peak_pct\":100.0,"
-	                    "\"peak_rate\":819.2,\"peak_interval_rate\":1000.0,"
+	                    "\"peak_rate\":819.2,\"peak_rate_over\":\"window\","
+	                    "\"peak_rate_span\":5.000,\"peak_interval_rate\":1000.0,"
 	                    "\"mean_rate\":273.1,\"drops\":5000,"
 	                    "\"pinned_samples\":11,\"full_at_start\":false,\"ceiling\":34.1,"
 	                    "\"headroom\":2.00,\"basis\":\"rate\",\"working_set\":98304,"
@@ -619,9 +686,138 @@ static void test_json(void **state _unused_)
 	assert_true(json_object_object_get_ex(j, "peak_interval_rate", NULL));
 	assert_null(json_object_object_get(j, "peak_interval_rate"));
 	assert_null(json_object_object_get(j, "mean_rate"));
+	assert_true(json_object_object_get_ex(j, "peak_rate_over", NULL));
+	assert_null(json_object_object_get(j, "peak_rate_over"));
+	assert_null(json_object_object_get(j, "peak_rate_span"));
 	assert_null(json_object_object_get(j, "drops"));
 	assert_string_equal(json_object_get_string(json_object_object_get(j, "basis")), "cap");
 	json_object_put(j);
+}
+
+static void put_json(FILE *m, const void *arg)
+{
+	struct json_object *j = ht_watch_summary_json(arg);
+
+	assert_non_null(j);
+	fputs(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN), m);
+	json_object_put(j);
+}
+
+/*
+ * A run shorter than the 5 s window has no 5 s peak: the peak printed is the
+ * rate over the whole run, and it says so. 17 samples 0.25 s apart, t = 0 ..
+ * 4 s, 50 new connections each: 800 / 4 s = 200/s.
+ */
+static void test_short_run_span(void **state _unused_)
+{
+	struct ht_watch_sample v[17];
+	struct ht_watch_summary s;
+	_cleanup_free_ char *text = NULL, *json = NULL, *text2 = NULL, *json2 = NULL;
+
+	for (int i = 0; i <= 16; i++)
+		v[i] = S(0.25 * i, 50 * i, 262144, 1000 + 50 * i, 0, 0, 120);
+	summarize(v, 17, 0.25, 2, &s);
+	assert_false(s.peak_windowed);
+	assert_near(s.peak_span, 4);
+	text = memtext(put_summary, &s);
+	assert_non_null(strstr(text, "  new conns/s     peak 200.0 over the whole run of 4.000 s"
+	                             " (shorter than the 5 s window), 200.0 over one interval,"
+	                             " mean 200.0 (test)\n"));
+	assert_null(strstr(text, "over 5 s"));
+	json = memtext(put_json, &s);
+	assert_non_null(strstr(json, "\"peak_rate\":200.0,\"peak_rate_over\":\"run\","
+	                             "\"peak_rate_span\":4.000,"));
+
+	/*
+	 * Events lost at t = 2.00 (its insert unknown): the intervals 1.75 ->
+	 * 2.00 and 2.00 -> 2.25 are unknown, 14 of 16 known = 3.5 s, 700 new:
+	 * 700 / 3.5 s = 200/s, over the known 3.5 s, not the whole 4 s.
+	 */
+	v[8].have_insert = false;
+	summarize(v, 17, 0.25, 2, &s);
+	assert_near(s.peak_span, 3.5);
+	assert_near(s.peak_rate, 200);
+	text2 = memtext(put_summary, &s);
+	assert_non_null(strstr(text2, "peak 200.0 over the 3.500 s with known counts"
+	                              " (no 5 s window without lost events), "));
+	json2 = memtext(put_json, &s);
+	assert_non_null(strstr(json2, "\"peak_rate_over\":\"run\",\"peak_rate_span\":3.500,"));
+}
+
+/* A double as a whole number of entries, never undefined. */
+static void test_entries_conversion(void **state _unused_)
+{
+	assert_int_equal(ht_watch_entries(NAN), 0);
+	assert_int_equal(ht_watch_entries(-1), 0);
+	assert_int_equal(ht_watch_entries(98304), 98304);
+	/* 2^63 - 1024 = 9223372036854774784, the largest double below 2^63. */
+	assert_int_equal(ht_watch_entries(9223372036854774784.0), INT64_C(9223372036854774784));
+	/* (double)(2^63 - 1) rounds up to 2^63, which no int64_t holds: held at 2^63 - 1. */
+	assert_int_equal(ht_watch_entries((double)INT64_MAX), INT64_MAX);
+	assert_int_equal(ht_watch_entries(1e300), INT64_MAX);
+	assert_int_equal(ht_watch_entries(INFINITY), INT64_MAX);
+}
+
+static void read_summary(const char *text, struct ht_watch_summary *s)
+{
+	struct ht_watch_sample *v = NULL;
+	struct ht_error err = { "" };
+	size_t n = 0;
+	FILE *m = fmemopen((void *)text, strlen(text), "r");
+
+	assert_non_null(m);
+	assert_int_equal(ht_watch_record_read(m, "huge", &v, &n, &err), 0);
+	fclose(m);
+	assert_int_equal(ht_watch_replay(v, n, 2, "huge", s), 0);
+	free(v);
+}
+
+/*
+ * Counts of 2^63 - 1 (found by fuzzing: working_set printed
+ * -9223372036854775808, a double of 2^63 converted to int64_t).
+ */
+static void test_huge_counts(void **state _unused_)
+{
+	struct ht_watch_summary s;
+	_cleanup_free_ char *json = NULL, *text = NULL, *json2 = NULL, *text2 = NULL;
+
+	/*
+	 * A table of max 4096 holding 2^63 - 1 = 9223372036854775807 entries
+	 * (count >= max: at the cap), no rate known: the cap basis, the peak
+	 * count itself the working set, exact: 9223372036854775807. x headroom 2
+	 * is far above 2^30, so 2^30 = 1073741824 is recommended.
+	 */
+	read_summary("# hosttune watch 1\n0 9223372036854775807 4096 - - - 120\n", &s);
+	assert_int_equal(s.peak_count, INT64_MAX);
+	assert_int_equal(s.basis, HT_WATCH_BASIS_CAP);
+	assert_int_equal(s.working_set_entries, INT64_MAX);
+	assert_int_equal(s.pow2, 1073741824);
+	assert_int_equal(s.recommended_max, 1073741824);
+	json = memtext(put_json, &s);
+	assert_non_null(strstr(json, "\"peak_count\":9223372036854775807,"));
+	assert_non_null(strstr(json, "\"working_set\":9223372036854775807,"
+	                             "\"recommended_max\":1073741824,"));
+	text = memtext(put_summary, &s);
+	assert_non_null(strstr(text, "lower bound of the working set: 9223372036854775807 x"
+	                             " headroom 2 > 2^30,\n  held to 2^30 = 1073741824,"));
+
+	/*
+	 * The rate basis past 2^63: insert 0 -> 2^63 - 1 in 1 ns, at the cap,
+	 * TIME_WAIT 2^63 - 1 s: (2^63 - 1) / 10^-9 s x (2^63 - 1) s ~ 8.5 x 10^46
+	 * entries, held at 2^63 - 1 and said to be that or more.
+	 */
+	read_summary("# hosttune watch 1\n"
+	             "0.000000000 4096 4096 0 0 0 9223372036854775807\n"
+	             "0.000000001 4096 4096 9223372036854775807 0 0 9223372036854775807\n",
+	             &s);
+	assert_int_equal(s.basis, HT_WATCH_BASIS_RATE);
+	assert_int_equal(s.working_set_entries, INT64_MAX);
+	assert_int_equal(s.recommended_max, 1073741824);
+	json2 = memtext(put_json, &s);
+	assert_non_null(strstr(json2, "\"working_set\":9223372036854775807,"));
+	text2 = memtext(put_summary, &s);
+	assert_non_null(strstr(text2, "= 9223372036854775807 entries (2^63 - 1 or more), x headroom 2"
+	                              " > 2^30,\n  held to 2^30 = 1073741824,"));
 }
 
 static void write_file(const char *dir, const char *rel, const char *text)
@@ -742,6 +938,13 @@ static void test_sampler_root(void **state _unused_)
 	assert_int_equal(ht_watch_new(&cfg, &w, &err), -EINVAL);
 	assert_string_equal(err.msg, "headroom: expected 1 or more, got 0.5");
 	cfg.headroom = 2;
+	/* --interval 3s --duration 1s would sample at 0 and 3 s: refused. */
+	cfg.interval = 3;
+	cfg.duration = 1;
+	assert_int_equal(ht_watch_new(&cfg, &w, &err), -EINVAL);
+	assert_string_equal(err.msg, "duration: expected 0 (until stopped) or at least the interval"
+	                             " of 3 s, got 1 s");
+	cfg.interval = cfg.duration = 0.01;
 	assert_int_equal(ht_watch_new(&cfg, &w, &err), 0);
 	assert_string_equal(ht_watch_source(w), "unknown: --root has no events");
 	assert_int_equal(ht_watch_sample(w, &s, &err), 0);
@@ -870,6 +1073,10 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_acc_errors),
 		cmocka_unit_test(test_record_roundtrip),
+		cmocka_unit_test(test_record_submillisecond),
+		cmocka_unit_test(test_short_run_span),
+		cmocka_unit_test(test_entries_conversion),
+		cmocka_unit_test(test_huge_counts),
 		cmocka_unit_test(test_record_errors),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_json),

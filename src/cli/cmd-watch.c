@@ -30,6 +30,11 @@ int cmd_watch(const struct options *o)
 	_cleanup_fclose_ FILE *rec = NULL;
 	int r;
 
+	/* The run ends at the first sample at or after --duration: the second is one interval in. */
+	if (o->duration > 0 && o->duration < o->interval)
+		return cli_usage_error("--duration %gs is shorter than --interval %gs: expected 0"
+		                       " (until Ctrl-C) or at least one interval", o->duration,
+		                       o->interval);
 	r = cli_load_rules(o, &rs);
 	if (r)
 		return r;

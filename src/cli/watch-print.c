@@ -41,39 +41,60 @@ int ht_watch_format_sample(FILE *out, const struct ht_watch_sample *s)
 	return out_status(out);
 }
 
+/*
+ * What the peak rate is over: "over 5 s", or, when no stretch of known counts
+ * spans the window, "over the whole run of 4.000 s (shorter than the 5 s
+ * window)" or "over the 7.000 s with known counts (no 5 s window without
+ * lost events)".
+ */
+static void put_peak_span(FILE *out, const struct ht_watch_summary *s)
+{
+	if (s->peak_windowed)
+		fprintf(out, "over %g s", HT_WATCH_RATE_WINDOW);
+	else if (s->peak_span >= s->duration)
+		fprintf(out, "over the whole run of %.3f s (shorter than the %g s window)",
+		        s->peak_span, HT_WATCH_RATE_WINDOW);
+	else
+		fprintf(out, "over the %.3f s with known counts (no %g s window without lost"
+		             " events)", s->peak_span, HT_WATCH_RATE_WINDOW);
+}
+
 static void explain_recommendation(FILE *out, const struct ht_watch_summary *s)
 {
 	double need = ceil(s->need);
+	bool held = need > (double)HT_WATCH_MAX_LIMIT;
 
 	switch (s->basis) {
 	case HT_WATCH_BASIS_COUNT:
 		fprintf(out, "  The table never reached its cap, so its peak count is the working\n"
-		             "  set: %" PRId64 " entries x headroom %g = %.0f",
-		        s->peak_count, s->headroom, need);
+		             "  set: %" PRId64 " entries x headroom %g", s->peak_count, s->headroom);
 		break;
 	case HT_WATCH_BASIS_RATE:
 		fprintf(out, "  The table sat at its cap for %zu consecutive samples: its count\n"
 		             "  only shows the cap. The table must hold every connection of the\n"
-		             "  last TIME_WAIT seconds: peak rate over %g s %.1f/s x TIME_WAIT %"
-		             PRId64 " s\n  = %.0f entries, x headroom %g = %.0f",
-		        s->pinned_samples, HT_WATCH_RATE_WINDOW, s->peak_rate, s->time_wait,
-		        ceil(s->working_set), s->headroom, need);
+		             "  last TIME_WAIT seconds: peak rate ", s->pinned_samples);
+		put_peak_span(out, s);
+		fprintf(out, " %.1f/s x TIME_WAIT %" PRId64 " s\n  = %" PRId64 " entries%s,"
+		             " x headroom %g", s->peak_rate, s->time_wait, s->working_set_entries,
+		        s->working_set_entries == INT64_MAX ? " (2^63 - 1 or more)" : "",
+		        s->headroom);
 		break;
 	case HT_WATCH_BASIS_CAP:
 		fprintf(out, "  The table sat at its cap for %zu consecutive samples: its count\n"
 		             "  only shows the cap, and %s,\n  so the peak count is a lower bound"
-		             " of the working set: %" PRId64 " x headroom %g = %.0f",
+		             " of the working set: %" PRId64 " x headroom %g",
 		        s->pinned_samples,
 		        s->have_rate ? "the new-connection rate seen stays below it"
 		                     : "no new-connection rate is known",
-		        s->peak_count, s->headroom, need);
+		        s->peak_count, s->headroom);
 		break;
 	}
-	if (need > (double)HT_WATCH_MAX_LIMIT)
-		fprintf(out, ",\n  held to 2^30 = %" PRId64 ", the largest power of two the sysctl"
-		             " takes.\n", s->pow2);
+	/* Above 2^30 the product is only said to be more: a double past 2^53 is not exact. */
+	if (held)
+		fprintf(out, " > 2^30,\n  held to 2^30 = %" PRId64 ", the largest power of two the"
+		             " sysctl takes.\n", s->pow2);
 	else
-		fprintf(out, ", next power of two %" PRId64 ".\n", s->pow2);
+		fprintf(out, " = %.0f, next power of two %" PRId64 ".\n", need, s->pow2);
 	if (s->pow2 < s->max)
 		fprintf(out, "  hosttune only raises the table: the current max %" PRId64
 		             " stays.\n", s->max);
@@ -91,11 +112,12 @@ int ht_watch_format_summary(FILE *out, const struct ht_watch_summary *s)
 	        s->peak_count, s->peak_pct, s->max);
 	fprintf(out, "  at the cap      %zu consecutive samples (count >= max)\n",
 	        s->pinned_samples);
-	if (s->have_rate)
-		fprintf(out, "  new conns/s     peak %.1f over %g s, %.1f over one interval,"
-		             " mean %.1f (%s)\n", s->peak_rate, HT_WATCH_RATE_WINDOW,
-		        s->peak_interval_rate, s->mean_rate, s->source);
-	else
+	if (s->have_rate) {
+		fprintf(out, "  new conns/s     peak %.1f ", s->peak_rate);
+		put_peak_span(out, s);
+		fprintf(out, ", %.1f over one interval, mean %.1f (%s)\n", s->peak_interval_rate,
+		        s->mean_rate, s->source);
+	} else
 		fprintf(out, "  new conns/s     unknown (%s)\n", s->source);
 	if (s->have_drops)
 		fprintf(out, "  dropped         %" PRId64 " (drop + early_drop)\n", s->drops);
@@ -109,12 +131,18 @@ int ht_watch_format_summary(FILE *out, const struct ht_watch_summary *s)
 	return out_status(out);
 }
 
-/* A decimal JSON number printed with @decimals fraction digits (no 17-digit noise). */
+/*
+ * A decimal JSON number printed with @decimals fraction digits (no 17-digit
+ * noise); one too long for that (above 10^60) in 17 significant digits.
+ * Never NaN or infinite here (the summary's arithmetic is bounded).
+ */
 static struct json_object *json_fixed(double v, int decimals)
 {
-	char buf[64];
+	char buf[80];
+	int n = snprintf(buf, sizeof(buf), "%.*f", decimals, v);
 
-	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		snprintf(buf, sizeof(buf), "%.17g", v);
 	return json_object_new_double_s(v, buf);
 }
 
@@ -134,6 +162,11 @@ struct json_object *ht_watch_summary_json(const struct ht_watch_summary *s)
 		{ "peak_count", json_object_new_int64(s->peak_count), false },
 		{ "peak_pct", json_fixed(s->peak_pct, 1), false },
 		{ "peak_rate", s->have_rate ? json_fixed(s->peak_rate, 1) : NULL, !s->have_rate },
+		{ "peak_rate_over",
+		  s->have_rate ? json_object_new_string(s->peak_windowed ? "window" : "run") : NULL,
+		  !s->have_rate },
+		{ "peak_rate_span", s->have_rate ? json_fixed(s->peak_span, 3) : NULL,
+		  !s->have_rate },
 		{ "peak_interval_rate", s->have_rate ? json_fixed(s->peak_interval_rate, 1) : NULL,
 		  !s->have_rate },
 		{ "mean_rate", s->have_rate ? json_fixed(s->mean_rate, 1) : NULL, !s->have_rate },
@@ -143,7 +176,7 @@ struct json_object *ht_watch_summary_json(const struct ht_watch_summary *s)
 		{ "ceiling", json_fixed(s->ceiling, 1), false },
 		{ "headroom", json_fixed(s->headroom, 2), false },
 		{ "basis", json_object_new_string(ht_watch_basis_name(s->basis)), false },
-		{ "working_set", json_object_new_int64((int64_t)ceil(s->working_set)), false },
+		{ "working_set", json_object_new_int64(s->working_set_entries), false },
 		{ "recommended_max", json_object_new_int64(s->recommended_max), false },
 		{ "source", json_object_new_string(s->source), false },
 	};

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A watch recording as a source of facts: audit --observed FILE. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +14,48 @@
 #include "engine/value.h"
 #include "shared/util.h"
 
-static int set_num(struct ht_facts *f, const char *name, double v, bool integer,
-                   const char *unit, const char *source)
+/* Counts go in as they are: through a double, 2^63 - 1 would become 2^63, no int64_t. */
+static int set_int(struct ht_facts *f, const char *name, int64_t v, const char *unit,
+                   const char *source)
 {
-	struct ht_value val = integer ? ht_int((int64_t)v) : ht_dec(v);
+	struct ht_value val = ht_int(v);
 
 	return ht_facts_set(f, name, &val, unit, source);
+}
+
+static int set_dec(struct ht_facts *f, const char *name, double v, const char *unit,
+                   const char *source)
+{
+	struct ht_value val = ht_dec(v);
+
+	return ht_facts_set(f, name, &val, unit, source);
+}
+
+/*
+ * The kernel keeps the entry count in an int (atomic_t count, struct
+ * netns_ct, include/net/netns/conntrack.h), and nf_conntrack_max and the
+ * TIME_WAIT timeout are int sysctls (proc_dointvec*, nf_conntrack_standalone.c):
+ * a recording with more is not of a kernel, and the rules' arithmetic on it
+ * (peak count x burst) would overflow.
+ */
+static int check_kernel_range(const struct ht_watch_sample *v, size_t n, const char *path,
+                              struct ht_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *field = v[i].count > INT32_MAX    ? "count"
+		                    : v[i].max > INT32_MAX     ? "max"
+		                    : v[i].time_wait > INT32_MAX ? "time_wait"
+		                                                 : NULL;
+		int64_t x = v[i].count > INT32_MAX ? v[i].count
+		            : v[i].max > INT32_MAX ? v[i].max : v[i].time_wait;
+
+		if (field)
+			return ht_error_set(err, ERANGE,
+			                    "%s: sample %zu (t = %.9g s): expected %s at most "
+			                    "2147483647 (an int in the kernel), found %" PRId64,
+			                    path, i + 1, v[i].t, field, x);
+	}
+	return 0;
 }
 
 int ht_collect_observed(struct ht_facts *f, const char *path, double headroom,
@@ -32,6 +70,8 @@ int ht_collect_observed(struct ht_facts *f, const char *path, double headroom,
 
 	r = ht_watch_record_load(path, &samples, &n, err);
 	if (r >= 0)
+		r = check_kernel_range(samples, n, path, err);
+	if (r >= 0)
 		r = ht_watch_replay(samples, n, headroom, path, &sum);
 	if (r < 0) {
 		if (!err->msg[0])
@@ -43,23 +83,19 @@ int ht_collect_observed(struct ht_facts *f, const char *path, double headroom,
 		return -ENOMEM;
 	}
 	v = (struct ht_value){ .type = HT_T_STR, .s = (char *)path };
-	if ((r = set_num(f, "observed.peak_count", (double)sum.peak_count, true, "entries",
+	if ((r = set_int(f, "observed.peak_count", sum.peak_count, "entries", src)) < 0 ||
+	    (r = set_int(f, "observed.pinned_samples", (int64_t)sum.pinned_samples, "samples",
 	                 src)) < 0 ||
-	    (r = set_num(f, "observed.pinned_samples", (double)sum.pinned_samples, true,
-	                 "samples", src)) < 0 ||
-	    (r = set_num(f, "observed.samples", (double)sum.samples, true, "samples", src)) < 0 ||
-	    (r = set_num(f, "observed.max", (double)sum.max, true, "entries", src)) < 0 ||
-	    (r = set_num(f, "observed.time_wait", (double)sum.time_wait, true, "seconds",
-	                 src)) < 0 ||
+	    (r = set_int(f, "observed.samples", (int64_t)sum.samples, "samples", src)) < 0 ||
+	    (r = set_int(f, "observed.max", sum.max, "entries", src)) < 0 ||
+	    (r = set_int(f, "observed.time_wait", sum.time_wait, "seconds", src)) < 0 ||
 	    (r = ht_facts_set(f, "observed.source", &v, NULL, src)) < 0)
 		return r;
 	if (sum.have_rate &&
-	    ((r = set_num(f, "observed.peak_rate", sum.peak_rate, false, "connections/s",
-	                  src)) < 0 ||
-	     (r = set_num(f, "observed.mean_rate", sum.mean_rate, false, "connections/s",
-	                  src)) < 0))
+	    ((r = set_dec(f, "observed.peak_rate", sum.peak_rate, "connections/s", src)) < 0 ||
+	     (r = set_dec(f, "observed.mean_rate", sum.mean_rate, "connections/s", src)) < 0))
 		return r;
 	if (sum.have_drops)
-		return set_num(f, "observed.drops", (double)sum.drops, true, "packets", src);
+		return set_int(f, "observed.drops", sum.drops, "packets", src);
 	return 0;
 }

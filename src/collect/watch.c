@@ -43,8 +43,9 @@
 #define EVENT_BUF_SIZE 8192
 
 /*
- * Sampling intervals above a day are surely a unit mistake; below 1 ms two
- * samples could share a recorded t (written with 3 decimals).
+ * Sampling intervals above a day are surely a unit mistake; below 1 ms the
+ * time to read the counters is a fair part of the interval. (The record
+ * writes t to the nanosecond, so samples never share a recorded t.)
  */
 #define INTERVAL_MAX (24.0 * 3600.0)
 #define INTERVAL_MIN 0.001
@@ -52,7 +53,7 @@
 /*
  * Times are decimals read into binary doubles (5.250 - 0.250 may come out a
  * hair under 5): a window this much short of HT_WATCH_RATE_WINDOW still
- * counts. Far below the record's resolution of 1 ms.
+ * counts. Far below the interval's minimum of 1 ms.
  */
 #define WINDOW_SLACK 1e-6
 
@@ -208,6 +209,7 @@ int ht_watch_acc_add(struct ht_watch_acc *a, struct ht_watch_sample *s)
 				return -ENOMEM;
 			window_scan(a);
 		} else {
+			a->inserts_lost = true;
 			window_reset(a);
 			if (s->have_insert && window_push(a, s->t, s->insert) < 0)
 				return -ENOMEM;
@@ -239,6 +241,16 @@ int ht_watch_acc_add(struct ht_watch_acc *a, struct ht_watch_sample *s)
 	a->last = *s;
 	a->samples++;
 	return 0;
+}
+
+int64_t ht_watch_entries(double v)
+{
+	/* 2^63 is the first double above INT64_MAX; (int64_t) of it or more is undefined. */
+	if (isnan(v) || v <= 0)
+		return 0;
+	if (v >= 9223372036854775808.0)
+		return INT64_MAX;
+	return (int64_t)v;
 }
 
 static int64_t pow2ceil_capped(double need)
@@ -276,7 +288,13 @@ int ht_watch_acc_summary(const struct ht_watch_acc *a, const char *source,
 		.full_at_start = a->first.count >= a->first.max,
 	};
 	/* No stretch of known differences spans the window: the rate over all of them. */
+	out->peak_windowed = a->have_window_rate;
 	out->peak_rate = a->have_window_rate ? a->window_rate : out->mean_rate;
+	/* The whole duration when every interval is known (insert_time is their sum). */
+	out->peak_span = !a->have_rate            ? 0
+	                 : a->have_window_rate    ? HT_WATCH_RATE_WINDOW
+	                 : !a->inserts_lost       ? out->duration
+	                                          : a->insert_time;
 	out->interval = a->interval > 0 ? a->interval
 	                : a->samples > 1 ? out->duration / (double)(a->samples - 1) : 0;
 	/* conntrack.ceiling in rules/conntrack.rules: a TIME_WAIT of 0 counts as 1 s. */
@@ -284,12 +302,14 @@ int ht_watch_acc_summary(const struct ht_watch_acc *a, const char *source,
 
 	out->basis = HT_WATCH_BASIS_COUNT;
 	out->working_set = (double)out->peak_count;
+	out->working_set_entries = out->peak_count;
 	if (out->pinned_samples > 0) {
 		double by_rate = out->peak_rate * (double)out->time_wait;
 
 		if (out->have_rate && by_rate >= out->working_set) {
 			out->basis = HT_WATCH_BASIS_RATE;
 			out->working_set = by_rate;
+			out->working_set_entries = ht_watch_entries(ceil(by_rate));
 		} else {
 			out->basis = HT_WATCH_BASIS_CAP;
 		}
@@ -353,7 +373,8 @@ static void put_counter(FILE *out, bool have, int64_t v)
 
 int ht_watch_record_sample(FILE *out, const struct ht_watch_sample *s)
 {
-	fprintf(out, "%.3f %" PRId64 " %" PRId64, s->t, s->count, s->max);
+	/* To the nanosecond, as CLOCK_MONOTONIC gives it: distinct samples stay distinct. */
+	fprintf(out, "%.9f %" PRId64 " %" PRId64, s->t, s->count, s->max);
 	put_counter(out, s->have_insert, s->insert);
 	put_counter(out, s->have_drop, s->drop);
 	put_counter(out, s->have_early_drop, s->early_drop);
@@ -426,20 +447,32 @@ static void next_token(const char **p, const char **tok, size_t *len)
 	*p = s;
 }
 
-/* Whole unsigned decimal, at most 18 digits (always fits in int64_t). */
-static bool parse_uint(const char *tok, size_t len, int64_t *out)
+/*
+ * Whole unsigned decimal, 0 to INT64_MAX (2^63 - 1). Returns 0, -EINVAL
+ * when @tok is not digits, -ERANGE when it is more.
+ */
+static int parse_uint_r(const char *tok, size_t len, int64_t *out)
 {
 	int64_t v = 0;
+	bool over = false;
 
-	if (len == 0 || len > 18)
-		return false;
+	if (len == 0)
+		return -EINVAL;
 	for (size_t i = 0; i < len; i++) {
 		if (tok[i] < '0' || tok[i] > '9')
-			return false;
-		v = v * 10 + (tok[i] - '0');
+			return -EINVAL;
+		over = over || __builtin_mul_overflow(v, 10, &v) ||
+		       __builtin_add_overflow(v, tok[i] - '0', &v);
 	}
+	if (over)
+		return -ERANGE;
 	*out = v;
-	return true;
+	return 0;
+}
+
+static bool parse_uint(const char *tok, size_t len, int64_t *out)
+{
+	return parse_uint_r(tok, len, out) == 0;
 }
 
 /*
@@ -476,6 +509,7 @@ static int parse_sample(const char *line, const struct rec_pos *pos,
 	const char *p = line, *tok;
 	char expected[128];
 	size_t len;
+	int r;
 
 	*s = (struct ht_watch_sample){ 0 };
 	for (size_t i = 0; i < ARRAY_SIZE(field_names); i++) {
@@ -499,8 +533,10 @@ static int parse_sample(const char *line, const struct rec_pos *pos,
 		}
 		if (have[i] && len == 1 && tok[0] == '-')
 			continue;
-		if (!parse_uint(tok, len, ints[i])) {
-			snprintf(expected, sizeof(expected), "%s, a whole number%s", field_names[i],
+		r = parse_uint_r(tok, len, ints[i]);
+		if (r < 0) {
+			snprintf(expected, sizeof(expected), "%s, a whole number%s%s", field_names[i],
+			         r == -ERANGE ? " up to 9223372036854775807 (2^63 - 1)" : "",
 			         have[i] ? " or '-'" : "");
 			return rec_error(err, pos, tok, len, expected);
 		}
@@ -723,6 +759,11 @@ int ht_watch_new(const struct ht_watch_config *cfg, struct ht_watch **out, struc
 		return ht_error_set(err, EINVAL, "interval: expected 1 ms to a day");
 	if (!isfinite(cfg->duration) || cfg->duration < 0)
 		return ht_error_set(err, EINVAL, "duration: expected 0 (until stopped) or more");
+	/* The second sample comes one interval in: a shorter duration would still run that long. */
+	if (cfg->duration > 0 && cfg->duration < cfg->interval)
+		return ht_error_set(err, EINVAL,
+		                    "duration: expected 0 (until stopped) or at least the interval"
+		                    " of %g s, got %g s", cfg->interval, cfg->duration);
 	if (!isfinite(cfg->headroom) || cfg->headroom < 1)
 		return ht_error_set(err, EINVAL, "headroom: expected 1 or more, got %g",
 		                    cfg->headroom);

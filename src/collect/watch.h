@@ -81,6 +81,11 @@
  *                i and j known (a pair does not span an unknown interval). When
  *                no such pair exists (a run shorter than W, or losses cutting it
  *                into shorter stretches), mean_rate: the rate over the whole run.
+ *   peak_windowed, peak_span  whether the peak is over W, and the seconds it is
+ *                over: W, else the known time of the run (insert_time: the whole
+ *                duration unless events were lost). A printed peak names its span:
+ *                "over 5 s", or "over the whole run of 4.000 s (shorter than
+ *                the 5 s window)".
  *                t[j] - t[i] may fall short of W by 1 us (decimal times in binary).
  *                A burst over one interval of 250 ms is not what a table must
  *                hold for TIME_WAIT seconds; W is the span over which the
@@ -107,6 +112,12 @@
  *       filled counts; if the table was already full at the first sample
  *       (full_at_start), the rate seen is at most the ceiling and the
  *       estimate is a lower bound.
+ *     working_set_entries = ceil(working_set) as a whole number: peak_count
+ *       itself for the count and cap bases (exact, where the double is not
+ *       above 2^53), and at most 2^63 - 1 (INT64_MAX), where a larger rate
+ *       estimate is held: a record's counts go up to 2^63 - 1, and
+ *       peak_rate x time_wait can pass it. No double is ever converted to an
+ *       integer it does not fit (ht_watch_entries()).
  *     recommended_max = max(min(pow2ceil(ceil(working_set x headroom)), 2^30), max)
  *   hosttune only raises the table: never below the current max. 2^30 is the
  *   largest power of two nf_conntrack_max takes (written as an int through
@@ -121,9 +132,12 @@
  *               fraction digits, strictly increasing; count, max (> 0) and
  *               time_wait are decimal integers; insert, drop and early_drop are
  *               decimal integers or "-" when unknown (only their differences
- *               are used, so their origin does not matter).
+ *               are used, so their origin does not matter). Integers are 0 to
+ *               2^63 - 1 = 9223372036854775807.
  *   Other lines starting with "#" and empty lines are ignored; at least one
- *   sample is required. ht_watch_record_sample() writes t with 3 decimals.
+ *   sample is required. ht_watch_record_sample() writes t with 9 decimals (to
+ *   the nanosecond of CLOCK_MONOTONIC), so samples less than 1 ms apart stay
+ *   distinct; older records, written with 3 decimals, read as before.
  *   Errors read "FILE:LINE:COL: expected ..., found ...".
  */
 
@@ -167,6 +181,8 @@ struct ht_watch_summary {
 	double peak_pct;
 	bool have_rate;           /* peak_rate, peak_interval_rate and mean_rate are known */
 	double peak_rate;         /* over a window of HT_WATCH_RATE_WINDOW s (see above) */
+	bool peak_windowed;       /* peak_rate is over the window, not over the whole run */
+	double peak_span;         /* s peak_rate is over: the window, or the run's known time */
 	double peak_interval_rate; /* over one sampling interval */
 	double mean_rate;
 	bool have_drops;          /* every drop and early_drop difference was known */
@@ -176,6 +192,7 @@ struct ht_watch_summary {
 	double ceiling;
 	enum ht_watch_basis basis;
 	double working_set;
+	int64_t working_set_entries; /* ceil(working_set), 0 .. INT64_MAX (see above) */
 	double need;              /* working_set x headroom */
 	int64_t pow2;             /* pow2ceil(ceil(need)), at most HT_WATCH_MAX_LIMIT */
 	int64_t recommended_max;
@@ -205,6 +222,7 @@ struct ht_watch_acc {
 	size_t win_head, win_len, win_cap;
 	int64_t inserts;          /* sum of the known insert differences */
 	double insert_time;       /* the time those differences span */
+	bool inserts_lost;        /* some interval's insert difference was unknown */
 	bool drops_unknown;
 	int64_t drops;
 	size_t run, longest_run;
@@ -235,6 +253,12 @@ int ht_watch_acc_add(struct ht_watch_acc *a, struct ht_watch_sample *s);
  */
 int ht_watch_acc_summary(const struct ht_watch_acc *a, const char *source,
                          struct ht_watch_summary *out);
+
+/*
+ * ht_watch_entries - @v as a whole number of entries, without undefined
+ * behaviour: 0 for NaN or v <= 0, INT64_MAX for v >= 2^63, else v truncated.
+ */
+int64_t ht_watch_entries(double v);
 
 /* ht_watch_replay - the summary of @n recorded samples, their derived fields filled. */
 int ht_watch_replay(struct ht_watch_sample *samples, size_t n, double headroom,
@@ -272,7 +296,9 @@ int ht_watch_record_load(const char *path, struct ht_watch_sample **samples, siz
 struct ht_watch_config {
 	const char *root;         /* NULL or "/" for this host; else a tree (no events) */
 	double interval;          /* s between samples, 0.001 to 86400 */
-	double duration;          /* s; 0: until the caller stops (Ctrl-C) */
+	double duration;          /* s; 0: until the caller stops (Ctrl-C), else at least
+	                           * interval: the run ends at the first sample at or after
+	                           * it, so it lasts duration rounded up to whole intervals */
 	double headroom;          /* >= 1 */
 	/*
 	 * NULL, or the flag the caller's SIGINT/SIGTERM handler sets:
@@ -287,7 +313,7 @@ struct ht_watch;
  * ht_watch_new - check the configuration, find the conntrack table (reading
  * nf_conntrack_max first, so that nothing loads nf_conntrack), subscribe to
  * the NEW events when live, and start the clock. Returns 0, -EINVAL for a
- * bad configuration, -ENOENT when nf_conntrack is not loaded, another
+ * bad configuration (a duration shorter than the interval among them), -ENOENT when nf_conntrack is not loaded, another
  * negative errno, with @err set.
  */
 int ht_watch_new(const struct ht_watch_config *cfg, struct ht_watch **out, struct ht_error *err);
