@@ -1,14 +1,83 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* hosttune plan, apply, revert and verify. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "engine/facts.h"
 #include "engine/rules.h"
 #include "persist/persist.h"
 #include "persist/verify.h"
+#include "shared/fsutil.h"
+
+/*
+ * With --root DIR, --state FILE must be a path below DIR: apply creates the
+ * state file's directories, and nothing outside the tree may change (revert
+ * would leave them). The path is resolved as far as it exists (symlinks
+ * followed, as the write would follow them), the rest taken as written
+ * without any ".." component. Returns 0, or EXIT_USAGE after a one-line
+ * message.
+ */
+static int check_state_in_root(const struct options *o)
+{
+	char root[PATH_MAX], base[PATH_MAX], path[PATH_MAX * 2];
+	_cleanup_free_ char *abs = NULL;
+	const char *rest;
+	size_t cut, rl;
+
+	if (!o->state || !ht_root_confined(o->root))
+		return 0;
+	if (!realpath(o->root, root))
+		return cli_usage_error("--root %s: %s", o->root, strerror(errno));
+	if (o->state[0] == '/')
+		abs = strdup(o->state);
+	else {
+		char cwd[PATH_MAX];
+
+		if (!getcwd(cwd, sizeof(cwd)) || asprintf(&abs, "%s/%s", cwd, o->state) < 0)
+			abs = NULL;
+	}
+	if (!abs)
+		return cli_usage_error("--state %s: %s", o->state, strerror(errno ? errno : ENOMEM));
+	/* The longest leading part that exists, resolved; the rest as written. */
+	for (cut = strlen(abs); cut > 0; cut--) {
+		if (abs[cut] != '/' && abs[cut] != '\0')
+			continue;
+		{
+			char save = abs[cut];
+
+			abs[cut] = '\0';
+			rest = realpath(abs, base);
+			abs[cut] = save;
+		}
+		if (rest)
+			break;
+	}
+	rest = abs + cut;
+	if (cut == 0 && !realpath("/", base))
+		return cli_usage_error("--state %s: %s", o->state, strerror(errno));
+	for (const char *c = rest; *c;) {
+		size_t len;
+
+		c += strspn(c, "/");
+		len = strcspn(c, "/");
+		if (len == 2 && c[0] == '.' && c[1] == '.')
+			return cli_usage_error("--state %s: a '..' in a path that does not exist yet: "
+			                       "give a path below --root %s", o->state, o->root);
+		c += len;
+	}
+	snprintf(path, sizeof(path), "%s%s", strcmp(base, "/") == 0 ? "" : base, rest);
+	rl = strlen(root);
+	if (strcmp(root, "/") != 0 && (strncmp(path, root, rl) != 0 || path[rl] != '/'))
+		return cli_usage_error("--state %s is outside --root %s: apply would create it "
+		                       "and its directories outside the tree; give a path below %s",
+		                       o->state, o->root, root);
+	return 0;
+}
 
 /*
  * plan and apply: the audit's findings turned into files and live values.
@@ -25,6 +94,8 @@ int cmd_apply(const struct options *o)
 
 	if (o->facts_file && !o->dry_run)
 		return cli_usage_error("apply needs a host (live or --root), not --facts");
+	if (!o->dry_run && (r = check_state_in_root(o)) != 0)
+		return r;
 	r = cli_evaluate(o, &rs, &facts, &findings);
 	if (r)
 		goto out;
@@ -129,6 +200,8 @@ int cmd_revert(const struct options *o)
 
 	if (o->facts_file)
 		return cli_usage_error("revert needs a host (live or --root), not --facts");
+	if ((r = check_state_in_root(o)) != 0)
+		return r;
 	if (o->root)
 		printf("below --root %s:\n", o->root);
 	r = ht_revert(o->root, o->state, stdout, &err);
