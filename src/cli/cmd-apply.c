@@ -82,6 +82,10 @@ static int check_state_in_root(const struct options *o)
 /*
  * plan and apply: the audit's findings turned into files and live values.
  * A facts file has no host to apply to, so only plan accepts one.
+ * plan exits 0 whatever it shows. apply exits 1 (EXIT_FINDINGS) after a
+ * successful apply when a setting will not hold at boot (plan.warnings: a
+ * later file overrides it, or only the kernel command line reaches a
+ * built-in nf_conntrack): the live values are set, the verdict is not green.
  */
 int cmd_apply(const struct options *o)
 {
@@ -130,8 +134,10 @@ int cmd_apply(const struct options *o)
 	}
 	if (o->json)
 		r = cli_print_json(ht_plan_to_json(&plan, true));
-	else if (ht_plan_empty(&plan))
+	else if (ht_plan_empty(&plan) && plan.nwarnings == 0)
 		printf("No changes: the files and live values already match the plan.\n");
+	else if (ht_plan_empty(&plan))
+		printf("No changes: the files and live values already match the plan, but:\n");
 	else {
 		/* The paths below are host paths; say which tree they are in. */
 		if (o->root)
@@ -152,6 +158,10 @@ int cmd_apply(const struct options *o)
 				printf("set %s from %s to %s\n", l->key, l->old ? l->old : "-", l->new);
 		}
 	}
+	if (!o->json && plan.nwarnings && ht_plan_print_warnings(&plan, stdout) < 0)
+		r = EXIT_COLLECT;
+	if (r == 0 && plan.nwarnings)
+		r = EXIT_FINDINGS;
 out:
 	ht_plan_free(&plan);
 	ht_findings_free(&findings);

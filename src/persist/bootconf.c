@@ -1638,3 +1638,9 @@ void ht_conf_free(struct ht_conf *c)
 	free(c->problems);
 	*c = (struct ht_conf){ 0 };
 }
+
+const char *ht_conf_file_shown(const char *file)
+{
+	return strcmp(file, "/etc/sysctl.d/99-sysctl.conf") == 0 ?
+	       "/etc/sysctl.conf (via /etc/sysctl.d/99-sysctl.conf)" : file;
+}

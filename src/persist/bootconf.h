@@ -224,6 +224,13 @@ const struct ht_conf_assign *ht_conf_effective(const struct ht_conf_key *k);
  */
 char *ht_sysctl_key_normalize(const char *key);
 
+/*
+ * ht_conf_file_shown - @file as a message names it: Debian's
+ * /etc/sysctl.d/99-sysctl.conf link as "/etc/sysctl.conf (via
+ * /etc/sysctl.d/99-sysctl.conf)", any other path as it is. Static or @file.
+ */
+const char *ht_conf_file_shown(const char *file);
+
 /* A stable lowercase name for @kind ("space-around-equals", ...), for reports. */
 const char *ht_conf_problem_kind_name(enum ht_conf_problem_kind kind);
 

@@ -81,11 +81,7 @@ static char *fact_text(const struct ht_facts *f, const char *name)
 }
 
 /* /etc/sysctl.d/99-sysctl.conf is Debian's link to /etc/sysctl.conf: name the real file. */
-static const char *conf_name(const char *file)
-{
-	return strcmp(file, "/etc/sysctl.d/99-sysctl.conf") == 0 ? "/etc/sysctl.conf (via "
-	       "/etc/sysctl.d/99-sysctl.conf)" : file;
-}
+#define conf_name ht_conf_file_shown
 
 /*
  * Something in modules-load.d loads nf_conntrack before systemd-sysctl:
