@@ -583,31 +583,6 @@ static int override_warnings(struct ht_plan *p, const struct ht_conf *c, const c
 	return 0;
 }
 
-/*
- * The value the kernel command line (ROOT/proc/cmdline) gives MODULE.PARAM
- * of @target ("module.MODULE.PARAM"), or NULL (caller frees). The kernel
- * reads '-' and '_' in names alike (parameq() in kernel/params.c).
- */
-static char *cmdline_param(const char *root, const char *target)
-{
-	_cleanup_free_ char *cmd = NULL;
-	const char *want = target + strlen("module.");
-	size_t wl = strlen(want);
-
-	if (ht_read_file(root, "/proc/cmdline", &cmd) < 0)
-		return NULL;
-	for (char *w = strtok(cmd, " \t\n"); w; w = strtok(NULL, " \t\n")) {
-		size_t i;
-
-		for (i = 0; i < wl && w[i]; i++)
-			if (!(w[i] == want[i] || (w[i] == '-' && want[i] == '_')))
-				break;
-		if (i == wl && w[i] == '=')
-			return strdup(w + wl + 1);
-	}
-	return NULL;
-}
-
 /* Settings of the plan's files that will not hold at boot (struct ht_plan_warning). */
 static int plan_warnings(struct ht_plan *p, const char *root, const struct setting *sys,
                          size_t nsys, const struct setting *mod, size_t nmod,
@@ -635,7 +610,7 @@ static int plan_warnings(struct ht_plan *p, const char *root, const struct setti
 		    strncmp(st->key, "module.nf_conntrack.", 20) != 0 || !wanted_in_file(st, NULL))
 			continue;
 		param = st->key + strlen("module.");
-		cmd = cmdline_param(root, st->key);
+		cmd = ht_kcmdline_param(root, param);
 		if (cmd && num_equal(cmd, st->value))
 			continue;
 		if (cmd)
