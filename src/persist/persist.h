@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -32,7 +33,6 @@
  */
 
 #define HT_FILE_HEADER "# This file is managed by hosttune"
-#define HT_STATE_FILE "/var/lib/hosttune/state"
 
 /* One file of the plan. Paths are host paths ("/etc/..."), below --root when one is set. */
 struct ht_plan_file {
@@ -80,6 +80,15 @@ struct ht_plan {
 	size_t nwarnings;
 	char *profile;
 	bool no_disk; /* built with HT_PLAN_NO_DISK */
+	/*
+	 * conntrack's drop counters when the plan was made (facts
+	 * conntrack.stat.drop and .early_drop, packets since boot; -1 when
+	 * unavailable) and ROOT/proc/sys/kernel/random/boot_id (NULL when
+	 * unreadable): apply records them as the state file's "counters", so
+	 * that audit judges the drops since the last apply.
+	 */
+	int64_t ct_drop, ct_early_drop;
+	char *boot_id;
 };
 
 /* ht_plan_build() flags */

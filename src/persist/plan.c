@@ -647,6 +647,15 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 
 	err->msg[0] = '\0';
 	p.no_disk = flags & HT_PLAN_NO_DISK;
+	{
+		const struct ht_fact *d = ht_facts_get(facts, "conntrack.stat.drop");
+		const struct ht_fact *e = ht_facts_get(facts, "conntrack.stat.early_drop");
+
+		p.ct_drop = d && d->value.type == HT_T_INT ? d->value.i : -1;
+		p.ct_early_drop = e && e->value.type == HT_T_INT ? e->value.i : -1;
+		if (!p.no_disk && ht_read_file(root, "/proc/sys/kernel/random/boot_id", &p.boot_id) < 0)
+			p.boot_id = NULL;
+	}
 	r = check_only(findings, only, err);
 	if (r < 0)
 		return r;
@@ -890,6 +899,7 @@ void ht_plan_free(struct ht_plan *p)
 		free(p->warnings[i].message);
 	}
 	free(p->warnings);
+	free(p->boot_id);
 	free(p->profile);
 	memset(p, 0, sizeof(*p));
 }
