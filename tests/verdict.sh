@@ -126,6 +126,10 @@ expect_eq "built in, cmdline 16384: apply exits 1" 1 $?
 expect_contains "built in, cmdline 16384: change it" \
 	"the kernel command line gives nf_conntrack.hashsize=16384; change it to nf_conntrack.hashsize=65536" \
 	"$(cat "$TMP/b.apply2")"
+ht --root "$TMP/b" $G verify >"$TMP/b.verify3"
+expect_eq "built in, cmdline 16384: verify says change it" \
+	"PROBLEM hashsize is 65536 live, but nf_conntrack is built into this kernel and the kernel command line gives nf_conntrack.hashsize=16384: change it to 65536 (GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub)" \
+	"$(grep '^PROBLEM' "$TMP/b.verify3")"
 # The command line gives it (nf-conntrack: the kernel reads '-' as '_'): holds.
 echo "root=/dev/vda1 nf-conntrack.hashsize=65536 quiet" >"$TMP/b/proc/cmdline"
 ht --root "$TMP/b" $G apply >/dev/null

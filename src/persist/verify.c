@@ -80,9 +80,6 @@ static char *fact_text(const struct ht_facts *f, const char *name)
 	return x && x->value.type != HT_T_NONE ? ht_value_display(&x->value) : NULL;
 }
 
-/* /etc/sysctl.d/99-sysctl.conf is Debian's link to /etc/sysctl.conf: name the real file. */
-#define conf_name ht_conf_file_shown
-
 /*
  * Something in modules-load.d loads nf_conntrack before systemd-sysctl:
  * nf_conntrack itself or a module that depends on it (kmod treats '-' and
@@ -174,14 +171,14 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 		return add(r, HT_VERIFY_PROBLEM, "overridden", key,
 		           "%s = %s in %s:%u is cancelled at boot by %s:%u ('-%s' without a value: "
 		           "systemd-sysctl leaves the key alone)", key, ours->value, HOSTTUNE_SYSCTL,
-		           ours->line, conf_name(eff->file), eff->line, key);
+		           ours->line, ht_conf_file_shown(eff->file), eff->line, key);
 	}
 
 	if (ours && ours != eff && !same_number(ours->value, eff->value)) {
 		problem = true;
 		ret = add(r, HT_VERIFY_PROBLEM, "overridden", key,
 		          "%s = %s in %s:%u is overridden at boot by %s:%u (= %s), which is read later",
-		          key, ours->value, HOSTTUNE_SYSCTL, ours->line, conf_name(eff->file),
+		          key, ours->value, HOSTTUNE_SYSCTL, ours->line, ht_conf_file_shown(eff->file),
 		          eff->line, eff->value);
 		if (ret < 0)
 			return ret;
@@ -191,7 +188,7 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 		ret = add(r, HT_VERIFY_PROBLEM, "boot-order", key,
 		          "%s is set in %s:%u but nothing loads nf_conntrack before systemd-sysctl "
 		          "runs (no modules-load.d entry, not built in): it will not hold at boot",
-		          key, conf_name(eff->file), eff->line);
+		          key, ht_conf_file_shown(eff->file), eff->line);
 		if (ret < 0)
 			return ret;
 	}
@@ -200,7 +197,7 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 		problem = true;
 		ret = add(r, HT_VERIFY_PROBLEM, "drift", key,
 		          "%s is %s live but %s at boot (%s:%u): %s", key, live, eff->value,
-		          conf_name(eff->file), eff->line,
+		          ht_conf_file_shown(eff->file), eff->line,
 		          needs_module && !builtin && !conntrack_loader(load) ?
 		          "most likely the boot applied it before nf_conntrack loaded" :
 		          ours && ours != eff ? "the file that overrides hosttune's wins at boot" :
@@ -211,7 +208,7 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 	if (problem)
 		return 0;
 	return add(r, HT_VERIFY_OK, "holds", key, "%s = %s live and at boot (%s:%u)", key,
-	           live ? live : eff->value, conf_name(eff->file), eff->line);
+	           live ? live : eff->value, ht_conf_file_shown(eff->file), eff->line);
 }
 
 /*
@@ -264,6 +261,12 @@ static int check_hashsize(struct ht_verify_report *r, const struct ht_finding *f
 		if (cmd && hashsize_matches(live, cmd, slots))
 			return add(r, HT_VERIFY_OK, "holds", key, "hashsize = %s live and at boot "
 			           "(nf_conntrack.hashsize=%s on the kernel command line)", live, cmd);
+		if (cmd)
+			return add(r, HT_VERIFY_PROBLEM, "hashsize-live", key,
+			           "hashsize is %s live, but nf_conntrack is built into this kernel and "
+			           "the kernel command line gives nf_conntrack.hashsize=%s: change it to "
+			           "%s (GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub)",
+			           live, cmd, live);
 		return add(r, HT_VERIFY_PROBLEM, "hashsize-live", key,
 		           "hashsize is %s live, not the kernel's default %s, and nf_conntrack is "
 		           "built into this kernel: only nf_conntrack.hashsize=%s on the kernel "

@@ -24,7 +24,7 @@ enum ht_verify_status {
 /* One check of one setting or file. Strings are owned by the report. */
 struct ht_verify_item {
 	enum ht_verify_status status;
-	char *check;   /* short name: drift, overridden, boot-order, hashsize-live,
+	char *check;   /* short name: drift, overridden, boot-order, live-only, hashsize-live,
 	                  hashsize-stale, hashsize-builtin, broken-config, obsolete-module,
 	                  other-manager, edited, holds */
 	char *key;     /* sysctl key, module.nf_conntrack.PARAM, a file path, or NULL */
