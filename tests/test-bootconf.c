@@ -700,6 +700,28 @@ static void test_modules_load(void **state)
 	ht_conf_free(&c);
 }
 
+/* The kernel command line: '-' reads as '_', the last word wins, a prefix is no match. */
+static void test_kcmdline_param(void **state)
+{
+	char *v;
+
+	(void)state;
+	v = ht_kcmdline_param(scratch, "nf_conntrack.hashsize");
+	assert_null(v); /* no ROOT/proc/cmdline */
+	put("/proc/cmdline", "BOOT_IMAGE=/vmlinuz nf_conntrack.hashsizes=1 "
+	    "nf-conntrack.hashsize=16384 quiet\tnf_conntrack.hashsize=65536\n");
+	v = ht_kcmdline_param(scratch, "nf_conntrack.hashsize");
+	assert_non_null(v);
+	assert_string_equal(v, "65536");
+	free(v);
+	put("/proc/cmdline", "nf-conntrack.hashsize=16384\n");
+	v = ht_kcmdline_param(scratch, "nf_conntrack.hashsize");
+	assert_non_null(v);
+	assert_string_equal(v, "16384");
+	free(v);
+	assert_null(ht_kcmdline_param(scratch, "nf_conntrack.expect_hashsize"));
+}
+
 static void test_problem_kind_names(void **state)
 {
 	assert_string_equal(ht_conf_problem_kind_name(HT_CONF_UNREADABLE), "unreadable");
@@ -732,6 +754,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_modprobe_options_edge_cases, scratch_setup,
 						scratch_teardown),
 		cmocka_unit_test(test_modules_load),
+		cmocka_unit_test_setup_teardown(test_kcmdline_param, scratch_setup, scratch_teardown),
 		cmocka_unit_test(test_problem_kind_names),
 	};
 

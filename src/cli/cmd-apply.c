@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* hosttune plan, apply, revert and verify. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -11,10 +14,80 @@
 #include "engine/rules.h"
 #include "persist/persist.h"
 #include "persist/verify.h"
+#include "shared/fsutil.h"
+
+/*
+ * With --root DIR, --state FILE must be a path below DIR: apply creates the
+ * state file's directories, and nothing outside the tree may change (revert
+ * would leave them). The path is resolved as far as it exists (symlinks
+ * followed, as the write would follow them), the rest taken as written
+ * without any ".." component. Returns 0, or EXIT_USAGE after a one-line
+ * message.
+ */
+static int check_state_in_root(const struct options *o)
+{
+	char root[PATH_MAX], base[PATH_MAX], path[PATH_MAX * 2];
+	_cleanup_free_ char *abs = NULL;
+	const char *rest;
+	size_t cut, rl;
+
+	if (!o->state || !ht_root_confined(o->root))
+		return 0;
+	if (!realpath(o->root, root))
+		return cli_usage_error("--root %s: %s", o->root, strerror(errno));
+	if (o->state[0] == '/')
+		abs = strdup(o->state);
+	else {
+		char cwd[PATH_MAX];
+
+		if (!getcwd(cwd, sizeof(cwd)) || asprintf(&abs, "%s/%s", cwd, o->state) < 0)
+			abs = NULL;
+	}
+	if (!abs)
+		return cli_usage_error("--state %s: %s", o->state, strerror(errno ? errno : ENOMEM));
+	/* The longest leading part that exists, resolved; the rest as written. */
+	for (cut = strlen(abs); cut > 0; cut--) {
+		if (abs[cut] != '/' && abs[cut] != '\0')
+			continue;
+		{
+			char save = abs[cut];
+
+			abs[cut] = '\0';
+			rest = realpath(abs, base);
+			abs[cut] = save;
+		}
+		if (rest)
+			break;
+	}
+	rest = abs + cut;
+	if (cut == 0 && !realpath("/", base))
+		return cli_usage_error("--state %s: %s", o->state, strerror(errno));
+	for (const char *c = rest; *c;) {
+		size_t len;
+
+		c += strspn(c, "/");
+		len = strcspn(c, "/");
+		if (len == 2 && c[0] == '.' && c[1] == '.')
+			return cli_usage_error("--state %s: a '..' in a path that does not exist yet: "
+			                       "give a path below --root %s", o->state, o->root);
+		c += len;
+	}
+	snprintf(path, sizeof(path), "%s%s", strcmp(base, "/") == 0 ? "" : base, rest);
+	rl = strlen(root);
+	if (strcmp(root, "/") != 0 && (strncmp(path, root, rl) != 0 || path[rl] != '/'))
+		return cli_usage_error("--state %s is outside --root %s: apply would create it "
+		                       "and its directories outside the tree; give a path below %s",
+		                       o->state, o->root, root);
+	return 0;
+}
 
 /*
  * plan and apply: the audit's findings turned into files and live values.
  * A facts file has no host to apply to, so only plan accepts one.
+ * plan exits 0 whatever it shows. apply exits 1 (EXIT_FINDINGS) after a
+ * successful apply when a setting will not hold at boot (plan.warnings: a
+ * later file overrides it, or only the kernel command line reaches a
+ * built-in nf_conntrack): the live values are set, the verdict is not green.
  */
 int cmd_apply(const struct options *o)
 {
@@ -26,6 +99,8 @@ int cmd_apply(const struct options *o)
 	int r;
 
 	/* --facts: plan and apply --dry-run only (main.c's option table). */
+	if (!o->dry_run && (r = check_state_in_root(o)) != 0)
+		return r;
 	r = cli_evaluate(o, &rs, &facts, &findings);
 	if (r)
 		goto out;
@@ -60,8 +135,10 @@ int cmd_apply(const struct options *o)
 	}
 	if (o->json)
 		r = cli_print_json(ht_plan_to_json(&plan, true));
-	else if (ht_plan_empty(&plan))
+	else if (ht_plan_empty(&plan) && plan.nwarnings == 0)
 		printf("No changes: the files and live values already match the plan.\n");
+	else if (ht_plan_empty(&plan))
+		printf("No changes: the files and live values already match the plan, but:\n");
 	else {
 		/* The paths below are host paths; say which tree they are in. */
 		if (o->root)
@@ -82,6 +159,10 @@ int cmd_apply(const struct options *o)
 				printf("set %s from %s to %s\n", l->key, l->old ? l->old : "-", l->new);
 		}
 	}
+	if (!o->json && plan.nwarnings && ht_plan_print_warnings(&plan, stdout) < 0)
+		r = EXIT_COLLECT;
+	if (r == 0 && plan.nwarnings)
+		r = EXIT_FINDINGS;
 out:
 	ht_plan_free(&plan);
 	ht_findings_free(&findings);
@@ -239,6 +320,8 @@ int cmd_revert(const struct options *o)
 	FILE *report = stdout;
 	int r;
 
+	if ((r = check_state_in_root(o)) != 0)
+		return r;
 	if (o->json) {
 		report = open_memstream(&text, &len);
 		if (!report) {

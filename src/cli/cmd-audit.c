@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* hosttune facts and hosttune audit. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "cli/report.h"
@@ -54,6 +55,11 @@ int cmd_audit(const struct options *o)
 	}
 	info = (struct ht_report_info){ .origin = origin_of(o, origin, sizeof(origin)),
 		                        .rules = rs, .values = rs };
+	{
+		const struct ht_fact *m = ht_facts_get(facts, "conntrack.module");
+
+		info.ct_builtin = m && m->value.type == HT_T_STR && strcmp(m->value.s, "builtin") == 0;
+	}
 	if (o->json)
 		r = cli_print_json(ht_report_json(&findings, &info));
 	else

@@ -61,6 +61,9 @@ int cli_load_facts(const struct options *o, struct ht_facts **out)
 		}
 	} else {
 		r = ht_facts_collect(f, o->root, o->no_measure ? HT_COLLECT_NO_MEASURE : 0);
+		/* hosttune's own record: the drop counters at the last apply. */
+		if (r >= 0)
+			r = ht_collect_apply_counters(f, o->root, o->state);
 		if (r < 0) {
 			fprintf(stderr, "hosttune: collecting facts: %s\n", strerror(-r));
 			ht_facts_free(f);

@@ -6,6 +6,7 @@
 
 #include "cli/report.h"
 #include "engine/rules-internal.h"
+#include "persist/verify.h"
 
 /* Where each kind of target persists (DESIGN.md, "Output and persistence"). */
 #define SYSCTL_FILE "/etc/sysctl.d/90-hosttune.conf"
@@ -21,7 +22,8 @@ static bool needs_fix(const struct ht_finding *f)
 	return true;
 }
 
-int ht_finding_fix(const struct ht_finding *f, char **file, char **line, char **live)
+int ht_finding_fix(const struct ht_finding *f, bool ct_builtin, char **file, char **line,
+                   char **live)
 {
 	const struct ht_rule *r = f->rule;
 	_cleanup_free_ char *val = NULL, *path = NULL;
@@ -73,6 +75,14 @@ int ht_finding_fix(const struct ht_finding *f, char **file, char **line, char **
 		const char *dot = strchr(mod, '.');
 		int ml = (int)(dot - mod);
 
+		/* modprobe.d never reaches a built-in module (kernel/params.c parses the command line). */
+		if (ct_builtin && strncmp(mod, "nf_conntrack.", 13) == 0) {
+			*file = NULL;
+			if (asprintf(line, "%.*s.%s=%s", ml, mod, dot + 1, val) < 0 ||
+			    asprintf(live, "/sys/module/%.*s/parameters/%s", ml, mod, dot + 1) < 0)
+				return -ENOMEM;
+			return 2;
+		}
 		if (asprintf(file, "%s", MODPROBE_FILE) < 0)
 			return -ENOMEM;
 		if (asprintf(line, "options %.*s %s=%s", ml, mod, dot + 1, val) < 0 ||
@@ -282,13 +292,24 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 			continue;
 		}
 		print_wrapped(out, fi->explanation, "    ", 100);
-		if (fi->boot_value)
+		if (fi->boot_value && ht_finding_boot_worse(fi)) {
+			_cleanup_free_ char *rec = ht_value_display(&fi->recommended);
+
+			fprintf(out, "    at boot: %s from %s, %s the recommended %s: the host comes "
+			        "back from a reboot with it; edit or remove that line (hosttune verify "
+			        "tells more)\n", fi->boot_value, fi->boot_source,
+			        fi->rule->only_raise ? "below" : "not", rec ? rec : "value");
+		} else if (fi->boot_value)
 			fprintf(out, "    at boot: %s from %s, not the live value: hosttune verify "
 			        "tells why\n", fi->boot_value, fi->boot_source);
-		ret = ht_finding_fix(fi, &file, &line, &live);
+		ret = ht_finding_fix(fi, info->ct_builtin, &file, &line, &live);
 		if (ret < 0)
 			return ret;
-		if (ret > 0 && fi->no_live)
+		if (ret == 2)
+			fprintf(out, "    fix: %s on the kernel command line (GRUB_CMDLINE_LINUX in "
+			        "/etc/default/grub, then update-grub: modprobe.d never reaches a "
+			        "built-in module), and live in %s\n", line, live);
+		else if (ret > 0 && fi->no_live)
 			fprintf(out, "    fix: %s in %s (%s does not exist until the module loads: "
 			        "the file applies from the next boot)\n", line, file, live);
 		else if (ret > 0)
@@ -368,12 +389,14 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 				goto oom;
 			json_object_object_add(b, "value", jstr(fi->boot_value));
 			json_object_object_add(b, "source", jstr(fi->boot_source));
+			json_object_object_add(b, "worse",
+			                       json_object_new_boolean(ht_finding_boot_worse(fi)));
 			json_object_object_add(o, "boot", b);
 		} else
 			json_object_object_add(o, "boot", NULL);
 		json_object_object_add(o, "explanation",
 		                       jstr(fi->applicable ? fi->explanation : fi->reason));
-		ret = ht_finding_fix(fi, &file, &line, &live);
+		ret = ht_finding_fix(fi, info->ct_builtin, &file, &line, &live);
 		if (ret < 0)
 			goto oom;
 		if (ret > 0) {
@@ -381,7 +404,8 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 
 			if (!fx)
 				goto oom;
-			json_object_object_add(fx, "file", jstr(file));
+			json_object_object_add(fx, "file", file ? jstr(file) : NULL);
+			json_object_object_add(fx, "cmdline", json_object_new_boolean(ret == 2));
 			json_object_object_add(fx, "line", jstr(line));
 			json_object_object_add(fx, "live", fi->no_live ? NULL : jstr(live));
 			json_object_object_add(o, "fix", fx);

@@ -17,16 +17,21 @@ struct ht_report_info {
 	const char *origin;  /* "this host", "--root DIR", "--facts FILE" */
 	const struct ht_ruleset *rules;
 	struct ht_ruleset *values; /* if set, JSON adds "values": every named value's result */
+	bool ct_builtin;     /* nf_conntrack is built in: its parameters need the kernel command line */
 };
 
 /*
  * The persistent and live fix for a finding whose target can be set:
  * @file the file hosttune writes ("/etc/sysctl.d/90-hosttune.conf"),
  * @line the line in it, @live the procfs/sysfs path written at apply.
- * Returns 1 with newly allocated strings (caller frees), 0 when there is
+ * @ct_builtin: nf_conntrack is built into the kernel: a module.nf_conntrack
+ * parameter persists only on the kernel command line; @file is then NULL and
+ * @line the "nf_conntrack.PARAM=N" word, and 2 is returned.
+ * Returns 1 (or 2) with newly allocated strings (caller frees), 0 when there is
  * nothing to change (ok, kept, advice, not applicable), -ENOMEM.
  */
-int ht_finding_fix(const struct ht_finding *f, char **file, char **line, char **live);
+int ht_finding_fix(const struct ht_finding *f, bool ct_builtin, char **file, char **line,
+                   char **live);
 
 /* Writes the text report. Returns 0 or -EIO. */
 int ht_report_text(const struct ht_findings *f, const struct ht_report_info *info, FILE *out);

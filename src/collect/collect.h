@@ -116,6 +116,18 @@ int ht_collect_kmod(struct ht_facts *f, const char *root);
 int ht_collect_cpu(struct ht_facts *f, const char *root, bool measure);
 
 /*
+ * ht_collect_apply_counters - conntrack.stat.drop_at_apply and
+ * conntrack.stat.early_drop_at_apply (packets since boot when the last
+ * `hosttune apply` ran) from the "counters" of its state file: @state_path
+ * (--state), else ROOT + HT_STATE_FILE. Nothing is set when there is no
+ * state file, it records no counters, or its "boot_id" is not
+ * ROOT/proc/sys/kernel/random/boot_id now (a reboot reset the counters).
+ * The conntrack.drops rule then counts the drops since that apply.
+ * Returns 0, or ht_facts_set()'s -ENOMEM / -EINVAL.
+ */
+int ht_collect_apply_counters(struct ht_facts *f, const char *root, const char *state_path);
+
+/*
  * ht_collect_observed - a `hosttune watch --record` file as observed.* facts:
  * the recording at @path is replayed through the watch summary
  * (collect/watch.h) with @headroom (>= 1; the profile's workload.burst), and

@@ -417,6 +417,19 @@ static int state_merge(struct json_object *state, const struct ht_plan *p,
 	json_object_object_get_ex(state, "files", &files);
 	json_object_object_get_ex(state, "live", &live);
 	json_object_object_add(state, "profile", json_object_new_string(p->profile));
+	/* The drop counters at this apply (replacing an earlier apply's): audit counts from them. */
+	if (p->ct_drop >= 0 && p->ct_early_drop >= 0) {
+		struct json_object *c = json_object_new_object();
+
+		if (!c)
+			return -ENOMEM;
+		json_object_object_add(c, "conntrack.stat.drop", json_object_new_int64(p->ct_drop));
+		json_object_object_add(c, "conntrack.stat.early_drop",
+		                       json_object_new_int64(p->ct_early_drop));
+		json_object_object_add(c, "boot_id", jstr_or_null(p->boot_id));
+		json_object_object_add(state, "counters", c);
+	} else
+		json_object_object_del(state, "counters");
 	for (size_t i = 0; i < p->nfiles; i++) {
 		const struct ht_plan_file *f = &p->files[i];
 		struct json_object *e = NULL;

@@ -1776,3 +1776,36 @@ void ht_conf_free(struct ht_conf *c)
 	free(c->problems);
 	*c = (struct ht_conf){ 0 };
 }
+
+const char *ht_conf_file_shown(const char *file)
+{
+	return strcmp(file, "/etc/sysctl.d/99-sysctl.conf") == 0 ?
+	       "/etc/sysctl.conf (via /etc/sysctl.d/99-sysctl.conf)" : file;
+}
+
+char *ht_kcmdline_param(const char *root, const char *name)
+{
+	_cleanup_free_ char *cmd = NULL;
+	size_t nl = strlen(name);
+	char *found = NULL;
+
+	if (ht_read_file(root, "/proc/cmdline", &cmd) < 0)
+		return NULL;
+	/* The last word for the parameter wins, as parse_args() sets them in turn. */
+	for (char *w = cmd, *next; w && *w; w = next) {
+		size_t i, len;
+
+		w += strspn(w, " \t\n");
+		len = strcspn(w, " \t\n");
+		next = w[len] ? w + len + 1 : NULL;
+		w[len] = '\0';
+		for (i = 0; i < nl && w[i]; i++)
+			if (!(w[i] == name[i] || (w[i] == '-' && name[i] == '_')))
+				break;
+		if (i == nl && w[i] == '=') {
+			free(found);
+			found = strdup(w + nl + 1);
+		}
+	}
+	return found;
+}

@@ -224,6 +224,22 @@ const struct ht_conf_assign *ht_conf_effective(const struct ht_conf_key *k);
  */
 char *ht_sysctl_key_normalize(const char *key);
 
+/*
+ * ht_conf_file_shown - @file as a message names it: Debian's
+ * /etc/sysctl.d/99-sysctl.conf link as "/etc/sysctl.conf (via
+ * /etc/sysctl.d/99-sysctl.conf)", any other path as it is. Static or @file.
+ */
+const char *ht_conf_file_shown(const char *file);
+
+/*
+ * ht_kcmdline_param - the value the kernel command line (ROOT/proc/cmdline)
+ * gives module parameter @name ("nf_conntrack.hashsize"), the last word for
+ * it winning; '-' in the word matches '_' in @name as the kernel's parameq()
+ * allows. Newly allocated (caller frees), or NULL when absent, unreadable or
+ * out of memory. This is where a built-in module's parameters come from.
+ */
+char *ht_kcmdline_param(const char *root, const char *name);
+
 /* A stable lowercase name for @kind ("space-around-equals", ...), for reports. */
 const char *ht_conf_problem_kind_name(enum ht_conf_problem_kind kind);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -32,7 +33,6 @@
  */
 
 #define HT_FILE_HEADER "# This file is managed by hosttune"
-#define HT_STATE_FILE "/var/lib/hosttune/state"
 
 /* One file of the plan. Paths are host paths ("/etc/..."), below --root when one is set. */
 struct ht_plan_file {
@@ -60,13 +60,35 @@ struct ht_plan_live {
 	char *note;    /* why it is skipped (read-only here, --root), or NULL */
 };
 
+/*
+ * A setting the plan writes that will not hold after a reboot, and why: a
+ * file read after hosttune's sets the key to a lower or other value, or
+ * nf_conntrack is built in and only the kernel command line reaches it.
+ */
+struct ht_plan_warning {
+	char *key;     /* net.netfilter.nf_conntrack_max, module.nf_conntrack.hashsize */
+	char *source;  /* FILE:LINE of what wins at boot, or "kernel command line" */
+	char *message; /* one line: the value, what wins and what to do */
+};
+
 struct ht_plan {
 	struct ht_plan_file *files;
 	size_t nfiles;
 	struct ht_plan_live *live;
 	size_t nlive;
+	struct ht_plan_warning *warnings; /* settings that will not hold at boot */
+	size_t nwarnings;
 	char *profile;
 	bool no_disk; /* built with HT_PLAN_NO_DISK */
+	/*
+	 * conntrack's drop counters when the plan was made (facts
+	 * conntrack.stat.drop and .early_drop, packets since boot; -1 when
+	 * unavailable) and ROOT/proc/sys/kernel/random/boot_id (NULL when
+	 * unreadable): apply records them as the state file's "counters", so
+	 * that audit judges the drops since the last apply.
+	 */
+	int64_t ct_drop, ct_early_drop;
+	char *boot_id;
 };
 
 /* ht_plan_build() flags */
@@ -86,6 +108,12 @@ enum {
  * nf_conntrack_max and module parameters are left out: only the host can set
  * them. Returns 0, -ENOMEM, -EINVAL (err: an unknown rule id in @only), or a
  * negative errno from reading a file on disk (err names it).
+ * With HT_PLAN_PERSIST (and not HT_PLAN_NO_DISK) the boot configuration is
+ * read too (bootconf.h): a setting of hosttune's file that a file read later
+ * sets otherwise (sysctl.d and modprobe.d name order; for a raise-only rule
+ * a later value at least as high is fine), and a module parameter of a
+ * built-in nf_conntrack that ROOT/proc/cmdline does not give, become
+ * warnings: apply still writes them, but they will not hold at boot.
  */
 int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *facts,
                   const char *root, const char *profile, const char *only, unsigned flags,
@@ -99,10 +127,13 @@ bool ht_plan_empty(const struct ht_plan *p);
 /*
  * ht_plan_print - `hosttune plan`: a unified diff (a/ b/ paths relative to
  * "/", so `patch -p1` in the root applies it) of every file, then a table of
- * live changes (key, now, new). Returns 0, -ENOMEM, -EIO.
+ * live changes (key, now, new), then "Will not hold at boot:" and one
+ * indented line per warning. Returns 0, -ENOMEM, -EIO.
  */
 int ht_plan_print(const struct ht_plan *p, FILE *out);
 
+/* The warnings alone, one "  MESSAGE" line each under "Will not hold at boot:". */
+int ht_plan_print_warnings(const struct ht_plan *p, FILE *out);
 /*
  * ht_plan_apply - write the files atomically (temp file in the same
  * directory, fchmod 0644, fsync, rename, fsync of the directory), then the
@@ -156,5 +187,9 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
  */
 int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_error *err);
 
-/* {"changed": bool, "files": [{"path", "action"}], "live": [{"key", "from", "to", "note"}]} */
+/*
+ * {"changed": bool, "holds_at_boot": bool, "files": [{"path", "action"}],
+ *  "live": [{"key", "from", "to", "note"}],
+ *  "will_not_hold": [{"key", "source", "message"}]}
+ */
 struct json_object *ht_plan_to_json(const struct ht_plan *p, bool applied);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include <json-c/json.h>
 
+#include "persist/bootconf.h"
 #include "persist/diff.h"
 #include "shared/fsutil.h"
 #include "persist/persist.h"
@@ -61,11 +63,12 @@ static int sbuf_add(char **s, const char *fmt, ...)
 }
 
 /*
- * Fills @tmpl's @PROFILE@, @IFNAME@, @MATCH@ (a .link [Match] line) and
- * @SETTINGS@ (a block without a final newline).
+ * Fills @tmpl's @PROFILE@, @IFNAME@, @MATCH@ (a .link [Match] line),
+ * @BOOT_NOTE@ (@note, NULL: nothing) and @SETTINGS@ (a block without a
+ * final newline).
  */
 static char *render_match(const char *tmpl, const char *profile, const char *ifname,
-                          const char *match, const char *settings)
+                          const char *match, const char *note, const char *settings)
 {
 	char *out = NULL;
 	const char *p = tmpl;
@@ -88,6 +91,8 @@ static char *render_match(const char *tmpl, const char *profile, const char *ifn
 			sub = settings, skip = 10;
 		else if (strncmp(at, "@MATCH@", 7) == 0)
 			sub = match, skip = 7;
+		else if (strncmp(at, "@BOOT_NOTE@", 11) == 0)
+			sub = note, skip = 11;
 		if (sbuf_add(&out, "%.*s%s", (int)(at - p), p, sub ? sub : (skip ? "" : "@")) < 0)
 			goto oom;
 		p = at + (skip ? skip : 1);
@@ -343,7 +348,7 @@ static void settings_free(struct setting *s, size_t n)
 static char *render(const char *tmpl, const char *profile, const char *ifname,
                     const char *settings)
 {
-	return render_match(tmpl, profile, ifname, NULL, settings);
+	return render_match(tmpl, profile, ifname, NULL, NULL, settings);
 }
 
 /* The settings of one file, as the block that replaces @SETTINGS@. */
@@ -389,7 +394,8 @@ oom:
 /* The file for the settings @s[0..n) (all for @path), or NULL content when n is 0. */
 static int plan_settings_file(struct ht_plan *p, const char *root, const char *path,
                               const char *tmpl, const char *ifname, const char *match,
-                              const struct setting *s, size_t n, struct ht_error *err)
+                              const char *note, const struct setting *s, size_t n,
+                              struct ht_error *err)
 {
 	_cleanup_free_ char *block = NULL;
 	char *content = NULL;
@@ -399,7 +405,7 @@ static int plan_settings_file(struct ht_plan *p, const char *root, const char *p
 		r = settings_block(s, n, &block);
 		if (r < 0)
 			return r;
-		content = render_match(tmpl, p->profile, ifname, match, block);
+		content = render_match(tmpl, p->profile, ifname, match, note, block);
 		if (!content)
 			return -ENOMEM;
 	}
@@ -469,6 +475,160 @@ static int old_link_files(const char *root, char ***names, size_t *n)
 	return rules_list_dir(dir, ".link", names, n);
 }
 
+/* Integer texts compare as numbers ("0x10000" is 65536, as the kernel reads it). */
+static bool num_equal(const char *a, const char *b)
+{
+	char *ea, *eb;
+	long long x, y;
+
+	if (strcmp(a, b) == 0)
+		return true;
+	errno = 0;
+	x = strtoll(a, &ea, 0);
+	y = strtoll(b, &eb, 0);
+	return !errno && ea != a && eb != b && !*ea && !*eb && x == y;
+}
+
+static int add_warning(struct ht_plan *p, const char *key, const char *source,
+                       const char *fmt, ...) _printf_(4, 5);
+
+static int add_warning(struct ht_plan *p, const char *key, const char *source,
+                       const char *fmt, ...)
+{
+	struct ht_plan_warning *n = realloc(p->warnings, (p->nwarnings + 1) * sizeof(*n));
+	va_list ap;
+	int r;
+
+	if (!n)
+		return -ENOMEM;
+	p->warnings = n;
+	n = &n[p->nwarnings++];
+	*n = (struct ht_plan_warning){ 0 };
+	va_start(ap, fmt);
+	r = vasprintf(&n->message, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		n->message = NULL;
+		return -ENOMEM;
+	}
+	n->key = strdup(key);
+	n->source = strdup(source);
+	return n->key && n->source ? 0 : -ENOMEM;
+}
+
+/*
+ * The settings @s[0..n) of hosttune's @ours (sysctl.d or modprobe.d) that a
+ * file read later changes at boot. Both read their files in name order
+ * across directories, the last value winning; a sysctl glob never overrides
+ * a line naming the key. For a raise-only rule a later value at least as
+ * high as hosttune's is no problem.
+ */
+static int override_warnings(struct ht_plan *p, const struct ht_conf *c, const char *ours,
+                             const struct setting *s, size_t n)
+{
+	const char *ours_base = strrchr(ours, '/') + 1;
+	bool modprobe = strcmp(ours, MODPROBE_PATH) == 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ht_rule *rule = s[i].f->rule;
+		const char *key = modprobe ? rule->target + strlen("module.") : rule->target;
+		const struct ht_conf_key *k = ht_conf_find(c, key);
+		const struct ht_conf_assign *eff = k ? ht_conf_effective(k) : NULL;
+		const char *base, *param = strchr(key, '.') + 1;
+		_cleanup_free_ char *source = NULL;
+		char *end;
+		long long later;
+		int r;
+
+		if (!eff || strcmp(eff->file, ours) == 0 || eff->pattern)
+			continue;
+		base = strrchr(eff->file, '/') ? strrchr(eff->file, '/') + 1 : eff->file;
+		/* An earlier name: hosttune's file is read after it and wins. */
+		if (strcmp(base, ours_base) <= 0)
+			continue;
+		if (eff->value && num_equal(eff->value, s[i].value))
+			continue;
+		if (eff->value && rule->only_raise) {
+			errno = 0;
+			later = strtoll(eff->value, &end, 0);
+			if (!errno && end != eff->value && !*end &&
+			    later >= strtoll(s[i].value, NULL, 10))
+				continue;
+		}
+		if (asprintf(&source, "%s:%u", eff->file, eff->line) < 0) {
+			source = NULL;
+			return -ENOMEM;
+		}
+		if (modprobe)
+			r = add_warning(p, rule->target, source, "options nf_conntrack %s=%s in %s will "
+			                "not hold at the next load: %s:%u gives %s%s%s and is read "
+			                "later (kmod reads modprobe.d in name order, the last value "
+			                "wins); edit or remove that line", param, s[i].value, ours,
+			                eff->file, eff->line, param, eff->value ? "=" : " without a value",
+			                eff->value ? eff->value : "");
+		else if (eff->value)
+			r = add_warning(p, rule->target, source, "%s = %s in %s will not hold at boot: "
+			                "%s:%u sets %s and is read later (systemd-sysctl reads sysctl.d "
+			                "in name order, the last value wins); edit or remove that line",
+			                key, s[i].value, ours, ht_conf_file_shown(eff->file), eff->line,
+			                eff->value);
+		else
+			r = add_warning(p, rule->target, source, "%s = %s in %s will not hold at boot: "
+			                "%s:%u ('-%s' without a value) makes systemd-sysctl leave the key "
+			                "alone; remove that line", key, s[i].value, ours,
+			                ht_conf_file_shown(eff->file), eff->line, key);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Settings of the plan's files that will not hold at boot (struct ht_plan_warning). */
+static int plan_warnings(struct ht_plan *p, const char *root, const struct setting *sys,
+                         size_t nsys, const struct setting *mod, size_t nmod,
+                         const struct setting *all, size_t nall, bool builtin)
+{
+	struct ht_conf c = { 0 };
+	int r;
+
+	r = ht_sysctl_conf_read(root, &c);
+	if (r >= 0)
+		r = override_warnings(p, &c, SYSCTL_PATH, sys, nsys);
+	ht_conf_free(&c);
+	if (r >= 0)
+		r = ht_modprobe_conf_read(root, &c);
+	if (r >= 0)
+		r = override_warnings(p, &c, MODPROBE_PATH, mod, nmod);
+	ht_conf_free(&c);
+	/* Built in: no file of hosttune's reaches nf_conntrack's parameters. */
+	for (size_t i = 0; r >= 0 && builtin && i < nall; i++) {
+		const struct setting *st = &all[i];
+		const char *param;
+		_cleanup_free_ char *cmd = NULL;
+
+		if (!st->act || st->f->rule->kind != HT_TARGET_MODULE ||
+		    strncmp(st->key, "module.nf_conntrack.", 20) != 0 || !wanted_in_file(st, NULL))
+			continue;
+		param = st->key + strlen("module.");
+		cmd = ht_kcmdline_param(root, param);
+		if (cmd && num_equal(cmd, st->value))
+			continue;
+		if (cmd)
+			r = add_warning(p, st->key, "kernel command line", "%s = %s will not hold at "
+			                "boot: nf_conntrack is built into this kernel, so no modprobe.d "
+			                "file reaches it, and the kernel command line gives %s=%s; change "
+			                "it to %s=%s (GRUB_CMDLINE_LINUX in /etc/default/grub, then "
+			                "update-grub)", st->key, st->value, param, cmd, param, st->value);
+		else
+			r = add_warning(p, st->key, "kernel command line", "%s = %s will not hold at "
+			                "boot: nf_conntrack is built into this kernel, so no modprobe.d "
+			                "file reaches it and hosttune writes none; add %s=%s to the kernel "
+			                "command line (GRUB_CMDLINE_LINUX in /etc/default/grub, then "
+			                "update-grub)", st->key, st->value, param, st->value);
+	}
+	return r < 0 ? r : 0;
+}
+
 int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *facts,
                   const char *root, const char *profile, const char *only, unsigned flags,
                   struct ht_plan *out, struct ht_error *err)
@@ -482,10 +642,20 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 	bool need_module = false;
 	bool live_root = !root || !*root || strspn(root, "/") == strlen(root);
 	const char *state = fact_string(facts, "conntrack.module");
+	bool builtin = state && strcmp(state, "builtin") == 0, nf_keys = false;
 	int r;
 
 	err->msg[0] = '\0';
 	p.no_disk = flags & HT_PLAN_NO_DISK;
+	{
+		const struct ht_fact *d = ht_facts_get(facts, "conntrack.stat.drop");
+		const struct ht_fact *e = ht_facts_get(facts, "conntrack.stat.early_drop");
+
+		p.ct_drop = d && d->value.type == HT_T_INT ? d->value.i : -1;
+		p.ct_early_drop = e && e->value.type == HT_T_INT ? e->value.i : -1;
+		if (!p.no_disk && ht_read_file(root, "/proc/sys/kernel/random/boot_id", &p.boot_id) < 0)
+			p.boot_id = NULL;
+	}
 	r = check_only(findings, only, err);
 	if (r < 0)
 		return r;
@@ -549,7 +719,6 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 			struct setting *bysys = calloc(ns + 1, sizeof(*bysys));
 			struct setting *bymod = calloc(ns + 1, sizeof(*bymod));
 			size_t a = 0, b = 0;
-			bool builtin = state && strcmp(state, "builtin") == 0;
 
 			if (!bysys || !bymod) {
 				free(bysys);
@@ -590,17 +759,28 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 			if (strncmp(mod[i].key, "module.nf_conntrack.", 20) == 0)
 				need_module = true;
 		/* Built in, nf_conntrack's keys exist before systemd-sysctl runs. */
-		if (state && strcmp(state, "builtin") == 0)
+		if (builtin)
 			need_module = false;
 
 		/* In a container, nf_conntrack is the host's business: no modules-load.d. */
 		if (!in_initial_netns(facts))
 			need_module = false;
-		r = plan_settings_file(&p, root, SYSCTL_PATH, ht_tmpl_sysctl_conf, NULL, NULL, sys,
-		                       nsys, err);
+		for (size_t i = 0; i < nsys; i++)
+			if (strncmp(sys[i].key, "net.netfilter.nf_conntrack", 26) == 0)
+				nf_keys = true;
+		/* The header names only files this plan writes. */
+		r = plan_settings_file(&p, root, SYSCTL_PATH, ht_tmpl_sysctl_conf, NULL, NULL,
+		                       need_module ? " The net.netfilter\n# keys apply at boot "
+		                       "because " MODULES_LOAD_PATH " loads\n# nf_conntrack "
+		                       "before systemd-sysctl runs." :
+		                       nf_keys && builtin ? " nf_conntrack is\n# built into this "
+		                       "kernel: its net.netfilter keys exist when\n# "
+		                       "systemd-sysctl runs." : NULL, sys, nsys, err);
 		if (r >= 0)
 			r = plan_settings_file(&p, root, MODPROBE_PATH, ht_tmpl_modprobe_conf, NULL, NULL,
-			                       mod, nmod, err);
+			                       NULL, mod, nmod, err);
+		if (r >= 0 && !p.no_disk)
+			r = plan_warnings(&p, root, sys, nsys, mod, nmod, s, ns, builtin);
 		settings_free_values(sys, nsys);
 		settings_free_values(mod, nmod);
 		free(sys);
@@ -655,7 +835,7 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 					goto out;
 				}
 				r = plan_settings_file(&p, root, path, ht_tmpl_channels_link, f->instance,
-				                       match, &one, 1, err);
+				                       match, NULL, &one, 1, err);
 			}
 			free(one.value);
 			if (r < 0)
@@ -714,6 +894,13 @@ void ht_plan_free(struct ht_plan *p)
 		free(p->live[i].note);
 	}
 	free(p->live);
+	for (size_t i = 0; i < p->nwarnings; i++) {
+		free(p->warnings[i].key);
+		free(p->warnings[i].source);
+		free(p->warnings[i].message);
+	}
+	free(p->warnings);
+	free(p->boot_id);
 	free(p->profile);
 	memset(p, 0, sizeof(*p));
 }
@@ -782,6 +969,17 @@ int ht_plan_print(const struct ht_plan *p, FILE *out)
 	}
 	if (ht_plan_empty(p))
 		fprintf(out, "No changes: the files and live values already match the plan.\n");
+	if (p->nwarnings)
+		fputc('\n', out);
+	return ht_plan_print_warnings(p, out);
+}
+
+int ht_plan_print_warnings(const struct ht_plan *p, FILE *out)
+{
+	if (p->nwarnings)
+		fprintf(out, "Will not hold at boot:\n");
+	for (size_t i = 0; i < p->nwarnings; i++)
+		fprintf(out, "  %s\n", p->warnings[i].message);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -824,6 +1022,24 @@ struct json_object *ht_plan_to_json(const struct ht_plan *p, bool applied)
 	}
 	json_object_object_add(o, "files", files);
 	json_object_object_add(o, "live", live);
+	{
+		struct json_object *w = json_object_new_array();
+
+		for (size_t i = 0; w && i < p->nwarnings; i++) {
+			struct json_object *e = json_object_new_object();
+
+			if (!e)
+				continue;
+			json_object_object_add(e, "key", json_object_new_string(p->warnings[i].key));
+			json_object_object_add(e, "source",
+			                       json_object_new_string(p->warnings[i].source));
+			json_object_object_add(e, "message",
+			                       json_object_new_string(p->warnings[i].message));
+			json_object_array_add(w, e);
+		}
+		json_object_object_add(o, "holds_at_boot", json_object_new_boolean(p->nwarnings == 0));
+		json_object_object_add(o, "will_not_hold", w);
+	}
 	return o;
 }
 

@@ -4,7 +4,9 @@
 /*
  * The file templates (templates/NAME.in), compiled in by tools/embed-templates.sh.
  * Placeholders: @PROFILE@ (profile name), @IFNAME@ (interface), @SETTINGS@
- * (the settings block). Each starts with HT_FILE_HEADER (persist.h).
+ * (the settings block), @MATCH@ (a .link [Match] line), @BOOT_NOTE@ (sysctl.conf:
+ * how the net.netfilter keys exist at boot, only naming a file the plan writes,
+ * or nothing). Each starts with HT_FILE_HEADER (persist.h).
  */
 extern const char ht_tmpl_sysctl_conf[];
 extern const char ht_tmpl_modprobe_conf[];

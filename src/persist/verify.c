@@ -80,13 +80,6 @@ static char *fact_text(const struct ht_facts *f, const char *name)
 	return x && x->value.type != HT_T_NONE ? ht_value_display(&x->value) : NULL;
 }
 
-/* /etc/sysctl.d/99-sysctl.conf is Debian's link to /etc/sysctl.conf: name the real file. */
-static const char *conf_name(const char *file)
-{
-	return strcmp(file, "/etc/sysctl.d/99-sysctl.conf") == 0 ? "/etc/sysctl.conf (via "
-	       "/etc/sysctl.d/99-sysctl.conf)" : file;
-}
-
 /*
  * Something in modules-load.d loads nf_conntrack before systemd-sysctl:
  * nf_conntrack itself or a module that depends on it (kmod treats '-' and
@@ -159,8 +152,18 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 	for (size_t i = 0; k && i < k->n; i++)
 		if (strcmp(k->assigns[i].file, HOSTTUNE_SYSCTL) == 0)
 			ours = &k->assigns[i];
-	if (!eff)
-		return 0; /* not persisted anywhere: audit's business */
+	if (!eff) {
+		_cleanup_free_ char *dflt = fi->kernel_default.type == HT_T_INT ?
+		                            ht_value_display(&fi->kernel_default) : NULL;
+
+		/* Set live (apply --live-only, sysctl -w) and persisted nowhere: lost at boot. */
+		if (live && dflt && !same_number(live, dflt))
+			return add(r, HT_VERIFY_PROBLEM, "live-only", key,
+			           "%s is %s live, not the kernel's default %s, but no sysctl.d file "
+			           "sets it: it is lost at the next boot (hosttune apply without "
+			           "--live-only persists it)", key, live, dflt);
+		return 0; /* the kernel's own value, persisted nowhere: audit's business */
+	}
 	if (!eff->value) {
 		/* "-key" without '=': systemd-sysctl leaves the key alone at boot. */
 		if (!ours)
@@ -168,14 +171,14 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 		return add(r, HT_VERIFY_PROBLEM, "overridden", key,
 		           "%s = %s in %s:%u is cancelled at boot by %s:%u ('-%s' without a value: "
 		           "systemd-sysctl leaves the key alone)", key, ours->value, HOSTTUNE_SYSCTL,
-		           ours->line, conf_name(eff->file), eff->line, key);
+		           ours->line, ht_conf_file_shown(eff->file), eff->line, key);
 	}
 
 	if (ours && ours != eff && !same_number(ours->value, eff->value)) {
 		problem = true;
 		ret = add(r, HT_VERIFY_PROBLEM, "overridden", key,
 		          "%s = %s in %s:%u is overridden at boot by %s:%u (= %s), which is read later",
-		          key, ours->value, HOSTTUNE_SYSCTL, ours->line, conf_name(eff->file),
+		          key, ours->value, HOSTTUNE_SYSCTL, ours->line, ht_conf_file_shown(eff->file),
 		          eff->line, eff->value);
 		if (ret < 0)
 			return ret;
@@ -185,7 +188,7 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 		ret = add(r, HT_VERIFY_PROBLEM, "boot-order", key,
 		          "%s is set in %s:%u but nothing loads nf_conntrack before systemd-sysctl "
 		          "runs (no modules-load.d entry, not built in): it will not hold at boot",
-		          key, conf_name(eff->file), eff->line);
+		          key, ht_conf_file_shown(eff->file), eff->line);
 		if (ret < 0)
 			return ret;
 	}
@@ -194,7 +197,7 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 		problem = true;
 		ret = add(r, HT_VERIFY_PROBLEM, "drift", key,
 		          "%s is %s live but %s at boot (%s:%u): %s", key, live, eff->value,
-		          conf_name(eff->file), eff->line,
+		          ht_conf_file_shown(eff->file), eff->line,
 		          needs_module && !builtin && !conntrack_loader(load) ?
 		          "most likely the boot applied it before nf_conntrack loaded" :
 		          ours && ours != eff ? "the file that overrides hosttune's wins at boot" :
@@ -208,7 +211,7 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 		return add(r, HT_VERIFY_OK, "holds", key, "%s = %s at boot (%s:%u); no live value "
 		           "until nf_conntrack loads", key, eff->value, conf_name(eff->file), eff->line);
 	return add(r, HT_VERIFY_OK, "holds", key, "%s = %s live and at boot (%s:%u)", key,
-	           live ? live : eff->value, conf_name(eff->file), eff->line);
+	           live ? live : eff->value, ht_conf_file_shown(eff->file), eff->line);
 }
 
 /*
@@ -233,7 +236,7 @@ static bool hashsize_matches(const char *live, const char *opt, int64_t slots)
 
 static int check_hashsize(struct ht_verify_report *r, const struct ht_finding *fi,
                           const struct ht_conf *mod, const struct ht_facts *facts,
-                          int64_t slots)
+                          int64_t slots, const char *root)
 {
 	const char *key = "module.nf_conntrack.hashsize";
 	const struct ht_conf_key *k = ht_conf_find(mod, "nf_conntrack.hashsize");
@@ -242,8 +245,9 @@ static int check_hashsize(struct ht_verify_report *r, const struct ht_finding *f
 	_cleanup_free_ char *dflt = fi->kernel_default.type != HT_T_NONE ?
 	                            ht_value_display(&fi->kernel_default) : NULL;
 	const char *state = fact_str(facts, "conntrack.module");
+	bool builtin = state && strcmp(state, "builtin") == 0;
 
-	if (opt && opt->value && state && strcmp(state, "builtin") == 0)
+	if (opt && opt->value && builtin)
 		return add(r, HT_VERIFY_PROBLEM, "hashsize-builtin", key,
 		           "hashsize=%s is set in %s:%u but nf_conntrack is built into this kernel: "
 		           "modprobe.d never reaches it, only nf_conntrack.hashsize= on the kernel "
@@ -253,6 +257,25 @@ static int check_hashsize(struct ht_verify_report *r, const struct ht_finding *f
 		           "hashsize is %s live but %s:%u gives %s: the module loaded before the "
 		           "option was written, or the initramfs holds an older copy of modprobe.d "
 		           "(update-initramfs -u)", live, opt->file, opt->line, opt->value);
+	if (!(opt && opt->value) && live && dflt && !same_number(live, dflt) && builtin) {
+		_cleanup_free_ char *cmd = ht_kcmdline_param(root, "nf_conntrack.hashsize");
+
+		/* Built in: the boot's hashsize is the kernel command line's. */
+		if (cmd && hashsize_matches(live, cmd, slots))
+			return add(r, HT_VERIFY_OK, "holds", key, "hashsize = %s live and at boot "
+			           "(nf_conntrack.hashsize=%s on the kernel command line)", live, cmd);
+		if (cmd)
+			return add(r, HT_VERIFY_PROBLEM, "hashsize-live", key,
+			           "hashsize is %s live, but nf_conntrack is built into this kernel and "
+			           "the kernel command line gives nf_conntrack.hashsize=%s: change it to "
+			           "%s (GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub)",
+			           live, cmd, live);
+		return add(r, HT_VERIFY_PROBLEM, "hashsize-live", key,
+		           "hashsize is %s live, not the kernel's default %s, and nf_conntrack is "
+		           "built into this kernel: only nf_conntrack.hashsize=%s on the kernel "
+		           "command line keeps it (GRUB_CMDLINE_LINUX in /etc/default/grub, then "
+		           "update-grub); modprobe.d never reaches it", live, dflt, live);
+	}
 	if (!(opt && opt->value) && live && dflt && !same_number(live, dflt))
 		return add(r, HT_VERIFY_PROBLEM, "hashsize-live", key,
 		           "hashsize is %s live, not the kernel's default %s, but no modprobe.d "
@@ -402,7 +425,7 @@ int ht_verify(struct ht_ruleset *rs, const struct ht_findings *findings,
 			ret = check_sysctl(&r, fi, &sys, &load, facts);
 		else if (fi->rule->kind == HT_TARGET_MODULE &&
 		         strcmp(fi->rule->target, "module.nf_conntrack.hashsize") == 0)
-			ret = check_hashsize(&r, fi, &mod, facts, slots);
+			ret = check_hashsize(&r, fi, &mod, facts, slots, root);
 	}
 	if (ret >= 0)
 		ret = check_config(&r, &sys, &mod, &load, facts);
@@ -419,6 +442,28 @@ int ht_verify(struct ht_ruleset *rs, const struct ht_findings *findings,
 	}
 	*out = r;
 	return 0;
+}
+
+bool ht_finding_boot_worse(const struct ht_finding *f)
+{
+	const char *v = f->boot_value;
+	char *end;
+	long long b;
+
+	if (!v || !f->applicable || f->recommended.type != HT_T_INT)
+		return false;
+	/* "-key" without a value: the kernel's own value stays at boot. */
+	if (strcmp(v, "left alone (-key)") == 0) {
+		if (f->kernel_default.type != HT_T_INT)
+			return false;
+		b = f->kernel_default.i;
+	} else {
+		errno = 0;
+		b = strtoll(v, &end, 0);
+		if (errno || end == v || *end)
+			return false;
+	}
+	return f->rule->only_raise ? b < f->recommended.i : b != f->recommended.i;
 }
 
 int ht_findings_add_boot(struct ht_findings *f, const char *root)
@@ -446,11 +491,13 @@ int ht_findings_add_boot(struct ht_findings *f, const char *root)
 		if (!a->value) {
 			/* "-key" without a value: the boot leaves the kernel's value. */
 			fi->boot_value = strdup("left alone (-key)");
-			if (!fi->boot_value ||
-			    asprintf(&fi->boot_source, "%s:%u", a->file, a->line) < 0) {
+			if (!fi->boot_value || asprintf(&fi->boot_source, "%s:%u",
+			                                ht_conf_file_shown(a->file), a->line) < 0) {
 				fi->boot_source = NULL;
 				ret = -ENOMEM;
 			}
+			if (ht_finding_boot_worse(fi) && fi->severity < HT_SEV_WARNING)
+				fi->severity = HT_SEV_WARNING;
 			continue;
 		}
 		if (fi->current.type != HT_T_NONE && !fi->no_live &&
@@ -461,10 +508,14 @@ int ht_findings_add_boot(struct ht_findings *f, const char *root)
 		if (live && strcmp(live, a->value) == 0)
 			continue;
 		fi->boot_value = strdup(a->value);
-		if (!fi->boot_value || asprintf(&fi->boot_source, "%s:%u", a->file, a->line) < 0) {
+		if (!fi->boot_value || asprintf(&fi->boot_source, "%s:%u",
+		                                ht_conf_file_shown(a->file), a->line) < 0) {
 			fi->boot_source = NULL;
 			ret = -ENOMEM;
 		}
+		/* What the host comes back with after a reboot is judged too. */
+		if (ht_finding_boot_worse(fi) && fi->severity < HT_SEV_WARNING)
+			fi->severity = HT_SEV_WARNING;
 	}
 	ht_conf_free(&sys);
 	ht_conf_free(&mod);

@@ -79,6 +79,12 @@ char *ht_root_path(const char *root, const char *path);
 bool ht_root_is_live(const char *root);
 
 /*
+ * The default state file of `hosttune apply` (below --root): written by
+ * persist/apply.c, whose "counters" member collect/state.c reads back.
+ */
+#define HT_STATE_FILE "/var/lib/hosttune/state"
+
+/*
  * ht_read_file - read a whole small file below @root into a NUL-terminated
  * buffer with the trailing newline(s) removed.
  * @out: set to a newly allocated buffer (caller frees) on success.

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* hosttune's own state file as a source: the drop counters at the last apply. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "collect/collect.h"
+#include "engine/facts.h"
+#include "engine/value.h"
+#include "shared/util.h"
+
+/* A count the kernel could have printed: an integer, not negative. */
+static bool counter(struct json_object *c, const char *key, int64_t *out)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(c, key, &v) || !json_object_is_type(v, json_type_int))
+		return false;
+	*out = json_object_get_int64(v);
+	return *out >= 0;
+}
+
+int ht_collect_apply_counters(struct ht_facts *f, const char *root, const char *state_path)
+{
+	_cleanup_free_ char *raw = NULL, *boot_now = NULL, *source = NULL;
+	struct json_object *state, *c, *b;
+	int64_t drop, early;
+	struct ht_value v;
+	int r;
+
+	r = state_path ? ht_read_file(NULL, state_path, &raw) :
+	                 ht_read_file(root, HT_STATE_FILE, &raw);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return 0; /* no apply recorded (or unreadable: verify reports that) */
+	state = json_tokener_parse(raw);
+	if (!state || !json_object_object_get_ex(state, "counters", &c) ||
+	    !json_object_is_type(c, json_type_object) ||
+	    !counter(c, "conntrack.stat.drop", &drop) ||
+	    !counter(c, "conntrack.stat.early_drop", &early)) {
+		json_object_put(state);
+		return 0;
+	}
+	/* Another boot since apply: its counters started again from 0. */
+	if (json_object_object_get_ex(c, "boot_id", &b) && json_object_is_type(b, json_type_string) &&
+	    ht_read_file(root, "/proc/sys/kernel/random/boot_id", &boot_now) == 0 &&
+	    strcmp(boot_now, json_object_get_string(b)) != 0) {
+		json_object_put(state);
+		return 0;
+	}
+	json_object_put(state);
+	if (state_path)
+		source = strdup(state_path);
+	else
+		source = ht_root_path(root, HT_STATE_FILE);
+	if (!source)
+		return -ENOMEM;
+	v = ht_int(drop);
+	r = ht_facts_set(f, "conntrack.stat.drop_at_apply", &v, "packets", source);
+	if (r >= 0) {
+		v = ht_int(early);
+		r = ht_facts_set(f, "conntrack.stat.early_drop_at_apply", &v, "packets", source);
+	}
+	return r < 0 ? r : 0;
+}
