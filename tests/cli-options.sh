@@ -190,8 +190,9 @@ refused "watch --observed" "hosttune: --observed applies to audit, plan, apply a
 refused "facts --observed" "hosttune: --observed applies to audit, plan, apply and verify, not to facts$U" \
 	--observed x facts
 refused "audit --record" "hosttune: --record applies to watch, not to audit$U" --record x audit
-refused "audit --state" "hosttune: --state applies to apply, revert and verify, not to audit$U" \
-	--state x audit
+# audit reads the drop counters of the last apply from the state file.
+refused "facts --state" "hosttune: --state applies to audit, apply, revert and verify, not to facts$U" \
+	--state x facts
 refused "verify --only" "hosttune: --only applies to plan and apply, not to verify$U" --only x verify
 refused "verify --facts" \
 	"hosttune: --facts applies to audit, facts, plan and apply --dry-run, not to verify$U" \

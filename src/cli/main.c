@@ -74,7 +74,7 @@ static const struct opt {
 	{ { "live-only", no_argument, NULL, 'L' }, C_PLAN | C_APPLY },
 	{ { "only", required_argument, NULL, 'O' }, C_PLAN | C_APPLY },
 	{ { "force", no_argument, NULL, 'X' }, C_APPLY },
-	{ { "state", required_argument, NULL, 'S' }, C_APPLY | C_REVERT | C_VERIFY },
+	{ { "state", required_argument, NULL, 'S' }, C_AUDIT | C_APPLY | C_REVERT | C_VERIFY },
 	{ { "interval", required_argument, NULL, 'I' }, C_WATCH },
 	{ { "duration", required_argument, NULL, 'D' }, C_WATCH },
 	{ { "record", required_argument, NULL, 'W' }, C_WATCH },
