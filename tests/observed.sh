@@ -65,6 +65,17 @@ expect_eq "count 2^63 - 1: the message" \
 	"hosttune: $TMP/huge.record: sample 1 (t = 0 s): expected count at most 2147483647 (an int in the kernel), found 9223372036854775807" \
 	"$(cat "$TMP/err")"
 
+# A rate no host sees: insert 0 -> 2^62 = 4611686018427387904 in 0.5 s,
+# 2^62 / 0.5 s = 2^63 = 9223372036854775808/s (exact in binary); the run is
+# shorter than 5 s, so that is the peak rate too.
+printf '# hosttune watch 1\n0.000000000 4096 4096 0 0 0 120\n0.500000000 4096 4096 4611686018427387904 0 0 120\n' \
+	>"$TMP/hugerate.record"
+ht --root "$ROOT" --observed "$TMP/hugerate.record" audit 2>"$TMP/err" >/dev/null
+expect_eq "rate 2^63/s: exit 2" 2 $?
+expect_eq "rate 2^63/s: the message" \
+	"hosttune: $TMP/hugerate.record: expected a peak rate of at most 2147483647 new connections/s, found 9223372036854775808.0/s" \
+	"$(cat "$TMP/err")"
+
 # watch refuses a duration shorter than its interval (it would run a whole
 # interval, 3 s for --duration 1s), before it samples anything: exit 2.
 ht --interval 3s --duration 1s watch 2>"$TMP/err" >/dev/null

@@ -136,7 +136,10 @@ int ht_collect_apply_counters(struct ht_facts *f, const char *root, const char *
  * rates and .drops when every drop difference is known; source "--observed
  * PATH". The conntrack rules prefer them to the profile's guessed rate.
  * Returns 0; for a recording that cannot be read or replayed its negative
- * errno with @err set ("PATH:LINE:COL: expected ..." for bad content);
+ * errno with @err set ("PATH:LINE:COL: expected ..." for bad content;
+ * -ERANGE for a count, max or time_wait above 2^31 - 1, an int in the
+ * kernel, or a peak rate above 2^31 - 1 a second, which the conntrack rules'
+ * integer arithmetic could not hold);
  * when a fact cannot be stored, ht_facts_set()'s -ENOMEM or -EINVAL with
  * @err untouched.
  */

@@ -73,6 +73,16 @@ int ht_collect_observed(struct ht_facts *f, const char *path, double headroom,
 		r = check_kernel_range(samples, n, path, err);
 	if (r >= 0)
 		r = ht_watch_replay(samples, n, headroom, path, &sum);
+	/*
+	 * A new-connection rate is a packet rate at least: 2^31 a second is more
+	 * than ten 100 Gb/s links carry in 64-byte frames (148.8 million each).
+	 * The same bound as the counts keeps the rules' rate x TIME_WAIT x burst
+	 * inside their 64-bit integers.
+	 */
+	if (r >= 0 && sum.have_rate && sum.peak_rate > INT32_MAX)
+		r = ht_error_set(err, ERANGE,
+		                 "%s: expected a peak rate of at most 2147483647 new connections/s,"
+		                 " found %.1f/s", path, sum.peak_rate);
 	if (r < 0) {
 		if (!err->msg[0])
 			ht_error_set(err, -r, "%s", strerror(-r));
