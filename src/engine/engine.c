@@ -127,6 +127,9 @@ int ht_ruleset_load_profile(struct ht_ruleset *rs, const char *name, struct ht_e
 {
 	int r = load_profile(rs, name, 0, err);
 
+	/* Every value against its range, once the whole chain is read: a profile may override. */
+	if (r >= 0)
+		r = rules_check_vars(rs, err);
 	if (r < 0)
 		return r;
 	free(rs->profile);

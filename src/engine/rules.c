@@ -124,6 +124,11 @@ void ht_ruleset_free(struct ht_ruleset *rs)
 		ht_value_clear(&rs->vars[i].value);
 	}
 	free(rs->vars);
+	for (size_t i = 0; i < rs->nranges; i++) {
+		free(rs->ranges[i].name);
+		free(rs->ranges[i].expect);
+	}
+	free(rs->ranges);
 	for (size_t i = 0; i < rs->nstrings; i++)
 		free(rs->strings[i]);
 	free(rs->strings);
@@ -240,6 +245,7 @@ struct load_ctx {
 	int last_key; /* key of the previous line of this rule, for continuations */
 	unsigned cur_section_line;
 	bool is_profile;
+	bool in_workload; /* rules file: in a [workload] section (ranges of variables) */
 	int ret;
 	struct ht_error *err;
 	size_t bytes; /* read so far, against RULES_FILE_MAX */
@@ -300,6 +306,12 @@ static int start_section(struct load_ctx *c, const char *line, unsigned col)
 		if (strcmp(name, "profile") != 0 && strcmp(name, "workload") != 0)
 			return load_fail(c, c->lineno, col + 1, EINVAL,
 			                 "unknown section '%s' (expected [profile] or [workload])", name);
+		return 0;
+	}
+	/* [workload] in a rules file declares the ranges of workload variables. */
+	c->in_workload = strcmp(name, "workload") == 0;
+	if (c->in_workload) {
+		c->cur = NULL;
 		return 0;
 	}
 	if (!rules_valid_name(name))
@@ -817,6 +829,23 @@ static int profile_key(struct load_ctx *c, const char *section, const char *name
 	}
 }
 
+/* "NAME = BOUNDS" in a rules file's [workload] section (rules_declare_range()). */
+static int range_key(struct load_ctx *c, const char *name, const char *value)
+{
+	_cleanup_free_ char *full = NULL;
+	struct ht_srcpos pos = { .file = c->file, .line = c->lineno,
+	                         .col = value_col(c, false, value) };
+
+	if (is_blank(c->raw[0]))
+		return load_fail(c, c->lineno, value_col(c, true, value), EINVAL,
+		                 "a range must fit on one line");
+	if (!rules_valid_name(name) || strchr(name, '.'))
+		return load_fail(c, c->lineno, 1, EINVAL, "expected a variable name, found '%s'", name);
+	if (asprintf(&full, "workload.%s", name) < 0)
+		return -ENOMEM;
+	return rules_declare_range(c->rs, full, value, &pos, c->err);
+}
+
 static int load_handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct load_ctx *c = user;
@@ -826,6 +855,8 @@ static int load_handler(void *user, const char *section, const char *name, const
 		return 1;
 	if (c->is_profile)
 		ret = profile_key(c, section, name, value);
+	else if (c->in_workload)
+		ret = range_key(c, name, value);
 	else if (!c->cur || !*section) {
 		const char *p = c->raw;
 
