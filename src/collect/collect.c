@@ -381,29 +381,24 @@ static int collect_int_file(struct ht_facts *f, const char *root, const char *na
 
 static int collect_conntrack_files(struct ht_facts *f, const char *root)
 {
-	/*
-	 * The sysctls are ints of nf_conntrack_standalone.c (nf_conntrack_max:
-	 * proc_dointvec_minmax from 0 to INT_MAX); hashsize is an unsigned int
-	 * module parameter (nf_conntrack_core.c).
-	 */
 	static const struct {
 		const char *name, *path, *unit;
-		int64_t max;
 	} files[] = {
-		{ "module.nf_conntrack.hashsize", PATH_NF_MODULE "/parameters/hashsize", "buckets",
-		  UINT32_MAX },
+		{ "module.nf_conntrack.hashsize", PATH_NF_MODULE "/parameters/hashsize", "buckets" },
 		{ "net.netfilter.nf_conntrack_buckets",
-		  "/proc/sys/net/netfilter/nf_conntrack_buckets", "buckets", INT32_MAX },
+		  "/proc/sys/net/netfilter/nf_conntrack_buckets", "buckets" },
 		{ "net.netfilter.nf_conntrack_count", "/proc/sys/net/netfilter/nf_conntrack_count",
-		  "entries", INT32_MAX },
-		{ "net.netfilter.nf_conntrack_max", PATH_NF_MAX, "entries", INT32_MAX },
+		  "entries" },
+		{ "net.netfilter.nf_conntrack_max", PATH_NF_MAX, "entries" },
 		{ "net.netfilter.nf_conntrack_tcp_timeout_time_wait",
-		  "/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait", "seconds", INT32_MAX },
+		  "/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait", "seconds" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		/* The kernel's bound on each (an int of nf_conntrack_standalone.c): the fact table's. */
+		int64_t max = ht_fact_max(files[i].name);
 		int r = collect_int_file(f, root, files[i].name, files[i].path, files[i].unit,
-		                         files[i].max);
+		                         max ? max : INT64_MAX);
 
 		if (r < 0)
 			return r;
