@@ -426,7 +426,7 @@ static const struct bad_case bad_cases[] = {
 	/* An unknown key points at the key itself, column 1. */
 	{ "[t.a]\nvalue = 1\ncolour = red\n", true,
 	  "a.rules:3:1: unknown key 'colour' in rule 't.a' (expected title, target, when, current, "
-	  "value, severity, explain, rationale, direction, unit, each, writable or default)" },
+	  "value, severity, explain, rationale, direction, unit, each, writable, default or unlimited)" },
 	{ "[t.a]\nvalue = 1\nvalue = 2\n", true,
 	  "a.rules:3:1: duplicate key 'value' in rule 't.a' (first on line 2)" },
 	/* "target = " is 9 bytes: column 10. */

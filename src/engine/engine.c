@@ -330,6 +330,8 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 		if (ret >= 0)
 			ret = check_expr(rs, &r->keys[K_DEFAULT], HT_T_NONE, NULL, err);
 		if (ret >= 0)
+			ret = check_expr(rs, &r->keys[K_UNLIMITED], HT_T_INT, "'unlimited'", err);
+		if (ret >= 0)
 			ret = check_expr(rs, &r->keys[K_SEVERITY], HT_T_STR, "'severity'", err);
 		if (ret >= 0)
 			ret = check_expr(rs, &r->keys[K_CURRENT], HT_T_NONE, NULL, err);
@@ -648,6 +650,7 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
                             struct ht_error *err)
 {
 	struct ht_value sev = { 0 };
+	bool unlimited = false;
 	int ret;
 
 	f->rule = r;
@@ -711,6 +714,21 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 		f->kept = true;
 		f->severity = HT_SEV_OK;
 	}
+	/* `unlimited = 0`: the current value means no limit, above any a rule could raise it to. */
+	if (r->only_raise && r->keys[K_UNLIMITED].expr && ht_type_is_number(f->current.type)) {
+		struct ht_value u = { 0 };
+
+		ret = eval_key(rs, &r->keys[K_UNLIMITED], &u, err);
+		if (ret < 0 && ret != -ENODATA)
+			return ret;
+		unlimited = ret == 0 &&
+		            ht_value_as_double(&u) == ht_value_as_double(&f->current);
+		if (unlimited) {
+			f->kept = true;
+			f->severity = HT_SEV_OK;
+		}
+		ht_value_clear(&u);
+	}
 	ret = render(rs, r, &f->explanation, err);
 	if (ret < 0)
 		return ret;
@@ -720,9 +738,14 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 		char *n;
 
 		if (!cur || !rec ||
-		    asprintf(&n, "%s%sThe host already has %s, more than the %s recommended here; "
-		             "hosttune never lowers it (the admin chose more).", f->explanation,
-		             *f->explanation ? "\n" : "", cur, rec) < 0)
+		    (unlimited ? asprintf(&n, "%s%sThe host has %s, which means no limit: more than "
+		                          "the %s recommended here; hosttune never lowers it (the "
+		                          "admin chose more).", f->explanation,
+		                          *f->explanation ? "\n" : "", cur, rec)
+		               : asprintf(&n, "%s%sThe host already has %s, more than the %s "
+		                          "recommended here; hosttune never lowers it (the admin "
+		                          "chose more).", f->explanation,
+		                          *f->explanation ? "\n" : "", cur, rec)) < 0)
 			return -ENOMEM;
 		free(f->explanation);
 		f->explanation = n;

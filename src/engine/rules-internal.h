@@ -20,6 +20,7 @@ enum {
 	K_EACH,
 	K_WRITABLE,
 	K_DEFAULT,
+	K_UNLIMITED,
 	K__MAX,
 };
 

@@ -14,7 +14,7 @@ static const char *const key_names[K__MAX] = {
 	[K_CURRENT] = "current",   [K_VALUE] = "value",       [K_SEVERITY] = "severity",
 	[K_EXPLAIN] = "explain",   [K_RATIONALE] = "rationale", [K_DIRECTION] = "direction",
 	[K_UNIT] = "unit",         [K_EACH] = "each",         [K_WRITABLE] = "writable",
-	[K_DEFAULT] = "default",
+	[K_DEFAULT] = "default",   [K_UNLIMITED] = "unlimited",
 };
 
 static const char *const severity_names[] = {
@@ -634,6 +634,7 @@ static int finish_key(struct load_ctx *c)
 	case K_SEVERITY:
 	case K_WRITABLE:
 	case K_DEFAULT:
+	case K_UNLIMITED:
 		ret = ht_expr_parse(k->text, &k->pos, &k->expr, c->err);
 		if (ret < 0)
 			c->ret = ret;
@@ -671,7 +672,7 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 		return load_fail(c, c->lineno, (unsigned)(p - c->raw) + 1, EINVAL,
 		                 "unknown key '%s' in rule '%s' (expected title, target, when, current, "
 		                 "value, severity, explain, rationale, direction, unit, each, "
-		                 "writable or default)",
+		                 "writable, default or unlimited)",
 		                 name, r->id);
 	}
 	if (continuation) {
@@ -683,7 +684,7 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 			return append_text(&r->keys[k].text, k == K_TITLE ? " " : "\n", value);
 		}
 		if (k == K_WHEN || k == K_CURRENT || k == K_VALUE || k == K_SEVERITY ||
-		    k == K_WRITABLE || k == K_DEFAULT) {
+		    k == K_WRITABLE || k == K_DEFAULT || k == K_UNLIMITED) {
 			/* The newline and the padding to @col are part of the text. */
 			if (key_fits(c, r->keys[k].text, col + strlen(value), k, col) < 0)
 				return c->ret;
