@@ -195,6 +195,7 @@ int rules_declare_range(struct ht_ruleset *rs, const char *name, const char *tex
 		struct ht_expr *e = NULL;
 		struct ht_value v = { 0 };
 		struct ht_srcpos bpos;
+		unsigned opcol;
 		size_t len;
 
 		while (is_blank(*p))
@@ -208,7 +209,10 @@ int rules_declare_range(struct ht_ruleset *rs, const char *name, const char *tex
 			                    !op ? "a bound '>= N', '> N', '<= N' or '< N'"
 			                        : "at most two bounds",
 			                    *p ? "'" : "", *p ? p : "end of line", *p ? "'" : "");
+		opcol = pos->col + (unsigned)(p - text);
 		p += strlen(op);
+		while (is_blank(*p))
+			p++;
 		len = bound_len(p);
 		if (!(sub = strndup(p, len)))
 			return -ENOMEM;
@@ -230,14 +234,14 @@ int rules_declare_range(struct ht_ruleset *rs, const char *name, const char *tex
 		if (op[0] == '>') {
 			if (rg.has_lo)
 				return ht_error_set(err, EINVAL, "%s:%u:%u: a second lower bound", pos->file,
-				                    pos->line, bpos.col - (unsigned)strlen(op));
+				                    pos->line, opcol);
 			rg.has_lo = true;
 			rg.lo_open = op[1] != '=';
 			rg.lo = ht_value_as_double(&v);
 		} else {
 			if (rg.has_hi)
 				return ht_error_set(err, EINVAL, "%s:%u:%u: a second upper bound", pos->file,
-				                    pos->line, bpos.col - (unsigned)strlen(op));
+				                    pos->line, opcol);
 			rg.has_hi = true;
 			rg.hi_open = op[1] != '=';
 			rg.hi = ht_value_as_double(&v);
