@@ -45,7 +45,7 @@ bad_rules "division by zero in an unused value" '[a]
 value = mem.total / (cpu.count - cpu.count)' '2:19: division by zero'
 bad_rules "integer overflow" '[a]
 target = sysctl net.netfilter.nf_conntrack_max
-value = mem.total * 100000000000' "3:19: integer overflow in '*'"
+value = mem.total * 100000000000' "3:19: integer overflow in '*' (inputs: mem.total = 503316480 from /proc/meminfo MemTotal)"
 bad_rules "type error in +" '[a]
 value = "x" + 1' "2:13: type error: '+' needs numbers, got string and number"
 bad_rules "unknown key" '[a]
@@ -96,6 +96,25 @@ bad_args "--set of the wrong type" \
 bad_args "--set of a negative rate, no range declared" \
 	"hosttune: --set workload.conn_rate=-5: expected a number >= 0, found -5" \
 	--rules "$TMP/r" --facts "$FACTS" --set workload.conn_rate=-5 audit
+
+# An overflow a --set causes names the --set: 1000 x 10^17 = 10^20 > 2^63 - 1
+# = 9.2e18. "value = workload.conn_rate " is 27 characters: the '*' at 28.
+printf '[a]\ntarget = sysctl net.netfilter.nf_conntrack_max\nvalue = workload.conn_rate * 100000000000000000\n' >"$TMP/r/x.rules"
+bad_args "overflow from a --set" \
+	"hosttune: $TMP/r/x.rules:3:28: integer overflow in '*' (inputs: --set workload.conn_rate=1000)" \
+	--rules "$TMP/r" --facts "$FACTS" --set workload.conn_rate=1000 audit
+# Through a named value: b reads a, which read the --set and the fact
+# (4096 x 10^16 = 4.1e19 > 9.2e18; "value = a * " is 10 characters: '*' at 11).
+printf '[a]\nvalue = workload.conn_rate + net.netfilter.nf_conntrack_max\n[b]\ntarget = advice\nvalue = a * 10000000000000000\n' >"$TMP/r/x.rules"
+bad_args "overflow through a named value" \
+	"hosttune: $TMP/r/x.rules:5:11: integer overflow in '*' (inputs: --set workload.conn_rate=0, net.netfilter.nf_conntrack_max = 4096 from /proc/sys/net/netfilter/nf_conntrack_max)" \
+	--rules "$TMP/r" --facts "$FACTS" --set workload.conn_rate=0 audit
+printf '[a]\nvalue = 1\n' >"$TMP/r/x.rules"
+# In the shipped rules a --set cannot get that far: 10^17 connections a second
+# is refused at its range (the working set 10^17 x 120 x 2 would overflow).
+bad_args "--set conn_rate=10^17" \
+	"hosttune: --set workload.conn_rate=100000000000000000: expected a number >= 0 and <= 10000000, found 100000000000000000" \
+	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.conn_rate=100000000000000000 audit
 
 # ---- workload ranges (rules/workload.rules) ----
 # What each value means, worked out from the profile's comments, not the tool:

@@ -43,6 +43,9 @@ struct ht_tmpl_seg {
 
 enum { ST_NEW, ST_BUSY, ST_DONE };
 
+/* How many inputs (facts, workload variables) an overflow message names at most. */
+#define HT_INPUTS_MAX 16
+
 struct ht_rule {
 	char *id;
 	struct ht_srcpos pos;
@@ -63,6 +66,8 @@ struct ht_rule {
 	int eval_ret;
 	struct ht_value val;
 	struct ht_error eval_err;
+	const char *inputs[HT_INPUTS_MAX]; /* facts and workload variables it read, */
+	size_t ninputs;                    /* rules' included (names not owned) */
 };
 
 struct ht_var {
@@ -102,6 +107,10 @@ struct ht_ruleset {
 	size_t check_depth;
 	bool check_each;              /* checking a per-interface rule */
 	const char *instance;         /* interface being evaluated, NULL for host rules */
+	/* Names of the facts and workload variables read, in order, repeats and all:
+	 * an overflow names the inputs of the expression it happened in. */
+	const char *trace[256];
+	size_t ntrace;
 };
 
 int rules_key_from_name(const char *name);
