@@ -448,9 +448,9 @@ static void name_inputs(struct ht_ruleset *rs, size_t from, struct ht_error *err
 			w = snprintf(err->msg + len, sizeof(err->msg) - len, "%s%s = %s from %s:%u",
 			             n ? ", " : " (inputs: ", name, val, v->pos.file, v->pos.line);
 		else
-			w = snprintf(err->msg + len, sizeof(err->msg) - len, "%s%s = %s from %s",
-			             n ? ", " : " (inputs: ", name, val,
-			             f->source ? f->source : "an unknown source");
+			w = snprintf(err->msg + len, sizeof(err->msg) - len, "%s%s = %s%s%s",
+			             n ? ", " : " (inputs: ", name, val, f->source ? " from " : "",
+			             f->source ? f->source : "");
 		if (w < 0 || (size_t)w >= sizeof(err->msg) - len)
 			break;
 		len += (size_t)w;
