@@ -45,11 +45,11 @@ bad_rules "division by zero in an unused value" '[a]
 value = mem.total / (cpu.count - cpu.count)' '2:19: division by zero'
 bad_rules "integer overflow" '[a]
 target = sysctl net.netfilter.nf_conntrack_max
-value = mem.total * 100000000000' "3:19: integer overflow in '*'"
+value = mem.total * 100000000000' "3:19: integer overflow in '*' (inputs: mem.total = 503316480 from /proc/meminfo MemTotal)"
 bad_rules "type error in +" '[a]
 value = "x" + 1' "2:13: type error: '+' needs numbers, got string and number"
 bad_rules "unknown key" '[a]
-valu = 1' "2:1: unknown key 'valu' in rule 'a' (expected title, target, when, current, value, severity, explain, remedy, lever, rationale, direction, unit, each, writable or default)"
+valu = 1' "2:1: unknown key 'valu' in rule 'a' (expected title, target, when, current, value, severity, explain, remedy, lever, rationale, direction, unit, each, writable, default or unlimited)"
 bad_rules "key before any rule" 'value = 1' "1:1: expected '[rule-id]' before the first key"
 bad_rules "line without =" '[a]
 junk line' "2:1: expected '[section]', 'key = value' or a comment"
@@ -57,6 +57,22 @@ junk line' "2:1: expected '[section]', 'key = value' or a comment"
 bad_rules "error on a continuation line" '[a]
 value = 1
   + )' "3:5: expected an expression, found ')'"
+# [workload] ranges: "burst = " is 8 characters, the value at column 9.
+bad_rules "range without an operator" '[workload]
+burst = => 1' "2:9: expected a bound '>= N', '> N', '<= N' or '< N', found '=> 1'"
+# ">= 1 and" is 8 characters: the end of line at column 9 + 8 = 17.
+bad_rules "range ending in and" '[workload]
+burst = >= 1 and' "2:17: expected a bound '>= N', '> N', '<= N' or '< N', found end of line"
+bad_rules "empty range" '[workload]
+burst = >= 5 and <= 1' "2:9: no number is >= 5 and <= 1"
+# "burst = >= 1 and >= " is 20 characters: the second lower bound's '>=' at 18.
+bad_rules "two lower bounds" '[workload]
+burst = >= 1 and >= 2' "2:18: a second lower bound"
+bad_rules "range of a string" '[workload]
+burst = >= "x"' "2:12: expected a number, found a string"
+# "storage = " is 10 characters: column 11, checked once the profile is read.
+bad_rules "range of a bool" '[workload]
+storage = >= 1' "2:11: workload.storage is a bool: only a number has a range"
 
 printf '[a]\nvalue = 1\n' >"$TMP/r/x.rules"
 # bad_args DESCRIPTION EXPECTED-STDERR-FIRST-LINE ARGS...
@@ -76,9 +92,101 @@ bad_args "--set of an unknown variable" \
 bad_args "--set of the wrong type" \
 	'hosttune: --set workload.conn_rate="x": workload.conn_rate is a number, got a string' \
 	--rules "$TMP/r" --facts "$FACTS" --set 'workload.conn_rate="x"' audit
-bad_args "--set of a negative rate" \
-	"hosttune: --set workload.conn_rate=-5: workload.conn_rate must not be negative" \
+# $TMP/r declares no ranges: a number must then not be negative.
+bad_args "--set of a negative rate, no range declared" \
+	"hosttune: --set workload.conn_rate=-5: expected a number >= 0, found -5" \
 	--rules "$TMP/r" --facts "$FACTS" --set workload.conn_rate=-5 audit
+
+# An overflow a --set causes names the --set: 1000 x 10^17 = 10^20 > 2^63 - 1
+# = 9.2e18. "value = workload.conn_rate " is 27 characters: the '*' at 28.
+printf '[a]\ntarget = sysctl net.netfilter.nf_conntrack_max\nvalue = workload.conn_rate * 100000000000000000\n' >"$TMP/r/x.rules"
+bad_args "overflow from a --set" \
+	"hosttune: $TMP/r/x.rules:3:28: integer overflow in '*' (inputs: --set workload.conn_rate=1000)" \
+	--rules "$TMP/r" --facts "$FACTS" --set workload.conn_rate=1000 audit
+# Through a named value: b reads a, which read the --set and the fact
+# (4096 x 10^16 = 4.1e19 > 9.2e18; "value = a * " is 10 characters: '*' at 11).
+printf '[a]\nvalue = workload.conn_rate + net.netfilter.nf_conntrack_max\n[b]\ntarget = advice\nvalue = a * 10000000000000000\n' >"$TMP/r/x.rules"
+bad_args "overflow through a named value" \
+	"hosttune: $TMP/r/x.rules:5:11: integer overflow in '*' (inputs: --set workload.conn_rate=0, net.netfilter.nf_conntrack_max = 4096 from /proc/sys/net/netfilter/nf_conntrack_max)" \
+	--rules "$TMP/r" --facts "$FACTS" --set workload.conn_rate=0 audit
+printf '[a]\nvalue = 1\n' >"$TMP/r/x.rules"
+# In the shipped rules a --set cannot get that far: 10^17 connections a second
+# is refused at its range (the working set 10^17 x 120 x 2 would overflow).
+bad_args "--set conn_rate=10^17" \
+	"hosttune: --set workload.conn_rate=100000000000000000: expected a number >= 0 and <= 10000000, found 100000000000000000" \
+	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.conn_rate=100000000000000000 audit
+
+# ---- workload ranges (rules/workload.rules) ----
+# What each value means, worked out from the profile's comments, not the tool:
+# a TIME_WAIT of 0 s would recommend writing 0 to sysctl.d; 1 s up to the
+# kernel's 120 s (nf_conntrack_proto_tcp.c) is the sane span.
+bad_args "--set time_wait=0" \
+	"hosttune: --set workload.time_wait=0: expected a number >= 1 and <= 120, found 0" \
+	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.time_wait=0 audit
+# A burst of 0 would give "a headroom of 0x": the peak is at least the mean (1x).
+bad_args "--set burst=0" \
+	"hosttune: --set workload.burst=0: expected a number >= 1 and <= 1000, found 0" \
+	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.burst=0 audit
+# mem_budget is a fraction of RAM: 2 would be 200%, 0 no table at all.
+bad_args "--set mem_budget=2" \
+	"hosttune: --set workload.mem_budget=2: expected a number > 0 and <= 1, found 2" \
+	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.mem_budget=2 audit
+bad_args "--set mem_budget=0" \
+	"hosttune: --set workload.mem_budget=0: expected a number > 0 and <= 1, found 0" \
+	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.mem_budget=0 audit
+bad_args "--set conn_rate=-5" \
+	"hosttune: --set workload.conn_rate=-5: expected a number >= 0 and <= 10000000, found -5" \
+	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.conn_rate=-5 audit
+# 1e7 + 1 connections a second: one above the bound.
+bad_args "--set conn_rate above its range" \
+	"hosttune: --set workload.conn_rate=10000001: expected a number >= 0 and <= 10000000, found 10000001" \
+	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.conn_rate=10000001 audit
+# 121 s is one above the kernel default; 0.5 below 1 s (a decimal shows as typed).
+bad_args "--set time_wait above its range" \
+	"hosttune: --set workload.time_wait=121s: expected a number >= 1 and <= 120, found 121" \
+	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.time_wait=121s audit
+bad_args "--set time_wait of half a second" \
+	"hosttune: --set workload.time_wait=0.5: expected a number >= 1 and <= 120, found 0.5" \
+	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.time_wait=0.5 audit
+
+# Every shipped profile is within the ranges, and at each bound the audit runs:
+# 1 s, 120 s; burst 1 and 1000; mem_budget 1 (all of RAM); conn_rate 0 and 1e7.
+# At the top of every range together no product of the rules overflows:
+# 1e7 x 120 x 1000 = 1.2e12 entries, x 320 bytes = 3.84e14 < 2^63 - 1 = 9.2e18.
+for p in "$HT_RULES_DIR"/profiles/*.profile; do
+	p=$(basename "$p" .profile)
+	ht --facts "$FACTS" --profile "$p" audit >/dev/null 2>"$TMP/err"
+	rc=$?
+	expect_eq "profile $p is within the ranges" "yes" \
+		"$([ "$rc" -le 1 ] && echo yes || echo "no: $rc $(cat "$TMP/err")")"
+	for s in "time_wait=1s conn_rate=0 burst=1 mem_budget=1" \
+		"time_wait=120s conn_rate=10000000 burst=1000 mem_budget=1"; do
+		set --
+		for a in $s; do set -- "$@" --set "workload.$a"; done
+		ht --facts "$FACTS" --profile "$p" "$@" audit >/dev/null 2>"$TMP/err"
+		rc=$?
+		expect_eq "profile $p at the bounds $s: audit completes" "yes" \
+			"$([ "$rc" -le 1 ] && echo yes || echo "no: $rc $(cat "$TMP/err")")"
+	done
+done
+
+# A profile file out of range: FILE:LINE:COL of the value ("burst = " is 8
+# characters: column 9; "conn_rate = " is 12: column 13).
+mkdir -p "$TMP/s/profiles"
+cp "$HT_RULES_DIR"/*.rules "$TMP/s/"
+cp "$HT_RULES_DIR"/profiles/*.profile "$TMP/s/profiles/"
+printf '[profile]\ninclude = default\n[workload]\nburst = 0\n' >"$TMP/s/profiles/zero.profile"
+bad_args "profile burst = 0" \
+	"hosttune: $TMP/s/profiles/zero.profile:4:9: workload.burst: expected a number >= 1 and <= 1000, found 0" \
+	--rules "$TMP/s" --facts "$FACTS" --profile zero audit
+printf '[profile]\ninclude = garage\n[workload]\nconn_rate = -5\n' >"$TMP/s/profiles/neg.profile"
+bad_args "profile conn_rate = -5" \
+	"hosttune: $TMP/s/profiles/neg.profile:4:13: workload.conn_rate: expected a number >= 0 and <= 10000000, found -5" \
+	--rules "$TMP/s" --facts "$FACTS" --profile neg audit
+# A --set cannot bring a bad profile value back into range: the profile is refused first.
+bad_args "profile out of range, --set in range" \
+	"hosttune: $TMP/s/profiles/zero.profile:4:9: workload.burst: expected a number >= 1 and <= 1000, found 0" \
+	--rules "$TMP/s" --facts "$FACTS" --profile zero --set workload.burst=2 audit
 bad_args "--set with a name" \
 	"hosttune: --set:1:20: expected a constant, found name 'abc'" \
 	--rules "$TMP/r" --facts "$FACTS" --set workload.conn_rate=abc audit

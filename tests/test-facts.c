@@ -838,6 +838,20 @@ static void test_pointer_size(void **state)
 
 #define NF "/proc/sys/net/netfilter/"
 
+/*
+ * The source of a procfs integer that is not one (collect.c): the file's real
+ * path below @dir, the kernel's range (0 to INT_MAX = 2^31 - 1 = 2147483647 for
+ * nf_conntrack's sysctls, UINT_MAX = 4294967295 for hashsize) and what it holds.
+ */
+static char *bad_int(const char *dir, const char *path, const char *max, const char *found)
+{
+	char *s;
+
+	assert_true(asprintf(&s, "%s%s: expected an integer from 0 to %s, found %s", dir, path, max,
+	                     found) > 0);
+	return s;
+}
+
 static void test_collect_garage_vm(void **state)
 {
 	struct ht_facts *f = collect_fixture("garage-vm");
@@ -994,12 +1008,21 @@ static void test_collect_malformed(void **state)
 	assert_str_fact(f, "cpu.arch", "vax", "/proc/sys/kernel/arch");
 	assert_unavailable(f, "kernel.pointer_size", EINVAL, "bytes", "cpu.arch");
 	assert_unavailable(f, "cpu.count", EINVAL, "CPUs", "/sys/devices/system/cpu/online");
-	assert_unavailable(f, "net.netfilter.nf_conntrack_count", EINVAL, "entries",
-	                   NF "nf_conntrack_count");
-	assert_unavailable(f, "net.netfilter.nf_conntrack_buckets", EINVAL, "buckets",
-	                   NF "nf_conntrack_buckets");
-	assert_unavailable(f, "net.netfilter.nf_conntrack_tcp_timeout_time_wait", EINVAL,
-	                   "seconds", NF "nf_conntrack_tcp_timeout_time_wait");
+	{
+		_cleanup_free_ char *count = bad_int(dir, NF "nf_conntrack_count", "2147483647",
+		                                     "'abc'");
+		_cleanup_free_ char *buckets = bad_int(dir, NF "nf_conntrack_buckets", "2147483647",
+		                                       "nothing");
+		/* 10^20 - 1 is above 2^63 - 1 too: shown as the file has it. */
+		_cleanup_free_ char *tw = bad_int(dir, NF "nf_conntrack_tcp_timeout_time_wait",
+		                                  "2147483647", "'99999999999999999999'");
+
+		assert_unavailable(f, "net.netfilter.nf_conntrack_count", EINVAL, "entries", count);
+		assert_unavailable(f, "net.netfilter.nf_conntrack_buckets", EINVAL, "buckets",
+		                   buckets);
+		assert_unavailable(f, "net.netfilter.nf_conntrack_tcp_timeout_time_wait", EINVAL,
+		                   "seconds", tw);
+	}
 	assert_unavailable(f, "net.netfilter.nf_conntrack_max", EISDIR, "entries",
 	                   NF "nf_conntrack_max");
 	assert_unavailable(f, "module.nf_conntrack.hashsize", ENOTDIR, "buckets",
@@ -1104,14 +1127,23 @@ static void test_collect_odd_files(void **state)
 
 	assert_unavailable(f, "mem.total", EINVAL, "bytes", "/proc/meminfo MemTotal");
 	assert_unavailable(f, "cpu.count", EINVAL, "CPUs", "/sys/devices/system/cpu/online");
+	/* A NUL byte: ht_read_file() refuses the file, so the source is its path. */
 	assert_unavailable(f, "net.netfilter.nf_conntrack_max", EINVAL, "entries",
 	                   NF "nf_conntrack_max");
-	assert_unavailable(f, "net.netfilter.nf_conntrack_buckets", EINVAL, "buckets",
-	                   NF "nf_conntrack_buckets");
-	assert_unavailable(f, "net.netfilter.nf_conntrack_count", EINVAL, "entries",
-	                   NF "nf_conntrack_count");
-	assert_unavailable(f, "net.netfilter.nf_conntrack_tcp_timeout_time_wait", EINVAL,
-	                   "seconds", NF "nf_conntrack_tcp_timeout_time_wait");
+	{
+		_cleanup_free_ char *buckets = bad_int(dir, NF "nf_conntrack_buckets", "2147483647",
+		                                       "'-1'");
+		_cleanup_free_ char *count = bad_int(dir, NF "nf_conntrack_count", "2147483647",
+		                                     "'-5'");
+		_cleanup_free_ char *tw = bad_int(dir, NF "nf_conntrack_tcp_timeout_time_wait",
+		                                  "2147483647", "'-120'");
+
+		assert_unavailable(f, "net.netfilter.nf_conntrack_buckets", EINVAL, "buckets",
+		                   buckets);
+		assert_unavailable(f, "net.netfilter.nf_conntrack_count", EINVAL, "entries", count);
+		assert_unavailable(f, "net.netfilter.nf_conntrack_tcp_timeout_time_wait", EINVAL,
+		                   "seconds", tw);
+	}
 	assert_str_fact(f, "kernel.release", "5.15.0", "/proc/sys/kernel/osrelease");
 	assert_all_defs_collected(f);
 	ht_facts_free(f);
@@ -1119,8 +1151,38 @@ static void test_collect_odd_files(void **state)
 	/* A negative module parameter: hashsize is a count of buckets. */
 	put_file(dir, "sys/module/nf_conntrack/parameters/hashsize", "-4096\n", 0644);
 	f = collect(dir);
-	assert_unavailable(f, "module.nf_conntrack.hashsize", EINVAL, "buckets",
-	                   "/sys/module/nf_conntrack/parameters/hashsize");
+	{
+		_cleanup_free_ char *hs = bad_int(dir, "/sys/module/nf_conntrack/parameters/hashsize",
+		                                  "4294967295", "'-4096'");
+
+		assert_unavailable(f, "module.nf_conntrack.hashsize", EINVAL, "buckets", hs);
+	}
+	ht_facts_free(f);
+	/* 2^32 = 4294967296 is one above an unsigned int; 2^32 - 1 is the largest hashsize. */
+	put_file(dir, "sys/module/nf_conntrack/parameters/hashsize", "4294967296\n", 0644);
+	f = collect(dir);
+	{
+		_cleanup_free_ char *hs = bad_int(dir, "/sys/module/nf_conntrack/parameters/hashsize",
+		                                  "4294967295", "'4294967296'");
+
+		assert_unavailable(f, "module.nf_conntrack.hashsize", EINVAL, "buckets", hs);
+	}
+	ht_facts_free(f);
+	put_file(dir, "sys/module/nf_conntrack/parameters/hashsize", "4294967295\n", 0644);
+	f = collect(dir);
+	assert_int_equal(get(f, "module.nf_conntrack.hashsize")->value.i, INT64_C(4294967295));
+	ht_facts_free(f);
+	/* Control characters and bytes above 0x7e show as '?', and 40 bytes at most. */
+	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_count",
+	         "\x1b[31m\xc3\xa9 0123456789012345678901234567890123456789\n", 0644);
+	f = collect(dir);
+	{
+		/* ESC [ 3 1 m, two bytes of e-acute, a blank: 8 bytes, then 32 digits = 40. */
+		_cleanup_free_ char *count = bad_int(dir, NF "nf_conntrack_count", "2147483647",
+		                                     "'?[31m?? 01234567890123456789012345678901...'");
+
+		assert_unavailable(f, "net.netfilter.nf_conntrack_count", EINVAL, "entries", count);
+	}
 	ht_facts_free(f);
 	rm_tree(dir);
 }

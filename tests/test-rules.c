@@ -483,8 +483,8 @@ static const struct bad_case bad_cases[] = {
 	/* An unknown key points at the key itself, column 1. */
 	{ "[t.a]\nvalue = 1\ncolour = red\n", true,
 	  "a.rules:3:1: unknown key 'colour' in rule 't.a' (expected title, target, when, current, "
-	  "value, severity, explain, remedy, lever, rationale, direction, unit, each, writable or "
-	  "default)" },
+	  "value, severity, explain, remedy, lever, rationale, direction, unit, each, writable, "
+	  "default or unlimited)" },
 	{ "[t.a]\nvalue = 1\nvalue = 2\n", true,
 	  "a.rules:3:1: duplicate key 'value' in rule 't.a' (first on line 2)" },
 	/* "target = " is 9 bytes: column 10. */
@@ -626,9 +626,96 @@ static void test_overflow(void **state)
 	            "value = t.square / 2\n");
 	fact_int(fx, "mem.total", INT64_C(1) << 40); /* 2^80 does not fit */
 	assert_int_equal(ht_ruleset_evaluate(fx->rs, fx->facts, &fx->fd, &fx->err), -ERANGE);
-	/* "mem.total" is 9 bytes at 9..17, '*' at 19. */
-	assert_err(fx, "a.rules:2:19: integer overflow in '*'");
+	/* "mem.total" is 9 bytes at 9..17, '*' at 19; the input named, 2^40 = 1099511627776. */
+	assert_err(fx, "a.rules:2:19: integer overflow in '*' (inputs: mem.total = 1099511627776)");
 	assert_int_equal(fx->fd.n, 0);
+}
+
+static void profile_fails(struct fx *fx, const char *name, int ret, const char *suffix);
+
+/* [workload] ranges in a rules file, checked for a profile and for --set. */
+static void test_workload_ranges(void **state)
+{
+	struct fx *fx = *state;
+
+	/* "b = " is 4 bytes: each range's value at column 5. */
+	assert_int_equal(load(fx, "[workload]\n"
+	                          "b = >= 1 and <= 1000\n"
+	                          "m = > 0 and <= 1\n"
+	                          "t = >= 1s and <= 2min\n"
+	                          "[t.a]\nvalue = workload.b * workload.m\n"), 0);
+	put_file(fx->dir, "profiles/base.profile", "[workload]\nb = 2\nm = 0.05\nt = 30s\n"
+	                                            "n = 1\n");
+	assert_int_equal(ht_ruleset_load_profile(fx->rs, "base", &fx->err), 0);
+
+	/* The bounds: 1 and 1000 are in, 0 and 1001 out; 0 is out of (0, 1], 1 in. */
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.b=1", &fx->err), 0);
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.b=1000", &fx->err), 0);
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.b=0", &fx->err), -EINVAL);
+	assert_string_equal(fx->err.msg,
+	                    "--set workload.b=0: expected a number >= 1 and <= 1000, found 0");
+	/* Refused: the value before it stays. */
+	assert_int_equal(var(fx->rs, "workload.b")->i, 1000);
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.b=1001", &fx->err), -EINVAL);
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.m=1", &fx->err), 0);
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.m=0", &fx->err), -EINVAL);
+	assert_string_equal(fx->err.msg, "--set workload.m=0: expected a number > 0 and <= 1, found 0");
+	/* 1.001 is above 1 by a thousandth; shown as typed, not rounded to 1. */
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.m=1.001", &fx->err), -EINVAL);
+	assert_string_equal(fx->err.msg,
+	                    "--set workload.m=1.001: expected a number > 0 and <= 1, found 1.001");
+	/* 2min = 120 s is in; 121 s is out; units are evaluated in the bounds. */
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.t=2min", &fx->err), 0);
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.t=121", &fx->err), -EINVAL);
+	assert_string_equal(fx->err.msg,
+	                    "--set workload.t=121: expected a number >= 1 and <= 120, found 121");
+	/* n has no declared range: any number but a negative one. */
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.n=1000000000", &fx->err), 0);
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.n=-1", &fx->err), -EINVAL);
+	assert_string_equal(fx->err.msg, "--set workload.n=-1: expected a number >= 0, found -1");
+
+	/* A profile over base out of range: line 4 "m = 2", the value at column 5. */
+	put_file(fx->dir, "profiles/big.profile", "[profile]\ninclude = base\n[workload]\nm = 2\n");
+	profile_fails(fx, "big", -EINVAL,
+	              "profiles/big.profile:4:5: workload.m: expected a number > 0 and <= 1, found 2");
+	/* Out of range in base, set right by the including profile: the final value counts. */
+	put_file(fx->dir, "profiles/base2.profile", "[workload]\nb = 0\nm = 0.05\nt = 30s\n");
+	put_file(fx->dir, "profiles/fixed.profile", "[profile]\ninclude = base2\n[workload]\nb = 3\n");
+	assert_int_equal(ht_ruleset_load_profile(fx->rs, "fixed", &fx->err), 0);
+	assert_int_equal(var(fx->rs, "workload.b")->i, 3);
+
+	/* A later declaration replaces an earlier one (another rules file, or an admin's). */
+	assert_int_equal(load(fx, "[workload]\nb = >= 1\n[workload]\nb = >= 5\n"
+	                          "[t.a]\nvalue = workload.b\n"), 0);
+	profile_fails(fx, "base", -EINVAL,
+	              "profiles/base.profile:2:5: workload.b: expected a number >= 5, found 2");
+}
+
+/* `unlimited = 0` on a raise-only rule: a current value of 0 is kept, never lowered. */
+static void test_unlimited(void **state)
+{
+	struct fx *fx = *state;
+	const struct ht_finding *f;
+
+	load_ok(fx, "[t.max]\n"
+	            "target = sysctl " NF_MAX "\n"
+	            "direction = raise\n"
+	            "unlimited = 0\n"
+	            "value = 65536\n"
+	            "severity = " NF_MAX " < t.max ? \"critical\" : \"ok\"\n");
+	fact_int(fx, NF_MAX, 0);
+	evaluate_ok(fx);
+	f = finding(fx, "t.max");
+	assert_true(f->kept);
+	assert_int_equal(f->severity, HT_SEV_OK);
+	assert_non_null(strstr(f->explanation, "The host has 0, which means no limit: more than "
+	                                       "the 65536 recommended here"));
+	/* 4096 is a limit, below 65536: raised, critical. */
+	fact_int(fx, NF_MAX, 4096);
+	evaluate_ok(fx);
+	f = finding(fx, "t.max");
+	assert_false(f->kept);
+	assert_int_equal(f->severity, HT_SEV_CRITICAL);
 }
 
 static void test_bad_severity(void **state)
@@ -1255,6 +1342,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_long_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_division_by_zero, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overflow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_workload_ranges, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unlimited, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_severity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_include, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_errors, setup, teardown),

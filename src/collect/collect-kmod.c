@@ -376,6 +376,8 @@ static int collect_param(struct ht_facts *f, const char *root, const char *param
 		return r;
 	if (r < 0)
 		r = unavailable(f, name, r, unit, path);
+	else if (ht_parse_int64(text, &i) == 0 && ht_fact_max(name) && i > ht_fact_max(name))
+		r = 0; /* above what the kernel holds: collect.c's record says so */
 	else if (ht_parse_int64(text, &i) == 0)
 		r = set_int(f, name, i, unit, path);
 	else

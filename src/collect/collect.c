@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -323,25 +325,57 @@ static int collect_page_size(struct ht_facts *f, const char *root)
 }
 
 /*
+ * "ROOT/PATH: expected an integer from 0 to MAX, found 'TEXT'": the source of
+ * a fact whose file holds something else, with the file's real path (below
+ * the --root tree) and what it holds, its first line cut to 40 bytes, any
+ * byte that is not printable ASCII shown as '?' (a source is UTF-8 without
+ * control characters). NULL on ENOMEM.
+ */
+static char *bad_int_source(const char *root, const char *path, int64_t max, const char *text)
+{
+	_cleanup_free_ char *full = ht_root_path(root, path);
+	char shown[48];
+	size_t n = 0;
+	char *s;
+
+	if (!full)
+		return NULL;
+	for (const char *p = text; *p && *p != '\n' && n < 40; p++)
+		shown[n++] = *p >= 0x20 && *p < 0x7f ? *p : '?';
+	shown[n] = '\0';
+	if (asprintf(&s, "%s: expected an integer from 0 to %" PRId64 ", found %s%s%s%s", full, max,
+	             text[0] && text[0] != '\n' ? "'" : "", text[0] && text[0] != '\n' ? shown : "nothing",
+	             strlen(text) > n && text[n] != '\n' ? "..." : "",
+	             text[0] && text[0] != '\n' ? "'" : "") < 0)
+		return NULL;
+	return s;
+}
+
+/*
  * One count, size or timeout in a procfs or sysfs file, named after the
- * file. A table size, an entry count or a timeout is never below 0, so a
- * negative number is not what the kernel keeps there (EINVAL, like text
- * that does not parse).
+ * file. The kernel keeps each in an int or unsigned int that is never below
+ * 0, so anything but an integer from 0 to @max is not what a kernel wrote
+ * there (a hand-made --root tree): the fact is unavailable (EINVAL), its
+ * source the file's real path, what was expected and what it holds.
  */
 static int collect_int_file(struct ht_facts *f, const char *root, const char *name,
-                            const char *path, const char *unit)
+                            const char *path, const char *unit, int64_t max)
 {
-	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *text = NULL, *bad = NULL;
 	long long v;
 	int r;
 
 	r = ht_read_file(root, path, &text);
 	if (r == -ENOMEM)
 		return r;
-	if (r >= 0 && (ht_parse_int64(text, &v) < 0 || v < 0))
-		r = -EINVAL;
 	if (r < 0)
 		return unavailable(f, name, r, unit, path);
+	if (ht_parse_int64(text, &v) < 0 || v < 0 || v > max) {
+		bad = bad_int_source(root, path, max, text);
+		if (!bad)
+			return -ENOMEM;
+		return unavailable(f, name, EINVAL, unit, bad);
+	}
 	return set_int(f, name, v, unit, path);
 }
 
@@ -361,7 +395,10 @@ static int collect_conntrack_files(struct ht_facts *f, const char *root)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		int r = collect_int_file(f, root, files[i].name, files[i].path, files[i].unit);
+		/* The kernel's bound on each (an int of nf_conntrack_standalone.c): the fact table's. */
+		int64_t max = ht_fact_max(files[i].name);
+		int r = collect_int_file(f, root, files[i].name, files[i].path, files[i].unit,
+		                         max ? max : INT64_MAX);
 
 		if (r < 0)
 			return r;

@@ -127,6 +127,9 @@ int ht_ruleset_load_profile(struct ht_ruleset *rs, const char *name, struct ht_e
 {
 	int r = load_profile(rs, name, 0, err);
 
+	/* Every value against its range, once the whole chain is read: a profile may override. */
+	if (r >= 0)
+		r = rules_check_vars(rs, err);
 	if (r < 0)
 		return r;
 	free(rs->profile);
@@ -373,6 +376,8 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 		if (ret >= 0)
 			ret = check_expr(rs, &r->keys[K_DEFAULT], HT_T_NONE, NULL, err);
 		if (ret >= 0)
+			ret = check_expr(rs, &r->keys[K_UNLIMITED], HT_T_INT, "'unlimited'", err);
+		if (ret >= 0)
 			ret = check_expr(rs, &r->keys[K_SEVERITY], HT_T_STR, "'severity'", err);
 		if (ret >= 0)
 			ret = check_expr(rs, &r->keys[K_CURRENT], HT_T_NONE, NULL, err);
@@ -414,6 +419,65 @@ int ht_ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 static int rule_value(struct ht_ruleset *rs, struct ht_rule *r, struct ht_value *out,
                       struct ht_error *err);
 
+/* Notes that an input (a fact or workload variable's name, not owned) was read. */
+static void trace_add(struct ht_ruleset *rs, const char *name)
+{
+	if (rs->ntrace < ARRAY_SIZE(rs->trace))
+		rs->trace[rs->ntrace++] = name;
+}
+
+/*
+ * After an integer overflow in an expression: the message gets the inputs
+ * that expression read, rules' included (trace[from..]), each with its
+ * value and where it came from, so a --set or a fact is named: "...: integer
+ * overflow in '*' (inputs: --set workload.conn_rate=1000000, mem.total =
+ * 503316480 from /proc/meminfo MemTotal)". Once: an outer expression
+ * leaves the message alone.
+ */
+static void name_inputs(struct ht_ruleset *rs, size_t from, struct ht_error *err)
+{
+	size_t len = strlen(err->msg), n = 0;
+
+	if (strstr(err->msg, " (inputs: ") || strstr(err->msg, " (no inputs") || len == 0)
+		return;
+	for (size_t i = from; i < rs->ntrace; i++) {
+		const char *name = rs->trace[i];
+		const struct ht_fact *f = NULL;
+		const struct ht_var *v = rules_var_find(rs, name);
+		_cleanup_free_ char *val = NULL;
+		bool seen = false;
+		int w;
+
+		for (size_t j = from; j < i; j++)
+			seen = seen || strcmp(rs->trace[j], name) == 0;
+		if (seen)
+			continue;
+		if (!v && rs->facts)
+			f = ht_facts_get(rs->facts, name);
+		if (!v && !f)
+			continue;
+		val = ht_value_format(v ? &v->value : &f->value);
+		if (!val)
+			return;
+		if (v && v->pos.file && strcmp(v->pos.file, "--set") == 0)
+			w = snprintf(err->msg + len, sizeof(err->msg) - len, "%s--set %s=%s",
+			             n ? ", " : " (inputs: ", name, val);
+		else if (v)
+			w = snprintf(err->msg + len, sizeof(err->msg) - len, "%s%s = %s from %s:%u",
+			             n ? ", " : " (inputs: ", name, val, v->pos.file, v->pos.line);
+		else
+			w = snprintf(err->msg + len, sizeof(err->msg) - len, "%s%s = %s%s%s",
+			             n ? ", " : " (inputs: ", name, val, f->source ? " from " : "",
+			             f->source ? f->source : "");
+		if (w < 0 || (size_t)w >= sizeof(err->msg) - len)
+			break;
+		len += (size_t)w;
+		n++;
+	}
+	if (len + 2 < sizeof(err->msg))
+		snprintf(err->msg + len, sizeof(err->msg) - len, "%s", n ? ")" : " (no inputs)");
+}
+
 static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value *out,
                   struct ht_error *err, void *userdata)
 {
@@ -426,8 +490,10 @@ static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value
 
 	if ((r = rule_find(rs, name)))
 		return rule_value(rs, r, out, err);
-	if ((v = rules_var_find(rs, name)))
+	if ((v = rules_var_find(rs, name))) {
+		trace_add(rs, v->name);
 		return ht_value_copy(out, &v->value);
+	}
 	if (rs->instance && strcmp(name, "nic.name") == 0) {
 		out->type = HT_T_STR;
 		out->s = strdup(rs->instance);
@@ -447,14 +513,21 @@ static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value
 		return ht_error_set(err, ENODATA, "%s is unavailable (%s%s%s)", name,
 		                    strerror(f->error ? f->error : ENODATA), f->source ? ": " : "",
 		                    f->source ? f->source : "");
+	trace_add(rs, f->name);
 	return ht_value_copy(out, &f->value);
 }
 
 static int eval_key(struct ht_ruleset *rs, const struct ht_key *k, struct ht_value *out,
                     struct ht_error *err)
 {
+	size_t from = rs->ntrace;
+	int ret;
+
 	err->msg[0] = '\0';
-	return ht_expr_eval(k->expr, lookup, rs, out, err);
+	ret = ht_expr_eval(k->expr, lookup, rs, out, err);
+	if (ret == -ERANGE)
+		name_inputs(rs, from, err);
+	return ret;
 }
 
 /* -ENODATA when `when` is false or needs an unavailable fact; 1 when it holds. */
@@ -498,6 +571,8 @@ static int rule_value(struct ht_ruleset *rs, struct ht_rule *r, struct ht_value 
 		return ht_error_set(err, ELOOP, "%s:%u:%u: dependency cycle at rule '%s'", r->pos.file,
 		                    r->pos.line, r->pos.col, r->id);
 	if (r->eval_state == ST_NEW) {
+		size_t from = rs->ntrace;
+
 		r->eval_state = ST_BUSY;
 		r->eval_ret = eval_when(rs, r, &r->eval_err);
 		if (r->eval_ret == 0)
@@ -508,6 +583,19 @@ static int rule_value(struct ht_ruleset *rs, struct ht_rule *r, struct ht_value 
 		if (r->eval_ret >= 0 && (r->kind == HT_TARGET_SYSCTL || r->kind == HT_TARGET_MODULE))
 			r->eval_ret = to_integer(r, &r->val, &r->eval_err);
 		r->eval_state = ST_DONE;
+		/* Its distinct inputs, for an overflow in a rule that reads its value later. */
+		r->ninputs = 0;
+		for (size_t i = from; i < rs->ntrace && r->ninputs < ARRAY_SIZE(r->inputs); i++) {
+			bool seen = false;
+
+			for (size_t j = 0; j < r->ninputs; j++)
+				seen = seen || strcmp(r->inputs[j], rs->trace[i]) == 0;
+			if (!seen)
+				r->inputs[r->ninputs++] = rs->trace[i];
+		}
+	} else {
+		for (size_t i = 0; i < r->ninputs; i++)
+			trace_add(rs, r->inputs[i]);
 	}
 	if (r->eval_ret < 0) {
 		*err = r->eval_err;
@@ -664,10 +752,12 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
                             struct ht_error *err)
 {
 	struct ht_value sev = { 0 };
+	bool unlimited = false;
 	int ret;
 
 	f->rule = r;
 	f->applicable = true;
+	rs->ntrace = 0;
 	ret = eval_when(rs, r, err);
 	if (ret == 0)
 		return 0; /* does not apply: no finding */
@@ -741,6 +831,21 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 		if (f->severity < HT_SEV_WARNING)
 			f->severity = HT_SEV_OK;
 	}
+	/* `unlimited = 0`: the current value means no limit, above any a rule could raise it to. */
+	if (r->only_raise && r->keys[K_UNLIMITED].expr && ht_type_is_number(f->current.type)) {
+		struct ht_value u = { 0 };
+
+		ret = eval_key(rs, &r->keys[K_UNLIMITED], &u, err);
+		if (ret < 0 && ret != -ENODATA)
+			return ret;
+		unlimited = ret == 0 &&
+		            ht_value_as_double(&u) == ht_value_as_double(&f->current);
+		if (unlimited) {
+			f->kept = true;
+			f->severity = HT_SEV_OK;
+		}
+		ht_value_clear(&u);
+	}
 	ret = render(rs, r->tmpl, r->ntmpl, &f->explanation, err);
 	if (ret < 0)
 		return ret;
@@ -782,9 +887,12 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 		char *n;
 
 		if (!cur || !rec ||
-		    asprintf(&n, "%s%sThe host already has %s, more than the %s recommended here; "
-		             "hosttune never lowers it.", f->explanation,
-		             *f->explanation ? "\n" : "", cur, rec) < 0)
+		    (unlimited ? asprintf(&n, "%s%sThe host has %s, which means no limit: more than "
+		                          "the %s recommended here; hosttune never lowers it.",
+		                          f->explanation, *f->explanation ? "\n" : "", cur, rec)
+		               : asprintf(&n, "%s%sThe host already has %s, more than the %s "
+		                          "recommended here; hosttune never lowers it.", f->explanation,
+		                          *f->explanation ? "\n" : "", cur, rec)) < 0)
 			return -ENOMEM;
 		free(f->explanation);
 		f->explanation = n;
@@ -933,6 +1041,7 @@ int ht_ruleset_evaluate(struct ht_ruleset *rs, const struct ht_facts *facts,
 		if (r->kind != HT_TARGET_NONE || r->each_nic)
 			continue;
 		err->msg[0] = '\0';
+		rs->ntrace = 0;
 		ret = rule_value(rs, r, &v, err);
 		ht_value_clear(&v);
 		if (ret == -ENODATA)

@@ -155,6 +155,25 @@ const struct ht_fact_def *ht_nic_fact_defs(size_t *n)
 	return nic_fact_defs;
 }
 
+int64_t ht_fact_max(const char *name)
+{
+	static const struct {
+		const char *name;
+		int64_t max;
+	} bounds[] = {
+		{ "module.nf_conntrack.hashsize", UINT32_MAX },
+		{ "net.netfilter.nf_conntrack_buckets", INT32_MAX },
+		{ "net.netfilter.nf_conntrack_count", INT32_MAX },
+		{ "net.netfilter.nf_conntrack_max", INT32_MAX },
+		{ "net.netfilter.nf_conntrack_tcp_timeout_time_wait", INT32_MAX },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bounds); i++)
+		if (strcmp(name, bounds[i].name) == 0)
+			return bounds[i].max;
+	return 0;
+}
+
 const struct ht_fact_def *ht_fact_def_find(const char *name)
 {
 	if (!name)
@@ -718,6 +737,14 @@ static int read_value(const struct line_ctx *lc, const char *name, const char **
 		r = ht_error_set(lc->err, EINVAL, "%s:%zu:%zu: %s must be a %s, found %s",
 		                 lc->filename, lc->lineno, col_of(lc, p), name,
 		                 ht_type_name(def->type), ht_type_name(fact->value.type));
+		ht_value_clear(&fact->value);
+		return r;
+	}
+	if (ht_fact_max(name) && ht_type_is_number(fact->value.type) &&
+	    ht_value_as_double(&fact->value) > (double)ht_fact_max(name)) {
+		r = ht_error_set(lc->err, EINVAL, "%s:%zu:%zu: %s must be at most %" PRId64
+		                 " (the kernel's bound), found %.*s", lc->filename, lc->lineno,
+		                 col_of(lc, p), name, ht_fact_max(name), (int)(end - p), p);
 		ht_value_clear(&fact->value);
 		return r;
 	}

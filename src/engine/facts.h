@@ -51,6 +51,14 @@ const struct ht_fact_def *ht_nic_fact_defs(size_t *n);
  */
 const struct ht_fact_def *ht_fact_def_find(const char *name);
 
+/*
+ * The largest value the kernel can hold in fact @name: nf_conntrack's sysctls
+ * are ints (INT32_MAX, net/netfilter/nf_conntrack_standalone.c), hashsize an
+ * unsigned int module parameter (UINT32_MAX). 0 when hosttune knows no bound.
+ * A collector or facts file value above it is not what a kernel wrote there.
+ */
+int64_t ht_fact_max(const char *name);
+
 struct ht_facts;
 
 /* Returns a new empty table, or NULL on ENOMEM. Free with ht_facts_free(). */

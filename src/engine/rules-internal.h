@@ -22,6 +22,7 @@ enum {
 	K_DEFAULT,
 	K_REMEDY,
 	K_LEVER,
+	K_UNLIMITED,
 	K__MAX,
 };
 
@@ -43,6 +44,9 @@ struct ht_tmpl_seg {
 };
 
 enum { ST_NEW, ST_BUSY, ST_DONE };
+
+/* How many inputs (facts, workload variables) an overflow message names at most. */
+#define HT_INPUTS_MAX 16
 
 struct ht_rule {
 	char *id;
@@ -66,11 +70,27 @@ struct ht_rule {
 	int eval_ret;
 	struct ht_value val;
 	struct ht_error eval_err;
+	const char *inputs[HT_INPUTS_MAX]; /* facts and workload variables it read, */
+	size_t ninputs;                    /* rules' included (names not owned) */
 };
 
 struct ht_var {
 	char *name; /* workload.NAME */
 	struct ht_value value;
+	struct ht_srcpos pos; /* where the value was last set: a profile line, or "--set" */
+};
+
+/*
+ * What a workload variable may be, from a [workload] section of a rules file
+ * ("burst = >= 1 and <= 1000"): a number within the bounds given. A bound is
+ * open (> or <) or closed (>= or <=); a side without one is unbounded.
+ */
+struct ht_var_range {
+	char *name;           /* workload.NAME */
+	struct ht_srcpos pos; /* where the declaration's value starts */
+	bool has_lo, lo_open, has_hi, hi_open;
+	double lo, hi;
+	char *expect; /* "a number >= 1 and <= 1000", for messages */
 };
 
 struct ht_ruleset {
@@ -78,6 +98,8 @@ struct ht_ruleset {
 	size_t nrules;
 	struct ht_var *vars;
 	size_t nvars;
+	struct ht_var_range *ranges; /* in declaration order; a later one for a name wins */
+	size_t nranges;
 	char **dirs;
 	size_t ndirs;
 	char **strings; /* interned file names */
@@ -89,6 +111,10 @@ struct ht_ruleset {
 	size_t check_depth;
 	bool check_each;              /* checking a per-interface rule */
 	const char *instance;         /* interface being evaluated, NULL for host rules */
+	/* Names of the facts and workload variables read, in order, repeats and all:
+	 * an overflow names the inputs of the expression it happened in. */
+	const char *trace[256];
+	size_t ntrace;
 };
 
 int rules_key_from_name(const char *name);
@@ -122,6 +148,30 @@ struct ht_var *rules_var_find(const struct ht_ruleset *rs, const char *name);
  */
 int rules_set_var_text(struct ht_ruleset *rs, const char *name, const char *text,
                        const struct ht_srcpos *pos, struct ht_error *err, int *ctx_ret);
+
+/*
+ * Declares the range of workload variable @name (workload.X) from @text,
+ * one or two bounds "OP EXPR" joined by "and" (OP one of >= > <= <, EXPR a
+ * constant number expression), at @pos. A later declaration of the same
+ * name replaces the earlier. Returns 0, -EINVAL with err "FILE:LINE:COL:
+ * expected ..., found ..." (the column of the offending part), or -ENOMEM.
+ */
+int rules_declare_range(struct ht_ruleset *rs, const char *name, const char *text,
+                        const struct ht_srcpos *pos, struct ht_error *err);
+
+/*
+ * Checks @var against its declared range (rules_declare_range()); a number
+ * without one must not be negative (rates, factors, budgets and times).
+ * @prefix starts the message: "FILE:LINE:COL: workload.X" for a profile,
+ * "--set workload.X=0" for --set. Returns 0, or -EINVAL with err
+ * "PREFIX: expected a number >= 1, found 0"; a range declared for a
+ * variable that is not a number is -EINVAL at the declaration.
+ */
+int rules_check_var(const struct ht_ruleset *rs, const struct ht_var *var, const char *prefix,
+                    struct ht_error *err);
+
+/* rules_check_var() on every variable, named by where it was set. Returns 0, -EINVAL, -ENOMEM. */
+int rules_check_vars(const struct ht_ruleset *rs, struct ht_error *err);
 
 /* The unit a rule's values carry: the `unit` key, else the target fact's. NULL if none. */
 const char *ht_rule_unit(const struct ht_rule *r);

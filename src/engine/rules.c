@@ -15,6 +15,7 @@ static const char *const key_names[K__MAX] = {
 	[K_EXPLAIN] = "explain",   [K_RATIONALE] = "rationale", [K_DIRECTION] = "direction",
 	[K_UNIT] = "unit",         [K_EACH] = "each",         [K_WRITABLE] = "writable",
 	[K_DEFAULT] = "default",   [K_REMEDY] = "remedy",     [K_LEVER] = "lever",
+	[K_UNLIMITED] = "unlimited",
 };
 
 static const char *const severity_names[] = {
@@ -125,6 +126,11 @@ void ht_ruleset_free(struct ht_ruleset *rs)
 		ht_value_clear(&rs->vars[i].value);
 	}
 	free(rs->vars);
+	for (size_t i = 0; i < rs->nranges; i++) {
+		free(rs->ranges[i].name);
+		free(rs->ranges[i].expect);
+	}
+	free(rs->ranges);
 	for (size_t i = 0; i < rs->nstrings; i++)
 		free(rs->strings[i]);
 	free(rs->strings);
@@ -241,6 +247,7 @@ struct load_ctx {
 	int last_key; /* key of the previous line of this rule, for continuations */
 	unsigned cur_section_line;
 	bool is_profile;
+	bool in_workload; /* rules file: in a [workload] section (ranges of variables) */
 	int ret;
 	struct ht_error *err;
 	size_t bytes; /* read so far, against RULES_FILE_MAX */
@@ -301,6 +308,12 @@ static int start_section(struct load_ctx *c, const char *line, unsigned col)
 		if (strcmp(name, "profile") != 0 && strcmp(name, "workload") != 0)
 			return load_fail(c, c->lineno, col + 1, EINVAL,
 			                 "unknown section '%s' (expected [profile] or [workload])", name);
+		return 0;
+	}
+	/* [workload] in a rules file declares the ranges of workload variables. */
+	c->in_workload = strcmp(name, "workload") == 0;
+	if (c->in_workload) {
+		c->cur = NULL;
 		return 0;
 	}
 	if (!rules_valid_name(name))
@@ -633,6 +646,7 @@ static int finish_key(struct load_ctx *c)
 	case K_WRITABLE:
 	case K_DEFAULT:
 	case K_LEVER:
+	case K_UNLIMITED:
 		ret = ht_expr_parse(k->text, &k->pos, &k->expr, c->err);
 		if (ret < 0)
 			c->ret = ret;
@@ -670,7 +684,7 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 		return load_fail(c, c->lineno, (unsigned)(p - c->raw) + 1, EINVAL,
 		                 "unknown key '%s' in rule '%s' (expected title, target, when, current, "
 		                 "value, severity, explain, remedy, lever, rationale, direction, "
-		                 "unit, each, writable or default)",
+		                 "unit, each, writable, default or unlimited)",
 		                 name, r->id);
 	}
 	if (continuation) {
@@ -682,7 +696,7 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 			return append_text(&r->keys[k].text, k == K_TITLE ? " " : "\n", value);
 		}
 		if (k == K_WHEN || k == K_CURRENT || k == K_VALUE || k == K_SEVERITY ||
-		    k == K_WRITABLE || k == K_DEFAULT || k == K_LEVER) {
+		    k == K_WRITABLE || k == K_DEFAULT || k == K_LEVER || k == K_UNLIMITED) {
 			/* The newline and the padding to @col are part of the text. */
 			if (key_fits(c, r->keys[k].text, col + strlen(value), k, col) < 0)
 				return c->ret;
@@ -829,6 +843,23 @@ static int profile_key(struct load_ctx *c, const char *section, const char *name
 	}
 }
 
+/* "NAME = BOUNDS" in a rules file's [workload] section (rules_declare_range()). */
+static int range_key(struct load_ctx *c, const char *name, const char *value)
+{
+	_cleanup_free_ char *full = NULL;
+	struct ht_srcpos pos = { .file = c->file, .line = c->lineno,
+	                         .col = value_col(c, false, value) };
+
+	if (is_blank(c->raw[0]))
+		return load_fail(c, c->lineno, value_col(c, true, value), EINVAL,
+		                 "a range must fit on one line");
+	if (!rules_valid_name(name) || strchr(name, '.'))
+		return load_fail(c, c->lineno, 1, EINVAL, "expected a variable name, found '%s'", name);
+	if (asprintf(&full, "workload.%s", name) < 0)
+		return -ENOMEM;
+	return rules_declare_range(c->rs, full, value, &pos, c->err);
+}
+
 static int load_handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct load_ctx *c = user;
@@ -838,6 +869,8 @@ static int load_handler(void *user, const char *section, const char *name, const
 		return 1;
 	if (c->is_profile)
 		ret = profile_key(c, section, name, value);
+	else if (c->in_workload)
+		ret = range_key(c, name, value);
 	else if (!c->cur || !*section) {
 		const char *p = c->raw;
 

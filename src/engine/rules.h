@@ -74,8 +74,12 @@ void ht_ruleset_free(struct ht_ruleset *rs);
  * ht_ruleset_load_profile - set workload variables from profile @name, the
  * file profiles/NAME.profile in the last directory of the search path that
  * has one. "include = OTHER" in its [profile] section loads OTHER first.
+ * Once the chain is read, every number is checked against its range (a
+ * [workload] section of a rules file; none declared: not negative).
  * Returns 0; -ENOENT (err names the profile and the directories searched);
- * -ELOOP for an include cycle; -EINVAL for a malformed file (FILE:LINE:COL).
+ * -ELOOP for an include cycle; -EINVAL for a malformed file (FILE:LINE:COL)
+ * or a value out of range ("FILE:LINE:COL: workload.burst: expected a
+ * number >= 1 and <= 1000, found 0", at the value that was set last).
  */
 int ht_ruleset_load_profile(struct ht_ruleset *rs, const char *name, struct ht_error *err);
 
@@ -86,8 +90,10 @@ const char *ht_ruleset_profile(const struct ht_ruleset *rs);
  * ht_ruleset_set_var - "workload.NAME=EXPR" from --set: EXPR is a constant
  * expression (numbers with units, strings, bools, versions).
  * Returns 0; -EINVAL with err naming the argument when it is not of that
- * form, names an unknown variable (one no profile or rules file defines), or
- * has a different type than the profile's value.
+ * form, names an unknown variable (one no profile or rules file defines),
+ * has a different type than the profile's value, or is a number outside the
+ * variable's range ("--set workload.burst=0: expected a number >= 1 and <=
+ * 1000, found 0"); the variable then keeps its value.
  */
 int ht_ruleset_set_var(struct ht_ruleset *rs, const char *assignment, struct ht_error *err);
 

@@ -51,6 +51,7 @@ int rules_set_var_text(struct ht_ruleset *rs, const char *name, const char *text
 	if (var) {
 		ht_value_clear(&var->value);
 		var->value = v;
+		var->pos = *pos;
 		return 0;
 	}
 	var = realloc(rs->vars, (rs->nvars + 1) * sizeof(*var));
@@ -60,6 +61,7 @@ int rules_set_var_text(struct ht_ruleset *rs, const char *name, const char *text
 	}
 	rs->vars = var;
 	var[rs->nvars].value = v;
+	var[rs->nvars].pos = *pos;
 	if (!(var[rs->nvars].name = strdup(name))) {
 		r = -ENOMEM;
 		goto fail;
@@ -117,12 +119,20 @@ int ht_ruleset_set_var(struct ht_ruleset *rs, const char *assignment, struct ht_
 		var->value = old;
 		return r;
 	}
-	/* Rates, factors, budgets and times: a negative one means a typo, not a workload. */
-	if (ht_type_is_number(var->value.type) && ht_value_as_double(&var->value) < 0) {
-		r = ht_error_set(err, EINVAL, "--set %s: %s must not be negative", assignment, name);
-		ht_value_clear(&var->value);
-		var->value = old;
-		return r;
+	/* Out of the variable's range: a typo, or a number that means nothing here. */
+	if (ht_type_is_number(var->value.type)) {
+		_cleanup_free_ char *prefix = NULL;
+
+		if (asprintf(&prefix, "--set %s", assignment) < 0) {
+			ht_value_clear(&old);
+			return -ENOMEM;
+		}
+		r = rules_check_var(rs, var, prefix, err);
+		if (r < 0) {
+			ht_value_clear(&var->value);
+			var->value = old;
+			return r;
+		}
 	}
 	ht_value_clear(&old);
 	return 0;
@@ -141,4 +151,178 @@ const char *ht_ruleset_var_name(const struct ht_ruleset *rs, size_t i)
 const struct ht_value *ht_ruleset_var_value(const struct ht_ruleset *rs, size_t i)
 {
 	return i < rs->nvars ? &rs->vars[i].value : NULL;
+}
+
+/* ---- ranges ([workload] sections of rules files) ------------------------ */
+
+static struct ht_var_range *range_find(const struct ht_ruleset *rs, const char *name)
+{
+	for (size_t i = rs->nranges; i-- > 0;)
+		if (strcmp(rs->ranges[i].name, name) == 0)
+			return &rs->ranges[i];
+	return NULL;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* The length of the bound's expression at @p: up to a blank-delimited "and" or the end. */
+static size_t bound_len(const char *p)
+{
+	for (const char *q = p; *q; q++)
+		if (is_blank(*q) && strncmp(q + 1, "and", 3) == 0 &&
+		    (is_blank(q[4]) || q[4] == '\0'))
+			return (size_t)(q - p);
+	return strlen(p);
+}
+
+int rules_declare_range(struct ht_ruleset *rs, const char *name, const char *text,
+                        const struct ht_srcpos *pos, struct ht_error *err)
+{
+	struct ht_var_range rg = { .pos = *pos };
+	char expect[256] = "a number";
+	size_t elen = strlen(expect);
+	const char *p = text;
+	struct ht_var_range *n;
+	int r = 0;
+
+	for (unsigned nb = 0;; nb++) {
+		static const char *const ops[] = { ">=", "<=", ">", "<" };
+		const char *op = NULL;
+		_cleanup_free_ char *sub = NULL;
+		struct ht_expr *e = NULL;
+		struct ht_value v = { 0 };
+		struct ht_srcpos bpos;
+		unsigned opcol;
+		size_t len;
+
+		while (is_blank(*p))
+			p++;
+		for (size_t i = 0; i < ARRAY_SIZE(ops) && !op; i++)
+			if (strncmp(p, ops[i], strlen(ops[i])) == 0)
+				op = ops[i];
+		if (!op || nb == 2)
+			return ht_error_set(err, EINVAL, "%s:%u:%u: expected %s, found %s%s%s",
+			                    pos->file, pos->line, pos->col + (unsigned)(p - text),
+			                    !op ? "a bound '>= N', '> N', '<= N' or '< N'"
+			                        : "at most two bounds",
+			                    *p ? "'" : "", *p ? p : "end of line", *p ? "'" : "");
+		opcol = pos->col + (unsigned)(p - text);
+		p += strlen(op);
+		while (is_blank(*p))
+			p++;
+		len = bound_len(p);
+		if (!(sub = strndup(p, len)))
+			return -ENOMEM;
+		bpos = (struct ht_srcpos){ .file = pos->file, .line = pos->line,
+		                           .col = pos->col + (unsigned)(p - text) };
+		r = ht_expr_parse(sub, &bpos, &e, err);
+		if (r == 0) {
+			r = ht_expr_eval(e, const_lookup, NULL, &v, err);
+			ht_expr_free(e);
+		}
+		if (r < 0)
+			return r;
+		if (!ht_type_is_number(v.type)) {
+			r = ht_error_set(err, EINVAL, "%s:%u:%u: expected a number, found a %s", bpos.file,
+			                 bpos.line, bpos.col, ht_type_name(v.type));
+			ht_value_clear(&v);
+			return r;
+		}
+		if (op[0] == '>') {
+			if (rg.has_lo)
+				return ht_error_set(err, EINVAL, "%s:%u:%u: a second lower bound", pos->file,
+				                    pos->line, opcol);
+			rg.has_lo = true;
+			rg.lo_open = op[1] != '=';
+			rg.lo = ht_value_as_double(&v);
+		} else {
+			if (rg.has_hi)
+				return ht_error_set(err, EINVAL, "%s:%u:%u: a second upper bound", pos->file,
+				                    pos->line, opcol);
+			rg.has_hi = true;
+			rg.hi_open = op[1] != '=';
+			rg.hi = ht_value_as_double(&v);
+		}
+		{
+			_cleanup_free_ char *d = ht_value_format(&v);
+
+			if (!d)
+				return -ENOMEM;
+			elen += (size_t)snprintf(expect + elen, sizeof(expect) - elen, "%s %s %s",
+			                         nb ? " and" : "", op, d);
+		}
+		p += len;
+		while (is_blank(*p))
+			p++;
+		if (!*p)
+			break;
+		p += 3; /* "and", which bound_len() stopped at */
+	}
+	if (rg.has_lo && rg.has_hi && (rg.lo > rg.hi || (rg.lo == rg.hi && (rg.lo_open || rg.hi_open))))
+		return ht_error_set(err, EINVAL, "%s:%u:%u: no number is %s", pos->file, pos->line,
+		                    pos->col, expect + strlen("a number "));
+	if (elen >= sizeof(expect))
+		return ht_error_set(err, EINVAL, "%s:%u:%u: range longer than %zu bytes", pos->file,
+		                    pos->line, pos->col, sizeof(expect) - 1);
+	n = realloc(rs->ranges, (rs->nranges + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	rs->ranges = n;
+	rg.name = strdup(name);
+	rg.expect = strdup(expect);
+	if (!rg.name || !rg.expect) {
+		free(rg.name);
+		free(rg.expect);
+		return -ENOMEM;
+	}
+	rs->ranges[rs->nranges++] = rg;
+	return 0;
+}
+
+int rules_check_var(const struct ht_ruleset *rs, const struct ht_var *var, const char *prefix,
+                    struct ht_error *err)
+{
+	static const struct ht_var_range nonneg = { .has_lo = true, .lo = 0,
+	                                            .expect = (char *)"a number >= 0" };
+	const struct ht_var_range *rg = range_find(rs, var->name);
+	_cleanup_free_ char *found = NULL;
+	double x;
+
+	if (!ht_type_is_number(var->value.type)) {
+		if (!rg)
+			return 0;
+		return ht_error_set(err, EINVAL, "%s:%u:%u: %s is a %s: only a number has a range",
+		                    rg->pos.file, rg->pos.line, rg->pos.col, var->name,
+		                    ht_type_name(var->value.type));
+	}
+	if (!rg)
+		rg = &nonneg;
+	x = ht_value_as_double(&var->value);
+	if ((!rg->has_lo || (rg->lo_open ? x > rg->lo : x >= rg->lo)) &&
+	    (!rg->has_hi || (rg->hi_open ? x < rg->hi : x <= rg->hi)))
+		return 0;
+	found = ht_value_format(&var->value);
+	if (!found)
+		return -ENOMEM;
+	return ht_error_set(err, EINVAL, "%s: expected %s, found %s", prefix, rg->expect, found);
+}
+
+int rules_check_vars(const struct ht_ruleset *rs, struct ht_error *err)
+{
+	for (size_t i = 0; i < rs->nvars; i++) {
+		const struct ht_var *v = &rs->vars[i];
+		_cleanup_free_ char *prefix = NULL;
+		int r;
+
+		if (asprintf(&prefix, "%s:%u:%u: %s", v->pos.file, v->pos.line, v->pos.col,
+		             v->name) < 0)
+			return -ENOMEM;
+		r = rules_check_var(rs, v, prefix, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
