@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +160,39 @@ static const char *sev_label(const struct ht_finding *f)
 	return f->applicable ? ht_severity_name(f->severity) : "n/a";
 }
 
+/*
+ * Whether the @n bytes at @w are a number: digits with inner '.' or ',' and
+ * an optional leading '(', '-' or '~', ending in a digit ("4096", "(1.5", "-1").
+ */
+static bool is_number_word(const char *w, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (w[i] == '(' || w[i] == '-' || w[i] == '~'))
+		i++;
+	if (i == n || n == 0 || !isdigit((unsigned char)w[n - 1]))
+		return false;
+	for (; i < n; i++)
+		if (!isdigit((unsigned char)w[i]) && w[i] != '.' && w[i] != ',')
+			return false;
+	return true;
+}
+
+/*
+ * The length of the unit of text that starts at @p and may not be broken: a
+ * word, or a number, one space and the word after it when that word starts
+ * with a letter ("4096 entries", "20 MiB", "120 s."), so that a number never
+ * ends one line with its unit on the next.
+ */
+static size_t unbreakable_len(const char *p)
+{
+	size_t n = strcspn(p, " \n");
+
+	if (is_number_word(p, n) && p[n] == ' ' && isalpha((unsigned char)p[n + 1]))
+		n += 1 + strcspn(p + n + 1, " \n");
+	return n;
+}
+
 /* Word-wraps a paragraph to @width columns, each line after @indent. */
 static void print_wrapped(FILE *out, const char *text, const char *indent, size_t width)
 {
@@ -170,7 +204,7 @@ static void print_wrapped(FILE *out, const char *text, const char *indent, size_
 
 		while (*p == ' ')
 			p++;
-		n = strcspn(p, " \n");
+		n = unbreakable_len(p);
 		if (n == 0 && *p == '\n') {
 			fputc('\n', out);
 			col = 0;
@@ -269,8 +303,8 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 		if (r->kind == HT_TARGET_MODULE)
 			fprintf(out, " (module parameter %s)", r->target + strlen("module."));
 		else if (r->kind == HT_TARGET_CHANNELS)
-			fprintf(out, " (ethtool channels %s %s)", fi->instance,
-			        r->target + strlen("nic.channels."));
+			fprintf(out, " (ethtool channels %s%s%s)", fi->instance ? fi->instance : "",
+			        fi->instance ? " " : "", r->target + strlen("nic.channels."));
 		else if (r->target)
 			fprintf(out, " (%s %s)", ht_target_kind_name(r->kind), r->target);
 		else if (r->kind == HT_TARGET_ADVICE)

@@ -23,8 +23,11 @@ enum {
 	K__MAX,
 };
 
-/* Hole formats; TMPL_IF ({?COND}) and TMPL_END ({/?}) bracket text shown only when COND holds. */
-enum { TMPL_PLAIN, TMPL_BYTES, TMPL_PCT, TMPL_FIXED, TMPL_IF, TMPL_END };
+/*
+ * Hole formats; TMPL_IF ({?COND}) and TMPL_END ({/?}) bracket text shown only when COND holds.
+ * TMPL_PLURAL ({EXPR|plural:ONE:MANY}) prints the number, a space and ONE when it is 1, else MANY.
+ */
+enum { TMPL_PLAIN, TMPL_BYTES, TMPL_PCT, TMPL_FIXED, TMPL_IF, TMPL_END, TMPL_PLURAL };
 
 struct ht_key {
 	char *text;           /* source text; NULL when the rule does not set the key */
@@ -38,6 +41,7 @@ struct ht_tmpl_seg {
 	struct ht_expr *expr;
 	int fmt;
 	int prec;
+	char *one, *many; /* TMPL_PLURAL: the word for 1 and for any other number; owned */
 };
 
 enum { ST_NEW, ST_BUSY, ST_DONE };
@@ -85,6 +89,8 @@ struct ht_ruleset {
 	size_t check_depth;
 	bool check_each;              /* checking a per-interface rule */
 	const char *instance;         /* interface being evaluated, NULL for host rules */
+	bool no_instance;             /* a per-interface rule on a host without interfaces:
+	                               * nic.X and nic.name fail with -ENXIO */
 };
 
 int rules_key_from_name(const char *name);
