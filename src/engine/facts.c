@@ -49,6 +49,8 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "cpu.model", HT_T_STR, NULL, "CPU model name, 'model name' in /proc/cpuinfo" },
 	{ "cpu.pclmul.flag", HT_T_BOOL, NULL,
 	  "carry-less multiply for GCM: 'pclmulqdq' in /proc/cpuinfo flags (x86), 'pmull' (arm64)" },
+	{ "cpu.pclmul.name", HT_T_STR, NULL,
+	  "the instruction cpu.pclmul.flag stands for: pclmulqdq (x86 flags) or pmull (arm64 Features)" },
 	{ "cpu.virt", HT_T_STR, NULL,
 	  "hypervisor: none, kvm, qemu, vmware, microsoft, xen, ... (CPUID leaf 0x40000000, DMI)" },
 	{ "kernel.page_size", HT_T_INT, "bytes",
