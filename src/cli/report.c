@@ -108,9 +108,32 @@ enum ht_severity ht_findings_worst(const struct ht_findings *f)
 /* "4096 entries (boot: 65536)" when the boot configuration sets another value. */
 static char *current_text(const struct ht_finding *f, const char *unit);
 
+/*
+ * @unit for a count of one: the first word of a plural unit made singular
+ * ("queues" -> "queue", "entries a bucket" -> "entry a bucket", "CPUs" ->
+ * "CPU"); a rate or abbreviation with a '/' ("MB/s", "connections/s") and a
+ * word not ending in 's' stay as they are. Returns a new string or NULL.
+ */
+static char *unit_singular(const char *unit)
+{
+	size_t w = strcspn(unit, " ");
+	char *s;
+
+	if (memchr(unit, '/', w) || w < 2 || unit[w - 1] != 's' || unit[w - 2] == 's')
+		return strdup(unit);
+	if (w > 3 && strncmp(unit + w - 3, "ies", 3) == 0) {
+		if (asprintf(&s, "%.*sy%s", (int)(w - 3), unit, unit + w) < 0)
+			return NULL;
+		return s;
+	}
+	if (asprintf(&s, "%.*s%s", (int)(w - 1), unit, unit + w) < 0)
+		return NULL;
+	return s;
+}
+
 static char *value_with_unit(const struct ht_value *v, const char *unit)
 {
-	_cleanup_free_ char *s = NULL;
+	_cleanup_free_ char *s = NULL, *one = NULL;
 	char *r;
 
 	if (v->type == HT_T_NONE)
@@ -120,6 +143,12 @@ static char *value_with_unit(const struct ht_value *v, const char *unit)
 		return NULL;
 	if (!unit || v->type == HT_T_BOOL || v->type == HT_T_STR)
 		return TAKE_PTR(s);
+	if (ht_value_as_double(v) == 1) {
+		one = unit_singular(unit);
+		if (!one)
+			return NULL;
+		unit = one;
+	}
 	if (asprintf(&r, "%s %s", s, unit) < 0)
 		return NULL;
 	return r;
