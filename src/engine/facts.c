@@ -29,7 +29,7 @@ static const struct ht_fact_def fact_defs[] = {
 	  "live conntrack entries over ctnetlink IPCTNL_MSG_CT_GET_STATS (CTA_STATS_GLOBAL_ENTRIES)" },
 	{ "conntrack.stat.drop", HT_T_INT, "packets",
 	  "packets dropped because no entry could be made (table full), " CT_STATS },
-	{ "conntrack.stat.early_drop", HT_T_INT, "packets",
+	{ "conntrack.stat.early_drop", HT_T_INT, "entries",
 	  "entries evicted to make room for new ones when the table was full, " CT_STATS },
 	{ "conntrack.stat.insert_failed", HT_T_INT, "packets",
 	  "entries that could not be inserted (clash), " CT_STATS },
