@@ -441,7 +441,17 @@ static const struct bad_case bad_cases[] = {
 	  "a.rules:3:16: unmatched '}' in explanation (write '}}' for a brace)" },
 	/* "see {" at 11..15, "mem.total" at 16..24, '|' at 25, the format at 26. */
 	{ "[t.a]\ntarget = advice\nexplain = see {mem.total|foo}\n", true,
-	  "a.rules:3:26: unknown format 'foo' (expected bytes, pct or .N)" },
+	  "a.rules:3:26: unknown format 'foo' (expected bytes, pct, .N or plural:ONE:MANY)" },
+	/* "see {mem.total|" ends at 25: the format at 26. */
+	{ "[t.a]\ntarget = advice\nexplain = see {mem.total|plural:entry}\n", true,
+	  "a.rules:3:26: bad format 'plural:entry' (expected plural:ONE:MANY, two words such as "
+	  "plural:queue:queues)" },
+	{ "[t.a]\ntarget = advice\nexplain = see {mem.total|plural:a b:c}\n", true,
+	  "a.rules:3:26: bad format 'plural:a' (expected plural:ONE:MANY, two words such as "
+	  "plural:queue:queues)" },
+	{ "[t.a]\ntarget = advice\nexplain = see {mem.total|plural:1:2}\n", true,
+	  "a.rules:3:26: bad format 'plural:1:2' (expected plural:ONE:MANY, two words such as "
+	  "plural:queue:queues)" },
 	{ "[t.a]\ntarget = advice\nexplain = see {mem.total\n", true,
 	  "a.rules:3:15: expected '}' to close '{' in explanation" },
 	/* A hole is an expression with its own position: "see {" ends at 15, the name at 16. */
@@ -1092,10 +1102,21 @@ static void load_shipped(struct fx *fx, const char *profile, const char *set)
 	if (ht_ruleset_check(fx->rs, &fx->err) < 0)
 		fail_msg("check: %s", fx->err.msg);
 	evaluate_ok(fx);
-	/* Every fact the rules use is there, so everything applies and renders completely. */
+	/*
+	 * Every fact the rules use is there, so everything applies and renders
+	 * completely, but for the per-interface rules: nic.list names no
+	 * interface, so each of them is one not-applicable finding that says so.
+	 */
 	for (size_t i = 0; i < fx->fd.n; i++) {
 		const struct ht_finding *f = &fx->fd.items[i];
 
+		if (ht_rule_each_nic(f->rule)) {
+			assert_false(f->applicable);
+			assert_null(f->instance);
+			assert_string_equal(f->reason, "no network interface to check: nic.list names "
+			                    "none other than lo");
+			continue;
+		}
 		assert_true(f->applicable);
 		assert_non_null(f->explanation);
 		assert_null(strstr(f->explanation, "(unavailable)"));
@@ -1118,9 +1139,14 @@ static void test_shipped_rules(void **state)
 	assert_int_equal(value_int(fx, "conntrack.default.scaled"), 3840);
 	assert_int_equal(value_int(fx, "conntrack.default.buckets"), 4096);
 	assert_int_equal(value_int(fx, "conntrack.default.max"), 4096);
-	/* conntrack.rules: max, time_wait, buckets, chain_length, drops; cpu.rules: cpu.aes;
-	 * nic.rules: none, nic.list is empty. */
-	assert_int_equal(fx->fd.n, 6);
+	/*
+	 * conntrack.rules: max, time_wait, buckets, chain_length, drops; cpu.rules:
+	 * cpu.aes; nic.rules: nic.list is empty, so nic.queues is one n/a finding;
+	 * nic.queues_hypervisor needs cpu.count > 1 (here 1) and nic.link_speed a
+	 * storage profile (default is not): no finding whatever the interfaces.
+	 */
+	assert_int_equal(fx->fd.n, 7);
+	assert_string_equal(ht_rule_id(fx->fd.items[6].rule), "nic.queues");
 	/* default: 100/s x 120 s x 2 = 24000 -> 32768; 4096 / 120 = 34/s < 100/s. */
 	f = finding(fx, "conntrack.max");
 	assert_int_equal(f->recommended.i, 32768);
@@ -1137,7 +1163,10 @@ static void test_shipped_rules(void **state)
 	/* floor(503316480 x 0.05) = 25165824 bytes / (320 + 8) = 76725 -> pow2floor 65536. */
 	assert_int_equal(value_int(fx, "conntrack.budget_bytes"), 25165824);
 	assert_int_equal(value_int(fx, "conntrack.budget_max"), 65536);
-	assert_int_equal(fx->fd.n, 6);
+	/* garage is a storage profile: nic.link_speed joins nic.queues as n/a. */
+	assert_int_equal(fx->fd.n, 8);
+	assert_string_equal(ht_rule_id(fx->fd.items[6].rule), "nic.queues");
+	assert_string_equal(ht_rule_id(fx->fd.items[7].rule), "nic.link_speed");
 	assert_string_equal(ht_rule_id(fx->fd.items[0].rule), "conntrack.max");
 	assert_string_equal(ht_rule_id(fx->fd.items[1].rule), "conntrack.time_wait");
 	assert_string_equal(ht_rule_id(fx->fd.items[2].rule), "conntrack.buckets");
