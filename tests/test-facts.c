@@ -1246,7 +1246,7 @@ static void test_json_garage_vm(void **state)
 		(void)val;
 		assert_string_equal(key, ht_facts_at(f, i++)->name);
 	}
-	assert_int_equal(i, 31);
+	assert_int_equal(i, 32);
 
 	json_object_put(back);
 	json_object_put(obj);
