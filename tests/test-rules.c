@@ -222,6 +222,112 @@ static void test_evaluate_sysctl(void **state)
 	assert_string_equal(fx->err.msg, "no rule 'nosuch' with a value");
 }
 
+/* {EXPR|plural:ONE:MANY}: the number, a space, ONE for exactly 1, MANY for anything else. */
+static void test_plural(void **state)
+{
+	struct fx *fx = *state;
+	struct ht_value d = ht_dec(1.0), h = ht_dec(0.5);
+
+	load_ok(fx, "[t.p]\n"
+	            "target = advice\n"
+	            "explain = {cpu.count|plural:queue:queues}, {kernel.page_size|plural:queue:queues},\n"
+	            "  {mem.total|plural:entry:entries}, {cpu.aes.gcm_mbps|plural:CPU:CPUs},\n"
+	            "  {cpu.chacha.mbps|plural:packet:packets}, {kernel.page_size + 1|plural:connection/s:connections/s},\n"
+	            "  {kernel.page_size - 2|plural:byte:bytes}\n");
+	fact_int(fx, "cpu.count", 0);
+	fact_int(fx, "kernel.page_size", 1);
+	fact_int(fx, "mem.total", 2);
+	assert_int_equal(ht_facts_set(fx->facts, "cpu.aes.gcm_mbps", &d, NULL, NULL), 0);
+	assert_int_equal(ht_facts_set(fx->facts, "cpu.chacha.mbps", &h, NULL, NULL), 0);
+	evaluate_ok(fx);
+	assert_int_equal(fx->fd.n, 1);
+	/* 1 + 1 = 2 is plural; 1 - 2 = -1 is plural too (only exactly one is singular). */
+	assert_string_equal(fx->fd.items[0].explanation,
+	                    "0 queues, 1 queue, 2 entries, 1 CPU, 0.5 packets, 2 connections/s, "
+	                    "-1 bytes");
+
+	/* A string is no number: the checker refuses it. */
+	assert_int_equal(load(fx, "[t.p]\ntarget = advice\nexplain = {\"x\"|plural:a:b}\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_non_null(strstr(fx->err.msg, "a formatted hole needs a number, got a string"));
+}
+
+/*
+ * Per-interface rules on a host where no interface was found: one
+ * not-applicable finding each, saying why, instead of no row at all. A rule
+ * whose `when` is false before it looks at an interface yields nothing.
+ */
+static void test_each_nic_without_interfaces(void **state)
+{
+	struct fx *fx = *state;
+	struct ht_value s = { .type = HT_T_STR, .s = (char *)"" };
+	const char *rules = "[t.q]\n"
+	                    "each = nic\n"
+	                    "target = channels combined\n"
+	                    "when = available(nic.channels.max.combined)\n"
+	                    "value = 1\n"
+	                    "\n"
+	                    "[t.speed]\n"
+	                    "each = nic\n"
+	                    "target = advice\n"
+	                    "when = t.off && nic.speed > 0\n"
+	                    "current = nic.speed\n"
+	                    "\n"
+	                    "[t.name]\n"
+	                    "each = nic\n"
+	                    "target = advice\n"
+	                    "severity = nic.name == \"eth0\" ? \"warning\" : \"ok\"\n"
+	                    "\n"
+	                    "[t.off]\n"
+	                    "value = false\n";
+
+	/* No /sys/class/net below a --root: nic.list is unavailable. */
+	load_ok(fx, rules);
+	assert_int_equal(ht_facts_set_unavailable(fx->facts, "nic.list", ENOENT, NULL,
+	                                          "/sys/class/net"), 0);
+	evaluate_ok(fx);
+	assert_int_equal(fx->fd.n, 2);
+	assert_string_equal(ht_rule_id(fx->fd.items[0].rule), "t.q");
+	assert_string_equal(ht_rule_id(fx->fd.items[1].rule), "t.name");
+	for (size_t i = 0; i < 2; i++) {
+		assert_false(fx->fd.items[i].applicable);
+		assert_null(fx->fd.items[i].instance);
+		assert_string_equal(fx->fd.items[i].reason,
+		                    "no network interface to check: nic.list is unavailable "
+		                    "(No such file or directory: /sys/class/net)");
+	}
+
+	/* Only lo: nic.list is the empty string. */
+	ht_facts_free(fx->facts);
+	fx->facts = ht_facts_new();
+	assert_non_null(fx->facts);
+	assert_int_equal(ht_facts_set(fx->facts, "nic.list", &s, NULL, "libudev"), 0);
+	evaluate_ok(fx);
+	assert_int_equal(fx->fd.n, 2);
+	assert_string_equal(fx->fd.items[0].reason,
+	                    "no network interface to check: nic.list names none other than lo "
+	                    "(libudev)");
+
+	/* Not collected at all (a facts file without it). */
+	ht_facts_free(fx->facts);
+	fx->facts = ht_facts_new();
+	assert_non_null(fx->facts);
+	evaluate_ok(fx);
+	assert_int_equal(fx->fd.n, 2);
+	assert_string_equal(fx->fd.items[1].reason,
+	                    "no network interface to check: nic.list was not collected");
+
+	/* With an interface the rules evaluate for it as before. */
+	s.s = (char *)"eth0";
+	assert_int_equal(ht_facts_set(fx->facts, "nic.list", &s, NULL, NULL), 0);
+	fact_int(fx, "nic.eth0.channels.max.combined", 4);
+	evaluate_ok(fx);
+	assert_int_equal(fx->fd.n, 2);
+	assert_true(fx->fd.items[0].applicable);
+	assert_string_equal(fx->fd.items[0].instance, "eth0");
+	assert_int_equal(fx->fd.items[1].severity, HT_SEV_WARNING);
+}
+
 static void test_when_false(void **state)
 {
 	struct fx *fx = *state;
@@ -1216,6 +1322,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_evaluate_sysctl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_when_false, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plural, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_each_nic_without_interfaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unavailable_fact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_direction_raise, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_target_integer, setup, teardown),
