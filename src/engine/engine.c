@@ -411,7 +411,8 @@ static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value
 	if ((v = rules_var_find(rs, name)))
 		return ht_value_copy(out, &v->value);
 	if (rs->no_instance && (strcmp(name, "nic.name") == 0 || nic_def(name)))
-		return ht_error_set(err, ENXIO, "%s: no network interface to evaluate it for", name);
+		return ht_error_set(err, ENXIO, "%s: no network interface to evaluate it for",
+		                    name);
 	if (rs->instance && strcmp(name, "nic.name") == 0) {
 		out->type = HT_T_STR;
 		out->s = strdup(rs->instance);
@@ -558,9 +559,10 @@ static char *format_hole(const struct ht_tmpl_seg *seg, const struct ht_value *v
 		return s;
 	case TMPL_PLURAL: {
 		_cleanup_free_ char *n = ht_value_display(v);
-
 		/* English: the singular for exactly one, the plural for 0, 2, 0.5, -1 ... */
-		if (!n || asprintf(&s, "%s %s", n, ht_value_as_double(v) == 1 ? seg->one : seg->many) < 0)
+		const char *word = ht_value_as_double(v) == 1 ? seg->one : seg->many;
+
+		if (!n || asprintf(&s, "%s %s", n, word) < 0)
 			return NULL;
 		return s;
 	}
@@ -834,11 +836,14 @@ static int add_finding(struct ht_ruleset *rs, struct ht_rule *r, const char *ins
  * the interface (nic.X and nic.name fail with -ENXIO meanwhile, so a `when`
  * that needs them yields the finding).
  */
-static int add_no_nic_finding(struct ht_ruleset *rs, struct ht_rule *r, const struct ht_facts *facts,
-                              struct ht_findings *res, struct ht_error *err)
+static int add_no_nic_finding(struct ht_ruleset *rs, struct ht_rule *r,
+                              const struct ht_facts *facts, struct ht_findings *res,
+                              struct ht_error *err)
 {
+	static const char none[] = "no network interface to check: nic.list";
 	const struct ht_fact *list = ht_facts_get(facts, "nic.list");
 	struct ht_finding *f = &res->items[res->n];
+	const char *src = list && list->source ? list->source : NULL;
 	int ret;
 
 	rs->no_instance = true;
@@ -852,15 +857,14 @@ static int add_no_nic_finding(struct ht_ruleset *rs, struct ht_rule *r, const st
 		return ret;
 	*f = (struct ht_finding){ .rule = r, .applicable = false };
 	if (!list)
-		ret = asprintf(&f->reason, "no network interface to check: nic.list was not collected");
+		ret = asprintf(&f->reason, "%s was not collected", none);
 	else if (list->value.type == HT_T_NONE)
-		ret = asprintf(&f->reason, "no network interface to check: nic.list is unavailable (%s%s%s)",
-		               strerror(list->error ? list->error : ENODATA), list->source ? ": " : "",
-		               list->source ? list->source : "");
+		ret = asprintf(&f->reason, "%s is unavailable (%s%s%s)", none,
+		               strerror(list->error ? list->error : ENODATA), src ? ": " : "",
+		               src ? src : "");
 	else
-		ret = asprintf(&f->reason, "no network interface to check: nic.list names none other "
-		               "than lo%s%s%s", list->source ? " (" : "", list->source ? list->source : "",
-		               list->source ? ")" : "");
+		ret = asprintf(&f->reason, "%s names none other than lo%s%s%s", none, src ? " (" : "",
+		               src ? src : "", src ? ")" : "");
 	if (ret < 0) {
 		f->reason = NULL;
 		return -ENOMEM;

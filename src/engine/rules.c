@@ -520,15 +520,16 @@ static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, const char *li
 			} else if (strncmp(fs, "plural:", 7) == 0) {
 				/* plural:ONE:MANY, two words of letters, '/' or '-' */
 				const char *w1 = fs + 7, *colon = strchr(w1, ':');
+				unsigned fcol = col + (unsigned)(bar + 1 - line);
 				bool good = colon && colon > w1 && colon[1];
 
 				for (const char *q = w1; good && *q; q++)
-					if (q != colon && !isalpha((unsigned char)*q) && *q != '/' && *q != '-')
-						good = false;
+					good = q == colon || isalpha((unsigned char)*q) || *q == '/' ||
+					       *q == '-';
 				if (!good)
-					return load_fail(c, c->lineno, col + (unsigned)(bar + 1 - line), EINVAL,
-					                 "bad format '%s' (expected plural:ONE:MANY, two words "
-					                 "such as plural:queue:queues)", fs);
+					return load_fail(c, c->lineno, fcol, EINVAL, "bad format '%s' "
+					                 "(expected plural:ONE:MANY, two words such as "
+					                 "plural:queue:queues)", fs);
 				fmt = TMPL_PLURAL;
 				one = strndup(w1, (size_t)(colon - w1));
 				many = strdup(colon + 1);
