@@ -77,4 +77,88 @@ ht --facts "$TMP/v3-nomeasure.facts" --format json audit >"$TMP/v3n.json"
 expect_eq "proxmox v3 unmeasured: still a warning" warning \
 	"$(jget "$TMP/v3n.json" '.findings[] | select(.rule == "cpu.aes") | .severity')"
 
+# ---- cpu.aes: what the verdict rests on (issue 10, defect 9) ----
+# aes_of FILE: "severity|current|explanation" of the cpu.aes finding in JSON FILE
+aes_of() { jget "$1" '.findings[] | select(.rule == "cpu.aes") | "\(.severity)|\(.current)|\(.explanation)"'; }
+NOTMEASURED="Throughput was not measured (--no-measure, a --root tree, or a cipher libcrypto refused; hosttune facts shows which), so this verdict rests on the CPU flags alone."
+EXPOSE="Expose the host CPU model to the VM (Proxmox, libvirt: CPU type host, or a model with aes and"
+RATIO="AES-GCM counts as hardware from half of ChaCha20's speed (a ratio of 0.5): hardware AES-GCM runs at about 1.3x ChaCha20, software AES at about 0.1x."
+
+# Measured, the registry VM: 406 / 1530 = 0.265 -> "0.27" < 0.5: software while
+# the flags say aes and pclmulqdq: warning with the advice.
+expect_eq "registry VM: cpu.aes measured, exact" \
+	"warning|406|The CPU advertises aes and pclmulqdq, the carry-less multiply of AES-GCM's GHASH. Measured with libcrypto: AES-128-GCM 406 MB/s, ChaCha20-Poly1305 1530 MB/s, a ratio of 0.27. $RATIO AES-GCM runs in software: TLS peers that prefer ChaCha20 pick it, and those that need AES-GCM get it slowly. $EXPOSE pclmulqdq)." \
+	"$(aes_of "$TMP/registry-vm.json")"
+
+# Unmeasured (the facts of --no-measure): the verdict rests on the flags and
+# never says "runs in hardware" nor prints a missing figure.
+expect_eq "proxmox v3 unmeasured: exact" \
+	"warning|null|The CPU advertises aes but not pclmulqdq, the carry-less multiply AES-GCM's GHASH needs. $NOTMEASURED Without pclmulqdq, libcrypto computes GHASH in software and AES-GCM runs at a fraction of ChaCha20's speed. $EXPOSE pclmulqdq)." \
+	"$(aes_of "$TMP/v3n.json")"
+unmeasured() { # NAME: the fixture's facts without the measurement, audited into $TMP/NAME-n.json
+	grep -v '^cpu.aes.hw\|^cpu.aes.gcm\|^cpu.chacha' "$FIXTURES/$1/host.facts" >"$TMP/$1-n.facts"
+	ht --facts "$TMP/$1-n.facts" --format json audit >"$TMP/$1-n.json"
+}
+unmeasured registry-worker
+expect_eq "worker unmeasured: ok on the flags, no hardware claim" \
+	"ok|null|The CPU advertises aes and pclmulqdq, the carry-less multiply of AES-GCM's GHASH. $NOTMEASURED With both, libcrypto can run AES-GCM in hardware; only a measurement on the host itself shows that it does." \
+	"$(aes_of "$TMP/registry-worker-n.json")"
+unmeasured home-server
+expect_eq "home server unmeasured: info" \
+	"info|null|The CPU has no AES instructions (no aes flag in /proc/cpuinfo). $NOTMEASURED ChaCha20-Poly1305 is the right cipher here; nothing to fix on the host." \
+	"$(aes_of "$TMP/home-server-n.json")"
+
+# No aes flag, yet AES-GCM measured at 100 MB/s against ChaCha20's 172.5:
+# 100 / 172.5 = 0.58 >= 0.5 counts as hardware speed; the text must not say
+# both "no AES instructions" and "runs in hardware". (172.5 prints as 172:
+# %.0f rounds the tie to even.)
+sed -e 's/^cpu.aes.gcm_mbps = 27.7/cpu.aes.gcm_mbps = 100.0/' -e 's/^cpu.aes.hw = false/cpu.aes.hw = true/' \
+	"$FIXTURES/home-server/host.facts" >"$TMP/fast.facts"
+ht --facts "$TMP/fast.facts" --format json audit >"$TMP/fast.json"
+expect_eq "no aes flag, fast AES-GCM: ok, no contradiction" \
+	"ok|100|The CPU has no AES instructions (no aes flag in /proc/cpuinfo). Measured with libcrypto: AES-128-GCM 100 MB/s, ChaCha20-Poly1305 172 MB/s, a ratio of 0.58. $RATIO Even so, AES-GCM reaches half of ChaCha20's speed here: either cipher serves; nothing to fix on the host." \
+	"$(aes_of "$TMP/fast.json")"
+
+# A cpuinfo without a flags or Features line keeps the measurement.
+noflags() { # NAME
+	grep -v '^cpu.aes.flag\|^cpu.pclmul' "$FIXTURES/$1/host.facts" >"$TMP/$1-nf.facts"
+	ht --facts "$TMP/$1-nf.facts" --format json audit >"$TMP/$1-nf.json"
+}
+NOFLAGS="/proc/cpuinfo has no flags or Features line: the CPU's AES instructions are unknown, and the measurement alone decides."
+noflags registry-vm
+# 406 / 1530 = 0.27 < 0.5: software; with no aes flag to promise more: info.
+expect_eq "no flags line, software measured: info, measurement kept" \
+	"info|406|$NOFLAGS Measured with libcrypto: AES-128-GCM 406 MB/s, ChaCha20-Poly1305 1530 MB/s, a ratio of 0.27. $RATIO AES-GCM runs in software: ChaCha20-Poly1305 is the faster cipher on this host." \
+	"$(aes_of "$TMP/registry-vm-nf.json")"
+noflags registry-worker
+# 3900 / 1500 = 2.60 >= 0.5: hardware.
+expect_eq "no flags line, hardware measured: ok, measurement kept" \
+	"ok|3900|$NOFLAGS Measured with libcrypto: AES-128-GCM 3900 MB/s, ChaCha20-Poly1305 1500 MB/s, a ratio of 2.60. $RATIO AES-GCM runs in hardware." \
+	"$(aes_of "$TMP/registry-worker-nf.json")"
+
+# --root trees from the cpuinfo fixtures (never measured): arm64 names pmull.
+cpuroot() { # CPUINFO-FIXTURE: a tree with that cpuinfo and 1 GiB of RAM, audited into $TMP/root.json
+	rm -rf "$TMP/r" && mkdir -p "$TMP/r/proc"
+	cp "$FIXTURES/cpuinfo/$1" "$TMP/r/proc/cpuinfo"
+	echo "MemTotal:        1048576 kB" >"$TMP/r/proc/meminfo"
+	ht --root "$TMP/r" --format json audit >"$TMP/root.json"
+}
+cpuroot arm64-graviton2-neoverse-n1.cpuinfo
+expect_eq "root graviton2: aes and pmull, flags only" \
+	"ok|null|The CPU advertises aes and pmull, the carry-less multiply of AES-GCM's GHASH. $NOTMEASURED With both, libcrypto can run AES-GCM in hardware; only a measurement on the host itself shows that it does." \
+	"$(aes_of "$TMP/root.json")"
+cpuroot arm64-rpi4-no-crypto.cpuinfo
+expect_eq "root rpi4: no AES, info" \
+	"info|null|The CPU has no AES instructions (no aes flag in /proc/cpuinfo). $NOTMEASURED ChaCha20-Poly1305 is the right cipher here; nothing to fix on the host." \
+	"$(aes_of "$TMP/root.json")"
+cpuroot x86-proxmox-v3-aes-no-pclmul.cpuinfo
+expect_eq "root proxmox v3: warning names pclmulqdq" warning "$(aes_of "$TMP/root.json" | cut -d'|' -f1)"
+expect_contains "root proxmox v3: pclmulqdq, not pmull" "but not pclmulqdq," "$(aes_of "$TMP/root.json")"
+# Neither flags nor a measurement: nothing to judge on, n/a with the reason.
+rm -rf "$TMP/r" && mkdir -p "$TMP/r/proc" && echo "MemTotal:        1048576 kB" >"$TMP/r/proc/meminfo"
+ht --root "$TMP/r" --format json audit >"$TMP/root.json"
+expect_eq "root without cpuinfo: n/a with the reason" \
+	"n/a|null|cpu.aes.flag is unavailable (No such file or directory: /proc/cpuinfo)" \
+	"$(aes_of "$TMP/root.json")"
+
 finish

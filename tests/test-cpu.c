@@ -49,6 +49,8 @@ static void test_x86_aes_pclmul(void **state)
 	assert_string_equal(ci.flags_key, "flags");
 	assert_true(ci.aes);
 	assert_true(ci.pclmul);
+	/* x86 names the carry-less multiply PCLMULQDQ (its cpuinfo flag). */
+	assert_string_equal(ht_cpuinfo_pclmul_name(&ci), "pclmulqdq");
 	assert_false(ci.hypervisor);
 	assert_string_equal(ci.model_key, "model name");
 	assert_string_equal(ci.model, "Intel(R) Xeon(R) Silver 4214 CPU @ 2.20GHz");
@@ -91,6 +93,8 @@ static void test_arm64_crypto(void **state)
 	assert_string_equal(ci.flags_key, "Features");
 	assert_true(ci.aes);
 	assert_true(ci.pclmul);
+	/* arm64 names it PMULL: hwcap_str[] "pmull" in arch/arm64/kernel/cpuinfo.c. */
+	assert_string_equal(ht_cpuinfo_pclmul_name(&ci), "pmull");
 	assert_false(ci.hypervisor);
 	/* CPU implementer 0x41 (ARM), part 0xd0c: MIDR_NEOVERSE_N1 in cputype.h */
 	assert_string_equal(ci.model_key, "CPU part");
@@ -106,6 +110,7 @@ static void test_arm64_no_crypto(void **state)
 	assert_string_equal(ci.flags_key, "Features");
 	assert_false(ci.aes);
 	assert_false(ci.pclmul);
+	assert_string_equal(ht_cpuinfo_pclmul_name(&ci), "pmull");
 	/* The CPU part wins over the board's Hardware line. */
 	assert_string_equal(ci.model, "ARM Cortex-A72");
 	ht_cpuinfo_clear(&ci);
@@ -153,6 +158,8 @@ static void test_no_flags(void **state)
 	assert_int_equal(ht_cpuinfo_parse("processor\t: 0\ncpu\t\t: POWER9 (raw)\n", &ci), 0);
 	assert_null(ci.flags_key);
 	assert_false(ci.aes);
+	/* Neither line: no instruction to name. */
+	assert_null(ht_cpuinfo_pclmul_name(&ci));
 	assert_null(ci.model);
 	ht_cpuinfo_clear(&ci);
 

@@ -294,14 +294,14 @@ static void test_fact_defs(void **state)
 	(void)state;
 	/*
 	 * 7 host facts + 4 sysctls + hashsize + conntrack.loaded + netns.initial
-	 * + conntrack.module + 5 conntrack.stat + 8 cpu (aes.flag, aes.gcm_mbps,
-	 * aes.hw, chacha.mbps, model, pclmul.flag, virt) + 2 modprobe
-	 * + expect_hashsize + nic.list = 31, and 9 observed.* facts that only
-	 * `audit --observed FILE` sets: 40, and 2 conntrack.stat.*_at_apply that
-	 * only hosttune's state file gives (ht_collect_apply_counters()): 42. The
+	 * + conntrack.module + 5 conntrack.stat + 9 cpu (aes.flag, aes.gcm_mbps,
+	 * aes.hw, chacha.mbps, model, pclmul.flag, pclmul.name, virt) + 2 modprobe
+	 * + expect_hashsize + nic.list = 32, and 9 observed.* facts that only
+	 * `audit --observed FILE` sets: 41, and 2 conntrack.stat.*_at_apply that
+	 * only hosttune's state file gives (ht_collect_apply_counters()): 43. The
 	 * per-interface facts are a table of their own.
 	 */
-	assert_int_equal(n, 42);
+	assert_int_equal(n, 43);
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0)
 			assert_true(strcmp(defs[i - 1].name, defs[i].name) < 0);
@@ -888,7 +888,7 @@ static void test_collect_garage_vm(void **state)
 	assert_bool_fact(f, "conntrack.loaded", true, "/sys/module/nf_conntrack");
 	/* git checks nf_conntrack_max out 0644 (or 0600 under umask 077): owner may write */
 	assert_bool_fact(f, "netns.initial", true, "mode of " NF "nf_conntrack_max");
-	assert_int_equal(ht_facts_count(f), 31); /* every known fact, nothing else */
+	assert_int_equal(ht_facts_count(f), 32); /* every known fact, nothing else */
 	assert_all_defs_collected(f);
 
 	/* The same as the expected file next to the tree, byte for byte. */
@@ -944,7 +944,7 @@ static void test_expected_files_read_back(void **state)
 
 		assert_int_equal(read_text(f, want, &err), 0);
 		assert_string_equal(err.msg, "");
-		assert_int_equal(ht_facts_count(f), 31);
+		assert_int_equal(ht_facts_count(f), 32);
 		text = facts_text(f);
 		assert_string_equal(text, want);
 		ht_facts_free(f);
@@ -1273,7 +1273,7 @@ static void test_json_garage_vm(void **state)
 	assert_non_null(back);
 	facts = member(back, "facts");
 	assert_true(json_object_is_type(facts, json_type_object));
-	assert_int_equal(json_object_object_length(facts), 31);
+	assert_int_equal(json_object_object_length(facts), 32); /* the 32 host facts of test_fact_defs */
 
 	/* "mem.total": { "value": 503316480, "unit": "bytes", "source": ... } (491520 x 1024) */
 	o = member(facts, "mem.total");
@@ -1312,7 +1312,7 @@ static void test_json_garage_vm(void **state)
 		(void)val;
 		assert_string_equal(key, ht_facts_at(f, i++)->name);
 	}
-	assert_int_equal(i, 31);
+	assert_int_equal(i, 32);
 
 	json_object_put(back);
 	json_object_put(obj);

@@ -222,6 +222,112 @@ static void test_evaluate_sysctl(void **state)
 	assert_string_equal(fx->err.msg, "no rule 'nosuch' with a value");
 }
 
+/* {EXPR|plural:ONE:MANY}: the number, a space, ONE for exactly 1, MANY for anything else. */
+static void test_plural(void **state)
+{
+	struct fx *fx = *state;
+	struct ht_value d = ht_dec(1.0), h = ht_dec(0.5);
+
+	load_ok(fx, "[t.p]\n"
+	            "target = advice\n"
+	            "explain = {cpu.count|plural:queue:queues}, {kernel.page_size|plural:queue:queues},\n"
+	            "  {mem.total|plural:entry:entries}, {cpu.aes.gcm_mbps|plural:CPU:CPUs},\n"
+	            "  {cpu.chacha.mbps|plural:packet:packets}, {kernel.page_size + 1|plural:connection/s:connections/s},\n"
+	            "  {kernel.page_size - 2|plural:byte:bytes}\n");
+	fact_int(fx, "cpu.count", 0);
+	fact_int(fx, "kernel.page_size", 1);
+	fact_int(fx, "mem.total", 2);
+	assert_int_equal(ht_facts_set(fx->facts, "cpu.aes.gcm_mbps", &d, NULL, NULL), 0);
+	assert_int_equal(ht_facts_set(fx->facts, "cpu.chacha.mbps", &h, NULL, NULL), 0);
+	evaluate_ok(fx);
+	assert_int_equal(fx->fd.n, 1);
+	/* 1 + 1 = 2 is plural; 1 - 2 = -1 is plural too (only exactly one is singular). */
+	assert_string_equal(fx->fd.items[0].explanation,
+	                    "0 queues, 1 queue, 2 entries, 1 CPU, 0.5 packets, 2 connections/s, "
+	                    "-1 bytes");
+
+	/* A string is no number: the checker refuses it. */
+	assert_int_equal(load(fx, "[t.p]\ntarget = advice\nexplain = {\"x\"|plural:a:b}\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_non_null(strstr(fx->err.msg, "a formatted hole needs a number, got a string"));
+}
+
+/*
+ * Per-interface rules on a host where no interface was found: one
+ * not-applicable finding each, saying why, instead of no row at all. A rule
+ * whose `when` is false before it looks at an interface yields nothing.
+ */
+static void test_each_nic_without_interfaces(void **state)
+{
+	struct fx *fx = *state;
+	struct ht_value s = { .type = HT_T_STR, .s = (char *)"" };
+	const char *rules = "[t.q]\n"
+	                    "each = nic\n"
+	                    "target = channels combined\n"
+	                    "when = available(nic.channels.max.combined)\n"
+	                    "value = 1\n"
+	                    "\n"
+	                    "[t.speed]\n"
+	                    "each = nic\n"
+	                    "target = advice\n"
+	                    "when = t.off && nic.speed > 0\n"
+	                    "current = nic.speed\n"
+	                    "\n"
+	                    "[t.name]\n"
+	                    "each = nic\n"
+	                    "target = advice\n"
+	                    "severity = nic.name == \"eth0\" ? \"warning\" : \"ok\"\n"
+	                    "\n"
+	                    "[t.off]\n"
+	                    "value = false\n";
+
+	/* No /sys/class/net below a --root: nic.list is unavailable. */
+	load_ok(fx, rules);
+	assert_int_equal(ht_facts_set_unavailable(fx->facts, "nic.list", ENOENT, NULL,
+	                                          "/sys/class/net"), 0);
+	evaluate_ok(fx);
+	assert_int_equal(fx->fd.n, 2);
+	assert_string_equal(ht_rule_id(fx->fd.items[0].rule), "t.q");
+	assert_string_equal(ht_rule_id(fx->fd.items[1].rule), "t.name");
+	for (size_t i = 0; i < 2; i++) {
+		assert_false(fx->fd.items[i].applicable);
+		assert_null(fx->fd.items[i].instance);
+		assert_string_equal(fx->fd.items[i].reason,
+		                    "no network interface to check: nic.list is unavailable "
+		                    "(No such file or directory: /sys/class/net)");
+	}
+
+	/* Only lo: nic.list is the empty string. */
+	ht_facts_free(fx->facts);
+	fx->facts = ht_facts_new();
+	assert_non_null(fx->facts);
+	assert_int_equal(ht_facts_set(fx->facts, "nic.list", &s, NULL, "libudev"), 0);
+	evaluate_ok(fx);
+	assert_int_equal(fx->fd.n, 2);
+	assert_string_equal(fx->fd.items[0].reason,
+	                    "no network interface to check: nic.list names none other than lo "
+	                    "(libudev)");
+
+	/* Not collected at all (a facts file without it). */
+	ht_facts_free(fx->facts);
+	fx->facts = ht_facts_new();
+	assert_non_null(fx->facts);
+	evaluate_ok(fx);
+	assert_int_equal(fx->fd.n, 2);
+	assert_string_equal(fx->fd.items[1].reason,
+	                    "no network interface to check: nic.list was not collected");
+
+	/* With an interface the rules evaluate for it as before. */
+	s.s = (char *)"eth0";
+	assert_int_equal(ht_facts_set(fx->facts, "nic.list", &s, NULL, NULL), 0);
+	fact_int(fx, "nic.eth0.channels.max.combined", 4);
+	evaluate_ok(fx);
+	assert_int_equal(fx->fd.n, 2);
+	assert_true(fx->fd.items[0].applicable);
+	assert_string_equal(fx->fd.items[0].instance, "eth0");
+	assert_int_equal(fx->fd.items[1].severity, HT_SEV_WARNING);
+}
+
 static void test_when_false(void **state)
 {
 	struct fx *fx = *state;
@@ -499,7 +605,17 @@ static const struct bad_case bad_cases[] = {
 	  "a.rules:3:16: unmatched '}' in explanation (write '}}' for a brace)" },
 	/* "see {" at 11..15, "mem.total" at 16..24, '|' at 25, the format at 26. */
 	{ "[t.a]\ntarget = advice\nexplain = see {mem.total|foo}\n", true,
-	  "a.rules:3:26: unknown format 'foo' (expected bytes, pct or .N)" },
+	  "a.rules:3:26: unknown format 'foo' (expected bytes, pct, .N or plural:ONE:MANY)" },
+	/* "see {mem.total|" ends at 25: the format at 26. */
+	{ "[t.a]\ntarget = advice\nexplain = see {mem.total|plural:entry}\n", true,
+	  "a.rules:3:26: bad format 'plural:entry' (expected plural:ONE:MANY, two words such as "
+	  "plural:queue:queues)" },
+	{ "[t.a]\ntarget = advice\nexplain = see {mem.total|plural:a b:c}\n", true,
+	  "a.rules:3:26: bad format 'plural:a' (expected plural:ONE:MANY, two words such as "
+	  "plural:queue:queues)" },
+	{ "[t.a]\ntarget = advice\nexplain = see {mem.total|plural:1:2}\n", true,
+	  "a.rules:3:26: bad format 'plural:1:2' (expected plural:ONE:MANY, two words such as "
+	  "plural:queue:queues)" },
 	{ "[t.a]\ntarget = advice\nexplain = see {mem.total\n", true,
 	  "a.rules:3:15: expected '}' to close '{' in explanation" },
 	/* A hole is an expression with its own position: "see {" ends at 15, the name at 16. */
@@ -1237,10 +1353,21 @@ static void load_shipped(struct fx *fx, const char *profile, const char *set)
 	if (ht_ruleset_check(fx->rs, &fx->err) < 0)
 		fail_msg("check: %s", fx->err.msg);
 	evaluate_ok(fx);
-	/* Every fact the rules use is there, so everything applies and renders completely. */
+	/*
+	 * Every fact the rules use is there, so everything applies and renders
+	 * completely, but for the per-interface rules: nic.list names no
+	 * interface, so each of them is one not-applicable finding that says so.
+	 */
 	for (size_t i = 0; i < fx->fd.n; i++) {
 		const struct ht_finding *f = &fx->fd.items[i];
 
+		if (ht_rule_each_nic(f->rule)) {
+			assert_false(f->applicable);
+			assert_null(f->instance);
+			assert_string_equal(f->reason, "no network interface to check: nic.list names "
+			                    "none other than lo");
+			continue;
+		}
 		assert_true(f->applicable);
 		assert_non_null(f->explanation);
 		assert_null(strstr(f->explanation, "(unavailable)"));
@@ -1263,9 +1390,14 @@ static void test_shipped_rules(void **state)
 	assert_int_equal(value_int(fx, "conntrack.default.scaled"), 3840);
 	assert_int_equal(value_int(fx, "conntrack.default.buckets"), 4096);
 	assert_int_equal(value_int(fx, "conntrack.default.max"), 4096);
-	/* conntrack.rules: max, time_wait, buckets, chain_length, drops; cpu.rules: cpu.aes;
-	 * nic.rules: none, nic.list is empty. */
-	assert_int_equal(fx->fd.n, 6);
+	/*
+	 * conntrack.rules: max, time_wait, buckets, chain_length, drops; cpu.rules:
+	 * cpu.aes; nic.rules: nic.list is empty, so nic.queues is one n/a finding;
+	 * nic.queues_hypervisor needs cpu.count > 1 (here 1) and nic.link_speed a
+	 * storage profile (default is not): no finding whatever the interfaces.
+	 */
+	assert_int_equal(fx->fd.n, 7);
+	assert_string_equal(ht_rule_id(fx->fd.items[6].rule), "nic.queues");
 	/* default: 100/s x 120 s x 2 = 24000 -> 32768; 4096 / 120 = 34/s < 100/s. */
 	f = finding(fx, "conntrack.max");
 	assert_int_equal(f->recommended.i, 32768);
@@ -1282,7 +1414,10 @@ static void test_shipped_rules(void **state)
 	/* floor(503316480 x 0.05) = 25165824 bytes / (320 + 8) = 76725 -> pow2floor 65536. */
 	assert_int_equal(value_int(fx, "conntrack.budget_bytes"), 25165824);
 	assert_int_equal(value_int(fx, "conntrack.budget_max"), 65536);
-	assert_int_equal(fx->fd.n, 6);
+	/* garage is a storage profile: nic.link_speed joins nic.queues as n/a. */
+	assert_int_equal(fx->fd.n, 8);
+	assert_string_equal(ht_rule_id(fx->fd.items[6].rule), "nic.queues");
+	assert_string_equal(ht_rule_id(fx->fd.items[7].rule), "nic.link_speed");
 	assert_string_equal(ht_rule_id(fx->fd.items[0].rule), "conntrack.max");
 	assert_string_equal(ht_rule_id(fx->fd.items[1].rule), "conntrack.time_wait");
 	assert_string_equal(ht_rule_id(fx->fd.items[2].rule), "conntrack.buckets");
@@ -1332,6 +1467,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_evaluate_sysctl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_when_false, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plural, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_each_nic_without_interfaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unavailable_fact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_direction_raise, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remedy_lever, setup, teardown),

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,9 +118,32 @@ enum ht_severity ht_findings_worst(const struct ht_findings *f)
 /* "4096 entries (boot: 65536)" when the boot configuration sets another value. */
 static char *current_text(const struct ht_finding *f, const char *unit);
 
+/*
+ * @unit for a count of one: the first word of a plural unit made singular
+ * ("queues" -> "queue", "entries a bucket" -> "entry a bucket", "CPUs" ->
+ * "CPU"); a rate or abbreviation with a '/' ("MB/s", "connections/s") and a
+ * word not ending in 's' stay as they are. Returns a new string or NULL.
+ */
+static char *unit_singular(const char *unit)
+{
+	size_t w = strcspn(unit, " ");
+	char *s;
+
+	if (memchr(unit, '/', w) || w < 2 || unit[w - 1] != 's' || unit[w - 2] == 's')
+		return strdup(unit);
+	if (w > 3 && strncmp(unit + w - 3, "ies", 3) == 0) {
+		if (asprintf(&s, "%.*sy%s", (int)(w - 3), unit, unit + w) < 0)
+			return NULL;
+		return s;
+	}
+	if (asprintf(&s, "%.*s%s", (int)(w - 1), unit, unit + w) < 0)
+		return NULL;
+	return s;
+}
+
 static char *value_with_unit(const struct ht_value *v, const char *unit)
 {
-	_cleanup_free_ char *s = NULL;
+	_cleanup_free_ char *s = NULL, *one = NULL;
 	char *r;
 
 	if (v->type == HT_T_NONE)
@@ -129,6 +153,12 @@ static char *value_with_unit(const struct ht_value *v, const char *unit)
 		return NULL;
 	if (!unit || v->type == HT_T_BOOL || v->type == HT_T_STR)
 		return TAKE_PTR(s);
+	if (ht_value_as_double(v) == 1) {
+		one = unit_singular(unit);
+		if (!one)
+			return NULL;
+		unit = one;
+	}
 	if (asprintf(&r, "%s %s", s, unit) < 0)
 		return NULL;
 	return r;
@@ -169,6 +199,39 @@ static const char *sev_label(const struct ht_finding *f)
 	return f->applicable ? ht_severity_name(f->severity) : "n/a";
 }
 
+/*
+ * Whether the @n bytes at @w are a number: digits with inner '.' or ',' and
+ * an optional leading '(', '-' or '~', ending in a digit ("4096", "(1.5", "-1").
+ */
+static bool is_number_word(const char *w, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && (w[i] == '(' || w[i] == '-' || w[i] == '~'))
+		i++;
+	if (i == n || n == 0 || !isdigit((unsigned char)w[n - 1]))
+		return false;
+	for (; i < n; i++)
+		if (!isdigit((unsigned char)w[i]) && w[i] != '.' && w[i] != ',')
+			return false;
+	return true;
+}
+
+/*
+ * The length of the unit of text that starts at @p and may not be broken: a
+ * word, or a number, one space and the word after it when that word starts
+ * with a letter ("4096 entries", "20 MiB", "120 s."), so that a number never
+ * ends one line with its unit on the next.
+ */
+static size_t unbreakable_len(const char *p)
+{
+	size_t n = strcspn(p, " \n");
+
+	if (is_number_word(p, n) && p[n] == ' ' && isalpha((unsigned char)p[n + 1]))
+		n += 1 + strcspn(p + n + 1, " \n");
+	return n;
+}
+
 /* Word-wraps a paragraph to @width columns, each line after @indent. */
 static void print_wrapped(FILE *out, const char *text, const char *indent, size_t width)
 {
@@ -180,7 +243,7 @@ static void print_wrapped(FILE *out, const char *text, const char *indent, size_
 
 		while (*p == ' ')
 			p++;
-		n = strcspn(p, " \n");
+		n = unbreakable_len(p);
 		if (n == 0 && *p == '\n') {
 			fputc('\n', out);
 			col = 0;
@@ -279,8 +342,8 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 		if (r->kind == HT_TARGET_MODULE)
 			fprintf(out, " (module parameter %s)", r->target + strlen("module."));
 		else if (r->kind == HT_TARGET_CHANNELS)
-			fprintf(out, " (ethtool channels %s %s)", fi->instance,
-			        r->target + strlen("nic.channels."));
+			fprintf(out, " (ethtool channels %s%s%s)", fi->instance ? fi->instance : "",
+			        fi->instance ? " " : "", r->target + strlen("nic.channels."));
 		else if (r->target)
 			fprintf(out, " (%s %s)", ht_target_kind_name(r->kind), r->target);
 		else if (r->kind == HT_TARGET_ADVICE)

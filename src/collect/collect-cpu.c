@@ -254,6 +254,14 @@ int ht_cpuinfo_parse(const char *text, struct ht_cpuinfo *ci)
 	return 0;
 }
 
+const char *ht_cpuinfo_pclmul_name(const struct ht_cpuinfo *ci)
+{
+	if (!ci->flags_key)
+		return NULL;
+	/* x86 CPUID.1:ECX.PCLMULQDQ; arm64 hwcap_str[] "pmull" (FEAT_PMULL) */
+	return strcmp(ci->flags_key, "flags") == 0 ? "pclmulqdq" : "pmull";
+}
+
 static int collect_cpuinfo(struct ht_facts *f, const char *root, struct ht_cpuinfo *ci)
 {
 	_cleanup_free_ char *text = NULL;
@@ -269,20 +277,23 @@ static int collect_cpuinfo(struct ht_facts *f, const char *root, struct ht_cpuin
 		int e = r;
 
 		if ((r = unavailable(f, "cpu.aes.flag", e, NULL, PATH_CPUINFO)) < 0 ||
-		    (r = unavailable(f, "cpu.pclmul.flag", e, NULL, PATH_CPUINFO)) < 0)
+		    (r = unavailable(f, "cpu.pclmul.flag", e, NULL, PATH_CPUINFO)) < 0 ||
+		    (r = unavailable(f, "cpu.pclmul.name", e, NULL, PATH_CPUINFO)) < 0)
 			return r;
 		return unavailable(f, "cpu.model", e, NULL, PATH_CPUINFO);
 	}
 	if (ci->flags_key) {
 		snprintf(src, sizeof(src), PATH_CPUINFO " %s", ci->flags_key);
 		if ((r = set_bool(f, "cpu.aes.flag", ci->aes, src)) < 0 ||
-		    (r = set_bool(f, "cpu.pclmul.flag", ci->pclmul, src)) < 0)
+		    (r = set_bool(f, "cpu.pclmul.flag", ci->pclmul, src)) < 0 ||
+		    (r = set_str(f, "cpu.pclmul.name", ht_cpuinfo_pclmul_name(ci), src)) < 0)
 			return r;
 	} else {
 		static const char none[] = PATH_CPUINFO " has no flags or Features line";
 
 		if ((r = unavailable(f, "cpu.aes.flag", ENOENT, NULL, none)) < 0 ||
-		    (r = unavailable(f, "cpu.pclmul.flag", ENOENT, NULL, none)) < 0)
+		    (r = unavailable(f, "cpu.pclmul.flag", ENOENT, NULL, none)) < 0 ||
+		    (r = unavailable(f, "cpu.pclmul.name", ENOENT, NULL, none)) < 0)
 			return r;
 	}
 	if (!ci->model)

@@ -50,7 +50,7 @@ static const struct {
 	uint16_t attr;       /* enum ctattr_stats_cpu, or ctattr_stats_global for the count */
 } stat_defs[ST_N] = {
 	{ "conntrack.stat.drop", "packets", "drop", "CTA_STATS_DROP", CTA_STATS_DROP },
-	{ "conntrack.stat.early_drop", "packets", "early_drop", "CTA_STATS_EARLY_DROP",
+	{ "conntrack.stat.early_drop", "entries", "early_drop", "CTA_STATS_EARLY_DROP",
 	  CTA_STATS_EARLY_DROP },
 	{ "conntrack.stat.insert_failed", "packets", "insert_failed", "CTA_STATS_INSERT_FAILED",
 	  CTA_STATS_INSERT_FAILED },

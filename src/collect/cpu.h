@@ -32,6 +32,13 @@ int ht_cpuinfo_parse(const char *text, struct ht_cpuinfo *ci);
 void ht_cpuinfo_clear(struct ht_cpuinfo *ci);
 
 /*
+ * The name of the carry-less multiply instruction that @ci->pclmul stands
+ * for, as the line it came from spells it: "pclmulqdq" (x86 flags), "pmull"
+ * (arm64 Features); NULL when cpuinfo had neither line. Static storage.
+ */
+const char *ht_cpuinfo_pclmul_name(const struct ht_cpuinfo *ci);
+
+/*
  * The hypervisor named by the 12-byte vendor signature of CPUID leaf
  * 0x40000000 (EBX, ECX, EDX): "kvm", "qemu" (TCG), "microsoft", "vmware",
  * "xen", "acrn", "parallels", "bhyve"; NULL when hosttune does not know it.

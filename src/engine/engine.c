@@ -494,6 +494,9 @@ static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value
 		trace_add(rs, v->name);
 		return ht_value_copy(out, &v->value);
 	}
+	if (rs->no_instance && (strcmp(name, "nic.name") == 0 || nic_def(name)))
+		return ht_error_set(err, ENXIO, "%s: no network interface to evaluate it for",
+		                    name);
 	if (rs->instance && strcmp(name, "nic.name") == 0) {
 		out->type = HT_T_STR;
 		out->s = strdup(rs->instance);
@@ -660,6 +663,15 @@ static char *format_hole(const struct ht_tmpl_seg *seg, const struct ht_value *v
 		if (asprintf(&s, "%.*f", seg->prec, ht_value_as_double(v)) < 0)
 			return NULL;
 		return s;
+	case TMPL_PLURAL: {
+		_cleanup_free_ char *n = ht_value_display(v);
+		/* English: the singular for exactly one, the plural for 0, 2, 0.5, -1 ... */
+		const char *word = ht_value_as_double(v) == 1 ? seg->one : seg->many;
+
+		if (!n || asprintf(&s, "%s %s", n, word) < 0)
+			return NULL;
+		return s;
+	}
 	default:
 		return ht_value_display(v);
 	}
@@ -992,6 +1004,50 @@ static int add_finding(struct ht_ruleset *rs, struct ht_rule *r, const char *ins
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * A per-interface rule on a host with no interface in nic.list (none found
+ * below a --root, no udev and no /sys/class/net, or only lo): one finding,
+ * not applicable, that says so, unless the rule's `when` is false whatever
+ * the interface (nic.X and nic.name fail with -ENXIO meanwhile, so a `when`
+ * that needs them yields the finding).
+ */
+static int add_no_nic_finding(struct ht_ruleset *rs, struct ht_rule *r,
+                              const struct ht_facts *facts, struct ht_findings *res,
+                              struct ht_error *err)
+{
+	static const char none[] = "no network interface to check: nic.list";
+	const struct ht_fact *list = ht_facts_get(facts, "nic.list");
+	struct ht_finding *f = &res->items[res->n];
+	const char *src = list && list->source ? list->source : NULL;
+	int ret;
+
+	rs->no_instance = true;
+	reset_values(rs, true);
+	ret = eval_when(rs, r, err);
+	rs->no_instance = false;
+	reset_values(rs, true);
+	if (ret == 0)
+		return 0;
+	if (ret < 0 && ret != -ENODATA && ret != -ENXIO)
+		return ret;
+	*f = (struct ht_finding){ .rule = r, .applicable = false };
+	if (!list)
+		ret = asprintf(&f->reason, "%s was not collected", none);
+	else if (list->value.type == HT_T_NONE)
+		ret = asprintf(&f->reason, "%s is unavailable (%s%s%s)", none,
+		               strerror(list->error ? list->error : ENODATA), src ? ": " : "",
+		               src ? src : "");
+	else
+		ret = asprintf(&f->reason, "%s names none other than lo%s%s%s", none, src ? " (" : "",
+		               src ? src : "", src ? ")" : "");
+	if (ret < 0) {
+		f->reason = NULL;
+		return -ENOMEM;
+	}
+	res->n++;
+	return 0;
+}
+
 int ht_ruleset_evaluate(struct ht_ruleset *rs, const struct ht_facts *facts,
                         struct ht_findings *out, struct ht_error *err)
 {
@@ -1020,6 +1076,10 @@ int ht_ruleset_evaluate(struct ht_ruleset *rs, const struct ht_facts *facts,
 			continue;
 		if (!r->each_nic) {
 			ret = add_finding(rs, r, NULL, &res, err);
+			continue;
+		}
+		if (ninstances == 0) {
+			ret = add_no_nic_finding(rs, r, facts, &res, err);
 			continue;
 		}
 		for (size_t k = 0; k < ninstances && ret >= 0; k++, inst += strlen(inst) + 1) {

@@ -26,8 +26,11 @@ enum {
 	K__MAX,
 };
 
-/* Hole formats; TMPL_IF ({?COND}) and TMPL_END ({/?}) bracket text shown only when COND holds. */
-enum { TMPL_PLAIN, TMPL_BYTES, TMPL_PCT, TMPL_FIXED, TMPL_IF, TMPL_END };
+/*
+ * Hole formats; TMPL_IF ({?COND}) and TMPL_END ({/?}) bracket text shown only when COND holds.
+ * TMPL_PLURAL ({EXPR|plural:ONE:MANY}) prints the number, a space and ONE when it is 1, else MANY.
+ */
+enum { TMPL_PLAIN, TMPL_BYTES, TMPL_PCT, TMPL_FIXED, TMPL_IF, TMPL_END, TMPL_PLURAL };
 
 struct ht_key {
 	char *text;           /* source text; NULL when the rule does not set the key */
@@ -41,6 +44,7 @@ struct ht_tmpl_seg {
 	struct ht_expr *expr;
 	int fmt;
 	int prec;
+	char *one, *many; /* TMPL_PLURAL: the word for 1 and for any other number; owned */
 };
 
 enum { ST_NEW, ST_BUSY, ST_DONE };
@@ -115,6 +119,8 @@ struct ht_ruleset {
 	 * an overflow names the inputs of the expression it happened in. */
 	const char *trace[256];
 	size_t ntrace;
+	bool no_instance;             /* a per-interface rule on a host without interfaces:
+	                               * nic.X and nic.name fail with -ENXIO */
 };
 
 int rules_key_from_name(const char *name);

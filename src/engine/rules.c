@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <ini.h>
@@ -93,6 +94,8 @@ static void tmpl_free(struct ht_tmpl_seg *segs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(segs[i].text);
+		free(segs[i].one);
+		free(segs[i].many);
 		ht_expr_free(segs[i].expr);
 	}
 	free(segs);
@@ -510,6 +513,7 @@ static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, int key, const
 		struct ht_expr *e = NULL;
 		struct ht_srcpos pos;
 		int fmt = TMPL_PLAIN, prec = -1;
+		_cleanup_free_ char *one = NULL, *many = NULL;
 
 		if (!end)
 			return load_fail(c, c->lineno, col + (unsigned)(p - line), EINVAL,
@@ -536,9 +540,28 @@ static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, int key, const
 			else if (fs[0] == '.' && fs[1] >= '0' && fs[1] <= '6' && !fs[2]) {
 				fmt = TMPL_FIXED;
 				prec = fs[1] - '0';
+			} else if (strncmp(fs, "plural:", 7) == 0) {
+				/* plural:ONE:MANY, two words of letters, '/' or '-' */
+				const char *w1 = fs + 7, *colon = strchr(w1, ':');
+				unsigned fcol = col + (unsigned)(bar + 1 - line);
+				bool good = colon && colon > w1 && colon[1];
+
+				for (const char *q = w1; good && *q; q++)
+					good = q == colon || isalpha((unsigned char)*q) || *q == '/' ||
+					       *q == '-';
+				if (!good)
+					return load_fail(c, c->lineno, fcol, EINVAL, "bad format '%s' "
+					                 "(expected plural:ONE:MANY, two words such as "
+					                 "plural:queue:queues)", fs);
+				fmt = TMPL_PLURAL;
+				one = strndup(w1, (size_t)(colon - w1));
+				many = strdup(colon + 1);
+				if (!one || !many)
+					return -ENOMEM;
 			} else
 				return load_fail(c, c->lineno, col + (unsigned)(bar + 1 - line), EINVAL,
-				                 "unknown format '%s' (expected bytes, pct or .N)", fs);
+				                 "unknown format '%s' (expected bytes, pct, .N or "
+				                 "plural:ONE:MANY)", fs);
 		}
 		if (litlen > 0 && (ret = tmpl_add(d, lit, litlen, NULL, 0, 0)) < 0)
 			return ret;
@@ -566,6 +589,8 @@ static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, int key, const
 		}
 		if ((ret = tmpl_add(d, NULL, 0, e, fmt, prec)) < 0)
 			return ret;
+		r->tmpl[r->ntmpl - 1].one = TAKE_PTR(one);
+		r->tmpl[r->ntmpl - 1].many = TAKE_PTR(many);
 		p = end + 1;
 	}
 	if (litlen > 0)
