@@ -186,14 +186,14 @@ net.netfilter.nf_conntrack_tcp_timeout_time_wait is 30 live, not the kernel's de
 fresh d
 ht --root "$TMP/d" $G audit >"$TMP/d0.audit"
 expect_contains "before apply: drops since boot" \
-	"conntrack.drops               6014 packets" "$(cat "$TMP/d0.audit")"
+	"conntrack.drops               6014 events" "$(cat "$TMP/d0.audit")"
 ht --root "$TMP/d" $G apply >/dev/null
 expect_eq "apply records the counters" "5937 77" \
 	"$(jq -r '.counters | "\(.["conntrack.stat.drop"]) \(.["conntrack.stat.early_drop"])"' "$TMP/d/var/lib/hosttune/state")"
 ht --root "$TMP/d" $G --fail-on warning audit >"$TMP/d1.audit"
 expect_eq "after apply: audit --fail-on warning exits 0" 0 $?
 expect_contains "after apply: 0 drops since apply, ok" \
-	"conntrack.drops               0 packets           -                   ok" "$(cat "$TMP/d1.audit")"
+	"conntrack.drops               0 events            -                   ok" "$(cat "$TMP/d1.audit")"
 expect_contains "after apply: both figures" \
 	"Since the last hosttune apply conntrack dropped 5937 - 5937 = 0 packets" "$(cat "$TMP/d1.audit")"
 # 37 new drops since apply: 5937 - 5900 = 37, 77 - 77 = 0.
@@ -202,20 +202,20 @@ jq '.counters["conntrack.stat.drop"] = 5900' "$TMP/d/var/lib/hosttune/state" >"$
 ht --root "$TMP/d" $G audit >"$TMP/d2.audit"
 expect_eq "drops since apply: exit 1" 1 $?
 expect_contains "drops since apply: 37, warning" \
-	"conntrack.drops               37 packets          -                   warning" "$(cat "$TMP/d2.audit")"
+	"conntrack.drops               37 events           -                   warning" "$(cat "$TMP/d2.audit")"
 # Another boot (boot_id differs): the counters since boot count again, 6014.
 mkdir -p "$TMP/d/proc/sys/kernel/random"
 echo 11111111-2222-3333-4444-555555555555 >"$TMP/d/proc/sys/kernel/random/boot_id"
 jq '.counters.boot_id = "99999999-2222-3333-4444-555555555555"' "$TMP/d/var/lib/hosttune/state" >"$TMP/st" &&
 	cat "$TMP/st" >"$TMP/d/var/lib/hosttune/state"
 ht --root "$TMP/d" $G audit >"$TMP/d3.audit"
-expect_contains "another boot: drops since boot" "conntrack.drops               6014 packets" \
+expect_contains "another boot: drops since boot" "conntrack.drops               6014 events" \
 	"$(cat "$TMP/d3.audit")"
 # Counters above today's (no boot_id, a reboot all the same): since boot.
 jq '.counters = {"conntrack.stat.drop": 9000, "conntrack.stat.early_drop": 0}' \
 	"$TMP/d/var/lib/hosttune/state" >"$TMP/st" && cat "$TMP/st" >"$TMP/d/var/lib/hosttune/state"
 ht --root "$TMP/d" $G audit >"$TMP/d4.audit"
-expect_contains "counters went down: drops since boot" "conntrack.drops               6014 packets" \
+expect_contains "counters went down: drops since boot" "conntrack.drops               6014 events" \
 	"$(cat "$TMP/d4.audit")"
 # --state FILE is read for the counters too (the same 5937/77: 0 since apply).
 fresh ds

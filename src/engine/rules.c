@@ -589,8 +589,8 @@ static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, int key, const
 		}
 		if ((ret = tmpl_add(d, NULL, 0, e, fmt, prec)) < 0)
 			return ret;
-		r->tmpl[r->ntmpl - 1].one = TAKE_PTR(one);
-		r->tmpl[r->ntmpl - 1].many = TAKE_PTR(many);
+		(*d.segs)[*d.n - 1].one = TAKE_PTR(one);
+		(*d.segs)[*d.n - 1].many = TAKE_PTR(many);
 		p = end + 1;
 	}
 	if (litlen > 0)
