@@ -60,7 +60,8 @@ int cli_load_facts(const struct options *o, struct ht_facts **out);
 /*
  * cli_load_rules - the rules (--rules, else the installed ones and /etc's
  * rules.d), the profile and the --set values, checked. Returns 0 with *out
- * set (caller frees), or EXIT_USAGE after printing the error.
+ * set (caller frees), or after printing the error EXIT_USAGE (bad rules,
+ * profile or --set) or EXIT_COLLECT (out of memory).
  */
 int cli_load_rules(const struct options *o, struct ht_ruleset **out);
 

@@ -87,8 +87,10 @@ int cli_load_rules(const struct options *o, struct ht_ruleset **out)
 		dirs[n++] = o->rules_dir;
 	else {
 		etc = ht_root_path(o->root, SYSCONFDIR "/hosttune/rules.d");
-		if (!etc)
-			return -ENOMEM;
+		if (!etc) {
+			fprintf(stderr, "hosttune: out of memory\n");
+			return EXIT_COLLECT;
+		}
 		dirs[n++] = PKGDATADIR "/rules";
 		dirs[n++] = etc;
 	}

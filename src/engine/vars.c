@@ -2,8 +2,8 @@
 /*
  * Workload variables (workload.NAME): set by profiles (rules.c reads them)
  * and by --set (ht_ruleset_set_var()), read by the evaluation (engine.c).
- * Depends on the expression language only, so rules.c and engine.c both
- * call it without calling each other back.
+ * Uses only the expression language and values (and shared/), so rules.c
+ * and engine.c both call it without calling each other back.
  */
 #include <errno.h>
 #include <stdio.h>
