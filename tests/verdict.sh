@@ -1,17 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The verdict is one story, on every host: a property test over every
-# fixture tree (tests/fixtures/*/root), every field host given as a facts
+# The verdict is one story, on every host: a property test over this host,
+# every fixture tree (tests/fixtures/*/root), every field host given as a facts
 # file (tests/fixtures/verdict/*.facts), every shipped profile and a few
 # workloads (the profile's own, 1, 800 and 5000 new connections/s). For each
 # applicable finding of `audit --format json`:
 #
 #   P1 no text a user reads holds a placeholder: "(unavailable)", a brace,
-#      a blank before a full stop, comma or colon, or two blanks in a row;
+#      a blank before a full stop, comma or colon that ends a word (" ." of
+#      ".link" is fine), or two blanks in a row;
 #   P2 warning or critical says what fixes it: a fix (file line), a remedy
 #      (the owner's knob, the hypervisor), or a lever that names a finding of
 #      the same report which itself has a fix or a remedy;
-#   P3 ok has nothing to do: no fix and no lever;
+#   P3 ok has nothing to do: no fix, remedy or lever;
 #   P4 a fix changes something: recommended differs from current, and a
 #      kept finding (the host has more) offers no fix;
 #   P5 a table at its cap (values conntrack.pinned) makes conntrack.max
@@ -24,14 +25,15 @@
 # The field hosts' exact figures are asserted below the property loop.
 . "$(dirname "$0")/lib.sh"
 
-hosts=""
+# This host too (read only: audit changes nothing).
+hosts="live:"
 for d in "$FIXTURES"/*/root; do hosts="$hosts root:$d"; done
 for f in "$FIXTURES"/verdict/*.facts; do hosts="$hosts facts:$f"; done
 profiles=$(cd "$HT_RULES_DIR/profiles" && ls ./*.profile | sed 's|^\./||; s|\.profile$||')
 
 # The checks, as one jq program over a report; prints one line per violation.
 cat >"$TMP/props.jq" <<'EOF'
-def bad_text: test("\\(unavailable\\)|[{}]| [.,:;]|  ");
+def bad_text: test("\\(unavailable\\)|[{}]| [.,:;]( |$)|  ");
 . as $r
 | ($r.findings | map({key: .rule, value: .}) | from_entries) as $by
 | $r.findings[] | select(.applicable) | . as $f
@@ -44,8 +46,8 @@ def bad_text: test("\\(unavailable\\)|[{}]| [.,:;]|  ");
              or ($by[.lever] == null)
              or ($by[.lever].fix == null and $by[.lever].remedy == null))
      then "P2 \(.severity) without a fix, remedy or lever" else empty end),
-    (if .severity == "ok" and (.fix != null or .lever != null)
-     then "P3 ok with a fix or lever" else empty end),
+    (if .severity == "ok" and (.fix != null or .lever != null or .remedy != null)
+     then "P3 ok with a fix, remedy or lever" else empty end),
     (if .fix != null and .recommended == .current then "P4 fix that changes nothing" else empty end),
     (if .kept and .fix != null then "P4 kept with a fix" else empty end),
     (if .rule == "conntrack.max" and $r.values["conntrack.pinned"] == true
@@ -66,6 +68,7 @@ EOF
 nruns=0
 for h in $hosts; do
 	case "$h" in
+	live:) src=""; name="this host" ;;
 	root:*) src="--root ${h#root:}"; name=${h#root:}; name=${name%/root}; name=${name##*/} ;;
 	facts:*) src="--facts ${h#facts:}"; name=${h##*/} ;;
 	esac
@@ -106,18 +109,19 @@ aud() { ht --no-measure "$@" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"; 
 
 # 1. A full kube-proxy table on a 24-CPU 3.10 node, 64 GiB: 786432 of 786432.
 # kube-proxy's max(32768 x 24, 131072) = 786432, hashsize 786432 / 4 = 196608.
-# Full, so demand >= 786432: need 786433 -> pow2ceil 1048576; the budget
-# 68719476736 x 0.05 / (320 + 8) = 10475860 -> 2^23 = 8388608 does not cap it.
-# kube-proxy owns the value: no sysctl.d line, its knob instead:
-# 1048576 / 24 = 43690.67 -> --conntrack-max-per-core=43691.
+# Full, so demand >= 786432: need max(786433, 786432 x burst 2 = 1572864) =
+# 1572864 -> pow2ceil 2097152; the budget 68719476736 x 0.05 / (320 + 8) =
+# 10475860 -> 2^23 = 8388608 does not cap it. kube-proxy owns the value: no
+# sysctl.d line, its knob instead: 2097152 / 24 = 87381.33 ->
+# --conntrack-max-per-core=87382, and above kube-proxy 1.36's cap of 1048576.
 aud --facts "$FIXTURES/verdict/kube-full-310.facts"
 expect_eq "kube full: conntrack.max critical" critical \
 	"$(j '.findings[] | select(.rule == "conntrack.max") | .severity')"
-expect_eq "kube full: recommended 1048576" 1048576 \
+expect_eq "kube full: recommended 2097152" 2097152 \
 	"$(j '.findings[] | select(.rule == "conntrack.max") | .recommended')"
 expect_eq "kube full: no sysctl.d fix for kube-proxy's value" null \
 	"$(j '.findings[] | select(.rule == "conntrack.max") | .fix')"
-expect_contains "kube full: remedy gives the per-core figure" "--conntrack-max-per-core=43691" \
+expect_contains "kube full: remedy gives the per-core figure" "--conntrack-max-per-core=87382" \
 	"$(j '.findings[] | select(.rule == "conntrack.max") | .remedy')"
 expect_contains "kube full: attributed to kube-proxy" "most likely set by kube-proxy" \
 	"$(j '.findings[] | select(.rule == "conntrack.max") | .explanation')"
@@ -142,14 +146,21 @@ expect_contains "kube 10 CPUs: attributed to kube-proxy" "most likely set by kub
 aud --facts "$FIXTURES/verdict/near-full.facts" --set workload.conn_rate=1
 expect_eq "99.9% full: conntrack.max warning" warning \
 	"$(j '.findings[] | select(.rule == "conntrack.max") | .severity')"
+# ... and a fix with headroom: 4092 x burst 2 = 8184 -> 8192, no budget remedy
+# (the budget allows 503316480 x 0.05 / 328 = 76725 -> 65536).
+expect_eq "99.9% full: fix raises to 8192" "net.netfilter.nf_conntrack_max = 8192" \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .fix.line')"
+expect_eq "99.9% full: no remedy" null \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .remedy')"
 
 # 1. The Garage VM, full (4096 of 4096), with a workload of 1 connection/s:
 # the working set 1 x 30 x 3 = 90 says nothing; the full table says demand
-# >= 4096: need 4097 -> 8192, within the budget of 65536.
+# >= 4096: need max(4097, 4096 x burst 3 = 12288) -> 16384, within the
+# budget of 65536.
 aud --root "$FIXTURES/garage-vm/root" --profile garage --set workload.conn_rate=1
 expect_eq "garage full, 1/s: critical" critical \
 	"$(j '.findings[] | select(.rule == "conntrack.max") | .severity')"
-expect_eq "garage full, 1/s: fix raises to 8192" "net.netfilter.nf_conntrack_max = 8192" \
+expect_eq "garage full, 1/s: fix raises to 16384" "net.netfilter.nf_conntrack_max = 16384" \
 	"$(j '.findings[] | select(.rule == "conntrack.max") | .fix.line')"
 
 # 8. 262144 entries, TIME_WAIT 120, garage at 800/s: ceiling 262144 / 120 =
