@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * bootconf-dump - print what src/persist/bootconf.c reads below a root, for
+ * bootconf-dump - print what src/shared/bootconf.c reads below a root, for
  * tests/bootconf-systemd.sh and for a person looking at a tree.
  *
  *   bootconf-dump ROOT               effective sysctl values, "key = value",
@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "persist/bootconf.h"
+#include "shared/bootconf.h"
 
 static void dump_all(const struct ht_conf *c)
 {

@@ -14,7 +14,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "persist/bootconf.h"
+#include "shared/bootconf.h"
 #include "shared/util.h"
 
 /*

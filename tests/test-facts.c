@@ -298,10 +298,11 @@ static void test_fact_defs(void **state)
 	 * aes.hw, chacha.mbps, model, pclmul.flag, pclmul.name, virt) + 2 modprobe
 	 * + expect_hashsize + nic.list = 32, and 9 observed.* facts that only
 	 * `audit --observed FILE` sets: 41, and 2 conntrack.stat.*_at_apply that
-	 * only hosttune's state file gives (ht_collect_apply_counters()): 43. The
-	 * per-interface facts are a table of their own.
+	 * only hosttune's state file gives (ht_collect_apply_counters()): 43, and
+	 * 2 boot.* that sysctl.d gives (ht_collect_boot()): 45. The per-interface
+	 * facts are a table of their own.
 	 */
-	assert_int_equal(n, 43);
+	assert_int_equal(n, 45);
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0)
 			assert_true(strcmp(defs[i - 1].name, defs[i].name) < 0);
@@ -888,7 +889,7 @@ static void test_collect_garage_vm(void **state)
 	assert_bool_fact(f, "conntrack.loaded", true, "/sys/module/nf_conntrack");
 	/* git checks nf_conntrack_max out 0644 (or 0600 under umask 077): owner may write */
 	assert_bool_fact(f, "netns.initial", true, "mode of " NF "nf_conntrack_max");
-	assert_int_equal(ht_facts_count(f), 32); /* every known fact, nothing else */
+	assert_int_equal(ht_facts_count(f), 34); /* every known fact (32 + 2 boot.*), nothing else */
 	assert_all_defs_collected(f);
 
 	/* The same as the expected file next to the tree, byte for byte. */
@@ -944,7 +945,7 @@ static void test_expected_files_read_back(void **state)
 
 		assert_int_equal(read_text(f, want, &err), 0);
 		assert_string_equal(err.msg, "");
-		assert_int_equal(ht_facts_count(f), 32);
+		assert_int_equal(ht_facts_count(f), 34);
 		text = facts_text(f);
 		assert_string_equal(text, want);
 		ht_facts_free(f);
@@ -1273,7 +1274,7 @@ static void test_json_garage_vm(void **state)
 	assert_non_null(back);
 	facts = member(back, "facts");
 	assert_true(json_object_is_type(facts, json_type_object));
-	assert_int_equal(json_object_object_length(facts), 32); /* the 32 host facts of test_fact_defs */
+	assert_int_equal(json_object_object_length(facts), 34); /* the 32 host facts of test_fact_defs and 2 boot.* */
 
 	/* "mem.total": { "value": 503316480, "unit": "bytes", "source": ... } (491520 x 1024) */
 	o = member(facts, "mem.total");
@@ -1312,7 +1313,7 @@ static void test_json_garage_vm(void **state)
 		(void)val;
 		assert_string_equal(key, ht_facts_at(f, i++)->name);
 	}
-	assert_int_equal(i, 32);
+	assert_int_equal(i, 34);
 
 	json_object_put(back);
 	json_object_put(obj);

@@ -460,6 +460,7 @@ int ht_facts_collect(struct ht_facts *f, const char *root, unsigned flags)
 		collect_conntrack_loaded,
 		collect_netns_initial,
 		ht_collect_kmod,       /* refines conntrack.loaded */
+		ht_collect_boot,       /* boot.* from sysctl.d */
 		ht_collect_ctnetlink,
 		ht_collect_udev,       /* nic.list, before ethtool reads it */
 		ht_collect_ethtool,

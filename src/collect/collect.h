@@ -39,6 +39,18 @@ enum {
  */
 
 /*
+ * boot.net.netfilter.nf_conntrack_max and boot.net.netfilter.
+ * nf_conntrack_tcp_timeout_time_wait: the value the effective sysctl.d (or
+ * /etc/sysctl.conf) line below @root sets, read as systemd-sysctl does
+ * (shared/bootconf.h), with "FILE:LINE" as source. A key no file sets (or
+ * a "-key" line without a value) is unavailable with ENOENT; a value that is not an
+ * integer from 0 to 2147483647 an unavailable one (EINVAL). What the
+ * conntrack rules judge when nf_conntrack is not loaded yet: the boot loads
+ * it (modules-load.d) and then applies these.
+ */
+int ht_collect_boot(struct ht_facts *f, const char *root);
+
+/*
  * ht_cpulist_count - number of CPUs in a kernel cpulist such as "0-3,6,8-9"
  * (7), the format of /sys/devices/system/cpu/online. Ranges must ascend and
  * not overlap, as the kernel prints them; blanks around the list are allowed.

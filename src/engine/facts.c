@@ -21,6 +21,12 @@
 
 /* Sorted by name (strcmp); test_fact_defs_sorted checks it. */
 static const struct ht_fact_def fact_defs[] = {
+	{ "boot.net.netfilter.nf_conntrack_max", HT_T_INT, "entries",
+	  "nf_conntrack_max the boot configuration sets (the effective sysctl.d or /etc/sysctl.conf "
+	  "line, in systemd-sysctl's order)" },
+	{ "boot.net.netfilter.nf_conntrack_tcp_timeout_time_wait", HT_T_INT, "seconds",
+	  "nf_conntrack_tcp_timeout_time_wait the boot configuration sets (the effective sysctl.d "
+	  "or /etc/sysctl.conf line)" },
 	{ "conntrack.loaded", HT_T_BOOL, NULL,
 	  "nf_conntrack loaded or built in (libkmod initstate, else /sys/module/nf_conntrack)" },
 	{ "conntrack.module", HT_T_STR, NULL,
@@ -163,6 +169,8 @@ int64_t ht_fact_max(const char *name)
 		const char *name;
 		int64_t max;
 	} bounds[] = {
+		{ "boot.net.netfilter.nf_conntrack_max", INT32_MAX },
+		{ "boot.net.netfilter.nf_conntrack_tcp_timeout_time_wait", INT32_MAX },
 		{ "module.nf_conntrack.hashsize", UINT32_MAX },
 		{ "net.netfilter.nf_conntrack_buckets", INT32_MAX },
 		{ "net.netfilter.nf_conntrack_count", INT32_MAX },

@@ -14,8 +14,9 @@
 #include "shared/util.h"
 
 /*
- * persist/ holds plan, apply, revert, verify and the boot-configuration
- * readers: the only stage that writes files and live values.
+ * persist/ holds plan, apply, revert and verify (the boot-configuration
+ * readers they use are shared/bootconf.h): the only stage that writes files
+ * and live values.
  *
  * Persistence: turn findings into the files a host reads at boot and the live
  * values it runs with, show the difference (plan), write both with rollback

@@ -9,7 +9,7 @@
 
 #include <json-c/json.h>
 
-#include "persist/bootconf.h"
+#include "shared/bootconf.h"
 #include "persist/diff.h"
 #include "shared/fsutil.h"
 #include "persist/persist.h"

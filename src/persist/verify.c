@@ -7,7 +7,7 @@
 
 #include <json-c/json.h>
 
-#include "persist/bootconf.h"
+#include "shared/bootconf.h"
 #include "shared/fsutil.h"
 #include "persist/persist.h"
 #include "engine/rules-internal.h"
@@ -500,8 +500,8 @@ int ht_findings_add_boot(struct ht_findings *f, const char *root)
 				fi->severity = HT_SEV_WARNING;
 			continue;
 		}
-		if (fi->current.type != HT_T_NONE && !fi->no_live &&
-		    !(live = ht_value_display(&fi->current))) {
+		/* Not loaded yet (no_live): current is what the boot gives it already. */
+		if (fi->current.type != HT_T_NONE && !(live = ht_value_display(&fi->current))) {
 			ret = -ENOMEM;
 			break;
 		}

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "persist/bootconf.h"
+#include "shared/bootconf.h"
 #include "shared/util.h"
 
 /* systemd's CHASE_SYMLINKS_MAX (src/basic/chase-symlinks.h, once fs-util.h): -ELOOP after. */
