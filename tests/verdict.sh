@@ -204,6 +204,18 @@ expect_eq "first boot: audit after apply exits 0" 0 $?
 expect_eq "first boot: after apply, the table the boot gives" "32768 30 32768" \
 	"$(j '[.findings[] | select(.rule == "conntrack.max" or .rule == "conntrack.time_wait" or .rule == "conntrack.buckets")] | sort_by(.rule) | "\(.[1].current) \(.[2].current) \(.[0].current)"')"
 
+# 4. A later sysctl.d file gives nf_conntrack_max 8192 at boot, below the
+# 32768 hosttune writes (the garage profile's 200/s x 30 s x 3 = 18000 ->
+# 32768): at least a warning, and the remedy names that line.
+cp -a "$FIXTURES/garage-vm/root" "$TMP/late"
+ht --no-measure --root "$TMP/late" --profile garage apply >/dev/null 2>&1
+printf 'net.netfilter.nf_conntrack_max = 8192\n' >"$TMP/late/etc/sysctl.d/99-local.conf"
+aud --root "$TMP/late" --profile garage
+expect_eq "later file: conntrack.max warning" warning \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .severity')"
+expect_contains "later file: the remedy names the line" "edit or remove /etc/sysctl.d/99-local.conf:1" \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .remedy')"
+
 # 3. No nf_conntrack at all: modules.dep without it, not built in.
 mkdir -p "$TMP/nocont"
 cp -a "$FIXTURES/first-boot/root/." "$TMP/nocont/"

@@ -466,6 +466,26 @@ bool ht_finding_boot_worse(const struct ht_finding *f)
 	return f->rule->only_raise ? b < f->recommended.i : b != f->recommended.i;
 }
 
+
+/*
+ * A boot value worse than the recommendation makes the finding at least a
+ * warning, whose remedy names the line that sets it (JSON "remedy" as well
+ * as the text's "at boot" line). Returns 0 or -ENOMEM.
+ */
+static int boot_worse(struct ht_finding *fi)
+{
+	if (fi->severity < HT_SEV_WARNING)
+		fi->severity = HT_SEV_WARNING;
+	if (fi->remedy)
+		return 0;
+	if (asprintf(&fi->remedy, "edit or remove %s, which gives %s at boot; hosttune apply "
+	             "rewrites only its own file, and a file read later wins over it",
+	             fi->boot_source, fi->boot_value) < 0) {
+		fi->remedy = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
 int ht_findings_add_boot(struct ht_findings *f, const char *root)
 {
 	struct ht_conf sys = { 0 }, mod = { 0 };
@@ -496,8 +516,8 @@ int ht_findings_add_boot(struct ht_findings *f, const char *root)
 				fi->boot_source = NULL;
 				ret = -ENOMEM;
 			}
-			if (ht_finding_boot_worse(fi) && fi->severity < HT_SEV_WARNING)
-				fi->severity = HT_SEV_WARNING;
+			if (ret >= 0 && ht_finding_boot_worse(fi) && (ret = boot_worse(fi)) < 0)
+				break;
 			continue;
 		}
 		/* Not loaded yet (no_live): current is what the boot gives it already. */
@@ -514,8 +534,8 @@ int ht_findings_add_boot(struct ht_findings *f, const char *root)
 			ret = -ENOMEM;
 		}
 		/* What the host comes back with after a reboot is judged too. */
-		if (ht_finding_boot_worse(fi) && fi->severity < HT_SEV_WARNING)
-			fi->severity = HT_SEV_WARNING;
+		if (ret >= 0 && ht_finding_boot_worse(fi) && (ret = boot_worse(fi)) < 0)
+			break;
 	}
 	ht_conf_free(&sys);
 	ht_conf_free(&mod);
