@@ -475,20 +475,6 @@ static int old_link_files(const char *root, char ***names, size_t *n)
 	return rules_list_dir(dir, ".link", names, n);
 }
 
-/* Integer texts compare as numbers ("0x10000" is 65536, as the kernel reads it). */
-static bool num_equal(const char *a, const char *b)
-{
-	char *ea, *eb;
-	long long x, y;
-
-	if (strcmp(a, b) == 0)
-		return true;
-	errno = 0;
-	x = strtoll(a, &ea, 0);
-	y = strtoll(b, &eb, 0);
-	return !errno && ea != a && eb != b && !*ea && !*eb && x == y;
-}
-
 static int add_warning(struct ht_plan *p, const char *key, const char *source,
                        const char *fmt, ...) _printf_(4, 5);
 
@@ -546,7 +532,7 @@ static int override_warnings(struct ht_plan *p, const struct ht_conf *c, const c
 		/* An earlier name: hosttune's file is read after it and wins. */
 		if (strcmp(base, ours_base) <= 0)
 			continue;
-		if (eff->value && num_equal(eff->value, s[i].value))
+		if (eff->value && ht_int_text_equal(eff->value, s[i].value))
 			continue;
 		if (eff->value && rule->only_raise) {
 			errno = 0;
@@ -611,7 +597,7 @@ static int plan_warnings(struct ht_plan *p, const char *root, const struct setti
 			continue;
 		param = st->key + strlen("module.");
 		cmd = ht_kcmdline_param(root, param);
-		if (cmd && num_equal(cmd, st->value))
+		if (cmd && ht_int_text_equal(cmd, st->value))
 			continue;
 		if (cmd)
 			r = add_warning(p, st->key, "kernel command line", "%s = %s will not hold at "

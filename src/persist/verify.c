@@ -111,20 +111,6 @@ static const struct ht_conf_assign *conntrack_loader(const struct ht_conf *load)
 	return NULL;
 }
 
-/* Integer texts compare as numbers: "0x10000" is 65536, as the kernel reads it. */
-static bool same_number(const char *a, const char *b)
-{
-	char *ea, *eb;
-	long long x, y;
-
-	if (strcmp(a, b) == 0)
-		return true;
-	errno = 0;
-	x = strtoll(a, &ea, 0);
-	y = strtoll(b, &eb, 0);
-	return !errno && ea != a && eb != b && !*ea && !*eb && x == y;
-}
-
 static bool version_at_least(const struct ht_facts *f, unsigned major, unsigned minor)
 {
 	const struct ht_fact *v = ht_facts_get(f, "kernel.version");
@@ -157,7 +143,7 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 		                            ht_value_display(&fi->kernel_default) : NULL;
 
 		/* Set live (apply --live-only, sysctl -w) and persisted nowhere: lost at boot. */
-		if (live && dflt && !same_number(live, dflt))
+		if (live && dflt && !ht_int_text_equal(live, dflt))
 			return add(r, HT_VERIFY_PROBLEM, "live-only", key,
 			           "%s is %s live, not the kernel's default %s, but no sysctl.d file "
 			           "sets it: it is lost at the next boot (hosttune apply without "
@@ -174,7 +160,7 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 		           ours->line, ht_conf_file_shown(eff->file), eff->line, key);
 	}
 
-	if (ours && ours != eff && !same_number(ours->value, eff->value)) {
+	if (ours && ours != eff && !ht_int_text_equal(ours->value, eff->value)) {
 		problem = true;
 		ret = add(r, HT_VERIFY_PROBLEM, "overridden", key,
 		          "%s = %s in %s:%u is overridden at boot by %s:%u (= %s), which is read later",
@@ -193,7 +179,7 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 			return ret;
 	}
 	/* Overridden already says why the boot value differs from hosttune's. */
-	if (live && !same_number(live, eff->value) && !(ours && ours != eff && problem)) {
+	if (live && !ht_int_text_equal(live, eff->value) && !(ours && ours != eff && problem)) {
 		problem = true;
 		ret = add(r, HT_VERIFY_PROBLEM, "drift", key,
 		          "%s is %s live but %s at boot (%s:%u): %s", key, live, eff->value,
@@ -224,7 +210,7 @@ static bool hashsize_matches(const char *live, const char *opt, int64_t slots)
 	char *end;
 	long long o;
 
-	if (same_number(live, opt))
+	if (ht_int_text_equal(live, opt))
 		return true;
 	errno = 0;
 	o = strtoll(opt, &end, 0);
@@ -257,7 +243,7 @@ static int check_hashsize(struct ht_verify_report *r, const struct ht_finding *f
 		           "hashsize is %s live but %s:%u gives %s: the module loaded before the "
 		           "option was written, or the initramfs holds an older copy of modprobe.d "
 		           "(update-initramfs -u)", live, opt->file, opt->line, opt->value);
-	if (!(opt && opt->value) && live && dflt && !same_number(live, dflt) && builtin) {
+	if (!(opt && opt->value) && live && dflt && !ht_int_text_equal(live, dflt) && builtin) {
 		_cleanup_free_ char *cmd = ht_kcmdline_param(root, "nf_conntrack.hashsize");
 
 		/* Built in: the boot's hashsize is the kernel command line's. */
@@ -276,7 +262,7 @@ static int check_hashsize(struct ht_verify_report *r, const struct ht_finding *f
 		           "command line keeps it (GRUB_CMDLINE_LINUX in /etc/default/grub, then "
 		           "update-grub); modprobe.d never reaches it", live, dflt, live);
 	}
-	if (!(opt && opt->value) && live && dflt && !same_number(live, dflt))
+	if (!(opt && opt->value) && live && dflt && !ht_int_text_equal(live, dflt))
 		return add(r, HT_VERIFY_PROBLEM, "hashsize-live", key,
 		           "hashsize is %s live, not the kernel's default %s, but no modprobe.d "
 		           "option keeps it: it is lost when nf_conntrack next loads", live, dflt);

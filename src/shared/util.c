@@ -19,6 +19,19 @@ int ht_error_set(struct ht_error *err, int errnum, const char *fmt, ...)
 	return -errnum;
 }
 
+bool ht_int_text_equal(const char *a, const char *b)
+{
+	char *ea, *eb;
+	long long x, y;
+
+	if (strcmp(a, b) == 0)
+		return true;
+	errno = 0;
+	x = strtoll(a, &ea, 0);
+	y = strtoll(b, &eb, 0);
+	return !errno && ea != a && eb != b && !*ea && !*eb && x == y;
+}
+
 bool ht_root_is_live(const char *root)
 {
 	if (!root)

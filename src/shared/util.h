@@ -75,6 +75,12 @@ int ht_error_set(struct ht_error *err, int errnum, const char *fmt, ...) _printf
  */
 char *ht_root_path(const char *root, const char *path);
 
+/*
+ * ht_int_text_equal - true when @a and @b are the same text, or integers
+ * (strtoll base 0, as the kernel reads "0x10000") of the same value.
+ */
+bool ht_int_text_equal(const char *a, const char *b);
+
 /* True when @root means the live host (NULL, "", or only slashes). */
 bool ht_root_is_live(const char *root);
 
