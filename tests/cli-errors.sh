@@ -121,7 +121,7 @@ bad_args "--set conn_rate=10^17" \
 # a TIME_WAIT of 0 s would recommend writing 0 to sysctl.d; 1 s up to the
 # kernel's 120 s (nf_conntrack_proto_tcp.c) is the sane span.
 bad_args "--set time_wait=0" \
-	"hosttune: --set workload.time_wait=0: expected a number >= 1 and <= 120, found 0" \
+	"hosttune: --set workload.time_wait=0: expected an integer >= 1 and <= 120, found 0" \
 	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.time_wait=0 audit
 # A burst of 0 would give "a headroom of 0x": the peak is at least the mean (1x).
 bad_args "--set burst=0" \
@@ -143,11 +143,15 @@ bad_args "--set conn_rate above its range" \
 	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.conn_rate=10000001 audit
 # 121 s is one above the kernel default; 0.5 below 1 s (a decimal shows as typed).
 bad_args "--set time_wait above its range" \
-	"hosttune: --set workload.time_wait=121s: expected a number >= 1 and <= 120, found 121" \
+	"hosttune: --set workload.time_wait=121s: expected an integer >= 1 and <= 120, found 121" \
 	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.time_wait=121s audit
 bad_args "--set time_wait of half a second" \
-	"hosttune: --set workload.time_wait=0.5: expected a number >= 1 and <= 120, found 0.5" \
+	"hosttune: --set workload.time_wait=0.5: expected an integer >= 1 and <= 120, found 0.5" \
 	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.time_wait=0.5 audit
+# 1.5 s is inside 1..120 but not whole: the sysctl it would become is an integer.
+bad_args "--set time_wait of 1.5 s" \
+	"hosttune: --set workload.time_wait=1.5: expected an integer >= 1 and <= 120, found 1.5" \
+	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.time_wait=1.5 audit
 
 # Every shipped profile is within the ranges, and at each bound the audit runs:
 # 1 s, 120 s; burst 1 and 1000; mem_budget 1 (all of RAM); conn_rate 0 and 1e7.

@@ -92,9 +92,10 @@ struct ht_var {
 struct ht_var_range {
 	char *name;           /* workload.NAME */
 	struct ht_srcpos pos; /* where the declaration's value starts */
+	bool integer;         /* "integer" before the bounds: a whole number only */
 	bool has_lo, lo_open, has_hi, hi_open;
 	double lo, hi;
-	char *expect; /* "a number >= 1 and <= 1000", for messages */
+	char *expect; /* "a number >= 1 and <= 1000", "an integer ...", for messages */
 };
 
 struct ht_ruleset {

@@ -6,6 +6,7 @@
  * and engine.c both call it without calling each other back.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,10 +184,20 @@ int rules_declare_range(struct ht_ruleset *rs, const char *name, const char *tex
 {
 	struct ht_var_range rg = { .pos = *pos };
 	char expect[256] = "a number";
-	size_t elen = strlen(expect);
+	size_t elen;
 	const char *p = text;
 	struct ht_var_range *n;
 	int r = 0;
+
+	while (is_blank(*p))
+		p++;
+	/* "integer >= 1s and <= 120s": a value that goes into an integer sysctl. */
+	if (strncmp(p, "integer", 7) == 0 && (is_blank(p[7]) || !p[7])) {
+		rg.integer = true;
+		snprintf(expect, sizeof(expect), "an integer");
+		p += 7;
+	}
+	elen = strlen(expect);
 
 	for (unsigned nb = 0;; nb++) {
 		static const char *const ops[] = { ">=", "<=", ">", "<" };
@@ -263,7 +274,7 @@ int rules_declare_range(struct ht_ruleset *rs, const char *name, const char *tex
 	}
 	if (rg.has_lo && rg.has_hi && (rg.lo > rg.hi || (rg.lo == rg.hi && (rg.lo_open || rg.hi_open))))
 		return ht_error_set(err, EINVAL, "%s:%u:%u: no number is %s", pos->file, pos->line,
-		                    pos->col, expect + strlen("a number "));
+		                    pos->col, expect + strlen(rg.integer ? "an integer " : "a number "));
 	if (elen >= sizeof(expect))
 		return ht_error_set(err, EINVAL, "%s:%u:%u: range longer than %zu bytes", pos->file,
 		                    pos->line, pos->col, sizeof(expect) - 1);
@@ -302,7 +313,8 @@ int rules_check_var(const struct ht_ruleset *rs, const struct ht_var *var, const
 		rg = &nonneg;
 	x = ht_value_as_double(&var->value);
 	if ((!rg->has_lo || (rg->lo_open ? x > rg->lo : x >= rg->lo)) &&
-	    (!rg->has_hi || (rg->hi_open ? x < rg->hi : x <= rg->hi)))
+	    (!rg->has_hi || (rg->hi_open ? x < rg->hi : x <= rg->hi)) &&
+	    (!rg->integer || x == floor(x)))
 		return 0;
 	found = ht_value_format(&var->value);
 	if (!found)
