@@ -183,6 +183,12 @@ printf '[profile]\ninclude = default\n[workload]\nburst = 0\n' >"$TMP/s/profiles
 bad_args "profile burst = 0" \
 	"hosttune: $TMP/s/profiles/zero.profile:4:9: workload.burst: expected a number >= 1 and <= 1000, found 0" \
 	--rules "$TMP/s" --facts "$FACTS" --profile zero audit
+# The same variable twice in one profile: the second line, column 1.
+printf '[profile]\ninclude = default\n[workload]\nconn_rate = 200\nconn_rate = 300\n' \
+	>"$TMP/s/profiles/dup.profile"
+bad_args "profile sets conn_rate twice" \
+	"hosttune: $TMP/s/profiles/dup.profile:5:1: duplicate workload variable 'workload.conn_rate' (first on line 4)" \
+	--rules "$TMP/s" --facts "$FACTS" --profile dup audit
 printf '[profile]\ninclude = garage\n[workload]\nconn_rate = -5\n' >"$TMP/s/profiles/neg.profile"
 bad_args "profile conn_rate = -5" \
 	"hosttune: $TMP/s/profiles/neg.profile:4:13: workload.conn_rate: expected a number >= 0 and <= 10000000, found -5" \

@@ -807,6 +807,11 @@ static int profile_set_var(struct load_ctx *c, const char *full, const char *val
 		                 "unknown workload variable '%s' (the included profiles define: %s)",
 		                 full, c->rs->nvars ? known : "none");
 	}
+	/* Twice in one profile file: a typo or a forgotten edit, not an override. */
+	if (var && var->pos.file && strcmp(var->pos.file, pos->file) == 0)
+		return load_fail(c, c->lineno, value_col(c, true, full + strlen("workload.")), EINVAL,
+		                 "duplicate workload variable '%s' (first on line %u)", full,
+		                 var->pos.line);
 	if (var && (r = ht_value_copy(&old, &var->value)) < 0)
 		return r;
 	r = rules_set_var_text(c->rs, full, value, pos, c->err, &c->ret);
