@@ -765,14 +765,6 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 	}
 }
 
-static struct ht_var *var_lookup(const struct ht_ruleset *rs, const char *name)
-{
-	for (size_t i = 0; i < rs->nvars; i++)
-		if (strcmp(rs->vars[i].name, name) == 0)
-			return &rs->vars[i];
-	return NULL;
-}
-
 /*
  * A [workload] variable. Over an included profile only a variable the
  * included chain defines may be set, and to a value of its type: a typo
@@ -781,7 +773,7 @@ static struct ht_var *var_lookup(const struct ht_ruleset *rs, const char *name)
 static int profile_set_var(struct load_ctx *c, const char *full, const char *value,
                            const struct ht_srcpos *pos)
 {
-	struct ht_var *var = var_lookup(c->rs, full);
+	struct ht_var *var = rules_var_find(c->rs, full);
 	struct ht_value old = { 0 };
 	int r;
 
@@ -819,7 +811,7 @@ static int profile_set_var(struct load_ctx *c, const char *full, const char *val
 		ht_value_clear(&old);
 		return r;
 	}
-	var = var_lookup(c->rs, full);
+	var = rules_var_find(c->rs, full);
 	if (ht_type_is_number(old.type) != ht_type_is_number(var->value.type) ||
 	    (!ht_type_is_number(old.type) && old.type != var->value.type)) {
 		r = load_fail(c, c->lineno, pos->col, EINVAL, "%s is a %s, got a %s", full,
