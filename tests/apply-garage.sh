@@ -224,7 +224,7 @@ fresh
 ln -s "$TMP/outside" "$TMP/g/var"
 sums >"$TMP/before-link.sums"
 ht --root "$TMP/g" $G apply >"$TMP/out" 2>"$TMP/err"
-expect_eq "symlinked var/: exit 3" 3 $?
+expect_eq "symlinked var/: refused, exit 2 (a file in the way)" 2 $?
 expect_contains "symlinked var/: names it" "$TMP/g/var is a symlink" "$(cat "$TMP/err")"
 expect_eq "symlinked var/: no state file outside" "" "$(ls -A "$TMP/outside")"
 same_tree before-link "symlinked var/: the tree as it was"
@@ -262,7 +262,7 @@ cp "$TMP/g/var/lib/hosttune/state" "$TMP/state.good"
 state_json '.files[2].path = "/../../outside-c/evil.conf"'
 sums >"$TMP/before-bad.sums"
 ht --root "$TMP/g" revert >"$TMP/out" 2>"$TMP/err"
-expect_eq "state with /../../outside-c/evil.conf: exit 3" 3 $?
+expect_eq "state with /../../outside-c/evil.conf: refused, exit 2" 2 $?
 expect_contains "state with a bad path: names the entry" \
 	'state: files entry 3: path "/../../outside-c/evil.conf" is not a file hosttune writes' \
 	"$(cat "$TMP/err")"
@@ -272,7 +272,7 @@ same_tree before-bad "state with a bad path: nothing changed, the state file kep
 cp "$TMP/state.good" "$TMP/g/var/lib/hosttune/state"
 state_json '.live[1].path = "/proc/sys/../../etc/passwd"'
 ht --root "$TMP/g" revert >"$TMP/out" 2>"$TMP/err"
-expect_eq "state with a bad live path: exit 3" 3 $?
+expect_eq "state with a bad live path: refused, exit 2" 2 $?
 expect_contains "state with a bad live path: names the entry" \
 	'live entry 2: path "/proc/sys/../../etc/passwd" is not the procfs/sysfs file' \
 	"$(cat "$TMP/err")"
@@ -280,7 +280,7 @@ cp "$TMP/state.good" "$TMP/g/var/lib/hosttune/state"
 state_json '.live[0].old = 4096'
 sums >"$TMP/before-bad.sums"
 ht --root "$TMP/g" revert >"$TMP/out" 2>"$TMP/err"
-expect_eq "state with a number for old: exit 3" 3 $?
+expect_eq "state with a number for old: refused, exit 2" 2 $?
 expect_contains "state with a number for old: says so" \
 	'live entry 1: "old" is 4096: not a string or null' "$(cat "$TMP/err")"
 same_tree before-bad "state with a number for old: nothing changed"
@@ -294,9 +294,38 @@ mkdir -p "$TMP/g/var/lib/hosttune"
 printf '{ "files": [ \n' >"$TMP/g/var/lib/hosttune/state"
 sums >"$TMP/before-bad.sums"
 ht --root "$TMP/g" $G apply >"$TMP/out" 2>"$TMP/err"
-expect_eq "corrupt state: apply exits 3" 3 $?
+expect_eq "corrupt state: apply refused, exit 2" 2 $?
 expect_contains "corrupt state: says so" "state: not a hosttune state file" "$(cat "$TMP/err")"
 same_tree before-bad "corrupt state: nothing changed"
+
+# A NUL byte in the state file, and a state file that is a symlink: refused
+# like any state file that is not hosttune's (exit 2, one line naming it),
+# by apply and by revert alike; a symlinked config file is exit 2 too.
+fresh
+mkdir -p "$TMP/g/var/lib/hosttune"
+printf '{"files": [], "live": []}\0\n' >"$TMP/g/var/lib/hosttune/state"
+sums >"$TMP/before-bad.sums"
+for cmd in "$G apply" revert; do
+	ht --root "$TMP/g" $cmd >"$TMP/out" 2>"$TMP/err"
+	expect_eq "NUL in the state file: ${cmd##* } refused, exit 2" 2 $?
+	expect_eq "NUL in the state file: ${cmd##* } says so in one line" \
+		"hosttune: ${cmd##* } refused, nothing was changed: $TMP/g/var/lib/hosttune/state: holds a NUL byte: not a text file" \
+		"$(cat "$TMP/err")"
+done
+same_tree before-bad "NUL in the state file: nothing changed"
+fresh
+mkdir -p "$TMP/g/var/lib/hosttune"
+echo '{"files": [], "live": []}' >"$TMP/outside/state"
+ln -s "$TMP/outside/state" "$TMP/g/var/lib/hosttune/state"
+sums >"$TMP/before-bad.sums"
+for cmd in "$G apply" revert; do
+	ht --root "$TMP/g" $cmd >"$TMP/out" 2>"$TMP/err"
+	expect_eq "symlinked state file: ${cmd##* } refused, exit 2" 2 $?
+	expect_contains "symlinked state file: ${cmd##* } names it" \
+		"$TMP/g/var/lib/hosttune/state is a symlink" "$(cat "$TMP/err")"
+done
+same_tree before-bad "symlinked state file: nothing changed"
+rm -f "$TMP/outside/state"
 
 # ---- revert leaves a file the admin edited since apply ----
 fresh

@@ -97,11 +97,17 @@ ssize_t __wrap_write(int fd, const void *buf, size_t n)
 {
 	char name[PATH_MAX];
 	const char *base;
+	size_t len;
 
 	if (fault.clamp) {
 		fd_name(fd, name, sizeof(name));
 		base = strrchr(name, '/');
-		if (base && strcmp(base + 1, fault.clamp) == 0) {
+		base = base ? base + 1 : name;
+		len = strlen(fault.clamp);
+		/* A plain file is replaced through a temp file: ".NAME.hosttune-XXXXXX". */
+		if (strcmp(base, fault.clamp) == 0 ||
+		    (ht_tmp_name(base) && strncmp(base + 1, fault.clamp, len) == 0 &&
+		     strncmp(base + 1 + len, ".hosttune-", 10) == 0)) {
 			if (fault.clamp_once)
 				fault.clamp = NULL;
 			if (__real_write(fd, "1\n", 2) != 2)
@@ -322,6 +328,18 @@ static void test_read_at(void **state _unused_)
 	assert_int_equal(ht_file_read_at(root, "/etc/sysctl.d/dir", &c, NULL, &err), -EISDIR);
 }
 
+/* A directory fsynced whose path was PREFIX, six temp characters, then SUFFIX. */
+static bool synced_under(const char *prefix, const char *suffix)
+{
+	size_t n = strlen(prefix);
+
+	for (size_t i = 0; i < fault.nsynced; i++)
+		if (strncmp(fault.synced[i], prefix, n) == 0 && strlen(fault.synced[i]) > n + 6 - 1 &&
+		    strcmp(fault.synced[i] + n + 6, suffix) == 0)
+			return true;
+	return false;
+}
+
 static bool synced(const char *full)
 {
 	for (size_t i = 0; i < fault.nsynced; i++)
@@ -357,8 +375,9 @@ static void test_write_at(void **state _unused_)
 	mode_t old_umask;
 
 	/*
-	 * Missing directories are created 0755 whatever the umask, each parent
-	 * fsynced before the file appears.
+	 * Missing directories are created 0755 whatever the umask, and appear at
+	 * once with the file: built as ROOT/.etc.hosttune-XXXXXX (each directory
+	 * fsynced while it has that name), then renamed, then ROOT fsynced.
 	 */
 	old_umask = umask(077);
 	assert_int_equal(ht_file_write_at(root, "/etc/sysctl.d/90-hosttune.conf", "x = 1\n", 0644,
@@ -371,10 +390,11 @@ static void test_write_at(void **state _unused_)
 	assert_int_equal(mode_of(at("/etc")), 0755);
 	assert_int_equal(mode_of(at("/etc/sysctl.d")), 0755);
 	assert_int_equal(temps("/etc/sysctl.d"), 0);
-	snprintf(etc, sizeof(etc), "%s", at("/etc"));
+	snprintf(etc, sizeof(etc), "%s/.etc.hosttune-", root);
 	assert_true(synced(root));
-	assert_true(synced(etc));
-	assert_true(synced(at("/etc/sysctl.d")));
+	assert_true(synced_under(etc, ""));
+	assert_true(synced_under(etc, "/sysctl.d"));
+	assert_false(synced(at("/etc")));
 
 	/* The mode asked for, whatever the umask. */
 	assert_int_equal(ht_file_write_at(root, "/etc/sysctl.d/90-hosttune.conf", "x = 2\n", 0600,
@@ -602,8 +622,8 @@ static void test_apply_revert(void **state _unused_)
 
 	make_plan(&p);
 	before = tree();
-	assert_int_equal(ht_plan_apply(&p, root, NULL, false, &err), -EEXIST);
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), 0);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, false, NULL, &err), -EEXIST);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), 0);
 	c = slurp(at(MAX));
 	assert_string_equal(c, "65536\n");
 	/* The copy of the file taken over keeps its mode; the new file is 0644. */
@@ -631,7 +651,7 @@ static void test_apply_dirsync_fails(void **state _unused_)
 	make_plan(&p);
 	before = tree();
 	fault.fail_dirsync_after = "90-hosttune.conf";
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), -EIO);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), -EIO);
 	assert_non_null(strstr(err.msg, "fsync of its directory failed"));
 	after = tree();
 	assert_string_equal(before, after);
@@ -648,14 +668,14 @@ static void test_apply_backup_then_fail(void **state _unused_)
 	make_plan(&p);
 	before = tree();
 	fault.fail_rename_to = "hosttune.conf";
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), -EIO);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), -EIO);
 	after = tree();
 	assert_string_equal(before, after);
 	assert_int_equal(mode_of(at(MODPROBE)), 0600);
 	/* ... and the same when the copy's own directory fsync fails after its rename. */
 	fault_reset();
 	fault.fail_dirsync_after = "hosttune.conf.hosttune-orig";
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), -EIO);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), -EIO);
 	free(after);
 	after = tree();
 	assert_string_equal(before, after);
@@ -673,7 +693,7 @@ static void test_apply_clamped(void **state _unused_)
 	before = tree();
 	fault.clamp = "nf_conntrack_max";
 	fault.clamp_once = true;
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), -EIO);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), -EIO);
 	assert_non_null(strstr(err.msg, "wrote 65536 but read back 1"));
 	after = tree();
 	assert_string_equal(before, after);
@@ -681,7 +701,7 @@ static void test_apply_clamped(void **state _unused_)
 	/* Clamped for good: rollback cannot restore it, so the state file stays for revert. */
 	fault.clamp = "nf_conntrack_max";
 	fault.clamp_once = false;
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), -ENOTRECOVERABLE);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), -ENOTRECOVERABLE);
 	assert_non_null(strstr(err.msg,
 	                       "rollback could not restore net.netfilter.nf_conntrack_max"));
 	assert_true(exists(at(HT_STATE_FILE)));
@@ -703,7 +723,7 @@ static void test_apply_bad_state(void **state _unused_)
 	make_plan(&p);
 	put(HT_STATE_FILE, "{ not json", 0600);
 	before = tree();
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), -EBADMSG);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), -EBADMSG);
 	assert_non_null(strstr(err.msg, "not a hosttune state file"));
 	after = tree();
 	assert_string_equal(before, after);
@@ -773,7 +793,7 @@ static void test_revert_edited_and_gone(void **state _unused_)
 	struct ht_plan p;
 
 	make_plan(&p);
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), 0);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), 0);
 	put(SYSCTL, "# the admin's now\n", 0644);
 	rm_rf(at("/sys/module/nf_conntrack"));
 	assert_int_equal(revert(&report, &err), 0);
@@ -804,7 +824,7 @@ static void test_revert_incomplete(void **state _unused_)
 
 	make_plan(&p);
 	before = tree();
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), 0);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), 0);
 	assert_int_equal(rename(at(MAX), at("/proc/sys/net/netfilter/max.real")), 0);
 	assert_int_equal(symlink("max.real", at(MAX)), 0);
 	assert_int_equal(revert(&report, &err), -ELOOP);
@@ -840,7 +860,7 @@ static void test_apply_symlinked_dir(void **state _unused_)
 	make_plan(&p);
 	assert_int_equal(symlink(outside, at("/var")), 0);
 	before = tree();
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, &err), -EBADMSG);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), -EBADMSG);
 	assert_non_null(strstr(err.msg, "/var is a symlink"));
 	after = tree();
 	assert_string_equal(before, after);

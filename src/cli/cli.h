@@ -22,6 +22,8 @@ enum {
 	EXIT_FINDINGS = 1,
 	EXIT_USAGE = 2,
 	EXIT_COLLECT = 3,
+	EXIT_BUSY = 4,       /* apply/revert: another run holds the lock; nothing changed */
+	EXIT_UNREPORTED = 5, /* apply/revert done, but its report could not be written */
 };
 
 /* The command line, as main.c parsed it. Strings point into argv. */
@@ -43,6 +45,7 @@ struct options {
 	const char *record;
 	double interval;          /* watch, s */
 	double duration;          /* watch, s; 0 until Ctrl-C */
+	double wait;              /* apply, revert: for the lock, s (default 10) */
 	enum ht_severity fail_on;
 };
 

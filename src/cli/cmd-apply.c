@@ -82,6 +82,37 @@ static int check_state_in_root(const struct options *o)
 }
 
 /*
+ * The lock of apply and revert (ht_persist_lock()), waiting --wait: the
+ * descriptor, or the exit status after a one-line message.
+ */
+static int take_lock(const struct options *o, const char *cmd, int *fd)
+{
+	struct ht_error err = { "" };
+	int r = ht_persist_lock(o->root, o->wait, &err);
+
+	if (r >= 0) {
+		*fd = r;
+		return 0;
+	}
+	fprintf(stderr, "hosttune: %s: %s\n", cmd, err.msg[0] ? err.msg : strerror(-r));
+	return r == -EWOULDBLOCK ? EXIT_BUSY : EXIT_COLLECT;
+}
+
+/*
+ * After apply or revert changed the host: a report that could not be written
+ * (a full disk, a closed pipe) is its own outcome, EXIT_UNREPORTED, not a
+ * failure to change it. Returns @r or EXIT_UNREPORTED.
+ */
+static int check_report(int r, const char *done)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return r;
+	fprintf(stderr, "hosttune: %s, but the report could not be written: %s\n", done,
+	        strerror(errno ? errno : EIO));
+	return EXIT_UNREPORTED;
+}
+
+/*
  * plan and apply: the audit's findings turned into files and live values.
  * A facts file has no host to apply to, so only plan accepts one.
  * plan exits 0 whatever it shows. apply exits 1 (EXIT_FINDINGS) after a
@@ -91,6 +122,8 @@ static int check_state_in_root(const struct options *o)
  */
 int cmd_apply(const struct options *o)
 {
+	_cleanup_(ht_paths_free) struct ht_paths swept = { 0 };
+	_cleanup_close_ int lock = -1;
 	struct ht_facts *facts = NULL;
 	struct ht_ruleset *rs = NULL;
 	struct ht_findings findings = { 0 };
@@ -100,6 +133,9 @@ int cmd_apply(const struct options *o)
 
 	/* --facts: plan and apply --dry-run only (main.c's option table). */
 	if (!o->dry_run && (r = check_state_in_root(o)) != 0)
+		return r;
+	/* From before the plan reads the files to after the last fsync. */
+	if (!o->dry_run && (r = take_lock(o, "apply", &lock)) != 0)
 		return r;
 	r = cli_evaluate(o, &rs, &facts, &findings);
 	if (r)
@@ -117,7 +153,10 @@ int cmd_apply(const struct options *o)
 		    (ht_plan_print(&plan, stdout) < 0 ? EXIT_COLLECT : 0);
 		goto out;
 	}
-	r = ht_plan_apply(&plan, o->root, o->state, o->force, &err);
+	r = ht_plan_apply(&plan, o->root, o->state, o->force, &swept, &err);
+	for (size_t i = 0; i < swept.n; i++)
+		fprintf(stderr, "hosttune: removed %s, left by an interrupted hosttune\n",
+		        swept.v[i]);
 	if (r < 0) {
 		const char *msg = err.msg[0] ? err.msg : strerror(-r);
 
@@ -125,12 +164,15 @@ int cmd_apply(const struct options *o)
 			fprintf(stderr, "hosttune: apply refused: %s\n", msg);
 		else if (r == -EBADMSG)
 			fprintf(stderr, "hosttune: apply refused, nothing was changed: %s\n", msg);
+		else if (r == -ECANCELED)
+			fprintf(stderr, "hosttune: apply failed, nothing was changed: %s\n", msg);
 		else if (r == -ENOTRECOVERABLE)
 			fprintf(stderr, "hosttune: apply failed and could not roll everything back: "
 			        "%s\n", msg);
 		else
 			fprintf(stderr, "hosttune: apply failed, every change rolled back: %s\n", msg);
-		r = r == -EEXIST ? EXIT_USAGE : EXIT_COLLECT;
+		/* Refused for what is in the way (a file not hosttune's, a symlink): like bad input. */
+		r = r == -EEXIST || r == -EBADMSG ? EXIT_USAGE : EXIT_COLLECT;
 		goto out;
 	}
 	if (o->json)
@@ -159,10 +201,13 @@ int cmd_apply(const struct options *o)
 				printf("set %s from %s to %s\n", l->key, l->old ? l->old : "-", l->new);
 		}
 	}
-	if (!o->json && plan.nwarnings && ht_plan_print_warnings(&plan, stdout) < 0)
-		r = EXIT_COLLECT;
+	if (!o->json && plan.nwarnings)
+		ht_plan_print_warnings(&plan, stdout);
 	if (r == 0 && plan.nwarnings)
 		r = EXIT_FINDINGS;
+	if (r == 0 || r == EXIT_FINDINGS)
+		r = check_report(r, ht_plan_empty(&plan) ? "apply found nothing to change" :
+		                    "apply is complete");
 out:
 	ht_plan_free(&plan);
 	ht_findings_free(&findings);
@@ -316,11 +361,14 @@ int cmd_revert(const struct options *o)
 {
 	struct ht_error err = { "" };
 	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int lock = -1;
 	size_t len = 0;
 	FILE *report = stdout;
 	int r;
 
 	if ((r = check_state_in_root(o)) != 0)
+		return r;
+	if ((r = take_lock(o, "revert", &lock)) != 0)
 		return r;
 	if (o->json) {
 		report = open_memstream(&text, &len);
@@ -336,7 +384,7 @@ int cmd_revert(const struct options *o)
 		return EXIT_COLLECT;
 	}
 	/* Refused or nothing there: nothing changed, nothing to print. */
-	if (o->json && r != -ENOENT && r != -EBADMSG &&
+	if (o->json && r != -ENOENT && r != -EBADMSG && r != -ECANCELED &&
 	    cli_print_json(revert_json(o, text, r >= 0)) != 0)
 		return EXIT_COLLECT;
 	if (r < 0) {
@@ -346,9 +394,11 @@ int cmd_revert(const struct options *o)
 			fprintf(stderr, "hosttune: revert: %s\n", msg);
 		else if (r == -EBADMSG)
 			fprintf(stderr, "hosttune: revert refused, nothing was changed: %s\n", msg);
+		else if (r == -ECANCELED)
+			fprintf(stderr, "hosttune: revert failed, nothing was changed: %s\n", msg);
 		else
 			fprintf(stderr, "hosttune: revert incomplete: %s\n", msg);
-		return r == -ENOENT ? EXIT_USAGE : EXIT_COLLECT;
+		return r == -ENOENT || r == -EBADMSG ? EXIT_USAGE : EXIT_COLLECT;
 	}
-	return 0;
+	return check_report(0, "revert is complete");
 }

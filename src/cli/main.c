@@ -75,6 +75,7 @@ static const struct opt {
 	{ { "only", required_argument, NULL, 'O' }, C_PLAN | C_APPLY },
 	{ { "force", no_argument, NULL, 'X' }, C_APPLY },
 	{ { "state", required_argument, NULL, 'S' }, C_AUDIT | C_APPLY | C_REVERT | C_VERIFY },
+	{ { "wait", required_argument, NULL, 'T' }, C_APPLY | C_REVERT },
 	{ { "interval", required_argument, NULL, 'I' }, C_WATCH },
 	{ { "duration", required_argument, NULL, 'D' }, C_WATCH },
 	{ { "record", required_argument, NULL, 'W' }, C_WATCH },
@@ -184,6 +185,7 @@ static void help(FILE *out)
 	        "      --force           take over files hosttune did not write\n"
 	        "                        (a copy is kept as FILE.hosttune-orig)\n"
 	        "      --state FILE      state file (default ROOT" HT_STATE_FILE ")\n"
+	        "      --wait TIME       for another apply or revert to finish (default 10s)\n"
 	        "      --interval TIME   between samples (default 1s; 250ms, 2min)\n"
 	        "      --duration TIME   how long (default 60s; 0 until Ctrl-C)\n"
 	        "      --record FILE     keep the samples for --observed\n"
@@ -199,8 +201,9 @@ static void help(FILE *out)
 	        "Exit status: 0 no finding at or above --fail-on, or apply/revert succeeded;\n"
 	        "1 findings at or above it; 2 usage, rules or facts input error, or a file\n"
 	        "hosttune did not write is in the way, or nothing to revert; 3 could not\n"
-	        "collect, apply or revert\n"
-	        "(an apply is rolled back).\n"
+	        "collect, apply or revert (an apply is rolled back); 4 another apply or\n"
+	        "revert is running (nothing changed); 5 apply or revert done, but its\n"
+	        "report could not be written.\n"
 	        "See hosttune(8) and hosttune.rules(5).\n");
 }
 
@@ -362,6 +365,11 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 				return cli_usage_error("--interval: expected a time such as 1s, 250ms or 2min "
 				                   "(1ms to 1 day), got '%s'", optarg);
 			break;
+		case 'T':
+			if (parse_seconds(optarg, &o->wait) < 0 || o->wait > 86400)
+				return cli_usage_error("--wait: expected a time such as 10s or 2min "
+				                   "(0: do not wait; at most 1 day), got '%s'", optarg);
+			break;
 		case 'D':
 			if (parse_seconds(optarg, &o->duration) < 0)
 				return cli_usage_error("--duration: expected a time such as 60s or 10min "
@@ -464,7 +472,7 @@ int main(int argc, char **argv)
 {
 	_cleanup_free_ const char **sets = calloc((size_t)argc, sizeof(*sets));
 	struct options o = { .fail_on = HT_SEV_WARNING, .sets = sets, .interval = 1,
-		             .duration = 60 };
+		             .duration = 60, .wait = 10 };
 	struct given g = { .n = 0 };
 	int r;
 
@@ -474,8 +482,11 @@ int main(int argc, char **argv)
 	if (r >= 0)
 		return r;
 	r = run_command(argc, argv, &o, &g);
-	/* A report that did not reach its reader (a full disk, a closed pipe) is a failure. */
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	/*
+	 * A report that did not reach its reader (a full disk, a closed pipe) is a
+	 * failure; apply and revert check their own (EXIT_UNREPORTED: the host changed).
+	 */
+	if (r != EXIT_UNREPORTED && (fflush(stdout) != 0 || ferror(stdout))) {
 		fprintf(stderr, "hosttune: writing the output: %s\n", strerror(errno ? errno : EIO));
 		return EXIT_COLLECT;
 	}

@@ -109,8 +109,21 @@ static void state_loc_done(struct state_loc *sl)
 }
 
 /*
+ * Errors of reading a file that say what is there, not that reading failed:
+ * a symlink, a '..', a directory or another kind of file, a NUL byte, a file
+ * too large. apply and revert refuse such a file (-EBADMSG); an I/O error
+ * stays what it is.
+ */
+static bool refusal(int r)
+{
+	return r == -ELOOP || r == -EXDEV || r == -EISDIR || r == -EINVAL || r == -EBADMSG ||
+	       r == -EFBIG || r == -ENOTDIR || r == -EBUSY;
+}
+
+/*
  * The state file's object, or a new empty one when there is none (*raw
- * NULL). Returns -EBADMSG when it cannot be read or is not a state file.
+ * NULL). Returns -EBADMSG when it is not a state file (not JSON, a symlink,
+ * a NUL byte), or the error reading it (err names it).
  */
 static int state_load(const struct state_loc *sl, struct json_object **out, char **raw,
                       struct ht_error *err)
@@ -119,10 +132,8 @@ static int state_load(const struct state_loc *sl, struct json_object **out, char
 	int r;
 
 	r = ht_file_read_at(sl->root, sl->path, raw, NULL, err);
-	if (r == -ENOMEM)
-		return r;
 	if (r < 0)
-		return -EBADMSG;
+		return refusal(r) ? -EBADMSG : r;
 	if (!*raw) {
 		o = json_object_new_object();
 		if (!o)
@@ -399,6 +410,146 @@ static int state_check(struct json_object *state, const struct state_loc *sl, bo
 	return 0;
 }
 
+/* ---- interrupted runs: temp files, and the state file's directories ---- */
+
+/* Adds @path's directories to @dirs: "/", "/etc", "/etc/sysctl.d" for a file in /etc/sysctl.d. */
+static int add_ancestors(struct ht_paths *dirs, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return ht_paths_add(dirs, ".");
+	for (const char *c = path; c <= slash; c++) {
+		_cleanup_free_ char *d = NULL;
+
+		if (*c != '/')
+			continue;
+		d = c == path ? strdup("/") : strndup(path, (size_t)(c - path));
+		if (!d || ht_paths_add(dirs, d) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Removes what an interrupted apply or revert left (ht_tmp_sweep()): in the
+ * directories of the files hosttune writes and of the state file, and below
+ * a --root in those of the live values @live_paths (plain files there,
+ * replaced through temp files too). Errors are not fatal: what stays is
+ * tried again next time. @swept (may be NULL) receives the paths removed.
+ */
+static int sweep(const char *root, const struct state_loc *sl, const char *const *live_paths,
+                 size_t nlive, struct ht_paths *swept)
+{
+	static const char *const files[] = {
+		HT_SYSCTL_FILE, HT_MODPROBE_FILE, HT_MODULES_LOAD_FILE, HT_LINK_PREFIX "x.link",
+	};
+	_cleanup_(ht_paths_free) struct ht_paths dirs = { 0 }, sdirs = { 0 }, ignored = { 0 };
+	int r = 0;
+
+	if (!swept)
+		swept = &ignored;
+	for (size_t i = 0; i < ARRAY_SIZE(files) && r == 0; i++)
+		r = add_ancestors(&dirs, files[i]);
+	for (size_t i = 0; i < nlive && r == 0 && ht_root_confined(root); i++)
+		if (live_paths[i])
+			r = add_ancestors(&dirs, live_paths[i]);
+	if (r == 0)
+		r = add_ancestors(sl->root == root ? &dirs : &sdirs, sl->path);
+	if (r < 0)
+		return r;
+	ht_tmp_sweep(root, &dirs, swept);
+	ht_tmp_sweep(NULL, &sdirs, swept);
+	return 0;
+}
+
+/*
+ * The directory that apply created for the default state file and that holds
+ * it, outermost (from @created, host paths), or NULL: with --state FILE, or
+ * when /var/lib/hosttune existed before.
+ */
+static const char *state_top(const struct state_loc *sl, const char *root,
+                             const struct ht_paths *created)
+{
+	const char *top = NULL;
+
+	if (sl->root != root || strcmp(sl->path, HT_STATE_FILE) != 0)
+		return NULL;
+	for (size_t i = 0; i < created->n; i++) {
+		size_t n = strlen(created->v[i]);
+
+		if (strncmp(HT_STATE_FILE, created->v[i], n) == 0 && HT_STATE_FILE[n] == '/' &&
+		    (!top || n < strlen(top)))
+			top = created->v[i];
+	}
+	return top;
+}
+
+static bool on_state_path(const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(HT_STATE_FILE, dir, n) == 0 && HT_STATE_FILE[n] == '/';
+}
+
+/*
+ * Removes the state file and, when apply created them (@top), its
+ * directories: at once by ht_chain_remove_at() when they hold nothing else;
+ * else the file, then each of them that is empty, deepest first. @report
+ * (may be NULL) gets a line per directory. Returns 0 or the first error.
+ */
+static int state_discard(const struct state_loc *sl, const char *root, const char *top,
+                         FILE *report, struct ht_error *err)
+{
+	bool changed, retired = false;
+	int r;
+
+	if (top) {
+		r = ht_chain_remove_at(sl->root, top, sl->path, &retired, err);
+		if (r < 0)
+			return r;
+	}
+	if (retired) {
+		if (report)
+			for (const char *d = sl->path + strlen(sl->path); d > sl->path + strlen(top);)
+				if (*--d == '/')
+					fprintf(report, "removed directory %.*s\n", (int)(d - sl->path),
+					        sl->path);
+		return 0;
+	}
+	r = ht_file_remove_at(sl->root, sl->path, &changed, err);
+	/* Removed, but the fsync of its directory failed: as far as anyone can see, it is gone. */
+	if (r < 0 && !changed)
+		return r;
+	if (!top)
+		return 0;
+	/* Something else is in them: the empty ones go, deepest first. */
+	for (const char *d = sl->path + strlen(sl->path); d > sl->path + strlen(top);) {
+		_cleanup_free_ char *dir = NULL;
+		struct ht_error e2 = { "" };
+		bool removed;
+
+		if (*--d != '/')
+			continue;
+		dir = strndup(sl->path, (size_t)(d - sl->path));
+		if (!dir)
+			return -ENOMEM;
+		r = ht_dir_remove_at(root, dir, &removed, &e2);
+		if (r == -ENOTEMPTY) {
+			if (report)
+				fprintf(report, "left directory %s: not empty\n", dir);
+			break;
+		}
+		if (r < 0) {
+			*err = e2;
+			return r;
+		}
+		if (removed && report)
+			fprintf(report, "removed directory %s\n", dir);
+	}
+	return 0;
+}
+
 /* ---- apply ---- */
 
 /* What apply did to one file of the plan, so that exactly that is undone. */
@@ -531,14 +682,23 @@ static int live_set(const char *root, enum ht_live_kind kind, const char *path,
 	return ht_live_write_at(root, path, value, changed, err);
 }
 
+/*
+ * Puts @content (NULL: no file) back at @path with @mode. A restore that took
+ * effect but whose directory fsync then failed counts as done, with
+ * *@unsynced set: what anyone reads is right, a crash may undo it.
+ */
 static int restore_file(const char *root, const char *path, const char *content, mode_t mode,
-                        struct ht_error *err)
+                        bool *unsynced, struct ht_error *err)
 {
-	bool changed;
+	bool changed = false;
+	int r = content ? ht_file_write_at(root, path, content, mode, &changed, err) :
+	                  ht_file_remove_at(root, path, &changed, err);
 
-	if (!content)
-		return ht_file_remove_at(root, path, &changed, err);
-	return ht_file_write_at(root, path, content, mode, &changed, err);
+	if (r < 0 && changed) {
+		*unsynced = true;
+		return 0;
+	}
+	return r;
 }
 
 static char *backup_path(const char *path)
@@ -602,7 +762,8 @@ static void rollback_failed(struct ht_error *err, const char *what, const struct
 
 /*
  * Undoes in reverse order what apply did (fs, live_done), the step that
- * failed included when it took effect. Returns @r, or -ENOTRECOVERABLE when
+ * failed included when it took effect, then the directories it created
+ * (@dirs), the state file last. Returns @r, or -ENOTRECOVERABLE when
  * something could not be restored: then the state file stays, so that
  * revert can finish the job.
  */
@@ -611,7 +772,7 @@ static int rollback(const struct ht_plan *p, const char *root, const struct file
                     const char *old_state, const struct ht_paths *dirs, int r,
                     struct ht_error *err)
 {
-	bool complete = true;
+	bool complete = true, unsynced = false;
 
 	for (size_t i = p->nlive; i-- > 0;) {
 		const struct ht_plan_live *l = &p->live[i];
@@ -630,18 +791,33 @@ static int rollback(const struct ht_plan *p, const char *root, const struct file
 		const struct ht_plan_file *f = &p->files[i];
 		struct ht_error e2 = { "" };
 
-		if (fs[i].main_done && restore_file(root, f->path, f->old, fs[i].mode, &e2) < 0) {
+		if (fs[i].main_done &&
+		    restore_file(root, f->path, f->old, fs[i].mode, &unsynced, &e2) < 0) {
 			rollback_failed(err, f->path, &e2);
 			complete = false;
 		}
 		if (fs[i].backup_done) {
 			_cleanup_free_ char *backup = backup_path(f->path);
-			bool changed;
 
-			if (!backup || ht_file_remove_at(root, backup, &changed, &e2) < 0) {
+			if (!backup || restore_file(root, backup, NULL, 0, &unsynced, &e2) < 0) {
 				rollback_failed(err, backup ? backup : f->path, &e2);
 				complete = false;
 			}
+		}
+	}
+	/* Deepest first (each was added after the ones that hold it); the state's go with it. */
+	for (size_t i = dirs->n; i-- > 0 && complete;) {
+		struct ht_error e2 = { "" };
+		bool removed;
+		int k;
+
+		if (state_written && on_state_path(dirs->v[i]))
+			continue;
+		k = ht_dir_remove_at(root, dirs->v[i], &removed, &e2);
+		/* Not empty: something not ours appeared in it; it stays, as revert would leave it. */
+		if (k < 0 && k != -ENOTEMPTY) {
+			rollback_failed(err, dirs->v[i], &e2);
+			complete = false;
 		}
 	}
 	if (!complete) {
@@ -654,34 +830,33 @@ static int rollback(const struct ht_plan *p, const char *root, const struct file
 	}
 	if (state_written) {
 		struct ht_error e2 = { "" };
-		bool changed;
-		int k = old_state ? ht_file_write_at(sl->root, sl->path, old_state, 0600, &changed,
-		                                     &e2) :
-		                    ht_file_remove_at(sl->root, sl->path, &changed, &e2);
+		int k = old_state ? restore_file(sl->root, sl->path, old_state, 0600, &unsynced,
+		                                 &e2) :
+		                    state_discard(sl, root, state_top(sl, root, dirs), NULL, &e2);
 
 		if (k < 0) {
 			rollback_failed(err, sl->shown, &e2);
 			return -ENOTRECOVERABLE;
 		}
 	}
-	/* Deepest first: each directory was added after the ones that hold it. */
-	for (size_t i = dirs->n; i-- > 0;) {
-		struct ht_error e2;
-		bool removed;
+	if (unsynced) {
+		size_t n = strlen(err->msg);
 
-		ht_dir_remove_at(root, dirs->v[i], &removed, &e2);
+		snprintf(err->msg + n, sizeof(err->msg) - n, "; the fsync of a directory failed "
+		         "during the rollback: the restored files may not survive a crash");
 	}
 	return r;
 }
 
 int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_path, bool force,
-                  struct ht_error *err)
+                  struct ht_paths *swept, struct ht_error *err)
 {
 	_cleanup_(state_loc_done) struct state_loc sl = { 0 };
 	_cleanup_(ht_paths_free) struct ht_paths dirs = { 0 };
 	_cleanup_free_ struct file_step *fs = NULL;
 	_cleanup_free_ bool *live_done = NULL;
 	_cleanup_free_ char *old_state = NULL;
+	_cleanup_free_ const char **live_paths = NULL;
 	struct json_object *state = NULL;
 	struct ht_error ignored;
 	bool state_written = false;
@@ -701,8 +876,14 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
 		return 0;
 	fs = calloc(p->nfiles + 1, sizeof(*fs));
 	live_done = calloc(p->nlive + 1, sizeof(*live_done));
-	if (!fs || !live_done || state_loc_init(&sl, root, state_path) < 0)
+	live_paths = calloc(p->nlive + 1, sizeof(*live_paths));
+	if (!fs || !live_done || !live_paths || state_loc_init(&sl, root, state_path) < 0)
 		return -ENOMEM;
+	for (size_t i = 0; i < p->nlive; i++)
+		live_paths[i] = p->live[i].path;
+	r = sweep(root, &sl, live_paths, p->nlive, swept);
+	if (r < 0)
+		return r;
 
 	/* Nothing changes before this block has passed: its errors are -EBADMSG. */
 	r = state_load(&sl, &state, &old_state, err);
@@ -717,7 +898,8 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
 		r = state_merge(state, p, fs, &dirs);
 	if (r < 0) {
 		json_object_put(state);
-		return r == -ENOMEM || r == -EEXIST ? r : -EBADMSG;
+		/* Nothing changed: refused (what is there), or reading failed (I/O). */
+		return r == -ENOMEM || r == -EEXIST ? r : refusal(r) ? -EBADMSG : -ECANCELED;
 	}
 
 	r = state_save(&sl, state, &state_written, err);
@@ -813,10 +995,13 @@ static int revert_file(const char *root, struct json_object *e, FILE *report,
 		say(report, "left %s: edited since hosttune wrote it\n", path);
 		return 0;
 	} else {
-		r = restore_file(root, path, content, mode, err);
+		bool unsynced = false;
+
+		r = restore_file(root, path, content, mode, &unsynced, err);
 		if (r < 0)
 			return r;
-		say(report, "%s %s\n", content ? "restored" : "removed", path);
+		say(report, "%s %s%s\n", content ? "restored" : "removed", path,
+		    unsynced ? " (but the fsync of its directory failed: a crash may undo it)" : "");
 	}
 	if (!content)
 		return 0;
@@ -834,11 +1019,18 @@ static int cmp_len_desc(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* Removes the directories apply created, deepest first, when they are empty. */
-static int remove_created_dirs(const char *root, struct json_object *dirs, FILE *report)
+/*
+ * Removes the directories apply created (@dirs), deepest first, when they
+ * are empty; not those of the state file (@skip_state), which go with it.
+ * @left receives those that could not be removed (not an empty one that is
+ * not: it stays by design). Returns 0 or the first error (@err).
+ */
+static int remove_created_dirs(const char *root, struct json_object *dirs, bool skip_state,
+                               FILE *report, struct ht_paths *left, struct ht_error *err)
 {
 	size_t n = dirs ? json_object_array_length(dirs) : 0;
 	_cleanup_free_ const char **v = calloc(n + 1, sizeof(*v));
+	int first = 0;
 
 	if (!v)
 		return -ENOMEM;
@@ -849,27 +1041,93 @@ static int remove_created_dirs(const char *root, struct json_object *dirs, FILE 
 	for (size_t i = 0; i < n; i++) {
 		struct ht_error e2 = { "" };
 		bool removed;
-		int r = ht_dir_remove_at(root, v[i], &removed, &e2);
+		int r;
 
+		if (skip_state && on_state_path(v[i]))
+			continue;
+		r = ht_dir_remove_at(root, v[i], &removed, &e2);
 		if (r == -ENOTEMPTY)
 			say(report, "left directory %s: not empty\n", v[i]);
-		else if (r < 0)
+		else if (r < 0) {
 			say(report, "could not remove directory %s: %s\n", v[i], e2.msg);
-		else if (removed)
+			if (ht_paths_add(left, v[i]) < 0)
+				return -ENOMEM;
+			if (!first) {
+				first = r;
+				*err = e2;
+			}
+		} else if (removed)
 			say(report, "removed directory %s\n", v[i]);
 	}
-	return 0;
+	return first;
+}
+
+/* The live paths of the state's "live" entries (NULL for channels), for sweep(). */
+static const char **state_live_paths(struct json_object *live)
+{
+	size_t n = json_object_array_length(live);
+	const char **v = calloc(n + 1, sizeof(*v));
+
+	for (size_t i = 0; v && i < n; i++)
+		v[i] = jget_str(json_object_array_get_idx(live, i), "path");
+	return v;
+}
+
+/*
+ * The state file again with only what is still to do: the files and live
+ * values not restored (@keep_file, @keep_live) and the directories not yet
+ * removed (@dirs_left, plus the state file's own, which go with it).
+ */
+static int state_keep(const struct state_loc *sl, struct json_object *state,
+                      const bool *keep_file, const bool *keep_live,
+                      const struct ht_paths *dirs_left, struct ht_error *err)
+{
+	struct json_object *files, *live, *dirs = NULL;
+	struct json_object *nfiles = json_object_new_array(), *nlive = json_object_new_array();
+	struct json_object *ndirs = json_object_new_array();
+	bool changed;
+
+	if (!nfiles || !nlive || !ndirs) {
+		json_object_put(nfiles);
+		json_object_put(nlive);
+		json_object_put(ndirs);
+		return -ENOMEM;
+	}
+	json_object_object_get_ex(state, "files", &files);
+	json_object_object_get_ex(state, "live", &live);
+	json_object_object_get_ex(state, "created_dirs", &dirs);
+	for (size_t i = 0; i < json_object_array_length(files); i++)
+		if (keep_file[i])
+			json_object_array_add(nfiles,
+			                      json_object_get(json_object_array_get_idx(files, i)));
+	for (size_t i = 0; i < json_object_array_length(live); i++)
+		if (keep_live[i])
+			json_object_array_add(nlive,
+			                      json_object_get(json_object_array_get_idx(live, i)));
+	for (size_t i = 0; dirs && i < json_object_array_length(dirs); i++) {
+		struct json_object *d = json_object_array_get_idx(dirs, i);
+
+		if (!dirs_left || on_state_path(json_object_get_string(d)) ||
+		    ht_paths_has(dirs_left, json_object_get_string(d)))
+			json_object_array_add(ndirs, json_object_get(d));
+	}
+	json_object_object_add(state, "files", nfiles);
+	json_object_object_add(state, "live", nlive);
+	json_object_object_add(state, "created_dirs", ndirs);
+	return state_save(sl, state, &changed, err);
 }
 
 int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_error *err)
 {
 	_cleanup_(state_loc_done) struct state_loc sl = { 0 };
+	_cleanup_(ht_paths_free) struct ht_paths swept = { 0 }, dirs_left = { 0 }, created = { 0 };
 	_cleanup_free_ bool *keep_live = NULL, *keep_file = NULL;
+	_cleanup_free_ const char **live_paths = NULL;
 	_cleanup_free_ char *raw = NULL;
-	struct json_object *state = NULL, *files, *live, *dirs = NULL, *nfiles, *nlive;
+	struct json_object *state = NULL, *files, *live, *dirs = NULL;
 	struct ht_error ignored, first_err = { "" };
 	size_t nl, nf, kept = 0;
-	bool changed;
+	bool changed, dir_failed = false;
 	int r, first = 0;
 
 	if (!err)
@@ -877,9 +1135,15 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 	err->msg[0] = '\0';
 	if (state_loc_init(&sl, root, state_path) < 0)
 		return -ENOMEM;
-	r = state_load(&sl, &state, &raw, err);
+	/* What an interrupted run left, also when there is nothing else to revert. */
+	r = sweep(root, &sl, NULL, 0, &swept);
 	if (r < 0)
 		return r;
+	for (size_t i = 0; i < swept.n; i++)
+		say(report, "removed %s: left by an interrupted hosttune\n", swept.v[i]);
+	r = state_load(&sl, &state, &raw, err);
+	if (r < 0)
+		return r == -ENOMEM || r == -EBADMSG ? r : -ECANCELED;
 	if (!raw) {
 		json_object_put(state);
 		return ht_error_set(err, ENOENT, "%s: no state file: nothing to revert", sl.shown);
@@ -896,10 +1160,18 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 	nf = json_object_array_length(files);
 	keep_live = calloc(nl + 1, sizeof(*keep_live));
 	keep_file = calloc(nf + 1, sizeof(*keep_file));
-	if (!keep_live || !keep_file) {
+	live_paths = state_live_paths(live);
+	if (!keep_live || !keep_file || !live_paths) {
 		json_object_put(state);
 		return -ENOMEM;
 	}
+	ht_paths_free(&swept);
+	if (sweep(root, &sl, live_paths, nl, &swept) < 0) {
+		json_object_put(state);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < swept.n; i++)
+		say(report, "removed %s: left by an interrupted hosttune\n", swept.v[i]);
 
 	for (size_t i = nl; i-- > 0;) {
 		struct json_object *e = json_object_array_get_idx(live, i);
@@ -947,36 +1219,45 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 		}
 	}
 
+	/* The directories once their files are back, the state file last (with its own). */
 	if (kept == 0) {
-		r = ht_file_remove_at(sl.root, sl.path, &changed, err);
-		if (r >= 0)
-			r = remove_created_dirs(root, dirs, report);
-		json_object_put(state);
-		return r;
+		const char *top;
+		struct ht_error e2 = { "" };
+
+		r = remove_created_dirs(root, dirs, sl.root == root, report, &dirs_left, &e2);
+		if (r == -ENOMEM) {
+			json_object_put(state);
+			return r;
+		}
+		if (r < 0) {
+			first = r;
+			first_err = e2;
+			kept = dirs_left.n;
+			dir_failed = true;
+		} else {
+			for (size_t i = 0; dirs && i < json_object_array_length(dirs); i++)
+				if (ht_paths_add(&created, json_object_get_string(
+				                 json_object_array_get_idx(dirs, i))) < 0) {
+					json_object_put(state);
+					return -ENOMEM;
+				}
+			top = state_top(&sl, root, &created);
+			r = state_discard(&sl, root, top, report, err);
+			json_object_put(state);
+			if (r < 0) {
+				size_t n = strlen(err->msg);
+
+				snprintf(err->msg + n, sizeof(err->msg) - n, " (everything else is "
+				         "restored)");
+			}
+			return r == -ENOENT ? -EIO : r;
+		}
 	}
 
 	/* What could not be restored stays in the state file for another revert. */
-	nfiles = json_object_new_array();
-	nlive = json_object_new_array();
-	if (!nfiles || !nlive) {
-		json_object_put(nfiles);
-		json_object_put(nlive);
-		json_object_put(state);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < nf; i++)
-		if (keep_file[i])
-			json_object_array_add(nfiles,
-			                      json_object_get(json_object_array_get_idx(files, i)));
-	for (size_t i = 0; i < nl; i++)
-		if (keep_live[i])
-			json_object_array_add(nlive,
-			                      json_object_get(json_object_array_get_idx(live, i)));
-	json_object_object_add(state, "files", nfiles);
-	json_object_object_add(state, "live", nlive);
 	{
 		struct ht_error e2 = { "" };
-		int k = state_save(&sl, state, &changed, &e2);
+		int k = state_keep(&sl, state, keep_file, keep_live, dir_failed ? &dirs_left : NULL, &e2);
 
 		ht_error_set(err, -first, "%s (%zu change%s not restored; %s)", first_err.msg, kept,
 		             kept == 1 ? "" : "s",

@@ -13,6 +13,8 @@
 #include "engine/rules.h"
 #include "shared/util.h"
 
+struct ht_paths;
+
 /*
  * persist/ holds plan, apply, revert and verify (the boot-configuration
  * readers they use are shared/bootconf.h): the only stage that writes files
@@ -148,32 +150,51 @@ int ht_plan_print_warnings(const struct ht_plan *p, FILE *out);
  * On any failure every file, live value and directory already changed is
  * restored, the failed step too when it took effect (a value that read back
  * clamped, a file renamed into place whose directory fsync failed).
+ * Directories apply creates appear at once with the file written into them
+ * (shared/fsutil.h), the state file's too, so that whatever point a crash
+ * stops it at, the state file records everything changed.
+ * Call it holding ht_persist_lock(): it first removes the temp files an
+ * interrupted run left (ht_tmp_sweep()) in hosttune's directories, the
+ * state file's and, below a --root, the live values'.
  * @force: take over files without hosttune's header, keeping
  *         PATH.hosttune-orig with the original's mode.
+ * @swept: if not NULL, receives the leftovers removed (paths with the root
+ *         prefix), for the caller to report.
  * Returns 0, or, with err saying why:
  *   -EEXIST   a file lacks the header and @force is false, or the
  *             PATH.hosttune-orig of a file to take over exists; nothing changed;
- *   -EBADMSG  refused before any change: the state file is unreadable, not
- *             JSON or names something hosttune does not write; a file to
- *             write resolves through a symlink or changed since the plan;
+ *   -EBADMSG  refused before any change: the state file is not JSON, names
+ *             something hosttune does not write, holds a NUL byte or is a
+ *             symlink; a file to write resolves through a symlink or changed
+ *             since the plan;
+ *   -ECANCELED  reading the state file or a file to replace failed (an I/O
+ *             error, err names it) before any change: nothing changed;
  *   -ENOTRECOVERABLE  a step failed and the rollback could not restore
  *             everything (err lists what): the state file stays, so that
  *             revert can finish;
  *   another negative errno: a step failed (err names it), every change rolled back.
  */
 int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_path, bool force,
-                  struct ht_error *err);
+                  struct ht_paths *swept, struct ht_error *err);
 
 /*
  * ht_revert - undo the applies recorded in the state file: restore every
  * live value and every file's previous content and mode (remove the files
  * hosttune created, and the directories apply created when empty), then
- * remove the state file. @report (may be NULL) receives one line per action:
+ * remove the state file last (with its directories when apply created them
+ * and they hold nothing else, at once: see ht_chain_remove_at()). Call it
+ * holding ht_persist_lock(): it first removes the temp files an interrupted
+ * run left (ht_tmp_sweep()), also when there is nothing else to revert.
+ * @report (may be NULL) receives one line per action:
  *   restored KEY to OLD | skipped KEY: does not exist now (a module unloaded,
  *   an interface gone) | restored PATH | removed PATH | unchanged PATH: already
  *   as before hosttune | left PATH: edited since hosttune wrote it |
  *   removed directory DIR | left directory DIR: not empty |
- *   could not restore KEY to OLD: WHY | could not restore PATH: WHY
+ *   removed PATH: left by an interrupted hosttune |
+ *   could not restore KEY to OLD: WHY | could not restore PATH: WHY |
+ *   could not remove directory DIR: WHY
+ * A restored or removed PATH whose directory fsync failed says so in
+ * parentheses (a crash may undo it).
  * A file whose content is no longer what apply wrote ("written") is left as
  * the admin made it, and counts as done.
  * Every entry is checked before anything changes: a path that is not one of
@@ -182,11 +203,25 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
  * JSON type refuse the whole file.
  * Returns 0; -ENOENT when there is no state file (and only then); -EBADMSG
  * when the state file is refused (err: "STATE: files entry 3: path ... is not
- * a file hosttune writes"), nothing changed; another negative errno when some
- * changes could not be restored: they stay in the rewritten state file for
- * another revert, the rest is restored (err names the first failure).
+ * a file hosttune writes", a symlink, a NUL byte), nothing changed;
+ * -ECANCELED when reading it failed (I/O), nothing changed; another negative
+ * errno when some changes could not be restored or a directory apply created
+ * could not be removed: they stay in the rewritten state file for another
+ * revert, the rest is restored (err names the first failure), or when the
+ * state file could not be removed after everything else was restored.
  */
 int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_error *err);
+
+/*
+ * ht_persist_lock - serialise apply and revert on one tree: an exclusive
+ * flock(2) on the @root directory ("/" without a --root; no lock file is
+ * created), held until the returned descriptor is closed (at exit). Take it
+ * before the plan is built and keep it past the last fsync.
+ * @wait_s: how long to wait for another run to finish, in seconds (0: try once).
+ * Returns the descriptor; -EWOULDBLOCK when another run still holds it after
+ * @wait_s (err says so); another negative errno from open/flock.
+ */
+int ht_persist_lock(const char *root, double wait_s, struct ht_error *err);
 
 /*
  * {"changed": bool, "holds_at_boot": bool, "files": [{"path", "action"}],

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -112,12 +115,10 @@ static int path_error(struct ht_error *err, int errnum, const char *root, const 
  * O_NOFOLLOW, so that a symlink anywhere is refused instead of followed out
  * of the tree (an openat2(2) RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS would
  * resolve the same, but cannot create the missing directories on the way).
- * @create: mkdirat() what is missing, fsyncing the directory that holds each
- *          new one so that the new entry is on disk before anything in it.
- * @missing: if not NULL (and !@create), receives the missing directories
+ * @missing: if not NULL, receives the missing directories (outermost first)
  *           and the walk ends there with -ENOENT.
  */
-static int open_parent(const char *root, const char *path, bool create, const char **base,
+static int open_parent(const char *root, const char *path, const char **base,
                        struct ht_paths *missing, struct ht_error *err)
 {
 	bool confined = ht_root_confined(root);
@@ -137,7 +138,6 @@ static int open_parent(const char *root, const char *path, bool create, const ch
 		size_t len = strcspn(p, "/");
 		_cleanup_free_ char *comp = NULL;
 		int nfd, flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (confined ? O_NOFOLLOW : 0);
-		bool made = false;
 		struct stat st;
 
 		if (len == 0) {
@@ -164,15 +164,6 @@ static int open_parent(const char *root, const char *path, bool create, const ch
 			}
 			return -ENOENT;
 		}
-		if (nfd < 0 && errno == ENOENT && create) {
-			if (mkdirat(fd, comp, 0755) == 0)
-				made = true;
-			else if (errno != EEXIST)
-				return path_error(err, errno, root, path, (size_t)(p + len - path));
-			if (fsync(fd) < 0)
-				return path_error(err, errno, root, path, (size_t)(p - path));
-			nfd = openat(fd, comp, flags);
-		}
 		if (nfd < 0) {
 			int e = errno;
 
@@ -180,13 +171,6 @@ static int open_parent(const char *root, const char *path, bool create, const ch
 			if ((e == ELOOP || e == ENOTDIR) &&
 			    fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
 				e = ELOOP;
-			return path_error(err, e, root, path, (size_t)(p + len - path));
-		}
-		/* 0755 whatever the umask: systemd-sysctl and others read these as any user. */
-		if (made && fchmod(nfd, 0755) < 0) {
-			int e = errno;
-
-			close(nfd);
 			return path_error(err, e, root, path, (size_t)(p + len - path));
 		}
 		close(fd);
@@ -197,7 +181,7 @@ static int open_parent(const char *root, const char *path, bool create, const ch
 	return TAKE_FD(fd);
 }
 
-/* A whole file as text: refused above 1 MiB or with a NUL byte (-EFBIG). */
+/* A whole file as text: -EFBIG above 1 MiB, -EBADMSG with a NUL byte. */
 static int read_fd(int fd, char **out)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -207,7 +191,7 @@ static int read_fd(int fd, char **out)
 	if (r < 0)
 		return r;
 	if (strlen(buf) != len)
-		return -EFBIG;
+		return -EBADMSG;
 	*out = TAKE_PTR(buf);
 	return 0;
 }
@@ -224,7 +208,7 @@ static int open_file_read(const char *root, const char *path, struct ht_error *e
 	const char *base;
 	int fd;
 
-	dfd = open_parent(root, path, false, &base, NULL, &e2);
+	dfd = open_parent(root, path, &base, NULL, &e2);
 	if (dfd == -ENOENT)
 		return -ENOENT;
 	if (dfd < 0) {
@@ -260,6 +244,10 @@ int ht_file_read_at(const char *root, const char *path, char **out, mode_t *mode
 	if (mode)
 		*mode = st.st_mode & 07777;
 	r = read_fd(fd, out);
+	if (r == -EBADMSG || r == -EFBIG)
+		return path_why(err, -r, root, path, strlen(path), r == -EFBIG ?
+		                "larger than 1 MiB: not a file hosttune reads" :
+		                "holds a NUL byte: not a text file");
 	if (r < 0)
 		return path_error(err, -r, root, path, strlen(path));
 	return 0;
@@ -288,18 +276,36 @@ static int write_all(int fd, const char *s, size_t len, bool *wrote)
 	return 0;
 }
 
-/*
- * A new temp file next to @base in @dfd, named into @name (caller frees):
- * six random characters as mkstemp(3) uses, O_EXCL so that nothing there is
- * reused or followed.
- */
-static int tmp_create(int dfd, const char *base, char **name)
-{
-	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	                            "abcdefghijklmnopqrstuvwxyz0123456789";
+static const char tmp_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                "abcdefghijklmnopqrstuvwxyz0123456789";
+#define TMP_MARK ".hosttune-"
+#define TMP_RANDOM 6
 
+bool ht_tmp_name(const char *name)
+{
+	size_t n = strlen(name), tail = strlen(TMP_MARK) + TMP_RANDOM;
+
+	/* ".X" + ".hosttune-" + six characters of tmp_chars, X not empty. */
+	if (name[0] != '.' || n < 2 + tail || strncmp(name + n - tail, TMP_MARK,
+	                                              strlen(TMP_MARK)) != 0)
+		return false;
+	for (const char *c = name + n - TMP_RANDOM; *c; c++)
+		if (!strchr(tmp_chars, *c))
+			return false;
+	return true;
+}
+
+/*
+ * A new temp file (@dir false) or directory next to @base in @dfd, named into
+ * @name (caller frees) ".BASE.hosttune-XXXXXX": six random characters as
+ * mkstemp(3) uses, O_EXCL (mkdirat) so that nothing there is reused or
+ * followed. Returns the open descriptor (mode 0600 file; 0755 directory
+ * whatever the umask) or a negative errno.
+ */
+static int tmp_create(int dfd, const char *base, bool dir, char **name)
+{
 	for (int attempt = 0; attempt < 100; attempt++) {
-		unsigned char rnd[6];
+		unsigned char rnd[TMP_RANDOM];
 		char suffix[sizeof(rnd) + 1];
 		int fd;
 
@@ -316,43 +322,98 @@ static int tmp_create(int dfd, const char *base, char **name)
 				rnd[i] = (unsigned char)x;
 		}
 		for (size_t i = 0; i < sizeof(rnd); i++)
-			suffix[i] = chars[rnd[i] % (sizeof(chars) - 1)];
+			suffix[i] = tmp_chars[rnd[i] % (sizeof(tmp_chars) - 1)];
 		suffix[sizeof(rnd)] = '\0';
 		free(*name);
-		if (asprintf(name, ".%s.hosttune-%s", base, suffix) < 0) {
+		if (asprintf(name, ".%s" TMP_MARK "%s", base, suffix) < 0) {
 			*name = NULL;
 			return -ENOMEM;
 		}
-		fd = openat(dfd, *name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd >= 0 ? fd : -errno;
+		if (!dir) {
+			fd = openat(dfd, *name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			            0600);
+			if (fd >= 0 || errno != EEXIST)
+				return fd >= 0 ? fd : -errno;
+			continue;
+		}
+		if (mkdirat(dfd, *name, 0700) < 0) {
+			if (errno == EEXIST)
+				continue;
+			return -errno;
+		}
+		fd = openat(dfd, *name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* 0755 whatever the umask: systemd-sysctl and others read these as any user. */
+		if (fd < 0 || fchmod(fd, 0755) < 0) {
+			int e = -errno;
+
+			if (fd >= 0)
+				close(fd);
+			unlinkat(dfd, *name, AT_REMOVEDIR);
+			return e;
+		}
+		return fd;
 	}
 	return -EEXIST;
 }
 
-int ht_file_write_at(const char *root, const char *path, const char *content, mode_t mode,
-                     bool *changed, struct ht_error *err)
+/*
+ * Removes the entry @name of @dfd and, for a directory, everything in it,
+ * never following a symlink (a symlink is removed, not its target). Only
+ * hosttune's own temp trees are removed this way; @depth bounds the walk.
+ */
+static int rm_tree(int dfd, const char *name, int depth)
 {
-	_cleanup_close_ int dfd = -1, fd = -1;
-	_cleanup_free_ char *tmp = NULL;
-	const char *base;
 	struct stat st;
+	DIR *d;
+	int fd, r = 0;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
+	if (depth <= 0)
+		return -ELOOP;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	for (struct dirent *de; (de = readdir(d));) {
+		int k;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		k = rm_tree(dirfd(d), de->d_name, depth - 1);
+		if (k < 0 && r == 0)
+			r = k;
+	}
+	closedir(d);
+	if (r == 0 && unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		r = -errno;
+	return r;
+}
+
+/*
+ * Writes @content as @base in @dfd: a temp file, fchmod @mode, write, fsync,
+ * rename over @base, fsync of @dfd. *@changed true once the rename took
+ * effect. On failure *@step names what failed; no temp file stays.
+ */
+static int replace_in(int dfd, const char *base, const char *content, mode_t mode,
+                      bool *changed, const char **step)
+{
+	_cleanup_free_ char *tmp = NULL;
+	_cleanup_close_ int fd = -1;
 	int r;
 
 	*changed = false;
-	dfd = open_parent(root, path, true, &base, NULL, err);
-	if (dfd < 0)
-		return dfd;
-	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (S_ISLNK(st.st_mode))
-			return path_error(err, ELOOP, root, path, strlen(path));
-		if (S_ISDIR(st.st_mode))
-			return path_error(err, EISDIR, root, path, strlen(path));
-	} else if (errno != ENOENT)
-		return path_error(err, errno, root, path, strlen(path));
-	fd = tmp_create(dfd, base, &tmp);
+	*step = NULL;
+	fd = tmp_create(dfd, base, false, &tmp);
 	if (fd < 0)
-		return path_error(err, -fd, root, path, strlen(path));
+		return fd;
 	r = fchmod(fd, mode) < 0 ? -errno : 0;
 	if (r == 0)
 		r = write_all(fd, content, strlen(content), NULL);
@@ -364,12 +425,113 @@ int ht_file_write_at(const char *root, const char *path, const char *content, mo
 		r = -errno;
 	if (r < 0) {
 		unlinkat(dfd, tmp, 0);
-		return path_error(err, -r, root, path, strlen(path));
+		return r;
 	}
 	*changed = true;
-	if (fsync(dfd) < 0)
-		return path_why(err, errno, root, path, strlen(path),
-		                "renamed into place, but the fsync of its directory failed");
+	if (fsync(dfd) < 0) {
+		*step = "renamed into place, but the fsync of its directory failed";
+		return -errno;
+	}
+	return 0;
+}
+
+/*
+ * ht_file_write_at() when directories on the way are missing (@missing, from
+ * open_parent(), outermost first): the outermost is built under a temp name
+ * in its parent, with the rest of the chain and the file inside, then renamed
+ * into place, so that the directories and the file appear at once. A crash
+ * leaves only a temp name, which ht_tmp_sweep() removes.
+ */
+static int write_with_dirs(const char *root, const char *path, const struct ht_paths *missing,
+                           const char *content, mode_t mode, bool *changed,
+                           struct ht_error *err)
+{
+	const char *top = missing->v[0], *tbase, *rest, *step = NULL;
+	_cleanup_close_ int pfd = -1, cur = -1;
+	_cleanup_free_ char *tname = NULL;
+	bool inner_changed;
+	int r;
+
+	pfd = open_parent(root, top, &tbase, NULL, err);
+	if (pfd < 0)
+		return pfd;
+	cur = tmp_create(pfd, tbase, true, &tname);
+	if (cur < 0)
+		return path_error(err, -cur, root, top, strlen(top));
+	/* The components after @top, then the file's name. */
+	rest = path + strlen(top);
+	for (;;) {
+		size_t len;
+		_cleanup_free_ char *comp = NULL;
+		int nfd;
+
+		rest += strspn(rest, "/");
+		len = strcspn(rest, "/");
+		if (!rest[len])
+			break;
+		comp = strndup(rest, len);
+		if (!comp) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		if (mkdirat(cur, comp, 0755) < 0) {
+			r = -errno;
+			goto fail;
+		}
+		nfd = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0 || fchmod(nfd, 0755) < 0 || fsync(cur) < 0) {
+			r = -errno;
+			if (nfd >= 0)
+				close(nfd);
+			goto fail;
+		}
+		close(cur);
+		cur = nfd;
+		rest += len;
+	}
+	r = replace_in(cur, rest, content, mode, &inner_changed, &step);
+	if (r < 0)
+		goto fail;
+	/* Not renameat2(RENAME_NOREPLACE): some file systems refuse it; the caller holds the lock. */
+	if (renameat(pfd, tname, pfd, tbase) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	*changed = true;
+	if (fsync(pfd) < 0)
+		return path_why(err, errno, root, path, strlen(path), "created with its "
+		                "directories, but the fsync of their parent failed");
+	return 0;
+fail:
+	rm_tree(pfd, tname, 8);
+	return path_why(err, -r, root, path, strlen(path), step);
+}
+
+int ht_file_write_at(const char *root, const char *path, const char *content, mode_t mode,
+                     bool *changed, struct ht_error *err)
+{
+	_cleanup_(ht_paths_free) struct ht_paths missing = { 0 };
+	_cleanup_close_ int dfd = -1;
+	const char *base, *step;
+	struct stat st;
+	int r;
+
+	*changed = false;
+	dfd = open_parent(root, path, &base, &missing, err);
+	if (dfd == -ENOENT && missing.n > 0)
+		return write_with_dirs(root, path, &missing, content, mode, changed, err);
+	if (dfd < 0)
+		return dfd;
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISLNK(st.st_mode))
+			return path_error(err, ELOOP, root, path, strlen(path));
+		if (S_ISDIR(st.st_mode))
+			return path_error(err, EISDIR, root, path, strlen(path));
+	} else if (errno != ENOENT)
+		return path_error(err, errno, root, path, strlen(path));
+	r = replace_in(dfd, base, content, mode, changed, &step);
+	if (r < 0)
+		return path_why(err, -r, root, path, strlen(path), step);
 	return 0;
 }
 
@@ -387,7 +549,7 @@ static int remove_entry(const char *root, const char *path, bool dir, bool *remo
 	struct stat st;
 
 	*removed = false;
-	dfd = open_parent(root, path, false, &base, NULL, &e2);
+	dfd = open_parent(root, path, &base, NULL, &e2);
 	if (dfd == -ENOENT)
 		return 0;
 	if (dfd < 0) {
@@ -429,7 +591,7 @@ int ht_dirs_missing(const char *root, const char *path, struct ht_paths *missing
 	_cleanup_close_ int dfd = -1;
 	const char *base;
 
-	dfd = open_parent(root, path, false, &base, missing, err);
+	dfd = open_parent(root, path, &base, missing, err);
 	return dfd == -ENOENT ? 0 : dfd < 0 ? dfd : 0;
 }
 
@@ -460,7 +622,8 @@ int ht_live_write_at(const char *root, const char *path, const char *value, bool
 {
 	_cleanup_free_ char *line = NULL, *back = NULL;
 	_cleanup_close_ int dfd = -1, fd = -1;
-	const char *base;
+	const char *base, *step = NULL;
+	struct statfs sfs;
 	struct stat st;
 	int r;
 
@@ -469,26 +632,32 @@ int ht_live_write_at(const char *root, const char *path, const char *value, bool
 		line = NULL;
 		return -ENOMEM;
 	}
-	dfd = open_parent(root, path, false, &base, NULL, err);
+	dfd = open_parent(root, path, &base, NULL, err);
 	if (dfd < 0)
 		return dfd;
-	/*
-	 * O_TRUNC matters only for the plain files of a --root tree; procfs
-	 * ignores it. O_NONBLOCK: a FIFO in a --root tree fails (ENXIO) instead
-	 * of blocking; procfs and sysfs attributes are regular files.
-	 */
-	fd = openat(dfd, base, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_TRUNC);
+	/* O_NONBLOCK: a FIFO in a --root tree fails (ENXIO) instead of blocking. */
+	fd = openat(dfd, base, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return path_error(err, errno, root, path, strlen(path));
-	if (fstat(fd, &st) < 0)
+	if (fstat(fd, &st) < 0 || fstatfs(fd, &sfs) < 0)
 		return path_error(err, errno, root, path, strlen(path));
 	if (!S_ISREG(st.st_mode))
 		return path_why(err, EINVAL, root, path, strlen(path), "not a regular file");
-	r = write_all(fd, line, strlen(line), changed);
+	if (sfs.f_type == PROC_SUPER_MAGIC || sfs.f_type == SYSFS_MAGIC) {
+		/* The kernel takes the value in one write(2) and replaces it whole. */
+		r = write_all(fd, line, strlen(line), changed);
+		if (r == 0 && close(TAKE_FD(fd)) < 0)
+			r = -errno;
+	} else {
+		/*
+		 * A plain file (a --root tree): replaced like a configuration file,
+		 * so that a failed write leaves the old value, never an empty file.
+		 */
+		close(TAKE_FD(fd));
+		r = replace_in(dfd, base, line, st.st_mode & 07777, changed, &step);
+	}
 	if (r < 0)
-		return path_error(err, -r, root, path, strlen(path));
-	if (close(TAKE_FD(fd)) < 0)
-		return path_error(err, errno, root, path, strlen(path));
+		return path_why(err, -r, root, path, strlen(path), step);
 	r = ht_live_read_at(root, path, &back, err);
 	if (r < 0)
 		return r;
@@ -498,5 +667,177 @@ int ht_live_write_at(const char *root, const char *path, const char *value, bool
 		return ht_error_set(err, EIO, "%s: wrote %s but read back %s", s ? s : path, value,
 		                    back ? back : "nothing (it is gone)");
 	}
+	return 0;
+}
+
+/* Opens the directory @dir below @root itself (not its parent); -ENOENT when absent. */
+static int open_dir_at(const char *root, const char *dir, struct ht_error *err)
+{
+	_cleanup_close_ int pfd = -1;
+	struct ht_error e2;
+	const char *base;
+	int fd;
+
+	if (strspn(dir, "/") == strlen(dir)) {
+		fd = open(ht_root_confined(root) ? root : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	pfd = open_parent(root, dir, &base, NULL, &e2);
+	if (pfd < 0) {
+		if (err && pfd != -ENOENT)
+			*err = e2;
+		return pfd;
+	}
+	fd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+	            (ht_root_confined(root) ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : path_error(err, errno, root, dir, strlen(dir));
+	return fd;
+}
+
+int ht_tmp_sweep(const char *root, const struct ht_paths *dirs, struct ht_paths *removed)
+{
+	int first = 0;
+
+	for (size_t i = 0; i < dirs->n; i++) {
+		_cleanup_close_ int fd = open_dir_at(root, dirs->v[i], NULL);
+		_cleanup_(ht_paths_free) struct ht_paths names = { 0 };
+		bool any = false;
+		DIR *d;
+		int dfd;
+
+		if (fd < 0)
+			continue;
+		dfd = dup(fd);
+		if (dfd < 0)
+			return -errno;
+		d = fdopendir(dfd);
+		if (!d) {
+			close(dfd);
+			return -errno;
+		}
+		for (struct dirent *de; (de = readdir(d));)
+			if (ht_tmp_name(de->d_name) && ht_paths_add(&names, de->d_name) < 0) {
+				closedir(d);
+				return -ENOMEM;
+			}
+		closedir(d);
+		for (size_t k = 0; k < names.n; k++) {
+			_cleanup_free_ char *host = NULL, *s = NULL;
+			int r = rm_tree(fd, names.v[k], 8);
+
+			if (r < 0) {
+				if (!first)
+					first = r;
+				continue;
+			}
+			any = true;
+			if (asprintf(&host, "%s/%s", strcmp(dirs->v[i], "/") == 0 ? "" : dirs->v[i],
+			             names.v[k]) < 0 ||
+			    !(s = shown(root, host, strlen(host))) || ht_paths_add(removed, s) < 0)
+				return -ENOMEM;
+		}
+		if (any && fsync(fd) < 0 && !first)
+			first = -errno;
+	}
+	return first;
+}
+
+/*
+ * Whether the directory @fd holds exactly one entry, @name: 1, 0, or a
+ * negative errno.
+ */
+static int holds_only(int fd, const char *name)
+{
+	int dfd = dup(fd), n = 0, same = 0;
+	DIR *d;
+
+	if (dfd < 0)
+		return -errno;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return -errno;
+	}
+	for (struct dirent *de; (de = readdir(d));) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		n++;
+		same += strcmp(de->d_name, name) == 0;
+	}
+	closedir(d);
+	return n == 1 && same == 1;
+}
+
+int ht_chain_remove_at(const char *root, const char *top, const char *path, bool *retired,
+                       struct ht_error *err)
+{
+	size_t tl = strlen(top);
+	_cleanup_close_ int pfd = -1, cur = -1;
+	_cleanup_free_ char *tname = NULL;
+	const char *tbase, *rest;
+	int r;
+
+	*retired = false;
+	if (strncmp(path, top, tl) != 0 || path[tl] != '/')
+		return ht_error_set(err, EINVAL, "%s is not below %s", path, top);
+	cur = open_dir_at(root, top, err);
+	if (cur == -ENOENT)
+		return 0;
+	if (cur < 0)
+		return cur;
+	/* Each directory from @top down must hold only the next component, the last only the file. */
+	for (rest = path + tl;;) {
+		_cleanup_free_ char *comp = NULL;
+		size_t len;
+		int nfd;
+
+		rest += strspn(rest, "/");
+		len = strcspn(rest, "/");
+		comp = strndup(rest, len);
+		if (!comp)
+			return -ENOMEM;
+		r = holds_only(cur, comp);
+		if (r < 0)
+			return path_error(err, -r, root, top, tl);
+		if (r == 0)
+			return 0;
+		if (!rest[len])
+			break;
+		nfd = openat(cur, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0)
+			return errno == ENOTDIR || errno == ELOOP ? 0 :
+			       path_error(err, errno, root, path, (size_t)(rest + len - path));
+		close(cur);
+		cur = nfd;
+		rest += len;
+	}
+	pfd = open_parent(root, top, &tbase, NULL, err);
+	if (pfd < 0)
+		return pfd;
+	/*
+	 * An empty temp directory, then @top renamed over it (rename(2) replaces
+	 * an empty directory): from here a crash leaves only a name that
+	 * ht_tmp_sweep() removes.
+	 */
+	r = tmp_create(pfd, tbase, true, &tname);
+	if (r < 0)
+		return path_error(err, -r, root, top, tl);
+	close(r);
+	if (renameat(pfd, tbase, pfd, tname) < 0) {
+		r = -errno;
+		unlinkat(pfd, tname, AT_REMOVEDIR);
+		return path_error(err, -r, root, top, tl);
+	}
+	*retired = true;
+	if (fsync(pfd) < 0)
+		return path_why(err, errno, root, top, tl,
+		                "renamed away, but the fsync of its parent failed");
+	r = rm_tree(pfd, tname, 8);
+	if (r == 0 && fsync(pfd) < 0)
+		r = -errno;
+	if (r < 0)
+		return path_why(err, -r, root, top, tl, "renamed away, but its removal failed "
+		                "(the next apply or revert removes it)");
 	return 0;
 }

@@ -22,8 +22,9 @@
  *   make directories under /etc symlinks), but the file itself must not be a
  *   symlink (-ELOOP).
  *
- * Missing directories are created with mkdirat(2) the same way (mode 0755),
- * and the directory that holds each new one is fsynced. @err (may be NULL)
+ * Missing directories appear at once with the file written into them: the
+ * outermost is built under a temp name (mode 0755, whatever the umask) with
+ * the rest and the file inside, then renamed into place. @err (may be NULL)
  * gets a message that names the path, with the root prefix, e.g.
  * "/srv/img/etc/sysctl.d is a symlink; hosttune does not write through
  * symlinks (below --root /srv/img it follows none, so that no write leaves
@@ -52,7 +53,7 @@ void ht_paths_free(struct ht_paths *p);
  * Returns 0; -ELOOP when the file, or below a --root a directory on its way,
  * is a symlink; -EXDEV for a ".." component below a --root; -EISDIR for a
  * directory; -EINVAL for anything else that is not a regular file (a FIFO
- * never blocks the open); -EFBIG above 1 MiB or with a NUL byte; another
+ * never blocks the open); -EFBIG above 1 MiB; -EBADMSG with a NUL byte; another
  * negative errno from open/read. This is the check plan needs: a target it
  * could not write shows at plan time.
  */
@@ -66,7 +67,9 @@ int ht_file_read_at(const char *root, const char *path, char **out, mode_t *mode
  * symlink (-ELOOP) or a directory (-EISDIR) at @path.
  * @changed: set to true once the rename took effect, also when the fsync
  *           of the directory then fails (the caller must undo it); false
- *           when @path is unchanged. No temp file is ever left behind.
+ *           when @path is unchanged. A failure leaves no temp file; a crash
+ *           can (".BASE.hosttune-XXXXXX", a file or a directory of missing
+ *           directories): ht_tmp_sweep() removes those.
  */
 int ht_file_write_at(const char *root, const char *path, const char *content, mode_t mode,
                      bool *changed, struct ht_error *err);
@@ -97,7 +100,10 @@ int ht_dir_remove_at(const char *root, const char *path, bool *removed, struct h
 /*
  * ht_live_write_at - write a procfs/sysfs value ("65536\n") to @path below
  * @root: no O_CREAT, no symlink followed, a regular file only (procfs and
- * sysfs attributes are; -EINVAL otherwise), then read it back.
+ * sysfs attributes are; -EINVAL otherwise), then read it back. On procfs and
+ * sysfs one write(2); a plain file (a --root tree) is replaced like
+ * ht_file_write_at() with its mode kept, so that a failed write leaves the
+ * old value rather than an empty file.
  * @changed: set to true once the kernel accepted a write (also when the read
  *           back then differs: the caller must restore the old value).
  * Returns 0; -EIO when the value read back differs (the kernel clamped or
@@ -107,6 +113,31 @@ int ht_dir_remove_at(const char *root, const char *path, bool *removed, struct h
  */
 int ht_live_write_at(const char *root, const char *path, const char *value, bool *changed,
                      struct ht_error *err);
+
+/* True for a name ht_file_write_at() gives its temp files: ".BASE.hosttune-XXXXXX". */
+bool ht_tmp_name(const char *name);
+
+/*
+ * ht_tmp_sweep - remove the temp files and directories (ht_tmp_name()) that
+ * an interrupted hosttune left in the directories @dirs (host paths below
+ * @root; absent ones are skipped). Call it only while holding the lock
+ * (persist.h ht_persist_lock()): then no other hosttune is writing them.
+ * @removed: receives each path removed, with the root prefix.
+ * Returns 0, or the first error removing one (the others are still tried).
+ */
+int ht_tmp_sweep(const char *root, const struct ht_paths *dirs, struct ht_paths *removed);
+
+/*
+ * ht_chain_remove_at - remove the directory @top below @root at once when it
+ * holds nothing but the directories on the way to the file @path and that
+ * file (the state file and the directories apply created for it): @top is
+ * renamed to a temp name first, then removed with what it holds, so that a
+ * crash leaves only a name ht_tmp_sweep() removes. @retired: true once @top
+ * is gone from its place. Returns 0 with *@retired false, changing nothing,
+ * when @top is absent or holds anything else; a negative errno otherwise.
+ */
+int ht_chain_remove_at(const char *root, const char *top, const char *path, bool *retired,
+                       struct ht_error *err);
 
 /* Reads a procfs/sysfs value with trailing white space removed; NULL + 0 when absent. */
 int ht_live_read_at(const char *root, const char *path, char **out, struct ht_error *err);
