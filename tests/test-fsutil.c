@@ -850,6 +850,117 @@ static void test_revert_incomplete(void **state _unused_)
 	ht_plan_free(&p);
 }
 
+/* The temp names ht_file_write_at() gives, and only those, are hosttune's. */
+static void test_tmp_name(void **state _unused_)
+{
+	assert_true(ht_tmp_name(".90-hosttune.conf.hosttune-Ab12Cd"));
+	assert_true(ht_tmp_name(".var.hosttune-000000"));
+	assert_false(ht_tmp_name("90-hosttune.conf.hosttune-Ab12Cd"));  /* no leading dot */
+	assert_false(ht_tmp_name("..hosttune-Ab12Cd"));                 /* no name */
+	assert_false(ht_tmp_name(".x.hosttune-Ab12C"));                 /* five characters */
+	assert_false(ht_tmp_name(".x.hosttune-Ab12C-"));                /* not alphanumeric */
+	assert_false(ht_tmp_name(".x.hosttune-orig"));
+	assert_false(ht_tmp_name("hosttune.conf.hosttune-orig"));       /* --force's copy */
+}
+
+/*
+ * What a killed run leaves (a temp file, a temp directory tree of missing
+ * directories) is removed by ht_tmp_sweep(); nothing else is, not a
+ * symlink's target, and absent directories are skipped.
+ */
+static void test_tmp_sweep(void **state _unused_)
+{
+	_cleanup_(ht_paths_free) struct ht_paths dirs = { 0 }, removed = { 0 };
+	_cleanup_free_ char *c = NULL;
+	char shown[PATH_MAX];
+
+	put("/etc/sysctl.d/.90-hosttune.conf.hosttune-Ab12Cd", "half", 0600);
+	put("/etc/sysctl.d/keep.conf", "k\n", 0644);
+	put("/etc/sysctl.d/.keep.conf", "k\n", 0644);
+	put("/.var.hosttune-Zz99zZ/lib/hosttune/state", "{}", 0600);
+	put("/outside-target", "t\n", 0644);
+	assert_int_equal(symlink(at("/outside-target"), at("/etc/.sysctl.d.hosttune-Qq11qQ")), 0);
+	assert_int_equal(ht_paths_add(&dirs, "/"), 0);
+	assert_int_equal(ht_paths_add(&dirs, "/etc"), 0);
+	assert_int_equal(ht_paths_add(&dirs, "/etc/sysctl.d"), 0);
+	assert_int_equal(ht_paths_add(&dirs, "/etc/modprobe.d"), 0); /* absent: skipped */
+	assert_int_equal(ht_tmp_sweep(root, &dirs, &removed), 0);
+	/* "/" first, then /etc, then /etc/sysctl.d: one entry each. */
+	assert_int_equal(removed.n, 3);
+	snprintf(shown, sizeof(shown), "%s/.var.hosttune-Zz99zZ", root);
+	assert_string_equal(removed.v[0], shown);
+	assert_false(exists(at("/.var.hosttune-Zz99zZ")));
+	assert_false(exists(at("/etc/.sysctl.d.hosttune-Qq11qQ")));
+	c = slurp(at("/outside-target"));
+	assert_string_equal(c, "t\n");
+	assert_false(exists(at("/etc/sysctl.d/.90-hosttune.conf.hosttune-Ab12Cd")));
+	assert_true(exists(at("/etc/sysctl.d/keep.conf")));
+	assert_true(exists(at("/etc/sysctl.d/.keep.conf")));
+	assert_int_equal(temps("/etc/sysctl.d"), 0);
+}
+
+/*
+ * The state file's directories go at once when they hold nothing else;
+ * when they hold something else nothing changes (the caller removes the file
+ * and what is empty).
+ */
+static void test_chain_remove(void **state _unused_)
+{
+	struct ht_error err = { "" };
+	bool retired = true;
+
+	put("/var/lib/hosttune/state", "{}", 0600);
+	assert_int_equal(ht_chain_remove_at(root, "/var", "/var/lib/hosttune/state", &retired,
+	                                    &err), 0);
+	assert_true(retired);
+	assert_false(exists(at("/var")));
+	assert_int_equal(temps("/"), 0);
+
+	put("/var/lib/hosttune/state", "{}", 0600);
+	put("/var/lib/dpkg/status", "x", 0644);
+	assert_int_equal(ht_chain_remove_at(root, "/var", "/var/lib/hosttune/state", &retired,
+	                                    &err), 0);
+	assert_false(retired);
+	assert_true(exists(at("/var/lib/hosttune/state")));
+	/* ... and from /var/lib/hosttune, which holds only the state file: it goes. */
+	assert_int_equal(ht_chain_remove_at(root, "/var/lib/hosttune", "/var/lib/hosttune/state",
+	                                    &retired, &err), 0);
+	assert_true(retired);
+	assert_false(exists(at("/var/lib/hosttune")));
+	assert_true(exists(at("/var/lib/dpkg/status")));
+	assert_int_equal(temps("/var/lib"), 0);
+	/* Absent: nothing to do. */
+	assert_int_equal(ht_chain_remove_at(root, "/var/lib/hosttune", "/var/lib/hosttune/state",
+	                                    &retired, &err), 0);
+	assert_false(retired);
+}
+
+/*
+ * Below a --root a live value is a plain file: a write that fails leaves
+ * the old value (never an empty file), and the mode stays.
+ */
+static void test_live_write_keeps_old(void **state _unused_)
+{
+	_cleanup_free_ char *c = NULL;
+	struct ht_error err = { "" };
+	bool changed = true;
+
+	put(MAX, "4096\n", 0640);
+	fault.fail_rename_to = "nf_conntrack_max";
+	assert_int_equal(ht_live_write_at(root, MAX, "65536", &changed, &err), -EIO);
+	assert_false(changed);
+	c = slurp(at(MAX));
+	assert_string_equal(c, "4096\n");
+	free(c);
+	assert_int_equal(temps("/proc/sys/net/netfilter"), 0);
+	fault_reset();
+	assert_int_equal(ht_live_write_at(root, MAX, "65536", &changed, &err), 0);
+	assert_true(changed);
+	c = slurp(at(MAX));
+	assert_string_equal(c, "65536\n");
+	assert_int_equal(mode_of(at(MAX)), 0640);
+}
+
 /* A symlinked directory under the root: apply refuses before it changes anything. */
 static void test_apply_symlinked_dir(void **state _unused_)
 {
@@ -886,6 +997,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_revert_edited_and_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_incomplete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_apply_symlinked_dir, setup, teardown),
+		cmocka_unit_test(test_tmp_name),
+		cmocka_unit_test_setup_teardown(test_tmp_sweep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_chain_remove, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_write_keeps_old, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
