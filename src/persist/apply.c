@@ -499,15 +499,22 @@ static bool on_state_path(const char *dir)
  * (may be NULL) gets a line per directory. Returns 0 or the first error.
  */
 static int state_discard(const struct state_loc *sl, const char *root, const char *top,
-                         FILE *report, struct ht_error *err)
+                         FILE *report, bool *unsynced, struct ht_error *err)
 {
 	bool changed, retired = false;
 	int r;
 
 	if (top) {
 		r = ht_chain_remove_at(sl->root, top, sl->path, &retired, err);
-		if (r < 0)
+		/*
+		 * Renamed away, even when an fsync or the removal of the temp
+		 * name then failed: gone from its place; what is left has a temp
+		 * name that the next apply or revert removes.
+		 */
+		if (r < 0 && !retired)
 			return r;
+		if (r < 0)
+			*unsynced = true;
 	}
 	if (retired) {
 		if (report)
@@ -521,6 +528,8 @@ static int state_discard(const struct state_loc *sl, const char *root, const cha
 	/* Removed, but the fsync of its directory failed: as far as anyone can see, it is gone. */
 	if (r < 0 && !changed)
 		return r;
+	if (r < 0)
+		*unsynced = true;
 	if (!top)
 		return 0;
 	/* Something else is in them: the empty ones go, deepest first. */
@@ -832,7 +841,8 @@ static int rollback(const struct ht_plan *p, const char *root, const struct file
 		struct ht_error e2 = { "" };
 		int k = old_state ? restore_file(sl->root, sl->path, old_state, 0600, &unsynced,
 		                                 &e2) :
-		                    state_discard(sl, root, state_top(sl, root, dirs), NULL, &e2);
+		                    state_discard(sl, root, state_top(sl, root, dirs), NULL,
+		                                  &unsynced, &e2);
 
 		if (k < 0) {
 			rollback_failed(err, sl->shown, &e2);
@@ -1127,7 +1137,7 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 	struct json_object *state = NULL, *files, *live, *dirs = NULL;
 	struct ht_error ignored, first_err = { "" };
 	size_t nl, nf, kept = 0;
-	bool changed, dir_failed = false;
+	bool changed, dir_failed = false, unsynced = false;
 	int r, first = 0;
 
 	if (!err)
@@ -1242,8 +1252,11 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 					return -ENOMEM;
 				}
 			top = state_top(&sl, root, &created);
-			r = state_discard(&sl, root, top, report, err);
+			r = state_discard(&sl, root, top, report, &unsynced, err);
 			json_object_put(state);
+			if (r == 0 && unsynced)
+				say(report, "removed %s (but an fsync failed: a crash may bring it "
+				    "back)\n", sl.shown);
 			if (r < 0) {
 				size_t n = strlen(err->msg);
 

@@ -776,7 +776,7 @@ int ht_chain_remove_at(const char *root, const char *top, const char *path, bool
 	_cleanup_close_ int pfd = -1, cur = -1;
 	_cleanup_free_ char *tname = NULL;
 	const char *tbase, *rest;
-	int r;
+	int r, k;
 
 	*retired = false;
 	if (strncmp(path, top, tl) != 0 || path[tl] != '/')
@@ -830,14 +830,16 @@ int ht_chain_remove_at(const char *root, const char *top, const char *path, bool
 		return path_error(err, -r, root, top, tl);
 	}
 	*retired = true;
-	if (fsync(pfd) < 0)
-		return path_why(err, errno, root, top, tl,
-		                "renamed away, but the fsync of its parent failed");
-	r = rm_tree(pfd, tname, 8);
-	if (r == 0 && fsync(pfd) < 0)
-		r = -errno;
-	if (r < 0)
-		return path_why(err, -r, root, top, tl, "renamed away, but its removal failed "
+	r = fsync(pfd) < 0 ? -errno : 0;
+	/* Removed whatever the fsync said: nothing of it stays in sight. */
+	k = rm_tree(pfd, tname, 8);
+	if (k == 0)
+		k = fsync(pfd) < 0 ? -errno : 0;
+	if (k < 0)
+		return path_why(err, -k, root, top, tl, "renamed away, but its removal failed "
 		                "(the next apply or revert removes it)");
+	if (r < 0)
+		return path_why(err, -r, root, top, tl,
+		                "renamed away, but the fsync of its parent failed");
 	return 0;
 }
