@@ -66,8 +66,8 @@ for name in "$@"; do
 	[ "$mode" = replay ] && execs=$((execs + replayed))
 	n_of() { find "$art" -name "$1-*" | wc -l; }
 	crash=$(n_of crash) leak=$(n_of leak) timeout=$(n_of timeout) oom=$(n_of oom)
-	prop=$(grep -c '^PROPERTY VIOLATED' "$log")
-	if grep -q '^PROPERTY VIOLATED' "$log"; then
+	prop=$(grep -a -c "^PROPERTY VIOLATED" "$log")
+	if grep -a -q "^PROPERTY VIOLATED" "$log"; then
 		crash=$((crash - prop))
 		[ "$crash" -lt 0 ] && crash=0
 	fi
@@ -82,7 +82,7 @@ $name: exit status $rc without an artifact, see $log"
 	if [ "$found" -gt 0 ]; then
 		failed=1
 		summary="$summary
-$name: $(grep -m1 -e '^PROPERTY VIOLATED' -e 'ERROR: AddressSanitizer' -e 'runtime error' \
+$name: $(grep -a -m1 -e '^PROPERTY VIOLATED' -e 'ERROR: AddressSanitizer' -e 'runtime error' \
 			-e 'ERROR: LeakSanitizer' -e 'ERROR: libFuzzer' "$log")
   log $log, input(s): $(find "$art" -type f | tr '\n' ' ')"
 	fi
