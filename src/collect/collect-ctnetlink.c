@@ -15,6 +15,7 @@
 #include <linux/netlink.h>
 
 #include "collect/collect.h"
+#include "collect/ctstat.h"
 #include "engine/facts.h"
 #include "shared/util.h"
 #include "engine/value.h"
@@ -486,6 +487,29 @@ static int parse_proc_stat(const char *text, struct ct_stats *st)
 		return -EINVAL;
 	for (int i = 0; i < ST_N; i++)
 		st->have[i] = col_of[i] >= 0;
+	return 0;
+}
+
+int ht_ct_proc_stat_parse(const char *text, struct ht_ct_proc_stat *out)
+{
+	struct ct_stats st = { 0 };
+	int r = parse_proc_stat(text, &st);
+
+	*out = (struct ht_ct_proc_stat){ 0 };
+	if (r < 0)
+		return r;
+	*out = (struct ht_ct_proc_stat){
+		.count = st.v[ST_COUNT],
+		.drop = st.v[ST_DROP],
+		.early_drop = st.v[ST_EARLY_DROP],
+		.insert_failed = st.v[ST_INSERT_FAILED],
+		.search_restart = st.v[ST_SEARCH_RESTART],
+		.have_count = st.have[ST_COUNT],
+		.have_drop = st.have[ST_DROP],
+		.have_early_drop = st.have[ST_EARLY_DROP],
+		.have_insert_failed = st.have[ST_INSERT_FAILED],
+		.have_search_restart = st.have[ST_SEARCH_RESTART],
+	};
 	return 0;
 }
 
