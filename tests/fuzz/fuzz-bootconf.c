@@ -159,9 +159,15 @@ static char *build_tree(const char *in, size_t size)
 		memcpy(target, sec[k].body, n);
 		target[n] = '\0';
 		path_of(path, sizeof(path), sec[k].dir, sec[k].name);
-		/* The directory may not exist yet: make it through a placeholder. */
-		if (fz_write_file(path, "", 0) == 0)
-			unlink(path);
+		/*
+		 * The directory may not exist yet: make it through a placeholder,
+		 * which fz_write_file() never writes through a link an earlier
+		 * section planted; without it, no link (symlink(2) would follow
+		 * such a link in the directories on the way, out of the tree).
+		 */
+		if (fz_write_file(path, "", 0) != 0)
+			continue;
+		unlink(path);
 		if (*target)
 			(void)symlink(target, path);
 	}

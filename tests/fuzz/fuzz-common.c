@@ -140,27 +140,58 @@ bool fz_has_place(const char *msg, const char *file)
 int fz_write_file(const char *path, const void *data, size_t n)
 {
 	char buf[PATH_MAX];
-	FILE *f;
+	int dfd, fd, r = 0;
+	char *comp, *next;
 
-	if (strlen(path) >= sizeof(buf))
-		return -ENAMETOOLONG;
+	/*
+	 * Component by component from "/", never through a symlink (O_NOFOLLOW):
+	 * a link an input planted in the tree must not carry a write out of it.
+	 */
+	if (path[0] != '/' || strlen(path) >= sizeof(buf))
+		return -EINVAL;
 	strcpy(buf, path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	f = fopen(path, "we");
-	if (!f)
+	dfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
 		return -errno;
-	if (n && fwrite(data, 1, n, f) != n) {
-		fclose(f);
-		return -EIO;
+	for (comp = buf + 1; (next = strchr(comp, '/')); comp = next + 1) {
+		int nfd;
+
+		*next = '\0';
+		if (!*comp)
+			continue;
+		if (mkdirat(dfd, comp, 0755) < 0 && errno != EEXIST) {
+			r = -errno;
+			break;
+		}
+		nfd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0) {
+			r = -errno;
+			break;
+		}
+		close(dfd);
+		dfd = nfd;
 	}
-	return fclose(f) == 0 ? 0 : -errno;
+	if (r < 0) {
+		close(dfd);
+		return r;
+	}
+	fd = openat(dfd, comp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	close(dfd);
+	if (fd < 0)
+		return -errno;
+	for (const char *p = data; n > 0;) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			r = -errno;
+			break;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	return r;
 }
 
 /* ---- snapshot of a tree ---- */
