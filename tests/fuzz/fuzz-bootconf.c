@@ -174,7 +174,7 @@ static char *build_tree(const char *in, size_t size)
 	return cmdline;
 }
 
-/* @in with modprobe.d's backslashes taken as kmod takes them. */
+/* @in with modprobe.d's backslashes taken as kmod takes them, and its tabs as spaces. */
 static char *joined(const char *in, size_t size, size_t *len)
 {
 	char *out = malloc(size + 1);
@@ -186,10 +186,11 @@ static char *joined(const char *in, size_t size, size_t *len)
 		if (in[i] == '\\' && i + 1 < size) {
 			i++;
 			if (in[i] != '\n')
-				out[n++] = in[i];
+				out[n++] = in[i] == '\t' ? ' ' : in[i];
 			continue;
 		}
-		out[n++] = in[i];
+		/* libkmod reads a tab in an options line as a space (libkmod-config.c). */
+		out[n++] = in[i] == '\t' ? ' ' : in[i];
 	}
 	out[n] = '\0';
 	*len = n;
