@@ -1,0 +1,329 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Fault injection (issue 11): apply and revert on copies of the Garage VM's
+# --root tree (tests/fixtures/garage-vm/root: no etc/ and no var/, so apply
+# creates directories) and of the same tree with a foreign 0600 modprobe.d
+# file taken over with --force. For every syscall apply and revert use to
+# change the tree (those a clean run makes, from a fixed list), strace fails
+# the Nth call with a realistic errno, once (when=N) and sticky (when=N+),
+# or kills the process there (signal=KILL). After each run: the exit status
+# is one hosttune(8) documents, the outcome it claims holds (exit 0: the tree
+# is the applied one; "every change rolled back": the tree is the original;
+# a revert that keeps the state file can be finished), a clean revert exits
+# 0 or 2 (after a kill, a clean apply and revert follow), and then the tree is
+# byte for byte the original one: same paths, types, modes and contents, no
+# .NAME.hosttune-XXXXXX temp file, no directory that was not there. Then
+# concurrent apply/apply, apply/revert and revert/revert, stale temp files
+# from a crash, and an apply whose report cannot be written.
+#
+# N counts only the calls from apply's or revert's first change of the tree
+# on (the --root walk before the first write, or the lock): calls before it
+# belong to collecting facts and reading rules, where a failure ends the run
+# before anything changes; the first and the last of those are still
+# injected once, as a sample. Runs two cases at a time.
+# FAULT_KINDS="once sticky kill" (the default) selects kinds; FAULT_ONLY=S
+# (a syscall name) and FAULT_SCENARIOS="garage force" narrow a manual run.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v strace >/dev/null; then
+	echo "# SKIP: strace is not installed"
+	exit 77
+fi
+if ! strace -f -qq -o /dev/null -e trace=none true 2>/dev/null; then
+	echo "# SKIP: ptrace is not permitted here (strace cannot trace)"
+	exit 77
+fi
+# LeakSanitizer cannot run under ptrace: no leak check in traced runs.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+asan=no
+if grep -aq AddressSanitizer "$HOSTTUNE" 2>/dev/null; then asan=yes; fi
+
+KINDS=${FAULT_KINDS:-once sticky kill}
+SCENARIOS=${FAULT_SCENARIOS:-garage force}
+G=(--profile garage --set workload.conn_rate=570)
+HT=("$HOSTTUNE" --rules "$HT_RULES_DIR")
+# The syscalls that change the tree or decide whether it changes; only those
+# a clean run makes are injected.
+CANDIDATES="openat open creat write pwrite64 writev fallocate fsync fdatasync syncfs
+rename renameat renameat2 mkdir mkdirat unlink unlinkat rmdir fchmod fchmodat chmod
+ftruncate truncate flock fcntl link linkat symlink symlinkat close"
+errno_for() {
+	case $1 in
+	write | pwrite64 | writev | fallocate) echo ENOSPC ;;
+	fsync | fdatasync | syncfs | ftruncate | truncate | close) echo EIO ;;
+	mkdir | mkdirat | rename | renameat | renameat2) echo EROFS ;;
+	fchmod | fchmodat | chmod) echo EPERM ;;
+	flock | fcntl) echo ENOLCK ;;
+	*) echo EACCES ;;
+	esac
+}
+
+# The exit statuses hosttune(8) documents: the *N* items of EXIT STATUS.
+MAN=$HT_TESTS_DIR/../man/hosttune.8.scd
+DOCUMENTED=$(sed -n '/^# EXIT STATUS/,/^# /p' "$MAN" | sed -n 's/^\*\([0-9][0-9]*\)\*$/\1/p' | tr '\n' ' ')
+documented() {
+	case " $DOCUMENTED " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+echo "# exit statuses documented in hosttune(8): $DOCUMENTED"
+
+# snap DIR: every path with its type and mode (symlinks with their target),
+# then the SHA-256 of every regular file; sorted.
+snap() {
+	(cd "$1" && find . -printf '%y %m %p -> %l\n' | LC_ALL=C sort &&
+		find . -type f -exec sha256sum {} + | LC_ALL=C sort -k2)
+}
+# The same with the state file's content left out (apply's own record).
+snap_nostate() {
+	snap "$1" | sed 's|^[0-9a-f]\{64\}  \./var/lib/hosttune/state$|(state)  ./var/lib/hosttune/state|'
+}
+
+# scenario_tree NAME DIR: a fresh copy of the scenario's tree at DIR.
+scenario_tree() {
+	rm -rf "$2"
+	cp -a "$FIXTURES/garage-vm/root" "$2"
+	case $1 in
+	force)
+		mkdir -p "$2/etc/modprobe.d"
+		printf 'options nf_conntrack hashsize=1024\n' >"$2/etc/modprobe.d/hosttune.conf"
+		chmod 600 "$2/etc/modprobe.d/hosttune.conf"
+		;;
+	esac
+}
+scenario_args() {
+	case $1 in
+	force) echo "--force" ;;
+	*) echo "" ;;
+	esac
+}
+# The command line for OP on DIR, as words.
+op_cmd() { # SCENARIO OP DIR
+	if [ "$2" = apply ]; then
+		echo "${HT[*]} --root $3 ${G[*]} $(scenario_args "$1") apply"
+	else
+		echo "${HT[*]} --root $3 revert"
+	fi
+}
+
+# ---- reference trees and clean-run counts ----
+# phase_counts TRACE ROOT: "SYSCALL TOTAL BEFORE" for every syscall in the
+# trace, BEFORE being the calls before the first change of the tree.
+phase_counts() {
+	awk -v root="$2" '
+	/resumed>/ { next }
+	match($0, /^[0-9]+ +[a-z0-9_]+\(/) {
+		s = substr($0, RSTART, RLENGTH); sub(/^[0-9]+ +/, "", s); sub(/\($/, "", s)
+		n++; name[n] = s
+		if (s == "openat" && index($0, "(AT_FDCWD, \"" root "\", ")) rootopen[n] = 1
+		mut = 0
+		if (s ~ /^(mkdir|mkdirat|unlink|unlinkat|rmdir|rename|renameat|renameat2|fchmod|fchmodat|chmod|ftruncate|truncate|fallocate|link|linkat|symlink|symlinkat|flock)$/) mut = 1
+		if (s ~ /^(openat|open)$/ && $0 ~ /O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_TMPFILE/) mut = 1
+		if (s == "creat") mut = 1
+		if (s ~ /^(write|pwrite64|writev)$/) { a = $0; sub(/^[0-9]+ +[a-z0-9_]+\(/, "", a); if (a + 0 > 2) mut = 1 }
+		if (mut && !first) first = n
+	}
+	END {
+		start = first ? first : n + 1
+		for (i = first - 1; i > 0; i--) if (rootopen[i]) { start = i; break }
+		for (i = 1; i <= n; i++) { tot[name[i]]++; if (i < start) pre[name[i]]++ }
+		for (s in tot) print s, tot[s], pre[s] + 0
+	}' "$1"
+}
+
+TRACESET=$(echo $CANDIDATES | tr ' ' ',')
+declare -A TOTAL PRE
+for sc in $SCENARIOS; do
+	d=$TMP/ref-$sc
+	scenario_tree "$sc" "$d"
+	snap "$d" >"$TMP/$sc.before"
+	strace -f -qq -o "$TMP/$sc.apply.trace" -e trace="$TRACESET" $(op_cmd "$sc" apply "$d") \
+		>"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	expect_eq "$sc: clean apply under strace exits 0" 0 "$rc"
+	snap_nostate "$d" >"$TMP/$sc.applied"
+	strace -f -qq -o "$TMP/$sc.revert.trace" -e trace="$TRACESET" $(op_cmd "$sc" revert "$d") \
+		>"$TMP/out" 2>"$TMP/err"
+	expect_eq "$sc: clean revert under strace exits 0" 0 $?
+	snap "$d" >"$TMP/now"
+	if cmp -s "$TMP/$sc.before" "$TMP/now"; then ok "$sc: clean apply and revert restore the tree"
+	else not_ok "$sc: clean apply and revert restore the tree" "$(diff "$TMP/$sc.before" "$TMP/now" | head -20)"; fi
+	if cmp -s "$TMP/$sc.before" "$TMP/$sc.applied"; then
+		not_ok "$sc: apply changes the tree"
+	else
+		ok "$sc: apply changes the tree"
+	fi
+	for op in apply revert; do
+		echo "# $sc $op, clean run (syscall: calls in all, before the first change):"
+		while read -r s tot pre; do
+			TOTAL[$sc.$op.$s]=$tot
+			PRE[$sc.$op.$s]=$pre
+			printf '#   %-10s %4d %4d\n' "$s" "$tot" "$pre"
+		done < <(phase_counts "$TMP/$sc.$op.trace" "$d" | LC_ALL=C sort)
+	done
+done
+
+# ---- the cases ----
+# One line per case: SCENARIO OP SYSCALL N KIND
+CASES=$TMP/cases
+: >"$CASES"
+for sc in $SCENARIOS; do
+	for op in apply revert; do
+		for s in $CANDIDATES; do
+			[ -n "${FAULT_ONLY:-}" ] && [ "$s" != "$FAULT_ONLY" ] && continue
+			tot=${TOTAL[$sc.$op.$s]:-0}
+			pre=${PRE[$sc.$op.$s]:-0}
+			[ "$tot" -gt 0 ] || continue
+			# Samples from before the first change: the first and the last call.
+			if [ "$pre" -gt 0 ]; then
+				echo "$sc $op $s 1 once" >>"$CASES"
+				[ "$pre" -gt 1 ] && echo "$sc $op $s $pre once" >>"$CASES"
+			fi
+			for n in $(seq $((pre + 1)) "$tot"); do
+				for k in $KINDS; do echo "$sc $op $s $n $k" >>"$CASES"; done
+			done
+		done
+	done
+done
+echo "# $(wc -l <"$CASES") injected runs; ASan build: $asan"
+
+# run_case WORKDIR RESULTS SCENARIO OP SYSCALL N KIND: one injected run and
+# its checks; appends "PASS ..." or "MISS ... | symptoms" to RESULTS and,
+# on a miss, the details to RESULTS.details.
+run_case() {
+	local w=$1 res=$2 sc=$3 op=$4 s=$5 n=$6 k=$7
+	local d=$w/t e inj rc crc sym="" cmd setup="" log=$w/log
+	e=$(errno_for "$s")
+	case $k in
+	once) inj="$s:error=$e:when=$n" ;;
+	sticky) inj="$s:error=$e:when=$n+" ;;
+	kill) inj="$s:signal=KILL:when=$n" ;;
+	esac
+	scenario_tree "$sc" "$d"
+	: >"$log"
+	if [ "$op" = revert ]; then
+		setup="$(op_cmd "$sc" apply '$T') >/dev/null; "
+		$(op_cmd "$sc" apply "$d") >/dev/null 2>>"$log" || sym="$sym setup-apply-failed"
+	fi
+	cmd="strace -f -qq -o /dev/null -e trace=$s -e inject=$inj $(op_cmd "$sc" "$op" "$d")"
+	timeout 120 $cmd >"$w/out" 2>"$w/err"
+	rc=$?
+	{ echo "injected: exit $rc"; echo "stdout:"; head -20 "$w/out"; echo "stderr:"; head -20 "$w/err"; } >>"$log"
+	if [ "$k" = kill ] && [ "$rc" = 137 ]; then :
+	elif [ "$k" = kill ]; then sym="$sym kill-not-reached:exit-$rc"
+	elif ! documented "$rc"; then sym="$sym undocumented-exit-$rc"
+	fi
+	# What the run claims.
+	local must_finish=no
+	case $op.$rc in
+	apply.0 | apply.1 | apply.5)
+		snap_nostate "$d" >"$w/now"
+		cmp -s "$TMP/$sc.applied" "$w/now" || sym="$sym exit-$rc-but-tree-not-the-applied-one"
+		must_finish=yes
+		;;
+	apply.3)
+		if grep -q 'every change rolled back\|nothing was changed' "$w/err"; then
+			snap "$d" >"$w/now"
+			cmp -s "$TMP/$sc.before" "$w/now" || sym="$sym claims-rolled-back-but-tree-differs"
+		elif grep -q 'could not roll everything back' "$w/err"; then
+			must_finish=yes
+		fi
+		;;
+	revert.0)
+		snap "$d" >"$w/now"
+		cmp -s "$TMP/$sc.before" "$w/now" || sym="$sym revert-exit-0-but-tree-differs"
+		;;
+	revert.3) must_finish=yes ;;
+	esac
+	# A clean revert; after a kill, a clean apply and revert too.
+	$(op_cmd "$sc" revert "$d") >"$w/out" 2>"$w/err"
+	crc=$?
+	{ echo "clean revert: exit $crc"; head -20 "$w/err"; } >>"$log"
+	if [ "$must_finish" = yes ] && [ "$crc" != 0 ]; then sym="$sym state-kept-but-revert-exit-$crc"
+	elif [ "$crc" != 0 ] && [ "$crc" != 2 ]; then sym="$sym clean-revert-exit-$crc"
+	fi
+	local after=""
+	if [ "$k" = kill ]; then
+		after="; $(op_cmd "$sc" apply '$T'); $(op_cmd "$sc" revert '$T')"
+		$(op_cmd "$sc" apply "$d") >"$w/out" 2>"$w/err"
+		crc=$?
+		{ echo "clean apply after the kill: exit $crc"; head -20 "$w/err"; } >>"$log"
+		if [ "$crc" = 0 ]; then
+			snap_nostate "$d" >"$w/now"
+			cmp -s "$TMP/$sc.applied" "$w/now" || sym="$sym apply-after-kill-tree-not-the-applied-one"
+		else
+			sym="$sym apply-after-kill-exit-$crc"
+		fi
+		$(op_cmd "$sc" revert "$d") >"$w/out" 2>"$w/err"
+		crc=$?
+		{ echo "clean revert after that: exit $crc"; head -20 "$w/err"; } >>"$log"
+		[ "$crc" = 0 ] || sym="$sym revert-after-kill-exit-$crc"
+	fi
+	snap "$d" >"$w/now"
+	if ! cmp -s "$TMP/$sc.before" "$w/now"; then
+		diff "$TMP/$sc.before" "$w/now" >"$w/diff"
+		grep -q '^> .*\.hosttune-[A-Za-z0-9]\{6\}' "$w/diff" && sym="$sym temp-file-left"
+		grep -q '^> d .*\.hosttune-[A-Za-z0-9]\{6\}' "$w/diff" && sym="$sym temp-dir-left"
+		grep -q '^> d ' "$w/diff" && sym="$sym directory-left"
+		grep -q '^> f .*/var/lib/hosttune/state ' "$w/diff" && sym="$sym state-file-left"
+		grep -q '^< ' "$w/diff" && sym="$sym original-changed-or-missing"
+		grep -v '\.hosttune-[A-Za-z0-9]\{6\}\|^> d \|/var/lib/hosttune/state\|^[0-9,]*[acd][0-9,]*$\|^---$' \
+			"$w/diff" | grep -q '^> f ' && sym="$sym file-left"
+		[ -n "$sym" ] || sym=" tree-differs"
+	fi
+	local what="$sc $op $s N=$n $k ($inj)"
+	if [ -z "$sym" ]; then
+		echo "PASS $what" >>"$res"
+	else
+		echo "MISS $what |$sym" >>"$res"
+		{
+			echo "== MISS $what:$sym"
+			echo "   reproduce: T=\$(mktemp -d)/t; $(scenario_repro "$sc"); $setup$(echo "$cmd" | sed "s|$d|\$T|g"); echo \$?; $(op_cmd "$sc" revert '$T')$after"
+			sed 's/^/   /' "$log"
+			if [ -s "$w/diff" ] && ! cmp -s "$TMP/$sc.before" "$w/now"; then
+				echo "   tree against the original (< original, > now):"
+				head -20 "$w/diff" | sed 's/^/   /'
+			fi
+		} >>"$res.details"
+	fi
+	rm -f "$w/diff"
+}
+scenario_repro() {
+	case $1 in
+	force) echo "cp -a tests/fixtures/garage-vm/root \$T && mkdir -p \$T/etc/modprobe.d && echo 'options nf_conntrack hashsize=1024' >\$T/etc/modprobe.d/hosttune.conf && chmod 600 \$T/etc/modprobe.d/hosttune.conf" ;;
+	*) echo "cp -a tests/fixtures/garage-vm/root \$T" ;;
+	esac
+}
+
+# Two workers, each taking every other case.
+for wk in 0 1; do
+	(
+		mkdir -p "$TMP/w$wk"
+		: >"$TMP/w$wk/results"
+		i=0
+		while read -r sc op s n k; do
+			if [ $((i % 2)) = "$wk" ]; then
+				run_case "$TMP/w$wk" "$TMP/w$wk/results" "$sc" "$op" "$s" "$n" "$k"
+			fi
+			i=$((i + 1))
+		done <"$CASES"
+	) &
+done
+wait
+cat "$TMP/w0/results" "$TMP/w1/results" >"$TMP/results"
+cat "$TMP/w0/results.details" "$TMP/w1/results.details" 2>/dev/null >"$TMP/details"
+runs=$(wc -l <"$TMP/results")
+restored=$(grep -c '^PASS' "$TMP/results")
+misses=$(grep -c '^MISS' "$TMP/results")
+echo "# injected runs: $runs; restored byte for byte with every claim true: $restored; misses: $misses"
+if [ "$misses" -gt 0 ]; then
+	cat "$TMP/details"
+	echo "# misses by class (scenario op syscall kind | symptoms: N...):"
+	sed -n 's/^MISS \([^ ]*\) \([^ ]*\) \([^ ]*\) N=\([0-9]*\) \([a-z]*\) ([^)]*) |\(.*\)$/\1 \2 \3 \5 |\6|\4/p' \
+		"$TMP/results" | sort -t'|' -k1,2 -k3n |
+		awk -F'|' '{ key = $1 "|" $2; if (!(key in seen)) { seen[key] = 1; order[++m] = key } ns[key] = ns[key] " " $3 }
+		END { for (i = 1; i <= m; i++) { split(order[i], p, "|"); printf "#   %s|%s: N=%s\n", p[1], p[2], ns[order[i]] } }'
+fi
+expect_eq "every injected run restored byte for byte, every claim true" "$runs" "$restored"
+
+finish
