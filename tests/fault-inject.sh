@@ -24,7 +24,9 @@
 # FAULT_KINDS="once sticky kill" (the default) selects kinds; FAULT_ONLY=S
 # (a syscall name) and FAULT_SCENARIOS="garage force" narrow a manual run.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.sh" || exit 99
+# Every path below is in $TMP: never go on without it.
+[ -n "${TMP:-}" ] && [ -d "$TMP" ] || exit 99
 
 if ! command -v strace >/dev/null; then
 	echo "# SKIP: strace is not installed"
@@ -107,33 +109,41 @@ op_cmd() { # SCENARIO OP DIR
 }
 
 # ---- reference trees and clean-run counts ----
-# phase_counts TRACE ROOT: "SYSCALL TOTAL BEFORE" for every syscall in the
-# trace, BEFORE being the calls before the first change of the tree.
+# phase_counts TRACE ROOT: "SYSCALL TOTAL BEFORE CHANGING" for every syscall
+# in the trace: BEFORE calls come before the first change of the tree (the
+# walk from ROOT that leads to the first change, or the lock), CHANGING
+# lists (comma-separated, or "-") the N whose call changes the tree (creates,
+# writes to a file, renames, removes, changes a mode) or takes a lock.
 phase_counts() {
 	awk -v root="$2" '
 	/resumed>/ { next }
 	match($0, /^[0-9]+ +[a-z0-9_]+\(/) {
 		s = substr($0, RSTART, RLENGTH); sub(/^[0-9]+ +/, "", s); sub(/\($/, "", s)
-		n++; name[n] = s
+		n++; name[n] = s; idx[n] = ++cnt[s]
 		if (s == "openat" && index($0, "(AT_FDCWD, \"" root "\", ")) rootopen[n] = 1
-		mut = 0
-		if (s ~ /^(mkdir|mkdirat|unlink|unlinkat|rmdir|rename|renameat|renameat2|fchmod|fchmodat|chmod|ftruncate|truncate|fallocate|link|linkat|symlink|symlinkat|flock)$/) mut = 1
-		if (s ~ /^(openat|open)$/ && $0 ~ /O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_TMPFILE/) mut = 1
-		if (s == "creat") mut = 1
-		if (s ~ /^(write|pwrite64|writev)$/) { a = $0; sub(/^[0-9]+ +[a-z0-9_]+\(/, "", a); if (a + 0 > 2) mut = 1 }
-		if (mut && !first) first = n
+		m = 0
+		if (s ~ /^(mkdir|mkdirat|unlink|unlinkat|rmdir|rename|renameat|renameat2|fchmod|fchmodat|chmod|ftruncate|truncate|fallocate|link|linkat|symlink|symlinkat|flock)$/) m = 1
+		if (s ~ /^(openat|open)$/ && $0 ~ /O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_TMPFILE/) m = 1
+		if (s == "creat") m = 1
+		if (s ~ /^(write|pwrite64|writev)$/) { a = $0; sub(/^[0-9]+ +[a-z0-9_]+\(/, "", a); if (a + 0 > 2) m = 1 }
+		mut[n] = m
+		if (m && !first) first = n
 	}
 	END {
 		start = first ? first : n + 1
 		for (i = first - 1; i > 0; i--) if (rootopen[i]) { start = i; break }
-		for (i = 1; i <= n; i++) { tot[name[i]]++; if (i < start) pre[name[i]]++ }
-		for (s in tot) print s, tot[s], pre[s] + 0
+		for (i = 1; i <= n; i++) {
+			if (i < start) pre[name[i]]++
+			else if (mut[i]) muts[name[i]] = muts[name[i]] (muts[name[i]] == "" ? "" : ",") idx[i]
+		}
+		for (s in cnt) print s, cnt[s], pre[s] + 0, (muts[s] == "" ? "-" : muts[s])
 	}' "$1"
 }
 
 TRACESET=$(echo $CANDIDATES | tr ' ' ',')
-declare -A TOTAL PRE
-for sc in $SCENARIOS; do
+declare -A TOTAL PRE MUTS
+# References for both scenarios (the later checks use the garage one).
+for sc in garage force; do
 	d=$TMP/ref-$sc
 	scenario_tree "$sc" "$d"
 	snap "$d" >"$TMP/$sc.before"
@@ -154,25 +164,40 @@ for sc in $SCENARIOS; do
 		ok "$sc: apply changes the tree"
 	fi
 	for op in apply revert; do
-		echo "# $sc $op, clean run (syscall: calls in all, before the first change):"
-		while read -r s tot pre; do
+		echo "# $sc $op, clean run: syscall, calls, calls before the first change, calls that change the tree"
+		while read -r s tot pre muts; do
 			TOTAL[$sc.$op.$s]=$tot
 			PRE[$sc.$op.$s]=$pre
-			printf '#   %-10s %4d %4d\n' "$s" "$tot" "$pre"
+			MUTS[$sc.$op.$s]=$muts
+			printf '#   %-10s %4d %4d  %s\n' "$s" "$tot" "$pre" "$muts"
 		done < <(phase_counts "$TMP/$sc.$op.trace" "$d" | LC_ALL=C sort)
 	done
 done
 
 # ---- the cases ----
-# One line per case: SCENARIO OP SYSCALL N KIND
+# Every syscall S of a clean run, N from the first change on: once, sticky,
+# and SIGKILL. Two reductions, both without losing a distinct outcome:
+# - SIGKILL only where the Nth call changes the tree (or locks): what a
+#   kill leaves depends only on which changes were made, and a kill at any
+#   other call leaves what a kill at the next changing call leaves.
+# - close(2) (EIO: the error of an earlier write reported late) once only:
+#   the descriptor is gone either way, so a sticky close failure is the
+#   same run as once per close.
+# The force scenario (a foreign file taken over, its .hosttune-orig copy)
+# repeats only the calls that act on files (not openat and close), unless
+# FAULT_FULL=1.
 CASES=$TMP/cases
 : >"$CASES"
 for sc in $SCENARIOS; do
 	for op in apply revert; do
 		for s in $CANDIDATES; do
 			[ -n "${FAULT_ONLY:-}" ] && [ "$s" != "$FAULT_ONLY" ] && continue
+			if [ "$sc" = force ] && [ "${FAULT_FULL:-0}" != 1 ]; then
+				case $s in openat | open | close) continue ;; esac
+			fi
 			tot=${TOTAL[$sc.$op.$s]:-0}
 			pre=${PRE[$sc.$op.$s]:-0}
+			muts=,${MUTS[$sc.$op.$s]:--},
 			[ "$tot" -gt 0 ] || continue
 			# Samples from before the first change: the first and the last call.
 			if [ "$pre" -gt 0 ]; then
@@ -180,12 +205,16 @@ for sc in $SCENARIOS; do
 				[ "$pre" -gt 1 ] && echo "$sc $op $s $pre once" >>"$CASES"
 			fi
 			for n in $(seq $((pre + 1)) "$tot"); do
-				for k in $KINDS; do echo "$sc $op $s $n $k" >>"$CASES"; done
+				for k in $KINDS; do
+					[ "$k" = kill ] && [ "${muts#*,$n,}" = "$muts" ] && continue
+					[ "$s" = close ] && [ "$k" != once ] && continue
+					echo "$sc $op $s $n $k" >>"$CASES"
+				done
 			done
 		done
 	done
 done
-echo "# $(wc -l <"$CASES") injected runs; ASan build: $asan"
+echo "# $(wc -l <"$CASES") injected runs ($(grep -c ' once$' "$CASES") once, $(grep -c ' sticky$' "$CASES") sticky, $(grep -c ' kill$' "$CASES") SIGKILL); ASan build: $asan"
 
 # run_case WORKDIR RESULTS SCENARIO OP SYSCALL N KIND: one injected run and
 # its checks; appends "PASS ..." or "MISS ... | symptoms" to RESULTS and,
@@ -206,7 +235,7 @@ run_case() {
 		$(op_cmd "$sc" apply "$d") >/dev/null 2>>"$log" || sym="$sym setup-apply-failed"
 	fi
 	cmd="strace -f -qq -o /dev/null -e trace=$s -e inject=$inj $(op_cmd "$sc" "$op" "$d")"
-	timeout 120 $cmd >"$w/out" 2>"$w/err"
+	(timeout 120 $cmd >"$w/out" 2>"$w/err"; exit $?) 2>/dev/null
 	rc=$?
 	{ echo "injected: exit $rc"; echo "stdout:"; head -20 "$w/out"; echo "stderr:"; head -20 "$w/err"; } >>"$log"
 	if [ "$k" = kill ] && [ "$rc" = 137 ]; then :
@@ -325,5 +354,130 @@ if [ "$misses" -gt 0 ]; then
 		END { for (i = 1; i <= m; i++) { split(order[i], p, "|"); printf "#   %s|%s: N=%s\n", p[1], p[2], ns[order[i]] } }'
 fi
 expect_eq "every injected run restored byte for byte, every claim true" "$runs" "$restored"
+
+# ---- concurrent runs on one tree ----
+# The first run is slowed (every fsync returns 0.2 s late); the second starts
+# once the first has changed the tree. Whatever the order they end up in,
+# each exits with a documented status and the tree ends as one of the two
+# whole states: applied (the plan's files, a state file, verify exits 0) or
+# the original; never a mix.
+APPLY_G=(--profile garage --set workload.conn_rate=570 apply)
+SLOW=(strace -f -qq -o /dev/null -e trace=fsync -e inject=fsync:delay_exit=200000)
+C=$TMP/c
+# started_changing OP: waits (up to 30 s) until the slowed OP has changed $C.
+started_changing() {
+	for _ in $(seq 300); do
+		if [ "$1" = apply ]; then [ -d "$C/var" ] && return 0
+		else [ -e "$C/etc/modules-load.d/hosttune.conf" ] || return 0; fi
+		sleep 0.1
+	done
+	return 1
+}
+# end_state: "applied", "original" or "mixed"
+end_state() {
+	snap "$C" >"$TMP/c.now"
+	if cmp -s "$TMP/garage.before" "$TMP/c.now"; then echo original; return; fi
+	snap_nostate "$C" >"$TMP/c.now"
+	if cmp -s "$TMP/garage.applied" "$TMP/c.now" &&
+		"${HT[@]}" --root "$C" verify >/dev/null 2>&1; then echo applied; return; fi
+	echo mixed
+}
+# concurrent FIRST SECOND: FIRST (slowed) and SECOND, each "apply" or "revert".
+concurrent() {
+	local name="$1 (slowed) & $2" r1 r2 st
+	scenario_tree garage "$C"
+	if [ "$1" = revert ]; then "${HT[@]}" --root "$C" "${APPLY_G[@]}" >/dev/null; fi
+	if [ "$1" = apply ]; then "${SLOW[@]}" "${HT[@]}" --root "$C" "${APPLY_G[@]}" >"$TMP/c1.out" 2>"$TMP/c1.err" &
+	else "${SLOW[@]}" "${HT[@]}" --root "$C" revert >"$TMP/c1.out" 2>"$TMP/c1.err" & fi
+	local pid=$!
+	if ! started_changing "$1"; then not_ok "$name: the slowed $1 changes the tree"; fi
+	if [ "$2" = apply ]; then "${HT[@]}" --root "$C" "${APPLY_G[@]}" >"$TMP/c2.out" 2>"$TMP/c2.err"
+	else "${HT[@]}" --root "$C" revert >"$TMP/c2.out" 2>"$TMP/c2.err"; fi
+	r2=$?
+	wait "$pid"
+	r1=$?
+	local detail="first exit $r1: $(head -c 600 "$TMP/c1.err"); second exit $r2: $(head -c 600 "$TMP/c2.err")"
+	if documented "$r1" && documented "$r2"; then ok "$name: documented exit statuses ($r1, $r2)"
+	else not_ok "$name: documented exit statuses" "$detail"; fi
+	st=$(end_state)
+	case "$1.$2.$st" in
+	apply.apply.applied | apply.revert.applied | apply.revert.original | revert.apply.applied | \
+	revert.apply.original | revert.revert.original)
+		ok "$name: ends $st" ;;
+	*)
+		not_ok "$name: ends applied or original, not $st" "$detail" "$(diff "$TMP/garage.before" "$TMP/c.now" | head -20)" ;;
+	esac
+	# The runs' own word: an exit 0 apply that is not what is left, or two
+	# reverts that both say they reverted, is a lost update.
+	case "$1.$2" in
+	revert.revert)
+		if [ "$r1" = 0 ] && [ "$r2" = 0 ]; then
+			not_ok "$name: one revert reverts, the other has nothing to revert" "$detail"
+		else ok "$name: one revert reverts, the other has nothing to revert ($r1, $r2)"; fi ;;
+	apply.apply)
+		"${HT[@]}" --root "$C" revert >/dev/null 2>&1
+		expect_eq "$name: then one revert exits 0" 0 $?
+		expect_eq "$name: and restores the tree" original "$(end_state)" ;;
+	esac
+}
+concurrent apply apply
+concurrent apply revert
+concurrent revert apply
+concurrent revert revert
+
+# ---- stale temp files from a crash: the next apply or revert removes them ----
+# In hosttune's directories and their parents up to the root; a name that is
+# not hosttune's pattern (no leading dot) stays.
+S=$TMP/stale
+plant() {
+	printf 'half\n' >"$S/etc/sysctl.d/.90-hosttune.conf.hosttune-Ab12Cd"
+	chmod 600 "$S/etc/sysctl.d/.90-hosttune.conf.hosttune-Ab12Cd"
+	printf '{"ver' >"$S/var/lib/hosttune/.state.hosttune-Zz9Yy8"
+	mkdir -p "$S/etc/modprobe.d/.hosttune.conf.hosttune-Qq1Ww2"
+	mkdir -p "$S/etc/.modules-load.d.hosttune-Dd4Ee5"
+	printf 'x\n' >"$S/.var.hosttune-Rr5Tt6"
+}
+stale_left() {
+	(cd "$S" && find . -name '.*.hosttune-??????' | LC_ALL=C sort | tr '\n' ' ')
+}
+scenario_tree garage "$S"
+mkdir -p "$S/etc/sysctl.d" "$S/etc/modprobe.d" "$S/var/lib/hosttune"
+printf 'mine\n' >"$S/etc/sysctl.d/notes.hosttune-Ab12Cd"
+snap "$S" >"$TMP/stale.before"
+plant
+"${HT[@]}" --root "$S" "${APPLY_G[@]}" >/dev/null 2>"$TMP/err"
+expect_eq "stale temp files: apply exits 0" 0 $?
+expect_eq "stale temp files: apply removes them" "" "$(stale_left)"
+"${HT[@]}" --root "$S" revert >/dev/null 2>"$TMP/err"
+expect_eq "stale temp files: then revert exits 0" 0 $?
+snap "$S" >"$TMP/now"
+if cmp -s "$TMP/stale.before" "$TMP/now"; then ok "stale temp files: apply, revert: the tree as before, notes.hosttune-Ab12Cd kept"
+else not_ok "stale temp files: apply, revert: the tree as before" "$(diff "$TMP/stale.before" "$TMP/now" | head -20)"; fi
+"${HT[@]}" --root "$S" "${APPLY_G[@]}" >/dev/null 2>"$TMP/err"
+plant
+"${HT[@]}" --root "$S" revert >/dev/null 2>"$TMP/err"
+expect_eq "stale temp files: revert exits 0" 0 $?
+snap "$S" >"$TMP/now"
+if cmp -s "$TMP/stale.before" "$TMP/now"; then ok "stale temp files: revert removes them, the tree as before"
+else not_ok "stale temp files: revert removes them, the tree as before" "$(diff "$TMP/stale.before" "$TMP/now" | head -20)"; fi
+
+# ---- a complete apply whose report cannot be written: exit 5, not 3 ----
+R=$TMP/report
+scenario_tree garage "$R"
+if [ -w /dev/full ]; then
+	"${HT[@]}" --root "$R" "${APPLY_G[@]}" >/dev/full 2>"$TMP/err"
+	expect_eq "report lost (stdout /dev/full): exit 5" 5 $?
+	snap_nostate "$R" >"$TMP/now"
+	if cmp -s "$TMP/garage.applied" "$TMP/now"; then ok "report lost: the tree is the applied one"
+	else not_ok "report lost: the tree is the applied one" "$(diff "$TMP/garage.applied" "$TMP/now" | head -20)"; fi
+	"${HT[@]}" --root "$R" revert >/dev/null 2>&1
+	expect_eq "report lost: revert exits 0" 0 $?
+	snap "$R" >"$TMP/now"
+	if cmp -s "$TMP/garage.before" "$TMP/now"; then ok "report lost: revert restores the tree"
+	else not_ok "report lost: revert restores the tree" "$(diff "$TMP/garage.before" "$TMP/now" | head -20)"; fi
+	expect_eq "exit 5 is documented in hosttune(8)" yes "$(documented 5 && echo yes || echo no)"
+else
+	echo "# SKIP report lost: no /dev/full"
+fi
 
 finish
