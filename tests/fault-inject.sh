@@ -22,7 +22,8 @@
 # before anything changes; the first and the last of those are still
 # injected once, as a sample. Runs two cases at a time.
 # FAULT_KINDS="once sticky kill" (the default) selects kinds; FAULT_ONLY=S
-# (a syscall name) and FAULT_SCENARIOS="garage force" narrow a manual run.
+# (a syscall name) and FAULT_SCENARIOS="garage force" narrow a manual run;
+# FAULT_LIST=1 prints the cases and stops.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh" || exit 99
 # Every path below is in $TMP: never go on without it.
@@ -109,23 +110,30 @@ op_cmd() { # SCENARIO OP DIR
 }
 
 # ---- reference trees and clean-run counts ----
-# phase_counts TRACE ROOT: "SYSCALL TOTAL BEFORE CHANGING" for every syscall
-# in the trace: BEFORE calls come before the first change of the tree (the
-# walk from ROOT that leads to the first change, or the lock), CHANGING
-# lists (comma-separated, or "-") the N whose call changes the tree (creates,
-# writes to a file, renames, removes, changes a mode) or takes a lock.
+# phase_counts TRACE ROOT: "SYSCALL TOTAL BEFORE CHANGING KEY" for every
+# syscall in the trace. BEFORE calls come before the first change of the
+# tree (from the walk from ROOT that leads to it, or from the lock).
+# CHANGING lists the N (comma-separated, "-" for none) whose call changes
+# the tree (creates, writes to a file, renames, removes, changes a mode) or
+# takes a lock. KEY lists, for openat, the N that open ROOT (each walk to a
+# file starts there) and, for close, the N that close a descriptor opened
+# for writing.
 phase_counts() {
 	awk -v root="$2" '
 	/resumed>/ { next }
 	match($0, /^[0-9]+ +[a-z0-9_]+\(/) {
 		s = substr($0, RSTART, RLENGTH); sub(/^[0-9]+ +/, "", s); sub(/\($/, "", s)
 		n++; name[n] = s; idx[n] = ++cnt[s]
-		if (s == "openat" && index($0, "(AT_FDCWD, \"" root "\", ")) rootopen[n] = 1
+		a = $0; sub(/^[0-9]+ +[a-z0-9_]+\(/, "", a)
+		ret = $0; sub(/.*\) += /, "", ret); ret = ret + 0
 		m = 0
 		if (s ~ /^(mkdir|mkdirat|unlink|unlinkat|rmdir|rename|renameat|renameat2|fchmod|fchmodat|chmod|ftruncate|truncate|fallocate|link|linkat|symlink|symlinkat|flock)$/) m = 1
 		if (s ~ /^(openat|open)$/ && $0 ~ /O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_TMPFILE/) m = 1
 		if (s == "creat") m = 1
-		if (s ~ /^(write|pwrite64|writev)$/) { a = $0; sub(/^[0-9]+ +[a-z0-9_]+\(/, "", a); if (a + 0 > 2) m = 1 }
+		if (s ~ /^(write|pwrite64|writev)$/ && a + 0 > 2) m = 1
+		if (s ~ /^(openat|open|creat)$/ && ret >= 0) wfd[ret] = m
+		if (s == "openat" && index($0, "(AT_FDCWD, \"" root "\", ")) { rootopen[n] = 1; key[n] = 1 }
+		if (s == "close" && wfd[a + 0]) key[n] = 1
 		mut[n] = m
 		if (m && !first) first = n
 	}
@@ -133,15 +141,17 @@ phase_counts() {
 		start = first ? first : n + 1
 		for (i = first - 1; i > 0; i--) if (rootopen[i]) { start = i; break }
 		for (i = 1; i <= n; i++) {
-			if (i < start) pre[name[i]]++
-			else if (mut[i]) muts[name[i]] = muts[name[i]] (muts[name[i]] == "" ? "" : ",") idx[i]
+			if (i < start) { pre[name[i]]++; continue }
+			if (mut[i]) muts[name[i]] = muts[name[i]] "," idx[i]
+			if (key[i]) keys[name[i]] = keys[name[i]] "," idx[i]
 		}
-		for (s in cnt) print s, cnt[s], pre[s] + 0, (muts[s] == "" ? "-" : muts[s])
+		for (s in cnt) print s, cnt[s], pre[s] + 0, (muts[s] == "" ? "-" : substr(muts[s], 2)),
+			(keys[s] == "" ? "-" : substr(keys[s], 2))
 	}' "$1"
 }
 
 TRACESET=$(echo $CANDIDATES | tr ' ' ',')
-declare -A TOTAL PRE MUTS
+declare -A TOTAL PRE MUTS KEYS
 # References for both scenarios (the later checks use the garage one).
 for sc in garage force; do
 	d=$TMP/ref-$sc
@@ -164,25 +174,31 @@ for sc in garage force; do
 		ok "$sc: apply changes the tree"
 	fi
 	for op in apply revert; do
-		echo "# $sc $op, clean run: syscall, calls, calls before the first change, calls that change the tree"
-		while read -r s tot pre muts; do
+		echo "# $sc $op, clean run: syscall, calls, calls before the first change; N that change the tree; N that open the root / close a written file"
+		while read -r s tot pre muts keys; do
 			TOTAL[$sc.$op.$s]=$tot
 			PRE[$sc.$op.$s]=$pre
 			MUTS[$sc.$op.$s]=$muts
-			printf '#   %-10s %4d %4d  %s\n' "$s" "$tot" "$pre" "$muts"
+			KEYS[$sc.$op.$s]=$keys
+			printf '#   %-10s %4d %4d; %s; %s\n' "$s" "$tot" "$pre" "$muts" "$keys"
 		done < <(phase_counts "$TMP/$sc.$op.trace" "$d" | LC_ALL=C sort)
 	done
 done
 
 # ---- the cases ----
-# Every syscall S of a clean run, N from the first change on: once, sticky,
-# and SIGKILL. Two reductions, both without losing a distinct outcome:
-# - SIGKILL only where the Nth call changes the tree (or locks): what a
-#   kill leaves depends only on which changes were made, and a kill at any
+# Every syscall S of a clean run, N from the first change on: once (when=N),
+# sticky (when=N+) and SIGKILL. Three reductions, each keeping every
+# distinct outcome:
+# - SIGKILL only where the Nth call changes the tree (or locks): what a kill
+#   leaves depends only on the changes made before it, so a kill at any
 #   other call leaves what a kill at the next changing call leaves.
-# - close(2) (EIO: the error of an earlier write reported late) once only:
-#   the descriptor is gone either way, so a sticky close failure is the
-#   same run as once per close.
+# - openat sticky only where the call changes the tree or opens the root:
+#   every other openat is a step of a walk from the root to a file, and a
+#   sticky failure anywhere in a walk fails that step and every later one
+#   the same way (the rollback's walks included).
+# - close(2) once, and only of a descriptor opened for writing (EIO: an
+#   earlier write's error reported late); the descriptor is gone either
+#   way, so sticky is the same run.
 # The force scenario (a foreign file taken over, its .hosttune-orig copy)
 # repeats only the calls that act on files (not openat and close), unless
 # FAULT_FULL=1.
@@ -198,6 +214,7 @@ for sc in $SCENARIOS; do
 			tot=${TOTAL[$sc.$op.$s]:-0}
 			pre=${PRE[$sc.$op.$s]:-0}
 			muts=,${MUTS[$sc.$op.$s]:--},
+			keys=,${KEYS[$sc.$op.$s]:--},
 			[ "$tot" -gt 0 ] || continue
 			# Samples from before the first change: the first and the last call.
 			if [ "$pre" -gt 0 ]; then
@@ -205,9 +222,16 @@ for sc in $SCENARIOS; do
 				[ "$pre" -gt 1 ] && echo "$sc $op $s $pre once" >>"$CASES"
 			fi
 			for n in $(seq $((pre + 1)) "$tot"); do
+				mut=no key=no
+				[ "${muts#*,$n,}" != "$muts" ] && mut=yes
+				[ "${keys#*,$n,}" != "$keys" ] && key=yes
 				for k in $KINDS; do
-					[ "$k" = kill ] && [ "${muts#*,$n,}" = "$muts" ] && continue
-					[ "$s" = close ] && [ "$k" != once ] && continue
+					case $s.$k in
+					*.kill) [ $mut = yes ] || continue ;;
+					openat.sticky | open.sticky) [ $mut = yes ] || [ $key = yes ] || continue ;;
+					close.once) [ $key = yes ] || continue ;;
+					close.*) continue ;;
+					esac
 					echo "$sc $op $s $n $k" >>"$CASES"
 				done
 			done
@@ -215,6 +239,7 @@ for sc in $SCENARIOS; do
 	done
 done
 echo "# $(wc -l <"$CASES") injected runs ($(grep -c ' once$' "$CASES") once, $(grep -c ' sticky$' "$CASES") sticky, $(grep -c ' kill$' "$CASES") SIGKILL); ASan build: $asan"
+if [ "${FAULT_LIST:-0}" = 1 ]; then cat "$CASES"; exit 0; fi
 
 # run_case WORKDIR RESULTS SCENARIO OP SYSCALL N KIND: one injected run and
 # its checks; appends "PASS ..." or "MISS ... | symptoms" to RESULTS and,
@@ -233,6 +258,7 @@ run_case() {
 	if [ "$op" = revert ]; then
 		setup="$(op_cmd "$sc" apply '$T') >/dev/null; "
 		$(op_cmd "$sc" apply "$d") >/dev/null 2>>"$log" || sym="$sym setup-apply-failed"
+		snap "$d" >"$w/setup"
 	fi
 	cmd="strace -f -qq -o /dev/null -e trace=$s -e inject=$inj $(op_cmd "$sc" "$op" "$d")"
 	(timeout 120 $cmd >"$w/out" 2>"$w/err"; exit $?) 2>/dev/null
@@ -242,28 +268,34 @@ run_case() {
 	elif [ "$k" = kill ]; then sym="$sym kill-not-reached:exit-$rc"
 	elif ! documented "$rc"; then sym="$sym undocumented-exit-$rc"
 	fi
-	# What the run claims.
-	local must_finish=no
+	# What the run claims (hosttune(8), EXIT STATUS; the messages of cli/cmd-apply.c).
+	local must_finish=no unchanged=""
 	case $op.$rc in
 	apply.0 | apply.1 | apply.5)
 		snap_nostate "$d" >"$w/now"
 		cmp -s "$TMP/$sc.applied" "$w/now" || sym="$sym exit-$rc-but-tree-not-the-applied-one"
 		must_finish=yes
 		;;
+	apply.2 | apply.4) unchanged=$TMP/$sc.before ;;
 	apply.3)
 		if grep -q 'every change rolled back\|nothing was changed' "$w/err"; then
-			snap "$d" >"$w/now"
-			cmp -s "$TMP/$sc.before" "$w/now" || sym="$sym claims-rolled-back-but-tree-differs"
+			unchanged=$TMP/$sc.before
 		elif grep -q 'could not roll everything back' "$w/err"; then
 			must_finish=yes
 		fi
 		;;
-	revert.0)
-		snap "$d" >"$w/now"
-		cmp -s "$TMP/$sc.before" "$w/now" || sym="$sym revert-exit-0-but-tree-differs"
+	revert.0 | revert.5) unchanged=$TMP/$sc.before ;;
+	revert.2 | revert.4) unchanged=$w/setup ;;
+	revert.3)
+		if grep -q 'nothing was changed' "$w/err"; then unchanged=$w/setup
+		else must_finish=yes; fi
 		;;
-	revert.3) must_finish=yes ;;
 	esac
+	if [ -n "$unchanged" ]; then
+		snap "$d" >"$w/now"
+		cmp -s "$unchanged" "$w/now" ||
+			sym="$sym exit-$rc-claims-$([ "$unchanged" = "$w/setup" ] && echo unchanged || echo original)-but-tree-differs"
+	fi
 	# A clean revert; after a kill, a clean apply and revert too.
 	$(op_cmd "$sc" revert "$d") >"$w/out" 2>"$w/err"
 	crc=$?
@@ -424,6 +456,27 @@ concurrent apply apply
 concurrent apply revert
 concurrent revert apply
 concurrent revert revert
+
+# ---- --wait 0: a run that finds the tree locked does not wait ----
+# It exits 4 with one line and changes nothing; the slowed apply finishes.
+for second in apply revert; do
+	scenario_tree garage "$C"
+	"${SLOW[@]}" "${HT[@]}" --root "$C" "${APPLY_G[@]}" >/dev/null 2>"$TMP/c1.err" &
+	pid=$!
+	started_changing apply || not_ok "--wait 0: the slowed apply changes the tree"
+	if [ "$second" = apply ]; then
+		"${HT[@]}" --root "$C" --wait 0 "${APPLY_G[@]}" >/dev/null 2>"$TMP/c2.err"
+	else
+		"${HT[@]}" --root "$C" --wait 0 revert >/dev/null 2>"$TMP/c2.err"
+	fi
+	r2=$?
+	wait "$pid"
+	r1=$?
+	expect_eq "--wait 0 $second during a slowed apply: exit 4" 4 "$r2"
+	expect_eq "--wait 0 $second during a slowed apply: one line on stderr" 1 "$(wc -l <"$TMP/c2.err")"
+	expect_eq "--wait 0 $second during a slowed apply: that apply exits 0" 0 "$r1"
+	expect_eq "--wait 0 $second during a slowed apply: the tree ends applied" applied "$(end_state)"
+done
 
 # ---- stale temp files from a crash: the next apply or revert removes them ----
 # In hosttune's directories and their parents up to the root; a name that is
