@@ -17,7 +17,7 @@
 # from a crash, and an apply whose report cannot be written.
 #
 # N counts only the calls from apply's or revert's first change of the tree
-# on (the --root walk before the first write, or the lock): calls before it
+# on (from the --root walk before the first write; the lock too): calls before it
 # belong to collecting facts and reading rules, where a failure ends the run
 # before anything changes; the first and the last of those are still
 # injected once, as a sample. Runs two cases at a time.
@@ -50,14 +50,14 @@ HT=("$HOSTTUNE" --rules "$HT_RULES_DIR")
 # a clean run makes are injected.
 CANDIDATES="openat open creat write pwrite64 writev fallocate fsync fdatasync syncfs
 rename renameat renameat2 mkdir mkdirat unlink unlinkat rmdir fchmod fchmodat chmod
-ftruncate truncate flock fcntl link linkat symlink symlinkat close"
+ftruncate truncate flock link linkat symlink symlinkat close"
 errno_for() {
 	case $1 in
 	write | pwrite64 | writev | fallocate) echo ENOSPC ;;
 	fsync | fdatasync | syncfs | ftruncate | truncate | close) echo EIO ;;
 	mkdir | mkdirat | rename | renameat | renameat2) echo EROFS ;;
 	fchmod | fchmodat | chmod) echo EPERM ;;
-	flock | fcntl) echo ENOLCK ;;
+	flock) echo ENOLCK ;;
 	*) echo EACCES ;;
 	esac
 }
@@ -72,10 +72,9 @@ documented() {
 echo "# exit statuses documented in hosttune(8): $DOCUMENTED"
 
 # snap DIR: every path with its type and mode (symlinks with their target),
-# then the SHA-256 of every regular file; sorted.
+# and the SHA-256 of every regular file; sorted.
 snap() {
-	(cd "$1" && find . -printf '%y %m %p -> %l\n' | LC_ALL=C sort &&
-		find . -type f -exec sha256sum {} + | LC_ALL=C sort -k2)
+	(cd "$1" && find . -printf '%y %m %p -> %l\n' -type f -exec sha256sum {} + | LC_ALL=C sort)
 }
 # The same with the state file's content left out (apply's own record).
 snap_nostate() {
@@ -112,7 +111,8 @@ op_cmd() { # SCENARIO OP DIR
 # ---- reference trees and clean-run counts ----
 # phase_counts TRACE ROOT: "SYSCALL TOTAL BEFORE CHANGING KEY" for every
 # syscall in the trace. BEFORE calls come before the first change of the
-# tree (from the walk from ROOT that leads to it, or from the lock).
+# tree (before the walk from ROOT that leads to it); the lock (flock) is
+# always in.
 # CHANGING lists the N (comma-separated, "-" for none) whose call changes
 # the tree (creates, writes to a file, renames, removes, changes a mode) or
 # takes a lock. KEY lists, for openat, the N that open ROOT (each walk to a
@@ -135,13 +135,13 @@ phase_counts() {
 		if (s == "openat" && index($0, "(AT_FDCWD, \"" root "\", ")) { rootopen[n] = 1; key[n] = 1 }
 		if (s == "close" && wfd[a + 0]) key[n] = 1
 		mut[n] = m
-		if (m && !first) first = n
+		if (m && !first && s != "flock") first = n
 	}
 	END {
 		start = first ? first : n + 1
 		for (i = first - 1; i > 0; i--) if (rootopen[i]) { start = i; break }
 		for (i = 1; i <= n; i++) {
-			if (i < start) { pre[name[i]]++; continue }
+			if (i < start && name[i] != "flock") { pre[name[i]]++; continue }
 			if (mut[i]) muts[name[i]] = muts[name[i]] "," idx[i]
 			if (key[i]) keys[name[i]] = keys[name[i]] "," idx[i]
 		}
@@ -200,8 +200,8 @@ done
 #   earlier write's error reported late); the descriptor is gone either
 #   way, so sticky is the same run.
 # The force scenario (a foreign file taken over, its .hosttune-orig copy)
-# repeats only the calls that act on files (not openat and close), unless
-# FAULT_FULL=1.
+# repeats only the calls that act on files (not openat and close), once and
+# SIGKILL (not sticky), unless FAULT_FULL=1.
 CASES=$TMP/cases
 : >"$CASES"
 for sc in $SCENARIOS; do
@@ -232,6 +232,7 @@ for sc in $SCENARIOS; do
 					close.once) [ $key = yes ] || continue ;;
 					close.*) continue ;;
 					esac
+					[ "$sc.$k" = force.sticky ] && [ "${FAULT_FULL:-0}" != 1 ] && continue
 					echo "$sc $op $s $n $k" >>"$CASES"
 				done
 			done
