@@ -907,31 +907,32 @@ static void test_tmp_sweep(void **state _unused_)
 static void test_chain_remove(void **state _unused_)
 {
 	struct ht_error err = { "" };
-	bool retired = true;
+	bool retired = true, unsynced = false;
 
 	put("/var/lib/hosttune/state", "{}", 0600);
 	assert_int_equal(ht_chain_remove_at(root, "/var", "/var/lib/hosttune/state", &retired,
-	                                    &err), 0);
+	                                    &unsynced, &err), 0);
 	assert_true(retired);
 	assert_false(exists(at("/var")));
+	assert_false(unsynced);
 	assert_int_equal(temps("/"), 0);
 
 	put("/var/lib/hosttune/state", "{}", 0600);
 	put("/var/lib/dpkg/status", "x", 0644);
 	assert_int_equal(ht_chain_remove_at(root, "/var", "/var/lib/hosttune/state", &retired,
-	                                    &err), 0);
+	                                    &unsynced, &err), 0);
 	assert_false(retired);
 	assert_true(exists(at("/var/lib/hosttune/state")));
 	/* ... and from /var/lib/hosttune, which holds only the state file: it goes. */
 	assert_int_equal(ht_chain_remove_at(root, "/var/lib/hosttune", "/var/lib/hosttune/state",
-	                                    &retired, &err), 0);
+	                                    &retired, &unsynced, &err), 0);
 	assert_true(retired);
 	assert_false(exists(at("/var/lib/hosttune")));
 	assert_true(exists(at("/var/lib/dpkg/status")));
 	assert_int_equal(temps("/var/lib"), 0);
 	/* Absent: nothing to do. */
 	assert_int_equal(ht_chain_remove_at(root, "/var/lib/hosttune", "/var/lib/hosttune/state",
-	                                    &retired, &err), 0);
+	                                    &retired, &unsynced, &err), 0);
 	assert_false(retired);
 }
 

@@ -499,24 +499,23 @@ static bool on_state_path(const char *dir)
  * (may be NULL) gets a line per directory. Returns 0 or the first error.
  */
 static int state_discard(const struct state_loc *sl, const char *root, const char *top,
-                         FILE *report, bool *unsynced, struct ht_error *err)
+                         FILE *report, bool *unsynced, bool *retired, struct ht_error *err)
 {
-	bool changed, retired = false;
+	bool changed;
 	int r;
 
+	*retired = false;
 	if (top) {
-		r = ht_chain_remove_at(sl->root, top, sl->path, &retired, err);
+		r = ht_chain_remove_at(sl->root, top, sl->path, retired, unsynced, err);
 		/*
-		 * Renamed away, even when an fsync or the removal of the temp
-		 * name then failed: gone from its place; what is left has a temp
-		 * name that the next apply or revert removes.
+		 * Renamed away but its temp name not removed: the state file is
+		 * gone from its place (*retired), what is left has a name the next
+		 * apply or revert removes; the caller says so.
 		 */
-		if (r < 0 && !retired)
-			return r;
 		if (r < 0)
-			*unsynced = true;
+			return r;
 	}
-	if (retired) {
+	if (*retired) {
 		if (report)
 			for (const char *d = sl->path + strlen(sl->path); d > sl->path + strlen(top);)
 				if (*--d == '/')
@@ -814,13 +813,22 @@ static int rollback(const struct ht_plan *p, const char *root, const struct file
 			}
 		}
 	}
-	/* Deepest first (each was added after the ones that hold it); the state's go with it. */
+	/*
+	 * Deepest first (each was added after the ones that hold it); the
+	 * state's go with it. A directory appears only with the file written
+	 * into it: one that holds no file apply wrote was never made.
+	 */
 	for (size_t i = dirs->n; i-- > 0 && complete;) {
 		struct ht_error e2 = { "" };
-		bool removed;
+		size_t dl = strlen(dirs->v[i]);
+		bool removed, made = false;
 		int k;
 
-		if (state_written && on_state_path(dirs->v[i]))
+		for (size_t f = 0; f < p->nfiles && !made; f++)
+			made = (fs[f].main_done || fs[f].backup_done) &&
+			       strncmp(p->files[f].path, dirs->v[i], dl) == 0 &&
+			       p->files[f].path[dl] == '/';
+		if (!made || on_state_path(dirs->v[i]))
 			continue;
 		k = ht_dir_remove_at(root, dirs->v[i], &removed, &e2);
 		/* Not empty: something not ours appeared in it; it stays, as revert would leave it. */
@@ -839,12 +847,18 @@ static int rollback(const struct ht_plan *p, const char *root, const struct file
 	}
 	if (state_written) {
 		struct ht_error e2 = { "" };
+		bool retired = false;
 		int k = old_state ? restore_file(sl->root, sl->path, old_state, 0600, &unsynced,
 		                                 &e2) :
 		                    state_discard(sl, root, state_top(sl, root, dirs), NULL,
-		                                  &unsynced, &e2);
+		                                  &unsynced, &retired, &e2);
 
-		if (k < 0) {
+		if (k < 0 && retired) {
+			/* Everything is back; a temp name is left for the next run to remove. */
+			size_t n = strlen(err->msg);
+
+			snprintf(err->msg + n, sizeof(err->msg) - n, "; %s", e2.msg);
+		} else if (k < 0) {
 			rollback_failed(err, sl->shown, &e2);
 			return -ENOTRECOVERABLE;
 		}
@@ -1085,27 +1099,22 @@ static const char **state_live_paths(struct json_object *live)
 
 /*
  * The state file again with only what is still to do: the files and live
- * values not restored (@keep_file, @keep_live) and the directories not yet
- * removed (@dirs_left, plus the state file's own, which go with it).
+ * values not restored (@keep_file, @keep_live); "created_dirs" stays whole.
  */
 static int state_keep(const struct state_loc *sl, struct json_object *state,
-                      const bool *keep_file, const bool *keep_live,
-                      const struct ht_paths *dirs_left, struct ht_error *err)
+                      const bool *keep_file, const bool *keep_live, struct ht_error *err)
 {
-	struct json_object *files, *live, *dirs = NULL;
+	struct json_object *files, *live;
 	struct json_object *nfiles = json_object_new_array(), *nlive = json_object_new_array();
-	struct json_object *ndirs = json_object_new_array();
 	bool changed;
 
-	if (!nfiles || !nlive || !ndirs) {
+	if (!nfiles || !nlive) {
 		json_object_put(nfiles);
 		json_object_put(nlive);
-		json_object_put(ndirs);
 		return -ENOMEM;
 	}
 	json_object_object_get_ex(state, "files", &files);
 	json_object_object_get_ex(state, "live", &live);
-	json_object_object_get_ex(state, "created_dirs", &dirs);
 	for (size_t i = 0; i < json_object_array_length(files); i++)
 		if (keep_file[i])
 			json_object_array_add(nfiles,
@@ -1114,16 +1123,8 @@ static int state_keep(const struct state_loc *sl, struct json_object *state,
 		if (keep_live[i])
 			json_object_array_add(nlive,
 			                      json_object_get(json_object_array_get_idx(live, i)));
-	for (size_t i = 0; dirs && i < json_object_array_length(dirs); i++) {
-		struct json_object *d = json_object_array_get_idx(dirs, i);
-
-		if (!dirs_left || on_state_path(json_object_get_string(d)) ||
-		    ht_paths_has(dirs_left, json_object_get_string(d)))
-			json_object_array_add(ndirs, json_object_get(d));
-	}
 	json_object_object_add(state, "files", nfiles);
 	json_object_object_add(state, "live", nlive);
-	json_object_object_add(state, "created_dirs", ndirs);
 	return state_save(sl, state, &changed, err);
 }
 
@@ -1137,7 +1138,7 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 	struct json_object *state = NULL, *files, *live, *dirs = NULL;
 	struct ht_error ignored, first_err = { "" };
 	size_t nl, nf, kept = 0;
-	bool changed, dir_failed = false, unsynced = false;
+	bool changed, unsynced = false, retired = false;
 	int r, first = 0;
 
 	if (!err)
@@ -1243,7 +1244,6 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 			first = r;
 			first_err = e2;
 			kept = dirs_left.n;
-			dir_failed = true;
 		} else {
 			for (size_t i = 0; dirs && i < json_object_array_length(dirs); i++)
 				if (ht_paths_add(&created, json_object_get_string(
@@ -1252,7 +1252,7 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 					return -ENOMEM;
 				}
 			top = state_top(&sl, root, &created);
-			r = state_discard(&sl, root, top, report, &unsynced, err);
+			r = state_discard(&sl, root, top, report, &unsynced, &retired, err);
 			json_object_put(state);
 			if (r == 0 && unsynced)
 				say(report, "removed %s (but an fsync failed: a crash may bring it "
@@ -1260,8 +1260,9 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 			if (r < 0) {
 				size_t n = strlen(err->msg);
 
-				snprintf(err->msg + n, sizeof(err->msg) - n, " (everything else is "
-				         "restored)");
+				snprintf(err->msg + n, sizeof(err->msg) - n, retired ?
+				         " (everything else is restored, the state file is gone)" :
+				         " (everything else is restored; the state file stays)");
 			}
 			return r == -ENOENT ? -EIO : r;
 		}
@@ -1270,7 +1271,12 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 	/* What could not be restored stays in the state file for another revert. */
 	{
 		struct ht_error e2 = { "" };
-		int k = state_keep(&sl, state, keep_file, keep_live, dir_failed ? &dirs_left : NULL, &e2);
+		/*
+		 * Every directory apply created stays recorded: one that could not
+		 * be removed, and those holding it (left "not empty" because of
+		 * it); removing an absent one again is nothing.
+		 */
+		int k = state_keep(&sl, state, keep_file, keep_live, &e2);
 
 		ht_error_set(err, -first, "%s (%zu change%s not restored; %s)", first_err.msg, kept,
 		             kept == 1 ? "" : "s",

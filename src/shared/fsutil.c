@@ -770,7 +770,7 @@ static int holds_only(int fd, const char *name)
 }
 
 int ht_chain_remove_at(const char *root, const char *top, const char *path, bool *retired,
-                       struct ht_error *err)
+                       bool *unsynced, struct ht_error *err)
 {
 	size_t tl = strlen(top);
 	_cleanup_close_ int pfd = -1, cur = -1;
@@ -835,11 +835,15 @@ int ht_chain_remove_at(const char *root, const char *top, const char *path, bool
 	k = rm_tree(pfd, tname, 8);
 	if (k == 0)
 		k = fsync(pfd) < 0 ? -errno : 0;
-	if (k < 0)
-		return path_why(err, -k, root, top, tl, "renamed away, but its removal failed "
-		                "(the next apply or revert removes it)");
+	if (k < 0) {
+		_cleanup_free_ char *left = NULL;
+
+		if (asprintf(&left, "%.*s%s", (int)(tbase - top), top, tname) < 0)
+			return -ENOMEM;
+		return path_why(err, -k, root, left, strlen(left), "could not be removed (the "
+		                "next apply or revert removes it)");
+	}
 	if (r < 0)
-		return path_why(err, -r, root, top, tl,
-		                "renamed away, but the fsync of its parent failed");
+		*unsynced = true;
 	return 0;
 }

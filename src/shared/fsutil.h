@@ -133,11 +133,14 @@ int ht_tmp_sweep(const char *root, const struct ht_paths *dirs, struct ht_paths 
  * file (the state file and the directories apply created for it): @top is
  * renamed to a temp name first, then removed with what it holds, so that a
  * crash leaves only a name ht_tmp_sweep() removes. @retired: true once @top
- * is gone from its place. Returns 0 with *@retired false, changing nothing,
- * when @top is absent or holds anything else; a negative errno otherwise.
+ * is gone from its place (then an error means that its temp name could not
+ * be removed: ht_tmp_sweep() removes it later). @unsynced: set to true when
+ * an fsync of the parent failed (gone as far as anyone can see; a crash may
+ * bring it back). Returns 0 with *@retired false, changing nothing, when
+ * @top is absent or holds anything else; a negative errno otherwise.
  */
 int ht_chain_remove_at(const char *root, const char *top, const char *path, bool *retired,
-                       struct ht_error *err);
+                       bool *unsynced, struct ht_error *err);
 
 /* Reads a procfs/sysfs value with trailing white space removed; NULL + 0 when absent. */
 int ht_live_read_at(const char *root, const char *path, char **out, struct ht_error *err);
