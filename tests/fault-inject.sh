@@ -301,6 +301,12 @@ run_case() {
 	esac
 	if [ -n "$unchanged" ]; then
 		snap "$d" >"$w/now"
+		# A temp tree the run could not remove and says so ("X is left, and
+		# the next apply or revert removes it") is not a change it hides.
+		if grep -q 'is left, and the next apply or revert removes it' "$w/err"; then
+			grep -v '/\.[^/]*\.hosttune-[A-Za-z0-9]\{6\}\( \|/\|$\)' "$w/now" >"$w/now.f"
+			mv "$w/now.f" "$w/now"
+		fi
 		cmp -s "$unchanged" "$w/now" ||
 			sym="$sym exit-$rc-claims-$([ "$unchanged" = "$w/setup" ] && echo unchanged || echo original)-but-tree-differs"
 	fi

@@ -503,8 +503,18 @@ static int write_with_dirs(const char *root, const char *path, const struct ht_p
 		                "directories, but the fsync of their parent failed");
 	return 0;
 fail:
-	rm_tree(pfd, tname, 8);
-	return path_why(err, -r, root, path, strlen(path), step);
+	path_why(err, -r, root, path, strlen(path), step);
+	if (rm_tree(pfd, tname, 8) < 0) {
+		/* Say what is left: a run after this one removes it (ht_tmp_sweep()). */
+		_cleanup_free_ char *left = NULL, *s = NULL;
+		size_t n = strlen(err ? err->msg : "");
+
+		if (err && asprintf(&left, "%.*s%s", (int)(tbase - top), top, tname) >= 0 &&
+		    (s = shown(root, left, strlen(left))))
+			snprintf(err->msg + n, sizeof(err->msg) - n, "; %s is left, and the next "
+			         "apply or revert removes it", s);
+	}
+	return r;
 }
 
 int ht_file_write_at(const char *root, const char *path, const char *content, mode_t mode,
