@@ -198,7 +198,7 @@ bad_args "profile out of range, --set in range" \
 	"hosttune: $TMP/s/profiles/zero.profile:4:9: workload.burst: expected a number >= 1 and <= 1000, found 0" \
 	--rules "$TMP/s" --facts "$FACTS" --profile zero --set workload.burst=2 audit
 bad_args "--set with a name" \
-	"hosttune: --set:1:20: expected a constant, found name 'abc'" \
+	"hosttune: --set workload.conn_rate=abc: column 20: expected a constant, found name 'abc'" \
 	--rules "$TMP/r" --facts "$FACTS" --set workload.conn_rate=abc audit
 bad_args "unknown profile" \
 	"hosttune: profile 'nosuch' not found (looked for profiles/nosuch.profile in $TMP/r)" \

@@ -911,9 +911,11 @@ static void test_profile_include(void **state)
 	/* The value starts after "workload.x=" (11 bytes) at column 12; "1 +" ends at 15. */
 	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.x=1 +", &fx->err), -EINVAL);
 	assert_string_equal(fx->err.msg,
-	                    "--set:1:15: expected an expression, found end of expression");
+	                    "--set workload.x=1 +: column 15: expected an expression, found end "
+	                    "of expression");
 	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.x=mem.total", &fx->err), -EINVAL);
-	assert_string_equal(fx->err.msg, "--set:1:12: expected a constant, found name 'mem.total'");
+	assert_string_equal(fx->err.msg, "--set workload.x=mem.total: column 12: expected a "
+	                    "constant, found name 'mem.total'");
 
 	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), 0);
 	evaluate_ok(fx);

@@ -109,6 +109,17 @@ int ht_ruleset_set_var(struct ht_ruleset *rs, const char *assignment, struct ht_
 	r = rules_set_var_text(rs, name, eq + 1, &pos, err, NULL);
 	if (r < 0) {
 		ht_value_clear(&old);
+		/*
+		 * "--set:1:COL: WHY" from the expression parser: name the argument,
+		 * as every other --set error does: "--set ARG: column COL: WHY".
+		 */
+		if (r == -EINVAL && err && strncmp(err->msg, "--set:1:", 8) == 0) {
+			_cleanup_free_ char *why = strdup(err->msg + 8);
+
+			if (!why)
+				return -ENOMEM;
+			return ht_error_set(err, EINVAL, "--set %s: column %s", assignment, why);
+		}
 		return r;
 	}
 	var = rules_var_find(rs, name);
