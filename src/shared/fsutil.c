@@ -680,6 +680,24 @@ int ht_live_write_at(const char *root, const char *path, const char *value, bool
 	return 0;
 }
 
+/* A DIR stream of the directory @fd, on a copy of it (@fd stays open); NULL with errno set. */
+static DIR *dir_of(int fd)
+{
+	int dfd = dup(fd);
+	DIR *d;
+
+	if (dfd < 0)
+		return NULL;
+	d = fdopendir(dfd);
+	if (!d) {
+		int e = errno;
+
+		close(dfd);
+		errno = e;
+	}
+	return d;
+}
+
 /* Opens the directory @dir below @root itself (not its parent); -ENOENT when absent. */
 static int open_dir_at(const char *root, const char *dir, struct ht_error *err)
 {
@@ -714,18 +732,12 @@ int ht_tmp_sweep(const char *root, const struct ht_paths *dirs, struct ht_paths 
 		_cleanup_(ht_paths_free) struct ht_paths names = { 0 };
 		bool any = false;
 		DIR *d;
-		int dfd;
 
 		if (fd < 0)
 			continue;
-		dfd = dup(fd);
-		if (dfd < 0)
+		d = dir_of(fd);
+		if (!d)
 			return -errno;
-		d = fdopendir(dfd);
-		if (!d) {
-			close(dfd);
-			return -errno;
-		}
 		for (struct dirent *de; (de = readdir(d));)
 			if (ht_tmp_name(de->d_name) && ht_paths_add(&names, de->d_name) < 0) {
 				closedir(d);
@@ -759,16 +771,11 @@ int ht_tmp_sweep(const char *root, const struct ht_paths *dirs, struct ht_paths 
  */
 static int holds_only(int fd, const char *name)
 {
-	int dfd = dup(fd), n = 0, same = 0;
-	DIR *d;
+	int n = 0, same = 0;
+	DIR *d = dir_of(fd);
 
-	if (dfd < 0)
+	if (!d)
 		return -errno;
-	d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return -errno;
-	}
 	for (struct dirent *de; (de = readdir(d));) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
