@@ -402,6 +402,33 @@ for m in $(grep -v '^#' "$TMP/g/etc/modules-load.d/hosttune.conf" | grep .); do
 		not_ok "modules-load.d: $m exists for 5.15.0-91-generic"
 	fi
 done
+# A file hosttune wrote that holds a NUL byte now: edited, left as it is; the
+# rest is reverted and revert exits 0 (it used to say "refused, nothing was
+# changed", exit 2, after changing the tree).
+fresh
+ht --root "$TMP/g" $G apply >/dev/null
+printf 'x\0y\n' >>"$TMP/g/etc/sysctl.d/90-hosttune.conf"
+ht --root "$TMP/g" revert >"$TMP/out" 2>"$TMP/err"
+expect_eq "NUL in an applied file: revert exits 0" 0 $?
+expect_contains "NUL in an applied file: left, and says why" \
+	"left /etc/sysctl.d/90-hosttune.conf: edited since hosttune wrote it (it holds a NUL byte now)" \
+	"$(cat "$TMP/out")"
+expect_eq "NUL in an applied file: the state file is gone" no \
+	"$([ -e "$TMP/g/var/lib/hosttune/state" ] && echo yes || echo no)"
+ht --root "$TMP/g" $G plan >/dev/null 2>"$TMP/err"
+expect_eq "NUL in a target file: plan exits 2 (in the way)" 2 $?
+
+# A lost report: exit 5 only when apply changed the host; exit 3 when not.
+fresh
+ht --root "$TMP/g" $G apply >/dev/full 2>"$TMP/err"
+expect_eq "report lost after a change: exit 5" 5 $?
+ht --root "$TMP/g" $G apply >/dev/full 2>"$TMP/err"
+expect_eq "report lost, nothing changed: exit 3" 3 $?
+ht --root "$TMP/g" revert >/dev/full 2>"$TMP/err"
+expect_eq "revert's report lost: exit 5" 5 $?
+ht --root "$TMP/g" revert >/dev/full 2>"$TMP/err"
+expect_eq "nothing to revert, stdout full: still exit 2 (nothing printed on stdout)" 2 $?
+
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v sysctl >/dev/null &&
 	[ -e /proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait ]; then
 	# Only the per-netns key, in a private network namespace: never nf_conntrack_max.

@@ -244,7 +244,7 @@ for sc in $SCENARIOS; do
 	done
 done
 echo "# $(wc -l <"$CASES") injected runs ($(grep -c ' once$' "$CASES") once, $(grep -c ' sticky$' "$CASES") sticky, $(grep -c ' kill$' "$CASES") SIGKILL); kinds: $KINDS; ASan build: $asan"
-if [ "${FAULT_LIST:-0}" = 1 ]; then cat "$CASES"; exit 0; fi
+if [ "${FAULT_LIST:-0}" = 1 ]; then cat "$CASES"; echo "# SKIP: FAULT_LIST=1 lists the cases only"; exit 77; fi
 
 # run_case WORKDIR RESULTS SCENARIO OP SYSCALL N KIND: one injected run and
 # its checks; appends "PASS ..." or "MISS ... | symptoms" to RESULTS and,

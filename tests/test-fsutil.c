@@ -870,6 +870,7 @@ static void test_tmp_name(void **state _unused_)
  */
 static void test_tmp_sweep(void **state _unused_)
 {
+	static const char *const names[] = { "var", "sysctl.d", NULL };
 	_cleanup_(ht_paths_free) struct ht_paths dirs = { 0 }, removed = { 0 };
 	_cleanup_free_ char *c = NULL;
 	char shown[PATH_MAX];
@@ -884,7 +885,10 @@ static void test_tmp_sweep(void **state _unused_)
 	assert_int_equal(ht_paths_add(&dirs, "/etc"), 0);
 	assert_int_equal(ht_paths_add(&dirs, "/etc/sysctl.d"), 0);
 	assert_int_equal(ht_paths_add(&dirs, "/etc/modprobe.d"), 0); /* absent: skipped */
-	assert_int_equal(ht_tmp_sweep(root, &dirs, &removed), 0);
+	put("/etc/sysctl.d/.90-hosttune.conf.hosttune-DDDDDD/data", "d\n", 0644);
+	assert_int_equal(ht_tmp_sweep(root, &dirs, names, &removed), 0);
+	/* A directory under a file's temp name is none of hosttune's: it stays. */
+	assert_true(exists(at("/etc/sysctl.d/.90-hosttune.conf.hosttune-DDDDDD/data")));
 	/* "/" first, then /etc, then /etc/sysctl.d: one entry each. */
 	assert_int_equal(removed.n, 3);
 	snprintf(shown, sizeof(shown), "%s/.var.hosttune-Zz99zZ", root);
@@ -896,7 +900,7 @@ static void test_tmp_sweep(void **state _unused_)
 	assert_false(exists(at("/etc/sysctl.d/.90-hosttune.conf.hosttune-Ab12Cd")));
 	assert_true(exists(at("/etc/sysctl.d/keep.conf")));
 	assert_true(exists(at("/etc/sysctl.d/.keep.conf")));
-	assert_int_equal(temps("/etc/sysctl.d"), 0);
+	assert_int_equal(temps("/etc/sysctl.d"), 1);
 }
 
 /*

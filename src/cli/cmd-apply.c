@@ -144,8 +144,12 @@ int cmd_apply(const struct options *o)
 	                  o->plan_flags | (o->facts_file ? HT_PLAN_NO_DISK : 0), &plan, &err);
 	if (r < 0) {
 		fprintf(stderr, "hosttune: %s\n", err.msg[0] ? err.msg : strerror(-r));
-		/* -ELOOP, -EXDEV: a target resolves through a symlink (shared/fsutil.h). */
-		r = r == -EINVAL || r == -ELOOP || r == -EXDEV ? EXIT_USAGE : EXIT_COLLECT;
+		/*
+		 * -ELOOP, -EXDEV: a target resolves through a symlink; -EBADMSG,
+		 * -EFBIG: it is not a text file (shared/fsutil.h): in the way, like bad input.
+		 */
+		r = r == -EINVAL || r == -ELOOP || r == -EXDEV || r == -EBADMSG || r == -EFBIG ?
+		    EXIT_USAGE : EXIT_COLLECT;
 		goto out;
 	}
 	if (o->dry_run) {
@@ -205,9 +209,9 @@ int cmd_apply(const struct options *o)
 		ht_plan_print_warnings(&plan, stdout);
 	if (r == 0 && plan.nwarnings)
 		r = EXIT_FINDINGS;
-	if (r == 0 || r == EXIT_FINDINGS)
-		r = check_report(r, ht_plan_empty(&plan) ? "apply found nothing to change" :
-		                    "apply is complete");
+	/* Exit 5 only when the host changed; else a lost report is exit 3 (main()). */
+	if ((r == 0 || r == EXIT_FINDINGS) && !ht_plan_empty(&plan))
+		r = check_report(r, "apply is complete");
 out:
 	ht_plan_free(&plan);
 	ht_findings_free(&findings);
@@ -363,25 +367,28 @@ int cmd_revert(const struct options *o)
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int lock = -1;
 	size_t len = 0;
-	FILE *report = stdout;
+	FILE *report;
 	int r;
 
 	if ((r = check_state_in_root(o)) != 0)
 		return r;
 	if ((r = take_lock(o, "revert", &lock)) != 0)
 		return r;
-	if (o->json) {
-		report = open_memstream(&text, &len);
-		if (!report) {
-			fprintf(stderr, "hosttune: out of memory\n");
-			return EXIT_COLLECT;
-		}
-	} else if (o->root)
-		printf("below --root %s:\n", o->root);
-	r = ht_revert(o->root, o->state, report, &err);
-	if (o->json && fclose(report) != 0) {
+	/* The report is kept until revert has run: nothing is printed for a refused one. */
+	report = open_memstream(&text, &len);
+	if (!report) {
 		fprintf(stderr, "hosttune: out of memory\n");
 		return EXIT_COLLECT;
+	}
+	r = ht_revert(o->root, o->state, report, &err);
+	if (fclose(report) != 0) {
+		fprintf(stderr, "hosttune: out of memory\n");
+		return EXIT_COLLECT;
+	}
+	if (!o->json && len > 0) {
+		if (o->root)
+			printf("below --root %s:\n", o->root);
+		fputs(text, stdout);
 	}
 	/* Refused or nothing there: nothing changed, nothing to print. */
 	if (o->json && r != -ENOENT && r != -EBADMSG && r != -ECANCELED &&

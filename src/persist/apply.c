@@ -412,6 +412,15 @@ static int state_check(struct json_object *state, const struct state_loc *sl, bo
 
 /* ---- interrupted runs: temp files, and the state file's directories ---- */
 
+/*
+ * The names of the directories hosttune creates (managed_dirs[]), the only
+ * ones it builds under a temp name (".var.hosttune-XXXXXX"); NULL-terminated.
+ */
+static const char *const tmp_dir_names[] = {
+	"etc", "sysctl.d", "modprobe.d", "modules-load.d", "systemd", "network", "var", "lib",
+	"hosttune", NULL,
+};
+
 /* Adds @path's directories to @dirs: "/", "/etc", "/etc/sysctl.d" for a file in /etc/sysctl.d. */
 static int add_ancestors(struct ht_paths *dirs, const char *path)
 {
@@ -458,8 +467,8 @@ static int sweep(const char *root, const struct state_loc *sl, const char *const
 		r = add_ancestors(sl->root == root ? &dirs : &sdirs, sl->path);
 	if (r < 0)
 		return r;
-	ht_tmp_sweep(root, &dirs, swept);
-	ht_tmp_sweep(NULL, &sdirs, swept);
+	ht_tmp_sweep(root, &dirs, tmp_dir_names, swept);
+	ht_tmp_sweep(NULL, &sdirs, tmp_dir_names, swept);
 	return 0;
 }
 
@@ -859,7 +868,12 @@ static int rollback(const struct ht_plan *p, const char *root, const struct file
 
 			snprintf(err->msg + n, sizeof(err->msg) - n, "; %s", e2.msg);
 		} else if (k < 0) {
+			size_t n;
+
 			rollback_failed(err, sl->shown, &e2);
+			n = strlen(err->msg);
+			snprintf(err->msg + n, sizeof(err->msg) - n, " (everything else is back; "
+			         "revert removes the state file)");
 			return -ENOTRECOVERABLE;
 		}
 	}
@@ -1007,6 +1021,12 @@ static int revert_file(const char *root, struct json_object *e, FILE *report,
 	if (json_object_object_get_ex(e, "mode", &v))
 		mode = (mode_t)json_object_get_int(v);
 	r = ht_file_read_at(root, path, &cur, NULL, err);
+	/* Not text any more (a NUL byte, over 1 MiB): not what hosttune wrote. */
+	if (r == -EBADMSG || r == -EFBIG) {
+		say(report, "left %s: edited since hosttune wrote it (%s)\n", path,
+		    r == -EBADMSG ? "it holds a NUL byte now" : "it is over 1 MiB now");
+		return 0;
+	}
 	if (r < 0)
 		return r;
 	backup = backup_path(path);
@@ -1284,6 +1304,6 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 		                     "kept in the state file for another revert");
 	}
 	json_object_put(state);
-	/* -ENOENT means "nothing to revert" to the caller. */
-	return first == -ENOENT ? -EIO : first;
+	/* -ENOENT, -EBADMSG, -ECANCELED mean "nothing to revert / changed" to the caller. */
+	return first == -ENOENT || first == -EBADMSG || first == -ECANCELED ? -EIO : first;
 }

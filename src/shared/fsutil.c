@@ -723,7 +723,19 @@ static int open_dir_at(const char *root, const char *dir, struct ht_error *err)
 	return fd;
 }
 
-int ht_tmp_sweep(const char *root, const struct ht_paths *dirs, struct ht_paths *removed)
+/* A temp name of a directory named one of @dir_names: ".NAME.hosttune-XXXXXX". */
+static bool tmp_dir_name(const char *name, const char *const *dir_names)
+{
+	size_t n = strlen(name) - strlen(TMP_MARK) - TMP_RANDOM - 1;
+
+	for (size_t i = 0; dir_names && dir_names[i]; i++)
+		if (strlen(dir_names[i]) == n && strncmp(name + 1, dir_names[i], n) == 0)
+			return true;
+	return false;
+}
+
+int ht_tmp_sweep(const char *root, const struct ht_paths *dirs, const char *const *dir_names,
+                 struct ht_paths *removed)
 {
 	int first = 0;
 
@@ -738,11 +750,20 @@ int ht_tmp_sweep(const char *root, const struct ht_paths *dirs, struct ht_paths 
 		d = dir_of(fd);
 		if (!d)
 			return -errno;
-		for (struct dirent *de; (de = readdir(d));)
-			if (ht_tmp_name(de->d_name) && ht_paths_add(&names, de->d_name) < 0) {
+		for (struct dirent *de; (de = readdir(d));) {
+			struct stat st;
+
+			if (!ht_tmp_name(de->d_name) ||
+			    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			/* Files; directories only under the names hosttune builds them with. */
+			if (S_ISDIR(st.st_mode) && !tmp_dir_name(de->d_name, dir_names))
+				continue;
+			if (ht_paths_add(&names, de->d_name) < 0) {
 				closedir(d);
 				return -ENOMEM;
 			}
+		}
 		closedir(d);
 		for (size_t k = 0; k < names.n; k++) {
 			_cleanup_free_ char *host = NULL, *s = NULL;
@@ -850,8 +871,8 @@ int ht_chain_remove_at(const char *root, const char *top, const char *path, bool
 	r = fsync(pfd) < 0 ? -errno : 0;
 	/* Removed whatever the fsync said: nothing of it stays in sight. */
 	k = rm_tree(pfd, tname, 8);
-	if (k == 0)
-		k = fsync(pfd) < 0 ? -errno : 0;
+	if (k == 0 && r == 0 && fsync(pfd) < 0)
+		r = -errno;
 	if (k < 0) {
 		_cleanup_free_ char *left = NULL;
 
