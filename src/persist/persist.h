@@ -196,7 +196,8 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
  * A restored or removed PATH whose directory fsync failed says so in
  * parentheses (a crash may undo it).
  * A file whose content is no longer what apply wrote ("written") is left as
- * the admin made it, and counts as done.
+ * the admin made it, and counts as done; so is one that is no longer text
+ * ("left PATH: edited since hosttune wrote it (it holds a NUL byte now)").
  * Every entry is checked before anything changes: a path that is not one of
  * the files hosttune writes (ht_managed_file()), a live path that is not the
  * procfs/sysfs file of its key, channels under --root, a value of the wrong
