@@ -28,6 +28,13 @@ fi
 export FUZZ_TMPDIR="${FUZZ_TMPDIR:-${TMPDIR:-/tmp}}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
 
+# The inputs of a finding: the artifacts; in a replay (libFuzzer writes none
+# for the files it is given) the file it was running last.
+inputs() {
+	if [ -n "$(find "$1" -type f)" ]; then find "$1" -type f | tr '\n' ' '
+	else sed -n 's/^Running: //p' "$2" | tail -n 1; fi
+}
+
 failed=0
 summary=""
 printf '%-9s %-7s %12s %7s %6s %6s %8s %4s %9s\n' target mode executions seconds crash leak timeout oom property
@@ -84,7 +91,7 @@ $name: exit status $rc without an artifact, see $log"
 		summary="$summary
 $name: $(grep -a -m1 -e '^PROPERTY VIOLATED' -e 'ERROR: AddressSanitizer' -e 'runtime error' \
 			-e 'ERROR: LeakSanitizer' -e 'ERROR: libFuzzer' "$log")
-  log $log, input(s): $(find "$art" -type f | tr '\n' ' ')"
+  log $log, input(s): $(inputs "$art" "$log")"
 	fi
 done
 if [ "$failed" -ne 0 ]; then
