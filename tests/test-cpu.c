@@ -236,26 +236,51 @@ static void test_measure(void **state)
 		{ .cipher = HT_CIPHER_CHACHA20_POLY1305 },
 	};
 
-	assert_int_equal(ht_cipher_measure(runs, 2, 2, 5), 0);
+	/* Up to 4 slices of 5 ms of CPU time each, all within 1 s of wall time. */
+	assert_int_equal(ht_cipher_measure(runs, 2, 4, 5000, 1000), 0);
 	for (size_t i = 0; i < 2; i++) {
 		assert_int_equal(runs[i].error, 0);
+		assert_in_range(runs[i].slices, 1, 4);
 		/* Each slice runs at least one round of 4 buffers: 4 x 16384 = 65536 bytes. */
 		assert_true(runs[i].bytes >= 65536);
 		assert_int_equal(runs[i].bytes % HT_CIPHER_BUFFER, 0);
 		/*
-		 * A slice is timed by the thread's CPU time and ends at 5 ms of it or
-		 * at 3 x 5 = 15 ms of wall time, whichever comes first (a loaded host
-		 * gives the thread less CPU): one thread's CPU time never exceeds the
-		 * wall time, so a slice holds at most 15 ms plus its last round of 4
-		 * buffers (well under 10 ms even for software AES).
+		 * A slice ends at 5 ms of the thread's CPU time or at its share of
+		 * the wall time, whichever comes first, plus its last round of 4
+		 * buffers (well under 10 ms even for software AES): at most 15 ms
+		 * each, 4 x 15 = 60 ms for all.
 		 */
 		assert_true(runs[i].seconds > 0);
-		assert_true(runs[i].seconds <= 0.025);
+		assert_true(runs[i].seconds <= 0.015);
 		assert_true(runs[i].total_seconds >= runs[i].seconds);
-		assert_true(runs[i].total_seconds <= 2 * 0.025);
+		assert_true(runs[i].total_seconds <= 4 * 0.015);
 		/* MB = 10^6 bytes */
 		assert_true(fabs(runs[i].mbps - (double)runs[i].bytes / 1e6 / runs[i].seconds) <
 		            1e-9 * runs[i].mbps);
+	}
+}
+
+/*
+ * The wall-time bound holds whatever the CPU budget: 10 slices of 1 s of
+ * CPU time each would take 2 x 10 x 1 = 20 s; within 20 ms of wall time
+ * the thread gets at most 20 ms of CPU, plus one round of 4 buffers per
+ * slice past the end (20 slices x under 10 ms), so well under 0.5 s. The
+ * assertion is on CPU time, which a loaded host only lowers.
+ */
+static void test_measure_wall_bound(void **state)
+{
+	struct ht_cipher_run runs[] = {
+		{ .cipher = HT_CIPHER_AES_128_GCM },
+		{ .cipher = HT_CIPHER_CHACHA20_POLY1305 },
+	};
+
+	assert_int_equal(ht_cipher_measure(runs, 2, 10, 1000000, 20), 0);
+	assert_true(runs[0].total_seconds + runs[1].total_seconds < 0.5);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(runs[i].error, 0);
+		/* Every cipher gets its first slice, even one the bound cuts to 4 buffers. */
+		assert_in_range(runs[i].slices, 1, 10);
+		assert_true(runs[i].mbps > 0);
 	}
 }
 
@@ -263,12 +288,13 @@ static void test_measure_bad_args(void **state)
 {
 	struct ht_cipher_run run = { .cipher = (enum ht_cipher)7 };
 
-	assert_int_equal(ht_cipher_measure(NULL, 1, 1, 1), -EINVAL);
-	assert_int_equal(ht_cipher_measure(&run, 1, 1, 1), -EINVAL);
+	assert_int_equal(ht_cipher_measure(NULL, 1, 1, 1, 1), -EINVAL);
+	assert_int_equal(ht_cipher_measure(&run, 1, 1, 1, 1), -EINVAL);
 	run.cipher = HT_CIPHER_AES_128_GCM;
-	assert_int_equal(ht_cipher_measure(&run, 0, 1, 1), -EINVAL);
-	assert_int_equal(ht_cipher_measure(&run, 1, 0, 1), -EINVAL);
-	assert_int_equal(ht_cipher_measure(&run, 1, 1, 0), -EINVAL);
+	assert_int_equal(ht_cipher_measure(&run, 0, 1, 1, 1), -EINVAL);
+	assert_int_equal(ht_cipher_measure(&run, 1, 0, 1, 1), -EINVAL);
+	assert_int_equal(ht_cipher_measure(&run, 1, 1, 0, 1), -EINVAL);
+	assert_int_equal(ht_cipher_measure(&run, 1, 1, 1, 0), -EINVAL);
 }
 
 int main(void)
@@ -286,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_cpuid_signatures),
 		cmocka_unit_test(test_dmi),
 		cmocka_unit_test(test_measure),
+		cmocka_unit_test(test_measure_wall_bound),
 		cmocka_unit_test(test_measure_bad_args),
 	};
 

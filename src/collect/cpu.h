@@ -63,12 +63,12 @@ struct ht_cipher_run {
 	enum ht_cipher cipher; /* set by the caller */
 	int error;             /* 0, or -EOPNOTSUPP when libcrypto refused the cipher */
 	char why[256];         /* libcrypto's reason when it refused */
+	unsigned slices;       /* slices run, 1 to the number asked for */
 	uint64_t bytes;        /* encrypted in the fastest slice */
 	double seconds;        /* CPU time of the measuring thread (CLOCK_THREAD_CPUTIME_ID)
-	                          in the fastest slice; a slice ends after its budget of CPU
-	                          time or 3x that of wall time */
+	                          in the fastest slice, in seconds */
 	double mbps;           /* bytes / 1e6 / seconds of the fastest slice: MB = 10^6 bytes */
-	double total_seconds;  /* all slices together */
+	double total_seconds;  /* CPU time of all slices together, in seconds */
 };
 
 /* Buffer size of the measurement: 16 KiB, the largest TLS record (RFC 8446, 5.1). */
@@ -76,12 +76,21 @@ struct ht_cipher_run {
 
 /*
  * ht_cipher_measure - encrypt 16 KiB buffers with libcrypto's EVP API: one
- * EVP_EncryptInit_ex() and one warm-up buffer per cipher, then @slices
- * rounds in which each cipher in turn calls EVP_EncryptUpdate() for about
- * @slice_ms. Taking turns spreads a burst of interference (steal time in a
- * VM) over both ciphers, and each keeps its fastest slice, the least
- * disturbed one.
+ * EVP_EncryptInit_ex() and one warm-up buffer per cipher, then up to
+ * @slices rounds in which each cipher in turn calls EVP_EncryptUpdate()
+ * for @slice_us microseconds of this thread's CPU time
+ * (CLOCK_THREAD_CPUTIME_ID: time other processes take from the CPU is not
+ * counted against the cipher). Taking turns spreads a burst of interference
+ * (steal time in a VM) over both ciphers, and each keeps its fastest slice,
+ * the least disturbed one.
+ * @wall_ms bounds the whole measurement in wall time (CLOCK_MONOTONIC, after
+ * the set-up): each slice ends at its share of the time left, and no round
+ * starts after it, so a loaded host gets shorter slices or fewer of them,
+ * never a longer measurement; every cipher gets at least one slice of a few
+ * buffers.
  * Returns 0 (a cipher libcrypto refuses has its error set, the others are
- * measured), -EINVAL for a bad argument, -ENOMEM.
+ * measured), -EINVAL for a bad argument (a zero count or time, an unknown
+ * cipher), -ENOMEM.
  */
-int ht_cipher_measure(struct ht_cipher_run *runs, size_t n, unsigned slices, unsigned slice_ms);
+int ht_cipher_measure(struct ht_cipher_run *runs, size_t n, unsigned slices, unsigned slice_us,
+                      unsigned wall_ms);
