@@ -7,7 +7,7 @@
  *       accepts forever; on each connection writes B bytes (default 1400)
  *       and closes first. Prints "listening PORT" once ready.
  *   storm client ADDR PORT [--count N] [--workers C] [--rate R] [--size B]
- *                          [--timeout S] [--sport-base P]
+ *                          [--timeout S] [--sport-base P] [--retries K]
  *       fetches N objects (default 6600) with C workers (default 8), one
  *       connection each: connect, read to EOF, close. --rate R paces the
  *       starts to R a second in total (connection i starts at i / R s), so a
@@ -19,11 +19,31 @@
  *       (__inet_hash_connect(), net/ipv4/inet_hashtables.c), which reopens
  *       the conntrack entry of the old one instead of adding one; a test
  *       that counts entries needs every connection on a tuple of its own.
+ *       --retries K opens a new connection for an object up to K more times
+ *       after a failure (default 0), as an S3 client's SDK does after a
+ *       connect timeout.
+ *   storm model --count N --workers C [--rate R] --max M --time-wait T
+ *               [--syn-retries S] [--retries K] [--fetch D]
+ *       what the client above would see against a conntrack table of M
+ *       entries whose entries live T s after their connection (the TIME_WAIT
+ *       timeout; the connection itself lasts D s, default 0.001): a
+ *       simulation, not a measurement. An entry is made when a SYN finds
+ *       fewer than M entries and frees its slot the moment it expires; a
+ *       SYN that finds M is dropped and retried after 1, 2, 4, ... s (the
+ *       initial retransmission timeout of 1 s doubling, TCP_TIMEOUT_INIT
+ *       and tcp_retransmit_timer(), net/ipv4/tcp_timer.c) up to S times
+ *       (net.ipv4.tcp_syn_retries, default 6), after which connect() fails
+ *       at 2^(S+1) - 1 s (127 s for S = 6) and --retries applies. Prints the
+ *       client's line (below) with drops= (SYNs dropped) and peak= (the most
+ *       entries at once) added.
  *   storm loop ADDR PORT ...
  *       a server and a client in one process (PORT 0 picks one), for tests.
  *
  * The client prints one line of key=value figures:
  *   objects=N ok=K failed=F wall=SECONDS rate=K/wall slow=X max_connect=SECONDS
+ *   retried=R fetch=SECONDS
+ * (retried: connections opened again by --retries; fetch: the mean time of
+ * a successful object, connect to EOF)
  * where slow counts connects that took over 0.9 s: the initial SYN
  * retransmission timeout is 1 s (TCP_TIMEOUT_INIT, include/net/tcp.h), so a
  * slow connect had its SYN dropped at least once. Exits 0 when every object
@@ -51,8 +71,11 @@
 #define BACKLOG 4096
 
 struct opts {
-	long count, workers, size, threads, sport_base;
+	long count, workers, size, threads, sport_base, retries;
 	double rate, timeout;
+	/* model only */
+	long max_entries, syn_retries;
+	double time_wait, fetch;
 };
 
 struct client {
@@ -64,8 +87,8 @@ struct client {
 };
 
 struct result {
-	long ok, failed, slow;
-	double max_connect;
+	long ok, failed, slow, retried;
+	double max_connect, fetch_sum;
 	char first_error[128];
 };
 
@@ -174,11 +197,21 @@ static void *client_worker(void *arg)
 			break;
 		if (c->o->rate > 0)
 			sleep_until(&c->t0, (double)i / c->o->rate);
-		r = fetch(c, i, &cs);
-		if (cs > res->max_connect)
-			res->max_connect = cs;
-		if (cs > 0.9)
-			res->slow++;
+		for (long try = 0;; try++) {
+			double t = now_s();
+
+			cs = 0;
+			r = fetch(c, i, &cs);
+			if (cs > res->max_connect)
+				res->max_connect = cs;
+			if (cs > 0.9)
+				res->slow++;
+			if (r == 0)
+				res->fetch_sum += now_s() - t;
+			if (r == 0 || try >= c->o->retries)
+				break;
+			res->retried++;
+		}
 		if (r == 0) {
 			res->ok++;
 		} else {
@@ -218,6 +251,8 @@ static int run_client(const struct opts *o, const struct sockaddr *sa, socklen_t
 		sum.ok += r->ok;
 		sum.failed += r->failed;
 		sum.slow += r->slow;
+		sum.retried += r->retried;
+		sum.fetch_sum += r->fetch_sum;
 		if (r->max_connect > sum.max_connect)
 			sum.max_connect = r->max_connect;
 		if (!sum.first_error[0] && r->first_error[0])
@@ -225,13 +260,114 @@ static int run_client(const struct opts *o, const struct sockaddr *sa, socklen_t
 		free(r);
 	}
 	wall = now_s() - t0;
-	printf("objects=%ld ok=%ld failed=%ld wall=%.3f rate=%.1f slow=%ld max_connect=%.3f\n",
+	printf("objects=%ld ok=%ld failed=%ld wall=%.3f rate=%.1f slow=%ld max_connect=%.3f "
+	       "retried=%ld fetch=%.6f\n",
 	       o->count, sum.ok, sum.failed, wall, wall > 0 ? (double)sum.ok / wall : 0, sum.slow,
-	       sum.max_connect);
+	       sum.max_connect, sum.retried, sum.ok > 0 ? sum.fetch_sum / (double)sum.ok : 0);
 	fflush(stdout);
 	if (sum.first_error[0])
 		fprintf(stderr, "storm: %ld failed, first: %s\n", sum.failed, sum.first_error);
 	return started == 0 ? 1 : sum.ok == o->count ? 0 : 1;
+}
+
+/* A worker of the model: the object it fetches and where its connection is. */
+struct model_worker {
+	double t;          /* when its next event happens, s from the start */
+	bool busy;         /* holds an object (else takes the next one at t) */
+	bool done;         /* no objects left */
+	long syn;          /* SYNs of the current connection dropped so far */
+	long tries;        /* connections opened again for this object */
+	double conn_start; /* when the current connection's first SYN went out */
+};
+
+static int run_model(const struct opts *o)
+{
+	struct model_worker *w = calloc((size_t)o->workers, sizeof(*w));
+	/* Successes happen in time order, so expiry times are sorted: a FIFO. */
+	double *expiry = malloc(sizeof(double) * (size_t)(o->count > 0 ? o->count : 1));
+	long next = 0, head = 0, tail = 0, ok = 0, failed = 0, slow = 0, retried = 0, drops = 0;
+	long peak = 0;
+	double wall = 0, max_connect = 0, give_up = (double)((1L << (o->syn_retries + 1)) - 1);
+
+	if (!w || !expiry) {
+		free(w);
+		free(expiry);
+		fprintf(stderr, "storm: out of memory\n");
+		return 1;
+	}
+	for (;;) {
+		struct model_worker *m = NULL;
+		double x;
+
+		for (long i = 0; i < o->workers; i++)
+			if (!w[i].done && (!m || w[i].t < m->t))
+				m = &w[i];
+		if (!m)
+			break;
+		if (!m->busy) {
+			long i = next++;
+
+			if (i >= o->count) {
+				m->done = true;
+				continue;
+			}
+			if (o->rate > 0 && (double)i / o->rate > m->t)
+				m->t = (double)i / o->rate;
+			m->busy = true;
+			m->syn = m->tries = 0;
+			m->conn_start = m->t;
+			continue;
+		}
+		/* A SYN at x: the entries that expired by then have left the table. */
+		x = m->t;
+		while (head < tail && expiry[head] <= x)
+			head++;
+		if (tail - head < o->max_entries) {
+			double cs = x - m->conn_start;
+
+			expiry[tail++] = x + o->fetch + o->time_wait;
+			if (tail - head > peak)
+				peak = tail - head;
+			if (cs > max_connect)
+				max_connect = cs;
+			if (cs > 0.9)
+				slow++;
+			ok++;
+			m->busy = false;
+			m->t = x + o->fetch;
+			if (m->t > wall)
+				wall = m->t;
+			continue;
+		}
+		drops++;
+		if (++m->syn <= o->syn_retries) {
+			m->t = m->conn_start + (double)((1L << m->syn) - 1);
+			continue;
+		}
+		/* connect() fails: ETIMEDOUT after the last retransmission's timeout. */
+		m->t = m->conn_start + give_up;
+		if (give_up > max_connect)
+			max_connect = give_up;
+		slow++;
+		if (m->tries < o->retries) {
+			m->tries++;
+			retried++;
+			m->syn = 0;
+			m->conn_start = m->t;
+			continue;
+		}
+		failed++;
+		m->busy = false;
+		if (m->t > wall)
+			wall = m->t;
+	}
+	printf("objects=%ld ok=%ld failed=%ld wall=%.3f rate=%.1f slow=%ld max_connect=%.3f "
+	       "retried=%ld fetch=%.6f drops=%ld peak=%ld\n",
+	       o->count, ok, failed, wall, wall > 0 ? (double)ok / wall : 0, slow, max_connect,
+	       retried, o->fetch, drops, peak);
+	free(w);
+	free(expiry);
+	return 0;
 }
 
 struct server {
@@ -350,23 +486,29 @@ static int usage(void)
 	        "usage: storm server ADDR PORT [--size B] [--threads T]\n"
 	        "       storm client ADDR PORT [--count N] [--workers C] [--rate R] [--size B]"
 	        " [--timeout S] [--sport-base P]\n"
-	        "       storm loop ADDR PORT [client and server options]\n");
+	        "       storm loop ADDR PORT [client and server options]\n"
+	        "       storm model --count N --workers C [--rate R] --max M --time-wait T"
+	        " [--syn-retries S] [--retries K] [--fetch D]\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .count = 6600, .workers = 8, .size = 1400, .threads = 4, .timeout = 60 };
+	struct opts o = { .count = 6600, .workers = 8, .size = 1400, .threads = 4, .timeout = 60,
+		          .syn_retries = 6, .fetch = 0.001, .time_wait = -1 };
 	struct sockaddr_storage ss;
 	struct server srv;
 	socklen_t sslen;
 	const char *mode;
 	int i;
 
-	if (argc < 4)
+	if (argc < 2)
 		return usage();
 	mode = argv[1];
-	for (i = 4; i < argc; i++) {
+	i = strcmp(mode, "model") == 0 ? 2 : 4;
+	if (i == 4 && argc < 4)
+		return usage();
+	for (; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int bad;
 
@@ -386,6 +528,16 @@ int main(int argc, char **argv)
 			bad = parse_long(v, 1, 65535, &o.sport_base);
 		else if (strcmp(a, "--timeout") == 0)
 			bad = parse_double(v, 0.001, 86400, &o.timeout);
+		else if (strcmp(a, "--retries") == 0)
+			bad = parse_long(v, 0, 1000, &o.retries);
+		else if (strcmp(a, "--max") == 0)
+			bad = parse_long(v, 1, 1L << 31, &o.max_entries);
+		else if (strcmp(a, "--time-wait") == 0)
+			bad = parse_double(v, 0, 86400, &o.time_wait);
+		else if (strcmp(a, "--syn-retries") == 0)
+			bad = parse_long(v, 1, 40, &o.syn_retries);
+		else if (strcmp(a, "--fetch") == 0)
+			bad = parse_double(v, 0, 3600, &o.fetch);
 		else
 			return usage();
 		if (bad) {
@@ -398,6 +550,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "storm: --sport-base %ld + --count %ld passes port 65535\n",
 		        o.sport_base, o.count);
 		return 2;
+	}
+	if (strcmp(mode, "model") == 0) {
+		if (o.max_entries == 0 || o.time_wait < 0) {
+			fprintf(stderr, "storm: model needs --max and --time-wait\n");
+			return 2;
+		}
+		return run_model(&o);
 	}
 	/* A peer that resets a connection must not kill the process on write(). */
 	signal(SIGPIPE, SIG_IGN);
