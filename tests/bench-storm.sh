@@ -8,10 +8,9 @@
 
 NF=/proc/sys/net/netfilter
 STORM_BIN=${HT_STORM:-${HT_BUILD_TESTS_DIR:+$HT_BUILD_TESTS_DIR/../bench/storm}}
-DUMP=${HT_WATCH_DUMP:-${HT_BUILD_TESTS_DIR:+$HT_BUILD_TESTS_DIR/watch-dump}}
 if [ "$(id -u)" != 0 ] || ! command -v nft >/dev/null || ! command -v ip >/dev/null ||
-	[ ! -x "$STORM_BIN" ] || [ ! -x "$DUMP" ] || [ ! -e "$NF/nf_conntrack_max" ]; then
-	echo "# SKIP: needs root, nft, ip, nf_conntrack and bench/storm, tests/watch-dump built"
+	[ ! -x "$STORM_BIN" ] || [ ! -e "$NF/nf_conntrack_max" ]; then
+	echo "# SKIP: needs root, nft, ip, jq, nf_conntrack and bench/storm built"
 	exit 77
 fi
 snapshot() {
@@ -23,7 +22,7 @@ snapshot() {
 	echo "links $(ip -o link show | awk -F': ' '{print $2}' | LC_ALL=C sort | tr '\n' ' ')"
 }
 snapshot >"$TMP/before"
-HOSTTUNE=$HOSTTUNE STORM=$STORM_BIN WATCH_DUMP=$DUMP HT_RULES_DIR=$HT_RULES_DIR \
+HOSTTUNE=$HOSTTUNE STORM=$STORM_BIN HT_RULES_DIR=$HT_RULES_DIR \
 	sh "$HT_TESTS_DIR/../bench/conntrack-storm" --objects 300 --workers 4 \
 	--record-dir "$TMP" >"$TMP/bench.out" 2>&1
 rc=$?
