@@ -828,7 +828,7 @@ static struct ht_watch_sample S2(double t, int64_t insert, int64_t lost, int64_t
 /*
  * Lost events, as the sampler records them: insert counts the events
  * received and those dropped at the queue (lost); an interval whose
- * overruns grew is a lower bound, still in the rates.
+ * overruns or lost grew is a lower bound, still in the rates.
  */
 static void test_lost_events(void **state _unused_)
 {
@@ -900,6 +900,16 @@ static void test_lost_events(void **state _unused_)
 	assert_false(s.have_events_lost);
 	assert_int_equal(s.overruns, 1);
 	assert_int_equal(s.intervals_short, 1);
+
+	/* Drops counted, their overrun not reported yet (it comes a sample later): short. */
+	v[0] = S2(0, 0, 0, 0);
+	v[1] = S2(1, 100, 50, 0);
+	v[2] = S2(2, 200, 50, 1);
+	v[3] = S2(3, 300, 50, 1);
+	summarize(v, 4, 1, 2, &s);
+	assert_true(v[1].new_rate_lower_bound && v[2].new_rate_lower_bound);
+	assert_false(v[3].new_rate_lower_bound);
+	assert_int_equal(s.intervals_short, 2);
 
 	/* Overruns known at one end only: a lower bound too. */
 	v[0] = S2(0, 0, 0, 0);

@@ -236,9 +236,14 @@ int ht_watch_acc_add(struct ht_watch_acc *a, struct ht_watch_sample *s)
 		/* lost or overruns going back: the counting restarted, as for insert. */
 		if (lr == 0 && orr == 0 && p->have_insert && s->have_insert &&
 		    insert_delta(p->insert, s->insert, &d)) {
-			/* Overruns in the interval (or not known at one end): events may be missing. */
+			/*
+			 * Overruns or drops in the interval (or not known at one end):
+			 * events may be missing. Drops count too: their overrun may
+			 * be reported only in the next interval.
+			 */
 			bool short_count = p->have_overruns != s->have_overruns ||
-			                   (s->have_overruns && s->overruns > p->overruns);
+			                   (s->have_overruns && s->overruns > p->overruns) ||
+			                   (p->have_lost && s->have_lost && s->lost > p->lost);
 
 			if (__builtin_add_overflow(a->inserts, d, &a->inserts))
 				return -ERANGE;
@@ -786,6 +791,21 @@ static void drops_read(struct ht_watch *w)
 }
 
 /*
+ * An overrun since the last read that no recvmmsg() has reported yet:
+ * SO_ERROR returns the socket's pending error and clears it, so it is
+ * counted here, in the sample it belongs to, and never twice.
+ */
+static void overrun_pending(struct ht_watch *w)
+{
+	int e = 0;
+	socklen_t len = sizeof(e);
+
+	if (getsockopt(mnl_socket_get_fd(w->ev), SOL_SOCKET, SO_ERROR, &e, &len) == 0 &&
+	    e == ENOBUFS)
+		w->overruns++;
+}
+
+/*
  * Counts the NEW events in @len bytes of one message. A message the buffer
  * could not hold (MSG_TRUNC: an event is a few hundred bytes, so none
  * should be) still has its header, which is all the count needs.
@@ -1008,6 +1028,7 @@ int ht_watch_sample(struct ht_watch *w, struct ht_watch_sample *s, struct ht_err
 	if (w->ev) {
 		/* After the drain: an event dropped meanwhile is counted now, one queued later. */
 		drops_read(w);
+		overrun_pending(w);
 		s->insert = w->received + w->dropped;
 		s->lost = w->dropped;
 		s->overruns = w->overruns;

@@ -75,7 +75,7 @@
  * stand for an event the kernel could not build at all (ctnetlink_conntrack_
  * event() out of memory calls nfnetlink_set_err(), which counts nothing), so
  * after any overrun the count is only known to be at least insert: an
- * interval whose overruns grew has its rate marked a lower bound
+ * interval whose overruns or lost grew has its rate marked a lower bound
  * (new_rate_lower_bound), and so are the summary's rates. insert never
  * counts an event twice, so the count is never above the truth.
  *
@@ -88,8 +88,9 @@
  * Derived per sample (ht_watch_acc_add()):
  *   pct_max      100 x count / max
  *   new_per_s    (insert - insert of the previous sample) / (t - previous t);
- *                new_rate_lower_bound when the overruns grew over the interval
- *                (or only one of the two samples has the overrun count)
+ *                new_rate_lower_bound when the overruns or lost grew over the
+ *                interval (an overrun can be reported an interval after its
+ *                drops), or only one of the two samples has the overrun count
  *   drops_per_s  the same for drop + early_drop
  * The drop counters are u32 per CPU (nla_put_be32() in
  * ctnetlink_ct_stat_cpu_fill_info()); a difference that is negative by less
