@@ -63,10 +63,12 @@ if command -v setpriv >/dev/null 2>&1; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
 		"$WATCH_DUMP" 100 100 >"$TMP/nopriv.json" 2>"$TMP/nopriv.err" || exit 14
 fi
+# samples FILE: the sample lines of a record so far (0 before it exists).
+samples() { cat "$1" 2>/dev/null | grep -c '^[0-9]'; }
 # wait_samples FILE N: until the record FILE has N sample lines (at most 10 s).
 wait_samples() {
 	i=0
-	while [ "$(grep -c '^[0-9]' "$1" 2>/dev/null)" -lt "$2" ]; do
+	while [ "$(samples "$1")" -lt "$2" ]; do
 		i=$((i + 1))
 		[ "$i" -gt 200 ] && return 1
 		sleep 0.05
@@ -85,7 +87,7 @@ for fmt in json text; do
 	wait_samples "$TMP/lost-$fmt.record" 1 || exit 15
 	"$STORM" loop 127.0.0.1 0 --count "$LN" --rate 400 --workers 2 --sport-base "$base" \
 		>"$TMP/lost-$fmt.storm" 2>&1 || exit 16
-	after=$(grep -c '^[0-9]' "$TMP/lost-$fmt.record")
+	after=$(samples "$TMP/lost-$fmt.record")
 	wait_samples "$TMP/lost-$fmt.record" $((after + 2)) || exit 17
 	kill -INT "$wpid"
 	wait "$wpid" || exit 18
