@@ -793,16 +793,21 @@ static void drops_read(struct ht_watch *w)
 /*
  * An overrun since the last read that no recvmmsg() has reported yet:
  * SO_ERROR returns the socket's pending error and clears it, so it is
- * counted here, in the sample it belongs to, and never twice.
+ * counted here, in the sample it belongs to, and never twice. Returns 0,
+ * or another pending error as recvmmsg() would have (negative).
  */
-static void overrun_pending(struct ht_watch *w)
+static int overrun_pending(struct ht_watch *w)
 {
 	int e = 0;
 	socklen_t len = sizeof(e);
 
-	if (getsockopt(mnl_socket_get_fd(w->ev), SOL_SOCKET, SO_ERROR, &e, &len) == 0 &&
-	    e == ENOBUFS)
+	if (getsockopt(mnl_socket_get_fd(w->ev), SOL_SOCKET, SO_ERROR, &e, &len) < 0)
+		return -errno;
+	if (e == ENOBUFS)
 		w->overruns++;
+	else if (e != 0)
+		return -e;
+	return 0;
 }
 
 /*
@@ -1002,6 +1007,16 @@ int ht_watch_sample(struct ht_watch *w, struct ht_watch_sample *s, struct ht_err
 	r = events_drain(w, false);
 	if (r < 0)
 		return ht_error_set(err, -r, "%s: %s", SRC_EVENTS, strerror(-r));
+	if (w->ev) {
+		/*
+		 * Right after the drain and before the clock: the events dropped
+		 * so far, and an overrun no read has reported yet.
+		 */
+		drops_read(w);
+		r = overrun_pending(w);
+		if (r < 0)
+			return ht_error_set(err, -r, "%s: %s", SRC_EVENTS, strerror(-r));
+	}
 	if (clock_gettime(CLOCK_MONOTONIC, &now) < 0)
 		return ht_error_set(err, errno, "clock_gettime: %s", strerror(errno));
 	if (w->acc.samples == 0)
@@ -1026,9 +1041,6 @@ int ht_watch_sample(struct ht_watch *w, struct ht_watch_sample *s, struct ht_err
 	s->early_drop = c.early_drop;
 	s->have_early_drop = c.have_early_drop;
 	if (w->ev) {
-		/* After the drain: an event dropped meanwhile is counted now, one queued later. */
-		drops_read(w);
-		overrun_pending(w);
 		s->insert = w->received + w->dropped;
 		s->lost = w->dropped;
 		s->overruns = w->overruns;
