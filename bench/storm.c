@@ -7,7 +7,7 @@
  *       accepts forever; on each connection writes B bytes (default 1400)
  *       and closes first. Prints "listening PORT" once ready.
  *   storm client ADDR PORT [--count N] [--workers C] [--rate R] [--size B]
- *                          [--timeout S] [--sport-base P] [--retries K]
+ *                          [--timeout S] [--sport-base P [--addrs K]] [--retries K]
  *       fetches N objects (default 6600) with C workers (default 8), one
  *       connection each: connect, read to EOF, close. --rate R paces the
  *       starts to R a second in total (connection i starts at i / R s), so a
@@ -19,6 +19,11 @@
  *       (__inet_hash_connect(), net/ipv4/inet_hashtables.c), which reopens
  *       the conntrack entry of the old one instead of adding one; a test
  *       that counts entries needs every connection on a tuple of its own.
+ *       --addrs K (IPv4, with --sport-base) spreads the connections over
+ *       K destination addresses ADDR, ADDR + 1, ..., ADDR + K - 1:
+ *       connection i goes to ADDR + i % K from port P + i / K, so K x
+ *       (65536 - P) connections each have a tuple of their own (the client
+ *       sets SO_REUSEADDR, so one port serves K connections at once).
  *       --retries K opens a new connection for an object up to K more times
  *       after a failure (default 0), as an S3 client's SDK does after a
  *       connect timeout.
@@ -71,7 +76,7 @@
 #define BACKLOG 4096
 
 struct opts {
-	long count, workers, size, threads, sport_base, retries;
+	long count, workers, size, threads, sport_base, retries, addrs;
 	double rate, timeout;
 	/* model only */
 	long max_entries, syn_retries;
@@ -126,8 +131,9 @@ static int bind_port(int fd, int family, long port)
 /* Object @i: 0 or a negative errno; *connect_s is how long connect() took. */
 static int fetch(const struct client *c, long i, double *connect_s)
 {
+	struct sockaddr_storage dst = c->sa;
+	long got = 0, k = c->o->addrs;
 	char buf[4096];
-	long got = 0;
 	double t;
 	int fd, r = 0;
 
@@ -135,13 +141,22 @@ static int fetch(const struct client *c, long i, double *connect_s)
 	if (fd < 0)
 		return -errno;
 	set_timeouts(fd, c->o->timeout);
-	if (c->o->sport_base > 0 && bind_port(fd, c->sa.ss_family, c->o->sport_base + i) < 0) {
+	if (k > 1) {
+		struct sockaddr_in *in = (struct sockaddr_in *)&dst;
+		int one = 1;
+
+		in->sin_addr.s_addr = htonl(ntohl(in->sin_addr.s_addr) + (uint32_t)(i % k));
+		/* Port P + i / K serves K connections to K addresses, maybe at once. */
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	}
+	if (c->o->sport_base > 0 &&
+	    bind_port(fd, c->sa.ss_family, c->o->sport_base + i / (k > 1 ? k : 1)) < 0) {
 		r = -errno;
 		close(fd);
 		return r;
 	}
 	t = now_s();
-	if (connect(fd, (const struct sockaddr *)&c->sa, c->salen) < 0) {
+	if (connect(fd, (const struct sockaddr *)&dst, c->salen) < 0) {
 		/* A connect() cut short by SO_SNDTIMEO reports EINPROGRESS. */
 		r = errno == EINPROGRESS ? -ETIMEDOUT : -errno;
 		*connect_s = now_s() - t;
@@ -485,7 +500,7 @@ static int usage(void)
 	fprintf(stderr,
 	        "usage: storm server ADDR PORT [--size B] [--threads T]\n"
 	        "       storm client ADDR PORT [--count N] [--workers C] [--rate R] [--size B]"
-	        " [--timeout S] [--sport-base P]\n"
+	        " [--timeout S] [--sport-base P [--addrs K]] [--retries K]\n"
 	        "       storm loop ADDR PORT [client and server options]\n"
 	        "       storm model --count N --workers C [--rate R] --max M --time-wait T"
 	        " [--syn-retries S] [--retries K] [--fetch D]\n");
@@ -495,7 +510,7 @@ static int usage(void)
 int main(int argc, char **argv)
 {
 	struct opts o = { .count = 6600, .workers = 8, .size = 1400, .threads = 4, .timeout = 60,
-		          .syn_retries = 6, .fetch = 0.001, .time_wait = -1 };
+		          .syn_retries = 6, .fetch = 0.001, .time_wait = -1, .addrs = 1 };
 	struct sockaddr_storage ss;
 	struct server srv;
 	socklen_t sslen;
@@ -526,6 +541,8 @@ int main(int argc, char **argv)
 			bad = parse_double(v, 0, 1e7, &o.rate);
 		else if (strcmp(a, "--sport-base") == 0)
 			bad = parse_long(v, 1, 65535, &o.sport_base);
+		else if (strcmp(a, "--addrs") == 0)
+			bad = parse_long(v, 1, 256, &o.addrs);
 		else if (strcmp(a, "--timeout") == 0)
 			bad = parse_double(v, 0.001, 86400, &o.timeout);
 		else if (strcmp(a, "--retries") == 0)
@@ -546,9 +563,15 @@ int main(int argc, char **argv)
 		}
 		i++;
 	}
-	if (o.sport_base > 0 && o.sport_base + o.count - 1 > 65535) {
-		fprintf(stderr, "storm: --sport-base %ld + --count %ld passes port 65535\n",
-		        o.sport_base, o.count);
+	if (o.addrs > 1 && (o.sport_base == 0 || strcmp(argv[1], "client") != 0)) {
+		fprintf(stderr, "storm: --addrs needs client and --sport-base\n");
+		return 2;
+	}
+	/* The last connection, count - 1, binds port P + (count - 1) / K. */
+	if (o.sport_base > 0 && o.count > 0 &&
+	    o.sport_base + (o.count - 1) / o.addrs > 65535) {
+		fprintf(stderr, "storm: --sport-base %ld + (--count %ld - 1) / --addrs %ld passes"
+		        " port 65535\n", o.sport_base, o.count, o.addrs);
 		return 2;
 	}
 	if (strcmp(mode, "model") == 0) {
@@ -569,6 +592,11 @@ int main(int argc, char **argv)
 
 		if (r != 0) {
 			fprintf(stderr, "storm: %s %s: %s\n", argv[2], argv[3], gai_strerror(r));
+			return 2;
+		}
+		if (o.addrs > 1 && ai->ai_family != AF_INET) {
+			fprintf(stderr, "storm: --addrs takes an IPv4 ADDR\n");
+			freeaddrinfo(ai);
 			return 2;
 		}
 		r = run_client(&o, ai->ai_addr, ai->ai_addrlen);

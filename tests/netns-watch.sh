@@ -4,10 +4,16 @@
 # connections a second, 800 in all, while `hosttune watch` samples every
 # 250 ms for 3 s in the middle of it. The measured rates must be 200/s within
 # 10 %, and the table must end with one entry per connection.
+# Then lost events, forced: the watch's event receive buffer made tiny (a
+# few events, HOSTTUNE_WATCH_TEST_RCVBUF, read only at samples) while LN more
+# connections come: the summary, the record and audit --observed must say
+# that events were lost and that the rates are lower bounds, and the count
+# must never pass the connections made.
 . "$(dirname "$0")/lib.sh"
 
 RATE=200
 N=800
+LN=200
 WATCH_DUMP=${HT_WATCH_DUMP:-${HT_BUILD_TESTS_DIR:+$HT_BUILD_TESTS_DIR/watch-dump}}
 STORM=${HT_STORM:-${HT_BUILD_TESTS_DIR:+$HT_BUILD_TESTS_DIR/../bench/storm}}
 
@@ -57,15 +63,46 @@ if command -v setpriv >/dev/null 2>&1; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
 		"$WATCH_DUMP" 100 100 >"$TMP/nopriv.json" 2>"$TMP/nopriv.err" || exit 14
 fi
+# samples FILE: the sample lines of a record so far (0 before it exists).
+samples() { cat "$1" 2>/dev/null | grep -c '^[0-9]'; }
+# wait_samples FILE N: until the record FILE has N sample lines (at most 10 s).
+wait_samples() {
+	i=0
+	while [ "$(samples "$1")" -lt "$2" ]; do
+		i=$((i + 1))
+		[ "$i" -gt 200 ] && return 1
+		sleep 0.05
+	done
+}
+# Lost events: a 4096-byte receive buffer (the kernel doubles it: a few events)
+# read only at the samples, 100 ms apart, while LN connections come at 400/s,
+# 40 an interval. Once in JSON, once in text; each watch runs from before its
+# storm (its first sample is written) to two samples after it.
+base=30000
+for fmt in json text; do
+	HOSTTUNE_WATCH_TEST_RCVBUF=4096 "$HOSTTUNE" --rules "$HT_RULES_DIR" --profile default \
+		--format "$fmt" --interval 100ms --duration 0 --record "$TMP/lost-$fmt.record" watch \
+		>"$TMP/lost-$fmt.out" 2>"$TMP/lost-$fmt.err" &
+	wpid=$!
+	wait_samples "$TMP/lost-$fmt.record" 1 || exit 15
+	"$STORM" loop 127.0.0.1 0 --count "$LN" --rate 400 --workers 2 --sport-base "$base" \
+		>"$TMP/lost-$fmt.storm" 2>&1 || exit 16
+	after=$(samples "$TMP/lost-$fmt.record")
+	wait_samples "$TMP/lost-$fmt.record" $((after + 2)) || exit 17
+	kill -INT "$wpid"
+	wait "$wpid" || exit 18
+	base=$((base + LN))
+done
 exit 0
 EOF
-export TMP WATCH_DUMP STORM RATE N HOSTTUNE HT_RULES_DIR
+export TMP WATCH_DUMP STORM RATE N LN HOSTTUNE HT_RULES_DIR
 unshare -n sh "$TMP/inner.sh"
 rc=$?
 [ "$rc" -eq 77 ] && skip "nft could not load a ct rule: $(head -n 1 "$TMP/nft.err")"
 expect_eq "netns script ran (exit code)" 0 "$rc"
 if [ "$rc" -ne 0 ]; then
-	cat "$TMP/storm.err" "$TMP/watch.err" "$TMP/after.err" 2>/dev/null | sed 's/^/# /'
+	cat "$TMP/storm.err" "$TMP/watch.err" "$TMP/after.err" "$TMP"/lost-*.err \
+		"$TMP"/lost-*.storm 2>/dev/null | sed 's/^/# /'
 	finish
 	exit 1
 fi
@@ -121,7 +158,7 @@ hi=$(awk -v m="$mr" 'BEGIN { print m + 0.06 }')
 if within "$lo" "$hi" "$rec_mean"; then
 	ok "the record's inserts / duration $rec_mean = mean_rate $mr"
 else not_ok "the record's inserts / duration = mean_rate" "record $rec_mean, summary $mr"; fi
-expect_eq "record: a header and 13 sample lines" "# hosttune watch 1 13" \
+expect_eq "record: a header and 13 sample lines" "# hosttune watch 2 13" \
 	"$(head -n 1 "$TMP/watch.record") $(($(wc -l <"$TMP/watch.record") - 1))"
 # A table of 262144 (or whatever the host's max) is far from full.
 expect_eq "no drops" 0 "$(w .drops)"
@@ -155,5 +192,51 @@ if [ -s "$TMP/nopriv.json" ]; then
 else
 	ok "unprivileged run # SKIP setpriv not installed"
 fi
+
+# No loss in the paced run (an 8 MiB buffer, read as events come): exact, and said so.
+expect_eq "paced run: no lost events" "false 0 0 0" \
+	"$(jq -r '"\(.rate_lower_bound) \(.intervals_short) \(.events_lost) \(.overruns)"' "$TMP/watch.json")"
+
+# ---- lost events, forced ----
+l() { jget "$TMP/lost-json.out" "$1"; }
+expect_contains "lost: storm made all $LN connections" "objects=$LN ok=$LN failed=0" \
+	"$(cat "$TMP/lost-json.storm")"
+# 40 events an interval into a buffer of a few: every interval overruns.
+lost=$(l .events_lost)
+overruns=$(l .overruns)
+inserts=$(l .inserts)
+if [ "$overruns" -gt 0 ] 2>/dev/null; then ok "lost: overruns counted ($overruns)"; else
+	not_ok "lost: overruns counted" "got '$overruns'"; fi
+if [ "$lost" -gt 0 ] 2>/dev/null; then ok "lost: events dropped at the queue counted ($lost)"; else
+	not_ok "lost: events dropped at the queue counted" "got '$lost'"; fi
+expect_eq "lost: the summary says the rates are lower bounds" true "$(l .rate_lower_bound)"
+short=$(l .intervals_short)
+if [ "$short" -gt 0 ] 2>/dev/null; then ok "lost: $short intervals marked short"; else
+	not_ok "lost: intervals marked short" "got '$short'"; fi
+# The count never passes the truth: each of the LN connections is one new
+# entry, and nothing else made one. Below the truth only with the flag (set).
+if [ "$inserts" -le "$LN" ] 2>/dev/null; then ok "lost: counted $inserts <= $LN made"; else
+	not_ok "lost: counted <= made" "counted '$inserts', made $LN"; fi
+# The kernel's drop counter gives every dropped event: received + dropped = LN.
+expect_eq "lost: received + dropped (the kernel's drop counter) = $LN" "$LN" "$inserts"
+# The record: version 2, its last line lost > 0 and overruns > 0, insert LN.
+expect_eq "lost: record header" "# hosttune watch 2" "$(head -n 1 "$TMP/lost-json.record")"
+expect_eq "lost: record's last line: insert, lost, overruns as the summary" \
+	"$LN $lost $overruns" "$(tail -n 1 "$TMP/lost-json.record" | awk '{ print $4, $8, $9 }')"
+# The text summary, from its own run.
+expect_contains "lost: the text names the overruns" "receive-queue overrun" \
+	"$(cat "$TMP/lost-text.out")"
+expect_contains "lost: the text says lower bounds" \
+	"The counted rates are lower bounds: the true ones may be higher." "$(cat "$TMP/lost-text.out")"
+expect_contains "lost: the text's peak is 'at least'" "peak at least " "$(cat "$TMP/lost-text.out")"
+# audit --observed of the record says the rate is a lower bound.
+ROOT=$FIXTURES/garage-vm/root
+ht --root "$ROOT" --profile garage --observed "$TMP/lost-json.record" --format json audit \
+	>"$TMP/lost-audit.json" 2>"$TMP/lost-audit.err"
+expect_contains "lost: audit --observed says the rate is a lower bound" \
+	"is a lower bound of the peak rate" \
+	"$(jget "$TMP/lost-audit.json" '.findings[] | select(.rule == "conntrack.max") | .explanation')"
+expect_contains "lost: audit --observed names the overruns" "$overruns overrun" \
+	"$(jget "$TMP/lost-audit.json" '.findings[] | select(.rule == "conntrack.max") | .explanation')"
 
 finish

@@ -49,6 +49,35 @@ expect_eq "no rates: sized from the peak count" 262144 \
 expect_contains "no rates: says so" "Working set: the recorded peak 60000 x 3 = 180000 entries" \
 	"$(jget "$TMP/o3.json" '.findings[] | select(.rule == "conntrack.max") | .explanation')"
 
+# A recording that lost events (version 2: insert lost overruns): t = 0 .. 3 s,
+# 1000, 1500 and 500 new; in 1 -> 2 the queue overran once and 600 events were
+# dropped there, counted by the kernel. Peak (run under 5 s): 3000 / 3 s =
+# 1000/s, a lower bound, and the audit says so.
+printf '# hosttune watch 2\n0 0 4096 0 0 0 120 0 0\n1 1000 4096 1000 0 0 120 0 0\n2 4096 4096 2500 5 0 120 600 1\n3 4096 4096 3000 10 0 120 600 1\n' \
+	>"$TMP/lost.record"
+ht --root "$ROOT" --profile garage --observed "$TMP/lost.record" --format json audit >"$TMP/o4.json"
+x() { jget "$1" '.findings[] | select(.rule == "conntrack.max") | .explanation'; }
+expect_contains "lost events: the rate is a lower bound" \
+	"The recording lost NEW events (1 overrun of watch's receive queue, 600 events counted from the kernel's drop counter), so 1000/s is a lower bound of the peak rate, and the working set below is a lower bound too." \
+	"$(x "$TMP/o4.json" | tr '\n' ' ' | tr -s ' ')"
+expect_eq "lost events: the rate is still used" 1000 "$(jq '.values["conntrack.rate"]' "$TMP/o4.json")"
+# The same without the overrun and the drops: no such sentence.
+printf '# hosttune watch 2\n0 0 4096 0 0 0 120 0 0\n1 1000 4096 1000 0 0 120 0 0\n2 4096 4096 2500 5 0 120 0 0\n3 4096 4096 3000 10 0 120 0 0\n' \
+	>"$TMP/nolost.record"
+ht --root "$ROOT" --profile garage --observed "$TMP/nolost.record" --format json audit >"$TMP/o5.json"
+case "$(x "$TMP/o5.json")" in
+*"lower bound"*) not_ok "no overrun: no lower bound" "$(x "$TMP/o5.json")" ;;
+*) ok "no overrun: no lower bound" ;;
+esac
+# A version-1 recording with a sample after an overrun ('-'): the intervals
+# around it have no count, so its rates are lower bounds too.
+printf '# hosttune watch 1\n0 0 4096 0 0 0 120\n1 1000 4096 1000 0 0 120\n2 4096 4096 - 5 0 120\n3 4096 4096 3000 10 0 120\n' \
+	>"$TMP/v1lost.record"
+ht --root "$ROOT" --profile garage --observed "$TMP/v1lost.record" --format json audit >"$TMP/o6.json"
+expect_contains "version 1, '-' after an overrun: a lower bound" \
+	"The recording lost NEW events, so 1000/s is a lower bound of the peak rate" \
+	"$(x "$TMP/o6.json" | tr '\n' ' ' | tr -s ' ')"
+
 # A recording that is not one: FILE:LINE:COL, exit 2.
 printf '# hosttune watch 1\n0.0 12 x\n' >"$TMP/bad.record"
 ht --root "$ROOT" --observed "$TMP/bad.record" audit 2>"$TMP/err" >/dev/null

@@ -296,13 +296,13 @@ static void test_fact_defs(void **state)
 	 * 7 host facts + 4 sysctls + hashsize + conntrack.loaded + netns.initial
 	 * + conntrack.module + 5 conntrack.stat + 9 cpu (aes.flag, aes.gcm_mbps,
 	 * aes.hw, chacha.mbps, model, pclmul.flag, pclmul.name, virt) + 2 modprobe
-	 * + expect_hashsize + nic.list = 32, and 9 observed.* facts that only
-	 * `audit --observed FILE` sets: 41, and 2 conntrack.stat.*_at_apply that
-	 * only hosttune's state file gives (ht_collect_apply_counters()): 43, and
-	 * 2 boot.* that sysctl.d gives (ht_collect_boot()): 45. The per-interface
+	 * + expect_hashsize + nic.list = 32, and 12 observed.* facts that only
+	 * `audit --observed FILE` sets: 44, and 2 conntrack.stat.*_at_apply that
+	 * only hosttune's state file gives (ht_collect_apply_counters()): 46, and
+	 * 2 boot.* that sysctl.d gives (ht_collect_boot()): 48. The per-interface
 	 * facts are a table of their own.
 	 */
-	assert_int_equal(n, 45);
+	assert_int_equal(n, 48);
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0)
 			assert_true(strcmp(defs[i - 1].name, defs[i].name) < 0);

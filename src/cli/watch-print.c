@@ -23,20 +23,26 @@ int ht_watch_format_header(FILE *out)
 	return out_status(out);
 }
 
-/* A rate in a 10-wide column, "-" when unknown. */
-static void put_rate(FILE *out, bool have, double v)
+/* A rate in a 10-wide column, "-" when unknown, ">=" before a lower bound. */
+static void put_rate(FILE *out, bool have, bool lower_bound, double v)
 {
-	if (have)
-		fprintf(out, " %10.1f", v);
-	else
+	char buf[64];
+
+	if (!have)
 		fprintf(out, " %10s", "-");
+	else if (!lower_bound)
+		fprintf(out, " %10.1f", v);
+	else {
+		snprintf(buf, sizeof(buf), ">=%.1f", v);
+		fprintf(out, " %10s", buf);
+	}
 }
 
 int ht_watch_format_sample(FILE *out, const struct ht_watch_sample *s)
 {
 	fprintf(out, "%9.3f %10" PRId64 " %10" PRId64 " %6.1f", s->t, s->count, s->max, s->pct_max);
-	put_rate(out, s->have_new_rate, s->new_per_s);
-	put_rate(out, s->have_drop_rate, s->drops_per_s);
+	put_rate(out, s->have_new_rate, s->new_rate_lower_bound, s->new_per_s);
+	put_rate(out, s->have_drop_rate, false, s->drops_per_s);
 	fputc('\n', out);
 	return out_status(out);
 }
@@ -74,8 +80,10 @@ static void explain_recommendation(FILE *out, const struct ht_watch_summary *s)
 		             "  only shows the cap. The table must hold every connection of the\n"
 		             "  last TIME_WAIT seconds: peak rate ", s->pinned_samples);
 		put_peak_span(out, s);
-		fprintf(out, " %.1f/s x TIME_WAIT %" PRId64 " s\n  = %" PRId64 " entries%s,"
-		             " x headroom %g", s->peak_rate, s->time_wait, s->working_set_entries,
+		fprintf(out, " %s%.1f/s x TIME_WAIT %" PRId64 " s\n  = %s%" PRId64 " entries%s,"
+		             " x headroom %g", s->rate_lower_bound ? "at least " : "", s->peak_rate,
+		        s->time_wait, s->rate_lower_bound ? "at least " : "",
+		        s->working_set_entries,
 		        s->working_set_entries == INT64_MAX ? " (2^63 - 1 or more)" : "",
 		        s->headroom);
 		break;
@@ -102,6 +110,50 @@ static void explain_recommendation(FILE *out, const struct ht_watch_summary *s)
 		fprintf(out, "  The table was already full at the first sample: the rate seen is\n"
 		             "  at most the ceiling, so this is a lower bound. Watch from before\n"
 		             "  the load starts.\n");
+	if (s->basis == HT_WATCH_BASIS_RATE && s->rate_lower_bound)
+		fprintf(out, "  Events were lost, so the rate and this recommendation are lower\n"
+		             "  bounds.\n");
+}
+
+/* "at least " before a rate that is a lower bound. */
+static const char *lb(const struct ht_watch_summary *s)
+{
+	return s->rate_lower_bound ? "at least " : "";
+}
+
+/*
+ * The line about lost events: none; or the overruns, the events dropped
+ * and counted, and that the rates are lower bounds; or, for a record of
+ * version 1 (or one whose counting restarted), the intervals without a count.
+ */
+static void put_lost(FILE *out, const struct ht_watch_summary *s)
+{
+	if (!s->have_rate)
+		return;
+	if (!s->rate_lower_bound) {
+		if (s->have_overruns)
+			fprintf(out, "  events lost     none (no receive-queue overrun)\n");
+		else
+			fprintf(out, "  events lost     none\n");
+		return;
+	}
+	fprintf(out, "  events lost     ");
+	if (s->have_overruns && s->overruns > 0) {
+		fprintf(out, "%" PRId64 " receive-queue overrun%s", s->overruns,
+		        s->overruns == 1 ? "" : "s");
+		if (s->have_events_lost)
+			fprintf(out, ", %" PRId64 " NEW event%s dropped there (counted by the"
+			             " kernel,\n                  included above)", s->events_lost,
+			        s->events_lost == 1 ? "" : "s");
+		else
+			fprintf(out, " (the kernel gives no drop count)");
+		fprintf(out, "; %zu of %zu intervals", s->intervals_short,
+		        s->samples > 0 ? s->samples - 1 : 0);
+	} else {
+		fprintf(out, "%zu of %zu intervals have no count (events lost, or the counting"
+		             " restarted)", s->intervals_short, s->samples > 0 ? s->samples - 1 : 0);
+	}
+	fprintf(out, ".\n  The counted rates are lower bounds: the true ones may be higher.\n");
 }
 
 int ht_watch_format_summary(FILE *out, const struct ht_watch_summary *s)
@@ -113,12 +165,13 @@ int ht_watch_format_summary(FILE *out, const struct ht_watch_summary *s)
 	fprintf(out, "  at the cap      %zu consecutive samples (count >= max)\n",
 	        s->pinned_samples);
 	if (s->have_rate) {
-		fprintf(out, "  new conns/s     peak %.1f ", s->peak_rate);
+		fprintf(out, "  new conns/s     peak %s%.1f ", lb(s), s->peak_rate);
 		put_peak_span(out, s);
-		fprintf(out, ", %.1f over one interval, mean %.1f (%s)\n", s->peak_interval_rate,
-		        s->mean_rate, s->source);
+		fprintf(out, ", %s%.1f over one interval, mean %s%.1f (%s)\n", lb(s),
+		        s->peak_interval_rate, lb(s), s->mean_rate, s->source);
 	} else
 		fprintf(out, "  new conns/s     unknown (%s)\n", s->source);
+	put_lost(out, s);
 	if (s->have_drops)
 		fprintf(out, "  dropped         %" PRId64 " (drop + early_drop)\n", s->drops);
 	else
@@ -170,6 +223,16 @@ struct json_object *ht_watch_summary_json(const struct ht_watch_summary *s)
 		{ "peak_interval_rate", s->have_rate ? json_fixed(s->peak_interval_rate, 1) : NULL,
 		  !s->have_rate },
 		{ "mean_rate", s->have_rate ? json_fixed(s->mean_rate, 1) : NULL, !s->have_rate },
+		{ "inserts", s->have_rate ? json_object_new_int64(s->inserts) : NULL,
+		  !s->have_rate },
+		{ "rate_lower_bound", s->have_rate ? json_object_new_boolean(s->rate_lower_bound)
+		                                   : NULL, !s->have_rate },
+		{ "intervals_short", s->have_rate ? json_object_new_int64((int64_t)s->intervals_short)
+		                                  : NULL, !s->have_rate },
+		{ "events_lost", s->have_events_lost ? json_object_new_int64(s->events_lost) : NULL,
+		  !s->have_events_lost },
+		{ "overruns", s->have_overruns ? json_object_new_int64(s->overruns) : NULL,
+		  !s->have_overruns },
 		{ "drops", s->have_drops ? json_object_new_int64(s->drops) : NULL, !s->have_drops },
 		{ "pinned_samples", json_object_new_int64((int64_t)s->pinned_samples), false },
 		{ "full_at_start", json_object_new_boolean(s->full_at_start), false },

@@ -144,9 +144,12 @@ int ht_collect_apply_counters(struct ht_facts *f, const char *root, const char *
  * the recording at @path is replayed through the watch summary
  * (collect/watch.h) with @headroom (>= 1; the profile's workload.burst), and
  * its figures become observed.peak_count, .pinned_samples, .samples, .max,
- * .time_wait and .source, plus .peak_rate and .mean_rate when the record has
- * rates and .drops when every drop difference is known; source "--observed
- * PATH". The conntrack rules prefer them to the profile's guessed rate.
+ * .time_wait and .source, plus .peak_rate, .mean_rate and .rate_lower_bound
+ * when the record has rates, .events_lost and .overruns when it counts them
+ * (version 2), and .drops when every drop difference is known; source
+ * "--observed PATH", for the two rates "--observed PATH (a lower bound: the
+ * recording lost NEW events)" when rate_lower_bound. The conntrack rules
+ * prefer them to the profile's guessed rate.
  * Returns 0; for a recording that cannot be read or replayed its negative
  * errno with @err set ("PATH:LINE:COL: expected ..." for bad content;
  * -ERANGE for a count, max or time_wait above 2^31 - 1, an int in the

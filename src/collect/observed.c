@@ -62,7 +62,7 @@ int ht_collect_observed(struct ht_facts *f, const char *path, double headroom,
                         struct ht_error *err)
 {
 	_cleanup_free_ struct ht_watch_sample *samples = NULL;
-	_cleanup_free_ char *src = NULL;
+	_cleanup_free_ char *src = NULL, *rate_src = NULL;
 	struct ht_watch_summary sum;
 	struct ht_value v;
 	size_t n = 0;
@@ -92,6 +92,13 @@ int ht_collect_observed(struct ht_facts *f, const char *path, double headroom,
 		src = NULL;
 		return -ENOMEM;
 	}
+	/* The rates of a recording that lost events say so where they come from. */
+	if (asprintf(&rate_src, "--observed %s%s", path,
+	             sum.rate_lower_bound ? " (a lower bound: the recording lost NEW events)"
+	                                  : "") < 0) {
+		rate_src = NULL;
+		return -ENOMEM;
+	}
 	v = (struct ht_value){ .type = HT_T_STR, .s = (char *)path };
 	if ((r = set_int(f, "observed.peak_count", sum.peak_count, "entries", src)) < 0 ||
 	    (r = set_int(f, "observed.pinned_samples", (int64_t)sum.pinned_samples, "samples",
@@ -101,9 +108,21 @@ int ht_collect_observed(struct ht_facts *f, const char *path, double headroom,
 	    (r = set_int(f, "observed.time_wait", sum.time_wait, "seconds", src)) < 0 ||
 	    (r = ht_facts_set(f, "observed.source", &v, NULL, src)) < 0)
 		return r;
-	if (sum.have_rate &&
-	    ((r = set_dec(f, "observed.peak_rate", sum.peak_rate, "connections/s", src)) < 0 ||
-	     (r = set_dec(f, "observed.mean_rate", sum.mean_rate, "connections/s", src)) < 0))
+	if (sum.have_rate) {
+		struct ht_value lb = ht_bool(sum.rate_lower_bound);
+
+		if ((r = set_dec(f, "observed.peak_rate", sum.peak_rate, "connections/s",
+		                 rate_src)) < 0 ||
+		    (r = set_dec(f, "observed.mean_rate", sum.mean_rate, "connections/s",
+		                 rate_src)) < 0 ||
+		    (r = ht_facts_set(f, "observed.rate_lower_bound", &lb, NULL, src)) < 0)
+			return r;
+	}
+	if (sum.have_events_lost &&
+	    (r = set_int(f, "observed.events_lost", sum.events_lost, "events", src)) < 0)
+		return r;
+	if (sum.have_overruns &&
+	    (r = set_int(f, "observed.overruns", sum.overruns, "overruns", src)) < 0)
 		return r;
 	if (sum.have_drops)
 		return set_int(f, "observed.drops", sum.drops, "packets", src);

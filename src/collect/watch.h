@@ -40,7 +40,14 @@
  *   time_wait    /proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait
  *   insert       new entries confirmed since ht_watch_new(): the ctnetlink
  *                IPCTNL_MSG_CT_NEW events of multicast group NFNLGRP_CONNTRACK_NEW,
- *                counted as they arrive (ht_watch_wait() reads them while it sleeps)
+ *                counted as they arrive (ht_watch_wait() reads them while it sleeps),
+ *                plus the events dropped at the socket's receive queue (lost)
+ *   lost         of insert, the events the kernel dropped at the receive queue
+ *                because it was full: the socket's drop counter (sk_drops, read
+ *                with getsockopt SO_MEMINFO, SK_MEMINFO_DROPS; netlink_overrun() in
+ *                net/netlink/af_netlink.c counts every event it could not queue).
+ *                Unknown when the kernel does not give it (before 4.12).
+ *   overruns     the receive-queue overruns the socket reported (recvmsg ENOBUFS)
  *
  * Why events and not the per-CPU 'insert' counter (CTA_STATS_INSERT, the
  * "insert" column): __nf_conntrack_confirm() in net/netfilter/nf_conntrack_core.c
@@ -55,12 +62,35 @@
  * no event. Events need CAP_NET_ADMIN (af_netlink.c: nfnetlink does not set
  * NL_CFG_F_NONROOT_RECV) and net.netfilter.nf_conntrack_events != 0;
  * without them, or with --root, "insert" is unknown and the rates are not
- * given. A receive-queue overrun (ENOBUFS) loses events: the sample after
- * it has "insert" unknown, so no rate is computed across the loss.
+ * given.
+ *
+ * Lost events. Each event is an skb of about 1 KiB of receive buffer (the
+ * buffer asked for is 8 MiB with SO_RCVBUFFORCE, which the kernel doubles);
+ * when the sampler is not scheduled for long enough (a storm on a busy host:
+ * bench/watch-rate measured a sampler kept off the CPU for 3.5 s), the
+ * queue fills, the kernel drops the events that do not fit and recvmsg()
+ * reports ENOBUFS once. The sampler then still knows how many: the drop
+ * counter. So insert = received + dropped, and bench/watch-rate found it
+ * equal to the entries made at every rate it tried. But an ENOBUFS can also
+ * stand for an event the kernel could not build at all (ctnetlink_conntrack_
+ * event() out of memory calls nfnetlink_set_err(), which counts nothing), so
+ * after any overrun the count is only known to be at least insert: an
+ * interval whose overruns or lost grew has its rate marked a lower bound
+ * (new_rate_lower_bound), and so are the summary's rates. insert never
+ * counts an event twice, so the count is never above the truth.
+ *
+ * A sample's insert is unknown ('-' in the record) only without events
+ * (no CAP_NET_ADMIN, events off, --root) and in version 1 records, whose
+ * sampler wrote '-' for the sample after an overrun; an interval with an
+ * unknown end is left out of the rates, and the rates are then lower bounds
+ * as well.
  *
  * Derived per sample (ht_watch_acc_add()):
  *   pct_max      100 x count / max
- *   new_per_s    (insert - insert of the previous sample) / (t - previous t)
+ *   new_per_s    (insert - insert of the previous sample) / (t - previous t);
+ *                new_rate_lower_bound when the overruns or lost grew over the
+ *                interval (an overrun can be reported an interval after its
+ *                drops), or only one of the two samples has the overrun count
  *   drops_per_s  the same for drop + early_drop
  * The drop counters are u32 per CPU (nla_put_be32() in
  * ctnetlink_ct_stat_cpu_fill_info()); a difference that is negative by less
@@ -68,7 +98,8 @@
  * difference still negative (a record from another boot) makes it unknown.
  * insert is a 64-bit count of events that never wraps: a decrease means the
  * counting restarted (two records appended, another sampler), and that
- * interval's new_per_s is unknown, as after lost events.
+ * interval's new_per_s is unknown, as after lost events. So does a decrease
+ * of lost or overruns, which never go back either.
  *
  * Summary (ht_watch_acc_summary()):
  *   samples, duration (t of the last sample - t of the first), interval (the
@@ -90,8 +121,15 @@
  *                A burst over one interval of 250 ms is not what a table must
  *                hold for TIME_WAIT seconds; W is the span over which the
  *                field's bursts were measured.
- *   mean_rate    total inserts / duration (over the intervals whose insert
- *                difference is known, which is all of them unless events were lost)
+ *   inserts      the sum of the known insert differences
+ *   mean_rate    inserts / duration. With an unknown interval this is a lower
+ *                bound of the mean (the unknown intervals count as 0), not the
+ *                rate over the known intervals.
+ *   rate_lower_bound  some interval's count was unknown or a lower bound: the
+ *                peak, interval peak and mean rates are lower bounds ("at least"
+ *                in the text). intervals_short counts those intervals.
+ *   events_lost, overruns  the sums of the lost and overruns differences
+ *                (have_events_lost, have_overruns: some interval had both ends)
  *   drops        the sum of the drop + early_drop differences over the run
  *   pinned_samples  the longest run of consecutive samples at the cap
  *                (count >= max: __nf_conntrack_alloc() lets the count reach
@@ -125,15 +163,19 @@
  *   The audit still holds its own recommendation to the memory budget.
  *
  * Record file (--record FILE, read back by `hosttune audit --observed FILE`):
- *   line 1      "# hosttune watch 1"
+ *   line 1      "# hosttune watch 2"
  *   then        one line per sample, fields separated by one or more blanks:
- *                 t count max insert drop early_drop time_wait
+ *                 t count max insert drop early_drop time_wait lost overruns
  *               t is seconds since the first sample, a decimal with up to 9
  *               fraction digits, strictly increasing; count, max (> 0) and
- *               time_wait are decimal integers; insert, drop and early_drop are
- *               decimal integers or "-" when unknown (only their differences
- *               are used, so their origin does not matter). Integers are 0 to
- *               2^63 - 1 = 9223372036854775807.
+ *               time_wait are decimal integers; insert, drop, early_drop, lost
+ *               and overruns are decimal integers or "-" when unknown (only
+ *               their differences are used, so their origin does not matter).
+ *               Integers are 0 to 2^63 - 1 = 9223372036854775807.
+ *   Version 1 ("# hosttune watch 1", written before the lost events were
+ *   counted) has the first 7 fields only and is read as before: lost and
+ *   overruns unknown, and an insert of "-" after an overrun. The writer
+ *   always writes version 2.
  *   Other lines starting with "#" and empty lines are ignored; at least one
  *   sample is required. ht_watch_record_sample() writes t with 9 decimals (to
  *   the nanosecond of CLOCK_MONOTONIC), so samples less than 1 ms apart stay
@@ -141,7 +183,8 @@
  *   Errors read "FILE:LINE:COL: expected ..., found ...".
  */
 
-#define HT_WATCH_RECORD_HEADER "# hosttune watch 1"
+#define HT_WATCH_RECORD_HEADER "# hosttune watch 2"
+#define HT_WATCH_RECORD_HEADER_V1 "# hosttune watch 1"
 
 /* The peak rate's window, s: the span the field's bursts were measured over. */
 #define HT_WATCH_RATE_WINDOW 5.0
@@ -158,13 +201,16 @@ struct ht_watch_sample {
 	int64_t drop;             /* packets dropped for want of an entry, since boot */
 	int64_t early_drop;       /* entries evicted to make room, since boot */
 	int64_t time_wait;        /* nf_conntrack_tcp_timeout_time_wait, s */
-	bool have_insert, have_drop, have_early_drop;
+	int64_t lost;             /* of insert, events dropped at the receive queue, cumulative */
+	int64_t overruns;         /* receive-queue overruns (ENOBUFS), cumulative */
+	bool have_insert, have_drop, have_early_drop, have_lost, have_overruns;
 
 	/* Derived by ht_watch_acc_add(); a rate is valid only when its have_ flag is set. */
 	double pct_max;
 	double new_per_s;
 	double drops_per_s;
 	bool have_new_rate, have_drop_rate;
+	bool new_rate_lower_bound; /* events may have been lost: new_per_s is at least this */
 };
 
 enum ht_watch_basis {
@@ -185,6 +231,12 @@ struct ht_watch_summary {
 	double peak_span;         /* s peak_rate is over: the window, or the run's known time */
 	double peak_interval_rate; /* over one sampling interval */
 	double mean_rate;
+	int64_t inserts;          /* new entries counted over the known intervals */
+	bool rate_lower_bound;    /* events were lost (or unknown): the rates are lower bounds */
+	size_t intervals_short;   /* intervals whose count is unknown or a lower bound */
+	bool have_events_lost, have_overruns;
+	int64_t events_lost;      /* events dropped at the receive queue (included in inserts) */
+	int64_t overruns;         /* receive-queue overruns (ENOBUFS) */
 	bool have_drops;          /* every drop and early_drop difference was known */
 	int64_t drops;
 	size_t pinned_samples;
@@ -223,6 +275,10 @@ struct ht_watch_acc {
 	int64_t inserts;          /* sum of the known insert differences */
 	double insert_time;       /* the time those differences span */
 	bool inserts_lost;        /* some interval's insert difference was unknown */
+	bool inserts_short;       /* some interval's insert difference was a lower bound */
+	size_t intervals_short;   /* intervals with an unknown or lower-bound difference */
+	bool have_lost, have_overruns;
+	int64_t lost, overruns;   /* sums of the known differences */
 	bool drops_unknown;
 	int64_t drops;
 	size_t run, longest_run;
@@ -306,6 +362,18 @@ struct ht_watch_config {
 	 */
 	volatile sig_atomic_t *stop;
 };
+
+/*
+ * For tests only: with HOSTTUNE_WATCH_TEST_RCVBUF=BYTES in the environment
+ * ht_watch_new() asks for a receive buffer of BYTES (SO_RCVBUF, which the
+ * kernel doubles and keeps at least about 2.3 KiB: two or three events),
+ * and the events are read only when a sample is taken, not while
+ * ht_watch_wait() sleeps: more new connections in one interval than the
+ * buffer holds overrun it, every time. tests/netns-watch.sh forces lost
+ * events so.
+ */
+#define HT_WATCH_TEST_RCVBUF_ENV "HOSTTUNE_WATCH_TEST_RCVBUF"
+
 
 struct ht_watch;
 

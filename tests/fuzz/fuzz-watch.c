@@ -6,8 +6,9 @@
  * failure carries "fuzz.record:LINE:COL:"; read, written and read again
  * gives the same samples, and the second write the same text; the summary
  * keeps its promises (never below the current max, a power of two at most
- * 2^30, no negative count); no undefined behaviour (float-cast-overflow
- * included) for any record.
+ * 2^30, no negative count, rates called lower bounds exactly when an
+ * interval's count is unknown or short); no undefined behaviour
+ * (float-cast-overflow included) for any record, version 1 or 2.
  */
 #include <errno.h>
 #include <math.h>
@@ -49,7 +50,10 @@ static bool same_samples(const struct ht_watch_sample *a, const struct ht_watch_
 		    a[i].have_drop != b[i].have_drop || a[i].have_early_drop != b[i].have_early_drop ||
 		    (a[i].have_insert && a[i].insert != b[i].insert) ||
 		    (a[i].have_drop && a[i].drop != b[i].drop) ||
-		    (a[i].have_early_drop && a[i].early_drop != b[i].early_drop))
+		    (a[i].have_early_drop && a[i].early_drop != b[i].early_drop) ||
+		    a[i].have_lost != b[i].have_lost || a[i].have_overruns != b[i].have_overruns ||
+		    (a[i].have_lost && a[i].lost != b[i].lost) ||
+		    (a[i].have_overruns && a[i].overruns != b[i].overruns))
 			return false;
 	}
 	return true;
@@ -65,6 +69,12 @@ static void check_summary(const struct ht_watch_summary *s)
 	         "a negative count in the summary");
 	FZ_CHECK(s->working_set_entries >= s->peak_count || s->basis != HT_WATCH_BASIS_RATE,
 	         "rate basis below the peak count");
+	FZ_CHECK(s->inserts >= 0 && s->events_lost >= 0 && s->overruns >= 0,
+	         "a negative count of inserts, lost events or overruns");
+	/* A count with an interval unknown or short is never presented as exact. */
+	FZ_CHECK(!s->have_rate || s->rate_lower_bound == (s->intervals_short > 0),
+	         "rate_lower_bound %d with %zu short intervals", s->rate_lower_bound,
+	         s->intervals_short);
 }
 
 /* Where the printed forms go: opened once, before the guard. */
