@@ -28,19 +28,24 @@
  *       after a failure (default 0), as an S3 client's SDK does after a
  *       connect timeout.
  *   storm model --count N --workers C [--rate R] --max M --time-wait T
- *               [--syn-retries S] [--retries K] [--fetch D]
+ *               [--syn-retries S] [--syn-linear L] [--retries K] [--fetch D]
  *       what the client above would see against a conntrack table of M
  *       entries whose entries live T s after their connection (the TIME_WAIT
  *       timeout; the connection itself lasts D s, default 0.001): a
  *       simulation, not a measurement. An entry is made when a SYN finds
  *       fewer than M entries and frees its slot the moment it expires; a
- *       SYN that finds M is dropped and retried after 1, 2, 4, ... s (the
- *       initial retransmission timeout of 1 s doubling, TCP_TIMEOUT_INIT
- *       and tcp_retransmit_timer(), net/ipv4/tcp_timer.c) up to S times
- *       (net.ipv4.tcp_syn_retries, default 6), after which connect() fails
- *       at 2^(S+1) - 1 s (127 s for S = 6) and --retries applies. Prints the
- *       client's line (below) with drops= (SYNs dropped) and peak= (the most
- *       entries at once) added.
+ *       SYN that finds M is dropped and sent again when its retransmission
+ *       timeout runs out: 1 s at first (TCP_TIMEOUT_INIT), kept at 1 s for
+ *       L more times (net.ipv4.tcp_syn_linear_timeouts, since 6.5, default 4
+ *       there; 0 before, the default here) and doubled after each one after
+ *       that (tcp_retransmit_timer(), net/ipv4/tcp_timer.c), S + L times in
+ *       all (tcp_write_timeout(); S is net.ipv4.tcp_syn_retries, default 6),
+ *       after which connect() fails one more timeout later and --retries
+ *       applies. So SYNs at 0, 1, 3, 7, 15, 31, 63 s and failure at 127 s
+ *       with L = 0; at 0, 1, 2, 3, 4, 5, 7, 11, 19, 35, 67 s and failure at
+ *       131 s with L = 4. At most 1000000 objects. Prints the client's line
+ *       (below) with drops= (SYNs dropped) and peak= (the most entries at
+ *       once) added.
  *   storm loop ADDR PORT ...
  *       a server and a client in one process (PORT 0 picks one), for tests.
  *
@@ -70,6 +75,8 @@
 #include <unistd.h>
 
 #define MAX_OBJECTS 10000000L
+/* The model looks at every worker for every event: objects x workers steps. */
+#define MAX_MODEL_OBJECTS 1000000L
 #define MAX_WORKERS 1024
 #define MAX_SIZE (1024 * 1024)
 /* A server backlog deep enough for every worker; the kernel caps it at net.core.somaxconn. */
@@ -79,7 +86,7 @@ struct opts {
 	long count, workers, size, threads, sport_base, retries, addrs;
 	double rate, timeout;
 	/* model only */
-	long max_entries, syn_retries;
+	long max_entries, syn_retries, syn_linear;
 	double time_wait, fetch;
 };
 
@@ -295,6 +302,20 @@ struct model_worker {
 	double conn_start; /* when the current connection's first SYN went out */
 };
 
+/*
+ * The retransmission timeout before SYN number @k + 1 (k = 1 after the
+ * first SYN): 1 s for the first L + 1, doubled after each later one, at
+ * most TCP_RTO_MAX (120 s, include/net/tcp.h).
+ */
+static double syn_rto(const struct opts *o, long k)
+{
+	double rto = 1.0;
+
+	for (long j = o->syn_linear + 1; j < k && rto < 120.0; j++)
+		rto *= 2;
+	return rto < 120.0 ? rto : 120.0;
+}
+
 static int run_model(const struct opts *o)
 {
 	struct model_worker *w = calloc((size_t)o->workers, sizeof(*w));
@@ -302,7 +323,7 @@ static int run_model(const struct opts *o)
 	double *expiry = malloc(sizeof(double) * (size_t)(o->count > 0 ? o->count : 1));
 	long next = 0, head = 0, tail = 0, ok = 0, failed = 0, slow = 0, retried = 0, drops = 0;
 	long peak = 0;
-	double wall = 0, max_connect = 0, give_up = (double)((1L << (o->syn_retries + 1)) - 1);
+	double wall = 0, max_connect = 0, give_up = 0;
 
 	if (!w || !expiry) {
 		free(w);
@@ -310,6 +331,9 @@ static int run_model(const struct opts *o)
 		fprintf(stderr, "storm: out of memory\n");
 		return 1;
 	}
+	/* connect() fails one timeout after the last of S + L retransmissions. */
+	for (long k = 1; k <= o->syn_retries + o->syn_linear + 1; k++)
+		give_up += syn_rto(o, k);
 	for (;;) {
 		struct model_worker *m = NULL;
 		double x;
@@ -355,12 +379,12 @@ static int run_model(const struct opts *o)
 			continue;
 		}
 		drops++;
-		if (++m->syn <= o->syn_retries) {
-			m->t = m->conn_start + (double)((1L << m->syn) - 1);
+		if (++m->syn <= o->syn_retries + o->syn_linear) {
+			m->t += syn_rto(o, m->syn);
 			continue;
 		}
 		/* connect() fails: ETIMEDOUT after the last retransmission's timeout. */
-		m->t = m->conn_start + give_up;
+		m->t += syn_rto(o, m->syn);
 		if (give_up > max_connect)
 			max_connect = give_up;
 		slow++;
@@ -503,7 +527,7 @@ static int usage(void)
 	        " [--timeout S] [--sport-base P [--addrs K]] [--retries K]\n"
 	        "       storm loop ADDR PORT [client and server options]\n"
 	        "       storm model --count N --workers C [--rate R] --max M --time-wait T"
-	        " [--syn-retries S] [--retries K] [--fetch D]\n");
+	        " [--syn-retries S] [--syn-linear L] [--retries K] [--fetch D]\n");
 	return 2;
 }
 
@@ -538,7 +562,7 @@ int main(int argc, char **argv)
 		else if (strcmp(a, "--size") == 0)
 			bad = parse_long(v, 0, MAX_SIZE, &o.size);
 		else if (strcmp(a, "--rate") == 0)
-			bad = parse_double(v, 0, 1e7, &o.rate);
+			bad = parse_double(v, 0, 1e7, &o.rate) || (o.rate > 0 && o.rate < 0.001);
 		else if (strcmp(a, "--sport-base") == 0)
 			bad = parse_long(v, 1, 65535, &o.sport_base);
 		else if (strcmp(a, "--addrs") == 0)
@@ -553,6 +577,8 @@ int main(int argc, char **argv)
 			bad = parse_double(v, 0, 86400, &o.time_wait);
 		else if (strcmp(a, "--syn-retries") == 0)
 			bad = parse_long(v, 1, 40, &o.syn_retries);
+		else if (strcmp(a, "--syn-linear") == 0)
+			bad = parse_long(v, 0, 40, &o.syn_linear);
 		else if (strcmp(a, "--fetch") == 0)
 			bad = parse_double(v, 0, 3600, &o.fetch);
 		else
@@ -577,6 +603,10 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "model") == 0) {
 		if (o.max_entries == 0 || o.time_wait < 0) {
 			fprintf(stderr, "storm: model needs --max and --time-wait\n");
+			return 2;
+		}
+		if (o.count > MAX_MODEL_OBJECTS) {
+			fprintf(stderr, "storm: model takes at most %ld objects\n", MAX_MODEL_OBJECTS);
 			return 2;
 		}
 		return run_model(&o);

@@ -105,6 +105,26 @@ expect_eq "rate 2^63/s: the message" \
 	"hosttune: $TMP/hugerate.record: expected a peak rate of at most 2147483647 new connections/s, found 9223372036854775808.0/s" \
 	"$(cat "$TMP/err")"
 
+# Lost events are part of insert (insert = received + lost): a record where
+# lost grows by 500 while insert grows by 10 is not one watch writes.
+printf '# hosttune watch 2\n0 10 4096 0 0 0 120 0 0\n1 10 4096 10 0 0 120 500 1\n' \
+	>"$TMP/lost.record"
+ht --root "$ROOT" --observed "$TMP/lost.record" audit 2>"$TMP/err" >/dev/null
+expect_eq "lost above insert: exit 2" 2 $?
+expect_eq "lost above insert: the message" \
+	"hosttune: $TMP/lost.record:3:1: expected lost to grow by at most insert's 10 (lost events are part of insert), found 500" \
+	"$(cat "$TMP/err")"
+# insert 0 -> 2^63 - 1, back to 0 (counting restarted), 2^63 - 1 again: the
+# run's sum of differences, 2 x (2^63 - 1), does not fit; the line that
+# passes it is named (line 5, the fourth sample).
+printf '# hosttune watch 2\n0 10 4096 0 0 0 120 0 0\n1 10 4096 9223372036854775807 0 0 120 0 0\n2 10 4096 0 0 0 120 0 0\n3 10 4096 9223372036854775807 0 0 120 0 0\n' \
+	>"$TMP/sum.record"
+ht --root "$ROOT" --observed "$TMP/sum.record" audit 2>"$TMP/err" >/dev/null
+expect_eq "sum past 2^63 - 1: exit 2" 2 $?
+expect_eq "sum past 2^63 - 1: the message" \
+	"hosttune: $TMP/sum.record:5:1: expected counts whose sums since the first sample stay within 2^63 - 1, found a sum past it" \
+	"$(cat "$TMP/err")"
+
 # watch refuses a duration shorter than its interval (it would run a whole
 # interval, 3 s for --duration 1s), before it samples anything: exit 2.
 ht --interval 3s --duration 1s watch 2>"$TMP/err" >/dev/null

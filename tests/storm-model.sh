@@ -3,8 +3,9 @@
 # `storm model`, the max / TIME_WAIT model the storm bench sets beside each
 # measured row, against the arithmetic done by hand for the field's ingest:
 # N = 6600 objects, 8 workers, paced at 570/s, fetch 1 ms, SYNs retried
-# after 1, 2, 4, ... s (tcp_syn_retries 6: connect() fails at 127 s), up to
-# 3 new connections per object. No root, no network.
+# after 1, 2, 4, ... s (tcp_syn_retries 6: connect() fails at 127 s; the
+# field's 5.15 has no tcp_syn_linear_timeouts), up to 3 new connections per
+# object; then with 6.5's linear timeouts. No root, no network.
 . "$(dirname "$0")/lib.sh"
 
 STORM_BIN=${HT_STORM:-${HT_BUILD_TESTS_DIR:+$HT_BUILD_TESTS_DIR/../bench/storm}}
@@ -65,10 +66,34 @@ out=$(model --max 8192 --time-wait 30)
 expect_eq "8192: the ingest ends before the table fills" "0 6600" \
 	"$(kv drops "$out") $(kv peak "$out")"
 
+# Since 6.5 (tcp_syn_linear_timeouts, default 4) the first 4 retransmission
+# timeouts stay at 1 s and 6 + 4 = 10 SYNs are retransmitted: at +1, 2, 3,
+# 4, 5, then +2, 4, 8, 16, 32 s: 7, 11, 19, 35, 67; connect() fails 64 s
+# later, at 131 s.
+# before: every SYN up to +67 s (74.2 s) is before the 120 s expiry: 11
+# dropped each, 8 x 11 = 88; failure at 7.19 + 131 = 138.19 s, then the new
+# connection gets in: 138.19 + 0.001 + 0.312 = 138.50 s.
+out=$(model --syn-linear 4 --max 4096 --time-wait 120)
+echo "# before, linear 4: $out"
+expect_eq "before, linear 4: 8 x 11 dropped, slowest 131 s, 8 retried" "88 131.000 8" \
+	"$(kv drops "$out") $(kv max_connect "$out") $(kv retried "$out")"
+wall_near "before, linear 4" 138.50 "$out"
+# tw: the SYN at +35 s (42.19 s) is the first after 30-37.19 s: 9 dropped
+# each (+0 to +19), 8 x 9 = 72; wall 42.19 + 0.001 + 0.312 = 42.50 s.
+out=$(model --syn-linear 4 --max 4096 --time-wait 30)
+echo "# tw, linear 4: $out"
+expect_eq "tw, linear 4: 8 x 9 dropped, slowest 35 s" "72 35.000" \
+	"$(kv drops "$out") $(kv max_connect "$out")"
+wall_near "tw, linear 4" 42.50 "$out"
+
 # Without retries a connect that times out fails its object: 8 of 6600.
 out=$("$STORM_BIN" model --count 6600 --workers 8 --rate 570 --max 4096 --time-wait 120)
 expect_eq "before, no --retries: 8 objects fail" "6592 8" "$(kv ok "$out") $(kv failed "$out")"
 
 "$STORM_BIN" model --count 10 --workers 1 >/dev/null 2>&1
 expect_eq "model without --max exits 2" 2 "$?"
+"$STORM_BIN" model --count 1000001 --workers 1 --max 4 --time-wait 1 >/dev/null 2>&1
+expect_eq "model of over 1000000 objects exits 2" 2 "$?"
+"$STORM_BIN" model --count 10 --workers 1 --max 4 --time-wait 1 --rate 1e-300 >/dev/null 2>&1
+expect_eq "model with a rate below 0.001/s exits 2" 2 "$?"
 finish

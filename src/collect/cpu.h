@@ -83,11 +83,13 @@ struct ht_cipher_run {
  * counted against the cipher). Taking turns spreads a burst of interference
  * (steal time in a VM) over both ciphers, and each keeps its fastest slice,
  * the least disturbed one.
- * @wall_ms bounds the whole measurement in wall time (CLOCK_MONOTONIC, after
- * the set-up): each slice ends at its share of the time left, and no round
- * starts after it, so a loaded host gets shorter slices or fewer of them,
- * never a longer measurement; every cipher gets at least one slice of a few
- * buffers.
+ * @wall_ms bounds the slices in wall time (CLOCK_MONOTONIC, after the
+ * set-up): each slice ends at its share of the time left, and no slice
+ * starts after it, so a loaded host gets shorter slices or fewer of them
+ * (one cipher may get one slice fewer than the other). A slice looks at the
+ * clock every few buffers and the scheduler may hold the thread off the CPU
+ * past the bound: it is a deadline, not a guarantee. Every cipher gets at
+ * least one slice of a few buffers.
  * Returns 0 (a cipher libcrypto refuses has its error set, the others are
  * measured), -EINVAL for a bad argument (a zero count or time, an unknown
  * cipher), -ENOMEM.

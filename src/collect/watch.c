@@ -635,16 +635,54 @@ static int parse_sample(const char *line, int version, const struct rec_pos *pos
 	return 0;
 }
 
+/*
+ * What a parsed sample must also be, against the one before it: lost
+ * events are part of insert, so lost grows by no more than insert does;
+ * and the run's sums must fit (ht_watch_acc_add() on @chk, the record so
+ * far). 0 or -EINVAL with @err set to FILE:LINE:1.
+ */
+static int sample_check(struct ht_watch_acc *chk, const struct ht_watch_sample *prev,
+                        const struct ht_watch_sample *s, const struct rec_pos *pos,
+                        struct ht_error *err)
+{
+	struct ht_watch_sample t = *s;
+	int r;
+
+	if (prev && prev->have_insert && s->have_insert && prev->have_lost && s->have_lost &&
+	    s->insert >= prev->insert && s->lost >= prev->lost &&
+	    s->lost - prev->lost > s->insert - prev->insert)
+		return ht_error_set(err, EINVAL,
+		                    "%s:%zu:1: expected lost to grow by at most insert's %" PRId64
+		                    " (lost events are part of insert), found %" PRId64,
+		                    pos->name, pos->line, s->insert - prev->insert,
+		                    s->lost - prev->lost);
+	r = ht_watch_acc_add(chk, &t);
+	if (r == -ERANGE)
+		return ht_error_set(err, EINVAL,
+		                    "%s:%zu:1: expected counts whose sums since the first sample "
+		                    "stay within 2^63 - 1, found a sum past it",
+		                    pos->name, pos->line);
+	if (r < 0)
+		return ht_error_set(err, EINVAL, "%s:%zu:1: expected a sample that follows the one "
+		                    "before, found one that does not (%s)", pos->name, pos->line,
+		                    strerror(-r));
+	return 0;
+}
+
 int ht_watch_record_read(FILE *in, const char *name, struct ht_watch_sample **samples,
                          size_t *n, struct ht_error *err)
 {
+	_cleanup_(ht_watch_acc_free) struct ht_watch_acc chk = { 0 };
 	_cleanup_free_ struct ht_watch_sample *v = NULL;
 	_cleanup_free_ char *line = NULL;
 	struct rec_pos pos = { .name = name };
 	size_t cap = 0, count = 0, size = 0;
-	int version = 0;
+	int version = 0, r;
 	ssize_t len;
 
+	r = ht_watch_acc_init(&chk, 0, 1);
+	if (r < 0)
+		return ht_error_set(err, -r, "%s: %s", name, strerror(-r));
 	errno = 0;
 	while ((len = getline(&line, &size, in)) >= 0) {
 		pos.line++;
@@ -684,6 +722,8 @@ int ht_watch_record_read(FILE *in, const char *name, struct ht_watch_sample **sa
 		}
 		if (parse_sample(line, version, &pos, count ? &v[count - 1] : NULL, &v[count],
 		                 err) < 0)
+			return -EINVAL;
+		if (sample_check(&chk, count ? &v[count - 1] : NULL, &v[count], &pos, err) < 0)
 			return -EINVAL;
 		count++;
 		errno = 0;
