@@ -76,7 +76,7 @@ struct ht_cipher_run {
 
 /*
  * ht_cipher_measure - encrypt 16 KiB buffers with libcrypto's EVP API: one
- * EVP_EncryptInit_ex() and one warm-up buffer per cipher, then up to
+ * EVP_EncryptInit_ex() and a few untimed warm-up buffers per cipher, then up to
  * @slices rounds in which each cipher in turn calls EVP_EncryptUpdate()
  * for @slice_us microseconds of this thread's CPU time
  * (CLOCK_THREAD_CPUTIME_ID: time other processes take from the CPU is not
