@@ -83,9 +83,11 @@ struct ht_cipher_run {
  * counted against the cipher). Taking turns spreads a burst of interference
  * (steal time in a VM) over both ciphers, and each keeps its fastest slice,
  * the least disturbed one.
- * @wall_ms bounds the slices in wall time (CLOCK_MONOTONIC, after the
- * set-up): each slice ends at its share of the time left, and no slice
- * starts after it, so a loaded host gets shorter slices or fewer of them
+ * @wall_ms bounds the slices in wall time (CLOCK_MONOTONIC, counted from
+ * the call, libcrypto's set-up included, but leaving the slices at least a
+ * third of it when the set-up took more): each slice ends at its share of
+ * the time left, and no slice starts after it, so a loaded host gets
+ * shorter slices or fewer of them
  * (one cipher may get one slice fewer than the other). A slice looks at the
  * clock every few buffers and the scheduler may hold the thread off the CPU
  * past the bound: it is a deadline, not a guarantee. Every cipher gets at
