@@ -24,7 +24,7 @@ snapshot() {
 snapshot >"$TMP/before"
 HOSTTUNE=$HOSTTUNE STORM=$STORM_BIN HT_RULES_DIR=$HT_RULES_DIR \
 	sh "$HT_TESTS_DIR/../bench/conntrack-storm" --objects 300 --workers 4 \
-	--record-dir "$TMP" >"$TMP/bench.out" 2>&1
+	--plan-root "$FIXTURES/garage-vm/root" --record-dir "$TMP" >"$TMP/bench.out" 2>&1
 rc=$?
 sed 's/^/# /' "$TMP/bench.out" | tail -n 25
 expect_eq "the bench runs to the end" 0 "$rc"

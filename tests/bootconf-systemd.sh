@@ -193,7 +193,7 @@ else
 	echo "# skip part 2 (systemd-sysctl in a namespace): needs root, unshare and systemd-sysctl"
 fi
 
-for dir in "$HT_TESTS_DIR"/fixtures/bootconf-*/root; do
+for dir in "$FIXTURES"/bootconf-*/root; do
 	name=${dir%/root}
 	name=${name##*/}
 	"$DUMP" "$dir" >"$TMP/ours" 2>"$TMP/ours.err"
@@ -243,9 +243,9 @@ expect_eq "host: same values as systemd-analyze cat-config + later wins" \
 # net.netfilter keys (2) and vm.swappiness (1): 5 + 4 + 2 + 4 + 2 + 1 = 18.
 # All but the two net.netfilter keys exist in its proc/sys (nf_conntrack is
 # not loaded in that tree): 18 - 2 = 16.
-"$DUMP" "$HT_TESTS_DIR/fixtures/bootconf-sysctl/root" >"$TMP/ours"
+"$DUMP" "$FIXTURES/bootconf-sysctl/root" >"$TMP/ours"
 expect_eq "bootconf-sysctl: 18 effective values" 18 "$(wc -l <"$TMP/ours" | tr -d ' ')"
-existing "$HT_TESTS_DIR/fixtures/bootconf-sysctl/root" <"$TMP/ours" >"$TMP/ours.existing"
+existing "$FIXTURES/bootconf-sysctl/root" <"$TMP/ours" >"$TMP/ours.existing"
 expect_eq "bootconf-sysctl: 16 of them exist in its proc/sys" 16 \
 	"$(wc -l <"$TMP/ours.existing" | tr -d ' ')"
 

@@ -1,15 +1,25 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Shared helpers for hosttune's integration tests (sourced, not run).
-# The test harness exports HOSTTUNE (the built binary), HT_TESTS_DIR and
-# HT_RULES_DIR; run by hand as: HOSTTUNE=src/hosttune sh tests/NAME.sh
+# The test harness exports HOSTTUNE (the built binary), HT_TESTS_DIR,
+# HT_RULES_DIR and HT_FIXTURES_DIR; run by hand as:
+# HOSTTUNE=src/hosttune sh tests/NAME.sh
 set -u
 
 : "${HT_TESTS_DIR:=$(cd "$(dirname "$0")" && pwd)}"
 : "${HT_RULES_DIR:=$HT_TESTS_DIR/../rules}"
 : "${HOSTTUNE:=$HT_TESTS_DIR/../src/hosttune}"
-FIXTURES=$HT_TESTS_DIR/fixtures
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/hosttune-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# The fixtures as the tests read them: tests/fixtures copied with its links
+# made and every file owner-writable (tests/make-fixtures.sh; make check makes
+# one copy, BUILDDIR/tests/fixtures-built, and a test run by hand its own).
+# Tests read them and copy what they change into $TMP.
+if [ -n "${HT_FIXTURES_DIR:-}" ]; then
+	FIXTURES=$HT_FIXTURES_DIR
+else
+	FIXTURES=$TMP/fixtures
+	sh "$HT_TESTS_DIR/make-fixtures.sh" "$HT_TESTS_DIR/fixtures" "$FIXTURES" || exit 99
+fi
 passed=0
 failed=0
 

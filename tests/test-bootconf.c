@@ -24,7 +24,8 @@
  * tests/bootconf-systemd.sh checks the same sysctl trees against systemd.
  */
 
-#define FIX(name) TESTS_DIR "/fixtures/bootconf-" name "/root"
+/* FIXTURES_DIR: the copy make check makes (tests/make-fixtures.sh), with the links. */
+#define FIX(name) FIXTURES_DIR "/bootconf-" name "/root"
 
 static void check_assign(const struct ht_conf_key *k, size_t i, const char *file, unsigned line,
 			 const char *value, bool ign, const char *pattern)
@@ -506,9 +507,9 @@ static void test_sysctl_no_root(void **state)
 {
 	struct ht_conf c = { 0 };
 
-	assert_int_equal(ht_sysctl_conf_read(TESTS_DIR "/fixtures/bootconf-absent", &c), 0);
+	assert_int_equal(ht_sysctl_conf_read(FIXTURES_DIR "/bootconf-absent", &c), 0);
 	assert_int_equal(c.n + c.nfiles + c.nmasked + c.nproblems, 0);
-	assert_int_equal(ht_sysctl_conf_read(TESTS_DIR, NULL), -EINVAL);
+	assert_int_equal(ht_sysctl_conf_read(FIXTURES_DIR, NULL), -EINVAL);
 	assert_null(ht_conf_find(&c, "vm.swappiness"));
 	assert_null(ht_conf_effective(NULL));
 	ht_conf_free(&c);

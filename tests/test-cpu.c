@@ -16,16 +16,20 @@
 
 /* ---- helpers ---- */
 
-static const char *tests_dir(void)
+/*
+ * The fixtures as make check lays them out (tests/make-fixtures.sh: links
+ * made, every file owner-writable), or $HT_FIXTURES_DIR.
+ */
+static const char *fixtures_dir(void)
 {
-	const char *d = getenv("HT_TESTS_DIR");
+	const char *d = getenv("HT_FIXTURES_DIR");
 
 	if (d && *d)
 		return d;
-#ifdef TESTS_DIR
-	return TESTS_DIR;
+#ifdef FIXTURES_DIR
+	return FIXTURES_DIR;
 #else
-	return "tests";
+	return "tests/fixtures";
 #endif
 }
 
@@ -34,7 +38,7 @@ static void parse_fixture(const char *name, struct ht_cpuinfo *ci)
 {
 	_cleanup_free_ char *path = NULL, *text = NULL;
 
-	assert_true(asprintf(&path, "%s/fixtures/cpuinfo/%s", tests_dir(), name) > 0);
+	assert_true(asprintf(&path, "%s/cpuinfo/%s", fixtures_dir(), name) > 0);
 	assert_int_equal(ht_read_file(NULL, path, &text), 0);
 	assert_int_equal(ht_cpuinfo_parse(text, ci), 0);
 }

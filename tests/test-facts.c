@@ -24,16 +24,20 @@
 
 /* ---- helpers ---- */
 
-static const char *tests_dir(void)
+/*
+ * The fixtures as make check lays them out (tests/make-fixtures.sh: links
+ * made, every file owner-writable), or $HT_FIXTURES_DIR.
+ */
+static const char *fixtures_dir(void)
 {
-	const char *d = getenv("HT_TESTS_DIR");
+	const char *d = getenv("HT_FIXTURES_DIR");
 
 	if (d && *d)
 		return d;
-#ifdef TESTS_DIR
-	return TESTS_DIR;
+#ifdef FIXTURES_DIR
+	return FIXTURES_DIR;
 #else
-	return "tests";
+	return "tests/fixtures";
 #endif
 }
 
@@ -42,7 +46,7 @@ static char *fixture_path(const char *name, const char *rel)
 {
 	char *p;
 
-	assert_true(asprintf(&p, "%s/fixtures/%s/%s", tests_dir(), name, rel) > 0);
+	assert_true(asprintf(&p, "%s/%s/%s", fixtures_dir(), name, rel) > 0);
 	return p;
 }
 

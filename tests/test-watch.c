@@ -1282,7 +1282,7 @@ static void test_storm_record(void **state _unused_)
 	struct ht_error err = { "" };
 	size_t n = 0;
 
-	assert_int_equal(ht_watch_record_load(TESTS_DIR "/fixtures/storm.record", &v, &n, &err), 0);
+	assert_int_equal(ht_watch_record_load(FIXTURES_DIR "/storm.record", &v, &n, &err), 0);
 	assert_int_equal(ht_watch_replay(v, n, 2, "storm.record", &s), 0);
 	/* 642 lines: the header, 2 comments, 639 samples at t = 0.000 .. 159.500. */
 	assert_int_equal(s.samples, 639);
