@@ -348,6 +348,8 @@ if command -v promtool >/dev/null 2>&1; then
 	expect_eq "promtool check metrics: no complaint" "0 " "$? $(cat "$TMP/lint")"
 	promtool check rules "$HT_TESTS_DIR/../examples/prometheus/hosttune.rules.yml" >/dev/null 2>"$TMP/lint"
 	expect_eq "promtool check rules: the example rules" "0 " "$? $(cat "$TMP/lint")"
+	promtool test rules "$HT_TESTS_DIR/prometheus-rules.test.yml" >"$TMP/lint" 2>&1
+	expect_eq "promtool test rules: the alerts fire as tests/prometheus-rules.test.yml says" 0 $?
 else
 	echo "# SKIP promtool: prometheus is not installed"
 fi

@@ -414,7 +414,12 @@ int cli_run_output(const struct options *o, int (*run)(const struct options *o))
 		fprintf(stderr, "hosttune: writing the output: %s\n", strerror(errno));
 		return EXIT_COLLECT;
 	}
-	mfd = memfd_create("hosttune-output", MFD_CLOEXEC);
+	/* Above 2, so that it is never fd 1 itself when standard output is closed. */
+	{
+		_cleanup_close_ int fd = memfd_create("hosttune-output", MFD_CLOEXEC);
+
+		mfd = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	}
 	if (mfd < 0) {
 		fprintf(stderr, "hosttune: --output %s: %s\n", o->output, strerror(errno));
 		return EXIT_COLLECT;
