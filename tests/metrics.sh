@@ -260,10 +260,10 @@ rm -rf "$OUT/plain" "$OUT/dir.prom" "$OUT/link.prom"
 
 # An unwritable directory: as root, through an unprivileged user (root writes anywhere).
 chmod 0555 "$OUT"
+cp "$TMP/big.facts" "$TMP/pub.facts"
 as_user=""
 if [ "$(id -u)" -eq 0 ]; then
 	as_user="setpriv --reuid=65534 --regid=65534 --clear-groups --"
-	cp "$TMP/big.facts" "$TMP/pub.facts"
 	chmod 0755 "$TMP"
 	chmod 0644 "$TMP/pub.facts"
 fi
