@@ -209,7 +209,7 @@ bad_args "bad facts file" \
 	"hosttune: $TMP/bad.facts:2:13: expected a value (number, true/false, \"string\" or vN.N), found 'abc'" \
 	--rules "$TMP/r" --facts "$TMP/bad.facts" audit
 bad_args "unknown command" "hosttune: unknown command 'bogus' (hosttune --help lists the usage)" --rules "$TMP/r" bogus
-bad_args "bad format" "hosttune: --format: expected text or json, got 'xml' (hosttune --help lists the usage)" --format xml audit
+bad_args "bad format" "hosttune: --format: expected text, json or prometheus, got 'xml' (hosttune --help lists the usage)" --format xml audit
 bad_args "bad --fail-on" "hosttune: --fail-on: expected info, warning or critical, got 'ok' (hosttune --help lists the usage)" \
 	--fail-on ok audit
 bad_args "no command" "hosttune: missing command (audit, facts, explain RULE, rules, plan, apply, revert, verify, watch) (hosttune --help lists the usage)"

@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "engine/rules.h"
 #include "shared/util.h"
@@ -35,6 +37,8 @@ struct options {
 	const char **sets;        /* --set NAME=VALUE, in order */
 	size_t nsets;
 	bool json;                /* --format json */
+	bool prometheus;          /* --format prometheus (audit only): cmd_metrics() */
+	const char *output;       /* audit --output FILE: the report written atomically */
 	bool no_measure;
 	bool dry_run;             /* plan, or apply --dry-run */
 	bool force;
@@ -92,3 +96,32 @@ int cmd_verify(const struct options *o);
 int cmd_watch(const struct options *o);
 int cmd_rules(const struct options *o);
 int cmd_explain(const struct options *o, const char *id);
+
+/*
+ * cmd_metrics - audit --format prometheus: the audit in the Prometheus text
+ * format (metrics.c; hosttune(8) PROMETHEUS). Exit status as audit's.
+ */
+int cmd_metrics(const struct options *o);
+
+/*
+ * cli_metrics_write - the findings @f of ruleset @rs (its last evaluation:
+ * the conntrack figures are its named values) as gauges in the text format
+ * node_exporter's textfile collector reads: HELP and TYPE once a family,
+ * families not interleaved, no sample timestamp, one series per rule and
+ * interface, label values escaped. @now: the hosttune_last_run_timestamp_seconds
+ * value (seconds since the epoch). Returns 0, -ENOMEM, or -EIO when writing
+ * to @out failed.
+ */
+int cli_metrics_write(const struct ht_findings *f, struct ht_ruleset *rs, int64_t now, FILE *out);
+
+/*
+ * cli_run_output - runs @run with its standard output captured, then, when
+ * it exits 0 or 1 (a report), writes what it printed to o->output
+ * atomically (shared/fsutil.h ht_file_write_at(): a temp file beside it,
+ * mode 0644, fsync, rename). o->output is a path of this machine, relative
+ * to the working directory, never below --root; its directory must exist.
+ * On failure the old file stays, one line naming the file goes to stderr and
+ * EXIT_COLLECT is returned. When @run fails (exit 2 and above) nothing is
+ * written and what it printed goes to standard output. Returns the exit status.
+ */
+int cli_run_output(const struct options *o, int (*run)(const struct options *o));

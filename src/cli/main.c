@@ -67,6 +67,7 @@ static const struct opt {
 	{ { "profile", required_argument, NULL, 'p' }, C_EVAL | C_WATCH },
 	{ { "set", required_argument, NULL, 's' }, C_EVAL | C_WATCH },
 	{ { "fail-on", required_argument, NULL, 'x' }, C_AUDIT },
+	{ { "output", required_argument, NULL, 'o' }, C_AUDIT },
 	{ { "no-measure", no_argument, NULL, 'M' }, C_EVAL | C_FACTS },
 	{ { "observed", required_argument, NULL, 'B' }, C_EVAL },
 	{ { "dry-run", no_argument, NULL, 'n' }, C_APPLY },
@@ -170,12 +171,14 @@ static void help(FILE *out)
 	        "Options:\n"
 	        "  -r, --root DIR        read /proc, /sys and /etc below DIR\n"
 	        "      --rules DIR       read rules and profiles from DIR only\n"
-	        "  -f, --format FORMAT   text (default) or json (not explain, rules)\n"
+	        "  -f, --format FORMAT   text (default) or json (not explain, rules);\n"
+	        "                        prometheus: audit as node_exporter textfile metrics\n"
 	        "  -F, --facts FILE      use the facts in FILE instead of collecting them\n"
 	        "  -p, --profile NAME    workload profile (default: default)\n"
 	        "  -s, --set NAME=VALUE  override a workload variable, e.g. workload.conn_rate=570\n"
 	        "      --fail-on LEVEL   exit 1 when a finding is at or above LEVEL:\n"
 	        "                        info, warning (default) or critical\n"
+	        "      --output FILE     write the report to FILE atomically (temp + rename)\n"
 	        "      --no-measure      skip the AES-GCM / ChaCha20 throughput measurement\n"
 	        "      --observed FILE   size nf_conntrack_max from a watch recording\n"
 	        "  -n, --dry-run         only show the plan\n"
@@ -320,12 +323,14 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 			o->sets[o->nsets++] = optarg;
 			break;
 		case 'f':
+			o->prometheus = strcmp(optarg, "prometheus") == 0;
 			if (strcmp(optarg, "json") == 0)
 				o->json = true;
-			else if (strcmp(optarg, "text") == 0)
+			else if (strcmp(optarg, "text") == 0 || o->prometheus)
 				o->json = false;
 			else
-				return cli_usage_error("--format: expected text or json, got '%s'", optarg);
+				return cli_usage_error("--format: expected text, json or prometheus, got '%s'",
+				                       optarg);
 			break;
 		case 'x':
 			if (ht_severity_from_name(optarg, &o->fail_on) < 0 || o->fail_on == HT_SEV_OK)
@@ -352,6 +357,9 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 			break;
 		case 'S':
 			o->state = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
 			break;
 		case 'B':
 			o->observed = optarg;
@@ -454,6 +462,8 @@ static int run_command(int argc, char **argv, struct options *o, const struct gi
 		return r;
 	if (o->json && (cmd->bit & (C_EXPLAIN | C_RULES)))
 		return cli_usage_error("--format json: '%s' prints text only", name);
+	if (o->prometheus && cmd->bit != C_AUDIT)
+		return cli_usage_error("--format prometheus: only audit prints metrics, not '%s'", name);
 	if (cmd->bit == C_EXPLAIN && optind != argc - 1)
 		return cli_usage_error("explain takes one rule id");
 	if (cmd->bit != C_EXPLAIN && optind != argc)
@@ -465,7 +475,10 @@ static int run_command(int argc, char **argv, struct options *o, const struct gi
 		return cmd_explain(o, argv[optind]);
 	if (cmd->dry_run)
 		o->dry_run = true;
-	return cmd->run(o);
+	/* audit --format prometheus is metrics.c's; --output captures any format of audit. */
+	if (o->output)
+		return cli_run_output(o, o->prometheus ? cmd_metrics : cmd->run);
+	return o->prometheus ? cmd_metrics(o) : cmd->run(o);
 }
 
 int main(int argc, char **argv)
