@@ -49,7 +49,7 @@ int cmd_audit(const struct options *o)
 		goto out;
 	/* A facts file's host has no configuration here to compare with. */
 	if (!o->facts_file && ht_findings_add_boot(&findings, o->root) < 0) {
-		fprintf(stderr, "hosttune: out of memory\n");
+		cli_error("out of memory\n");
 		r = EXIT_COLLECT;
 		goto out;
 	}

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <json-c/json.h>
+
 #include "cli/cli.h"
 #include "engine/rules.h"
 #include "persist/persist.h"
@@ -51,7 +53,7 @@ static const struct command {
  * it (a usage error, exit 2), so that an option is never ignored silently.
  * --root and --rules say where hosttune reads and every command takes them,
  * so that one set of them serves every command of a script; --format too
- * (json is refused by explain and rules, which print text only).
+ * (every command prints JSON with --format json).
  * apply --dry-run is plan: it also takes plan's options (--facts).
  * The short options are the ones --help and hosttune(8) document; the val of
  * a long-only option is a character the short option string does not have.
@@ -170,7 +172,7 @@ static void help(FILE *out)
 	        "Options:\n"
 	        "  -r, --root DIR        read /proc, /sys and /etc below DIR\n"
 	        "      --rules DIR       read rules and profiles from DIR only\n"
-	        "  -f, --format FORMAT   text (default) or json (not explain, rules)\n"
+	        "  -f, --format FORMAT   text (default) or json\n"
 	        "  -F, --facts FILE      use the facts in FILE instead of collecting them\n"
 	        "  -p, --profile NAME    workload profile (default: default)\n"
 	        "  -s, --set NAME=VALUE  override a workload variable, e.g. workload.conn_rate=570\n"
@@ -198,9 +200,9 @@ static void help(FILE *out)
 		print_command_options(out, &commands[i]);
 	fprintf(out,
 	        "\n"
-	        "Exit status: 0 no finding at or above --fail-on, or apply/revert succeeded;\n"
-	        "1 findings at or above it; 2 usage, rules or facts input error, or a file\n"
-	        "hosttune did not write is in the way, or nothing to revert; 3 could not\n"
+	        "Exit status: 0 no finding at or above --fail-on, or apply/revert succeeded\n"
+	        "(or had nothing to revert); 1 findings at or above it; 2 usage, rules or\n"
+	        "facts input error, or a file hosttune did not write is in the way; 3 could not\n"
 	        "collect, apply or revert (an apply is rolled back); 4 another apply or\n"
 	        "revert is running (nothing changed); 5 apply or revert done, but its\n"
 	        "report could not be written.\n"
@@ -420,11 +422,11 @@ static int check_root(const struct options *o)
 	if (!o->root)
 		return -1;
 	if (stat(o->root, &st) < 0) {
-		fprintf(stderr, "hosttune: --root %s: %s\n", o->root, strerror(errno));
+		cli_error("--root %s: %s\n", o->root, strerror(errno));
 		return EXIT_USAGE;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "hosttune: --root %s: not a directory\n", o->root);
+		cli_error("--root %s: not a directory\n", o->root);
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -452,8 +454,6 @@ static int run_command(int argc, char **argv, struct options *o, const struct gi
 	r = check_applies(cmd, o, g);
 	if (r >= 0)
 		return r;
-	if (o->json && (cmd->bit & (C_EXPLAIN | C_RULES)))
-		return cli_usage_error("--format json: '%s' prints text only", name);
 	if (cmd->bit == C_EXPLAIN && optind != argc - 1)
 		return cli_usage_error("explain takes one rule id");
 	if (cmd->bit != C_EXPLAIN && optind != argc)
@@ -468,6 +468,35 @@ static int run_command(int argc, char **argv, struct options *o, const struct gi
 	return cmd->run(o);
 }
 
+/*
+ * --format json anywhere on the command line, before any other option is
+ * looked at: a usage error found before the --format (or in it) is a JSON
+ * error object too. The last valid --format wins, as in parse_options();
+ * getopt_long() is reset for the real parse (optind = 0).
+ */
+static bool prescan_json(int argc, char **argv)
+{
+	struct option longopts[ARRAY_SIZE(opts) + 1] = { 0 };
+	/* A copy: getopt_long() permutes what it scans, and the real parse needs argv as given. */
+	_cleanup_free_ char **copy = calloc((size_t)argc + 1, sizeof(*copy));
+	bool json = false;
+	int c;
+
+	if (!copy)
+		return false;
+	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
+		longopts[i] = opts[i].o;
+	opterr = 0;
+	while ((c = getopt_long(argc, copy, shortopts, longopts, NULL)) != -1)
+		if (c == 'f' && strcmp(optarg, "json") == 0)
+			json = true;
+		else if (c == 'f' && strcmp(optarg, "text") == 0)
+			json = false;
+	optind = 0;
+	return json;
+}
+
 int main(int argc, char **argv)
 {
 	_cleanup_free_ const char **sets = calloc((size_t)argc, sizeof(*sets));
@@ -478,17 +507,25 @@ int main(int argc, char **argv)
 
 	if (!sets)
 		return EXIT_COLLECT;
+	/*
+	 * JSON decimals in 15 significant digits (DBL_DIG: every decimal of up
+	 * to 15 digits prints as written): 0.05, not json-c's %.17g
+	 * 0.050000000000000003; an integral one prints as 2.0.
+	 */
+	json_c_set_serialization_double_format("%.15g", JSON_C_OPTION_GLOBAL);
+	cli_set_json(prescan_json(argc, argv));
 	r = parse_options(argc, argv, &o, &g);
 	if (r >= 0)
-		return r;
+		return cli_finish(r);
+	cli_set_json(o.json);
 	r = run_command(argc, argv, &o, &g);
 	/*
 	 * A report that did not reach its reader (a full disk, a closed pipe) is a
 	 * failure; apply and revert check their own (EXIT_UNREPORTED: the host changed).
 	 */
 	if (r != EXIT_UNREPORTED && (fflush(stdout) != 0 || ferror(stdout))) {
-		fprintf(stderr, "hosttune: writing the output: %s\n", strerror(errno ? errno : EIO));
+		cli_error("writing the output: %s\n", strerror(errno ? errno : EIO));
 		return EXIT_COLLECT;
 	}
-	return r;
+	return cli_finish(r);
 }
