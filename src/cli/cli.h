@@ -47,7 +47,20 @@ struct options {
 	double duration;          /* watch, s; 0 until Ctrl-C */
 	double wait;              /* apply, revert: for the lock, s (default 10) */
 	enum ht_severity fail_on;
+	enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER } color_when; /* --color */
+	bool color;               /* colour the severities: --color, the terminal, NO_COLOR */
+	size_t width;             /* wrap text reports at this many columns */
 };
+
+/*
+ * cli_terminal - fills @o->color and @o->width from --color and stdout:
+ * colour with --color=always, or with auto when stdout is a terminal,
+ * NO_COLOR is unset or empty (no-color.org) and TERM is not "dumb"; never
+ * with --color=never. The width: on a terminal COLUMNS when it is a number,
+ * else the terminal's (TIOCGWINSZ), else 80; not a terminal: 100 (the
+ * report's width before issue 13, what scripts and tests read). At least 40.
+ */
+void cli_terminal(struct options *o);
 
 /*
  * The version of every JSON document's layout, its "schema" key (first);

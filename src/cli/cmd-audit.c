@@ -54,7 +54,8 @@ int cmd_audit(const struct options *o)
 		goto out;
 	}
 	info = (struct ht_report_info){ .origin = origin_of(o, origin, sizeof(origin)),
-		                        .rules = rs, .values = rs };
+		                        .rules = rs, .values = rs, .color = o->color,
+		                        .width = o->width };
 	{
 		const struct ht_fact *m = ht_facts_get(facts, "conntrack.module");
 

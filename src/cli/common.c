@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -22,6 +24,34 @@
 #ifndef SYSCONFDIR
 #define SYSCONFDIR "/etc"
 #endif
+
+void cli_terminal(struct options *o)
+{
+	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM"), *cols = getenv("COLUMNS");
+	bool tty = isatty(STDOUT_FILENO);
+	struct winsize ws;
+	long w = 0;
+
+	o->color = o->color_when == CLI_COLOR_ALWAYS ||
+	           (o->color_when == CLI_COLOR_AUTO && tty && (!nc || !nc[0]) &&
+	            !(term && strcmp(term, "dumb") == 0));
+	if (!tty)
+		w = 100;
+	else {
+		char *end;
+
+		if (cols && cols[0]) {
+			w = strtol(cols, &end, 10);
+			if (*end || w <= 0)
+				w = 0;
+		}
+		if (w == 0 && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+			w = ws.ws_col;
+		if (w == 0)
+			w = 80;
+	}
+	o->width = w < 40 ? 40 : w > 1000 ? 1000 : (size_t)w;
+}
 
 /* The run's errors, for the JSON error object (cli.h, cli_finish()). */
 static struct {

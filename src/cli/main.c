@@ -65,6 +65,7 @@ static const struct opt {
 	{ { "root", required_argument, NULL, 'r' }, C_ALL },
 	{ { "rules", required_argument, NULL, 'R' }, C_ALL },
 	{ { "format", required_argument, NULL, 'f' }, C_ALL },
+	{ { "color", required_argument, NULL, 'c' }, C_ALL },
 	{ { "facts", required_argument, NULL, 'F' }, C_AUDIT | C_FACTS | C_PLAN },
 	{ { "profile", required_argument, NULL, 'p' }, C_EVAL | C_WATCH },
 	{ { "set", required_argument, NULL, 's' }, C_EVAL | C_WATCH },
@@ -173,6 +174,8 @@ static void help(FILE *out)
 	        "  -r, --root DIR        read /proc, /sys and /etc below DIR\n"
 	        "      --rules DIR       read rules and profiles from DIR only\n"
 	        "  -f, --format FORMAT   text (default) or json\n"
+	        "      --color WHEN      colour the severities: auto (default: on a terminal,\n"
+	        "                        unless NO_COLOR is set), always or never\n"
 	        "  -F, --facts FILE      use the facts in FILE instead of collecting them\n"
 	        "  -p, --profile NAME    workload profile (default: default)\n"
 	        "  -s, --set NAME=VALUE  override a workload variable, e.g. workload.conn_rate=570\n"
@@ -194,7 +197,7 @@ static void help(FILE *out)
 	        "  -h, --help            this help\n"
 	        "  -V, --version         print the version\n"
 	        "\n"
-	        "Every command takes --root, --rules, --format, --help and --version;\n"
+	        "Every command takes --root, --rules, --format, --color, --help and --version;\n"
 	        "the other options only these commands (any other refuses them, exit 2):\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		print_command_options(out, &commands[i]);
@@ -207,6 +210,17 @@ static void help(FILE *out)
 	        "revert is running (nothing changed); 5 apply or revert done, but its\n"
 	        "report could not be written.\n"
 	        "See hosttune(8) and hosttune.rules(5).\n");
+}
+
+/* --version, as GNU tools print it: name and version, copyright, licence. */
+static void version(void)
+{
+	printf("%s\n"
+	       "Copyright (C) 2026 the hosttune authors.\n"
+	       "License LGPL-2.1-or-later: GNU LGPL version 2.1 or later "
+	       "<https://gnu.org/licenses/lgpl-2.1.html>.\n"
+	       "This is free software: you are free to change and redistribute it.\n"
+	       "There is NO WARRANTY, to the extent permitted by law.\n", PACKAGE_STRING);
 }
 
 /* "250ms", "1s", "2min", "1h" or plain seconds, in decimal digits; 0 or -EINVAL. */
@@ -329,6 +343,17 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 			else
 				return cli_usage_error("--format: expected text or json, got '%s'", optarg);
 			break;
+		case 'c':
+			if (strcmp(optarg, "auto") == 0)
+				o->color_when = CLI_COLOR_AUTO;
+			else if (strcmp(optarg, "always") == 0)
+				o->color_when = CLI_COLOR_ALWAYS;
+			else if (strcmp(optarg, "never") == 0)
+				o->color_when = CLI_COLOR_NEVER;
+			else
+				return cli_usage_error("--color: expected auto, always or never, got '%s'",
+				                       optarg);
+			break;
 		case 'x':
 			if (ht_severity_from_name(optarg, &o->fail_on) < 0 || o->fail_on == HT_SEV_OK)
 				return cli_usage_error("--fail-on: expected info, warning or critical, got '%s'",
@@ -381,7 +406,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 			help(stdout);
 			return EXIT_CLEAN;
 		case 'V':
-			puts(PACKAGE_STRING);
+			version();
 			return EXIT_CLEAN;
 		default:
 			return bad_option(c, argv);
@@ -518,6 +543,7 @@ int main(int argc, char **argv)
 	if (r >= 0)
 		return cli_finish(r);
 	cli_set_json(o.json);
+	cli_terminal(&o);
 	r = run_command(argc, argv, &o, &g);
 	/*
 	 * A report that did not reach its reader (a full disk, a closed pipe) is a
