@@ -390,6 +390,40 @@ bad_root "--root is empty" 3 \
 	"hosttune: could not collect mem.total or kernel.version from $TMP/empty/proc: not a host's tree" \
 	"$TMP/empty"
 
+# ---- the other exit paths with --format json: one document on stdout ----
+# json_run DESCRIPTION EXIT ARGS...: exit EXIT, stdout exactly one JSON
+# document: the error object with that exit and the stderr's first line.
+json_run() {
+	d=$1
+	x=$2
+	shift 2
+	"$HOSTTUNE" --format json "$@" >"$TMP/jout" 2>"$TMP/jerr"
+	rc=$?
+	m=$(head -n 1 "$TMP/jerr")
+	expect_eq "$d: exit $x, one error object with the stderr's message" \
+		"$x 1|$x|${m#hosttune: }" \
+		"$rc $(jq -rs 'if length != 1 then "\(length) documents" else .[0] | "\(.schema)|\(.error.exit)|\(.error.message)" end' "$TMP/jout" 2>&1)"
+}
+# watch: nothing to sample below an empty tree (exit 3).
+json_run "watch on an empty tree" 3 --rules "$HT_RULES_DIR" --root "$TMP/empty" --duration 1s watch
+# revert: a state file that is not hosttune's is refused (exit 2).
+cp -a "$FIXTURES/garage-vm/root" "$TMP/gs"
+mkdir -p "$TMP/gs/var/lib/hosttune"
+printf '{ "files": [ \n' >"$TMP/gs/var/lib/hosttune/state"
+json_run "revert of a corrupt state file" 2 --root "$TMP/gs" revert
+json_run "apply with a corrupt state file" 2 --rules "$HT_RULES_DIR" --root "$TMP/gs" \
+	--profile garage apply
+rm "$TMP/gs/var/lib/hosttune/state"
+# apply and revert while another run holds the lock (flock(2) on the root): exit 4.
+if command -v flock >/dev/null 2>&1; then
+	exec 9<"$TMP/gs"
+	flock -n 9
+	json_run "apply while the lock is held" 4 --rules "$HT_RULES_DIR" --root "$TMP/gs" \
+		--profile garage --wait 0 apply
+	json_run "revert while the lock is held" 4 --root "$TMP/gs" --wait 0 revert
+	exec 9<&-
+fi
+
 # Output that cannot be written is a failure, not a silent success.
 if [ -w /dev/full ]; then
 	"$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$FACTS" --format json audit >/dev/full 2>"$TMP/err"
