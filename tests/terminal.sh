@@ -7,8 +7,8 @@
 # print it; JSON decimals without %.17g noise.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v script >/dev/null 2>&1; then
-	echo "# SKIP: no script(1) (util-linux) for a pty"
+if ! command -v script >/dev/null 2>&1 || ! script -qec true /dev/null </dev/null >/dev/null 2>&1; then
+	echo "# SKIP: no script(1) (util-linux) or no pty for it"
 	exit 77
 fi
 FACTS=$FIXTURES/garage-vm/expected.facts
