@@ -57,6 +57,16 @@ cp -a "$TMP/g" "$TMP/patched"
 sed -n '/^Live changes:/q;p' "$TMP/plan.out" >"$TMP/plan.diff"
 (cd "$TMP/patched" && patch -s -p1 <"$TMP/plan.diff")
 expect_eq "patch -p1 applies the plan's diff" 0 $?
+# plan --format json: changes nothing (changed false), would change (issue 13),
+# and its "diff" is the text plan's diff byte for byte (jq -j: no newline added).
+ht --root "$TMP/g" $G --format json plan >"$TMP/plan.json"
+expect_eq "plan JSON: changed false, would_change true" "false true" \
+	"$(jq -r '"\(.changed) \(.would_change)"' "$TMP/plan.json")"
+jq -j .diff "$TMP/plan.json" >"$TMP/plan-json.diff"
+# The text puts a blank line between the diff and "Live changes:".
+sed '${/^$/d;}' "$TMP/plan.diff" >"$TMP/plan-text.diff"
+if cmp -s "$TMP/plan-text.diff" "$TMP/plan-json.diff"; then ok "plan JSON: diff is the text plan's diff"
+else not_ok "plan JSON: diff is the text plan's diff" "$(diff "$TMP/plan-text.diff" "$TMP/plan-json.diff" | head)"; fi
 
 # ---- apply ----
 ht --root "$TMP/g" $G apply >"$TMP/apply.out"
@@ -82,6 +92,9 @@ expect_eq "second apply says so" "No changes: the files and live values already 
 	"$(cat "$TMP/apply2.out")"
 ht --root "$TMP/g" $G --format json apply >"$TMP/apply2.json"
 expect_eq "second apply: changed false (JSON)" false "$(jq .changed "$TMP/apply2.json")"
+ht --root "$TMP/g" $G --format json plan >"$TMP/plan3.json"
+expect_eq "plan after apply: would_change false, empty diff" "false " \
+	"$(jq -r '"\(.would_change) \(.diff)"' "$TMP/plan3.json")"
 expect_eq "second apply: every file unchanged" unchanged \
 	"$(jq -r '[.files[].action] | unique | join(",")' "$TMP/apply2.json")"
 
@@ -95,8 +108,9 @@ else not_ok "revert restores every file" "$(diff "$TMP/before.sums" "$TMP/after-
 expect_eq "revert removes the directories apply created" "" \
 	"$(ls -d "$TMP/g/etc" "$TMP/g/var" 2>/dev/null)"
 expect_contains "revert says so" "removed directory /etc/sysctl.d" "$(cat "$TMP/revert.out")"
-ht --root "$TMP/g" revert 2>"$TMP/err"
-expect_eq "revert with nothing to revert: exit 2" 2 $?
+ht --root "$TMP/g" revert >"$TMP/out" 2>"$TMP/err"
+expect_eq "revert with nothing to revert: exit 0 (ok, nothing changed), one line" \
+	"0 1 nothing to revert" "$? $(wc -l <"$TMP/out") $(grep -o 'nothing to revert' "$TMP/out")"
 
 # ---- JSON of a first apply ----
 fresh
@@ -141,6 +155,13 @@ ht --root "$TMP/g" $G apply >"$TMP/out" 2>"$TMP/err"
 expect_eq "foreign file: exit 2" 2 $?
 expect_contains "foreign file: says so" "90-hosttune.conf exists and was not written by hosttune" \
 	"$(cat "$TMP/err")"
+# With --format json: the same exit and line, and on stdout one JSON document,
+# the error object (issue 13: stdout was empty, from_json failed).
+ht --root "$TMP/g" $G --format json apply >"$TMP/out.json" 2>"$TMP/err.json"
+rc=$?
+expect_eq "foreign file, JSON: exit 2, one error object with the stderr's message" \
+	"2 1 2 $(sed 's/^hosttune: //' "$TMP/err")" \
+	"$rc $(jq -s length "$TMP/out.json") $(jq -r '"\(.error.exit) \(.error.message)"' "$TMP/out.json")"
 sums >"$TMP/after-foreign.sums"
 if cmp -s "$TMP/before-foreign.sums" "$TMP/after-foreign.sums"; then ok "foreign file: nothing written"
 else not_ok "foreign file: nothing written"; fi
@@ -427,7 +448,7 @@ expect_eq "report lost, nothing changed: exit 3" 3 $?
 ht --root "$TMP/g" revert >/dev/full 2>"$TMP/err"
 expect_eq "revert's report lost: exit 5" 5 $?
 ht --root "$TMP/g" revert >/dev/full 2>"$TMP/err"
-expect_eq "nothing to revert, stdout full: still exit 2 (nothing printed on stdout)" 2 $?
+expect_eq "nothing to revert, stdout full: exit 3 (nothing changed, the report lost)" 3 $?
 
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v sysctl >/dev/null &&
 	[ -e /proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait ]; then

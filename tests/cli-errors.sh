@@ -9,6 +9,38 @@ cp "$HT_RULES_DIR/profiles/default.profile" "$TMP/r/profiles/"
 FACTS=$FIXTURES/garage-vm/expected.facts
 U=" (hosttune --help lists the usage)"
 
+# one_error_object FILE: "SCHEMA|EXIT|MESSAGE|FILE:LINE:COLUMN" of the error
+# object FILE holds, when FILE is exactly one JSON document; else what it is.
+one_error_object() {
+	jq -rs 'if length != 1 then "\(length) documents"
+		else .[0] | "\(.schema)|\(.error.exit)|\(.error.message)|\(.error.file):\(.error.line):\(.error.column)" end' \
+		"$1" 2>&1 | head -c 2000
+}
+
+# json_twin DESCRIPTION EXIT EXPECTED-STDERR ARGS...: the same run with
+# --format json, once first and once last on the command line: the same exit
+# status and stderr, and on stdout exactly one JSON document, the error object
+# with that status and the stderr's first line (without "hosttune: "). FILE,
+# LINE and COLUMN are those of a "FILE:LINE:COL: " message, null otherwise.
+json_twin() {
+	d=$1
+	x=$2
+	e=$3
+	shift 3
+	m=$(printf '%s\n' "$e" | head -n 1)
+	m=${m#hosttune: }
+	pos=$(printf '%s\n' "$m" | sed -n 's/^\(.*\):\([0-9][0-9]*\):\([0-9][0-9]*\): .*/\1:\2:\3/p')
+	for where in ${TWIN_WHERE:-first last}; do
+		if [ $where = first ]; then "$HOSTTUNE" --format json "$@" >"$TMP/jout" 2>"$TMP/jerr"
+		else "$HOSTTUNE" "$@" --format json >"$TMP/jout" 2>"$TMP/jerr"; fi
+		rc=$?
+		expect_eq "$d, --format json $where: exit $x" "$x" "$rc"
+		expect_eq "$d, --format json $where: the same stderr" "$e" "$(cat "$TMP/jerr")"
+		expect_eq "$d, --format json $where: one error object on stdout" \
+			"1|$x|$m|${pos:-null:null:null}" "$(one_error_object "$TMP/jout")"
+	done
+}
+
 # bad_rules DESCRIPTION RULES-TEXT EXPECTED-STDERR
 bad_rules() {
 	printf '%s\n' "$2" >"$TMP/r/x.rules"
@@ -17,6 +49,7 @@ bad_rules() {
 	expect_eq "$1: exit 2" 2 "$rc"
 	expect_eq "$1: message" "hosttune: $TMP/r/x.rules:$3" "$(cat "$TMP/err")"
 	expect_eq "$1: no partial report" "" "$out"
+	json_twin "$1" 2 "hosttune: $TMP/r/x.rules:$3" --rules "$TMP/r" --facts "$FACTS" audit
 }
 
 # line 2 "value = 1 +": the expression starts at column 9, the end is after
@@ -85,6 +118,7 @@ bad_args() {
 	expect_eq "$d: exit 2" 2 "$rc"
 	expect_eq "$d: one-line message" "$e" "$(cat "$TMP/err")"
 	expect_eq "$d: no report" "" "$out"
+	json_twin "$d" 2 "$e" "$@"
 }
 bad_args "--set of an unknown variable" \
 	"hosttune: --set workload.nope=1: unknown workload variable 'workload.nope' (known: workload.burst, workload.conn_rate, workload.mem_budget, workload.storage, workload.time_wait)" \
@@ -320,7 +354,20 @@ case $rc in 0|1) ok "zero-valued facts: audit completes" ;;
 
 bad_args "unknown long option" "hosttune: unknown option '--bogus'$U" --bogus audit
 bad_args "unknown short option" "hosttune: unknown option '-z'$U" -z audit
-bad_args "json for rules" "hosttune: --format json: 'rules' prints text only$U" --format json rules
+# A missing argument is at the end: --format json can only come first.
+TWIN_WHERE=first
+bad_args "missing argument" "hosttune: --profile: missing argument$U" audit --profile
+unset TWIN_WHERE
+bad_args "argument to --force" "hosttune: --force: takes no argument, got 'yes'$U" --force=yes apply
+bad_args "option of another command" \
+	"hosttune: --interval applies to watch, not to audit$U" --interval 1s audit
+# Every command prints JSON: rules and explain too (they refused before issue 13).
+for c in rules "explain conntrack.max"; do
+	# shellcheck disable=SC2086
+	"$HOSTTUNE" --rules "$HT_RULES_DIR" --format json $c >"$TMP/j" 2>"$TMP/err"
+	expect_eq "$c --format json: exit 0, one document with schema 1" "0 1 1" \
+		"$? $(jq -s length "$TMP/j") $(jq .schema "$TMP/j")"
+done
 
 # A --root that is missing or a file is a usage error (exit 2, like a facts
 # file that does not exist): there is nothing to read below it. These two
@@ -333,6 +380,7 @@ bad_root() {
 	expect_eq "$1: exit $2" "$2" "$rc"
 	expect_eq "$1: message" "$3" "$(cat "$TMP/err")"
 	expect_eq "$1: no report" "" "$out"
+	json_twin "$1" "$2" "$3" --rules "$HT_RULES_DIR" --root "$4" audit
 }
 bad_root "missing --root" 2 "hosttune: --root $TMP/nope: No such file or directory" "$TMP/nope"
 : >"$TMP/afile"
@@ -341,6 +389,40 @@ mkdir "$TMP/empty"
 bad_root "--root is empty" 3 \
 	"hosttune: could not collect mem.total or kernel.version from $TMP/empty/proc: not a host's tree" \
 	"$TMP/empty"
+
+# ---- the other exit paths with --format json: one document on stdout ----
+# json_run DESCRIPTION EXIT ARGS...: exit EXIT, stdout exactly one JSON
+# document: the error object with that exit and the stderr's first line.
+json_run() {
+	d=$1
+	x=$2
+	shift 2
+	"$HOSTTUNE" --format json "$@" >"$TMP/jout" 2>"$TMP/jerr"
+	rc=$?
+	m=$(head -n 1 "$TMP/jerr")
+	expect_eq "$d: exit $x, one error object with the stderr's message" \
+		"$x 1|$x|${m#hosttune: }" \
+		"$rc $(jq -rs 'if length != 1 then "\(length) documents" else .[0] | "\(.schema)|\(.error.exit)|\(.error.message)" end' "$TMP/jout" 2>&1)"
+}
+# watch: nothing to sample below an empty tree (exit 3).
+json_run "watch on an empty tree" 3 --rules "$HT_RULES_DIR" --root "$TMP/empty" --duration 1s watch
+# revert: a state file that is not hosttune's is refused (exit 2).
+cp -a "$FIXTURES/garage-vm/root" "$TMP/gs"
+mkdir -p "$TMP/gs/var/lib/hosttune"
+printf '{ "files": [ \n' >"$TMP/gs/var/lib/hosttune/state"
+json_run "revert of a corrupt state file" 2 --root "$TMP/gs" revert
+json_run "apply with a corrupt state file" 2 --rules "$HT_RULES_DIR" --root "$TMP/gs" \
+	--profile garage apply
+rm "$TMP/gs/var/lib/hosttune/state"
+# apply and revert while another run holds the lock (flock(2) on the root): exit 4.
+if command -v flock >/dev/null 2>&1; then
+	exec 9<"$TMP/gs"
+	flock -n 9
+	json_run "apply while the lock is held" 4 --rules "$HT_RULES_DIR" --root "$TMP/gs" \
+		--profile garage --wait 0 apply
+	json_run "revert while the lock is held" 4 --root "$TMP/gs" --wait 0 revert
+	exec 9<&-
+fi
 
 # Output that cannot be written is a failure, not a silent success.
 if [ -w /dev/full ]; then

@@ -75,7 +75,7 @@ for c in a b c d e f g h i j k l m n o p q r s t u v w x y z \
 done
 
 # ---- a missing argument names the long option, for the short form too ----
-expect_eq "options with an argument" "root rules format facts profile set fail-on output observed only state wait interval duration record" \
+expect_eq "options with an argument" "root rules format color facts profile set fail-on output observed only state wait interval duration record" \
 	"$(echo $WITH_ARG)"
 for l in $WITH_ARG; do
 	refused "--$l without its argument" "hosttune: --$l: missing argument$U" --"$l"
@@ -151,7 +151,7 @@ arg() {
 	--interval | --duration | --wait) echo 1s ;;
 	esac
 }
-GLOBAL="--root --rules --format --help --version"
+GLOBAL="--root --rules --format --color --help --version"
 for o in $LONGS; do
 	o=--$o
 	case " $GLOBAL " in *" $o "*) continue ;; esac
@@ -201,8 +201,20 @@ refused "-n with audit (the long name)" "hosttune: --dry-run applies to apply, n
 # The first option given that the command does not take is the one named.
 refused "two options audit does not take" "hosttune: --duration applies to watch, not to audit$U" \
 	--duration 5s --force audit
-# --format json: explain and rules print text only (text is their format).
-refused "rules --format json" "hosttune: --format json: 'rules' prints text only$U" --format json rules
+# --format json: every command prints JSON; rules lists the rules (id, title,
+# kind, target), explain one rule with its keys' text (issue 13: they refused).
+run --rules "$HT_RULES_DIR" --format json rules
+expect_eq "rules --format json: exit 0" 0 "$rc"
+printf '%s\n' "$out" >"$TMP/rules.json"
+expect_eq "rules --format json: every rule, as rules lists them" \
+	"$("$HOSTTUNE" --rules "$HT_RULES_DIR" rules | awk '{print $1}')" \
+	"$(jq -r '.rules[].id' "$TMP/rules.json")"
+run --rules "$HT_RULES_DIR" --format json explain conntrack.max
+expect_eq "explain --format json: exit 0" 0 "$rc"
+printf '%s\n' "$out" >"$TMP/explain.json"
+expect_eq "explain --format json: the rule's target and where it is defined" \
+	"conntrack.max sysctl net.netfilter.nf_conntrack_max conntrack.rules" \
+	"$(jq -r '.rule | "\(.id) \(.kind) \(.target) \(.file | split("/") | last)"' "$TMP/explain.json")"
 run --rules "$HT_RULES_DIR" --format text rules
 expect_eq "rules --format text: exit 0" 0 "$rc"
 
@@ -250,9 +262,16 @@ printf '%s\n' "$out" >"$TMP/revert2.json"
 expect_eq "revert JSON: an edited file is left, with why" \
 	"left file /etc/sysctl.d/90-hosttune.conf edited since hosttune wrote it" \
 	"$(jget "$TMP/revert2.json" '.actions[] | select(.action == "left" and .kind == "file") | "\(.action) \(.kind) \(.target) \(.reason)"')"
-# Nothing to revert: exit 2, the message on stderr, no JSON.
-refused "revert --format json with nothing to revert" \
-	"hosttune: revert: $TMP/g/var/lib/hosttune/state: no state file: nothing to revert" \
-	--root "$TMP/g" --format json revert
+# Nothing to revert: for automation "ok, nothing changed" (issue 13; exit 2
+# before): exit 0, nothing on stderr, one object that changed nothing.
+run --root "$TMP/g" --format json revert
+expect_eq "revert --format json with nothing to revert: exit 0, nothing on stderr" "0 " "$rc $err"
+printf '%s\n' "$out" >"$TMP/revert3.json"
+expect_eq "revert --format json with nothing to revert: changed false, complete, no action" \
+	"1 false true 0" \
+	"$(jq -rs '"\(length) \(.[0].changed) \(.[0].complete) \(.[0].actions | length)"' "$TMP/revert3.json")"
+run --root "$TMP/g" revert
+expect_eq "revert with nothing to revert: exit 0, one line saying so" \
+	"0 $TMP/g/var/lib/hosttune/state: no state file: nothing to revert" "$rc $out"
 
 finish

@@ -457,7 +457,10 @@ concurrent() {
 	# reverts that both say they reverted, is a lost update.
 	case "$1.$2" in
 	revert.revert)
-		if [ "$r1" = 0 ] && [ "$r2" = 0 ]; then
+		# "nothing to revert" exits 0 too (issue 13): a revert that reverted
+		# exits 0 without saying that.
+		if [ "$r1" = 0 ] && [ "$r2" = 0 ] && ! grep -q 'nothing to revert' "$TMP/c1.out" &&
+			! grep -q 'nothing to revert' "$TMP/c2.out"; then
 			not_ok "$name: one revert reverts, the other has nothing to revert" "$detail"
 		else ok "$name: one revert reverts, the other has nothing to revert ($r1, $r2)"; fi ;;
 	apply.apply)

@@ -51,10 +51,54 @@ struct options {
 	double duration;          /* watch, s; 0 until Ctrl-C */
 	double wait;              /* apply, revert: for the lock, s (default 10) */
 	enum ht_severity fail_on;
+	enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER } color_when; /* --color */
+	bool color;               /* colour the severities: --color, the terminal, NO_COLOR */
+	size_t width;             /* wrap text reports at this many columns */
 };
 
-/* "hosttune: MESSAGE (hosttune --help lists the usage)" on stderr; returns EXIT_USAGE. */
+/*
+ * cli_terminal - fills @o->color and @o->width from --color and stdout:
+ * colour with --color=always, or with auto when stdout is a terminal,
+ * NO_COLOR is unset or empty (no-color.org) and TERM is not "dumb"; never
+ * with --color=never. The width: on a terminal COLUMNS when it is a number,
+ * else the terminal's (TIOCGWINSZ), else 80; not a terminal: 100 (the
+ * report's width before issue 13, what scripts and tests read). At least 40.
+ */
+void cli_terminal(struct options *o);
+
+/*
+ * The version of every JSON document's layout, its "schema" key (first);
+ * raised when a key changes meaning or goes away, not when one is added.
+ */
+#define CLI_JSON_SCHEMA 1
+
+/*
+ * cli_error - "hosttune: MESSAGE" on stderr (a trailing newline in @fmt is
+ * dropped: one line). The first error of the run is kept for the JSON error
+ * object that cli_finish() prints.
+ */
+void cli_error(const char *fmt, ...) _printf_(1, 2);
+
+/* "hosttune: MESSAGE (hosttune --help lists the usage)" (cli_error()); returns EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) _printf_(1, 2);
+
+/* Whether an error prints the JSON error object on stdout too (--format json). */
+void cli_set_json(bool json);
+
+/*
+ * cli_error_json - {"message", "exit", "file", "line", "column"}: the run's
+ * first error (cli_error()), @status the exit status; file, line and column
+ * are null unless the message starts "FILE:LINE:COL: ". NULL on ENOMEM.
+ */
+struct json_object *cli_error_json(int status);
+
+/*
+ * cli_finish - the end of the run: with --format json, an exit status of 2
+ * or more and no JSON document printed yet, prints {"schema", "error":
+ * cli_error_json()} on stdout, so that stdout holds one JSON document
+ * whatever happened. Returns @status.
+ */
+int cli_finish(int status);
 
 /*
  * cli_load_facts - the facts of the host: a --facts file, else the
@@ -81,7 +125,10 @@ int cli_load_rules(const struct options *o, struct ht_ruleset **out);
 int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_facts **facts,
                  struct ht_findings *findings);
 
-/* Prints @o (consumed) pretty on stdout. Returns 0, or EXIT_COLLECT when @o is NULL (ENOMEM). */
+/*
+ * Prints @o (consumed) pretty on stdout, with "schema": CLI_JSON_SCHEMA as its
+ * first key. Returns 0, or EXIT_COLLECT when @o is NULL (ENOMEM).
+ */
 int cli_print_json(struct json_object *o);
 
 /* The profile's workload.burst when it is a number >= 1, else 2: the headroom over a peak. */

@@ -94,7 +94,7 @@ static int take_lock(const struct options *o, const char *cmd, int *fd)
 		*fd = r;
 		return 0;
 	}
-	fprintf(stderr, "hosttune: %s: %s\n", cmd, err.msg[0] ? err.msg : strerror(-r));
+	cli_error("%s: %s\n", cmd, err.msg[0] ? err.msg : strerror(-r));
 	return r == -EWOULDBLOCK ? EXIT_BUSY : EXIT_COLLECT;
 }
 
@@ -107,7 +107,7 @@ static int check_report(int r, const char *done)
 {
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return r;
-	fprintf(stderr, "hosttune: %s, but the report could not be written: %s\n", done,
+	cli_error("%s, but the report could not be written: %s\n", done,
 	        strerror(errno ? errno : EIO));
 	return EXIT_UNREPORTED;
 }
@@ -143,7 +143,7 @@ int cmd_apply(const struct options *o)
 	r = ht_plan_build(&findings, facts, o->root, ht_ruleset_profile(rs), o->only,
 	                  o->plan_flags | (o->facts_file ? HT_PLAN_NO_DISK : 0), &plan, &err);
 	if (r < 0) {
-		fprintf(stderr, "hosttune: %s\n", err.msg[0] ? err.msg : strerror(-r));
+		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
 		/*
 		 * -ELOOP, -EXDEV: a target resolves through a symlink; -EBADMSG,
 		 * -EFBIG: it is not a text file (shared/fsutil.h): in the way, like bad input.
@@ -165,16 +165,16 @@ int cmd_apply(const struct options *o)
 		const char *msg = err.msg[0] ? err.msg : strerror(-r);
 
 		if (r == -EEXIST)
-			fprintf(stderr, "hosttune: apply refused: %s\n", msg);
+			cli_error("apply refused: %s\n", msg);
 		else if (r == -EBADMSG)
-			fprintf(stderr, "hosttune: apply refused, nothing was changed: %s\n", msg);
+			cli_error("apply refused, nothing was changed: %s\n", msg);
 		else if (r == -ECANCELED)
-			fprintf(stderr, "hosttune: apply failed, nothing was changed: %s\n", msg);
+			cli_error("apply failed, nothing was changed: %s\n", msg);
 		else if (r == -ENOTRECOVERABLE)
-			fprintf(stderr, "hosttune: apply failed and could not roll everything back: "
+			cli_error("apply failed and could not roll everything back: "
 			        "%s\n", msg);
 		else
-			fprintf(stderr, "hosttune: apply failed, every change rolled back: %s\n", msg);
+			cli_error("apply failed, every change rolled back: %s\n", msg);
 		/* Refused for what is in the way (a file not hosttune's, a symlink): like bad input. */
 		r = r == -EEXIST || r == -EBADMSG ? EXIT_USAGE : EXIT_COLLECT;
 		goto out;
@@ -233,7 +233,7 @@ int cmd_verify(const struct options *o)
 	if (r)
 		goto out;
 	if (ht_verify(rs, &findings, facts, o->root, o->state, &report) < 0) {
-		fprintf(stderr, "hosttune: out of memory\n");
+		cli_error("out of memory\n");
 		r = EXIT_COLLECT;
 		goto out;
 	}
@@ -324,9 +324,11 @@ static struct json_object *revert_action(const char *line)
 /*
  * revert --format json: {"changed", "complete", "root", "actions": [...]}
  * from the report @text; changed when something was restored or removed,
- * complete when nothing is left in the state file.
+ * complete when nothing is left in the state file; "error" (@error,
+ * consumed, cli_error_json()) when revert was incomplete.
  */
-static struct json_object *revert_json(const struct options *o, char *text, bool complete)
+static struct json_object *revert_json(const struct options *o, char *text, bool complete,
+                                       struct json_object *error)
 {
 	struct json_object *j = json_object_new_object(), *actions = json_object_new_array();
 	bool changed = false;
@@ -334,6 +336,7 @@ static struct json_object *revert_json(const struct options *o, char *text, bool
 	if (!j || !actions) {
 		json_object_put(j);
 		json_object_put(actions);
+		json_object_put(error);
 		return NULL;
 	}
 	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
@@ -344,6 +347,7 @@ static struct json_object *revert_json(const struct options *o, char *text, bool
 		if (!a) {
 			json_object_put(actions);
 			json_object_put(j);
+			json_object_put(error);
 			return NULL;
 		}
 		act = json_object_get_string(json_object_object_get(a, "action"));
@@ -354,6 +358,8 @@ static struct json_object *revert_json(const struct options *o, char *text, bool
 	json_object_object_add(j, "complete", json_object_new_boolean(complete));
 	json_object_object_add(j, "root", o->root ? json_object_new_string(o->root) : NULL);
 	json_object_object_add(j, "actions", actions);
+	if (error)
+		json_object_object_add(j, "error", error);
 	return j;
 }
 
@@ -377,35 +383,54 @@ int cmd_revert(const struct options *o)
 	/* The report is kept until revert has run: nothing is printed for a refused one. */
 	report = open_memstream(&text, &len);
 	if (!report) {
-		fprintf(stderr, "hosttune: out of memory\n");
+		cli_error("out of memory\n");
 		return EXIT_COLLECT;
 	}
 	r = ht_revert(o->root, o->state, report, &err);
 	if (fclose(report) != 0) {
-		fprintf(stderr, "hosttune: out of memory\n");
+		cli_error("out of memory\n");
 		return EXIT_COLLECT;
+	}
+	/*
+	 * No state file: nothing to revert is a success for automation ("ok,
+	 * nothing changed"), one line; what an interrupted run left was still
+	 * removed (the report's lines).
+	 */
+	if (r == -ENOENT) {
+		if (o->json)
+			return cli_print_json(revert_json(o, text, true, NULL));
+		if (len > 0) {
+			if (o->root)
+				printf("below --root %s:\n", o->root);
+			fputs(text, stdout);
+		}
+		printf("%s\n", err.msg);
+		return 0;
 	}
 	if (!o->json && len > 0) {
 		if (o->root)
 			printf("below --root %s:\n", o->root);
 		fputs(text, stdout);
 	}
-	/* Refused or nothing there: nothing changed, nothing to print. */
-	if (o->json && r != -ENOENT && r != -EBADMSG && r != -ECANCELED &&
-	    cli_print_json(revert_json(o, text, r >= 0)) != 0)
-		return EXIT_COLLECT;
 	if (r < 0) {
 		const char *msg = err.msg[0] ? err.msg : strerror(-r);
 
-		if (r == -ENOENT)
-			fprintf(stderr, "hosttune: revert: %s\n", msg);
-		else if (r == -EBADMSG)
-			fprintf(stderr, "hosttune: revert refused, nothing was changed: %s\n", msg);
+		if (r == -EBADMSG)
+			cli_error("revert refused, nothing was changed: %s\n", msg);
 		else if (r == -ECANCELED)
-			fprintf(stderr, "hosttune: revert failed, nothing was changed: %s\n", msg);
+			cli_error("revert failed, nothing was changed: %s\n", msg);
 		else
-			fprintf(stderr, "hosttune: revert incomplete: %s\n", msg);
-		return r == -ENOENT || r == -EBADMSG ? EXIT_USAGE : EXIT_COLLECT;
+			cli_error("revert incomplete: %s\n", msg);
+		/*
+		 * Refused or failed before any change: the error object alone
+		 * (cli_finish()); incomplete: the report with its error, one document.
+		 */
+		if (o->json && r != -EBADMSG && r != -ECANCELED &&
+		    cli_print_json(revert_json(o, text, false, cli_error_json(EXIT_COLLECT))) != 0)
+			return EXIT_COLLECT;
+		return r == -EBADMSG ? EXIT_USAGE : EXIT_COLLECT;
 	}
+	if (o->json && cli_print_json(revert_json(o, text, true, NULL)) != 0)
+		return EXIT_COLLECT;
 	return check_report(0, "revert is complete");
 }

@@ -49,12 +49,13 @@ int cmd_audit(const struct options *o)
 		goto out;
 	/* A facts file's host has no configuration here to compare with. */
 	if (!o->facts_file && ht_findings_add_boot(&findings, o->root) < 0) {
-		fprintf(stderr, "hosttune: out of memory\n");
+		cli_error("out of memory\n");
 		r = EXIT_COLLECT;
 		goto out;
 	}
 	info = (struct ht_report_info){ .origin = origin_of(o, origin, sizeof(origin)),
-		                        .rules = rs, .values = rs };
+		                        .rules = rs, .values = rs, .color = o->color,
+		                        .width = o->width };
 	{
 		const struct ht_fact *m = ht_facts_get(facts, "conntrack.module");
 

@@ -45,14 +45,14 @@ int cmd_watch(const struct options *o)
 	ht_ruleset_free(rs);
 	r = ht_watch_new(&cfg, &w, &err);
 	if (r < 0) {
-		fprintf(stderr, "hosttune: watch: %s\n", err.msg[0] ? err.msg : strerror(-r));
+		cli_error("watch: %s\n", err.msg[0] ? err.msg : strerror(-r));
 		return EXIT_COLLECT;
 	}
 	/* Only once the sources are open: a watch that cannot run keeps the old file. */
 	if (o->record) {
 		rec = fopen(o->record, "we");
 		if (!rec) {
-			fprintf(stderr, "hosttune: %s: %s\n", o->record, strerror(errno));
+			cli_error("%s: %s\n", o->record, strerror(errno));
 			ht_watch_free(w);
 			return EXIT_COLLECT;
 		}
@@ -70,7 +70,7 @@ int cmd_watch(const struct options *o)
 
 		r = ht_watch_sample(w, &smp, &err);
 		if (r < 0) {
-			fprintf(stderr, "hosttune: watch: %s\n", err.msg[0] ? err.msg : strerror(-r));
+			cli_error("watch: %s\n", err.msg[0] ? err.msg : strerror(-r));
 			ht_watch_free(w);
 			return EXIT_COLLECT;
 		}
@@ -87,14 +87,14 @@ int cmd_watch(const struct options *o)
 	ht_watch_free(w);
 	w = NULL;
 	if (r < 0) {
-		fprintf(stderr, "hosttune: watch: %s\n", strerror(-r));
+		cli_error("watch: %s\n", strerror(-r));
 		return EXIT_COLLECT;
 	}
 	if (o->json)
 		return cli_print_json(ht_watch_summary_json(&sum));
 	return ht_watch_format_summary(stdout, &sum) < 0 ? EXIT_COLLECT : 0;
 write_error:
-	fprintf(stderr, "hosttune: %s: %s\n", o->record, strerror(errno ? errno : EIO));
+	cli_error("%s: %s\n", o->record, strerror(errno ? errno : EIO));
 	ht_watch_free(w);
 	return EXIT_COLLECT;
 }

@@ -2,9 +2,12 @@
 /* What every command shares: rules, facts, findings and the JSON printer. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -22,16 +25,144 @@
 #define SYSCONFDIR "/etc"
 #endif
 
+void cli_terminal(struct options *o)
+{
+	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM"), *cols = getenv("COLUMNS");
+	bool tty = isatty(STDOUT_FILENO);
+	struct winsize ws;
+	long w = 0;
+
+	o->color = o->color_when == CLI_COLOR_ALWAYS ||
+	           (o->color_when == CLI_COLOR_AUTO && tty && (!nc || !nc[0]) &&
+	            !(term && strcmp(term, "dumb") == 0));
+	if (!tty)
+		w = 100;
+	else {
+		char *end;
+
+		if (cols && cols[0]) {
+			w = strtol(cols, &end, 10);
+			if (*end || w <= 0)
+				w = 0;
+		}
+		if (w == 0 && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+			w = ws.ws_col;
+		if (w == 0)
+			w = 80;
+	}
+	o->width = w < 40 ? 40 : w > 1000 ? 1000 : (size_t)w;
+}
+
+/* The run's errors, for the JSON error object (cli.h, cli_finish()). */
+static struct {
+	bool json;           /* --format json: an error prints a JSON object on stdout */
+	bool printed;        /* a JSON document is on stdout already */
+	char msg[2048];      /* the first error, without "hosttune: " */
+} run_state;
+
+void cli_set_json(bool json)
+{
+	run_state.json = json;
+}
+
+/* Records @msg (without its newline) as the run's error when it is the first. */
+static void record_error(const char *msg)
+{
+	size_t n = strcspn(msg, "\n");
+
+	if (run_state.msg[0])
+		return;
+	if (n >= sizeof(run_state.msg))
+		n = sizeof(run_state.msg) - 1;
+	memcpy(run_state.msg, msg, n);
+	run_state.msg[n] = '\0';
+}
+
+void cli_error(const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	n = strlen(buf);
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	fprintf(stderr, "hosttune: %s\n", buf);
+	record_error(buf);
+}
+
 int cli_usage_error(const char *fmt, ...)
 {
+	char buf[2048];
 	va_list ap;
 
-	fprintf(stderr, "hosttune: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (hosttune --help lists the usage)\n");
+	cli_error("%s (hosttune --help lists the usage)", buf);
 	return EXIT_USAGE;
+}
+
+/*
+ * "FILE:LINE:COL: message" (struct ht_error's form for input files): the
+ * length of FILE and the line and column, or 0 when @msg has no such prefix.
+ * FILE is the text before the first ":DIGITS:DIGITS: ".
+ */
+static size_t error_position(const char *msg, long *line, long *col)
+{
+	for (const char *p = strchr(msg, ':'); p; p = strchr(p + 1, ':')) {
+		char *end;
+		long l, c;
+
+		if (p == msg || p[1] < '0' || p[1] > '9')
+			continue;
+		l = strtol(p + 1, &end, 10);
+		if (*end != ':' || end[1] < '0' || end[1] > '9')
+			continue;
+		c = strtol(end + 1, &end, 10);
+		if (end[0] != ':' || end[1] != ' ' || l < 1 || c < 1)
+			continue;
+		*line = l;
+		*col = c;
+		return (size_t)(p - msg);
+	}
+	return 0;
+}
+
+struct json_object *cli_error_json(int status)
+{
+	struct json_object *e = json_object_new_object();
+	const char *msg = run_state.msg[0] ? run_state.msg : "failed";
+	long line = 0, col = 0;
+	size_t flen = error_position(msg, &line, &col);
+
+	if (!e)
+		return NULL;
+	json_object_object_add(e, "message", json_object_new_string(msg));
+	json_object_object_add(e, "exit", json_object_new_int(status));
+	json_object_object_add(e, "file", flen ? json_object_new_string_len(msg, (int)flen) : NULL);
+	json_object_object_add(e, "line", flen ? json_object_new_int64(line) : NULL);
+	json_object_object_add(e, "column", flen ? json_object_new_int64(col) : NULL);
+	return e;
+}
+
+int cli_finish(int status)
+{
+	struct json_object *o;
+
+	if (!run_state.json || run_state.printed || status < EXIT_USAGE)
+		return status;
+	o = json_object_new_object();
+	if (!o)
+		return status;
+	json_object_object_add(o, "schema", json_object_new_int(CLI_JSON_SCHEMA));
+	json_object_object_add(o, "error", cli_error_json(status));
+	cli_print_json(o);
+	fflush(stdout);
+	return status;
 }
 
 int cli_load_facts(const struct options *o, struct ht_facts **out)
@@ -41,7 +172,7 @@ int cli_load_facts(const struct options *o, struct ht_facts **out)
 	int r;
 
 	if (!f) {
-		fprintf(stderr, "hosttune: out of memory\n");
+		cli_error("out of memory\n");
 		return EXIT_COLLECT;
 	}
 	if (o->facts_file) {
@@ -49,13 +180,13 @@ int cli_load_facts(const struct options *o, struct ht_facts **out)
 		                            fopen(o->facts_file, "re");
 
 		if (!in && strcmp(o->facts_file, "-") != 0) {
-			fprintf(stderr, "hosttune: %s: %s\n", o->facts_file, strerror(errno));
+			cli_error("%s: %s\n", o->facts_file, strerror(errno));
 			ht_facts_free(f);
 			return EXIT_USAGE;
 		}
 		r = ht_facts_read(f, in ? in : stdin, o->facts_file, &err);
 		if (r < 0) {
-			fprintf(stderr, "hosttune: %s\n", err.msg[0] ? err.msg : strerror(-r));
+			cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
 			ht_facts_free(f);
 			return EXIT_USAGE;
 		}
@@ -65,7 +196,7 @@ int cli_load_facts(const struct options *o, struct ht_facts **out)
 		if (r >= 0)
 			r = ht_collect_apply_counters(f, o->root, o->state);
 		if (r < 0) {
-			fprintf(stderr, "hosttune: collecting facts: %s\n", strerror(-r));
+			cli_error("collecting facts: %s\n", strerror(-r));
 			ht_facts_free(f);
 			return EXIT_COLLECT;
 		}
@@ -88,7 +219,7 @@ int cli_load_rules(const struct options *o, struct ht_ruleset **out)
 	else {
 		etc = ht_root_path(o->root, SYSCONFDIR "/hosttune/rules.d");
 		if (!etc) {
-			fprintf(stderr, "hosttune: out of memory\n");
+			cli_error("out of memory\n");
 			return EXIT_COLLECT;
 		}
 		dirs[n++] = PKGDATADIR "/rules";
@@ -102,7 +233,7 @@ int cli_load_rules(const struct options *o, struct ht_ruleset **out)
 	if (r >= 0)
 		r = ht_ruleset_check(rs, &err);
 	if (r < 0) {
-		fprintf(stderr, "hosttune: %s\n", err.msg[0] ? err.msg : strerror(-r));
+		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
 		if (r == -ENOENT && !o->rules_dir)
 			fprintf(stderr, "hosttune: (not installed? run from the source tree with "
 			                "--rules rules)\n");
@@ -115,16 +246,31 @@ int cli_load_rules(const struct options *o, struct ht_ruleset **out)
 
 int cli_print_json(struct json_object *o)
 {
+	struct json_object *doc;
 	const char *s;
 
 	if (!o) {
-		fprintf(stderr, "hosttune: out of memory\n");
+		cli_error("out of memory");
 		return EXIT_COLLECT;
 	}
-	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-	                                      JSON_C_TO_STRING_NOSLASHESCAPE);
-	puts(s);
+	/* "schema" first: a document built elsewhere gets it put in front. */
+	doc = json_object_new_object();
+	if (!doc) {
+		json_object_put(o);
+		cli_error("out of memory");
+		return EXIT_COLLECT;
+	}
+	json_object_object_add(doc, "schema", json_object_new_int(CLI_JSON_SCHEMA));
+	json_object_object_foreach(o, key, val) {
+		if (strcmp(key, "schema") != 0)
+			json_object_object_add(doc, key, json_object_get(val));
+	}
 	json_object_put(o);
+	s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+	                                        JSON_C_TO_STRING_NOSLASHESCAPE);
+	puts(s);
+	json_object_put(doc);
+	run_state.printed = true;
 	return 0;
 }
 
@@ -147,11 +293,11 @@ static int check_basic_facts(const struct options *o, const struct ht_facts *f)
 	if (missing < ARRAY_SIZE(basic))
 		return 0;
 	if (o->facts_file) {
-		fprintf(stderr, "hosttune: %s: neither mem.total nor kernel.version is given: "
+		cli_error("%s: neither mem.total nor kernel.version is given: "
 		                "not the facts of a host\n", o->facts_file);
 		return EXIT_USAGE;
 	}
-	fprintf(stderr, "hosttune: could not collect mem.total or kernel.version from %s/proc: "
+	cli_error("could not collect mem.total or kernel.version from %s/proc: "
 	                "not a host's tree\n", o->root ? o->root : "");
 	return EXIT_COLLECT;
 }
@@ -180,7 +326,7 @@ static int load_observed(const struct options *o, const struct ht_ruleset *rs,
 	int r = ht_collect_observed(f, o->observed, cli_profile_headroom(rs), &err);
 
 	if (r < 0 && err.msg[0]) {
-		fprintf(stderr, "hosttune: %s\n", err.msg);
+		cli_error("%s\n", err.msg);
 		return EXIT_USAGE;
 	}
 	return r < 0 ? EXIT_COLLECT : 0;
@@ -209,7 +355,7 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
 		return r;
 	r = ht_ruleset_evaluate(*rs, *facts, findings, &err);
 	if (r < 0) {
-		fprintf(stderr, "hosttune: %s\n", err.msg[0] ? err.msg : strerror(-r));
+		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
 		return EXIT_USAGE;
 	}
 	return 0;

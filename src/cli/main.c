@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <json-c/json.h>
+
 #include "cli/cli.h"
 #include "engine/rules.h"
 #include "persist/persist.h"
@@ -51,7 +53,7 @@ static const struct command {
  * it (a usage error, exit 2), so that an option is never ignored silently.
  * --root and --rules say where hosttune reads and every command takes them,
  * so that one set of them serves every command of a script; --format too
- * (json is refused by explain and rules, which print text only).
+ * (every command prints JSON with --format json).
  * apply --dry-run is plan: it also takes plan's options (--facts).
  * The short options are the ones --help and hosttune(8) document; the val of
  * a long-only option is a character the short option string does not have.
@@ -63,6 +65,7 @@ static const struct opt {
 	{ { "root", required_argument, NULL, 'r' }, C_ALL },
 	{ { "rules", required_argument, NULL, 'R' }, C_ALL },
 	{ { "format", required_argument, NULL, 'f' }, C_ALL },
+	{ { "color", required_argument, NULL, 'c' }, C_ALL },
 	{ { "facts", required_argument, NULL, 'F' }, C_AUDIT | C_FACTS | C_PLAN },
 	{ { "profile", required_argument, NULL, 'p' }, C_EVAL | C_WATCH },
 	{ { "set", required_argument, NULL, 's' }, C_EVAL | C_WATCH },
@@ -171,8 +174,10 @@ static void help(FILE *out)
 	        "Options:\n"
 	        "  -r, --root DIR        read /proc, /sys and /etc below DIR\n"
 	        "      --rules DIR       read rules and profiles from DIR only\n"
-	        "  -f, --format FORMAT   text (default) or json (not explain, rules);\n"
-	        "                        prometheus: audit as node_exporter textfile metrics\n"
+	        "  -f, --format FORMAT   text (default) or json; prometheus: audit as\n"
+	        "                        node_exporter textfile metrics\n"
+	        "      --color WHEN      colour the severities: auto (default: on a terminal,\n"
+	        "                        unless NO_COLOR is set), always or never\n"
 	        "  -F, --facts FILE      use the facts in FILE instead of collecting them\n"
 	        "  -p, --profile NAME    workload profile (default: default)\n"
 	        "  -s, --set NAME=VALUE  override a workload variable, e.g. workload.conn_rate=570\n"
@@ -195,19 +200,30 @@ static void help(FILE *out)
 	        "  -h, --help            this help\n"
 	        "  -V, --version         print the version\n"
 	        "\n"
-	        "Every command takes --root, --rules, --format, --help and --version;\n"
+	        "Every command takes --root, --rules, --format, --color, --help and --version;\n"
 	        "the other options only these commands (any other refuses them, exit 2):\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		print_command_options(out, &commands[i]);
 	fprintf(out,
 	        "\n"
-	        "Exit status: 0 no finding at or above --fail-on, or apply/revert succeeded;\n"
-	        "1 findings at or above it; 2 usage, rules or facts input error, or a file\n"
-	        "hosttune did not write is in the way, or nothing to revert; 3 could not\n"
+	        "Exit status: 0 no finding at or above --fail-on, or apply/revert succeeded\n"
+	        "(or had nothing to revert); 1 findings at or above it; 2 usage, rules or\n"
+	        "facts input error, or a file hosttune did not write is in the way; 3 could not\n"
 	        "collect, apply or revert (an apply is rolled back); 4 another apply or\n"
 	        "revert is running (nothing changed); 5 apply or revert done, but its\n"
 	        "report could not be written.\n"
 	        "See hosttune(8) and hosttune.rules(5).\n");
+}
+
+/* --version, as GNU tools print it: name and version, copyright, licence. */
+static void version(void)
+{
+	printf("%s\n"
+	       "Copyright (C) 2026 the hosttune authors.\n"
+	       "License LGPL-2.1-or-later: GNU LGPL version 2.1 or later "
+	       "<https://gnu.org/licenses/lgpl-2.1.html>.\n"
+	       "This is free software: you are free to change and redistribute it.\n"
+	       "There is NO WARRANTY, to the extent permitted by law.\n", PACKAGE_STRING);
 }
 
 /* "250ms", "1s", "2min", "1h" or plain seconds, in decimal digits; 0 or -EINVAL. */
@@ -332,6 +348,17 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 				return cli_usage_error("--format: expected text, json or prometheus, got '%s'",
 				                       optarg);
 			break;
+		case 'c':
+			if (strcmp(optarg, "auto") == 0)
+				o->color_when = CLI_COLOR_AUTO;
+			else if (strcmp(optarg, "always") == 0)
+				o->color_when = CLI_COLOR_ALWAYS;
+			else if (strcmp(optarg, "never") == 0)
+				o->color_when = CLI_COLOR_NEVER;
+			else
+				return cli_usage_error("--color: expected auto, always or never, got '%s'",
+				                       optarg);
+			break;
 		case 'x':
 			if (ht_severity_from_name(optarg, &o->fail_on) < 0 || o->fail_on == HT_SEV_OK)
 				return cli_usage_error("--fail-on: expected info, warning or critical, got '%s'",
@@ -387,7 +414,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 			help(stdout);
 			return EXIT_CLEAN;
 		case 'V':
-			puts(PACKAGE_STRING);
+			version();
 			return EXIT_CLEAN;
 		default:
 			return bad_option(c, argv);
@@ -428,11 +455,11 @@ static int check_root(const struct options *o)
 	if (!o->root)
 		return -1;
 	if (stat(o->root, &st) < 0) {
-		fprintf(stderr, "hosttune: --root %s: %s\n", o->root, strerror(errno));
+		cli_error("--root %s: %s\n", o->root, strerror(errno));
 		return EXIT_USAGE;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "hosttune: --root %s: not a directory\n", o->root);
+		cli_error("--root %s: not a directory\n", o->root);
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -460,8 +487,6 @@ static int run_command(int argc, char **argv, struct options *o, const struct gi
 	r = check_applies(cmd, o, g);
 	if (r >= 0)
 		return r;
-	if (o->json && (cmd->bit & (C_EXPLAIN | C_RULES)))
-		return cli_usage_error("--format json: '%s' prints text only", name);
 	if (o->prometheus && cmd->bit != C_AUDIT)
 		return cli_usage_error("--format prometheus: only audit prints metrics, not '%s'", name);
 	if (cmd->bit == C_EXPLAIN && optind != argc - 1)
@@ -481,6 +506,35 @@ static int run_command(int argc, char **argv, struct options *o, const struct gi
 	return o->prometheus ? cmd_metrics(o) : cmd->run(o);
 }
 
+/*
+ * --format json anywhere on the command line, before any other option is
+ * looked at: a usage error found before the --format (or in it) is a JSON
+ * error object too. The last valid --format wins, as in parse_options();
+ * getopt_long() is reset for the real parse (optind = 0).
+ */
+static bool prescan_json(int argc, char **argv)
+{
+	struct option longopts[ARRAY_SIZE(opts) + 1] = { 0 };
+	/* A copy: getopt_long() permutes what it scans, and the real parse needs argv as given. */
+	_cleanup_free_ char **copy = calloc((size_t)argc + 1, sizeof(*copy));
+	bool json = false;
+	int c;
+
+	if (!copy)
+		return false;
+	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
+		longopts[i] = opts[i].o;
+	opterr = 0;
+	while ((c = getopt_long(argc, copy, shortopts, longopts, NULL)) != -1)
+		if (c == 'f' && strcmp(optarg, "json") == 0)
+			json = true;
+		else if (c == 'f' && (strcmp(optarg, "text") == 0 || strcmp(optarg, "prometheus") == 0))
+			json = false;
+	optind = 0;
+	return json;
+}
+
 int main(int argc, char **argv)
 {
 	_cleanup_free_ const char **sets = calloc((size_t)argc, sizeof(*sets));
@@ -491,17 +545,26 @@ int main(int argc, char **argv)
 
 	if (!sets)
 		return EXIT_COLLECT;
+	/*
+	 * JSON decimals in 15 significant digits (DBL_DIG: every decimal of up
+	 * to 15 digits prints as written): 0.05, not json-c's %.17g
+	 * 0.050000000000000003; an integral one prints as 2.0.
+	 */
+	json_c_set_serialization_double_format("%.15g", JSON_C_OPTION_GLOBAL);
+	cli_set_json(prescan_json(argc, argv));
 	r = parse_options(argc, argv, &o, &g);
 	if (r >= 0)
-		return r;
+		return cli_finish(r);
+	cli_set_json(o.json);
+	cli_terminal(&o);
 	r = run_command(argc, argv, &o, &g);
 	/*
 	 * A report that did not reach its reader (a full disk, a closed pipe) is a
 	 * failure; apply and revert check their own (EXIT_UNREPORTED: the host changed).
 	 */
 	if (r != EXIT_UNREPORTED && (fflush(stdout) != 0 || ferror(stdout))) {
-		fprintf(stderr, "hosttune: writing the output: %s\n", strerror(errno ? errno : EIO));
+		cli_error("writing the output: %s\n", strerror(errno ? errno : EIO));
 		return EXIT_COLLECT;
 	}
-	return r;
+	return cli_finish(r);
 }

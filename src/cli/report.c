@@ -199,6 +199,29 @@ static const char *sev_label(const struct ht_finding *f)
 	return f->applicable ? ht_severity_name(f->severity) : "n/a";
 }
 
+/* The SGR colour of a finding's severity: critical red, warning yellow, info cyan; "" else. */
+static const char *sev_color(const struct ht_finding *f, bool color)
+{
+	if (!color || !f->applicable)
+		return "";
+	switch (f->severity) {
+	case HT_SEV_CRITICAL:
+		return "\033[1;31m";
+	case HT_SEV_WARNING:
+		return "\033[33m";
+	case HT_SEV_INFO:
+		return "\033[36m";
+	default:
+		return "";
+	}
+}
+
+/* The end of sev_color()'s colour. */
+static const char *sev_reset(const struct ht_finding *f, bool color)
+{
+	return sev_color(f, color)[0] ? "\033[0m" : "";
+}
+
 /*
  * Whether the @n bytes at @w are a number: digits with inner '.' or ',' and
  * an optional leading '(', '-' or '~', ending in a digit ("4096", "(1.5", "-1").
@@ -276,6 +299,7 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 	_cleanup_free_ size_t *idx = sorted_order(f);
 	size_t counts[HT_SEV_CRITICAL + 1] = { 0 }, na = 0;
 	const struct ht_ruleset *rs = info->rules;
+	size_t width = info->width ? info->width : 100;
 	int wr = 28, wc = 7, we = 11;
 
 	if (!idx)
@@ -321,8 +345,9 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 
 		if (!c || !r || !name)
 			return -ENOMEM;
-		fprintf(out, "%-*s  %-*s  %-*s  %s\n", wr, name, wc, c, we,
-		        fi->applicable ? r : "-", sev_label(fi));
+		fprintf(out, "%-*s  %-*s  %-*s  %s%s%s\n", wr, name, wc, c, we,
+		        fi->applicable ? r : "-", sev_color(fi, info->color), sev_label(fi),
+		        sev_reset(fi, info->color));
 		if (fi->applicable)
 			counts[fi->severity]++;
 		else
@@ -338,7 +363,8 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 
 		if (!name)
 			return -ENOMEM;
-		fprintf(out, "\n[%s] %s", sev_label(fi), name);
+		fprintf(out, "\n[%s%s%s] %s", sev_color(fi, info->color), sev_label(fi),
+		        sev_reset(fi, info->color), name);
 		if (r->kind == HT_TARGET_MODULE)
 			fprintf(out, " (module parameter %s)", r->target + strlen("module."));
 		else if (r->kind == HT_TARGET_CHANNELS)
@@ -354,7 +380,7 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 			fprintf(out, "    not applicable: %s\n", fi->reason);
 			continue;
 		}
-		print_wrapped(out, fi->explanation, "    ", 100);
+		print_wrapped(out, fi->explanation, "    ", width);
 		if (fi->boot_value && ht_finding_boot_worse(fi)) {
 			_cleanup_free_ char *rec = ht_value_display(&fi->recommended);
 
@@ -384,7 +410,7 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 
 			if (asprintf(&t, "%s: %s", ret > 0 ? "also" : "fix", fi->remedy) < 0)
 				return -ENOMEM;
-			print_wrapped(out, t, "    ", 100);
+			print_wrapped(out, t, "    ", width);
 		}
 		if (fi->lever)
 			fprintf(out, "    %s: see %s: its fix is the lever for this one\n",

@@ -18,6 +18,8 @@ struct ht_report_info {
 	const struct ht_ruleset *rules;
 	struct ht_ruleset *values; /* if set, JSON adds "values": every named value's result */
 	bool ct_builtin;     /* nf_conntrack is built in: its parameters need the kernel command line */
+	bool color;          /* text: the severities in colour (ANSI SGR) */
+	size_t width;        /* text: wrap explanations at this many columns (0: 100) */
 };
 
 /*

@@ -225,8 +225,12 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 int ht_persist_lock(const char *root, double wait_s, struct ht_error *err);
 
 /*
- * {"changed": bool, "holds_at_boot": bool, "files": [{"path", "action"}],
+ * {"changed": bool, "would_change": bool, "diff": "unified diff of the files",
+ *  "holds_at_boot": bool, "files": [{"path", "action", "foreign"}],
  *  "live": [{"key", "from", "to", "note"}],
  *  "will_not_hold": [{"key", "source", "message"}]}
+ * changed: @applied and the plan was not empty (plan changes nothing);
+ * would_change: the plan is not empty (apply changes, or changed, something).
+ * NULL on ENOMEM.
  */
 struct json_object *ht_plan_to_json(const struct ht_plan *p, bool applied);

@@ -981,6 +981,30 @@ struct json_object *ht_plan_to_json(const struct ht_plan *p, bool applied)
 		return NULL;
 	}
 	json_object_object_add(o, "changed", json_object_new_boolean(applied && !ht_plan_empty(p)));
+	json_object_object_add(o, "would_change", json_object_new_boolean(!ht_plan_empty(p)));
+	{
+		/* The files' unified diff, as plan prints it (without its "# ..." notes). */
+		char *text = NULL;
+		size_t len = 0;
+		FILE *d = open_memstream(&text, &len);
+		int r = d ? 0 : -ENOMEM;
+
+		for (size_t i = 0; r >= 0 && i < p->nfiles; i++)
+			if (ht_plan_file_changes(&p->files[i]))
+				r = ht_diff_unified(d, p->files[i].path + 1, p->files[i].old,
+				                    p->files[i].new);
+		if (d && fclose(d) != 0)
+			r = -ENOMEM;
+		if (r < 0) {
+			free(text);
+			json_object_put(o);
+			json_object_put(files);
+			json_object_put(live);
+			return NULL;
+		}
+		json_object_object_add(o, "diff", json_object_new_string_len(text, (int)len));
+		free(text);
+	}
 	for (size_t i = 0; i < p->nfiles; i++) {
 		const struct ht_plan_file *f = &p->files[i];
 		struct json_object *e = json_object_new_object();
