@@ -40,6 +40,11 @@ expect_eq "pty, NO_COLOR=1: no escape code" no "$(has_esc "$(on_pty TERM=xterm N
 expect_eq "pty, NO_COLOR empty: colour" yes "$(has_esc "$(on_pty TERM=xterm NO_COLOR= -- )")"
 expect_eq "pty, --color=never: no escape code" no "$(has_esc "$(on_pty TERM=xterm -- --color=never)")"
 expect_eq "pty, TERM=dumb: no escape code" no "$(has_esc "$(on_pty TERM=dumb -- )")"
+# --output on a terminal: the file is not the terminal (no colour, 100 columns).
+on_pty TERM=xterm COLUMNS=60 -- --output "$TMP/report.txt" >/dev/null
+expect_eq "pty, --output FILE: no escape code in the file" no "$(has_esc "$(cat "$TMP/report.txt")")"
+expect_eq "pty, --output FILE: the file is the pipe's report (100 columns)" "$("$@" audit)" \
+	"$(cat "$TMP/report.txt")"
 out=$("$@" audit)
 expect_eq "pipe: no escape code" no "$(has_esc "$out")"
 out=$("$@" --color=always audit)

@@ -28,7 +28,8 @@
 void cli_terminal(struct options *o)
 {
 	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM"), *cols = getenv("COLUMNS");
-	bool tty = isatty(STDOUT_FILENO);
+	/* --output: the report goes to a file, whatever stdout is (no colour, 100 columns). */
+	bool tty = !o->output && isatty(STDOUT_FILENO);
 	struct winsize ws;
 	long w = 0;
 
