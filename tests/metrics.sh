@@ -256,7 +256,22 @@ mkdir "$OUT/dir.prom"
 fails "$OUT/dir.prom" "a directory in the way"
 ln -s hosttune.prom "$OUT/link.prom"
 fails "$OUT/link.prom" "a symbolic link in the way"
-rm -rf "$OUT/plain" "$OUT/dir.prom" "$OUT/link.prom"
+mkfifo "$OUT/fifo.prom"
+# A FIFO (or a device: /dev/null as root) is not replaced by a regular file.
+fails "$OUT/fifo.prom" "a FIFO in the way"
+expect_eq "a FIFO in the way: still a FIFO" yes "$([ -p "$OUT/fifo.prom" ] && echo yes)"
+# With --format json a failed --output is the JSON error object on stdout
+# (the report went to the memfd, not to stdout): one document, exit 3.
+ht --root "$GARAGE" --profile garage --no-measure --format json --output "$OUT/fifo.prom" \
+	audit >"$TMP/stdout" 2>/dev/null
+expect_eq "--format json, a failed --output: exit 3, the error object" "3 3" \
+	"$? $(jq -s '.[0].error.exit' <"$TMP/stdout")"
+expect_eq "--format json, a failed --output: one document" 1 "$(jq -s length <"$TMP/stdout")"
+ht --root "$GARAGE" --profile garage --no-measure --format json --output "$TMP/missing/a.json" \
+	audit >"$TMP/stdout" 2>/dev/null
+expect_contains "--format json, a missing directory: the error object names --output" \
+	"--output $TMP/missing/a.json" "$(jq -r .error.message <"$TMP/stdout")"
+rm -rf "$OUT/plain" "$OUT/dir.prom" "$OUT/link.prom" "$OUT/fifo.prom"
 
 # An unwritable directory: as root, through an unprivileged user (root writes anywhere).
 chmod 0555 "$OUT"

@@ -101,6 +101,13 @@ struct json_object *cli_error_json(int status);
 int cli_finish(int status);
 
 /*
+ * cli_swap_printed - sets whether a JSON document is on stdout (cli_finish()
+ * prints the error object only when none is) and returns what it was: what
+ * was printed while --output captured stdout is not on stdout.
+ */
+bool cli_swap_printed(bool printed);
+
+/*
  * cli_load_facts - the facts of the host: a --facts file, else the
  * collectors (live or --root). Returns 0 with *out set (caller frees), or
  * the exit status after printing why: EXIT_USAGE for a bad facts file,

@@ -150,6 +150,14 @@ struct json_object *cli_error_json(int status)
 	return e;
 }
 
+bool cli_swap_printed(bool printed)
+{
+	bool was = run_state.printed;
+
+	run_state.printed = printed;
+	return was;
+}
+
 int cli_finish(int status)
 {
 	struct json_object *o;

@@ -330,13 +330,13 @@ int cmd_metrics(const struct options *o)
 		goto out;
 	/* As audit: what the boot configuration gives a value raises its finding. */
 	if (!o->facts_file && ht_findings_add_boot(&findings, o->root) < 0) {
-		fprintf(stderr, "hosttune: out of memory\n");
+		cli_error("out of memory\n");
 		r = EXIT_COLLECT;
 		goto out;
 	}
 	r = cli_metrics_write(&findings, rs, (int64_t)time(NULL), stdout);
 	if (r == -ENOMEM)
-		fprintf(stderr, "hosttune: out of memory\n");
+		cli_error("out of memory\n");
 	r = r < 0 ? EXIT_COLLECT : 0;
 	if (r == 0 && ht_findings_worst(&findings) >= o->fail_on)
 		r = EXIT_FINDINGS;
@@ -384,20 +384,20 @@ static int write_output(const char *arg, const char *content)
 	int r = output_path(arg, &path);
 
 	if (r == -EINVAL) {
-		fprintf(stderr, "hosttune: --output %s: does not name a file\n", arg);
+		cli_error("--output %s: does not name a file\n", arg);
 		return EXIT_COLLECT;
 	}
 	if (r < 0) {
-		fprintf(stderr, "hosttune: --output %s: %s\n", arg, strerror(-r));
+		cli_error("--output %s: %s\n", arg, strerror(-r));
 		return EXIT_COLLECT;
 	}
 	/* A temp file ".NAME.hosttune-XXXXXX" beside it (not *.prom: the collector skips it). */
 	r = ht_file_write_at(NULL, path, content, 0644, &changed, &err);
 	if (r < 0) {
 		if (err.msg[0])
-			fprintf(stderr, "hosttune: --output %s: %s\n", arg, err.msg);
+			cli_error("--output %s: %s\n", arg, err.msg);
 		else
-			fprintf(stderr, "hosttune: --output %s: %s\n", arg, strerror(-r));
+			cli_error("--output %s: %s\n", arg, strerror(-r));
 		return EXIT_COLLECT;
 	}
 	return 0;
@@ -408,10 +408,11 @@ int cli_run_output(const struct options *o, int (*run)(const struct options *o))
 	_cleanup_close_ int mfd = -1, saved = -1;
 	_cleanup_free_ char *content = NULL;
 	size_t len = 0;
+	bool had_json;
 	int r, e = 0;
 
 	if (fflush(stdout) != 0) {
-		fprintf(stderr, "hosttune: writing the output: %s\n", strerror(errno));
+		cli_error("writing the output: %s\n", strerror(errno));
 		return EXIT_COLLECT;
 	}
 	/* Above 2, so that it is never fd 1 itself when standard output is closed. */
@@ -421,17 +422,17 @@ int cli_run_output(const struct options *o, int (*run)(const struct options *o))
 		mfd = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	}
 	if (mfd < 0) {
-		fprintf(stderr, "hosttune: --output %s: %s\n", o->output, strerror(errno));
+		cli_error("--output %s: %s\n", o->output, strerror(errno));
 		return EXIT_COLLECT;
 	}
 	/* fd 1 may be closed (saved is -1 then): it is closed again afterwards. */
 	saved = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
 	if (saved < 0 && errno != EBADF) {
-		fprintf(stderr, "hosttune: --output %s: %s\n", o->output, strerror(errno));
+		cli_error("--output %s: %s\n", o->output, strerror(errno));
 		return EXIT_COLLECT;
 	}
 	if (dup2(mfd, STDOUT_FILENO) < 0) {
-		fprintf(stderr, "hosttune: --output %s: %s\n", o->output, strerror(errno));
+		cli_error("--output %s: %s\n", o->output, strerror(errno));
 		return EXIT_COLLECT;
 	}
 	r = run(o);
@@ -442,6 +443,8 @@ int cli_run_output(const struct options *o, int (*run)(const struct options *o))
 		dup2(saved, STDOUT_FILENO);
 	else
 		close(STDOUT_FILENO);
+	/* What was printed is in the memfd, not on stdout (a later error object goes there). */
+	had_json = cli_swap_printed(false);
 	if (!e && lseek(mfd, 0, SEEK_SET) < 0)
 		e = errno;
 	if (!e) {
@@ -450,8 +453,7 @@ int cli_run_output(const struct options *o, int (*run)(const struct options *o))
 		e = rr < 0 ? -rr : 0;
 	}
 	if (e) {
-		fprintf(stderr, "hosttune: --output %s: keeping the report: %s\n", o->output,
-		        strerror(e));
+		cli_error("--output %s: keeping the report: %s\n", o->output, strerror(e));
 		return EXIT_COLLECT;
 	}
 	/*
@@ -461,10 +463,11 @@ int cli_run_output(const struct options *o, int (*run)(const struct options *o))
 	 */
 	if (r != EXIT_CLEAN && r != EXIT_FINDINGS) {
 		fwrite(content, 1, len, stdout);
+		cli_swap_printed(had_json);
 		return r;
 	}
 	if (strlen(content) != len) {
-		fprintf(stderr, "hosttune: --output %s: the report holds a NUL byte\n", o->output);
+		cli_error("--output %s: the report holds a NUL byte\n", o->output);
 		return EXIT_COLLECT;
 	}
 	return write_output(o->output, content) ? EXIT_COLLECT : r;

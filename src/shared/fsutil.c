@@ -537,6 +537,11 @@ int ht_file_write_at(const char *root, const char *path, const char *content, mo
 			return path_error(err, ELOOP, root, path, strlen(path));
 		if (S_ISDIR(st.st_mode))
 			return path_error(err, EISDIR, root, path, strlen(path));
+		/* A device, FIFO or socket: a rename over it would replace it (/dev/null!). */
+		if (!S_ISREG(st.st_mode))
+			return path_why(err, EINVAL, root, path, strlen(path),
+			                "not a regular file (a device, FIFO or socket); hosttune "
+			                "replaces regular files only");
 	} else if (errno != ENOENT)
 		return path_error(err, errno, root, path, strlen(path));
 	r = replace_in(dfd, base, content, mode, changed, &step);

@@ -64,7 +64,9 @@ int ht_file_read_at(const char *root, const char *path, char **out, mode_t *mode
  * ht_file_write_at - replace @path below @root with @content: a temp file in
  * the same directory (missing directories are created, see above), fchmod
  * @mode, write, fsync, rename over @path, fsync of the directory. Refuses a
- * symlink (-ELOOP) or a directory (-EISDIR) at @path.
+ * symlink (-ELOOP), a directory (-EISDIR) or another file that is not a
+ * regular one (-EINVAL: a device, FIFO or socket, which the rename would
+ * replace) at @path.
  * @changed: set to true once the rename took effect, also when the fsync
  *           of the directory then fails (the caller must undo it); false
  *           when @path is unchanged. A failure leaves no temp file; a crash
