@@ -107,4 +107,29 @@ expect_eq "missing root: the play fails at the audit's error" "2 TASK [audit err
 expect_contains "missing root: one line, the error object's message" \
 	"\"msg\": \"hosttune failed (exit 2): --root $TMP/nope: No such file or directory\"}" "$line"
 
+# ---- hosttune not there: stdout is not JSON; the command module's message ----
+ansible-playbook -i localhost, -c local "$PLAYBOOK" -e "{\"hosttune_bin\": \"$TMP/no-hosttune\",
+	\"hosttune_root\": \"$TMP/g\"}" >"$TMP/missing.out" 2>&1
+rc=$?
+line=$(grep '^fatal: ' "$TMP/missing.out")
+expect_eq "hosttune missing: the play fails at the audit's error" "2 TASK [audit error]" \
+	"$rc $(grep '^TASK \[' "$TMP/missing.out" | tail -n 1 | sed 's/ \**$//')"
+expect_contains "hosttune missing: one line, the module's message (no template error)" \
+	"\"msg\": \"hosttune failed (exit 2): [Errno 2] No such file or directory" "$line"
+
+# ---- verify's problems are shown: a later sysctl.d file overrides the fix ----
+# 99-local.conf is read after hosttune's 90-hosttune.conf (systemd-sysctl's
+# order), so nf_conntrack_max = 8192 wins at boot: verify exits 1, the play
+# goes on (the gate judges), and the problem's line is in the output.
+rm -rf "$TMP/o"
+cp -a "$FIXTURES/garage-vm/root" "$TMP/o"
+mkdir -p "$TMP/o/etc/sysctl.d"
+echo "net.netfilter.nf_conntrack_max = 8192" >"$TMP/o/etc/sysctl.d/99-local.conf"
+play "$TMP/o" "$TMP/verify.out"
+rc=$?
+expect_eq "overridden: exit 0, failed=0" "0 0" "$rc $(recap "$TMP/verify.out" failed)"
+expect_contains "overridden: verify's problem is shown" \
+	"is overridden at boot by /etc/sysctl.d/99-local.conf:1 (= 8192)" \
+	"$(sed -n '/^TASK \[verify problems\]/,/^TASK/p' "$TMP/verify.out")"
+
 finish
