@@ -58,11 +58,12 @@ expect_eq "--color=sometimes: refused" \
 	"$? $(cat "$TMP/err")"
 
 # ---- wrapping: the explanations' paragraphs at the width ----
-# The lines print_wrapped() writes: indented, not the one-line "fix:",
-# "at boot:" or "not applicable:" lines (they are not wrapped).
-# longest OUTPUT: the longest wrapped line's length.
+# The explanations' lines: indented by four, not the "fix:", "at boot:",
+# "not applicable:" lines or their continuations (indented by six on a
+# terminal; one line each on a pipe).
+# longest OUTPUT: the longest such line's length.
 longest() {
-	printf '%s\n' "$1" | grep '^    ' | grep -v '^    \(fix: \|at boot\|not applicable\|also: see\)' |
+	printf '%s\n' "$1" | grep '^    ' | grep -v '^      \|^    \(fix: \|at boot\|not applicable\|also: see\)' |
 		awk '{ if (length > m) m = length } END { print m + 0 }'
 }
 n60=$(longest "$(on_pty TERM=xterm COLUMNS=60 -- --color=never)")
@@ -72,6 +73,20 @@ expect_eq "pty, COLUMNS=60: wrapped at 60 (longest line 51 to 60)" yes \
 	"$([ "$n60" -le 60 ] && [ "$n60" -gt 50 ] && echo yes || echo "no: $n60")"
 expect_eq "pty, COLUMNS=120: wrapped at 120 (longest line 101 to 120)" yes \
 	"$([ "$n120" -le 120 ] && [ "$n120" -gt 100 ] && echo yes || echo "no: $n120")"
+# On a terminal every line after the table wraps: the headings and the
+# fix, at boot and not applicable lines too (on a pipe they stay one line
+# each, for grep: the pipe's report is byte for byte what it was).
+# A line over 60 is one word that cannot be broken (a path), after its indent.
+over60=$(on_pty TERM=xterm COLUMNS=60 -- --color=never | sed -n '/^\[/,$p' |
+	awk 'length > 60 { w = $0; sub(/^ */, "", w); if (w ~ / /) print }')
+expect_eq "pty, COLUMNS=60: headings and fix lines wrapped too (no breakable line after the table over 60)" \
+	"" "$over60"
+expect_contains "pty, COLUMNS=60: a fix line's continuation indented by six" \
+	"$(printf '    fix: net.netfilter.nf_conntrack_max = 32768 in\n      /etc/sysctl.d/90-hosttune.conf')" \
+	"$(on_pty TERM=xterm COLUMNS=60 -- --color=never)"
+expect_contains "pipe: the fix line is one line" \
+	"    fix: net.netfilter.nf_conntrack_max = 32768 in /etc/sysctl.d/90-hosttune.conf, and live in" \
+	"$("$@" audit)"
 expect_eq "pipe: wrapped at 100 as before (longest line 91 to 100)" yes \
 	"$([ "$npipe" -le 100 ] && [ "$npipe" -gt 90 ] && echo yes || echo "no: $npipe")"
 

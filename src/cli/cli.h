@@ -54,10 +54,11 @@ struct options {
 	enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER } color_when; /* --color */
 	bool color;               /* colour the severities: --color, the terminal, NO_COLOR */
 	size_t width;             /* wrap text reports at this many columns */
+	bool terminal;            /* stdout is a terminal (and no --output): wrap every line */
 };
 
 /*
- * cli_terminal - fills @o->color and @o->width from --color and stdout:
+ * cli_terminal - fills @o->terminal, @o->color and @o->width from --color and stdout:
  * colour with --color=always, or with auto when stdout is a terminal,
  * NO_COLOR is unset or empty (no-color.org) and TERM is not "dumb"; never
  * with --color=never. The width: on a terminal COLUMNS when it is a number,

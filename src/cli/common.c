@@ -33,6 +33,7 @@ void cli_terminal(struct options *o)
 	struct winsize ws;
 	long w = 0;
 
+	o->terminal = tty;
 	o->color = o->color_when == CLI_COLOR_ALWAYS ||
 	           (o->color_when == CLI_COLOR_AUTO && tty && (!nc || !nc[0]) &&
 	            !(term && strcmp(term, "dumb") == 0));

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,11 +256,16 @@ static size_t unbreakable_len(const char *p)
 	return n;
 }
 
-/* Word-wraps a paragraph to @width columns, each line after @indent. */
-static void print_wrapped(FILE *out, const char *text, const char *indent, size_t width)
+/*
+ * Word-wraps a paragraph to @width columns: the first line after @first (or
+ * after what is on the line already: @col columns, when @col > 0), every
+ * further line after @indent.
+ */
+static void print_wrapped_at(FILE *out, const char *text, const char *first, const char *indent,
+                             size_t width, size_t col)
 {
 	const char *p = text;
-	size_t col = 0;
+	bool first_line = true, any = false;
 
 	while (*p) {
 		size_t n;
@@ -270,6 +276,7 @@ static void print_wrapped(FILE *out, const char *text, const char *indent, size_
 		if (n == 0 && *p == '\n') {
 			fputc('\n', out);
 			col = 0;
+			first_line = false;
 			p++;
 			continue;
 		}
@@ -278,20 +285,57 @@ static void print_wrapped(FILE *out, const char *text, const char *indent, size_
 		if (col > 0 && col + 1 + n > width) {
 			fputc('\n', out);
 			col = 0;
+			first_line = false;
 		}
 		if (col == 0) {
-			fputs(indent, out);
-			col = strlen(indent);
-		} else {
+			const char *in = first_line ? first : indent;
+
+			fputs(in, out);
+			col = strlen(in);
+		} else if (any) { /* not before the first word after @col's columns */
 			fputc(' ', out);
 			col++;
 		}
 		fwrite(p, 1, n, out);
+		any = true;
 		col += n;
 		p += n;
 	}
 	if (col > 0)
 		fputc('\n', out);
+}
+
+/* Word-wraps a paragraph to @width columns, each line after @indent. */
+static void print_wrapped(FILE *out, const char *text, const char *indent, size_t width)
+{
+	print_wrapped_at(out, text, indent, indent, width, 0);
+}
+
+/*
+ * One line of the report after four spaces ("fix: ...", "at boot: ...",
+ * "not applicable: ..."): on a terminal (@info->wrap_all) wrapped at @width
+ * with the lines after it indented by six; elsewhere one line, whatever its
+ * length, for grep and scripts.
+ */
+static int print_item(FILE *out, const struct ht_report_info *info, size_t width,
+                      const char *fmt, ...) _printf_(4, 5);
+static int print_item(FILE *out, const struct ht_report_info *info, size_t width,
+                      const char *fmt, ...)
+{
+	_cleanup_free_ char *t = NULL;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&t, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	if (info->wrap_all)
+		print_wrapped_at(out, t, "    ", "      ", width, 0);
+	else
+		fprintf(out, "    %s\n", t);
+	return 0;
 }
 
 int ht_report_text(const struct ht_findings *f, const struct ht_report_info *info, FILE *out)
@@ -359,52 +403,76 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 		const struct ht_rule *r = fi->rule;
 		_cleanup_free_ char *file = NULL, *line = NULL, *live = NULL;
 		_cleanup_free_ char *name = finding_name(fi);
-		int ret;
+		int ret, r2 = 0;
 
 		if (!name)
 			return -ENOMEM;
-		fprintf(out, "\n[%s%s%s] %s", sev_color(fi, info->color), sev_label(fi),
-		        sev_reset(fi, info->color), name);
-		if (r->kind == HT_TARGET_MODULE)
-			fprintf(out, " (module parameter %s)", r->target + strlen("module."));
-		else if (r->kind == HT_TARGET_CHANNELS)
-			fprintf(out, " (ethtool channels %s%s%s)", fi->instance ? fi->instance : "",
-			        fi->instance ? " " : "", r->target + strlen("nic.channels."));
-		else if (r->target)
-			fprintf(out, " (%s %s)", ht_target_kind_name(r->kind), r->target);
-		else if (r->kind == HT_TARGET_ADVICE)
-			fprintf(out, " (advice)");
-		fprintf(out, "%s%s\n", ht_rule_title(r) ? ": " : "",
-		        ht_rule_title(r) ? ht_rule_title(r) : "");
+		/* "[critical] " then the rule, its target and title (wrapped on a terminal). */
+		fprintf(out, "\n[%s%s%s] ", sev_color(fi, info->color), sev_label(fi),
+		        sev_reset(fi, info->color));
+		{
+			_cleanup_free_ char *target = NULL, *head = NULL;
+			int n;
+
+			if (r->kind == HT_TARGET_MODULE)
+				n = asprintf(&target, " (module parameter %s)", r->target + strlen("module."));
+			else if (r->kind == HT_TARGET_CHANNELS)
+				n = asprintf(&target, " (ethtool channels %s%s%s)",
+				             fi->instance ? fi->instance : "", fi->instance ? " " : "",
+				             r->target + strlen("nic.channels."));
+			else if (r->target)
+				n = asprintf(&target, " (%s %s)", ht_target_kind_name(r->kind), r->target);
+			else
+				n = asprintf(&target, "%s", r->kind == HT_TARGET_ADVICE ? " (advice)" : "");
+			if (n < 0 || asprintf(&head, "%s%s%s%s", name, target, ht_rule_title(r) ? ": " : "",
+			                      ht_rule_title(r) ? ht_rule_title(r) : "") < 0)
+				return -ENOMEM;
+			if (info->wrap_all)
+				print_wrapped_at(out, head, "", "    ", width, strlen(sev_label(fi)) + 3);
+			else
+				fprintf(out, "%s\n", head);
+		}
 		if (!fi->applicable) {
-			fprintf(out, "    not applicable: %s\n", fi->reason);
+			ret = print_item(out, info, width, "not applicable: %s", fi->reason);
+			if (ret < 0)
+				return ret;
 			continue;
 		}
 		print_wrapped(out, fi->explanation, "    ", width);
 		if (fi->boot_value && ht_finding_boot_worse(fi)) {
 			_cleanup_free_ char *rec = ht_value_display(&fi->recommended);
 
-			fprintf(out, "    at boot: %s from %s, %s the recommended %s: the host comes "
-			        "back from a reboot with it; edit or remove that line (hosttune verify "
-			        "tells more)\n", fi->boot_value, fi->boot_source,
-			        fi->rule->only_raise ? "below" : "not", rec ? rec : "value");
+			ret = print_item(out, info, width, "at boot: %s from %s, %s the recommended %s: "
+			                 "the host comes back from a reboot with it; edit or remove that "
+			                 "line (hosttune verify tells more)", fi->boot_value,
+			                 fi->boot_source, fi->rule->only_raise ? "below" : "not",
+			                 rec ? rec : "value");
 		} else if (fi->boot_value)
-			fprintf(out, "    at boot: %s from %s, not the live value: hosttune verify "
-			        "tells why\n", fi->boot_value, fi->boot_source);
+			ret = print_item(out, info, width, "at boot: %s from %s, not the live value: "
+			                 "hosttune verify tells why", fi->boot_value, fi->boot_source);
+		else
+			ret = 0;
+		if (ret < 0)
+			return ret;
 		ret = ht_finding_fix(fi, info->ct_builtin, &file, &line, &live);
 		if (ret < 0)
 			return ret;
 		if (ret == 2)
-			fprintf(out, "    fix: %s on the kernel command line (GRUB_CMDLINE_LINUX in "
-			        "/etc/default/grub, then update-grub: modprobe.d never reaches a "
-			        "built-in module), and live in %s\n", line, live);
+			r2 = print_item(out, info, width, "fix: %s on the kernel command line "
+			                "(GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub: "
+			                "modprobe.d never reaches a built-in module), and live in %s",
+			                line, live);
 		else if (ret > 0 && fi->no_live)
-			fprintf(out, "    fix: %s in %s (%s does not exist until the module loads: "
-			        "the file applies from the next boot)\n", line, file, live);
+			r2 = print_item(out, info, width, "fix: %s in %s (%s does not exist until the "
+			                "module loads: the file applies from the next boot)", line, file,
+			                live);
 		else if (ret > 0)
-			fprintf(out, "    fix: %s in %s, and live in %s\n", line, file, live);
+			r2 = print_item(out, info, width, "fix: %s in %s, and live in %s", line, file, live);
 		else if (fi->read_only && !fi->remedy && !fi->lever)
-			fprintf(out, "    fix: none from here: this value cannot be written on this host\n");
+			r2 = print_item(out, info, width, "fix: none from here: this value cannot be "
+			                "written on this host");
+		if (r2 < 0)
+			return r2;
 		if (fi->remedy) {
 			_cleanup_free_ char *t = NULL;
 
@@ -412,9 +480,10 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 				return -ENOMEM;
 			print_wrapped(out, t, "    ", width);
 		}
-		if (fi->lever)
-			fprintf(out, "    %s: see %s: its fix is the lever for this one\n",
-			        ret > 0 || fi->remedy ? "also" : "fix", fi->lever);
+		if (fi->lever && print_item(out, info, width, "%s: see %s: its fix is the lever for "
+		                            "this one", ret > 0 || fi->remedy ? "also" : "fix",
+		                            fi->lever) < 0)
+			return -ENOMEM;
 	}
 	fprintf(out, "\n%zu critical, %zu warning, %zu info, %zu ok, %zu not applicable\n",
 	        counts[HT_SEV_CRITICAL], counts[HT_SEV_WARNING], counts[HT_SEV_INFO],

@@ -20,6 +20,7 @@ struct ht_report_info {
 	bool ct_builtin;     /* nf_conntrack is built in: its parameters need the kernel command line */
 	bool color;          /* text: the severities in colour (ANSI SGR) */
 	size_t width;        /* text: wrap explanations at this many columns (0: 100) */
+	bool wrap_all;       /* text: wrap the headings and fix lines too (a terminal); else one line each */
 };
 
 /*
