@@ -44,15 +44,9 @@ int cmd_audit(const struct options *o)
 	struct ht_report_info info;
 	int r;
 
-	r = cli_evaluate(o, &rs, &facts, &findings);
+	r = cli_evaluate_audit(o, &rs, &facts, &findings);
 	if (r)
 		goto out;
-	/* A facts file's host has no configuration here to compare with. */
-	if (!o->facts_file && ht_findings_add_boot(&findings, o->root) < 0) {
-		cli_error("out of memory\n");
-		r = EXIT_COLLECT;
-		goto out;
-	}
 	info = (struct ht_report_info){ .origin = origin_of(o, origin, sizeof(origin)),
 		                        .rules = rs, .values = rs, .color = o->color,
 		                        .width = o->width,

@@ -325,15 +325,10 @@ int cmd_metrics(const struct options *o)
 	struct ht_findings findings = { 0 };
 	int r;
 
-	r = cli_evaluate(o, &rs, &facts, &findings);
+	/* As audit: what the boot configuration gives a value raises its finding. */
+	r = cli_evaluate_audit(o, &rs, &facts, &findings);
 	if (r)
 		goto out;
-	/* As audit: what the boot configuration gives a value raises its finding. */
-	if (!o->facts_file && ht_findings_add_boot(&findings, o->root) < 0) {
-		cli_error("out of memory\n");
-		r = EXIT_COLLECT;
-		goto out;
-	}
 	r = cli_metrics_write(&findings, rs, (int64_t)time(NULL), stdout);
 	if (r == -ENOMEM)
 		cli_error("out of memory\n");
