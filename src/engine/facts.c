@@ -16,7 +16,10 @@
 
 #define NF_SYSCTL "sysctl in net/netfilter/nf_conntrack_standalone.c"
 
-/* Sorted by name (strcmp); test_fact_defs_sorted checks it. */
+#define CT_STATE_DOC "TCP entries in this state (as conntrack(8) prints it), ctnetlink dump CTA_PROTOINFO_TCP_STATE, else /proc/net/nf_conntrack"
+#define NSTAT_DOC(x) x ", since boot: /proc/net/netstat and /proc/net/snmp as nstat(8) names it"
+#define NET_SYSCTL(f) "sysctl of this network namespace, " f
+
 #define CT_STATS "summed over CPUs; ctnetlink IPCTNL_MSG_CT_GET_STATS_CPU, else /proc/net/stat/nf_conntrack"
 
 /* Sorted by name (strcmp); test_fact_defs_sorted checks it. */
@@ -27,10 +30,16 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "boot.net.netfilter.nf_conntrack_tcp_timeout_time_wait", HT_T_INT, "seconds",
 	  "nf_conntrack_tcp_timeout_time_wait the boot configuration sets (the effective sysctl.d "
 	  "or /etc/sysctl.conf line)" },
+	{ "conntrack.dump.entries", HT_T_INT, "entries",
+	  "entries a ctnetlink dump (IPCTNL_MSG_CT_GET, NLM_F_DUMP) returned, every protocol" },
+	{ "conntrack.dump.tcp", HT_T_INT, "entries", "TCP entries of that dump" },
 	{ "conntrack.loaded", HT_T_BOOL, NULL,
 	  "nf_conntrack loaded or built in (libkmod initstate, else /sys/module/nf_conntrack)" },
 	{ "conntrack.module", HT_T_STR, NULL,
 	  "state of nf_conntrack from libkmod: builtin, loaded, available or absent" },
+	{ "conntrack.stale.established", HT_T_INT, "entries",
+	  "ESTABLISHED TCP entries with no packet for at least 3600 s: their remaining timeout "
+	  "(CTA_TIMEOUT) is at least 3600 s below nf_conntrack_tcp_timeout_established" },
 	{ "conntrack.stat.count", HT_T_INT, "entries",
 	  "live conntrack entries over ctnetlink IPCTNL_MSG_CT_GET_STATS (CTA_STATS_GLOBAL_ENTRIES)" },
 	{ "conntrack.stat.drop", HT_T_INT, "packets",
@@ -45,6 +54,16 @@ static const struct ht_fact_def fact_defs[] = {
 	  "entries that could not be inserted (clash), " CT_STATS },
 	{ "conntrack.stat.search_restart", HT_T_INT, "lookups",
 	  "lookups restarted because a chain changed under them, " CT_STATS },
+	{ "conntrack.state.CLOSE", HT_T_INT, "entries", CT_STATE_DOC },
+	{ "conntrack.state.CLOSE_WAIT", HT_T_INT, "entries", CT_STATE_DOC },
+	{ "conntrack.state.ESTABLISHED", HT_T_INT, "entries", CT_STATE_DOC },
+	{ "conntrack.state.FIN_WAIT", HT_T_INT, "entries", CT_STATE_DOC },
+	{ "conntrack.state.LAST_ACK", HT_T_INT, "entries", CT_STATE_DOC },
+	{ "conntrack.state.NONE", HT_T_INT, "entries", CT_STATE_DOC },
+	{ "conntrack.state.SYN_RECV", HT_T_INT, "entries", CT_STATE_DOC },
+	{ "conntrack.state.SYN_SENT", HT_T_INT, "entries", CT_STATE_DOC },
+	{ "conntrack.state.SYN_SENT2", HT_T_INT, "entries", CT_STATE_DOC },
+	{ "conntrack.state.TIME_WAIT", HT_T_INT, "entries", CT_STATE_DOC },
 	{ "cpu.aes.flag", HT_T_BOOL, NULL,
 	  "the CPU advertises AES instructions: 'aes' in /proc/cpuinfo flags (x86) or Features (arm64)" },
 	{ "cpu.aes.gcm_mbps", HT_T_INT, "MB/s",
@@ -70,6 +89,15 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "kernel.release", HT_T_STR, NULL, "kernel release (uname -r), /proc/sys/kernel/osrelease" },
 	{ "kernel.version", HT_T_VER, NULL,
 	  "leading dotted version of kernel.release, e.g. 5.15.0 for 5.15.0-91-generic" },
+	{ "listener.list", HT_T_STR, NULL,
+	  "TCP ports with a listening socket (IPv4 and IPv6), space-separated, ascending "
+	  "(NETLINK_SOCK_DIAG inet_diag)" },
+	{ "listeners.at_somaxconn", HT_T_INT, "listeners",
+	  "listening ports whose backlog equals net.core.somaxconn: listen() asked for at least "
+	  "that and the kernel capped it" },
+	{ "listeners.count", HT_T_INT, "listeners", "listening TCP ports (listener.list)" },
+	{ "listeners.full", HT_T_INT, "listeners",
+	  "listening ports whose accept queue is at its backlog now (idiag_rqueue >= idiag_wqueue)" },
 	{ "mem.total", HT_T_INT, "bytes", "usable RAM, MemTotal in /proc/meminfo" },
 	{ "modprobe.nf_conntrack.hashsize", HT_T_INT, "buckets",
 	  "hashsize= that modprobe.d options give nf_conntrack (libkmod), used at the next load" },
@@ -80,12 +108,35 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "module.nf_conntrack.hashsize", HT_T_INT, "buckets",
 	  "conntrack hash buckets, /sys/module/nf_conntrack/parameters/hashsize "
 	  "(module parameter in net/netfilter/nf_conntrack_core.c)" },
+	{ "net.core.somaxconn", HT_T_INT, "entries",
+	  NET_SYSCTL("cap on every listen() backlog; 128 before 5.4, 4096 since (commit 19f92a030ca6)") },
+	{ "net.ipv4.ip_local_port_range", HT_T_STR, NULL,
+	  NET_SYSCTL("ephemeral ports of connect(), \"LOW HIGH\"; 32768 60999 by default") },
+	{ "net.ipv4.tcp_max_syn_backlog", HT_T_INT, "entries",
+	  NET_SYSCTL("most half-open connections (SYN_RECV) a listener holds before cookies or drops") },
+	{ "net.ipv4.tcp_max_tw_buckets", HT_T_INT, "sockets",
+	  NET_SYSCTL("most TIME_WAIT sockets; past it a closing socket skips TIME_WAIT "
+	             "(TcpExtTCPTimeWaitOverflow)") },
+	{ "net.ipv4.tcp_timestamps", HT_T_INT, NULL,
+	  NET_SYSCTL("TCP timestamps (RFC 7323): 0 off, 1 on (the default), 2 without random offsets") },
+	{ "net.ipv4.tcp_tw_reuse", HT_T_INT, NULL,
+	  NET_SYSCTL("reuse of TIME_WAIT ports by connect(): 0 never, 1 always, 2 loopback only "
+	             "(the default since 4.19, commit 79e9fed46038)") },
 	{ "net.netfilter.nf_conntrack_buckets", HT_T_INT, "buckets",
 	  "conntrack hash table size, " NF_SYSCTL },
 	{ "net.netfilter.nf_conntrack_count", HT_T_INT, "entries",
 	  "conntrack entries in use when collected, " NF_SYSCTL },
 	{ "net.netfilter.nf_conntrack_max", HT_T_INT, "entries",
 	  "most conntrack entries before new flows are dropped, " NF_SYSCTL },
+	{ "net.netfilter.nf_conntrack_tcp_timeout_close_wait", HT_T_INT, "seconds",
+	  "how long a TCP entry stays in CLOSE_WAIT (kernel 60 s; kube-proxy 3600 s), " NF_SYSCTL },
+	{ "net.netfilter.nf_conntrack_tcp_timeout_established", HT_T_INT, "seconds",
+	  "how long an idle ESTABLISHED TCP entry stays (kernel 432000 s, 5 days; kube-proxy "
+	  "86400 s), " NF_SYSCTL },
+	{ "net.netfilter.nf_conntrack_tcp_timeout_fin_wait", HT_T_INT, "seconds",
+	  "how long a TCP entry stays in FIN_WAIT (kernel 120 s), " NF_SYSCTL },
+	{ "net.netfilter.nf_conntrack_tcp_timeout_syn_sent", HT_T_INT, "seconds",
+	  "how long a TCP entry stays in SYN_SENT (kernel 120 s), " NF_SYSCTL },
 	{ "net.netfilter.nf_conntrack_tcp_timeout_time_wait", HT_T_INT, "seconds",
 	  "how long a TCP entry stays in TIME_WAIT, " NF_SYSCTL },
 	{ "netns.initial", HT_T_BOOL, NULL,
@@ -93,6 +144,17 @@ static const struct ht_fact_def fact_defs[] = {
 	  "since 5.12.2 (net/netfilter/nf_conntrack_standalone.c); always true before that" },
 	{ "nic.list", HT_T_STR, NULL,
 	  "network interfaces other than lo, space-separated, in name order (libudev)" },
+	{ "nstat.TcpActiveOpens", HT_T_INT, "connections", NSTAT_DOC("connections this host opened (connect())") },
+	{ "nstat.TcpExtListenDrops", HT_T_INT, "packets",
+	  NSTAT_DOC("SYNs and handshake ACKs a listener dropped, overflows included") },
+	{ "nstat.TcpExtListenOverflows", HT_T_INT, "packets",
+	  NSTAT_DOC("handshakes dropped because a listener's accept queue was full") },
+	{ "nstat.TcpExtTCPReqQFullDrop", HT_T_INT, "packets",
+	  NSTAT_DOC("SYNs dropped because the SYN queue was full and syncookies were off") },
+	{ "nstat.TcpExtTCPTimeWaitOverflow", HT_T_INT, "sockets",
+	  NSTAT_DOC("closing sockets that skipped TIME_WAIT because tcp_max_tw_buckets was reached") },
+	{ "nstat.TcpExtTW", HT_T_INT, "sockets", NSTAT_DOC("sockets that finished TIME_WAIT") },
+	{ "nstat.TcpPassiveOpens", HT_T_INT, "connections", NSTAT_DOC("connections this host accepted") },
 	{ "observed.drops", HT_T_INT, "packets",
 	  "drop + early_drop counted during a recording (audit --observed FILE)" },
 	{ "observed.events_lost", HT_T_INT, "events",
@@ -117,6 +179,23 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "observed.source", HT_T_STR, NULL, "the recording file audit --observed read" },
 	{ "observed.time_wait", HT_T_INT, "seconds",
 	  "nf_conntrack_tcp_timeout_time_wait while recording (audit --observed FILE)" },
+	{ "ports.destinations", HT_T_INT, "destinations",
+	  "distinct (source address, destination address, destination port) of client sockets "
+	  "whose local port is in ip_local_port_range (NETLINK_SOCK_DIAG)" },
+	{ "ports.range.high", HT_T_INT, "ports", "last port of net.ipv4.ip_local_port_range" },
+	{ "ports.range.low", HT_T_INT, "ports", "first port of net.ipv4.ip_local_port_range" },
+	{ "ports.time_wait", HT_T_INT, "sockets", "TCP sockets in TIME_WAIT (NETLINK_SOCK_DIAG)" },
+	{ "ports.top.destination", HT_T_STR, NULL,
+	  "the destination (ADDR:PORT, [ADDR]:PORT for IPv6) with the most client sockets from "
+	  "one source address" },
+	{ "ports.top.sockets", HT_T_INT, "sockets",
+	  "client sockets to ports.top.destination from ports.top.source whose local port is in "
+	  "ip_local_port_range, any state (each holds one port of the range)" },
+	{ "ports.top.source", HT_T_STR, NULL, "the source address of ports.top.sockets" },
+	{ "ports.top.time_wait", HT_T_INT, "sockets", "those of ports.top.sockets in TIME_WAIT" },
+	{ "process.list", HT_T_STR, NULL,
+	  "processes checked: owners of listening sockets and the profile's workload.service, "
+	  "by name (process.NAME.*), space-separated, sorted" },
 };
 
 /*
@@ -192,20 +271,85 @@ int64_t ht_fact_max(const char *name)
 	return 0;
 }
 
+/*
+ * Facts of each listening TCP port PORT, named listener.PORT.SUFFIX: all
+ * sockets listening on the port (every address, IPv4 and IPv6) together.
+ * Sorted by name.
+ */
+static const struct ht_fact_def listener_fact_defs[] = {
+	{ "listener.*.addresses", HT_T_STR, NULL,
+	  "local addresses listening on the port, space-separated (0.0.0.0 and :: for any)" },
+	{ "listener.*.backlog", HT_T_INT, "entries",
+	  "accept-queue limit: the smallest of the port's listening sockets (inet_diag "
+	  "idiag_wqueue, min(listen() backlog, net.core.somaxconn))" },
+	{ "listener.*.pid", HT_T_INT, NULL,
+	  "process holding the socket (the socket's inode among /proc/PID/fd), the lowest PID" },
+	{ "listener.*.process", HT_T_STR, NULL, "name (comm) of that process, /proc/PID/comm" },
+	{ "listener.*.queue", HT_T_INT, "entries",
+	  "connections waiting for accept() now: the largest of the port's sockets (inet_diag "
+	  "idiag_rqueue)" },
+};
+
+/*
+ * Facts of each checked process NAME (process.list), named
+ * process.NAME.SUFFIX: NAME is its comm with every character outside
+ * [A-Za-z0-9_-] made '_'. When several processes share the name, the one
+ * with the most open descriptors. Sorted by name.
+ */
+static const struct ht_fact_def process_fact_defs[] = {
+	{ "process.*.comm", HT_T_STR, NULL, "the process name as /proc/PID/comm has it" },
+	{ "process.*.fds", HT_T_INT, "descriptors", "open file descriptors, entries of /proc/PID/fd" },
+	{ "process.*.nofile", HT_T_INT, "descriptors",
+	  "soft RLIMIT_NOFILE, 'Max open files' in /proc/PID/limits (unlimited: 2^63 - 1)" },
+	{ "process.*.nofile_hard", HT_T_INT, "descriptors",
+	  "hard RLIMIT_NOFILE, 'Max open files' in /proc/PID/limits" },
+	{ "process.*.pid", HT_T_INT, NULL, "its PID (the lowest of those with the name and the most descriptors)" },
+	{ "process.*.unit", HT_T_STR, NULL,
+	  "systemd service that runs it, the last *.service of its cgroup in /proc/PID/cgroup; "
+	  "unavailable (ENOENT) when it runs outside a service" },
+};
+
+/* Per-instance fact families: FAMILY.INSTANCE.SUFFIX. */
+static const struct {
+	const char *family;
+	const struct ht_fact_def *defs;
+	size_t n;
+} instance_families[] = {
+	{ "listener", listener_fact_defs, ARRAY_SIZE(listener_fact_defs) },
+	{ "nic", nic_fact_defs, ARRAY_SIZE(nic_fact_defs) },
+	{ "process", process_fact_defs, ARRAY_SIZE(process_fact_defs) },
+};
+
+const struct ht_fact_def *ht_instance_fact_defs(const char *family, size_t *n)
+{
+	for (size_t i = 0; family && i < ARRAY_SIZE(instance_families); i++)
+		if (strcmp(instance_families[i].family, family) == 0) {
+			if (n)
+				*n = instance_families[i].n;
+			return instance_families[i].defs;
+		}
+	if (n)
+		*n = 0;
+	return NULL;
+}
+
 const struct ht_fact_def *ht_fact_def_find(const char *name)
 {
 	if (!name)
 		return NULL;
-	if (strncmp(name, "nic.", 4) == 0) {
-		size_t len = strlen(name);
+	for (size_t fam = 0; fam < ARRAY_SIZE(instance_families); fam++) {
+		size_t fl = strlen(instance_families[fam].family), len = strlen(name);
 
-		for (size_t i = 0; i < ARRAY_SIZE(nic_fact_defs); i++) {
-			const char *suffix = nic_fact_defs[i].name + strlen("nic.*");
+		if (strncmp(name, instance_families[fam].family, fl) != 0 || name[fl] != '.')
+			continue;
+		for (size_t i = 0; i < instance_families[fam].n; i++) {
+			const char *suffix = instance_families[fam].defs[i].name + fl + 3; /* "FAMILY.*." */
 			size_t sl = strlen(suffix);
 
-			/* "nic." + at least one character of interface name + ".SUFFIX" */
-			if (len > 4 + sl && strcmp(name + len - sl, suffix) == 0)
-				return &nic_fact_defs[i];
+			/* "FAMILY." + at least one character of instance + ".SUFFIX" */
+			if (len > fl + 1 + sl && name[len - sl - 1] == '.' &&
+			    strcmp(name + len - sl, suffix) == 0)
+				return &instance_families[fam].defs[i];
 		}
 	}
 	return bsearch(name, fact_defs, ARRAY_SIZE(fact_defs), sizeof(fact_defs[0]), fact_def_cmp);
@@ -438,7 +582,8 @@ static bool unit_nonnegative(const char *unit)
 {
 	static const char *const units[] = {
 		"bytes", "entries", "buckets", "seconds", "CPUs",
-		"packets", "lookups", "queues", "Mb/s", "MB/s",
+		"packets", "lookups", "queues", "Mb/s", "MB/s", "sockets", "listeners", "ports",
+		"descriptors", "destinations", "connections",
 	};
 
 	if (!unit)

@@ -46,8 +46,19 @@ const struct ht_fact_def *ht_fact_defs(size_t *n);
 const struct ht_fact_def *ht_nic_fact_defs(size_t *n);
 
 /*
+ * ht_instance_fact_defs - the facts of each instance of @family, named
+ * "FAMILY.*.SUFFIX" here and FAMILY.INSTANCE.SUFFIX in a fact table:
+ * "nic" (interfaces: nic.eth0.speed), "listener" (listening TCP ports:
+ * listener.3900.backlog), "process" (checked processes by name:
+ * process.garage.nofile). Sorted by name, static storage; NULL with *n = 0
+ * for an unknown family.
+ */
+const struct ht_fact_def *ht_instance_fact_defs(const char *family, size_t *n);
+
+/*
  * The definition of @name, or NULL when hosttune does not know it.
- * nic.IF.SUFFIX names (any IF, "*" included) find their per-interface def.
+ * FAMILY.INSTANCE.SUFFIX names of an instance family (any INSTANCE, "*"
+ * included) find their per-instance def: nic.eth0.speed, listener.3900.queue.
  */
 const struct ht_fact_def *ht_fact_def_find(const char *name);
 
