@@ -253,6 +253,96 @@ static void test_plural(void **state)
 }
 
 /*
+ * each = listener and each = process: one finding per instance of
+ * listener.list / process.list, reading that instance's facts through
+ * listener.X / process.X and its name through listener.port (a number) and
+ * process.name; a limit target's current value is process.NAME.nofile.
+ * An empty list (no listening port) gives no row; an uncollected one a
+ * not-applicable row.
+ */
+static void test_each_listener_process(void **state)
+{
+	struct fx *fx = *state;
+	struct ht_value s = { .type = HT_T_STR, .s = (char *)"22 3900" };
+	struct ht_value p = { .type = HT_T_STR, .s = (char *)"garage sshd" };
+	struct ht_value comm = { .type = HT_T_STR, .s = (char *)"garage" };
+	const char *rules = "[t.cap]\n"
+	                    "each = listener\n"
+	                    "value = listener.backlog == 128\n"
+	                    "\n"
+	                    "[t.l]\n"
+	                    "each = listener\n"
+	                    "target = advice\n"
+	                    "current = listener.queue\n"
+	                    "severity = t.cap && listener.port > 1024 ? \"critical\" : \"ok\"\n"
+	                    "explain = port {listener.port} ({listener.process}): {listener.queue} "
+	                    "of {listener.backlog}\n"
+	                    "\n"
+	                    "[t.n]\n"
+	                    "each = process\n"
+	                    "target = limit nofile\n"
+	                    "value = max(process.nofile, 42000)\n"
+	                    "severity = process.nofile < t.n ? \"warning\" : \"ok\"\n"
+	                    "explain = {process.name}: {process.fds} of {process.nofile}\n";
+
+	load_ok(fx, rules);
+	assert_int_equal(ht_facts_set(fx->facts, "listener.list", &s, NULL, "sock_diag"), 0);
+	fact_int(fx, "listener.22.backlog", 128);
+	fact_int(fx, "listener.22.queue", 0);
+	fact_int(fx, "listener.3900.backlog", 128);
+	fact_int(fx, "listener.3900.queue", 129);
+	assert_int_equal(ht_facts_set(fx->facts, "listener.3900.process", &comm, NULL, NULL), 0);
+	comm.s = (char *)"sshd";
+	assert_int_equal(ht_facts_set(fx->facts, "listener.22.process", &comm, NULL, NULL), 0);
+	assert_int_equal(ht_facts_set(fx->facts, "process.list", &p, NULL, NULL), 0);
+	fact_int(fx, "process.garage.nofile", 1024);
+	fact_int(fx, "process.garage.fds", 40);
+	fact_int(fx, "process.sshd.nofile", 65536);
+	fact_int(fx, "process.sshd.fds", 7);
+	evaluate_ok(fx);
+	/* 2 listeners + 2 processes. */
+	assert_int_equal(fx->fd.n, 4);
+	assert_string_equal(fx->fd.items[0].instance, "22");
+	/* Port 22 is below 1024: ok although capped. */
+	assert_int_equal(fx->fd.items[0].severity, HT_SEV_OK);
+	assert_string_equal(fx->fd.items[1].instance, "3900");
+	assert_int_equal(fx->fd.items[1].severity, HT_SEV_CRITICAL);
+	assert_string_equal(fx->fd.items[1].explanation, "port 3900 (garage): 129 of 128");
+	assert_int_equal(fx->fd.items[1].current.i, 129);
+	/* garage: max(1024, 42000) = 42000 > 1024 -> warning, current from process.garage.nofile. */
+	assert_string_equal(fx->fd.items[2].instance, "garage");
+	assert_int_equal(fx->fd.items[2].severity, HT_SEV_WARNING);
+	assert_int_equal(fx->fd.items[2].current.i, 1024);
+	assert_int_equal(fx->fd.items[2].recommended.i, 42000);
+	assert_string_equal(fx->fd.items[2].explanation, "garage: 40 of 1024");
+	/* sshd: max(65536, 42000) = 65536, not below: ok. */
+	assert_int_equal(fx->fd.items[3].severity, HT_SEV_OK);
+	assert_int_equal(fx->fd.items[3].recommended.i, 65536);
+
+	/* No listening port, no process: no rows at all. */
+	ht_facts_free(fx->facts);
+	fx->facts = ht_facts_new();
+	assert_non_null(fx->facts);
+	s.s = p.s = (char *)"";
+	assert_int_equal(ht_facts_set(fx->facts, "listener.list", &s, NULL, NULL), 0);
+	assert_int_equal(ht_facts_set(fx->facts, "process.list", &p, NULL, NULL), 0);
+	evaluate_ok(fx);
+	assert_int_equal(fx->fd.n, 0);
+
+	/* The lists unknown (a facts file from before they existed): not applicable rows. */
+	ht_facts_free(fx->facts);
+	fx->facts = ht_facts_new();
+	assert_non_null(fx->facts);
+	evaluate_ok(fx);
+	assert_int_equal(fx->fd.n, 2);
+	assert_false(fx->fd.items[0].applicable);
+	assert_string_equal(fx->fd.items[0].reason,
+	                    "no listening port to check: listener.list was not collected");
+	assert_string_equal(fx->fd.items[1].reason,
+	                    "no process to check: process.list was not collected");
+}
+
+/*
  * Per-interface rules on a host where no interface was found: one
  * not-applicable finding each, saying why, instead of no row at all. A rule
  * whose `when` is false before it looks at an interface yields nothing.
@@ -595,8 +685,33 @@ static const struct bad_case bad_cases[] = {
 	  "a.rules:3:1: duplicate key 'value' in rule 't.a' (first on line 2)" },
 	/* "target = " is 9 bytes: column 10. */
 	{ "[t.a]\ntarget = foo\nvalue = 1\n", true,
-	  "a.rules:2:10: expected 'sysctl KEY', 'module MODULE PARAM', 'channels KIND' or "
-	  "'advice', found 'foo'" },
+	  "a.rules:2:10: expected 'sysctl KEY', 'module MODULE PARAM', 'channels KIND', "
+	  "'limit nofile' or 'advice', found 'foo'" },
+	{ "[t.a]\ntarget = limit core\nvalue = 1\n", true,
+	  "a.rules:2:16: expected nofile, found 'core'" },
+	{ "[t.a]\neach = socket\ntarget = advice\n", true,
+	  "a.rules:2:8: expected 'nic', 'listener' or 'process' (one evaluation per network "
+	  "interface, listening port or process), found 'socket'" },
+	{ "[t.a]\ntarget = limit nofile\nvalue = 1\n", false,
+	  "a.rules:2:10: a limit target needs 'each = process'" },
+	{ "[t.a]\neach = listener\ntarget = sysctl net.core.somaxconn\nvalue = 1\n", false,
+	  "a.rules:3:10: a sysctl target is one key of the host: not with 'each' (give the "
+	  "per-listening port rule a 'lever' to it)" },
+	/* A per-listener value read by a host rule, or by a per-process rule. */
+	{ "[t.b]\neach = listener\nvalue = listener.backlog\n[t.a]\ntarget = advice\n"
+	  "severity = t.b > 1 ? \"ok\" : \"ok\"\n", false,
+	  "a.rules:6:12: 't.b' is evaluated per listening port (each = listener); only an "
+	  "'each = listener' rule can use it" },
+	{ "[t.b]\neach = listener\nvalue = listener.backlog\n[t.a]\neach = process\n"
+	  "target = advice\nseverity = t.b > 1 ? \"ok\" : \"ok\"\n", false,
+	  "a.rules:7:12: 't.b' is evaluated per listening port (each = listener); only an "
+	  "'each = listener' rule can use it" },
+	/* listener.backlog is a name only inside an each = listener rule. */
+	{ "[t.a]\neach = process\ntarget = advice\ncurrent = listener.backlog\n", false,
+	  "a.rules:4:11: unknown name 'listener.backlog'" },
+	{ "[listener.backlog]\nvalue = 1\n", false,
+	  "a.rules:1:2: rule id 'listener.backlog' is already the name of a per-listening port "
+	  "fact (listener.INSTANCE.backlog)" },
 	/* "sysctl " is 7 more bytes: the key at column 17. */
 	{ "[t.a]\ntarget = sysctl a..b\nvalue = 1\n", true,
 	  "a.rules:2:17: expected a sysctl key, found 'a..b'" },
@@ -1470,6 +1585,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_evaluate_sysctl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_when_false, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plural, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_each_listener_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_each_nic_without_interfaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unavailable_fact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_direction_raise, setup, teardown),

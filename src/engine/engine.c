@@ -152,19 +152,57 @@ static struct ht_rule *rule_find(const struct ht_ruleset *rs, const char *id)
 static int check_rule(struct ht_ruleset *rs, struct ht_rule *r, const struct ht_srcpos *ref,
                       struct ht_error *err);
 
+/* The instance families of `each` (rules.h, enum ht_each), indexed by it. */
+static const struct {
+	const char *family;   /* FAMILY of FAMILY.INSTANCE.SUFFIX facts */
+	const char *list;     /* the fact listing the instances */
+	const char *name;     /* the name an each rule reads its instance by */
+	enum ht_type type;    /* its type: a port is a number */
+	const char *what;     /* for messages */
+} each_kinds[] = {
+	[HT_EACH_NIC] = { "nic", "nic.list", "nic.name", HT_T_STR, "network interface" },
+	[HT_EACH_LISTENER] = { "listener", "listener.list", "listener.port", HT_T_INT,
+	                       "listening port" },
+	[HT_EACH_PROCESS] = { "process", "process.list", "process.name", HT_T_STR, "process" },
+};
+
 /*
- * In an `each = nic` rule, nic.SUFFIX names the current interface's fact
- * nic.IF.SUFFIX and nic.name the interface itself. Returns the per-interface
- * definition for @name ("nic.speed" -> nic.*.speed), or NULL.
+ * In an `each = FAMILY` rule, FAMILY.SUFFIX names the current instance's
+ * fact FAMILY.INSTANCE.SUFFIX and FAMILY.name (listener.port) the instance
+ * itself. Returns the per-instance definition for @name ("nic.speed" ->
+ * nic.*.speed) when @e is that family, or NULL.
  */
-static const struct ht_fact_def *nic_def(const char *name)
+static const struct ht_fact_def *inst_def(enum ht_each e, const char *name)
 {
 	char pattern[256];
+	const struct ht_fact_def *d;
+	size_t fl, n;
 
-	if (strncmp(name, "nic.", 4) != 0 ||
-	    (size_t)snprintf(pattern, sizeof(pattern), "nic.*.%s", name + 4) >= sizeof(pattern))
+	if (e == HT_EACH_NONE || (size_t)e >= ARRAY_SIZE(each_kinds))
 		return NULL;
-	return ht_fact_def_find(pattern);
+	fl = strlen(each_kinds[e].family);
+	if (strncmp(name, each_kinds[e].family, fl) != 0 || name[fl] != '.' ||
+	    (size_t)snprintf(pattern, sizeof(pattern), "%s.*.%s", each_kinds[e].family,
+	                     name + fl + 1) >= sizeof(pattern))
+		return NULL;
+	d = ht_fact_def_find(pattern);
+	/* Only a def of that family's table (not a host fact that happens to match). */
+	if (d) {
+		const struct ht_fact_def *defs = ht_instance_fact_defs(each_kinds[e].family, &n);
+
+		if (d < defs || d >= defs + n)
+			return NULL;
+	}
+	return d;
+}
+
+/* The family of @name when it is a per-instance name of any family, else HT_EACH_NONE. */
+static enum ht_each any_inst_def(const char *name)
+{
+	for (enum ht_each e = HT_EACH_NIC; e <= HT_EACH_PROCESS; e++)
+		if (inst_def(e, name) || strcmp(name, each_kinds[e].name) == 0)
+			return e;
+	return HT_EACH_NONE;
 }
 
 static int type_of(const char *name, const struct ht_srcpos *pos, enum ht_type *type,
@@ -177,10 +215,12 @@ static int type_of(const char *name, const struct ht_srcpos *pos, enum ht_type *
 	int ret;
 
 	if ((r = rule_find(rs, name))) {
-		if (r->each_nic && !rs->check_each)
-			return ht_error_set(err, EINVAL, "%s:%u:%u: '%s' is evaluated per interface "
-			                    "(each = nic); only an 'each = nic' rule can use it",
-			                    pos->file, pos->line, pos->col, name);
+		if (r->each && r->each != rs->check_each)
+			return ht_error_set(err, EINVAL, "%s:%u:%u: '%s' is evaluated per %s "
+			                    "(each = %s); only an 'each = %s' rule can use it",
+			                    pos->file, pos->line, pos->col, name,
+			                    each_kinds[r->each].what, ht_each_name(r->each),
+			                    ht_each_name(r->each));
 		ret = check_rule(rs, r, pos, err);
 		if (ret < 0)
 			return ret;
@@ -194,11 +234,11 @@ static int type_of(const char *name, const struct ht_srcpos *pos, enum ht_type *
 		*type = ht_type_is_number(v->value.type) ? HT_T_INT : v->value.type;
 		return 0;
 	}
-	if (rs->check_each && strcmp(name, "nic.name") == 0) {
-		*type = HT_T_STR;
+	if (rs->check_each && strcmp(name, each_kinds[rs->check_each].name) == 0) {
+		*type = each_kinds[rs->check_each].type;
 		return 0;
 	}
-	if (rs->check_each && (d = nic_def(name))) {
+	if (rs->check_each && (d = inst_def(rs->check_each, name))) {
 		*type = ht_type_is_number(d->type) ? HT_T_INT : d->type;
 		return 0;
 	}
@@ -236,7 +276,7 @@ static int check_expr(struct ht_ruleset *rs, const struct ht_key *k, enum ht_typ
 static int check_rule(struct ht_ruleset *rs, struct ht_rule *r, const struct ht_srcpos *ref,
                       struct ht_error *err)
 {
-	bool saved_each;
+	enum ht_each saved_each;
 	int ret;
 
 	if (r->check_state == ST_DONE)
@@ -262,7 +302,7 @@ static int check_rule(struct ht_ruleset *rs, struct ht_rule *r, const struct ht_
 	r->check_state = ST_BUSY;
 	rs->check_stack[rs->check_depth++] = r->id;
 	saved_each = rs->check_each;
-	rs->check_each = r->each_nic;
+	rs->check_each = r->each;
 
 	if (r->keys[K_VALUE].expr) {
 		ret = ht_expr_check(r->keys[K_VALUE].expr, type_of, rs, &r->type, err);
@@ -330,10 +370,13 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 	for (size_t i = 0; i < rs->nrules; i++) {
 		struct ht_rule *r = rs->rules[i];
 
-		if (nic_def(r->id))
+		enum ht_each fam = any_inst_def(r->id);
+
+		if (fam)
 			return ht_error_set(err, EINVAL, "%s:%u:%u: rule id '%s' is already the name of "
-			                    "a per-interface fact (nic.IF.%s)", r->pos.file, r->pos.line,
-			                    r->pos.col + 1, r->id, r->id + 4);
+			                    "a per-%s fact (%s.INSTANCE%s)", r->pos.file, r->pos.line,
+			                    r->pos.col + 1, r->id, each_kinds[fam].what,
+			                    each_kinds[fam].family, r->id + strlen(each_kinds[fam].family));
 		if (ht_fact_def_find(r->id) || rules_var_find(rs, r->id))
 			return ht_error_set(err, EINVAL, "%s:%u:%u: rule id '%s' is already the name of "
 			                    "a %s", r->pos.file, r->pos.line, r->pos.col + 1, r->id,
@@ -355,17 +398,28 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 		struct ht_rule *r = rs->rules[i];
 
 		rs->check_depth = 0;
-		rs->check_each = false;
+		rs->check_each = HT_EACH_NONE;
 		ret = check_rule(rs, r, &r->pos, err);
 		if (ret < 0)
 			return ret;
-		rs->check_each = r->each_nic;
-		if (r->kind == HT_TARGET_CHANNELS && !r->each_nic)
+		rs->check_each = r->each;
+		if (r->kind == HT_TARGET_CHANNELS && r->each != HT_EACH_NIC)
 			return ht_error_set(err, EINVAL, "%s:%u:%u: a channels target needs 'each = nic'",
 			                    r->keys[K_TARGET].pos.file, r->keys[K_TARGET].pos.line,
 			                    r->keys[K_TARGET].pos.col);
+		if (r->kind == HT_TARGET_LIMIT && r->each != HT_EACH_PROCESS)
+			return ht_error_set(err, EINVAL, "%s:%u:%u: a limit target needs 'each = process'",
+			                    r->keys[K_TARGET].pos.file, r->keys[K_TARGET].pos.line,
+			                    r->keys[K_TARGET].pos.col);
+		if ((r->kind == HT_TARGET_SYSCTL || r->kind == HT_TARGET_MODULE) && r->each)
+			return ht_error_set(err, EINVAL, "%s:%u:%u: a %s target is one key of the host: "
+			                    "not with 'each' (give the per-%s rule a 'lever' to it)",
+			                    r->keys[K_TARGET].pos.file, r->keys[K_TARGET].pos.line,
+			                    r->keys[K_TARGET].pos.col, ht_target_kind_name(r->kind),
+			                    each_kinds[r->each].what);
 		if ((r->kind == HT_TARGET_SYSCTL || r->kind == HT_TARGET_MODULE ||
-		     r->kind == HT_TARGET_CHANNELS) && r->type != HT_T_INT) {
+		     r->kind == HT_TARGET_CHANNELS || r->kind == HT_TARGET_LIMIT) &&
+		    r->type != HT_T_INT) {
 			const struct ht_srcpos *p = ht_expr_pos(r->keys[K_VALUE].expr);
 
 			return ht_error_set(err, EINVAL, "%s:%u:%u: type error: the value of a %s target "
@@ -384,7 +438,7 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 		if (ret < 0)
 			return ret;
 		if (!r->keys[K_CURRENT].expr && r->target && !ht_fact_def_find(r->target) &&
-		    !(r->each_nic && nic_def(r->target)))
+		    !(r->each && inst_def(r->each, r->target)))
 			return ht_error_set(err, EINVAL, "%s:%u:%u: '%s' is not a fact hosttune collects; "
 			                    "give the rule a 'current'", r->keys[K_TARGET].pos.file,
 			                    r->keys[K_TARGET].pos.line, r->keys[K_TARGET].pos.col,
@@ -397,7 +451,7 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 		if (ret < 0)
 			return ret;
 	}
-	rs->check_each = false;
+	rs->check_each = HT_EACH_NONE;
 	rs->checked = true;
 	return 0;
 }
@@ -486,7 +540,7 @@ static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value
 	struct ht_rule *r;
 	struct ht_var *v;
 
-	_cleanup_free_ char *nic_name = NULL;
+	_cleanup_free_ char *inst_name = NULL;
 
 	if ((r = rule_find(rs, name)))
 		return rule_value(rs, r, out, err);
@@ -494,20 +548,36 @@ static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value
 		trace_add(rs, v->name);
 		return ht_value_copy(out, &v->value);
 	}
-	if (rs->no_instance && (strcmp(name, "nic.name") == 0 || nic_def(name)))
-		return ht_error_set(err, ENXIO, "%s: no network interface to evaluate it for",
-		                    name);
-	if (rs->instance && strcmp(name, "nic.name") == 0) {
+	if (rs->no_instance && (strcmp(name, each_kinds[rs->no_instance].name) == 0 ||
+	                        inst_def(rs->no_instance, name)))
+		return ht_error_set(err, ENXIO, "%s: no %s to evaluate it for", name,
+		                    each_kinds[rs->no_instance].what);
+	if (rs->instance && strcmp(name, each_kinds[rs->instance_kind].name) == 0) {
+		if (each_kinds[rs->instance_kind].type == HT_T_INT) {
+			char *end;
+			long long n;
+
+			errno = 0;
+			n = strtoll(rs->instance, &end, 10);
+			if (errno || end == rs->instance || *end)
+				return ht_error_set(err, EINVAL, "%s: '%s' in %s is not a number", name,
+				                    rs->instance, each_kinds[rs->instance_kind].list);
+			*out = ht_int(n);
+			return 0;
+		}
 		out->type = HT_T_STR;
 		out->s = strdup(rs->instance);
 		return out->s ? 0 : -ENOMEM;
 	}
-	if (rs->instance && nic_def(name)) {
-		if (asprintf(&nic_name, "nic.%s.%s", rs->instance, name + 4) < 0) {
-			nic_name = NULL;
+	if (rs->instance && inst_def(rs->instance_kind, name)) {
+		size_t fl = strlen(each_kinds[rs->instance_kind].family);
+
+		if (asprintf(&inst_name, "%s.%s.%s", each_kinds[rs->instance_kind].family,
+		             rs->instance, name + fl + 1) < 0) {
+			inst_name = NULL;
 			return -ENOMEM;
 		}
-		name = nic_name;
+		name = inst_name;
 	}
 	f = rs->facts ? ht_facts_get(rs->facts, name) : NULL;
 	if (!f)
@@ -943,7 +1013,7 @@ static void reset_values(struct ht_ruleset *rs, bool each_only)
 	for (size_t i = 0; i < rs->nrules; i++) {
 		struct ht_rule *r = rs->rules[i];
 
-		if (each_only && !r->each_nic)
+		if (each_only && !r->each)
 			continue;
 		ht_value_clear(&r->val);
 		r->eval_state = ST_NEW;
@@ -951,12 +1021,13 @@ static void reset_values(struct ht_ruleset *rs, bool each_only)
 }
 
 /*
- * The interfaces of the nic.list fact as consecutive NUL-terminated names in
- * *out (caller frees), *n of them; none when the fact is unavailable.
+ * The instances of list fact @list (nic.list, ...) as consecutive
+ * NUL-terminated names in *out (caller frees), *n of them; none when the
+ * fact is unavailable.
  */
-static int nic_list(const struct ht_facts *facts, char **out, size_t *n)
+static int instance_list(const struct ht_facts *facts, const char *list, char **out, size_t *n)
 {
-	const struct ht_fact *f = ht_facts_get(facts, "nic.list");
+	const struct ht_fact *f = ht_facts_get(facts, list);
 	char *buf, *w;
 
 	*n = 0;
@@ -1005,26 +1076,35 @@ static int add_finding(struct ht_ruleset *rs, struct ht_rule *r, const char *ins
 }
 
 /*
- * A per-interface rule on a host with no interface in nic.list (none found
- * below a --root, no udev and no /sys/class/net, or only lo): one finding,
- * not applicable, that says so, unless the rule's `when` is false whatever
- * the interface (nic.X and nic.name fail with -ENXIO meanwhile, so a `when`
- * that needs them yields the finding).
+ * A per-instance rule without instances: for interfaces (none found below a
+ * --root, no udev and no /sys/class/net, or only lo) one finding, not
+ * applicable, that says so; for listeners and processes only when the list
+ * itself is unknown (a host with no listening port has none to judge, but
+ * an uncollected list is missing evidence). None either way when the rule's
+ * `when` is false whatever the instance (FAMILY.X and its name fail with
+ * -ENXIO meanwhile, so a `when` that needs them yields the finding).
  */
-static int add_no_nic_finding(struct ht_ruleset *rs, struct ht_rule *r,
-                              const struct ht_facts *facts, struct ht_findings *res,
-                              struct ht_error *err)
+static int add_no_instance_finding(struct ht_ruleset *rs, struct ht_rule *r,
+                                   const struct ht_facts *facts, struct ht_findings *res,
+                                   struct ht_error *err)
 {
-	static const char none[] = "no network interface to check: nic.list";
-	const struct ht_fact *list = ht_facts_get(facts, "nic.list");
+	const struct ht_fact *list = ht_facts_get(facts, each_kinds[r->each].list);
 	struct ht_finding *f = &res->items[res->n];
 	const char *src = list && list->source ? list->source : NULL;
+	_cleanup_free_ char *none = NULL;
 	int ret;
 
-	rs->no_instance = true;
+	if (r->each != HT_EACH_NIC && list && list->value.type != HT_T_NONE)
+		return 0;
+	if (asprintf(&none, "no %s to check: %s", each_kinds[r->each].what,
+	             each_kinds[r->each].list) < 0) {
+		none = NULL;
+		return -ENOMEM;
+	}
+	rs->no_instance = r->each;
 	reset_values(rs, true);
 	ret = eval_when(rs, r, err);
-	rs->no_instance = false;
+	rs->no_instance = HT_EACH_NONE;
 	reset_values(rs, true);
 	if (ret == 0)
 		return 0;
@@ -1052,44 +1132,51 @@ int ht_ruleset_evaluate(struct ht_ruleset *rs, const struct ht_facts *facts,
                         struct ht_findings *out, struct ht_error *err)
 {
 	struct ht_findings res = { 0 };
-	_cleanup_free_ char *nics = NULL;
-	size_t ninstances = 0, cap;
+	char *lists[ARRAY_SIZE(each_kinds)] = { NULL };
+	size_t counts[ARRAY_SIZE(each_kinds)] = { 0 }, cap = 1;
 	int ret = 0;
 
 	if (!rs->checked)
 		return ht_error_set(err, EINVAL, "internal error: ruleset evaluated before its check");
 	rs->facts = facts;
 	rs->instance = NULL;
+	rs->instance_kind = HT_EACH_NONE;
 	reset_values(rs, false);
-	ret = nic_list(facts, &nics, &ninstances);
-	if (ret < 0)
-		return ret;
-	cap = rs->nrules * (ninstances + 1) + 1;
-	res.items = calloc(cap, sizeof(*res.items));
-	if (!res.items)
-		return -ENOMEM;
+	for (size_t e = HT_EACH_NIC; e < ARRAY_SIZE(each_kinds) && ret >= 0; e++)
+		ret = instance_list(facts, each_kinds[e].list, &lists[e], &counts[e]);
+	for (size_t i = 0; i < rs->nrules && ret >= 0; i++)
+		cap += counts[rs->rules[i]->each] + 1;
+	if (ret >= 0) {
+		res.items = calloc(cap, sizeof(*res.items));
+		if (!res.items)
+			ret = -ENOMEM;
+	}
 	for (size_t i = 0; i < rs->nrules && ret >= 0; i++) {
 		struct ht_rule *r = rs->rules[i];
-		const char *inst = nics;
+		const char *inst = lists[r->each];
 
 		if (r->kind == HT_TARGET_NONE)
 			continue;
-		if (!r->each_nic) {
+		if (!r->each) {
 			ret = add_finding(rs, r, NULL, &res, err);
 			continue;
 		}
-		if (ninstances == 0) {
-			ret = add_no_nic_finding(rs, r, facts, &res, err);
+		if (counts[r->each] == 0) {
+			ret = add_no_instance_finding(rs, r, facts, &res, err);
 			continue;
 		}
-		for (size_t k = 0; k < ninstances && ret >= 0; k++, inst += strlen(inst) + 1) {
+		rs->instance_kind = r->each;
+		for (size_t k = 0; k < counts[r->each] && ret >= 0; k++, inst += strlen(inst) + 1) {
 			rs->instance = inst;
 			reset_values(rs, true);
 			ret = add_finding(rs, r, inst, &res, err);
 		}
 		rs->instance = NULL;
+		rs->instance_kind = HT_EACH_NONE;
 		reset_values(rs, true);
 	}
+	for (size_t e = 0; e < ARRAY_SIZE(each_kinds); e++)
+		free(lists[e]);
 	/*
 	 * Named values no finding used are evaluated too: a division by zero in
 	 * one is an error in the rules, not something to report as null.
@@ -1098,7 +1185,7 @@ int ht_ruleset_evaluate(struct ht_ruleset *rs, const struct ht_facts *facts,
 		struct ht_rule *r = rs->rules[i];
 		struct ht_value v = { 0 };
 
-		if (r->kind != HT_TARGET_NONE || r->each_nic)
+		if (r->kind != HT_TARGET_NONE || r->each)
 			continue;
 		err->msg[0] = '\0';
 		rs->ntrace = 0;

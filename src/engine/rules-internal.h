@@ -58,7 +58,7 @@ struct ht_rule {
 	enum ht_target_kind kind;
 	char *target;
 	bool only_raise;
-	bool each_nic; /* `each = nic`: evaluated once per network interface */
+	enum ht_each each; /* `each = nic|listener|process`: once per instance; HT_EACH_NONE */
 	struct ht_key keys[K__MAX];
 	struct ht_tmpl_seg *tmpl;     /* explain */
 	size_t ntmpl;
@@ -114,14 +114,15 @@ struct ht_ruleset {
 	const struct ht_facts *facts; /* during evaluation */
 	const char *check_stack[64];  /* rule ids being checked, for the cycle message */
 	size_t check_depth;
-	bool check_each;              /* checking a per-interface rule */
-	const char *instance;         /* interface being evaluated, NULL for host rules */
+	enum ht_each check_each;      /* the `each` of the rule being checked */
+	enum ht_each instance_kind;   /* what rs->instance is */
+	const char *instance;         /* instance being evaluated, NULL for host rules */
 	/* Names of the facts and workload variables read, in order, repeats and all:
 	 * an overflow names the inputs of the expression it happened in. */
 	const char *trace[256];
 	size_t ntrace;
-	bool no_instance;             /* a per-interface rule on a host without interfaces:
-	                               * nic.X and nic.name fail with -ENXIO */
+	enum ht_each no_instance;     /* a per-instance rule on a host without instances of its
+	                               * family: FAMILY.X and its name fail with -ENXIO */
 };
 
 int rules_key_from_name(const char *name);

@@ -52,6 +52,8 @@ const char *ht_target_kind_name(enum ht_target_kind k)
 		return "advice";
 	case HT_TARGET_CHANNELS:
 		return "channels";
+	case HT_TARGET_LIMIT:
+		return "limit";
 	case HT_TARGET_NONE:
 		break;
 	}
@@ -211,7 +213,19 @@ const char *ht_rule_target(const struct ht_rule *r)
 
 bool ht_rule_each_nic(const struct ht_rule *r)
 {
-	return r->each_nic;
+	return r->each == HT_EACH_NIC;
+}
+
+enum ht_each ht_rule_each(const struct ht_rule *r)
+{
+	return r->each;
+}
+
+const char *ht_each_name(enum ht_each e)
+{
+	static const char *const names[] = { "none", "nic", "listener", "process" };
+
+	return (unsigned)e < ARRAY_SIZE(names) ? names[e] : NULL;
 }
 
 const struct ht_srcpos *ht_rule_pos(const struct ht_rule *r)
@@ -630,6 +644,13 @@ static int parse_target(struct load_ctx *c, struct ht_rule *r, const char *v, un
 		}
 		return 0;
 	}
+	if (n == 2 && strcmp(kind, "limit") == 0) {
+		if (strcmp(a, "nofile") != 0)
+			return load_fail(c, c->lineno, col + 6, EINVAL, "expected nofile, found '%s'", a);
+		r->kind = HT_TARGET_LIMIT;
+		r->target = strdup("process.nofile");
+		return r->target ? 0 : -ENOMEM;
+	}
 	if (n == 3 && strcmp(kind, "module") == 0) {
 		r->kind = HT_TARGET_MODULE;
 		if (asprintf(&r->target, "module.%s.%s", a, b) < 0) {
@@ -642,7 +663,7 @@ static int parse_target(struct load_ctx *c, struct ht_rule *r, const char *v, un
 		return 0;
 	}
 	return load_fail(c, c->lineno, col, EINVAL,
-	                 "expected 'sysctl KEY', 'module MODULE PARAM', 'channels KIND' or 'advice', "
+	                 "expected 'sysctl KEY', 'module MODULE PARAM', 'channels KIND', 'limit nofile' or 'advice', "
 	                 "found '%s'", v);
 }
 
@@ -744,12 +765,14 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 	case K_TARGET:
 		return parse_target(c, r, value, col);
 	case K_EACH:
-		if (strcmp(value, "nic") != 0)
-			return load_fail(c, c->lineno, col, EINVAL,
-			                 "expected 'nic' (one evaluation per network interface), "
-			                 "found '%s'", value);
-		r->each_nic = true;
-		return 0;
+		for (enum ht_each e = HT_EACH_NIC; e <= HT_EACH_PROCESS; e++)
+			if (strcmp(value, ht_each_name(e)) == 0) {
+				r->each = e;
+				return 0;
+			}
+		return load_fail(c, c->lineno, col, EINVAL,
+		                 "expected 'nic', 'listener' or 'process' (one evaluation per "
+		                 "network interface, listening port or process), found '%s'", value);
 	case K_DIRECTION:
 		if (strcmp(value, "raise") == 0)
 			r->only_raise = true;

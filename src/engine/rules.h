@@ -44,9 +44,30 @@ enum ht_target_kind {
 	HT_TARGET_MODULE,   /* target is module.MODULE.PARAM */
 	HT_TARGET_ADVICE,   /* something no file can set (hypervisor, hardware) */
 	HT_TARGET_CHANNELS, /* ethtool channels of the rule's interface: nic.channels.KIND */
+	HT_TARGET_LIMIT,    /* a resource limit of the rule's process's systemd unit:
+	                       "limit nofile" -> process.nofile (LimitNOFILE= in a drop-in) */
 };
 
-/* "value", "sysctl", "module", "advice", "channels". */
+/*
+ * What a rule is evaluated for, its `each` key: the host once (none), or
+ * once per instance of a family, whose list fact names the instances and
+ * whose FAMILY.SUFFIX names read that instance's FAMILY.INSTANCE.SUFFIX
+ * facts (facts.h, ht_instance_fact_defs()):
+ *   nic       nic.list,      nic.name (string): network interfaces but lo
+ *   listener  listener.list, listener.port (number): listening TCP ports
+ *   process   process.list,  process.name (string): checked processes
+ */
+enum ht_each {
+	HT_EACH_NONE = 0,
+	HT_EACH_NIC,
+	HT_EACH_LISTENER,
+	HT_EACH_PROCESS,
+};
+
+/* "none", "nic", "listener", "process"; NULL for a value out of range. */
+const char *ht_each_name(enum ht_each e);
+
+/* "value", "sysctl", "module", "advice", "channels", "limit". */
 const char *ht_target_kind_name(enum ht_target_kind k);
 
 struct ht_rule;
@@ -122,6 +143,7 @@ const char *ht_rule_rationale(const struct ht_rule *r);  /* may be NULL */
 enum ht_target_kind ht_rule_kind(const struct ht_rule *r);
 const char *ht_rule_target(const struct ht_rule *r);     /* fact-style name or NULL */
 bool ht_rule_each_nic(const struct ht_rule *r);          /* evaluated per interface */
+enum ht_each ht_rule_each(const struct ht_rule *r);      /* what it is evaluated for */
 const struct ht_srcpos *ht_rule_pos(const struct ht_rule *r);
 
 /*
@@ -134,7 +156,8 @@ const char *ht_rule_key_text(const struct ht_rule *r, const char *key);
 /* One evaluated rule with a target. */
 struct ht_finding {
 	const struct ht_rule *rule;
-	char *instance;           /* interface of an `each = nic` rule, else NULL */
+	char *instance;           /* the instance of an `each` rule (interface, port, process
+	                             name), else NULL */
 	bool applicable;          /* false: a fact it needs is unavailable */
 	char *reason;             /* why not applicable; NULL when applicable */
 	enum ht_severity severity;
