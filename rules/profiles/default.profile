@@ -16,3 +16,9 @@ mem_budget = 0.05
 time_wait = 120s
 # Whether the host serves storage over the network (link-speed rules).
 storage = false
+# The storage service's process name (comm), checked even when it listens
+# on no port yet; "" for none. Its open-file limit is judged against nofile.
+service = ""
+# Open files the service needs (LimitNOFILE); 0 when its documentation
+# names no figure: only a process near its limit is then a finding.
+nofile = 0

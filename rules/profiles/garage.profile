@@ -14,3 +14,8 @@ mem_budget = 0.05
 # needs on a LAN, and quarters the table's working set.
 time_wait = 30s
 storage = true
+# Garage's own systemd unit (doc/book/cookbook/systemd.md) sets
+# LimitNOFILE=42000: every S3 connection, RPC peer and open block file
+# takes a descriptor, and systemd's default soft limit is 1024.
+service = "garage"
+nofile = 42000

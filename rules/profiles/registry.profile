@@ -9,3 +9,5 @@ conn_rate = 300
 burst = 3
 time_wait = 30s
 storage = true
+# The CNCF distribution registry's binary.
+service = "registry"
