@@ -1454,6 +1454,38 @@ static void garage_vm_facts(struct fx *fx)
 	assert_int_equal(ht_facts_set(fx->facts, "cpu.chacha.mbps", &v, NULL, NULL), 0);
 	v = (struct ht_value){ .type = HT_T_STR, .s = (char *)"" };
 	assert_int_equal(ht_facts_set(fx->facts, "nic.list", &v, NULL, NULL), 0);
+	/* The connection path: no listening port, no process, no client socket. */
+	assert_int_equal(ht_facts_set(fx->facts, "listener.list", &v, NULL, NULL), 0);
+	assert_int_equal(ht_facts_set(fx->facts, "process.list", &v, NULL, NULL), 0);
+	{
+		static const struct {
+			const char *name;
+			int64_t v;
+		} conn[] = {
+			{ "listeners.count", 0 }, { "listeners.full", 0 },
+			{ "listeners.at_somaxconn", 0 }, { "net.core.somaxconn", 4096 },
+			{ "net.ipv4.tcp_max_syn_backlog", 512 }, { "nstat.TcpExtListenOverflows", 0 },
+			{ "nstat.TcpExtListenDrops", 0 }, { "nstat.TcpExtTCPReqQFullDrop", 0 },
+			{ "nstat.TcpExtTCPTimeWaitOverflow", 0 }, { "net.ipv4.tcp_tw_reuse", 2 },
+			{ "net.ipv4.tcp_timestamps", 1 }, { "net.ipv4.tcp_max_tw_buckets", 4096 },
+			{ "ports.range.low", 32768 }, { "ports.range.high", 60999 },
+			{ "ports.top.sockets", 0 }, { "ports.top.time_wait", 0 },
+			{ "ports.time_wait", 0 }, { "conntrack.dump.entries", 0 },
+			{ "conntrack.dump.tcp", 0 }, { "conntrack.stale.established", 0 },
+			{ "conntrack.state.NONE", 0 }, { "conntrack.state.SYN_SENT", 0 },
+			{ "conntrack.state.SYN_RECV", 0 }, { "conntrack.state.ESTABLISHED", 0 },
+			{ "conntrack.state.FIN_WAIT", 0 }, { "conntrack.state.CLOSE_WAIT", 0 },
+			{ "conntrack.state.LAST_ACK", 0 }, { "conntrack.state.TIME_WAIT", 0 },
+			{ "conntrack.state.CLOSE", 0 }, { "conntrack.state.SYN_SENT2", 0 },
+			{ "net.netfilter.nf_conntrack_tcp_timeout_established", 432000 },
+			{ "net.netfilter.nf_conntrack_tcp_timeout_close_wait", 60 },
+			{ "net.netfilter.nf_conntrack_tcp_timeout_syn_sent", 120 },
+			{ "net.netfilter.nf_conntrack_tcp_timeout_fin_wait", 120 },
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(conn); i++)
+			fact_int(fx, conn[i].name, conn[i].v);
+	}
 }
 
 static void load_shipped(struct fx *fx, const char *profile, const char *set)
@@ -1508,13 +1540,22 @@ static void test_shipped_rules(void **state)
 	assert_int_equal(value_int(fx, "conntrack.default.buckets"), 4096);
 	assert_int_equal(value_int(fx, "conntrack.default.max"), 4096);
 	/*
-	 * conntrack.rules: max, time_wait, buckets, chain_length, drops; cpu.rules:
-	 * cpu.aes; nic.rules: nic.list is empty, so nic.queues is one n/a finding;
+	 * In file-name order: conntrack-states.rules: states, established_timeout,
+	 * close_wait_timeout, syn_sent (4); conntrack.rules: max, time_wait,
+	 * buckets, chain_length, drops (5); cpu.rules: cpu.aes (1); listen.rules:
+	 * somaxconn, syn_backlog, and no listen.backlog (listener.list is empty)
+	 * (2); nic.rules: nic.list is empty, so nic.queues is one n/a finding;
 	 * nic.queues_hypervisor needs cpu.count > 1 (here 1) and nic.link_speed a
-	 * storage profile (default is not): no finding whatever the interfaces.
+	 * storage profile (default is not): no finding whatever the interfaces
+	 * (1); ports.rules: ephemeral, tw_reuse, tw_buckets (3); process.rules:
+	 * none (process.list is empty). 4 + 5 + 1 + 2 + 1 + 3 = 16.
 	 */
-	assert_int_equal(fx->fd.n, 7);
-	assert_string_equal(ht_rule_id(fx->fd.items[6].rule), "nic.queues");
+	assert_int_equal(fx->fd.n, 16);
+	assert_string_equal(ht_rule_id(fx->fd.items[12].rule), "nic.queues");
+	/* No listener, no client socket, an empty table of states: all ok. */
+	assert_int_equal(finding(fx, "conntrack.states")->severity, HT_SEV_OK);
+	assert_int_equal(finding(fx, "listen.somaxconn")->severity, HT_SEV_OK);
+	assert_int_equal(finding(fx, "ports.ephemeral")->severity, HT_SEV_OK);
 	/* default: 100/s x 120 s x 2 = 24000 -> 32768; 4096 / 120 = 34/s < 100/s. */
 	f = finding(fx, "conntrack.max");
 	assert_int_equal(f->recommended.i, 32768);
@@ -1531,16 +1572,16 @@ static void test_shipped_rules(void **state)
 	/* floor(503316480 x 0.05) = 25165824 bytes / (320 + 8) = 76725 -> pow2floor 65536. */
 	assert_int_equal(value_int(fx, "conntrack.budget_bytes"), 25165824);
 	assert_int_equal(value_int(fx, "conntrack.budget_max"), 65536);
-	/* garage is a storage profile: nic.link_speed joins nic.queues as n/a. */
-	assert_int_equal(fx->fd.n, 8);
-	assert_string_equal(ht_rule_id(fx->fd.items[6].rule), "nic.queues");
-	assert_string_equal(ht_rule_id(fx->fd.items[7].rule), "nic.link_speed");
-	assert_string_equal(ht_rule_id(fx->fd.items[0].rule), "conntrack.max");
-	assert_string_equal(ht_rule_id(fx->fd.items[1].rule), "conntrack.time_wait");
-	assert_string_equal(ht_rule_id(fx->fd.items[2].rule), "conntrack.buckets");
-	assert_string_equal(ht_rule_id(fx->fd.items[3].rule), "conntrack.chain_length");
-	assert_string_equal(ht_rule_id(fx->fd.items[4].rule), "conntrack.drops");
-	assert_string_equal(ht_rule_id(fx->fd.items[5].rule), "cpu.aes");
+	/* garage is a storage profile: nic.link_speed joins nic.queues as n/a (17). */
+	assert_int_equal(fx->fd.n, 17);
+	assert_string_equal(ht_rule_id(fx->fd.items[12].rule), "nic.queues");
+	assert_string_equal(ht_rule_id(fx->fd.items[13].rule), "nic.link_speed");
+	assert_string_equal(ht_rule_id(fx->fd.items[4].rule), "conntrack.max");
+	assert_string_equal(ht_rule_id(fx->fd.items[5].rule), "conntrack.time_wait");
+	assert_string_equal(ht_rule_id(fx->fd.items[6].rule), "conntrack.buckets");
+	assert_string_equal(ht_rule_id(fx->fd.items[7].rule), "conntrack.chain_length");
+	assert_string_equal(ht_rule_id(fx->fd.items[8].rule), "conntrack.drops");
+	assert_string_equal(ht_rule_id(fx->fd.items[9].rule), "cpu.aes");
 
 	/* drop 5937 + early_drop 77 = 6014 since boot, count 4096 = max: critical. */
 	f = finding(fx, "conntrack.drops");

@@ -160,6 +160,26 @@ static void put_int(FILE *out, struct family *fam, int64_t v)
 	put_sample(out, fam, NULL, 0, buf);
 }
 
+/*
+ * The label of a per-instance finding's instance: "device" for an
+ * interface, "port" for a listening port, "process" for a process (never
+ * "instance": Prometheus sets that from the target). Labels with a NULL
+ * value are left out, so a host rule's is never printed.
+ */
+static const char *instance_label(const struct ht_finding *fi)
+{
+	switch (ht_rule_each(fi->rule)) {
+	case HT_EACH_LISTENER:
+		return "port";
+	case HT_EACH_PROCESS:
+		return "process";
+	case HT_EACH_NIC:
+	case HT_EACH_NONE:
+		break;
+	}
+	return "device";
+}
+
 /* True when an earlier finding than @k has the same rule and instance: one series each. */
 static bool seen_before(const struct ht_findings *f, size_t k)
 {
@@ -269,14 +289,14 @@ int cli_metrics_write(const struct ht_findings *f, struct ht_ruleset *rs, int64_
 	/* The per-finding families, each a pass over the findings: no interleaving. */
 	for (size_t k = 0; k < f->n; k++) {
 		const struct ht_finding *fi = &f->items[k];
-		struct label l[] = { { "rule", ht_rule_id(fi->rule) }, { "device", fi->instance } };
+		struct label l[] = { { "rule", ht_rule_id(fi->rule) }, { instance_label(fi), fi->instance } };
 
 		if (!seen_before(f, k))
 			put_sample(out, &applicable, l, ARRAY_SIZE(l), fi->applicable ? "1" : "0");
 	}
 	for (size_t k = 0; k < f->n; k++) {
 		const struct ht_finding *fi = &f->items[k];
-		struct label l[] = { { "rule", ht_rule_id(fi->rule) }, { "device", fi->instance } };
+		struct label l[] = { { "rule", ht_rule_id(fi->rule) }, { instance_label(fi), fi->instance } };
 
 		if (fi->applicable && !seen_before(f, k)) {
 			snprintf(buf, sizeof(buf), "%d", (int)fi->severity);
@@ -287,7 +307,7 @@ int cli_metrics_write(const struct ht_findings *f, struct ht_ruleset *rs, int64_
 		for (size_t k = 0; k < f->n; k++) {
 			const struct ht_finding *fi = &f->items[k];
 			const struct ht_value *v = pass == 0 ? &fi->current : &fi->recommended;
-			struct label l[] = { { "rule", ht_rule_id(fi->rule) }, { "device", fi->instance },
+			struct label l[] = { { "rule", ht_rule_id(fi->rule) }, { instance_label(fi), fi->instance },
 				             { "key", ht_rule_target(fi->rule) },
 				             { "unit", ht_rule_unit(fi->rule) } };
 			_cleanup_free_ char *text = NULL;
