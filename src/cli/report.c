@@ -590,7 +590,7 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 			struct ht_value v = { 0 };
 			struct ht_error e;
 
-			if (r->kind != HT_TARGET_NONE || ht_rule_each_nic(r))
+			if (r->kind != HT_TARGET_NONE || ht_rule_each(r) != HT_EACH_NONE)
 				continue;
 			if (ht_ruleset_value(mrs, r->id, &v, &e) < 0)
 				json_object_object_add(vals, r->id, NULL);
