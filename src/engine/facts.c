@@ -262,6 +262,10 @@ int64_t ht_fact_max(const char *name)
 		{ "net.netfilter.nf_conntrack_buckets", INT32_MAX },
 		{ "net.netfilter.nf_conntrack_count", INT32_MAX },
 		{ "net.netfilter.nf_conntrack_max", INT32_MAX },
+		{ "net.netfilter.nf_conntrack_tcp_timeout_close_wait", INT32_MAX },
+		{ "net.netfilter.nf_conntrack_tcp_timeout_established", INT32_MAX },
+		{ "net.netfilter.nf_conntrack_tcp_timeout_fin_wait", INT32_MAX },
+		{ "net.netfilter.nf_conntrack_tcp_timeout_syn_sent", INT32_MAX },
 		{ "net.netfilter.nf_conntrack_tcp_timeout_time_wait", INT32_MAX },
 	};
 
