@@ -944,9 +944,12 @@ static int collect_table(struct ht_facts *f, const char *root, bool live, const 
 	char why[400] = "", src[1024];
 	int r_nl = -ENOENT, r_proc = -ENOENT, r;
 	int64_t est_timeout = -1;
+	/* Copied now: setting facts below may move @est. */
+	int est_error = est && est->error > 0 ? est->error : ENOENT;
 
 	if (est && est->value.type == HT_T_INT && est->value.i >= 0)
 		est_timeout = est->value.i;
+	est = NULL;
 	t.est_timeout = est_timeout;
 	if (live && why_not) {
 		snprintf(why, sizeof(why), "%s", why_not);
@@ -986,8 +989,7 @@ static int collect_table(struct ht_facts *f, const char *root, bool live, const 
 		char why_est[256];
 
 		snprintf(why_est, sizeof(why_est), "%s unavailable", FACT_EST_TIMEOUT);
-		return ht_facts_set_unavailable(f, "conntrack.stale.established",
-		                                est && est->error > 0 ? est->error : ENOENT,
+		return ht_facts_set_unavailable(f, "conntrack.stale.established", est_error,
 		                                "entries", why_est);
 	}
 	return set_int(f, "conntrack.stale.established", t.stale, "entries", src);
