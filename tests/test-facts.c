@@ -18,6 +18,7 @@
 #include <json-c/json.h>
 
 #include "collect/collect.h"
+#include "collect/ctstat.h"
 #include "engine/facts.h"
 #include "shared/util.h"
 #include "engine/value.h"
@@ -898,7 +899,7 @@ static void test_collect_garage_vm(void **state)
 	assert_bool_fact(f, "conntrack.loaded", true, "/sys/module/nf_conntrack");
 	/* git checks nf_conntrack_max out 0644 (or 0600 under umask 077): owner may write */
 	assert_bool_fact(f, "netns.initial", true, "mode of " NF "nf_conntrack_max");
-	assert_int_equal(ht_facts_count(f), 34); /* every known fact (32 + 2 boot.*), nothing else */
+	assert_int_equal(ht_facts_count(f), 51); /* every known fact (32 + 2 boot.* + 4 timeouts + 13 of the table), nothing else */
 	assert_all_defs_collected(f);
 
 	/* The same as the expected file next to the tree, byte for byte. */
@@ -954,7 +955,7 @@ static void test_expected_files_read_back(void **state)
 
 		assert_int_equal(read_text(f, want, &err), 0);
 		assert_string_equal(err.msg, "");
-		assert_int_equal(ht_facts_count(f), 34);
+		assert_int_equal(ht_facts_count(f), 51);
 		text = facts_text(f);
 		assert_string_equal(text, want);
 		ht_facts_free(f);
@@ -1283,7 +1284,7 @@ static void test_json_garage_vm(void **state)
 	assert_non_null(back);
 	facts = member(back, "facts");
 	assert_true(json_object_is_type(facts, json_type_object));
-	assert_int_equal(json_object_object_length(facts), 34); /* the 32 host facts of test_fact_defs and 2 boot.* */
+	assert_int_equal(json_object_object_length(facts), 51); /* the 32 host facts of test_fact_defs, 2 boot.*, 4 timeouts, 13 of the table */
 
 	/* "mem.total": { "value": 503316480, "unit": "bytes", "source": ... } (491520 x 1024) */
 	o = member(facts, "mem.total");
@@ -1322,7 +1323,7 @@ static void test_json_garage_vm(void **state)
 		(void)val;
 		assert_string_equal(key, ht_facts_at(f, i++)->name);
 	}
-	assert_int_equal(i, 34);
+	assert_int_equal(i, 51);
 
 	json_object_put(back);
 	json_object_put(obj);
@@ -1374,6 +1375,207 @@ static void test_value_to_json(void **state)
 	}
 }
 
+/* ---- the conntrack table by state (collect-ctnetlink.c) ---- */
+
+static void test_ct_proc_lines(void **state)
+{
+	struct ht_ct_table t = { .est_timeout = 432000 };
+
+	(void)state;
+	/* enum tcp_conntrack order, and nothing past SYN_SENT2 (9). */
+	assert_string_equal(ht_ct_tcp_state_name(0), "NONE");
+	assert_string_equal(ht_ct_tcp_state_name(3), "ESTABLISHED");
+	assert_string_equal(ht_ct_tcp_state_name(7), "TIME_WAIT");
+	assert_string_equal(ht_ct_tcp_state_name(9), "SYN_SENT2");
+	assert_null(ht_ct_tcp_state_name(10));
+
+	/* 432000 - 3600 = 428400: a timeout of 428400 is stale, 428401 is not. */
+	ht_ct_table_count(&t, 6, 3, 428401);
+	assert_true(t.entries == 1 && t.tcp == 1 && t.state[3] == 1 && t.stale == 0);
+	ht_ct_table_count(&t, 6, 3, 428400);
+	assert_true(t.state[3] == 2 && t.stale == 1);
+	/* Unknown timeout (-1): never stale; a state past the table: TCP only; UDP: an entry. */
+	ht_ct_table_count(&t, 6, 3, -1);
+	ht_ct_table_count(&t, 6, 42, 5);
+	ht_ct_table_count(&t, 17, 3, 0);
+	assert_true(t.entries == 5 && t.tcp == 4 && t.state[3] == 3 && t.stale == 1);
+	/* Without the established timeout nothing is stale. */
+	t = (struct ht_ct_table){ .est_timeout = -1 };
+	ht_ct_table_count(&t, 6, 3, 0);
+	assert_true(t.state[3] == 1 && t.stale == 0);
+
+	/* Lines as ct_seq_show() prints them. */
+	t = (struct ht_ct_table){ .est_timeout = 7200 };
+	assert_int_equal(ht_ct_proc_line(&t, "ipv4     2 tcp      6 3600 ESTABLISHED src=1.2.3.4 "
+	                                     "dst=5.6.7.8 sport=1 dport=2 [ASSURED] use=1"), 0);
+	/* Before 2008 SYN_SENT2 was printed LISTEN. */
+	assert_int_equal(ht_ct_proc_line(&t, "ipv4     2 tcp      6 100 LISTEN src=1.2.3.4"), 0);
+	/* Offloaded: no timeout column. */
+	assert_int_equal(ht_ct_proc_line(&t, "ipv6     10 tcp      6 TIME_WAIT src=::1 [OFFLOAD]"), 0);
+	/* SCTP has an ESTABLISHED of its own: not TCP. */
+	assert_int_equal(ht_ct_proc_line(&t, "ipv4     2 sctp     132 3 ESTABLISHED src=1.2.3.4"), 0);
+	assert_int_equal(ht_ct_proc_line(&t, ""), 0);
+	assert_int_equal(ht_ct_proc_line(&t, "   "), 0);
+	/* 3600 <= 7200 - 3600: stale. entries 4 (the blank lines count nothing), TCP 3. */
+	assert_true(t.entries == 4 && t.tcp == 3 && t.state[3] == 1 && t.state[9] == 1 &&
+	            t.state[7] == 1 && t.stale == 1);
+
+	/* Not the kernel's: no numbers, a TCP line without a state, an unknown state. */
+	assert_int_equal(ht_ct_proc_line(&t, "ipv4 two tcp 6 10 ESTABLISHED"), -EINVAL);
+	assert_int_equal(ht_ct_proc_line(&t, "ipv4 2 tcp six 10 ESTABLISHED"), -EINVAL);
+	assert_int_equal(ht_ct_proc_line(&t, "ipv4 2 tcp 6 10"), -EINVAL);
+	assert_int_equal(ht_ct_proc_line(&t, "ipv4 2 tcp 6 10 src=1.2.3.4"), -EINVAL);
+	assert_int_equal(ht_ct_proc_line(&t, "ipv4 2 tcp 6 10 ESTABLISHED_"), -EINVAL);
+	assert_int_equal(ht_ct_proc_line(&t, "ipv4 2 tcp 6 1234567890123 ESTABLISHED"), -EINVAL);
+	assert_int_equal(ht_ct_proc_line(&t, "ipv4"), -EINVAL);
+	assert_int_equal(ht_ct_proc_line(&t, "ipv4 256 tcp 6 10 ESTABLISHED"), -EINVAL);
+	assert_int_equal(ht_ct_proc_line(&t, "ipv4 2 tcp 300 10 ESTABLISHED"), -EINVAL);
+	/* The failures counted nothing. */
+	assert_true(t.entries == 4);
+
+	/* A whole text, with and without a final newline. */
+	t = (struct ht_ct_table){ .est_timeout = 120 };
+	assert_int_equal(ht_ct_proc_parse("ipv4 2 udp 17 30 src=1.1.1.1\n"
+	                                  "ipv4 2 tcp 6 0 ESTABLISHED src=1.1.1.1\n"
+	                                  "ipv4 2 tcp 6 50 CLOSE_WAIT src=1.1.1.1", &t), 0);
+	/* 120 - 3600 < 0: even a timeout of 0 is not stale (it expired long ago if idle an hour). */
+	assert_true(t.entries == 3 && t.tcp == 2 && t.state[3] == 1 && t.state[5] == 1 &&
+	            t.stale == 0);
+	assert_int_equal(ht_ct_proc_parse("ipv4 2 tcp 6 0 ESTABLISHED\nbad\n", &t), -EINVAL);
+}
+
+#define CT_TABLE_SRC "/proc/net/nf_conntrack"
+
+/*
+ * tests/fixtures/ct-table: 23 lines of /proc/net/nf_conntrack, 17 of them
+ * TCP, and nf_conntrack_tcp_timeout_established = 432000, so an ESTABLISHED
+ * entry is stale when its timeout is <= 432000 - 3600 = 428400.
+ *   line  1  tcp 431999 ESTABLISHED   fresh (1 s idle)
+ *   line  2  tcp 428400 ESTABLISHED   stale (exactly 3600 s idle)
+ *   line  3  tcp 428401 ESTABLISHED   fresh (3599 s idle)
+ *   line  4  tcp     12 ESTABLISHED   stale
+ *   line  5  tcp  86399 ESTABLISHED   stale (IPv6)
+ *   lines 6-8   TIME_WAIT x 3 (one IPv6)
+ *   line  9     CLOSE_WAIT
+ *   lines 10-11 SYN_SENT x 2
+ *   line 12     SYN_RECV
+ *   line 13     FIN_WAIT
+ *   line 14     LAST_ACK
+ *   line 15     CLOSE
+ *   line 16     SYN_SENT2
+ *   line 17  tcp ESTABLISHED, offloaded: no timeout, not stale
+ *   lines 18-23 udp x 2, icmp, icmpv6, sctp ("3 ESTABLISHED": not TCP), gre
+ * entries 23; tcp 17 = ESTABLISHED 6 (lines 1-5, 17) + TIME_WAIT 3 +
+ * CLOSE_WAIT 1 + SYN_SENT 2 + SYN_RECV 1 + FIN_WAIT 1 + LAST_ACK 1 + CLOSE 1
+ * + SYN_SENT2 1 + NONE 0; stale 3 (lines 2, 4, 5).
+ */
+static void test_collect_ct_table(void **state)
+{
+	static const struct {
+		const char *state;
+		int64_t n;
+	} want[] = {
+		{ "NONE", 0 },       { "SYN_SENT", 2 },   { "SYN_RECV", 1 },
+		{ "ESTABLISHED", 6 }, { "FIN_WAIT", 1 },   { "CLOSE_WAIT", 1 },
+		{ "LAST_ACK", 1 },   { "TIME_WAIT", 3 },  { "CLOSE", 1 },
+		{ "SYN_SENT2", 1 },
+	};
+	struct ht_facts *f = collect_fixture("ct-table");
+	char name[64];
+	int64_t sum = 0;
+
+	(void)state;
+	assert_int_fact(f, "conntrack.dump.entries", 23, "entries", CT_TABLE_SRC);
+	assert_int_fact(f, "conntrack.dump.tcp", 17, "entries", CT_TABLE_SRC);
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		snprintf(name, sizeof(name), "conntrack.state.%s", want[i].state);
+		assert_int_fact(f, name, want[i].n, "entries", CT_TABLE_SRC);
+		sum += want[i].n;
+	}
+	assert_true(sum == 17);
+	assert_int_fact(f, "conntrack.stale.established", 3, "entries", CT_TABLE_SRC);
+	assert_int_fact(f, "net.netfilter.nf_conntrack_tcp_timeout_established", 432000, "seconds",
+	                "/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established");
+	assert_int_fact(f, "net.netfilter.nf_conntrack_tcp_timeout_close_wait", 60, "seconds",
+	                "/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_close_wait");
+	assert_int_fact(f, "net.netfilter.nf_conntrack_tcp_timeout_syn_sent", 120, "seconds",
+	                "/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_syn_sent");
+	assert_int_fact(f, "net.netfilter.nf_conntrack_tcp_timeout_fin_wait", 120, "seconds",
+	                "/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_fin_wait");
+	assert_all_defs_collected(f);
+	ht_facts_free(f);
+}
+
+/* The table's facts on trees without the file, with a bad one, a long one. */
+static void test_collect_ct_table_bad(void **state)
+{
+	char *dir = tmp_tree();
+	struct ht_facts *f;
+	char *big;
+	size_t n = 0;
+
+	(void)state;
+	/* No file, no timeout: every fact unavailable ENOENT, stale too. */
+	put_dir(dir, "proc/net");
+	f = collect(dir);
+	assert_unavailable(f, "conntrack.dump.entries", ENOENT, "entries", CT_TABLE_SRC);
+	assert_unavailable(f, "conntrack.state.TIME_WAIT", ENOENT, "entries", CT_TABLE_SRC);
+	assert_unavailable(f, "conntrack.stale.established", ENOENT, "entries", CT_TABLE_SRC);
+	assert_all_defs_collected(f);
+	ht_facts_free(f);
+
+	/* A good table without the timeout: the counts, but stale unavailable. */
+	put_file(dir, "proc/net/nf_conntrack", "ipv4 2 tcp 6 5 ESTABLISHED src=1.1.1.1\n", 0644);
+	f = collect(dir);
+	assert_int_fact(f, "conntrack.state.ESTABLISHED", 1, "entries", CT_TABLE_SRC);
+	assert_unavailable(f, "conntrack.stale.established", ENOENT, "entries",
+	                   "net.netfilter.nf_conntrack_tcp_timeout_established unavailable");
+	ht_facts_free(f);
+
+	/* A timeout that is no number: stale unavailable with its EINVAL. */
+	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established", "x\n", 0644);
+	f = collect(dir);
+	assert_unavailable(f, "conntrack.stale.established", EINVAL, "entries",
+	                   "net.netfilter.nf_conntrack_tcp_timeout_established unavailable");
+	ht_facts_free(f);
+
+	/* A line that is not the kernel's: every fact EINVAL. */
+	put_file(dir, "proc/net/nf_conntrack", "ipv4 2 tcp 6 5 ESTABLISHED\nhello\n", 0644);
+	f = collect(dir);
+	assert_unavailable(f, "conntrack.dump.tcp", EINVAL, "entries", CT_TABLE_SRC);
+	assert_unavailable(f, "conntrack.stale.established", EINVAL, "entries", CT_TABLE_SRC);
+	ht_facts_free(f);
+
+	/*
+	 * 3000 lines of 31 bytes (93000 bytes: more than one 64 KiB read, so
+	 * lines cross a read boundary) -> 3000 entries, 1000 of them TCP
+	 * TIME_WAIT; then one line of 70000 bytes, which fills the buffer.
+	 */
+	big = malloc(3000 * 31 + 70002);
+	assert_non_null(big);
+	for (int i = 0; i < 3000; i++) {
+		const char *l = i % 3 ? "ipv4 2 udp 17 29 src=10.0.0.11\n" : "ipv4 2 tcp 6 9 TIME_WAIT x=123\n";
+
+		assert_int_equal(strlen(l), 31);
+		memcpy(big + n, l, 31);
+		n += 31;
+	}
+	big[n] = '\0';
+	put_file(dir, "proc/net/nf_conntrack", big, 0644);
+	f = collect(dir);
+	assert_int_fact(f, "conntrack.dump.entries", 3000, "entries", CT_TABLE_SRC);
+	assert_int_fact(f, "conntrack.state.TIME_WAIT", 1000, "entries", CT_TABLE_SRC);
+	ht_facts_free(f);
+	memset(big + n, 'x', 70000);
+	big[n + 70000] = '\0';
+	put_file(dir, "proc/net/nf_conntrack", big, 0644);
+	f = collect(dir);
+	assert_unavailable(f, "conntrack.dump.entries", EINVAL, "entries", CT_TABLE_SRC);
+	ht_facts_free(f);
+	free(big);
+	rm_tree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1387,6 +1589,9 @@ int main(void)
 		cmocka_unit_test(test_pointer_size),
 		cmocka_unit_test(test_collect_garage_vm),
 		cmocka_unit_test(test_collect_no_conntrack),
+		cmocka_unit_test(test_ct_proc_lines),
+		cmocka_unit_test(test_collect_ct_table),
+		cmocka_unit_test(test_collect_ct_table_bad),
 		cmocka_unit_test(test_expected_files_read_back),
 		cmocka_unit_test(test_collect_netns_readonly),
 		cmocka_unit_test(test_collect_malformed),

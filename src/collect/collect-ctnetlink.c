@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <libmnl/libmnl.h>
 #include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nf_conntrack_tcp.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
 #include <linux/netlink.h>
 
@@ -26,7 +31,10 @@
  * the caller's network namespace, over ctnetlink (nfnetlink subsystem
  * NFNL_SUBSYS_CTNETLINK, net/netfilter/nf_conntrack_netlink.c), else from
  * /proc/net/stat/nf_conntrack (net/netfilter/nf_conntrack_standalone.c,
- * ct_cpu_seq_show), which prints the same counters.
+ * ct_cpu_seq_show), which prints the same counters. Then what the table
+ * holds: a dump of every entry (IPCTNL_MSG_CT_GET), counted by protocol and
+ * TCP state as it streams past, else /proc/net/nf_conntrack read line by
+ * line (ct_seq_show).
  */
 
 #define PATH_STAT "/proc/net/stat/nf_conntrack"
@@ -93,6 +101,7 @@ struct nl_req {
 	unsigned messages;      /* replies parsed */
 	unsigned seen[ST_N];    /* replies that carried each attribute */
 	struct ct_stats *stats;
+	struct ht_ct_table *table; /* the dump's counts */
 };
 
 /* Copies an extack message, blanking control characters so that it fits in a fact source. */
@@ -523,6 +532,343 @@ static int proc_collect(const char *root, struct ct_stats *st)
 	return parse_proc_stat(text, st);
 }
 
+/* ---- the table by state: a ctnetlink dump, else /proc/net/nf_conntrack ---- */
+
+#define PATH_TABLE "/proc/net/nf_conntrack"
+#define SRC_DUMP "ctnetlink IPCTNL_MSG_CT_GET dump"
+#define FACT_EST_TIMEOUT "net.netfilter.nf_conntrack_tcp_timeout_established"
+
+/*
+ * A dump the kernel marks NLM_F_DUMP_INTR (the table changed under it in a
+ * way the dump could not follow; libmnl then fails with EINTR) is asked
+ * again on a fresh socket, this many times in all.
+ */
+#define DUMP_TRIES 3
+
+/*
+ * /proc/net/nf_conntrack is read in pieces of this size, one line at a time,
+ * so that a table of 262144 entries (some 70 MB of text) costs no more
+ * memory than a small one. A line is about 300 bytes (two tuples, flags,
+ * mark, zone, use); one that fills the whole buffer is not the kernel's.
+ */
+#define TABLE_READ_SIZE 65536
+
+_Static_assert(TCP_CONNTRACK_SYN_SENT2 == 9 && TCP_CONNTRACK_MAX == HT_CT_TCP_STATES,
+               "enum tcp_conntrack: NONE .. SYN_SENT2 are 0 .. 9");
+
+static const char *const tcp_state_names[HT_CT_TCP_STATES] = {
+	[TCP_CONNTRACK_NONE] = "NONE",
+	[TCP_CONNTRACK_SYN_SENT] = "SYN_SENT",
+	[TCP_CONNTRACK_SYN_RECV] = "SYN_RECV",
+	[TCP_CONNTRACK_ESTABLISHED] = "ESTABLISHED",
+	[TCP_CONNTRACK_FIN_WAIT] = "FIN_WAIT",
+	[TCP_CONNTRACK_CLOSE_WAIT] = "CLOSE_WAIT",
+	[TCP_CONNTRACK_LAST_ACK] = "LAST_ACK",
+	[TCP_CONNTRACK_TIME_WAIT] = "TIME_WAIT",
+	[TCP_CONNTRACK_CLOSE] = "CLOSE",
+	[TCP_CONNTRACK_SYN_SENT2] = "SYN_SENT2",
+};
+
+const char *ht_ct_tcp_state_name(unsigned state)
+{
+	return state < HT_CT_TCP_STATES ? tcp_state_names[state] : NULL;
+}
+
+void ht_ct_table_count(struct ht_ct_table *t, int proto, int state, int64_t timeout)
+{
+	t->entries++;
+	if (proto != IPPROTO_TCP)
+		return;
+	t->tcp++;
+	if (state < 0 || state >= HT_CT_TCP_STATES)
+		return;
+	t->state[state]++;
+	if (state == TCP_CONNTRACK_ESTABLISHED && timeout >= 0 && t->est_timeout >= 0 &&
+	    timeout <= t->est_timeout - HT_CT_STALE_SECONDS)
+		t->stale++;
+}
+
+/* The next blank-separated word of [*p, end): false at the end. */
+static bool line_word(const char **p, const char *end, const char **word, size_t *len)
+{
+	const char *s = *p;
+
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	if (s == end) {
+		*p = s;
+		return false;
+	}
+	*word = s;
+	while (s < end && *s != ' ' && *s != '\t')
+		s++;
+	*len = (size_t)(s - *word);
+	*p = s;
+	return true;
+}
+
+/* A decimal number of 1 to 12 digits (the kernel prints u8 numbers and a long of seconds). */
+static int word_number(const char *w, size_t len, int64_t *out)
+{
+	int64_t v = 0;
+
+	if (len == 0 || len > 12)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		if (w[i] < '0' || w[i] > '9')
+			return -EINVAL;
+		v = v * 10 + (w[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+/* The state named by the word, -1 if none; "LISTEN" is what kernels before 2008 printed for 9. */
+static int state_of_word(const char *w, size_t len)
+{
+	for (int i = 0; i < HT_CT_TCP_STATES; i++)
+		if (strlen(tcp_state_names[i]) == len && memcmp(tcp_state_names[i], w, len) == 0)
+			return i;
+	if (len == 6 && memcmp(w, "LISTEN", 6) == 0)
+		return TCP_CONNTRACK_SYN_SENT2;
+	return -1;
+}
+
+/* ht_ct_proc_line() of the line [s, end). */
+static int proc_line(struct ht_ct_table *t, const char *s, const char *end)
+{
+	const char *w;
+	size_t len;
+	int64_t l3num, proto, timeout = -1;
+	int state = -1;
+
+	if (!line_word(&s, end, &w, &len))
+		return 0; /* an empty line */
+	/* w is the L3 name ("ipv4"); then its number, the L4 name ("tcp") and number. */
+	if (!line_word(&s, end, &w, &len) || word_number(w, len, &l3num) < 0 || l3num > 255)
+		return -EINVAL;
+	if (!line_word(&s, end, &w, &len))
+		return -EINVAL;
+	if (!line_word(&s, end, &w, &len) || word_number(w, len, &proto) < 0 || proto > 255)
+		return -EINVAL;
+	if (proto == IPPROTO_TCP) {
+		if (!line_word(&s, end, &w, &len))
+			return -EINVAL;
+		/* The timeout, unless the entry is offloaded (IPS_OFFLOAD: no timer to print). */
+		if (word_number(w, len, &timeout) == 0) {
+			if (!line_word(&s, end, &w, &len))
+				return -EINVAL;
+		} else {
+			timeout = -1;
+		}
+		state = state_of_word(w, len);
+		if (state < 0)
+			return -EINVAL;
+	}
+	ht_ct_table_count(t, (int)proto, state, timeout);
+	return 0;
+}
+
+int ht_ct_proc_line(struct ht_ct_table *t, const char *line)
+{
+	return proc_line(t, line, line + strlen(line));
+}
+
+int ht_ct_proc_parse(const char *text, struct ht_ct_table *t)
+{
+	while (*text) {
+		const char *nl = strchr(text, '\n'), *end = nl ? nl : text + strlen(text);
+		int r = proc_line(t, text, end);
+
+		if (r < 0)
+			return r;
+		text = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+/*
+ * Counts ROOT/proc/net/nf_conntrack into @t, a piece at a time. Returns 0,
+ * the negative errno of open(2)/read(2), -EISDIR, -EINVAL for a file that is
+ * not regular, holds a NUL byte or a line that is not the kernel's, -ENOMEM.
+ */
+static int proc_table_collect(const char *root, struct ht_ct_table *t)
+{
+	_cleanup_free_ char *path = ht_root_path(root, PATH_TABLE), *buf = NULL;
+	_cleanup_close_ int fd = -1;
+	size_t have = 0;
+	struct stat st;
+
+	if (!path)
+		return -ENOMEM;
+	/* O_NONBLOCK: a FIFO put there cannot block the open. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	buf = malloc(TABLE_READ_SIZE);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, TABLE_READ_SIZE - have);
+		const char *s = buf, *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		if (memchr(buf + have, '\0', (size_t)n))
+			return -EINVAL;
+		have += (size_t)n;
+		while ((nl = memchr(s, '\n', (size_t)(buf + have - s)))) {
+			int r = proc_line(t, s, nl);
+
+			if (r < 0)
+				return r;
+			s = nl + 1;
+		}
+		have -= (size_t)(s - buf);
+		memmove(buf, s, have);
+		if (have == TABLE_READ_SIZE)
+			return -EINVAL;
+	}
+	return have ? proc_line(t, buf, buf + have) : 0;
+}
+
+/* The attributes nested in @nest into tb[0..max]; -1 when it is no valid nest. */
+static int parse_nested(const struct nlattr *nest, const struct nlattr **tb, uint16_t max)
+{
+	struct attr_table t = { .tb = tb, .max = max };
+
+	if (mnl_attr_validate(nest, MNL_TYPE_NESTED) < 0)
+		return -1;
+	return mnl_attr_parse_nested(nest, stats_attr_cb, &t) < 0 ? -1 : 0;
+}
+
+/* A u8 attribute's value, or -1 when it is absent; -2 when it is not a u8. */
+static int attr_u8(const struct nlattr *a)
+{
+	if (!a)
+		return -1;
+	return mnl_attr_validate(a, MNL_TYPE_U8) < 0 ? -2 : mnl_attr_get_u8(a);
+}
+
+/*
+ * One entry of the dump (ctnetlink_fill_info() in nf_conntrack_netlink.c):
+ * its protocol (CTA_TUPLE_ORIG / CTA_TUPLE_PROTO / CTA_PROTO_NUM), its TCP
+ * state (CTA_PROTOINFO / CTA_PROTOINFO_TCP / CTA_PROTOINFO_TCP_STATE) and
+ * its remaining seconds (CTA_TIMEOUT, big-endian u32) are counted; nothing
+ * of it is kept.
+ */
+static int dump_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nl_req *req = data;
+	const struct nlattr *tb[CTA_MAX + 1] = { NULL };
+	struct attr_table at = { .tb = tb, .max = CTA_MAX };
+	int proto = -1, state = -1;
+	int64_t timeout = -1;
+
+	if (nlh->nlmsg_type >> 8 != NFNL_SUBSYS_CTNETLINK)
+		return MNL_CB_OK;
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(struct nfgenmsg) ||
+	    mnl_attr_parse(nlh, sizeof(struct nfgenmsg), stats_attr_cb, &at) < 0)
+		goto bad;
+	if (tb[CTA_TUPLE_ORIG]) {
+		const struct nlattr *tt[CTA_TUPLE_MAX + 1] = { NULL };
+		const struct nlattr *pt[CTA_PROTO_MAX + 1] = { NULL };
+
+		if (parse_nested(tb[CTA_TUPLE_ORIG], tt, CTA_TUPLE_MAX) < 0)
+			goto bad;
+		if (tt[CTA_TUPLE_PROTO] && parse_nested(tt[CTA_TUPLE_PROTO], pt, CTA_PROTO_MAX) < 0)
+			goto bad;
+		proto = attr_u8(pt[CTA_PROTO_NUM]);
+		if (proto == -2)
+			goto bad;
+	}
+	if (proto == IPPROTO_TCP && tb[CTA_PROTOINFO]) {
+		const struct nlattr *pi[CTA_PROTOINFO_MAX + 1] = { NULL };
+		const struct nlattr *tcp[CTA_PROTOINFO_TCP_MAX + 1] = { NULL };
+
+		if (parse_nested(tb[CTA_PROTOINFO], pi, CTA_PROTOINFO_MAX) < 0)
+			goto bad;
+		if (pi[CTA_PROTOINFO_TCP] &&
+		    parse_nested(pi[CTA_PROTOINFO_TCP], tcp, CTA_PROTOINFO_TCP_MAX) < 0)
+			goto bad;
+		state = attr_u8(tcp[CTA_PROTOINFO_TCP_STATE]);
+		if (state == -2)
+			goto bad;
+	}
+	if (tb[CTA_TIMEOUT]) {
+		if (mnl_attr_validate(tb[CTA_TIMEOUT], MNL_TYPE_U32) < 0)
+			goto bad;
+		timeout = ntohl(mnl_attr_get_u32(tb[CTA_TIMEOUT]));
+	}
+	ht_ct_table_count(req->table, proto, state, timeout);
+	req->messages++;
+	return MNL_CB_OK;
+bad:
+	req->error = EBADMSG;
+	errno = EBADMSG;
+	return MNL_CB_ERROR;
+}
+
+static int nl_open(struct mnl_socket **out)
+{
+	struct mnl_socket *nl = mnl_socket_open(NETLINK_NETFILTER);
+	int on = 1;
+
+	if (!nl)
+		return -errno;
+	/* Kernels before 4.12 lack NETLINK_EXT_ACK; they only give no message text. */
+	(void)mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &on, sizeof(on));
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		int e = errno;
+
+		mnl_socket_close(nl);
+		return -e;
+	}
+	*out = nl;
+	return 0;
+}
+
+/*
+ * Dumps the table of this network namespace (AF_UNSPEC: IPv4 and IPv6) into
+ * @t, which is replaced only by a dump that completed. The counts are a
+ * snapshot taken while the table goes on changing: an entry made or removed
+ * during the dump may be counted or not, as in conntrack -L. Returns 0 or a
+ * negative errno (req->extack filled when the kernel explained).
+ */
+static int nl_dump_table(struct ht_ct_table *t, struct nl_req *req)
+{
+	_cleanup_free_ char *buf = malloc(NL_BUF_SIZE);
+
+	if (!buf)
+		return -ENOMEM;
+	for (int i = 1;; i++) {
+		_cleanup_(mnl_socket_closep) struct mnl_socket *nl = NULL;
+		struct ht_ct_table counted = { .est_timeout = t->est_timeout };
+		int r;
+
+		*req = (struct nl_req){ .table = &counted };
+		r = nl_open(&nl);
+		if (r < 0)
+			return r;
+		r = nl_transact(nl, buf, IPCTNL_MSG_CT_GET, NLM_F_DUMP, dump_cb, req);
+		if (r == -EINTR && i < DUMP_TRIES)
+			continue;
+		if (r == 0)
+			*t = counted;
+		return r;
+	}
+}
+
 /* ---- facts ---- */
 
 /* "SRC: ENAME (kernel message)", what a netlink request that failed said. */
@@ -550,6 +896,105 @@ static bool fact_is_false(const struct ht_facts *f, const char *name)
 
 	return fact && fact->value.type == HT_T_BOOL && !fact->value.b;
 }
+
+/* Sets the facts of the table: the counts of @t, each with @source. */
+static int set_table_facts(struct ht_facts *f, const struct ht_ct_table *t, const char *source)
+{
+	char name[64];
+	int r;
+
+	r = set_int(f, "conntrack.dump.entries", t->entries, "entries", source);
+	if (r >= 0)
+		r = set_int(f, "conntrack.dump.tcp", t->tcp, "entries", source);
+	for (int i = 0; r >= 0 && i < HT_CT_TCP_STATES; i++) {
+		snprintf(name, sizeof(name), "conntrack.state.%s", tcp_state_names[i]);
+		r = set_int(f, name, t->state[i], "entries", source);
+	}
+	return r;
+}
+
+/* Every fact of the table unavailable with the positive errno @e and @source. */
+static int set_table_unavailable(struct ht_facts *f, int e, const char *source)
+{
+	char name[64];
+	int r;
+
+	r = ht_facts_set_unavailable(f, "conntrack.dump.entries", e, "entries", source);
+	if (r >= 0)
+		r = ht_facts_set_unavailable(f, "conntrack.dump.tcp", e, "entries", source);
+	for (int i = 0; r >= 0 && i < HT_CT_TCP_STATES; i++) {
+		snprintf(name, sizeof(name), "conntrack.state.%s", tcp_state_names[i]);
+		r = ht_facts_set_unavailable(f, name, e, "entries", source);
+	}
+	if (r >= 0)
+		r = ht_facts_set_unavailable(f, "conntrack.stale.established", e, "entries", source);
+	return r;
+}
+
+/*
+ * conntrack.dump.*, conntrack.state.* and conntrack.stale.established.
+ * @why_not: NULL when netlink may be asked, else why not (nf_conntrack is
+ * not loaded, and a dump would load it): /proc/net/nf_conntrack then.
+ */
+static int collect_table(struct ht_facts *f, const char *root, bool live, const char *why_not)
+{
+	const struct ht_fact *est = ht_facts_get(f, FACT_EST_TIMEOUT);
+	struct ht_ct_table t = { .est_timeout = -1 };
+	struct nl_req req = { 0 };
+	char why[400] = "", src[1024];
+	int r_nl = -ENOENT, r_proc = -ENOENT, r;
+	int64_t est_timeout = -1;
+	/* Copied now: setting facts below may move @est. */
+	int est_error = est && est->error > 0 ? est->error : ENOENT;
+
+	if (est && est->value.type == HT_T_INT && est->value.i >= 0)
+		est_timeout = est->value.i;
+	est = NULL;
+	t.est_timeout = est_timeout;
+	if (live && why_not) {
+		snprintf(why, sizeof(why), "%s", why_not);
+	} else if (live) {
+		r_nl = nl_dump_table(&t, &req);
+		if (r_nl == -ENOMEM)
+			return r_nl;
+		if (r_nl < 0)
+			describe_failure(why, sizeof(why), SRC_DUMP, r_nl, &req);
+	}
+	if (!live || r_nl < 0) {
+		t = (struct ht_ct_table){ .est_timeout = est_timeout };
+		r_proc = proc_table_collect(root, &t);
+		if (r_proc == -ENOMEM)
+			return r_proc;
+	}
+
+	if (live && r_nl == 0) {
+		snprintf(src, sizeof(src), "%s", SRC_DUMP);
+	} else if (r_proc == 0) {
+		if (live)
+			snprintf(src, sizeof(src), "%s (%s)", PATH_TABLE, why);
+		else
+			snprintf(src, sizeof(src), "%s", PATH_TABLE);
+	} else if (live) {
+		const char *en = ht_errno_name(-r_proc);
+
+		snprintf(src, sizeof(src), "%s; %s: %s", why, PATH_TABLE, en ? en : "error");
+		return set_table_unavailable(f, nameable(-r_nl), src);
+	} else {
+		return set_table_unavailable(f, nameable(-r_proc), PATH_TABLE);
+	}
+	r = set_table_facts(f, &t, src);
+	if (r < 0)
+		return r;
+	if (est_timeout < 0) {
+		char why_est[256];
+
+		snprintf(why_est, sizeof(why_est), "%s unavailable", FACT_EST_TIMEOUT);
+		return ht_facts_set_unavailable(f, "conntrack.stale.established", est_error,
+		                                "entries", why_est);
+	}
+	return set_int(f, "conntrack.stale.established", t.stale, "entries", src);
+}
+
 
 int ht_collect_ctnetlink(struct ht_facts *f, const char *root)
 {
@@ -624,7 +1069,8 @@ int ht_collect_ctnetlink(struct ht_facts *f, const char *root)
 		if (r < 0)
 			return r;
 	}
-	return 0;
+	return collect_table(f, root, live, live && fact_is_false(f, "conntrack.loaded") ?
+	                     "ctnetlink not asked: conntrack.loaded is false" : NULL);
 }
 
 /* ---- counters without a fact table (hosttune watch) ---- */

@@ -92,7 +92,15 @@ int ht_arch_pointer_size(const char *arch);
  * CPUs from ctnetlink (IPCTNL_MSG_CT_GET_STATS_CPU, libmnl) with source
  * "ctnetlink", and conntrack.stat.count (IPCTNL_MSG_CT_GET_STATS); when
  * netlink is refused or under --root, /proc/net/stat/nf_conntrack (hex
- * columns, one row a CPU) with that path as source.
+ * columns, one row a CPU) with that path as source. Then what the table
+ * holds: conntrack.dump.{entries,tcp}, conntrack.state.STATE (every TCP
+ * state of collect/ctstat.h, 0 when none) and conntrack.stale.established,
+ * counted from a ctnetlink dump (IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_UNSPEC) as
+ * it streams, in memory independent of the table's size; when netlink is
+ * refused or under --root, from /proc/net/nf_conntrack read a piece at a
+ * time. Neither is asked on the live host when conntrack.loaded is false (a
+ * ctnetlink request would load nf_conntrack). stale needs
+ * net.netfilter.nf_conntrack_tcp_timeout_established, collected before.
  */
 int ht_collect_ctnetlink(struct ht_facts *f, const char *root);
 

@@ -29,3 +29,68 @@ struct ht_ct_proc_stat {
  * then zeroed.
  */
 int ht_ct_proc_stat_parse(const char *text, struct ht_ct_proc_stat *out);
+
+/*
+ * What the conntrack table holds, counted entry by entry from a ctnetlink
+ * dump (IPCTNL_MSG_CT_GET with NLM_F_DUMP) or from /proc/net/nf_conntrack.
+ * Nothing is kept per entry: the memory is this struct whatever the size of
+ * the table.
+ */
+
+/*
+ * The TCP states of enum tcp_conntrack (include/uapi/linux/netfilter/
+ * nf_conntrack_tcp.h), in its order, so that a state number from
+ * CTA_PROTOINFO_TCP_STATE indexes them. Index 9 is TCP_CONNTRACK_SYN_SENT2
+ * (a #define of the obsolete TCP_CONNTRACK_LISTEN), printed "SYN_SENT2" by
+ * the kernel's /proc/net/nf_conntrack (tcp_conntrack_names[] of
+ * nf_conntrack_proto_tcp.c) and by conntrack(8) (libnetfilter_conntrack's
+ * states[]); both printed "LISTEN" there before 2008, which the text parser
+ * reads as SYN_SENT2 too.
+ */
+#define HT_CT_TCP_STATES 10
+
+/* "NONE" ... "SYN_SENT2" for 0 .. HT_CT_TCP_STATES - 1, NULL otherwise. */
+const char *ht_ct_tcp_state_name(unsigned state);
+
+/*
+ * An ESTABLISHED entry is stale when no packet has refreshed it for this
+ * long: its remaining timeout is at least this far below
+ * nf_conntrack_tcp_timeout_established (every packet of an ESTABLISHED
+ * connection resets it to that, tcp_packet() in nf_conntrack_proto_tcp.c).
+ */
+#define HT_CT_STALE_SECONDS 3600
+
+struct ht_ct_table {
+	int64_t entries;                   /* every entry, any protocol, IPv4 and IPv6 */
+	int64_t tcp;                       /* entries whose original tuple is TCP */
+	int64_t state[HT_CT_TCP_STATES];   /* TCP entries by state (enum tcp_conntrack) */
+	int64_t stale;                     /* ESTABLISHED with timeout <= est_timeout - 3600 */
+	int64_t est_timeout;               /* nf_conntrack_tcp_timeout_established (s), < 0 unknown */
+};
+
+/*
+ * ht_ct_table_count - counts one entry: @proto its IP protocol number
+ * (IPPROTO_TCP = 6), @state its TCP state (enum tcp_conntrack; ignored unless
+ * TCP; a number beyond the table counts in tcp alone, as does -1 for "not
+ * given"), @timeout its remaining seconds (-1 unknown: never stale).
+ */
+void ht_ct_table_count(struct ht_ct_table *t, int proto, int state, int64_t timeout);
+
+/*
+ * ht_ct_proc_line - counts the line @line (without its newline) of
+ * /proc/net/nf_conntrack into @t: "L3NAME L3NUM L4NAME L4NUM [TIMEOUT]
+ * [STATE] key=value ..." as ct_seq_show() in nf_conntrack_standalone.c
+ * prints it. TIMEOUT (remaining seconds) is absent for an entry offloaded to
+ * a flow table; STATE is printed by the protocols that have one (TCP, SCTP,
+ * DCCP). An empty line counts nothing. Returns 0, or -EINVAL when the line
+ * does not start with two names and numbers or a TCP line names no state
+ * hosttune knows.
+ */
+int ht_ct_proc_line(struct ht_ct_table *t, const char *line);
+
+/*
+ * ht_ct_proc_parse - every line of the text @text of /proc/net/nf_conntrack
+ * through ht_ct_proc_line(), added to @t (which the caller zeroes and whose
+ * est_timeout it sets). Returns 0 or -EINVAL (the first bad line).
+ */
+int ht_ct_proc_parse(const char *text, struct ht_ct_table *t);

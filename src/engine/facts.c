@@ -31,7 +31,8 @@ static const struct ht_fact_def fact_defs[] = {
 	  "nf_conntrack_tcp_timeout_time_wait the boot configuration sets (the effective sysctl.d "
 	  "or /etc/sysctl.conf line)" },
 	{ "conntrack.dump.entries", HT_T_INT, "entries",
-	  "entries a ctnetlink dump (IPCTNL_MSG_CT_GET, NLM_F_DUMP) returned, every protocol" },
+	  "entries a ctnetlink dump (IPCTNL_MSG_CT_GET, NLM_F_DUMP) returned, every protocol, "
+	  "else the lines of /proc/net/nf_conntrack" },
 	{ "conntrack.dump.tcp", HT_T_INT, "entries", "TCP entries of that dump" },
 	{ "conntrack.loaded", HT_T_BOOL, NULL,
 	  "nf_conntrack loaded or built in (libkmod initstate, else /sys/module/nf_conntrack)" },
@@ -262,6 +263,10 @@ int64_t ht_fact_max(const char *name)
 		{ "net.netfilter.nf_conntrack_buckets", INT32_MAX },
 		{ "net.netfilter.nf_conntrack_count", INT32_MAX },
 		{ "net.netfilter.nf_conntrack_max", INT32_MAX },
+		{ "net.netfilter.nf_conntrack_tcp_timeout_close_wait", INT32_MAX },
+		{ "net.netfilter.nf_conntrack_tcp_timeout_established", INT32_MAX },
+		{ "net.netfilter.nf_conntrack_tcp_timeout_fin_wait", INT32_MAX },
+		{ "net.netfilter.nf_conntrack_tcp_timeout_syn_sent", INT32_MAX },
 		{ "net.netfilter.nf_conntrack_tcp_timeout_time_wait", INT32_MAX },
 	};
 

@@ -10,7 +10,10 @@
  * a meminfo size is a whole number of KiB, and the field's digits are in
  * the input; a cpuinfo flag found is a word of the input; a conntrack stat
  * has its entries column and no negative sum, and one row written back in
- * the kernel's "%08x" form parses to the same counters.
+ * the kernel's "%08x" form parses to the same counters; the
+ * /proc/net/nf_conntrack counts (ht_ct_proc_parse()) add up (TCP <= entries,
+ * the states <= TCP, stale <= ESTABLISHED) and are the same counted line by
+ * line through ht_ct_proc_line().
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -186,6 +189,31 @@ static void check_ctstat(const char *text)
 	         "counters changed when written back");
 }
 
+/* The conntrack table text: counts that add up, the same whole or line by line. */
+static void check_cttable(const char *text)
+{
+	struct ht_ct_table whole = { .est_timeout = 432000 }, lines = { .est_timeout = 432000 };
+	int64_t sum = 0;
+	int r = ht_ct_proc_parse(text, &whole), r2 = 0;
+	char *copy = strdup(text), *save = NULL;
+
+	if (!copy)
+		abort();
+	if (r != 0 && r != -EINVAL)
+		abort();
+	for (int i = 0; i < HT_CT_TCP_STATES; i++)
+		sum += whole.state[i];
+	if (whole.tcp > whole.entries || sum > whole.tcp || whole.stale > whole.state[3] ||
+	    whole.entries < 0)
+		abort();
+	/* strtok_r skips empty lines, which count nothing anyway. */
+	for (char *l = strtok_r(copy, "\n", &save); l && r2 == 0; l = strtok_r(NULL, "\n", &save))
+		r2 = ht_ct_proc_line(&lines, l);
+	free(copy);
+	if (r != r2 || memcmp(&whole, &lines, sizeof(whole)) != 0)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text;
@@ -199,6 +227,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_meminfo(text, "MemAvailable");
 	check_cpuinfo(text);
 	check_ctstat(text);
+	check_cttable(text);
 	fz_guard_end();
 	free(text);
 	return 0;
