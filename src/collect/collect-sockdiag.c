@@ -1027,8 +1027,11 @@ static int listener_facts(struct ht_facts *f, const char *root, struct scan *sc,
 	_cleanup_free_ char *list = NULL;
 	size_t len = 0;
 	int64_t full = 0, at_max = 0;
+	/* Copied: a fact pointer is valid only until the next set. */
 	const struct ht_fact *somax = ht_facts_get(f, "net.core.somaxconn");
-	bool have_somax = somax && ht_type_is_number(somax->value.type);
+	bool have_somax = somax && somax->value.type == HT_T_INT;
+	int64_t somaxconn = have_somax ? somax->value.i : 0;
+	int somax_err = somax ? somax->error : ENOENT;
 	int r;
 
 	qsort(sc->ls, sc->n_ls, sizeof(*sc->ls), listener_cmp);
@@ -1065,7 +1068,7 @@ static int listener_facts(struct ht_facts *f, const char *root, struct scan *sc,
 				r = set_listener_fact(f, l->port, "queue", &v, 0,
 				                      SRC_DIAG " idiag_rqueue");
 			full += l->full;
-			at_max += have_somax && l->backlog == somax->value.i;
+			at_max += have_somax && l->backlog == somaxconn;
 		} else {
 			r = set_listener_fact(f, l->port, "backlog", NULL, ENOENT,
 			                      "/proc/net/tcp has no backlog (NETLINK_SOCK_DIAG has)");
@@ -1096,7 +1099,7 @@ static int listener_facts(struct ht_facts *f, const char *root, struct scan *sc,
 	if (r < 0)
 		return r;
 	if (!have_somax)
-		return set_unavail(f, "listeners.at_somaxconn", somax ? somax->error : ENOENT,
+		return set_unavail(f, "listeners.at_somaxconn", somax_err ? somax_err : EINVAL,
 		                   "net.core.somaxconn");
 	return set_int(f, "listeners.at_somaxconn", at_max,
 	               SRC_DIAG " idiag_wqueue == net.core.somaxconn");
