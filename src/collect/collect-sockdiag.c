@@ -394,10 +394,12 @@ int ht_nstat_value(const char *text, const char *prefix, const char *field, int6
 		int idx = 0;
 
 		nl = strchr(p, '\n');
-		if (strncmp(p, prefix, plen) != 0 || p[plen] != ':' || !nl) {
+		if (strncmp(p, prefix, plen) != 0 || p[plen] != ':') {
 			p = nl ? nl + 1 : NULL;
 			continue;
 		}
+		if (!nl)
+			return -EINVAL; /* a header without its value line */
 		names = p + plen + 1;
 		vals = nl + 1;
 		if (strncmp(vals, prefix, plen) != 0 || vals[plen] != ':')
@@ -1268,10 +1270,10 @@ int ht_collect_sockets(struct ht_facts *f, const char *root)
 			int r6 = scan_file(&sc, root, PATH_TCP6, true);
 
 			/* A kernel without IPv6 has no tcp6. */
-			if (r6 < 0 && r6 != -ENOENT)
-				r = r6;
-			else
+			if (r6 >= 0)
 				source = "/proc/net/tcp and tcp6";
+			else if (r6 != -ENOENT)
+				r = r6;
 		}
 		if (r == -ENOMEM)
 			goto out;
@@ -1541,8 +1543,7 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 				r = fr;
 				goto out;
 			}
-			if (fr == -ENOENT)
-				break; /* it exited */
+			/* Unreadable (EACCES), or gone since its comm was read: fewest. */
 			if (fr < 0)
 				fds = -1;
 			if (!p->pid || fds > p->fds || (fds == p->fds && pid < p->pid)) {
