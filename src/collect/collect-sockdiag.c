@@ -788,7 +788,11 @@ static int scan_netlink(struct scan *sc)
 	r = diag_dump(nl, buf, AF_INET, sc);
 	if (r < 0)
 		return r;
-	return diag_dump(nl, buf, AF_INET6, sc);
+	r = diag_dump(nl, buf, AF_INET6, sc);
+	/* A kernel without IPv6: inet_diag has no handler for the family (ENOENT). */
+	if (r == -ENOENT || r == -EAFNOSUPPORT)
+		return 0;
+	return r;
 }
 
 /* ---- /proc/net/tcp ---- */
