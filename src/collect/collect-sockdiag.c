@@ -925,6 +925,8 @@ static int find_owners(struct scan *sc, const char *root, struct owner_scan *os)
 			close(dfd);
 			continue;
 		}
+		bool refused = false;
+
 		while ((fe = readdir(fdd))) {
 			char link[64];
 			struct lsock key, *hit;
@@ -933,6 +935,11 @@ static int find_owners(struct scan *sc, const char *root, struct owner_scan *os)
 			if (fe->d_name[0] == '.')
 				continue;
 			n = readlinkat(dirfd(fdd), fe->d_name, link, sizeof(link) - 1);
+			/* proc_fd_link() checks ptrace access per link: a readable directory can still refuse. */
+			if (n < 0 && (errno == EACCES || errno == EPERM) && !refused) {
+				refused = true;
+				os->refused++;
+			}
 			if (n <= 0)
 				continue;
 			link[n] = '\0';
@@ -994,8 +1001,8 @@ static int owner_facts(struct ht_facts *f, const char *root, const struct listen
 
 		if (os->refused) {
 			e = EACCES;
-			why = "no readable /proc/PID/fd holds the socket; other users' were refused "
-			      "(not root)";
+			why = "no readable /proc/PID/fd holds the socket; some were refused (another "
+			      "user's process when not root, or ptrace restrictions)";
 		} else {
 			e = ENOENT;
 			why = "no /proc/PID/fd holds the socket (a process of another PID namespace, "

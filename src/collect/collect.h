@@ -206,7 +206,8 @@ int ht_nstat_value(const char *text, const char *prefix, const char *field, int6
  * "socket:[INODE]" of a port's listening socket is listener.PORT.pid, its
  * comm listener.PORT.process. None found: both unavailable, ENOENT (another
  * PID namespace's process, a kernel socket), or EACCES when some fd
- * directories were refused (not root).
+ * directories or links were refused (another user's process when not
+ * root; ptrace restrictions: proc_fd_link() checks ptrace access).
  *
  * ports.top.*: the key with the most sockets, ties broken by the lowest
  * destination address, port, then source address; none: top.sockets and
