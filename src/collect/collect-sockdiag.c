@@ -884,8 +884,17 @@ struct owner_scan {
  * every ROOT/proc/PID/fd/N. A process that vanishes is skipped; one whose
  * directory is refused (another user's, not root) is counted in @os.
  */
+static bool all_owned(const struct scan *sc)
+{
+	for (size_t i = 0; i < sc->n_ls; i++)
+		if (!sc->ls[i].owner)
+			return false;
+	return true;
+}
+
 static int find_owners(struct scan *sc, const char *root, struct owner_scan *os)
 {
+	bool live = ht_root_is_live(root);
 	_cleanup_free_ char *proc = ht_root_path(root, "/proc");
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
@@ -958,6 +967,13 @@ static int find_owners(struct scan *sc, const char *root, struct owner_scan *os)
 					    (!sc->ls[i].owner || pid < sc->ls[i].owner))
 						sc->ls[i].owner = pid;
 		}
+		/*
+		 * The live /proc lists PIDs ascending (proc_pid_readdir() walks
+		 * next_tgid()), so once every port has an owner it has its lowest.
+		 * A --root tree's directory order is the file system's: read it all.
+		 */
+		if (live && all_owned(sc))
+			break;
 	}
 	return 0;
 }
