@@ -196,7 +196,8 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "ports.top.time_wait", HT_T_INT, "sockets", "those of ports.top.sockets in TIME_WAIT" },
 	{ "process.list", HT_T_STR, NULL,
 	  "processes checked: owners of listening sockets and the profile's workload.service, "
-	  "by name (process.NAME.*), space-separated, sorted" },
+	  "by name (process.NAME.*), space-separated, sorted; only names a process has (a "
+	  "service that is not running is absent)" },
 };
 
 /*

@@ -14,6 +14,14 @@
  * /proc/net/nf_conntrack counts (ht_ct_proc_parse()) add up (TCP <= entries,
  * the states <= TCP, stale <= ESTABLISHED) and are the same counted line by
  * line through ht_ct_proc_line().
+ *
+ * And the socket collector's (collect/collect-sockdiag.c), each given every
+ * line of the input and the whole of it: a /proc/net/tcp or tcp6 line that
+ * parses, written back in the kernel's form, parses to the same socket; a
+ * port range is 1 <= low <= high <= 65535 and "LOW\tHIGH" parses back the
+ * same; "Max open files" limits are not negative; a cgroup's unit is one
+ * path component ending in ".service" found in the input; an nstat counter
+ * is not negative.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -214,6 +222,88 @@ static void check_cttable(const char *text)
 		abort();
 }
 
+/* @s written back as get_tcp4_sock() / get_tcp6_sock() print it (what the parser reads). */
+static void write_tcp_line(const struct ht_sock *s, bool v6, char *buf, size_t size)
+{
+	char a[2][33];
+	const uint8_t *addr[2] = { s->src, s->dst };
+
+	for (int k = 0; k < 2; k++) {
+		size_t n = 0;
+
+		for (int w = v6 ? 0 : 3; w < 4; w++) {
+			uint32_t word;
+
+			memcpy(&word, addr[k] + 4 * w, 4);
+			n += (size_t)snprintf(a[k] + n, sizeof(a[k]) - n, "%08X", word);
+		}
+	}
+	snprintf(buf, size, "%4d: %s:%04X %s:%04X %02X %08X:%08X 00:00000000 00000000 %5u %8d %" PRIu64
+	         " 1 0000000000000000 100 0 0 10 0",
+	         0, a[0], s->sport, a[1], s->dport, s->state, s->wqueue, s->rqueue, 0u, 0, s->inode);
+}
+
+static void check_tcp_line(const char *line)
+{
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct ht_sock s, back;
+		char buf[512];
+
+		if (ht_proc_net_tcp_line(line, v6, &s) < 0)
+			continue;
+		/* An IPv4 line gives an IPv4-mapped address. */
+		FZ_CHECK(v6 || (memcmp(s.src, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) == 0 &&
+		                memcmp(s.dst, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12) == 0),
+		         "an IPv4 address not mapped");
+		write_tcp_line(&s, v6, buf, sizeof(buf));
+		FZ_CHECK(ht_proc_net_tcp_line(buf, v6, &back) == 0, "a socket written back does not parse");
+		FZ_CHECK(memcmp(&s, &back, sizeof(s)) == 0, "a socket changed when written back");
+	}
+}
+
+static void check_sock_text(const char *text)
+{
+	int64_t lo, hi, soft, hard, v;
+	_cleanup_free_ char *unit = NULL;
+	char buf[64];
+
+	if (ht_port_range(text, &lo, &hi) == 0) {
+		int64_t lo2, hi2;
+
+		FZ_CHECK(lo >= 1 && lo <= hi && hi <= 65535, "a port range out of bounds");
+		snprintf(buf, sizeof(buf), "%" PRId64 "\t%" PRId64 "\n", lo, hi);
+		FZ_CHECK(ht_port_range(buf, &lo2, &hi2) == 0 && lo2 == lo && hi2 == hi,
+		         "a port range changed when written back");
+	}
+	if (ht_limits_nofile(text, &soft, &hard) == 0)
+		FZ_CHECK(soft >= 0 && hard >= 0, "a negative limit");
+	if (ht_cgroup_unit(text, &unit) == 0) {
+		size_t n = strlen(unit);
+
+		FZ_CHECK(n > 8 && strcmp(unit + n - 8, ".service") == 0 && !strchr(unit, '/') &&
+		         !strchr(unit, '\n') && strstr(text, unit),
+		         "a unit that is not a *.service component of the input");
+	}
+	if (ht_nstat_value(text, "TcpExt", "ListenOverflows", &v) == 0)
+		FZ_CHECK(v >= 0, "a negative nstat counter");
+	if (ht_nstat_value(text, "Tcp", "ActiveOpens", &v) == 0)
+		FZ_CHECK(v >= 0, "a negative nstat counter");
+	/* Line by line, as the collector reads /proc/net/tcp. */
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char *line = strndup(p, len);
+
+		if (!line)
+			abort();
+		check_tcp_line(line);
+		free(line);
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text;
@@ -228,6 +318,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_cpuinfo(text);
 	check_ctstat(text);
 	check_cttable(text);
+	check_sock_text(text);
 	fz_guard_end();
 	free(text);
 	return 0;
