@@ -448,6 +448,38 @@ static int collect_netns_initial(struct ht_facts *f, const char *root)
 	return set_bool(f, "netns.initial", (st.st_mode & S_IWUSR) != 0, source);
 }
 
+/* The connection path's integer sysctls (net/core/sysctl_net_core.c, net/ipv4/sysctl_net_ipv4.c: ints). */
+static int collect_net_files(struct ht_facts *f, const char *root)
+{
+	static const struct {
+		const char *name, *path;
+	} files[] = {
+		{ "net.core.somaxconn", "/proc/sys/net/core/somaxconn" },
+		{ "net.ipv4.tcp_max_syn_backlog", "/proc/sys/net/ipv4/tcp_max_syn_backlog" },
+		{ "net.ipv4.tcp_max_tw_buckets", "/proc/sys/net/ipv4/tcp_max_tw_buckets" },
+		{ "net.ipv4.tcp_timestamps", "/proc/sys/net/ipv4/tcp_timestamps" },
+		{ "net.ipv4.tcp_tw_reuse", "/proc/sys/net/ipv4/tcp_tw_reuse" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		const struct ht_fact_def *d = ht_fact_def_find(files[i].name);
+		int r = collect_int_file(f, root, files[i].name, files[i].path,
+		                         d ? d->unit : NULL, INT32_MAX);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Listeners, then their owners' process facts (no names but theirs: the CLI adds the profile's). */
+static int collect_sockets_processes(struct ht_facts *f, const char *root)
+{
+	int r = ht_collect_sockets(f, root);
+
+	return r < 0 ? r : ht_collect_processes(f, root, NULL);
+}
+
 int ht_facts_collect(struct ht_facts *f, const char *root, unsigned flags)
 {
 	static int (*const collectors[])(struct ht_facts *, const char *) = {
@@ -464,6 +496,9 @@ int ht_facts_collect(struct ht_facts *f, const char *root, unsigned flags)
 		ht_collect_ctnetlink,
 		ht_collect_udev,       /* nic.list, before ethtool reads it */
 		ht_collect_ethtool,
+		collect_net_files,     /* net.core.somaxconn, before the listeners compare with it */
+		collect_sockets_processes,
+		ht_collect_nstat,
 	};
 	int r;
 

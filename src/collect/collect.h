@@ -128,6 +128,122 @@ int ht_collect_kmod(struct ht_facts *f, const char *root);
 int ht_collect_cpu(struct ht_facts *f, const char *root, bool measure);
 
 /*
+ * struct ht_sock - one TCP socket as the socket collectors see it, from an
+ * inet_diag message or a /proc/net/tcp line. Addresses are 16 bytes in
+ * network order, IPv4 ones in their IPv4-mapped form (::ffff:a.b.c.d).
+ */
+struct ht_sock {
+	uint8_t state;       /* TCP_ESTABLISHED (1) ... TCP_CLOSING (11), include/net/tcp_states.h */
+	uint8_t src[16], dst[16];
+	uint16_t sport, dport; /* host order */
+	uint32_t rqueue;     /* a listener's accept queue now; else unread bytes */
+	uint32_t wqueue;     /* a listener's backlog (inet_diag; 0 from /proc/net/tcp); else unsent bytes */
+	uint64_t inode;      /* 0 for TIME_WAIT sockets */
+};
+
+/*
+ * ht_proc_net_tcp_line - one socket line of /proc/net/tcp (@v6 false) or
+ * /proc/net/tcp6 (@v6 true), as get_tcp4_sock() / get_tcp6_sock() print it:
+ * "SL: LOCAL REMOTE ST TX_QUEUE:RX_QUEUE TR:WHEN RETRNSMT UID TIMEOUT INODE ...",
+ * addresses as the 32-bit words of the address in this CPU's byte order
+ * (%08X each), ports and the rest in hex but the inode (decimal). The
+ * header line is not a socket line. Fills @s (wqueue = TX_QUEUE, rqueue =
+ * RX_QUEUE). Returns 0 or -EINVAL.
+ */
+int ht_proc_net_tcp_line(const char *line, bool v6, struct ht_sock *s);
+
+/*
+ * ht_port_range - "LOW\tHIGH" of /proc/sys/net/ipv4/ip_local_port_range
+ * (any blanks between, a trailing newline allowed). Returns 0, or -EINVAL
+ * unless 1 <= LOW <= HIGH <= 65535.
+ */
+int ht_port_range(const char *text, int64_t *low, int64_t *high);
+
+/*
+ * ht_limits_nofile - soft and hard "Max open files" of /proc/PID/limits text;
+ * "unlimited" is INT64_MAX. Returns 0, -ENOENT when the line is missing,
+ * -EINVAL when it does not hold two limits.
+ */
+int ht_limits_nofile(const char *text, int64_t *soft, int64_t *hard);
+
+/*
+ * ht_cgroup_unit - the systemd service of /proc/PID/cgroup text: the last
+ * path component ending in ".service" of the cgroup v2 line ("0::PATH"),
+ * else of the v1 "ID:name=systemd:PATH" line. @unit receives a new string
+ * (caller frees). Returns 0, -ENOENT when neither line names a service,
+ * -ENOMEM.
+ */
+int ht_cgroup_unit(const char *text, char **unit);
+
+/*
+ * ht_nstat_value - counter @field of section @prefix ("TcpExt", "Tcp") in
+ * /proc/net/netstat or /proc/net/snmp text, which hold pairs of lines
+ * "PREFIX: Name1 Name2 ..." / "PREFIX: v1 v2 ..."; nstat(8) calls it
+ * PREFIX + field (TcpExtListenOverflows). Returns 0, -ENOENT when the
+ * section or field is missing, -EINVAL for a section without its value line
+ * or a value that is not a non-negative integer.
+ */
+int ht_nstat_value(const char *text, const char *prefix, const char *field, int64_t *out);
+
+/*
+ * ht_collect_sockets - listener.list, listeners.{count,full,at_somaxconn},
+ * listener.PORT.{addresses,backlog,queue,pid,process}, ports.* and
+ * net.ipv4.ip_local_port_range.
+ *
+ * Live: one NETLINK_SOCK_DIAG dump of AF_INET and one of AF_INET6 TCP
+ * sockets (every state but SYN_RECV and CLOSE), streamed: a listening
+ * socket adds to its port's record (smallest idiag_wqueue = backlog,
+ * largest idiag_rqueue = queue, its address, its inode); any other socket
+ * whose local port is in ip_local_port_range adds to the count of its key
+ * (source address, destination address, destination port) in a hash table,
+ * so memory grows with listeners and distinct destinations, never with
+ * sockets. Under --root, or when sock_diag fails: ROOT/proc/net/tcp and
+ * tcp6, which have no backlog (listener.PORT.backlog, listeners.full and
+ * listeners.at_somaxconn unavailable ENOENT). listeners.at_somaxconn
+ * compares with the net.core.somaxconn fact already in @f.
+ *
+ * Owners: readlink() of every ROOT/proc/PID/fd/N; the lowest PID holding
+ * "socket:[INODE]" of a port's listening socket is listener.PORT.pid, its
+ * comm listener.PORT.process. None found: both unavailable, ENOENT (another
+ * PID namespace's process, a kernel socket), or EACCES when some fd
+ * directories were refused (not root).
+ *
+ * ports.top.*: the key with the most sockets, ties broken by the lowest
+ * destination address, port, then source address; none: top.sockets and
+ * top.time_wait 0, top.destination and top.source unavailable ENOENT.
+ * Returns 0 or -ENOMEM.
+ */
+int ht_collect_sockets(struct ht_facts *f, const char *root);
+
+/*
+ * ht_collect_processes - process.list and process.NAME.{comm,pid,fds,nofile,
+ * nofile_hard,unit} for the owners of listeners (the listener.PORT.process
+ * facts in @f: run after ht_collect_sockets()) and the processes named in
+ * @names (space-separated comm names, such as the profile's
+ * workload.service "garage"; NULL for none). NAME is the comm with every
+ * character outside [A-Za-z0-9_-] made '_'; a name of @names matches a
+ * process whose comm, so changed, equals it (a comm is at most 15 bytes).
+ * Of several processes with one NAME, the one with the most entries in
+ * /proc/PID/fd, the lowest PID on a tie (an unreadable fd directory counts
+ * as fewest). process.list lists only the NAMEs a process was found for,
+ * sorted, space-separated ("" when none): a named service that is not
+ * running is absent from it and has no process.NAME.* facts. Facts of
+ * earlier calls are replaced, not removed (a second call with more names
+ * adds to them). A fact that cannot be read is unavailable with its errno
+ * (fds: EACCES for another user's process when not root).
+ * Returns 0, -EINVAL when @f is NULL, or -ENOMEM.
+ */
+int ht_collect_processes(struct ht_facts *f, const char *root, const char *names);
+
+/*
+ * ht_collect_nstat - nstat.TcpActiveOpens, nstat.TcpPassiveOpens
+ * (/proc/net/snmp "Tcp:") and nstat.TcpExt{ListenDrops,ListenOverflows,
+ * TCPReqQFullDrop,TCPTimeWaitOverflow,TW} (/proc/net/netstat "TcpExt:")
+ * of this network namespace, below @root. Returns 0 or -ENOMEM.
+ */
+int ht_collect_nstat(struct ht_facts *f, const char *root);
+
+/*
  * ht_collect_apply_counters - conntrack.stat.drop_at_apply and
  * conntrack.stat.early_drop_at_apply (packets since boot when the last
  * `hosttune apply` ran) from the "counters" of its state file: @state_path

@@ -1,0 +1,1630 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+
+#include "collect/collect.h"
+#include "engine/facts.h"
+#include "shared/util.h"
+#include "engine/value.h"
+
+/*
+ * The connection path's sockets and processes:
+ * - every TCP socket of this network namespace from NETLINK_SOCK_DIAG
+ *   (inet_diag, net/ipv4/inet_diag.c; one SOCK_DIAG_BY_FAMILY dump for
+ *   AF_INET and one for AF_INET6), else /proc/net/tcp and tcp6
+ *   (net/ipv4/tcp_ipv4.c get_tcp4_sock(), net/ipv6/tcp_ipv6.c
+ *   get_tcp6_sock()), streamed: each socket is folded into per-port
+ *   listener records and a hash table of client destinations, nothing is
+ *   kept per socket but a listening socket's inode;
+ * - the owners of listening sockets: "socket:[INODE]" among /proc/PID/fd;
+ * - the checked processes' limits, descriptors and systemd unit;
+ * - the nstat(8) counters of /proc/net/netstat and /proc/net/snmp.
+ */
+
+#define NL_BUF_SIZE 32768 /* as collect-ctnetlink.c: netlink_dump()'s largest skb */
+
+#define SRC_DIAG "NETLINK_SOCK_DIAG inet_diag"
+#define PATH_TCP4 "/proc/net/tcp"
+#define PATH_TCP6 "/proc/net/tcp6"
+#define PATH_RANGE "/proc/sys/net/ipv4/ip_local_port_range"
+
+/* include/net/tcp_states.h */
+enum {
+	ST_ESTABLISHED = 1,
+	ST_SYN_SENT = 2,
+	ST_SYN_RECV = 3,
+	ST_FIN_WAIT1 = 4,
+	ST_FIN_WAIT2 = 5,
+	ST_TIME_WAIT = 6,
+	ST_CLOSE = 7,
+	ST_CLOSE_WAIT = 8,
+	ST_LAST_ACK = 9,
+	ST_LISTEN = 10,
+	ST_CLOSING = 11,
+};
+
+/* The states dumped: every one but SYN_RECV / NEW_SYN_RECV (request sockets) and CLOSE. */
+#define DIAG_STATES                                                                      \
+	((1u << ST_ESTABLISHED) | (1u << ST_SYN_SENT) | (1u << ST_FIN_WAIT1) |           \
+	 (1u << ST_FIN_WAIT2) | (1u << ST_TIME_WAIT) | (1u << ST_CLOSE_WAIT) |           \
+	 (1u << ST_LAST_ACK) | (1u << ST_LISTEN) | (1u << ST_CLOSING))
+
+static void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+#define _cleanup_closedir_ _cleanup_(closedirp)
+
+/* ---- fact helpers: the unit is always the fact table's ---- */
+
+static const char *unit_of(const char *name)
+{
+	const struct ht_fact_def *d = ht_fact_def_find(name);
+
+	return d ? d->unit : NULL;
+}
+
+static int set_int(struct ht_facts *f, const char *name, int64_t i, const char *source)
+{
+	struct ht_value v = ht_int(i);
+
+	return ht_facts_set(f, name, &v, unit_of(name), source);
+}
+
+static int set_str(struct ht_facts *f, const char *name, const char *s, const char *source)
+{
+	struct ht_value v = { .type = HT_T_STR, .s = (char *)s };
+
+	return ht_facts_set(f, name, &v, unit_of(name), source);
+}
+
+/* @r a negative or positive errno. */
+static int set_unavail(struct ht_facts *f, const char *name, int r, const char *source)
+{
+	return ht_facts_set_unavailable(f, name, r < 0 ? -r : r, unit_of(name), source);
+}
+
+/* ---- parsers ---- */
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static unsigned hex_val(char c)
+{
+	if (c >= '0' && c <= '9')
+		return (unsigned)(c - '0');
+	if (c >= 'a' && c <= 'f')
+		return (unsigned)(c - 'a' + 10);
+	return (unsigned)(c - 'A' + 10);
+}
+
+/* Exactly @digits hex digits at *pp into *out. */
+static int parse_hex(const char **pp, int digits, uint64_t *out)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+
+	for (int i = 0; i < digits; i++, p++) {
+		if (!is_hex(*p))
+			return -EINVAL;
+		v = v << 4 | hex_val(*p);
+	}
+	*pp = p;
+	*out = v;
+	return 0;
+}
+
+static const char *skip_blank(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+static const char *skip_token(const char *p)
+{
+	while (*p && *p != ' ' && *p != '\t' && *p != '\n')
+		p++;
+	return p;
+}
+
+/* The 16-byte form of an IPv4 address: ::ffff:a.b.c.d (RFC 4291 2.5.5.2). */
+static void map_v4(uint8_t out[16], const void *v4)
+{
+	memset(out, 0, 10);
+	out[10] = out[11] = 0xff;
+	memcpy(out + 12, v4, 4);
+}
+
+static bool is_mapped(const uint8_t a[16])
+{
+	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	return memcmp(a, prefix, sizeof(prefix)) == 0;
+}
+
+/*
+ * "ADDR:PORT" of /proc/net/tcp (8 hex digits) or tcp6 (32): the kernel
+ * prints each 32-bit word of the address in network byte order as a native
+ * integer ("%08X" of __be32), so the bytes come back by storing the parsed
+ * word in this CPU's order. The port is printed in host order (ntohs).
+ */
+static int parse_endpoint(const char **pp, bool v6, uint8_t addr[16], uint16_t *port)
+{
+	const char *p = *pp;
+	uint8_t raw[16];
+	uint64_t w;
+
+	for (int i = 0; i < (v6 ? 4 : 1); i++) {
+		uint32_t word;
+
+		if (parse_hex(&p, 8, &w) < 0)
+			return -EINVAL;
+		word = (uint32_t)w;
+		memcpy(raw + 4 * i, &word, 4);
+	}
+	if (*p++ != ':' || parse_hex(&p, 4, &w) < 0)
+		return -EINVAL;
+	if (v6)
+		memcpy(addr, raw, 16);
+	else
+		map_v4(addr, raw);
+	*port = (uint16_t)w;
+	*pp = p;
+	return 0;
+}
+
+int ht_proc_net_tcp_line(const char *line, bool v6, struct ht_sock *s)
+{
+	const char *p = skip_blank(line);
+	uint64_t st, tx, rx, inode = 0;
+
+	if (!line || !s)
+		return -EINVAL;
+	memset(s, 0, sizeof(*s));
+	/* "sl:" */
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p == skip_blank(line) || *p++ != ':')
+		return -EINVAL;
+	p = skip_blank(p);
+	if (parse_endpoint(&p, v6, s->src, &s->sport) < 0)
+		return -EINVAL;
+	if (*p != ' ')
+		return -EINVAL;
+	p = skip_blank(p);
+	if (parse_endpoint(&p, v6, s->dst, &s->dport) < 0)
+		return -EINVAL;
+	p = skip_blank(p);
+	if (parse_hex(&p, 2, &st) < 0)
+		return -EINVAL;
+	p = skip_blank(p);
+	if (parse_hex(&p, 8, &tx) < 0 || *p++ != ':' || parse_hex(&p, 8, &rx) < 0)
+		return -EINVAL;
+	/* tr:tm->when, retrnsmt, uid, timeout, then the inode (decimal). */
+	for (int i = 0; i < 4; i++) {
+		p = skip_blank(p);
+		if (!*p || *p == '\n')
+			return -EINVAL;
+		p = skip_token(p);
+	}
+	p = skip_blank(p);
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (inode > (UINT64_MAX - 9) / 10)
+			return -EINVAL;
+		inode = inode * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p && *p != ' ' && *p != '\t' && *p != '\n')
+		return -EINVAL;
+	s->state = (uint8_t)st;
+	s->wqueue = (uint32_t)tx;
+	s->rqueue = (uint32_t)rx;
+	s->inode = inode;
+	return 0;
+}
+
+int ht_port_range(const char *text, int64_t *low, int64_t *high)
+{
+	long long lo, hi;
+	char *end;
+
+	if (!text || !low || !high)
+		return -EINVAL;
+	/* proc_do_large_bitmap-free: "LOW\tHIGH" from proc_dointvec_minmax of two ints. */
+	errno = 0;
+	lo = strtoll(text, &end, 10);
+	if (errno || end == text || (*end != '\t' && *end != ' '))
+		return -EINVAL;
+	text = skip_blank(end);
+	hi = strtoll(text, &end, 10);
+	if (errno || end == text)
+		return -EINVAL;
+	while (*end == ' ' || *end == '\t' || *end == '\n')
+		end++;
+	if (*end || lo < 1 || hi > 65535 || lo > hi)
+		return -EINVAL;
+	*low = lo;
+	*high = hi;
+	return 0;
+}
+
+/* The value of "Max open files": a decimal or "unlimited" (RLIM_INFINITY). */
+static int parse_limit(const char **pp, int64_t *out)
+{
+	const char *p = skip_blank(*pp);
+	int64_t v = 0;
+
+	if (strncmp(p, "unlimited", 9) == 0) {
+		*out = INT64_MAX;
+		*pp = p + 9;
+		return 0;
+	}
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (INT64_MAX - 9) / 10)
+			return -EINVAL;
+		v = v * 10 + (*p - '0');
+	}
+	*out = v;
+	*pp = p;
+	return 0;
+}
+
+int ht_limits_nofile(const char *text, int64_t *soft, int64_t *hard)
+{
+	static const char key[] = "Max open files";
+	const char *p = text;
+
+	if (!text || !soft || !hard)
+		return -EINVAL;
+	/* fs/proc/base.c proc_pid_limits(): "%-25s %-20s %-20s %-10s\n". */
+	for (;;) {
+		if (strncmp(p, key, sizeof(key) - 1) == 0 &&
+		    (p[sizeof(key) - 1] == ' ' || p[sizeof(key) - 1] == '\t'))
+			break;
+		p = strchr(p, '\n');
+		if (!p)
+			return -ENOENT;
+		p++;
+	}
+	p += sizeof(key) - 1;
+	if (parse_limit(&p, soft) < 0 || (*p != ' ' && *p != '\t') || parse_limit(&p, hard) < 0)
+		return -EINVAL;
+	if (*p && *p != ' ' && *p != '\t' && *p != '\n')
+		return -EINVAL;
+	return 0;
+}
+
+/* The last path component of [p, end) that ends in ".service", into a new string. */
+static int unit_of_path(const char *p, const char *end, char **unit)
+{
+	const char *best = NULL, *best_end = NULL;
+
+	while (p < end) {
+		const char *c = p, *e;
+
+		while (c < end && *c == '/')
+			c++;
+		e = c;
+		while (e < end && *e != '/')
+			e++;
+		if (e - c > 8 && memcmp(e - 8, ".service", 8) == 0) {
+			best = c;
+			best_end = e;
+		}
+		p = e;
+	}
+	if (!best)
+		return -ENOENT;
+	*unit = strndup(best, (size_t)(best_end - best));
+	return *unit ? 0 : -ENOMEM;
+}
+
+int ht_cgroup_unit(const char *text, char **unit)
+{
+	const char *v2 = NULL, *v1 = NULL;
+
+	if (!text || !unit)
+		return -EINVAL;
+	*unit = NULL;
+	/* kernel/cgroup/cgroup.c proc_cgroup_show(): "ID:CONTROLLERS:PATH" a line. */
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+
+		if (strncmp(p, "0::", 3) == 0)
+			v2 = p + 3;
+		else {
+			const char *c = strchr(p, ':');
+
+			if (c && (!nl || c < nl) && strncmp(c + 1, "name=systemd:", 13) == 0)
+				v1 = c + 14;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	/* The unified hierarchy first; on a v1 host the name=systemd one. */
+	for (int i = 0; i < 2; i++) {
+		const char *p = i == 0 ? v2 : v1, *end;
+		int r;
+
+		if (!p)
+			continue;
+		end = strchr(p, '\n');
+		if (!end)
+			end = p + strlen(p);
+		r = unit_of_path(p, end, unit);
+		if (r != -ENOENT)
+			return r;
+	}
+	return -ENOENT;
+}
+
+int ht_nstat_value(const char *text, const char *prefix, const char *field, int64_t *out)
+{
+	size_t plen = strlen(prefix), flen = strlen(field);
+
+	if (!text || !out)
+		return -EINVAL;
+	/* Pairs of lines: "PREFIX: Name1 Name2 ..." then "PREFIX: v1 v2 ...". */
+	for (const char *p = text; p && *p;) {
+		const char *names, *vals, *nl;
+		int idx = 0;
+
+		nl = strchr(p, '\n');
+		if (strncmp(p, prefix, plen) != 0 || p[plen] != ':') {
+			p = nl ? nl + 1 : NULL;
+			continue;
+		}
+		if (!nl)
+			return -EINVAL; /* a header without its value line */
+		names = p + plen + 1;
+		vals = nl + 1;
+		if (strncmp(vals, prefix, plen) != 0 || vals[plen] != ':')
+			return -EINVAL;
+		vals += plen + 1;
+		for (const char *n = skip_blank(names); *n && *n != '\n'; idx++) {
+			const char *ne = skip_token(n);
+
+			if ((size_t)(ne - n) == flen && memcmp(n, field, flen) == 0) {
+				const char *v = skip_blank(vals);
+				long long x;
+				char *end;
+
+				for (int i = 0; i < idx; i++) {
+					if (!*v || *v == '\n')
+						return -EINVAL;
+					v = skip_blank(skip_token(v));
+				}
+				if (!*v || *v == '\n')
+					return -EINVAL;
+				errno = 0;
+				x = strtoll(v, &end, 10);
+				if (errno || end == v || (*end && *end != ' ' && *end != '\n') || x < 0)
+					return -EINVAL;
+				*out = x;
+				return 0;
+			}
+			n = skip_blank(ne);
+		}
+		nl = strchr(vals, '\n');
+		p = nl ? nl + 1 : NULL;
+	}
+	return -ENOENT;
+}
+
+/* ---- what the socket scan keeps ---- */
+
+struct listener {
+	uint16_t port;
+	uint32_t backlog; /* smallest wqueue */
+	uint32_t queue;   /* largest rqueue */
+	bool full;
+	char **addrs;
+	size_t n_addrs;
+	int owner;        /* lowest PID, 0 none found */
+};
+
+struct lsock {
+	uint64_t inode;
+	uint16_t port;
+};
+
+struct dest {
+	uint8_t src[16], dst[16];
+	uint16_t dport;
+	bool used;
+	uint32_t sockets, time_wait;
+};
+
+struct scan {
+	struct listener *ls;
+	size_t n_ls, cap_ls;
+	struct lsock *socks; /* listening sockets with an inode, for the owner search */
+	size_t n_socks, cap_socks;
+	struct dest *dests;  /* open addressing, capacity a power of two */
+	size_t n_dests, cap_dests;
+	uint64_t time_wait;
+	bool have_range;
+	uint16_t low, high;
+};
+
+static void scan_free(struct scan *sc)
+{
+	for (size_t i = 0; i < sc->n_ls; i++) {
+		for (size_t j = 0; j < sc->ls[i].n_addrs; j++)
+			free(sc->ls[i].addrs[j]);
+		free(sc->ls[i].addrs);
+	}
+	free(sc->ls);
+	free(sc->socks);
+	free(sc->dests);
+	memset(sc, 0, sizeof(*sc));
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t n;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	n = *cap ? *cap * 2 : 8;
+	while (n < need)
+		n *= 2;
+	p = reallocarray(*arr, n, size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = n;
+	return 0;
+}
+
+/* "0.0.0.0", "::1", IPv4-mapped addresses as IPv4. */
+static void addr_text(const uint8_t a[16], char *buf, size_t size)
+{
+	if (is_mapped(a))
+		inet_ntop(AF_INET, a + 12, buf, (socklen_t)size);
+	else
+		inet_ntop(AF_INET6, a, buf, (socklen_t)size);
+}
+
+static int add_listener(struct scan *sc, const struct ht_sock *s, bool have_backlog)
+{
+	char text[INET6_ADDRSTRLEN];
+	struct listener *l = NULL;
+	char **addrs;
+	int r;
+
+	for (size_t i = 0; i < sc->n_ls; i++)
+		if (sc->ls[i].port == s->sport) {
+			l = &sc->ls[i];
+			break;
+		}
+	if (!l) {
+		r = grow((void **)&sc->ls, &sc->cap_ls, sc->n_ls + 1, sizeof(*sc->ls));
+		if (r < 0)
+			return r;
+		l = &sc->ls[sc->n_ls++];
+		*l = (struct listener){ .port = s->sport, .backlog = s->wqueue, .queue = s->rqueue };
+	}
+	if (s->wqueue < l->backlog)
+		l->backlog = s->wqueue;
+	if (s->rqueue > l->queue)
+		l->queue = s->rqueue;
+	if (have_backlog && s->rqueue >= s->wqueue)
+		l->full = true;
+
+	addr_text(s->src, text, sizeof(text));
+	for (size_t i = 0; i < l->n_addrs; i++)
+		if (strcmp(l->addrs[i], text) == 0)
+			goto inode;
+	addrs = reallocarray(l->addrs, l->n_addrs + 1, sizeof(*addrs));
+	if (!addrs)
+		return -ENOMEM;
+	l->addrs = addrs;
+	l->addrs[l->n_addrs] = strdup(text);
+	if (!l->addrs[l->n_addrs])
+		return -ENOMEM;
+	l->n_addrs++;
+inode:
+	if (s->inode == 0)
+		return 0;
+	r = grow((void **)&sc->socks, &sc->cap_socks, sc->n_socks + 1, sizeof(*sc->socks));
+	if (r < 0)
+		return r;
+	sc->socks[sc->n_socks++] = (struct lsock){ .inode = s->inode, .port = s->sport };
+	return 0;
+}
+
+/* FNV-1a over the key. */
+static uint64_t dest_hash(const uint8_t src[16], const uint8_t dst[16], uint16_t dport)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (int i = 0; i < 16; i++)
+		h = (h ^ src[i]) * 1099511628211ull;
+	for (int i = 0; i < 16; i++)
+		h = (h ^ dst[i]) * 1099511628211ull;
+	h = (h ^ (dport & 0xff)) * 1099511628211ull;
+	h = (h ^ (dport >> 8)) * 1099511628211ull;
+	return h;
+}
+
+static struct dest *dest_slot(struct dest *t, size_t cap, const uint8_t src[16],
+                              const uint8_t dst[16], uint16_t dport)
+{
+	size_t i = (size_t)dest_hash(src, dst, dport) & (cap - 1);
+
+	for (;; i = (i + 1) & (cap - 1)) {
+		struct dest *d = &t[i];
+
+		if (!d->used || (d->dport == dport && memcmp(d->src, src, 16) == 0 &&
+		                 memcmp(d->dst, dst, 16) == 0))
+			return d;
+	}
+}
+
+/* Doubles the table when it is half full: it grows with distinct keys only. */
+static int dest_reserve(struct scan *sc)
+{
+	struct dest *t;
+	size_t cap;
+
+	if (sc->cap_dests && (sc->n_dests + 1) * 2 <= sc->cap_dests)
+		return 0;
+	cap = sc->cap_dests ? sc->cap_dests * 2 : 64;
+	t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < sc->cap_dests; i++) {
+		const struct dest *d = &sc->dests[i];
+
+		if (d->used)
+			*dest_slot(t, cap, d->src, d->dst, d->dport) = *d;
+	}
+	free(sc->dests);
+	sc->dests = t;
+	sc->cap_dests = cap;
+	return 0;
+}
+
+/* Folds one socket into the scan. 0 or -ENOMEM. */
+static int scan_add(struct scan *sc, const struct ht_sock *s, bool have_backlog)
+{
+	struct dest *d;
+	int r;
+
+	if (s->state == ST_LISTEN)
+		return add_listener(sc, s, have_backlog);
+	if (s->state == ST_TIME_WAIT)
+		sc->time_wait++;
+	if (!sc->have_range || s->sport < sc->low || s->sport > sc->high)
+		return 0;
+	r = dest_reserve(sc);
+	if (r < 0)
+		return r;
+	d = dest_slot(sc->dests, sc->cap_dests, s->src, s->dst, s->dport);
+	if (!d->used) {
+		memcpy(d->src, s->src, 16);
+		memcpy(d->dst, s->dst, 16);
+		d->dport = s->dport;
+		d->used = true;
+		sc->n_dests++;
+	}
+	d->sockets++;
+	if (s->state == ST_TIME_WAIT)
+		d->time_wait++;
+	return 0;
+}
+
+/* ---- NETLINK_SOCK_DIAG ---- */
+
+struct diag_req {
+	struct scan *sc;
+	int error; /* positive errno */
+};
+
+static int diag_data_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct diag_req *req = data;
+	const struct inet_diag_msg *m;
+	struct ht_sock s = { 0 };
+	int r;
+
+	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+		return MNL_CB_OK;
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*m)) {
+		req->error = EBADMSG;
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	m = mnl_nlmsg_get_payload(nlh);
+	s.state = m->idiag_state;
+	if (m->idiag_family == AF_INET) {
+		map_v4(s.src, m->id.idiag_src);
+		map_v4(s.dst, m->id.idiag_dst);
+	} else if (m->idiag_family == AF_INET6) {
+		memcpy(s.src, m->id.idiag_src, 16);
+		memcpy(s.dst, m->id.idiag_dst, 16);
+	} else {
+		return MNL_CB_OK;
+	}
+	s.sport = ntohs(m->id.idiag_sport);
+	s.dport = ntohs(m->id.idiag_dport);
+	/* A TIME_WAIT socket (inet_twsk_diag_fill()) has queues and inode 0. */
+	s.rqueue = m->idiag_rqueue;
+	s.wqueue = m->idiag_wqueue;
+	s.inode = m->idiag_inode;
+	r = scan_add(req->sc, &s, true);
+	if (r < 0) {
+		req->error = -r;
+		errno = -r;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_OK;
+}
+
+static int diag_error_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+	struct diag_req *req = data;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*err)) {
+		req->error = EBADMSG;
+	} else {
+		if (err->error == 0)
+			return MNL_CB_STOP;
+		req->error = err->error < 0 ? -err->error : err->error;
+	}
+	errno = req->error;
+	return MNL_CB_ERROR;
+}
+
+static int diag_done_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct diag_req *req = data;
+	int code;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(code))
+		return MNL_CB_STOP;
+	memcpy(&code, mnl_nlmsg_get_payload(nlh), sizeof(code));
+	if (code >= 0)
+		return MNL_CB_STOP;
+	req->error = -code;
+	errno = req->error;
+	return MNL_CB_ERROR;
+}
+
+static int diag_noop_cb(const struct nlmsghdr *nlh _unused_, void *data _unused_)
+{
+	return MNL_CB_OK;
+}
+
+/* One SOCK_DIAG_BY_FAMILY dump of @family's TCP sockets into @sc. 0 or a negative errno. */
+static int diag_dump(struct mnl_socket *nl, char *buf, uint8_t family, struct scan *sc)
+{
+	static mnl_cb_t ctl_cb[NLMSG_MIN_TYPE] = {
+		[NLMSG_NOOP] = diag_noop_cb,
+		[NLMSG_ERROR] = diag_error_cb,
+		[NLMSG_DONE] = diag_done_cb,
+	};
+	struct diag_req req = { .sc = sc };
+	unsigned portid = mnl_socket_get_portid(nl);
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct inet_diag_req_v2 *d;
+	unsigned seq;
+
+	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = seq = (unsigned)time(NULL) + family;
+	d = mnl_nlmsg_put_extra_header(nlh, sizeof(*d));
+	d->sdiag_family = family;
+	d->sdiag_protocol = IPPROTO_TCP;
+	d->idiag_ext = 0;
+	d->idiag_states = DIAG_STATES;
+
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = mnl_socket_recvfrom(nl, buf, NL_BUF_SIZE);
+		int r;
+
+		if (n < 0)
+			return -errno;
+		r = mnl_cb_run2(buf, (size_t)n, seq, portid, diag_data_cb, &req, ctl_cb,
+		                ARRAY_SIZE(ctl_cb));
+		if (r < 0) {
+			int e = errno;
+
+			return -(req.error ? req.error : e ? e : EIO);
+		}
+		if (r == MNL_CB_STOP)
+			return 0;
+	}
+}
+
+static void mnl_closep(struct mnl_socket **nl)
+{
+	if (*nl)
+		mnl_socket_close(*nl);
+}
+
+static int scan_netlink(struct scan *sc)
+{
+	_cleanup_(mnl_closep) struct mnl_socket *nl = NULL;
+	_cleanup_free_ char *buf = malloc(NL_BUF_SIZE);
+	int r;
+
+	if (!buf)
+		return -ENOMEM;
+	nl = mnl_socket_open(NETLINK_SOCK_DIAG);
+	if (!nl)
+		return -errno;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
+		return -errno;
+	r = diag_dump(nl, buf, AF_INET, sc);
+	if (r < 0)
+		return r;
+	return diag_dump(nl, buf, AF_INET6, sc);
+}
+
+/* ---- /proc/net/tcp ---- */
+
+/* Folds ROOT@path into @sc line by line. 0, a negative errno of the file, or -ENOMEM. */
+static int scan_file(struct scan *sc, const char *root, const char *path, bool v6)
+{
+	_cleanup_free_ char *full = ht_root_path(root, path), *line = NULL;
+	_cleanup_fclose_ FILE *in = NULL;
+	size_t size = 0;
+	bool header = true;
+
+	if (!full)
+		return -ENOMEM;
+	in = fopen(full, "re");
+	if (!in)
+		return -errno;
+	for (;;) {
+		struct ht_sock s;
+		ssize_t n;
+		int r;
+
+		errno = 0;
+		n = getline(&line, &size, in);
+		if (n < 0)
+			return errno ? -errno : 0;
+		if (header) { /* "  sl  local_address rem_address ..." */
+			header = false;
+			continue;
+		}
+		if (ht_proc_net_tcp_line(line, v6, &s) < 0)
+			return -EINVAL;
+		r = scan_add(sc, &s, false);
+		if (r < 0)
+			return r;
+	}
+}
+
+/* ---- owners: /proc/PID/fd ---- */
+
+static int lsock_cmp(const void *a, const void *b)
+{
+	const struct lsock *x = a, *y = b;
+
+	return x->inode < y->inode ? -1 : x->inode > y->inode;
+}
+
+static bool parse_pid(const char *s, int *pid)
+{
+	long v = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > 4194304) /* PID_MAX_LIMIT */
+			return false;
+		v = v * 10 + (*s - '0');
+	}
+	if (v <= 0)
+		return false;
+	*pid = (int)v;
+	return true;
+}
+
+/* Inode N of a descriptor link "socket:[N]", 0 for anything else. */
+static uint64_t socket_inode(const char *link)
+{
+	uint64_t v = 0;
+	const char *p;
+
+	if (strncmp(link, "socket:[", 8) != 0)
+		return 0;
+	for (p = link + 8; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	return strcmp(p, "]") == 0 ? v : 0;
+}
+
+struct owner_scan {
+	int refused; /* fd directories that gave EACCES/EPERM */
+	int errors;  /* others (a vanished process is not one) */
+	int first_errno;
+};
+
+/*
+ * Finds the lowest PID holding each listening socket, by readlink() of
+ * every ROOT/proc/PID/fd/N. A process that vanishes is skipped; one whose
+ * directory is refused (another user's, not root) is counted in @os.
+ */
+static int find_owners(struct scan *sc, const char *root, struct owner_scan *os)
+{
+	_cleanup_free_ char *proc = ht_root_path(root, "/proc");
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+
+	if (!proc)
+		return -ENOMEM;
+	if (sc->n_socks == 0)
+		return 0;
+	qsort(sc->socks, sc->n_socks, sizeof(*sc->socks), lsock_cmp);
+	d = opendir(proc);
+	if (!d) {
+		os->errors++;
+		os->first_errno = errno;
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		_cleanup_closedir_ DIR *fdd = NULL;
+		struct dirent *fe;
+		char path[64];
+		int pid, dfd;
+
+		if (!parse_pid(de->d_name, &pid))
+			continue;
+		snprintf(path, sizeof(path), "%d/fd", pid);
+		dfd = openat(dirfd(d), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0) {
+			if (errno == EACCES || errno == EPERM)
+				os->refused++;
+			else if (errno != ENOENT && errno != ESRCH) {
+				if (!os->errors++)
+					os->first_errno = errno;
+			}
+			continue;
+		}
+		fdd = fdopendir(dfd);
+		if (!fdd) {
+			close(dfd);
+			continue;
+		}
+		while ((fe = readdir(fdd))) {
+			char link[64];
+			struct lsock key, *hit;
+			ssize_t n;
+
+			if (fe->d_name[0] == '.')
+				continue;
+			n = readlinkat(dirfd(fdd), fe->d_name, link, sizeof(link) - 1);
+			if (n <= 0)
+				continue;
+			link[n] = '\0';
+			key.inode = socket_inode(link);
+			if (!key.inode)
+				continue;
+			hit = bsearch(&key, sc->socks, sc->n_socks, sizeof(key), lsock_cmp);
+			if (!hit)
+				continue;
+			/* Several sockets can share an inode only in theory; check neighbours. */
+			while (hit > sc->socks && hit[-1].inode == key.inode)
+				hit--;
+			for (; hit < sc->socks + sc->n_socks && hit->inode == key.inode; hit++)
+				for (size_t i = 0; i < sc->n_ls; i++)
+					if (sc->ls[i].port == hit->port &&
+					    (!sc->ls[i].owner || pid < sc->ls[i].owner))
+						sc->ls[i].owner = pid;
+		}
+	}
+	return 0;
+}
+
+/* ---- facts ---- */
+
+static int listener_cmp(const void *a, const void *b)
+{
+	const struct listener *x = a, *y = b;
+
+	return (int)x->port - (int)y->port;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int set_listener_fact(struct ht_facts *f, uint16_t port, const char *suffix,
+                             const struct ht_value *v, int err, const char *source)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "listener.%u.%s", port, suffix);
+	if (!v)
+		return set_unavail(f, name, err, source);
+	return ht_facts_set(f, name, v, unit_of(name), source);
+}
+
+/* listener.PORT.{pid,process} of one listener. */
+static int owner_facts(struct ht_facts *f, const char *root, const struct listener *l,
+                       const struct owner_scan *os)
+{
+	_cleanup_free_ char *comm = NULL, *src_pid = NULL, *src_comm = NULL;
+	char path[64];
+	struct ht_value v;
+	int r, e;
+
+	if (!l->owner) {
+		const char *why;
+
+		if (os->refused) {
+			e = EACCES;
+			why = "no readable /proc/PID/fd holds the socket; other users' were refused "
+			      "(not root)";
+		} else {
+			e = ENOENT;
+			why = "no /proc/PID/fd holds the socket (a process of another PID namespace, "
+			      "or a kernel socket)";
+		}
+		r = set_listener_fact(f, l->port, "pid", NULL, e, why);
+		if (r < 0)
+			return r;
+		return set_listener_fact(f, l->port, "process", NULL, e, why);
+	}
+	if (asprintf(&src_pid, "/proc/%d/fd", l->owner) < 0)
+		return -ENOMEM;
+	v = ht_int(l->owner);
+	r = set_listener_fact(f, l->port, "pid", &v, 0, src_pid);
+	if (r < 0)
+		return r;
+	snprintf(path, sizeof(path), "/proc/%d/comm", l->owner);
+	src_comm = strdup(path);
+	if (!src_comm)
+		return -ENOMEM;
+	r = ht_read_file(root, path, &comm);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0 && (!comm[0] || ht_utf8_invalid(comm)))
+		r = -EINVAL;
+	if (r < 0)
+		return set_listener_fact(f, l->port, "process", NULL, r, src_comm);
+	v = (struct ht_value){ .type = HT_T_STR, .s = comm };
+	return set_listener_fact(f, l->port, "process", &v, 0, src_comm);
+}
+
+static int listener_facts(struct ht_facts *f, const char *root, struct scan *sc, bool have_backlog,
+                          const char *source, const struct owner_scan *os)
+{
+	_cleanup_free_ char *list = NULL;
+	size_t len = 0;
+	int64_t full = 0, at_max = 0;
+	/* Copied: a fact pointer is valid only until the next set. */
+	const struct ht_fact *somax = ht_facts_get(f, "net.core.somaxconn");
+	bool have_somax = somax && somax->value.type == HT_T_INT;
+	int64_t somaxconn = have_somax ? somax->value.i : 0;
+	int somax_err = somax ? somax->error : ENOENT;
+	int r;
+
+	qsort(sc->ls, sc->n_ls, sizeof(*sc->ls), listener_cmp);
+	list = calloc(1, sc->n_ls * 6 + 1);
+	if (!list)
+		return -ENOMEM;
+	for (size_t i = 0; i < sc->n_ls; i++) {
+		struct listener *l = &sc->ls[i];
+		_cleanup_free_ char *addrs = NULL;
+		size_t alen = 0;
+		struct ht_value v;
+
+		len += (size_t)sprintf(list + len, "%s%u", i ? " " : "", l->port);
+		qsort(l->addrs, l->n_addrs, sizeof(*l->addrs), str_cmp);
+		for (size_t j = 0; j < l->n_addrs; j++)
+			alen += strlen(l->addrs[j]) + 1;
+		addrs = calloc(1, alen + 1);
+		if (!addrs)
+			return -ENOMEM;
+		for (size_t j = 0; j < l->n_addrs; j++) {
+			if (j)
+				strcat(addrs, " ");
+			strcat(addrs, l->addrs[j]);
+		}
+		v = (struct ht_value){ .type = HT_T_STR, .s = addrs };
+		r = set_listener_fact(f, l->port, "addresses", &v, 0, source);
+		if (r < 0)
+			return r;
+		if (have_backlog) {
+			v = ht_int(l->backlog);
+			r = set_listener_fact(f, l->port, "backlog", &v, 0, SRC_DIAG " idiag_wqueue");
+			v = ht_int(l->queue);
+			if (r >= 0)
+				r = set_listener_fact(f, l->port, "queue", &v, 0,
+				                      SRC_DIAG " idiag_rqueue");
+			full += l->full;
+			at_max += have_somax && l->backlog == somaxconn;
+		} else {
+			r = set_listener_fact(f, l->port, "backlog", NULL, ENOENT,
+			                      "/proc/net/tcp has no backlog (NETLINK_SOCK_DIAG has)");
+			v = ht_int(l->queue);
+			if (r >= 0)
+				r = set_listener_fact(f, l->port, "queue", &v, 0,
+				                      "/proc/net/tcp rx_queue");
+		}
+		if (r >= 0)
+			r = owner_facts(f, root, l, os);
+		if (r < 0)
+			return r;
+	}
+	r = set_str(f, "listener.list", list, source);
+	if (r >= 0)
+		r = set_int(f, "listeners.count", (int64_t)sc->n_ls, source);
+	if (r < 0)
+		return r;
+	if (!have_backlog) {
+		static const char why[] = "/proc/net/tcp has no backlog (NETLINK_SOCK_DIAG has)";
+
+		r = set_unavail(f, "listeners.full", ENOENT, why);
+		if (r >= 0)
+			r = set_unavail(f, "listeners.at_somaxconn", ENOENT, why);
+		return r;
+	}
+	r = set_int(f, "listeners.full", full, SRC_DIAG " idiag_rqueue >= idiag_wqueue");
+	if (r < 0)
+		return r;
+	if (!have_somax)
+		return set_unavail(f, "listeners.at_somaxconn", somax_err ? somax_err : EINVAL,
+		                   "net.core.somaxconn");
+	return set_int(f, "listeners.at_somaxconn", at_max,
+	               SRC_DIAG " idiag_wqueue == net.core.somaxconn");
+}
+
+/* "ADDR:PORT", "[ADDR]:PORT" for IPv6. */
+static void dest_text(const uint8_t a[16], uint16_t port, char *buf, size_t size)
+{
+	char t[INET6_ADDRSTRLEN];
+
+	addr_text(a, t, sizeof(t));
+	if (is_mapped(a))
+		snprintf(buf, size, "%s:%u", t, port);
+	else
+		snprintf(buf, size, "[%s]:%u", t, port);
+}
+
+/* The order of ties: destination address, port, then source address. */
+static int dest_cmp(const struct dest *a, const struct dest *b)
+{
+	int c = memcmp(a->dst, b->dst, 16);
+
+	if (c)
+		return c;
+	if (a->dport != b->dport)
+		return a->dport < b->dport ? -1 : 1;
+	return memcmp(a->src, b->src, 16);
+}
+
+static int ports_facts(struct ht_facts *f, struct scan *sc, const char *source, int range_err)
+{
+	static const char none[] = "no client socket in ip_local_port_range";
+	const struct dest *top = NULL;
+	char buf[INET6_ADDRSTRLEN + 16];
+	int r;
+
+	r = set_int(f, "ports.time_wait", (int64_t)sc->time_wait, source);
+	if (r < 0)
+		return r;
+	if (!sc->have_range) {
+		static const char *const names[] = { "ports.destinations", "ports.top.destination",
+			                              "ports.top.sockets", "ports.top.source",
+			                              "ports.top.time_wait" };
+
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+			r = set_unavail(f, names[i], range_err, "net.ipv4.ip_local_port_range");
+			if (r < 0)
+				return r;
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < sc->cap_dests; i++) {
+		const struct dest *d = &sc->dests[i];
+
+		if (d->used && (!top || d->sockets > top->sockets ||
+		                (d->sockets == top->sockets && dest_cmp(d, top) < 0)))
+			top = d;
+	}
+	r = set_int(f, "ports.destinations", (int64_t)sc->n_dests, source);
+	if (r < 0)
+		return r;
+	if (!top) {
+		r = set_int(f, "ports.top.sockets", 0, source);
+		if (r >= 0)
+			r = set_int(f, "ports.top.time_wait", 0, source);
+		if (r >= 0)
+			r = set_unavail(f, "ports.top.destination", ENOENT, none);
+		if (r >= 0)
+			r = set_unavail(f, "ports.top.source", ENOENT, none);
+		return r;
+	}
+	dest_text(top->dst, top->dport, buf, sizeof(buf));
+	r = set_str(f, "ports.top.destination", buf, source);
+	if (r < 0)
+		return r;
+	addr_text(top->src, buf, sizeof(buf));
+	r = set_str(f, "ports.top.source", buf, source);
+	if (r >= 0)
+		r = set_int(f, "ports.top.sockets", top->sockets, source);
+	if (r >= 0)
+		r = set_int(f, "ports.top.time_wait", top->time_wait, source);
+	return r;
+}
+
+/* net.ipv4.ip_local_port_range and ports.range.*; fills sc's range. */
+static int range_facts(struct ht_facts *f, const char *root, struct scan *sc, int *range_err)
+{
+	_cleanup_free_ char *text = NULL;
+	int64_t lo, hi;
+	char buf[32];
+	int r;
+
+	r = ht_read_file(root, PATH_RANGE, &text);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0)
+		r = ht_port_range(text, &lo, &hi);
+	if (r < 0) {
+		*range_err = -r;
+		r = set_unavail(f, "net.ipv4.ip_local_port_range", *range_err, PATH_RANGE);
+		if (r >= 0)
+			r = set_unavail(f, "ports.range.low", *range_err, PATH_RANGE);
+		if (r >= 0)
+			r = set_unavail(f, "ports.range.high", *range_err, PATH_RANGE);
+		return r;
+	}
+	sc->have_range = true;
+	sc->low = (uint16_t)lo;
+	sc->high = (uint16_t)hi;
+	snprintf(buf, sizeof(buf), "%" PRId64 " %" PRId64, lo, hi);
+	r = set_str(f, "net.ipv4.ip_local_port_range", buf, PATH_RANGE);
+	if (r >= 0)
+		r = set_int(f, "ports.range.low", lo, PATH_RANGE);
+	if (r >= 0)
+		r = set_int(f, "ports.range.high", hi, PATH_RANGE);
+	return r;
+}
+
+/* Every fact of the scan unavailable with @err (no source of sockets at all). */
+static int sockets_unavailable(struct ht_facts *f, int err, const char *source)
+{
+	static const char *const names[] = {
+		"listener.list",         "listeners.at_somaxconn", "listeners.count",
+		"listeners.full",        "ports.destinations",     "ports.time_wait",
+		"ports.top.destination", "ports.top.sockets",      "ports.top.source",
+		"ports.top.time_wait",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		int r = set_unavail(f, names[i], err, source);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int ht_collect_sockets(struct ht_facts *f, const char *root)
+{
+	struct scan sc = { 0 };
+	struct owner_scan os = { 0 };
+	int range_err = 0, r;
+	bool have_backlog = false;
+	const char *source;
+
+	r = range_facts(f, root, &sc, &range_err);
+	if (r < 0)
+		return r;
+	r = -ENOENT;
+	if (ht_root_is_live(root)) {
+		r = scan_netlink(&sc);
+		if (r == -ENOMEM)
+			goto out;
+		have_backlog = r >= 0;
+		source = SRC_DIAG;
+	}
+	if (r < 0) {
+		/* Under --root, or when sock_diag is refused: the files, without backlogs. */
+		struct scan fresh = { .have_range = sc.have_range, .low = sc.low, .high = sc.high };
+
+		scan_free(&sc);
+		sc = fresh;
+		source = PATH_TCP4;
+		r = scan_file(&sc, root, PATH_TCP4, false);
+		if (r >= 0) {
+			int r6 = scan_file(&sc, root, PATH_TCP6, true);
+
+			/* A kernel without IPv6 has no tcp6. */
+			if (r6 >= 0)
+				source = "/proc/net/tcp and tcp6";
+			else if (r6 != -ENOENT)
+				r = r6;
+		}
+		if (r == -ENOMEM)
+			goto out;
+		if (r < 0) {
+			_cleanup_free_ char *why = NULL;
+
+			if (asprintf(&why, PATH_TCP4 "%s", r == -EINVAL ? ": a line not as the kernel writes it" : "") < 0) {
+				r = -ENOMEM;
+				goto out;
+			}
+			r = sockets_unavailable(f, r, why);
+			goto out;
+		}
+	}
+	r = find_owners(&sc, root, &os);
+	if (r >= 0)
+		r = listener_facts(f, root, &sc, have_backlog, source, &os);
+	if (r >= 0)
+		r = ports_facts(f, &sc, source, range_err);
+out:
+	scan_free(&sc);
+	return r == -ENOMEM ? r : 0;
+}
+
+/* ---- processes ---- */
+
+/* NAME of process.NAME.*: comm with every character outside [A-Za-z0-9_-] made '_'. */
+static void sanitize(char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+			*s = '_';
+}
+
+struct proc_pick {
+	char *name;  /* sanitized comm */
+	int pid;     /* 0: none found yet */
+	int64_t fds; /* -1: unreadable */
+	int fds_err;
+};
+
+/* Entries of ROOT/proc/PID/fd: 0 or a negative errno. */
+static int count_fds(const char *root, int pid, int64_t *n)
+{
+	_cleanup_free_ char *path = NULL;
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "/proc/%d/fd", pid);
+	path = ht_root_path(root, rel);
+	if (!path)
+		return -ENOMEM;
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	*n = 0;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			(*n)++;
+	return 0;
+}
+
+static int add_pick(struct proc_pick **picks, size_t *n, const char *name)
+{
+	struct proc_pick *p;
+	_cleanup_free_ char *s = strdup(name);
+
+	if (!s)
+		return -ENOMEM;
+	sanitize(s);
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*picks)[i].name, s) == 0)
+			return 0;
+	p = reallocarray(*picks, *n + 1, sizeof(**picks));
+	if (!p)
+		return -ENOMEM;
+	*picks = p;
+	p[(*n)++] = (struct proc_pick){ .name = TAKE_PTR(s), .fds = -1 };
+	return 0;
+}
+
+static int set_proc_fact(struct ht_facts *f, const char *pname, const char *suffix,
+                         const struct ht_value *v, int err, const char *source)
+{
+	_cleanup_free_ char *name = NULL;
+
+	if (asprintf(&name, "process.%s.%s", pname, suffix) < 0)
+		return -ENOMEM;
+	if (!v)
+		return set_unavail(f, name, err, source);
+	return ht_facts_set(f, name, v, unit_of(name), source);
+}
+
+static int process_facts(struct ht_facts *f, const char *root, const struct proc_pick *p)
+{
+	_cleanup_free_ char *comm = NULL, *limits = NULL, *cgroup = NULL, *unit = NULL;
+	char path[64];
+	struct ht_value v;
+	int64_t soft, hard;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", p->pid);
+	r = ht_read_file(root, path, &comm);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0 && ht_utf8_invalid(comm))
+		r = -EINVAL;
+	if (r < 0)
+		r = set_proc_fact(f, p->name, "comm", NULL, r, path);
+	else {
+		v = (struct ht_value){ .type = HT_T_STR, .s = comm };
+		r = set_proc_fact(f, p->name, "comm", &v, 0, path);
+	}
+	if (r < 0)
+		return r;
+	snprintf(path, sizeof(path), "/proc/%d", p->pid);
+	v = ht_int(p->pid);
+	r = set_proc_fact(f, p->name, "pid", &v, 0, path);
+	if (r < 0)
+		return r;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", p->pid);
+	if (p->fds < 0)
+		r = set_proc_fact(f, p->name, "fds", NULL, p->fds_err, path);
+	else {
+		v = ht_int(p->fds);
+		r = set_proc_fact(f, p->name, "fds", &v, 0, path);
+	}
+	if (r < 0)
+		return r;
+
+	snprintf(path, sizeof(path), "/proc/%d/limits", p->pid);
+	r = ht_read_file(root, path, &limits);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0)
+		r = ht_limits_nofile(limits, &soft, &hard);
+	if (r < 0) {
+		/* A limits file without the line is not what the kernel writes. */
+		int e = r == -ENOENT && limits ? -EINVAL : r;
+
+		r = set_proc_fact(f, p->name, "nofile", NULL, e, path);
+		if (r >= 0)
+			r = set_proc_fact(f, p->name, "nofile_hard", NULL, e, path);
+	} else {
+		char src[96];
+
+		snprintf(src, sizeof(src), "%s Max open files", path);
+		v = ht_int(soft);
+		r = set_proc_fact(f, p->name, "nofile", &v, 0, src);
+		v = ht_int(hard);
+		if (r >= 0)
+			r = set_proc_fact(f, p->name, "nofile_hard", &v, 0, src);
+	}
+	if (r < 0)
+		return r;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", p->pid);
+	r = ht_read_file(root, path, &cgroup);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0)
+		r = ht_cgroup_unit(cgroup, &unit);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0 && ht_utf8_invalid(unit))
+		r = -EINVAL;
+	if (r < 0) {
+		char src[128];
+
+		if (r == -ENOENT && cgroup)
+			snprintf(src, sizeof(src), "%s: no *.service in its cgroup", path);
+		else
+			snprintf(src, sizeof(src), "%s", path);
+		return set_proc_fact(f, p->name, "unit", NULL, r, src);
+	}
+	v = (struct ht_value){ .type = HT_T_STR, .s = unit };
+	return set_proc_fact(f, p->name, "unit", &v, 0, path);
+}
+
+int ht_collect_processes(struct ht_facts *f, const char *root, const char *names)
+{
+	_cleanup_free_ char *proc = ht_root_path(root, "/proc"), *list = NULL;
+	_cleanup_closedir_ DIR *d = NULL;
+	struct proc_pick *picks = NULL;
+	size_t n = 0, len = 0;
+	const struct ht_fact *ll;
+	struct dirent *de;
+	int r = 0;
+
+	if (!f)
+		return -EINVAL;
+	if (!proc)
+		return -ENOMEM;
+	/* The owners of listeners, by comm (ht_collect_sockets() ran before). */
+	ll = ht_facts_get(f, "listener.list");
+	if (ll && ll->value.type == HT_T_STR) {
+		for (const char *p = ll->value.s; *p;) {
+			char key[64];
+			const struct ht_fact *pf;
+			unsigned port;
+			int k;
+
+			if (sscanf(p, "%u%n", &port, &k) != 1)
+				break;
+			p += k;
+			while (*p == ' ')
+				p++;
+			snprintf(key, sizeof(key), "listener.%u.process", port);
+			pf = ht_facts_get(f, key);
+			if (pf && pf->value.type == HT_T_STR) {
+				r = add_pick(&picks, &n, pf->value.s);
+				if (r < 0)
+					goto out;
+			}
+		}
+	}
+	/* And the caller's names. */
+	for (const char *p = names ? names : ""; *p;) {
+		char word[64];
+		size_t w = 0;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		while (*p && *p != ' ' && *p != '\t') {
+			if (w + 1 < sizeof(word))
+				word[w++] = *p;
+			p++;
+		}
+		word[w] = '\0';
+		if (w) {
+			r = add_pick(&picks, &n, word);
+			if (r < 0)
+				goto out;
+		}
+	}
+
+	/* Every process: the one of each name with the most descriptors, the lowest PID on a tie. */
+	if (n > 0)
+		d = opendir(proc);
+	while (d && (de = readdir(d))) {
+		_cleanup_free_ char *comm = NULL;
+		char path[64];
+		int64_t fds = -1;
+		int pid, fr;
+
+		if (!parse_pid(de->d_name, &pid))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		fr = ht_read_file(root, path, &comm);
+		if (fr == -ENOMEM) {
+			r = fr;
+			goto out;
+		}
+		if (fr < 0)
+			continue;
+		sanitize(comm);
+		for (size_t i = 0; i < n; i++) {
+			struct proc_pick *p = &picks[i];
+
+			if (strcmp(p->name, comm) != 0)
+				continue;
+			fr = count_fds(root, pid, &fds);
+			if (fr == -ENOMEM) {
+				r = fr;
+				goto out;
+			}
+			/* Unreadable (EACCES), or gone since its comm was read: fewest. */
+			if (fr < 0)
+				fds = -1;
+			if (!p->pid || fds > p->fds || (fds == p->fds && pid < p->pid)) {
+				p->pid = pid;
+				p->fds = fds;
+				p->fds_err = fr < 0 ? -fr : 0;
+			}
+			break;
+		}
+	}
+
+	/* process.list: the names found, sorted. */
+	qsort(picks, n, sizeof(*picks), str_cmp); /* name is the first member */
+	list = calloc(1, 1);
+	if (!list) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *nl;
+
+		if (!picks[i].pid)
+			continue;
+		nl = realloc(list, len + strlen(picks[i].name) + 2);
+		if (!nl) {
+			r = -ENOMEM;
+			goto out;
+		}
+		list = nl;
+		len += (size_t)sprintf(list + len, "%s%s", len ? " " : "", picks[i].name);
+		r = process_facts(f, root, &picks[i]);
+		if (r < 0)
+			goto out;
+	}
+	r = set_str(f, "process.list", list, "/proc/PID/comm");
+out:
+	for (size_t i = 0; i < n; i++)
+		free(picks[i].name);
+	free(picks);
+	return r == -ENOMEM ? r : r < 0 ? 0 : r;
+}
+
+/* ---- nstat ---- */
+
+int ht_collect_nstat(struct ht_facts *f, const char *root)
+{
+	static const struct {
+		const char *fact, *path, *prefix, *field;
+	} defs[] = {
+		{ "nstat.TcpActiveOpens", "/proc/net/snmp", "Tcp", "ActiveOpens" },
+		{ "nstat.TcpExtListenDrops", "/proc/net/netstat", "TcpExt", "ListenDrops" },
+		{ "nstat.TcpExtListenOverflows", "/proc/net/netstat", "TcpExt", "ListenOverflows" },
+		{ "nstat.TcpExtTCPReqQFullDrop", "/proc/net/netstat", "TcpExt", "TCPReqQFullDrop" },
+		{ "nstat.TcpExtTCPTimeWaitOverflow", "/proc/net/netstat", "TcpExt",
+		  "TCPTimeWaitOverflow" },
+		{ "nstat.TcpExtTW", "/proc/net/netstat", "TcpExt", "TW" },
+		{ "nstat.TcpPassiveOpens", "/proc/net/snmp", "Tcp", "PassiveOpens" },
+	};
+	_cleanup_free_ char *netstat = NULL, *snmp = NULL;
+	int rn, rs;
+
+	rn = ht_read_file(root, "/proc/net/netstat", &netstat);
+	rs = ht_read_file(root, "/proc/net/snmp", &snmp);
+	if (rn == -ENOMEM || rs == -ENOMEM)
+		return -ENOMEM;
+	for (size_t i = 0; i < ARRAY_SIZE(defs); i++) {
+		bool is_snmp = strcmp(defs[i].path, "/proc/net/snmp") == 0;
+		const char *text = is_snmp ? snmp : netstat;
+		char src[96];
+		int64_t v;
+		int r = is_snmp ? rs : rn;
+
+		if (r >= 0)
+			r = ht_nstat_value(text, defs[i].prefix, defs[i].field, &v);
+		snprintf(src, sizeof(src), "%s %s: %s", defs[i].path, defs[i].prefix, defs[i].field);
+		if (r < 0)
+			r = set_unavail(f, defs[i].fact, r, r == -ENOENT && text ? src : defs[i].path);
+		else
+			r = set_int(f, defs[i].fact, v, src);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
