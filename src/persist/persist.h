@@ -197,6 +197,13 @@ bool ht_plan_empty(const struct ht_plan *p);
  */
 int ht_plan_print(const struct ht_plan *p, FILE *out);
 
+/*
+ * The restart lines and the skipped findings alone ("Restart to take effect:
+ * ..." per service in restart, "Not persisted:" and "  KEY: MESSAGE" each),
+ * as ht_plan_print() ends with them: for apply's report.
+ */
+void ht_plan_print_restart(const struct ht_plan *p, FILE *out);
+
 /* The warnings alone, one "  MESSAGE" line each under "Will not hold at boot:". */
 int ht_plan_print_warnings(const struct ht_plan *p, FILE *out);
 /*

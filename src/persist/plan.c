@@ -1276,6 +1276,14 @@ int ht_plan_print(const struct ht_plan *p, FILE *out)
 		fprintf(out, "No changes: the files and live values already match the plan.\n");
 	if (p->nrestart)
 		fputc('\n', out);
+	ht_plan_print_restart(p, out);
+	if (p->nwarnings)
+		fputc('\n', out);
+	return ht_plan_print_warnings(p, out);
+}
+
+void ht_plan_print_restart(const struct ht_plan *p, FILE *out)
+{
 	for (size_t i = 0; i < p->nrestart; i++)
 		fprintf(out, "Restart to take effect: systemctl daemon-reload && systemctl restart "
 		        "%s\n", p->restart[i]);
@@ -1283,9 +1291,6 @@ int ht_plan_print(const struct ht_plan *p, FILE *out)
 		fprintf(out, "\nNot persisted:\n");
 	for (size_t i = 0; i < p->nskipped; i++)
 		fprintf(out, "  %s: %s\n", p->skipped[i].key, p->skipped[i].message);
-	if (p->nwarnings)
-		fputc('\n', out);
-	return ht_plan_print_warnings(p, out);
 }
 
 int ht_plan_print_warnings(const struct ht_plan *p, FILE *out)
