@@ -81,8 +81,10 @@ enum ht_conf_problem_kind {
 	                            leads to it: systemd-sysctl does not read it */
 	HT_CONF_SPACE_AROUND_EQ, /* options "p = v": the kernel gets "p", "=" and "v" */
 	HT_CONF_UNKNOWN_PARAM,   /* nf_conntrack has no such parameter: the kernel ignores it */
-	HT_CONF_MISSING_VALUE,   /* an nf_conntrack number without a value: EINVAL, no load */
-	HT_CONF_BAD_VALUE,       /* an nf_conntrack number the kernel cannot parse: no load */
+	HT_CONF_MISSING_VALUE,   /* an nf_conntrack number without a value: EINVAL, no load;
+	                            a unit's "LimitNOFILE=" without one: systemd ignores it */
+	HT_CONF_BAD_VALUE,       /* an nf_conntrack number the kernel cannot parse: no load;
+	                            a LimitNOFILE= value systemd cannot parse: ignored */
 };
 
 /*
