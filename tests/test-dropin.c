@@ -224,6 +224,20 @@ static void test_dropin_second_apply(void **state)
 	assert_int_equal(fx->plan.nrestart, 1);
 	assert_string_equal(fx->plan.restart[0], "garage.service");
 
+	/* A later drop-in lowers it: a restart would not help, the warning says what does. */
+	put_file(fx->root, "etc/systemd/system/garage.service.d/99-local.conf",
+	         "[Service]\nLimitNOFILE=1024\n");
+	plan(fx);
+	assert_int_equal(fx->plan.nwarnings, 1);
+	assert_int_equal(fx->plan.nrestart, 0);
+	{
+		_cleanup_free_ char *p = NULL;
+
+		assert_true(asprintf(&p, "%s/etc/systemd/system/garage.service.d/99-local.conf",
+		                     fx->root) > 0);
+		assert_int_equal(unlink(p), 0);
+	}
+
 	/* Restarted: 42000 now, the finding ok, the file stays (it is what gives 42000). */
 	process(fx, "garage", 42000, 524288, "garage.service");
 	plan(fx);

@@ -815,7 +815,7 @@ static int plan_dropins(struct ht_plan *p, const char *root, const struct settin
 		_cleanup_free_ char *old = NULL;
 		const struct setting *st = &s[i];
 		struct setting one;
-		size_t n1 = 0, before = p->nfiles;
+		size_t n1 = 0, before = p->nfiles, nwarn = p->nwarnings;
 		bool dup = false;
 
 		if (!st->limit)
@@ -835,8 +835,11 @@ static int plan_dropins(struct ht_plan *p, const char *root, const struct settin
 			r = dropin_warning(p, root, &one);
 		if (r >= 0 && p->nfiles > before && ht_plan_file_changes(&p->files[before]))
 			r = add_restart(p, st->limit->unit);
-		/* Written before, not restarted since: the process runs below the file. */
-		else if (r >= 0 && n1 > 0 && st->f->current.type == HT_T_INT &&
+		/*
+		 * Written before, not restarted since: the process runs below the
+		 * file, unless a later drop-in overrides it (a restart would not help).
+		 */
+		else if (r >= 0 && n1 > 0 && p->nwarnings == nwarn && st->f->current.type == HT_T_INT &&
 		         st->f->current.i < limit_soft(one.value))
 			r = add_restart(p, st->limit->unit);
 		if (n1)
