@@ -723,6 +723,148 @@ static void test_kcmdline_param(void **state)
 	assert_null(ht_kcmdline_param(scratch, "nf_conntrack.expect_hashsize"));
 }
 
+/* ---- a service's LimitNOFILE=: unit file and drop-ins ---- */
+
+static void test_unit_name_valid(void **state)
+{
+	assert_true(ht_unit_name_valid("garage.service"));
+	assert_true(ht_unit_name_valid("minio@data-1.service"));
+	assert_true(ht_unit_name_valid("a\\x2db:c_d.service"));
+	assert_false(ht_unit_name_valid("../etc.service"));
+	assert_false(ht_unit_name_valid("a/b.service"));
+	assert_false(ht_unit_name_valid(".service"));
+	assert_false(ht_unit_name_valid(".hidden.service"));
+	assert_false(ht_unit_name_valid("garage.socket"));
+	assert_false(ht_unit_name_valid("garage"));
+	assert_false(ht_unit_name_valid("gar age.service"));
+	assert_false(ht_unit_name_valid("a@b@c.service"));
+	assert_false(ht_unit_name_valid("@x.service"));
+	assert_false(ht_unit_name_valid(""));
+	assert_false(ht_unit_name_valid(NULL));
+	{
+		char longname[300];
+
+		memset(longname, 'a', sizeof(longname));
+		strcpy(longname + 256 - strlen(".service"), ".service"); /* 256 bytes */
+		assert_false(ht_unit_name_valid(longname));
+		strcpy(longname + 255 - strlen(".service"), ".service"); /* 255 bytes */
+		assert_true(ht_unit_name_valid(longname));
+	}
+}
+
+static void test_rlimit_parse(void **state)
+{
+	uint64_t s = 0, h = 0;
+
+	assert_int_equal(ht_rlimit_parse("42000", &s, &h), 0);
+	assert_true(s == 42000 && h == 42000);
+	assert_int_equal(ht_rlimit_parse("1024:524288", &s, &h), 0);
+	assert_true(s == 1024 && h == 524288);
+	assert_int_equal(ht_rlimit_parse("65536:infinity", &s, &h), 0);
+	assert_true(s == 65536 && h == UINT64_MAX);
+	assert_int_equal(ht_rlimit_parse("infinity", &s, &h), 0);
+	assert_true(s == UINT64_MAX && h == UINT64_MAX);
+	assert_int_equal(ht_rlimit_parse("2:1", &s, &h), -EILSEQ);
+	assert_int_equal(ht_rlimit_parse("", &s, &h), -EINVAL);
+	assert_int_equal(ht_rlimit_parse("1K", &s, &h), -EINVAL);
+	assert_int_equal(ht_rlimit_parse("-1", &s, &h), -EINVAL);
+	assert_int_equal(ht_rlimit_parse(":5", &s, &h), -EINVAL);
+	assert_int_equal(ht_rlimit_parse("5:", &s, &h), -EINVAL);
+	assert_int_equal(ht_rlimit_parse("18446744073709551616", &s, &h), -EINVAL);
+}
+
+static void test_unit_limits_order(void **state)
+{
+	struct ht_conf c = { 0 };
+	const struct ht_conf_key *k;
+
+	/* The unit file in /usr/lib; /etc has none. */
+	put("/usr/lib/systemd/system/garage.service",
+	    "[Unit]\nDescription=x\nLimitNOFILE=7\n"                 /* 3: not [Service] */
+	    "[Service]\nExecStart=/usr/bin/garage\nLimitNOFILE=1024\n"); /* 6 */
+	put("/lib/systemd/system/garage.service", "[Service]\nLimitNOFILE=3\n"); /* later path */
+	put("/etc/systemd/system/garage.service.d/90-hosttune.conf",
+	    "# managed\n[Service]\nLimitNOFILE=42000:524288\n");     /* 3 */
+	/* Hidden by /etc's 90-hosttune.conf of the same name. */
+	put("/run/systemd/system/garage.service.d/90-hosttune.conf", "[Service]\nLimitNOFILE=5\n");
+	/* An earlier name: applied before hosttune's. */
+	put("/usr/lib/systemd/system/garage.service.d/50-vendor.conf",
+	    "[Service]\nLimitNOFILE=65536\n");
+	/* A later name in /run: applied after, and wins. */
+	put("/run/systemd/system/garage.service.d/99-override.conf",
+	    "[Service]\n; comment\nLimitNOFILE = \\\n  2048:4096\n");  /* 3-4 */
+	/* The type's drop-ins, lowest precedence but name order still decides. */
+	put("/etc/systemd/system/service.d/95-all.conf", "[Service]\nLimitNOFILE=4000\n");
+	/* Hidden: the same name in garage.service.d of any path wins over service.d. */
+	put("/usr/lib/systemd/system/service.d/99-override.conf", "[Service]\nLimitNOFILE=1\n");
+	/* Another unit's drop-in: not read. */
+	put("/etc/systemd/system/minio.service.d/99-zzz.conf", "[Service]\nLimitNOFILE=9\n");
+
+	assert_int_equal(ht_unit_limits_read(scratch, "garage.service", &c), 0);
+	k = must_find(&c, "LimitNOFILE");
+	assert_int_equal(k->n, 5);
+	check_assign(k, 0, "/usr/lib/systemd/system/garage.service", 6, "1024", false, NULL);
+	check_assign(k, 1, "/usr/lib/systemd/system/garage.service.d/50-vendor.conf", 2, "65536",
+	             false, NULL);
+	check_assign(k, 2, "/etc/systemd/system/garage.service.d/90-hosttune.conf", 3,
+	             "42000:524288", false, NULL);
+	check_assign(k, 3, "/etc/systemd/system/service.d/95-all.conf", 2, "4000", false, NULL);
+	check_assign(k, 4, "/run/systemd/system/garage.service.d/99-override.conf", 3,
+	             "2048:4096", false, NULL);
+	assert_string_equal(eff(&c, "LimitNOFILE"), "2048:4096");
+	assert_int_equal(c.nproblems, 0);
+	ht_conf_free(&c);
+}
+
+static void test_unit_limits_masks_and_bad_lines(void **state)
+{
+	struct ht_conf c = { 0 };
+	const struct ht_conf_key *k;
+
+	put("/etc/systemd/system/foo-bar@x.service.d/20-a.conf",
+	    "[Service]\nLimitNOFILE=100\n"      /* 2 */
+	    "LimitNOFILE=\n"                    /* 3: ignored, no reset */
+	    "LimitNOFILE=9:8\n"                 /* 4: soft above hard: ignored */
+	    "LimitNOFILE=lots\n");              /* 5: ignored */
+	/* The template's directory and the "-" prefix's. */
+	put("/usr/lib/systemd/system/foo-bar@.service.d/30-t.conf", "[Service]\nLimitNOFILE=300\n");
+	put("/usr/lib/systemd/system/foo-@x.service.d/40-p.conf", "[Service]\nLimitNOFILE=400\n");
+	/* Masked: an empty 40-p.conf in /etc hides /usr/lib's. */
+	put("/etc/systemd/system/foo-bar@.service.d/40-p.conf", "");
+	/* A link to /dev/null masks too. */
+	put("/usr/lib/systemd/system/foo-bar@x.service.d/50-m.conf", "[Service]\nLimitNOFILE=500\n");
+	put("/run/systemd/system/foo-bar@x.service.d/.hidden.conf", "[Service]\nLimitNOFILE=1\n");
+	link_in("/dev/null", "/run/systemd/system/foo-bar@x.service.d/50-m.conf");
+	/* The unit file comes from the template. */
+	put("/usr/lib/systemd/system/foo-bar@.service", "[Service]\nLimitNOFILE=10\n");
+
+	assert_int_equal(ht_unit_limits_read(scratch, "foo-bar@x.service", &c), 0);
+	k = must_find(&c, "LimitNOFILE");
+	assert_int_equal(k->n, 3);
+	check_assign(k, 0, "/usr/lib/systemd/system/foo-bar@.service", 2, "10", false, NULL);
+	check_assign(k, 1, "/etc/systemd/system/foo-bar@x.service.d/20-a.conf", 2, "100", false,
+	             NULL);
+	check_assign(k, 2, "/usr/lib/systemd/system/foo-bar@.service.d/30-t.conf", 2, "300", false,
+	             NULL);
+	assert_int_equal(c.nmasked, 2);
+	assert_string_equal(c.masked[0], "/etc/systemd/system/foo-bar@.service.d/40-p.conf");
+	assert_string_equal(c.masked[1], "/run/systemd/system/foo-bar@x.service.d/50-m.conf");
+	assert_int_equal(c.nproblems, 3);
+	assert_int_equal(c.problems[0].kind, HT_CONF_MISSING_VALUE);
+	assert_int_equal(c.problems[0].line, 3);
+	assert_int_equal(c.problems[1].kind, HT_CONF_BAD_VALUE);
+	assert_int_equal(c.problems[1].line, 4);
+	assert_int_equal(c.problems[2].kind, HT_CONF_BAD_VALUE);
+	assert_int_equal(c.problems[2].line, 5);
+	ht_conf_free(&c);
+
+	/* The prefix directory counts for the unit it prefixes only. */
+	assert_int_equal(ht_unit_limits_read(scratch, "foo.service", &c), 0);
+	assert_null(ht_conf_find(&c, "LimitNOFILE"));
+	ht_conf_free(&c);
+	assert_int_equal(ht_unit_limits_read(scratch, "../x.service", &c), -EINVAL);
+}
+
 static void test_problem_kind_names(void **state)
 {
 	assert_string_equal(ht_conf_problem_kind_name(HT_CONF_UNREADABLE), "unreadable");
@@ -757,6 +899,12 @@ int main(void)
 		cmocka_unit_test(test_modules_load),
 		cmocka_unit_test_setup_teardown(test_kcmdline_param, scratch_setup, scratch_teardown),
 		cmocka_unit_test(test_problem_kind_names),
+		cmocka_unit_test(test_unit_name_valid),
+		cmocka_unit_test(test_rlimit_parse),
+		cmocka_unit_test_setup_teardown(test_unit_limits_order, scratch_setup,
+		                                scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_unit_limits_masks_and_bad_lines, scratch_setup,
+		                                scratch_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -205,6 +205,8 @@ int cmd_apply(const struct options *o)
 				printf("set %s from %s to %s\n", l->key, l->old ? l->old : "-", l->new);
 		}
 	}
+	if (!o->json)
+		ht_plan_print_restart(&plan, stdout);
 	if (!o->json && plan.nwarnings)
 		ht_plan_print_warnings(&plan, stdout);
 	if (r == 0 && plan.nwarnings)

@@ -8,6 +8,7 @@
 
 #include "cli/report.h"
 #include "engine/rules-internal.h"
+#include "persist/persist.h"
 #include "persist/verify.h"
 
 /* Where each kind of target persists (DESIGN.md, "Output and persistence"). */
@@ -24,15 +25,38 @@ static bool needs_fix(const struct ht_finding *f)
 	return true;
 }
 
-int ht_finding_fix(const struct ht_finding *f, bool ct_builtin, char **file, char **line,
-                   char **live)
+int ht_finding_fix(const struct ht_finding *f, bool ct_builtin, const struct ht_facts *facts,
+                   char **file, char **line, char **live)
 {
 	const struct ht_rule *r = f->rule;
 	_cleanup_free_ char *val = NULL, *path = NULL;
 
 	if (!needs_fix(f) || f->read_only || (r->kind != HT_TARGET_SYSCTL && r->kind != HT_TARGET_MODULE &&
-	                      r->kind != HT_TARGET_CHANNELS))
+	                      r->kind != HT_TARGET_CHANNELS && r->kind != HT_TARGET_LIMIT))
 		return 0;
+	if (r->kind == HT_TARGET_LIMIT) {
+		struct ht_limit_fix lf;
+		_cleanup_free_ char *why = NULL;
+		int k;
+
+		/* Only a fix that raises the soft limit: an ok finding needs none. */
+		if (!facts || f->severity == HT_SEV_OK)
+			return 0;
+		k = ht_limit_fix(f, facts, &lf, &why);
+		if (k == -ENOMEM)
+			return k;
+		if (k < 0)
+			return 0;
+		*file = TAKE_PTR(lf.path);
+		*live = TAKE_PTR(lf.unit);
+		k = asprintf(line, "[Service] LimitNOFILE=%s", lf.value);
+		ht_limit_fix_free(&lf);
+		if (k < 0) {
+			*line = NULL;
+			return -ENOMEM;
+		}
+		return 3;
+	}
 	val = ht_value_display(&f->recommended);
 	if (!val)
 		return -ENOMEM;
@@ -420,6 +444,8 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 				n = asprintf(&target, " (ethtool channels %s%s%s)",
 				             fi->instance ? fi->instance : "", fi->instance ? " " : "",
 				             r->target + strlen("nic.channels."));
+			else if (r->kind == HT_TARGET_LIMIT && fi->instance)
+				n = asprintf(&target, " (limit nofile of %s)", fi->instance);
 			else if (r->target)
 				n = asprintf(&target, " (%s %s)", ht_target_kind_name(r->kind), r->target);
 			else
@@ -454,10 +480,14 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 			ret = 0;
 		if (ret < 0)
 			return ret;
-		ret = ht_finding_fix(fi, info->ct_builtin, &file, &line, &live);
+		ret = ht_finding_fix(fi, info->ct_builtin, info->facts, &file, &line, &live);
 		if (ret < 0)
 			return ret;
-		if (ret == 2)
+		if (ret == 3)
+			r2 = print_item(out, info, width, "fix: %s in %s, then restart %s (systemctl "
+			                "daemon-reload && systemctl restart %s): the process gets the "
+			                "limit when the service starts again", line, file, live, live);
+		else if (ret == 2)
 			r2 = print_item(out, info, width, "fix: %s on the kernel command line "
 			                "(GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub: "
 			                "modprobe.d never reaches a built-in module), and live in %s",
@@ -554,7 +584,7 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 			json_object_object_add(o, "boot", NULL);
 		json_object_object_add(o, "explanation",
 		                       jstr(fi->applicable ? fi->explanation : fi->reason));
-		ret = ht_finding_fix(fi, info->ct_builtin, &file, &line, &live);
+		ret = ht_finding_fix(fi, info->ct_builtin, info->facts, &file, &line, &live);
 		if (ret < 0)
 			goto oom;
 		if (ret > 0) {
@@ -565,7 +595,9 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 			json_object_object_add(fx, "file", file ? jstr(file) : NULL);
 			json_object_object_add(fx, "cmdline", json_object_new_boolean(ret == 2));
 			json_object_object_add(fx, "line", jstr(line));
-			json_object_object_add(fx, "live", fi->no_live ? NULL : jstr(live));
+			json_object_object_add(fx, "live", fi->no_live || ret == 3 ? NULL : jstr(live));
+			/* A limit: no live write, the service to restart instead. */
+			json_object_object_add(fx, "restart", ret == 3 ? jstr(live) : NULL);
 			json_object_object_add(o, "fix", fx);
 		} else
 			json_object_object_add(o, "fix", NULL);

@@ -18,6 +18,7 @@ struct ht_report_info {
 	const struct ht_ruleset *rules;
 	struct ht_ruleset *values; /* if set, JSON adds "values": every named value's result */
 	bool ct_builtin;     /* nf_conntrack is built in: its parameters need the kernel command line */
+	const struct ht_facts *facts; /* for a limit's fix (process.NAME.unit, .nofile_hard); may be NULL */
 	bool color;          /* text: the severities in colour (ANSI SGR) */
 	size_t width;        /* text: wrap explanations at this many columns (0: 100) */
 	bool wrap_all;       /* text: wrap the headings and fix lines too (a terminal); else one line each */
@@ -30,11 +31,16 @@ struct ht_report_info {
  * @ct_builtin: nf_conntrack is built into the kernel: a module.nf_conntrack
  * parameter persists only on the kernel command line; @file is then NULL and
  * @line the "nf_conntrack.PARAM=N" word, and 2 is returned.
- * Returns 1 (or 2) with newly allocated strings (caller frees), 0 when there is
+ * A limit nofile finding (persist.h ht_limit_fix(), from @facts) gives @file
+ * the service's drop-in, @line "[Service] LimitNOFILE=SOFT:HARD" and @live
+ * the service to restart ("garage.service": no live write, the limit takes
+ * effect when it starts again), and 3 is returned; 0 when it has no service
+ * (or @facts is NULL).
+ * Returns 1 (or 2, 3) with newly allocated strings (caller frees), 0 when there is
  * nothing to change (ok, kept, advice, not applicable), -ENOMEM.
  */
-int ht_finding_fix(const struct ht_finding *f, bool ct_builtin, char **file, char **line,
-                   char **live);
+int ht_finding_fix(const struct ht_finding *f, bool ct_builtin, const struct ht_facts *facts,
+                   char **file, char **line, char **live);
 
 /* Writes the text report. Returns 0 or -EIO. */
 int ht_report_text(const struct ht_findings *f, const struct ht_report_info *info, FILE *out);

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "persist/ethtool-set.h"
+#include "shared/bootconf.h"
 #include "shared/fsutil.h"
 #include "persist/persist.h"
 #include "persist/persist-internal.h"
@@ -23,7 +24,7 @@
  */
 static const char *const managed_dirs[] = {
 	"/etc", "/etc/sysctl.d", "/etc/modprobe.d", "/etc/modules-load.d", "/etc/systemd",
-	"/etc/systemd/network", "/var", "/var/lib", "/var/lib/hosttune",
+	"/etc/systemd/network", HT_UNIT_DIR, "/var", "/var/lib", "/var/lib/hosttune",
 };
 
 /*
@@ -62,11 +63,36 @@ bool ht_managed_file(const char *path)
 	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
 		if (strcmp(path, fixed[i]) == 0)
 			return true;
+	{
+		/* HT_UNIT_DIR/UNIT.d/HT_DROPIN_NAME */
+		size_t ul = strlen(HT_UNIT_DIR "/"), dl = strlen(".d/" HT_DROPIN_NAME);
+		_cleanup_free_ char *unit = NULL;
+
+		if (n > ul + dl && strncmp(path, HT_UNIT_DIR "/", ul) == 0 &&
+		    strcmp(path + n - dl, ".d/" HT_DROPIN_NAME) == 0) {
+			unit = strndup(path + ul, n - ul - dl);
+			return unit && ht_unit_name_valid(unit);
+		}
+	}
 	if (n <= pl + strlen(".link") || strncmp(path, HT_LINK_PREFIX, pl) != 0 ||
 	    strcmp(path + n - strlen(".link"), ".link") != 0)
 		return false;
 	ifname = strndup(path + pl, n - pl - strlen(".link"));
 	return ifname && ht_ifname_valid(ifname);
+}
+
+bool ht_managed_dir(const char *dir)
+{
+	size_t ul = strlen(HT_UNIT_DIR "/"), n = strlen(dir);
+	_cleanup_free_ char *unit = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(managed_dirs); i++)
+		if (strcmp(dir, managed_dirs[i]) == 0)
+			return true;
+	if (n <= ul + 2 || strncmp(dir, HT_UNIT_DIR "/", ul) != 0 || strcmp(dir + n - 2, ".d") != 0)
+		return false;
+	unit = strndup(dir + ul, n - ul - 2);
+	return unit && ht_unit_name_valid(unit);
 }
 
 static struct json_object *jstr_or_null(const char *s)
@@ -398,11 +424,9 @@ static int state_check(struct json_object *state, const struct state_loc *sl, bo
 		return ht_error_set(err, EBADMSG, "%s: \"created_dirs\" is not an array", sp);
 	for (size_t i = 0; i < json_object_array_length(dirs); i++) {
 		struct json_object *d = json_object_array_get_idx(dirs, i);
-		bool ok = false;
+		bool ok = json_object_is_type(d, json_type_string) &&
+		          ht_managed_dir(json_object_get_string(d));
 
-		for (size_t k = 0; k < ARRAY_SIZE(managed_dirs) && !ok; k++)
-			ok = json_object_is_type(d, json_type_string) &&
-			     strcmp(json_object_get_string(d), managed_dirs[k]) == 0;
 		if (!ok)
 			return entry_bad(err, sp, "created_dirs", i, "%.300s is not a directory "
 			                 "hosttune creates", d ? jtext(d) : "null");
@@ -417,8 +441,8 @@ static int state_check(struct json_object *state, const struct state_loc *sl, bo
  * ones it builds under a temp name (".var.hosttune-XXXXXX"); NULL-terminated.
  */
 static const char *const tmp_dir_names[] = {
-	"etc", "sysctl.d", "modprobe.d", "modules-load.d", "systemd", "network", "var", "lib",
-	"hosttune", NULL,
+	"etc", "sysctl.d", "modprobe.d", "modules-load.d", "systemd", "network", "system", "var",
+	"lib", "hosttune", NULL,
 };
 
 /* Adds @path's directories to @dirs: "/", "/etc", "/etc/sysctl.d" for a file in /etc/sysctl.d. */
@@ -446,9 +470,12 @@ static int add_ancestors(struct ht_paths *dirs, const char *path)
  * a --root in those of the live values @live_paths (plain files there,
  * replaced through temp files too). Errors are not fatal: what stays is
  * tried again next time. @swept (may be NULL) receives the paths removed.
+ * @more (@nmore): other files of hosttune's (the plan's or the state's):
+ * their directories too, and a service's "UNIT.d" as a name hosttune
+ * builds directories under.
  */
 static int sweep(const char *root, const struct state_loc *sl, const char *const *live_paths,
-                 size_t nlive, struct ht_paths *swept)
+                 size_t nlive, const char *const *more, size_t nmore, struct ht_paths *swept)
 {
 	static const char *const files[] = {
 		HT_SYSCTL_FILE, HT_MODPROBE_FILE, HT_MODULES_LOAD_FILE, HT_LINK_PREFIX "x.link",
@@ -465,10 +492,39 @@ static int sweep(const char *root, const struct state_loc *sl, const char *const
 			r = add_ancestors(&dirs, live_paths[i]);
 	if (r == 0)
 		r = add_ancestors(sl->root == root ? &dirs : &sdirs, sl->path);
-	if (r < 0)
-		return r;
-	ht_tmp_sweep(root, &dirs, tmp_dir_names, swept);
-	ht_tmp_sweep(NULL, &sdirs, tmp_dir_names, swept);
+	{
+		_cleanup_free_ const char **names = calloc(ARRAY_SIZE(tmp_dir_names) + nmore,
+		                                            sizeof(*names));
+		_cleanup_(ht_paths_free) struct ht_paths units = { 0 };
+		size_t nn = 0;
+
+		if (!names)
+			return -ENOMEM;
+		for (size_t i = 0; tmp_dir_names[i]; i++)
+			names[nn++] = tmp_dir_names[i];
+		for (size_t i = 0; i < nmore && r == 0; i++) {
+			const char *p = more[i];
+			size_t ul = strlen(HT_UNIT_DIR "/");
+			const char *slash;
+
+			if (!p || !ht_managed_file(p) || strncmp(p, HT_UNIT_DIR "/", ul) != 0)
+				continue;
+			r = add_ancestors(&dirs, p);
+			slash = strchr(p + ul, '/');
+			if (r == 0 && slash) {
+				_cleanup_free_ char *d = strndup(p + ul, (size_t)(slash - p - ul));
+
+				r = d ? ht_paths_add(&units, d) : -ENOMEM;
+			}
+		}
+		if (r < 0)
+			return r;
+		for (size_t i = 0; i < units.n; i++)
+			names[nn++] = units.v[i];
+		names[nn] = NULL;
+		ht_tmp_sweep(root, &dirs, names, swept);
+		ht_tmp_sweep(NULL, &sdirs, tmp_dir_names, swept);
+	}
 	return 0;
 }
 
@@ -919,7 +975,15 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
 		return -ENOMEM;
 	for (size_t i = 0; i < p->nlive; i++)
 		live_paths[i] = p->live[i].path;
-	r = sweep(root, &sl, live_paths, p->nlive, swept);
+	{
+		_cleanup_free_ const char **fp = calloc(p->nfiles + 1, sizeof(*fp));
+
+		if (!fp)
+			return -ENOMEM;
+		for (size_t i = 0; i < p->nfiles; i++)
+			fp[i] = p->files[i].path;
+		r = sweep(root, &sl, live_paths, p->nlive, fp, p->nfiles, swept);
+	}
 	if (r < 0)
 		return r;
 
@@ -1167,7 +1231,7 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 	if (state_loc_init(&sl, root, state_path) < 0)
 		return -ENOMEM;
 	/* What an interrupted run left, also when there is nothing else to revert. */
-	r = sweep(root, &sl, NULL, 0, &swept);
+	r = sweep(root, &sl, NULL, 0, NULL, 0, &swept);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < swept.n; i++)
@@ -1197,9 +1261,15 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 		return -ENOMEM;
 	}
 	ht_paths_free(&swept);
-	if (sweep(root, &sl, live_paths, nl, &swept) < 0) {
-		json_object_put(state);
-		return -ENOMEM;
+	{
+		_cleanup_free_ const char **fp = calloc(nf + 1, sizeof(*fp));
+
+		for (size_t i = 0; fp && i < nf; i++)
+			fp[i] = jget_str(json_object_array_get_idx(files, i), "path");
+		if (!fp || sweep(root, &sl, live_paths, nl, fp, nf, &swept) < 0) {
+			json_object_put(state);
+			return -ENOMEM;
+		}
 	}
 	for (size_t i = 0; i < swept.n; i++)
 		say(report, "removed %s: left by an interrupted hosttune\n", swept.v[i]);

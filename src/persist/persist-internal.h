@@ -27,14 +27,26 @@ bool ht_plan_live_changes(const struct ht_plan_live *l);
 #define HT_MODPROBE_FILE "/etc/modprobe.d/hosttune.conf"
 #define HT_MODULES_LOAD_FILE "/etc/modules-load.d/hosttune.conf"
 #define HT_LINK_PREFIX "/etc/systemd/network/90-hosttune-"
+/* A service's drop-in: HT_UNIT_DIR "/" UNIT ".d/" HT_DROPIN_NAME. */
+#define HT_UNIT_DIR "/etc/systemd/system"
+#define HT_DROPIN_NAME "90-hosttune.conf"
 
 /*
  * True when @path is exactly one of the files hosttune writes (the three
- * above, HT_LINK_PREFIX IF ".link" for a valid interface name) or its
+ * above, HT_LINK_PREFIX IF ".link" for a valid interface name,
+ * HT_UNIT_DIR "/" UNIT ".d/" HT_DROPIN_NAME for a UNIT that
+ * ht_unit_name_valid() accepts) or its
  * HT_BACKUP_SUFFIX copy. Revert uses it to refuse a state file that names
  * anything else.
  */
 bool ht_managed_file(const char *path);
+
+/*
+ * True when @dir is a directory hosttune may create: a parent of one of its
+ * files or of the default state file, or HT_UNIT_DIR "/" UNIT ".d" for a
+ * valid UNIT. Revert removes those an apply recorded (when empty).
+ */
+bool ht_managed_dir(const char *dir);
 
 /*
  * True when @name is a name the kernel accepts for a network interface

@@ -31,6 +31,11 @@ struct ht_paths;
  *                                            loads it before systemd-sysctl applies
  *                                            the net.netfilter.* keys
  *   /etc/systemd/network/90-hosttune-IF.link channels targets (systemd.link(5))
+ *   /etc/systemd/system/UNIT.d/90-hosttune.conf
+ *                                            limit nofile targets: [Service]
+ *                                            LimitNOFILE=SOFT:HARD for the
+ *                                            process's service (no live write:
+ *                                            the service must be restarted)
  * Every file starts with HT_FILE_HEADER; a file at one of these paths without it
  * is never overwritten unless forced.
  */
@@ -74,6 +79,16 @@ struct ht_plan_warning {
 	char *message; /* one line: the value, what wins and what to do */
 };
 
+/*
+ * A finding the plan writes nothing for although it asks for a change, and
+ * why (a limit target whose process runs outside a systemd service, or
+ * whose unit name hosttune refuses to make a path of).
+ */
+struct ht_plan_skip {
+	char *key;     /* process.garage.nofile */
+	char *message; /* one line */
+};
+
 struct ht_plan {
 	struct ht_plan_file *files;
 	size_t nfiles;
@@ -81,6 +96,17 @@ struct ht_plan {
 	size_t nlive;
 	struct ht_plan_warning *warnings; /* settings that will not hold at boot */
 	size_t nwarnings;
+	/*
+	 * Services to restart (sorted, unique): those whose drop-in the plan
+	 * changes, and those whose process runs with a lower soft limit than
+	 * hosttune's drop-in gives (applied before, not restarted since).
+	 * systemd takes a drop-in at `systemctl daemon-reload`, the process
+	 * its limit only when the service starts again: apply restarts nothing.
+	 */
+	char **restart;
+	size_t nrestart;
+	struct ht_plan_skip *skipped;
+	size_t nskipped;
 	char *profile;
 	bool no_disk; /* built with HT_PLAN_NO_DISK */
 	/*
@@ -102,6 +128,33 @@ enum {
 };
 
 /*
+ * The drop-in of a limit nofile finding (HT_TARGET_LIMIT, current value
+ * process.NAME.nofile, NAME the finding's instance). Strings owned.
+ * @unit: process.NAME.unit, a name ht_unit_name_valid() accepts.
+ * @path: "/etc/systemd/system/UNIT.d/90-hosttune.conf".
+ * @value: "SOFT:HARD", SOFT the recommended value, HARD the larger of SOFT
+ *         and process.NAME.nofile_hard (never lower the hard limit: systemd
+ *         240 and later give services 524288).
+ */
+struct ht_limit_fix {
+	char *unit;
+	char *path;
+	char *value;
+	int64_t soft, hard;
+};
+
+/*
+ * ht_limit_fix - fill @out for @f (free with ht_limit_fix_free()).
+ * Returns 0; -ENODATA when process.NAME.unit or .nofile_hard is unavailable
+ * (the process runs outside a service) and -EINVAL when the unit name is
+ * refused, with *@why (caller frees) saying so in one line; -ENOMEM.
+ */
+int ht_limit_fix(const struct ht_finding *f, const struct ht_facts *facts,
+                 struct ht_limit_fix *out, char **why);
+
+void ht_limit_fix_free(struct ht_limit_fix *l);
+
+/*
  * ht_plan_build - what apply would do for @findings on the host below @root.
  * @only: comma-separated rule ids to restrict to, or NULL for all.
  * @profile: profile name for the file headers.
@@ -117,6 +170,12 @@ enum {
  * a later value at least as high is fine), and a module parameter of a
  * built-in nf_conntrack that ROOT/proc/cmdline does not give, become
  * warnings: apply still writes them, but they will not hold at boot.
+ * A limit nofile finding (HT_TARGET_LIMIT) gives one file per service,
+ * /etc/systemd/system/UNIT.d/90-hosttune.conf (ht_limit_fix()), no live
+ * value and an entry in restart; a drop-in of hosttune's for a service no
+ * finding needs any more is removed; a later drop-in that sets LimitNOFILE
+ * lower (ht_unit_limits_read()) is a warning; a finding without a service
+ * or with a unit name refused is in skipped.
  */
 int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *facts,
                   const char *root, const char *profile, const char *only, unsigned flags,
@@ -130,10 +189,20 @@ bool ht_plan_empty(const struct ht_plan *p);
 /*
  * ht_plan_print - `hosttune plan`: a unified diff (a/ b/ paths relative to
  * "/", so `patch -p1` in the root applies it) of every file, then a table of
- * live changes (key, now, new), then "Will not hold at boot:" and one
- * indented line per warning. Returns 0, -ENOMEM, -EIO.
+ * live changes (key, now, new), then for each service in restart the line
+ * "Restart to take effect: systemctl daemon-reload && systemctl restart
+ * UNIT", then "Not persisted:" and one indented line per skipped finding,
+ * then "Will not hold at boot:" and one indented line per warning.
+ * Returns 0, -ENOMEM, -EIO.
  */
 int ht_plan_print(const struct ht_plan *p, FILE *out);
+
+/*
+ * The restart lines and the skipped findings alone ("Restart to take effect:
+ * ..." per service in restart, "Not persisted:" and "  KEY: MESSAGE" each),
+ * as ht_plan_print() ends with them: for apply's report.
+ */
+void ht_plan_print_restart(const struct ht_plan *p, FILE *out);
 
 /* The warnings alone, one "  MESSAGE" line each under "Will not hold at boot:". */
 int ht_plan_print_warnings(const struct ht_plan *p, FILE *out);
@@ -228,7 +297,10 @@ int ht_persist_lock(const char *root, double wait_s, struct ht_error *err);
  * {"changed": bool, "would_change": bool, "diff": "unified diff of the files",
  *  "holds_at_boot": bool, "files": [{"path", "action", "foreign"}],
  *  "live": [{"key", "from", "to", "note"}],
- *  "will_not_hold": [{"key", "source", "message"}]}
+ *  "will_not_hold": [{"key", "source", "message"}],
+ *  "restart": ["garage.service", ...], "skipped": [{"key", "message"}]}
+ * restart: the services to restart (systemctl daemon-reload, then systemctl
+ * restart UNIT) for their drop-in to take effect; apply restarts nothing.
  * changed: @applied and the plan was not empty (plan changes nothing);
  * would_change: the plan is not empty (apply changes, or changed, something).
  * NULL on ENOMEM.

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@ struct setting {
 	char *current;    /* current value as text, NULL when unavailable */
 	char *full_key;   /* owned storage behind key when built */
 	bool act;         /* in --only and not kept: apply may change it */
+	struct ht_limit_fix *limit; /* HT_TARGET_LIMIT: its drop-in (owned), else NULL */
 };
 
 bool ht_has_header(const char *content)
@@ -87,6 +89,8 @@ static char *render_match(const char *tmpl, const char *profile, const char *ifn
 			sub = profile, skip = 9;
 		else if (strncmp(at, "@IFNAME@", 8) == 0)
 			sub = ifname, skip = 8;
+		else if (strncmp(at, "@UNIT@", 6) == 0)
+			sub = ifname, skip = 6;
 		else if (strncmp(at, "@SETTINGS@", 10) == 0)
 			sub = settings, skip = 10;
 		else if (strncmp(at, "@MATCH@", 7) == 0)
@@ -186,6 +190,9 @@ static char *file_value(const char *content, const struct setting *s)
 
 		if (asprintf(&needle, "\noptions %.*s %s=", (int)(dot - mod), mod, dot + 1) < 0)
 			return NULL;
+	} else if (r->kind == HT_TARGET_LIMIT) {
+		if (!(needle = strdup("\nLimitNOFILE=")))
+			return NULL;
 	} else {
 		const char *kind = r->target + strlen("nic.channels.");
 
@@ -210,6 +217,10 @@ static bool wanted_in_file(const struct setting *s, const char *file_val)
 {
 	const struct ht_finding *f = s->f;
 
+	/* A limit's value is "SOFT:HARD", its current value the soft limit alone. */
+	if (f->rule->kind == HT_TARGET_LIMIT)
+		return f->severity != HT_SEV_OK || file_val || f->current.type != HT_T_INT ||
+		       f->current.i < s->limit->soft;
 	if (!s->current || strcmp(s->current, s->value) != 0)
 		return true;
 	if (f->severity != HT_SEV_OK || file_val)
@@ -241,6 +252,67 @@ static int select_for_file(const struct setting *s, size_t n, const char *old,
 		if (!o->value)
 			return -ENOMEM;
 		(*nout)++;
+	}
+	return 0;
+}
+
+void ht_limit_fix_free(struct ht_limit_fix *l)
+{
+	free(l->unit);
+	free(l->path);
+	free(l->value);
+	*l = (struct ht_limit_fix){ 0 };
+}
+
+int ht_limit_fix(const struct ht_finding *f, const struct ht_facts *facts,
+                 struct ht_limit_fix *out, char **why)
+{
+	_cleanup_free_ char *uname = NULL, *hname = NULL;
+	const struct ht_fact *u, *h;
+
+	*out = (struct ht_limit_fix){ 0 };
+	*why = NULL;
+	if (f->rule->kind != HT_TARGET_LIMIT || !f->instance || f->recommended.type != HT_T_INT)
+		return -EINVAL;
+	if (asprintf(&uname, "process.%s.unit", f->instance) < 0 ||
+	    asprintf(&hname, "process.%s.nofile_hard", f->instance) < 0)
+		return -ENOMEM;
+	u = ht_facts_get(facts, uname);
+	h = ht_facts_get(facts, hname);
+	if (!u || u->value.type != HT_T_STR) {
+		if (asprintf(why, "%s runs outside a systemd service (%s unavailable): no drop-in "
+		             "to write; raise its limit where it is started", f->instance,
+		             uname) < 0)
+			*why = NULL;
+		return *why ? -ENODATA : -ENOMEM;
+	}
+	if (!ht_unit_name_valid(u->value.s)) {
+		if (asprintf(why, "%s = '%.200s' is not a service name hosttune writes a drop-in "
+		             "for ([A-Za-z0-9:_.@\\-] ending in .service, no '/'): nothing written",
+		             uname, u->value.s) < 0)
+			*why = NULL;
+		return *why ? -EINVAL : -ENOMEM;
+	}
+	if (!h || h->value.type != HT_T_INT) {
+		if (asprintf(why, "%s unavailable: hosttune writes no LimitNOFILE= that could "
+		             "lower the hard limit", hname) < 0)
+			*why = NULL;
+		return *why ? -ENODATA : -ENOMEM;
+	}
+	out->soft = f->recommended.i;
+	out->hard = h->value.i > out->soft ? h->value.i : out->soft;
+	out->unit = strdup(u->value.s);
+	if (!out->unit)
+		return -ENOMEM;
+	if (asprintf(&out->path, HT_UNIT_DIR "/%s.d/" HT_DROPIN_NAME, out->unit) < 0) {
+		out->path = NULL;
+		ht_limit_fix_free(out);
+		return -ENOMEM;
+	}
+	if (asprintf(&out->value, "%" PRId64 ":%" PRId64, out->soft, out->hard) < 0) {
+		out->value = NULL;
+		ht_limit_fix_free(out);
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -341,6 +413,10 @@ static void settings_free(struct setting *s, size_t n)
 		free(s[i].value);
 		free(s[i].current);
 		free(s[i].full_key);
+		if (s[i].limit) {
+			ht_limit_fix_free(s[i].limit);
+			free(s[i].limit);
+		}
 	}
 	free(s);
 }
@@ -361,8 +437,12 @@ static int settings_block(const struct setting *s, size_t n, char **out)
 		const char *title = ht_rule_title(r);
 		int ret;
 
-		ret = sbuf_add(&block, "%s# %s%s%s\n", i ? "\n\n" : "", r->id, title ? ": " : "",
-		               title ? title : "");
+		if (r->kind == HT_TARGET_LIMIT)
+			ret = sbuf_add(&block, "%s# %s[%s]%s%s\n", i ? "\n\n" : "", r->id,
+			               s[i].f->instance, title ? ": " : "", title ? title : "");
+		else
+			ret = sbuf_add(&block, "%s# %s%s%s\n", i ? "\n\n" : "", r->id,
+			               title ? ": " : "", title ? title : "");
 		if (ret < 0)
 			goto oom;
 		if (r->kind == HT_TARGET_SYSCTL)
@@ -373,6 +453,8 @@ static int settings_block(const struct setting *s, size_t n, char **out)
 
 			ret = sbuf_add(&block, "options %.*s %s=%s", (int)(dot - mod), mod, dot + 1,
 			               s[i].value);
+		} else if (r->kind == HT_TARGET_LIMIT) {
+			ret = sbuf_add(&block, "LimitNOFILE=%s", s[i].value);
 		} else {
 			const char *kind = r->target + strlen("nic.channels.");
 
@@ -615,6 +697,196 @@ static int plan_warnings(struct ht_plan *p, const char *root, const struct setti
 	return r < 0 ? r : 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int add_skip(struct ht_plan *p, const char *instance, const char *target,
+                    const char *message)
+{
+	struct ht_plan_skip *n = realloc(p->skipped, (p->nskipped + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	p->skipped = n;
+	n = &n[p->nskipped++];
+	*n = (struct ht_plan_skip){ 0 };
+	if (asprintf(&n->key, "process.%s.%s", instance, target + strlen("process.")) < 0) {
+		n->key = NULL;
+		return -ENOMEM;
+	}
+	n->message = strdup(message);
+	return n->message ? 0 : -ENOMEM;
+}
+
+static int add_restart(struct ht_plan *p, const char *unit)
+{
+	char **n;
+
+	for (size_t i = 0; i < p->nrestart; i++)
+		if (strcmp(p->restart[i], unit) == 0)
+			return 0;
+	n = realloc(p->restart, (p->nrestart + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	p->restart = n;
+	n[p->nrestart] = strdup(unit);
+	if (!n[p->nrestart])
+		return -ENOMEM;
+	p->nrestart++;
+	return 0;
+}
+
+/* The soft limit of a "SOFT:HARD" (or "N") value, -1 when it is not one. */
+static int64_t limit_soft(const char *value)
+{
+	uint64_t soft, hard;
+
+	if (ht_rlimit_parse(value, &soft, &hard) < 0)
+		return -1;
+	return soft > INT64_MAX ? INT64_MAX : (int64_t)soft;
+}
+
+/*
+ * A drop-in read after hosttune's that sets LimitNOFILE lower than @st's
+ * value: systemd applies the drop-ins of all directories in file-name order
+ * and the last assignment wins, so a later name (99-local.conf) in any of
+ * them, service.d included, overrides 90-hosttune.conf, an earlier one does
+ * not, and the same name elsewhere is hidden by /etc's.
+ */
+static int dropin_warning(struct ht_plan *p, const char *root, const struct setting *st)
+{
+	struct ht_conf c = { 0 };
+	const struct ht_conf_key *k;
+	uint64_t ours_soft, ours_hard;
+	int r;
+
+	if (ht_rlimit_parse(st->value, &ours_soft, &ours_hard) < 0)
+		return 0;
+	r = ht_unit_limits_read(root, st->limit->unit, &c);
+	if (r < 0)
+		return r == -ENOMEM ? r : 0;
+	k = ht_conf_find(&c, "LimitNOFILE");
+	for (size_t i = k ? k->n : 0; i-- > 0;) {
+		const struct ht_conf_assign *a = &k->assigns[i];
+		const char *slash = strrchr(a->file, '/');
+		_cleanup_free_ char *source = NULL;
+		uint64_t soft, hard;
+		size_t dl = slash ? (size_t)(slash - a->file) : 0;
+
+		/* Only drop-ins (a file in a NAME.d directory) come after hosttune's. */
+		if (dl < 2 || strncmp(slash - 2, ".d", 2) != 0 ||
+		    strcmp(slash + 1, HT_DROPIN_NAME) <= 0)
+			break;
+		if (ht_rlimit_parse(a->value, &soft, &hard) < 0)
+			continue;
+		if (soft >= ours_soft && hard >= ours_hard)
+			break;
+		if (asprintf(&source, "%s:%u", a->file, a->line) < 0) {
+			ht_conf_free(&c);
+			return -ENOMEM;
+		}
+		r = add_warning(p, st->key, source, "LimitNOFILE=%s in %s will not hold: %s:%u "
+		                "sets LimitNOFILE=%s and is applied later (systemd applies the "
+		                "drop-ins of %s in file-name order across directories, the last "
+		                "value wins); edit or remove that line", st->value, st->limit->path,
+		                a->file, a->line, a->value, st->limit->unit);
+		break;
+	}
+	ht_conf_free(&c);
+	return r < 0 ? r : 0;
+}
+
+/*
+ * One drop-in per service for the limit settings of @s[0..n) (the first
+ * process of a service decides; the others share its file), a restart for
+ * each one that changes or whose process runs below it, and hosttune's
+ * drop-ins of services no setting needs any more removed.
+ */
+static int plan_dropins(struct ht_plan *p, const char *root, const struct setting *s, size_t n,
+                        struct ht_error *err)
+{
+	_cleanup_free_ char *dir = NULL;
+	DIR *d;
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *old = NULL;
+		const struct setting *st = &s[i];
+		struct setting one;
+		size_t n1 = 0, before = p->nfiles, nwarn = p->nwarnings;
+		bool dup = false;
+
+		if (!st->limit)
+			continue;
+		for (size_t k = 0; k < i && !dup; k++)
+			dup = s[k].limit && strcmp(s[k].limit->unit, st->limit->unit) == 0;
+		if (dup)
+			continue;
+		if ((r = read_disk(p->no_disk, root, st->limit->path, &old, err)) < 0)
+			return r;
+		r = select_for_file(st, 1, old, &one, &n1);
+		if (r < 0)
+			return r;
+		r = plan_settings_file(p, root, st->limit->path, ht_tmpl_nofile_dropin_conf,
+		                       st->limit->unit, NULL, NULL, &one, n1, err);
+		if (r >= 0 && n1 > 0 && !p->no_disk)
+			r = dropin_warning(p, root, &one);
+		if (r >= 0 && p->nfiles > before && ht_plan_file_changes(&p->files[before]))
+			r = add_restart(p, st->limit->unit);
+		/*
+		 * Written before, not restarted since: the process runs below the
+		 * file, unless a later drop-in overrides it (a restart would not help).
+		 */
+		else if (r >= 0 && n1 > 0 && p->nwarnings == nwarn && st->f->current.type == HT_T_INT &&
+		         st->f->current.i < limit_soft(one.value))
+			r = add_restart(p, st->limit->unit);
+		if (n1)
+			free(one.value);
+		if (r < 0)
+			return r;
+	}
+	if (p->no_disk)
+		return 0;
+	dir = ht_root_join(root, HT_UNIT_DIR);
+	if (!dir)
+		return -ENOMEM;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	r = 0;
+	for (struct dirent *de; r >= 0 && (de = readdir(d));) {
+		_cleanup_free_ char *unit = NULL, *path = NULL;
+		size_t l = strlen(de->d_name), before = p->nfiles;
+		bool planned = false;
+
+		if (l <= 2 || strcmp(de->d_name + l - 2, ".d") != 0)
+			continue;
+		unit = strndup(de->d_name, l - 2);
+		if (!unit) {
+			r = -ENOMEM;
+			break;
+		}
+		if (!ht_unit_name_valid(unit))
+			continue;
+		if (asprintf(&path, HT_UNIT_DIR "/%s/" HT_DROPIN_NAME, de->d_name) < 0) {
+			path = NULL;
+			r = -ENOMEM;
+			break;
+		}
+		for (size_t k = 0; k < p->nfiles; k++)
+			planned = planned || strcmp(p->files[k].path, path) == 0;
+		if (planned)
+			continue;
+		r = plan_file(p, root, path, NULL, err);
+		if (r >= 0 && p->nfiles > before)
+			r = add_restart(p, unit);
+	}
+	closedir(d);
+	return r;
+}
+
 int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *facts,
                   const char *root, const char *profile, const char *only, unsigned flags,
                   struct ht_plan *out, struct ht_error *err)
@@ -662,8 +934,45 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 
 		if (!f->applicable || f->read_only || f->recommended.type != HT_T_INT ||
 		    (rule->kind != HT_TARGET_SYSCTL && rule->kind != HT_TARGET_MODULE &&
-		     rule->kind != HT_TARGET_CHANNELS))
+		     rule->kind != HT_TARGET_CHANNELS && rule->kind != HT_TARGET_LIMIT))
 			continue;
+		if (rule->kind == HT_TARGET_LIMIT) {
+			_cleanup_free_ char *why = NULL;
+
+			st->limit = calloc(1, sizeof(*st->limit));
+			if (!st->limit) {
+				r = -ENOMEM;
+				goto out;
+			}
+			r = ht_limit_fix(f, facts, st->limit, &why);
+			if (r == -ENOMEM) {
+				free(TAKE_PTR(st->limit));
+				goto out;
+			}
+			if (r < 0) {
+				free(TAKE_PTR(st->limit));
+				/* Only a finding that asks for a change is worth a line. */
+				if (in_only(only, rule->id) && !f->kept && f->severity != HT_SEV_OK &&
+				    (r = add_skip(&p, f->instance, rule->target, why)) < 0)
+					goto out;
+				continue;
+			}
+			st->f = f;
+			st->act = in_only(only, rule->id) && !f->kept;
+			st->value = strdup(st->limit->value);
+			if (f->current.type != HT_T_NONE)
+				st->current = ht_value_display(&f->current);
+			if (asprintf(&st->full_key, "process.%s.%s", f->instance,
+			             rule->target + strlen("process.")) < 0)
+				st->full_key = NULL;
+			st->key = st->full_key;
+			ns++;
+			if (!st->value || !st->key || (f->current.type != HT_T_NONE && !st->current)) {
+				r = -ENOMEM;
+				goto out;
+			}
+			continue;
+		}
 		st->f = f;
 		st->act = in_only(only, rule->id) && !f->kept;
 		st->value = ht_value_display(&f->recommended);
@@ -689,7 +998,8 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 	/* Live values first in the plan's order: sorted by key. */
 	if (flags & HT_PLAN_LIVE)
 		for (size_t i = 0; i < ns; i++)
-			if (s[i].act && (r = live_for(&p, &s[i], root, live_root)) < 0)
+			if (s[i].act && s[i].f->rule->kind != HT_TARGET_LIMIT &&
+			    (r = live_for(&p, &s[i], root, live_root)) < 0)
 				goto out;
 
 	if (flags & HT_PLAN_PERSIST) {
@@ -847,7 +1157,11 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 			if (!planned && (r = plan_file(&p, root, path, NULL, err)) < 0)
 				goto out;
 		}
+		r = plan_dropins(&p, root, s, ns, err);
+		if (r < 0)
+			goto out;
 	}
+	qsort(p.restart, p.nrestart, sizeof(*p.restart), cmp_str);
 	r = 0;
 out:
 	for (size_t i = 0; i < nlinks; i++)
@@ -886,6 +1200,14 @@ void ht_plan_free(struct ht_plan *p)
 		free(p->warnings[i].message);
 	}
 	free(p->warnings);
+	for (size_t i = 0; i < p->nrestart; i++)
+		free(p->restart[i]);
+	free(p->restart);
+	for (size_t i = 0; i < p->nskipped; i++) {
+		free(p->skipped[i].key);
+		free(p->skipped[i].message);
+	}
+	free(p->skipped);
 	free(p->boot_id);
 	free(p->profile);
 	memset(p, 0, sizeof(*p));
@@ -955,9 +1277,23 @@ int ht_plan_print(const struct ht_plan *p, FILE *out)
 	}
 	if (ht_plan_empty(p))
 		fprintf(out, "No changes: the files and live values already match the plan.\n");
+	if (p->nrestart)
+		fputc('\n', out);
+	ht_plan_print_restart(p, out);
 	if (p->nwarnings)
 		fputc('\n', out);
 	return ht_plan_print_warnings(p, out);
+}
+
+void ht_plan_print_restart(const struct ht_plan *p, FILE *out)
+{
+	for (size_t i = 0; i < p->nrestart; i++)
+		fprintf(out, "Restart to take effect: systemctl daemon-reload && systemctl restart "
+		        "%s\n", p->restart[i]);
+	if (p->nskipped)
+		fprintf(out, "\nNot persisted:\n");
+	for (size_t i = 0; i < p->nskipped; i++)
+		fprintf(out, "  %s: %s\n", p->skipped[i].key, p->skipped[i].message);
 }
 
 int ht_plan_print_warnings(const struct ht_plan *p, FILE *out)
@@ -1049,6 +1385,24 @@ struct json_object *ht_plan_to_json(const struct ht_plan *p, bool applied)
 		}
 		json_object_object_add(o, "holds_at_boot", json_object_new_boolean(p->nwarnings == 0));
 		json_object_object_add(o, "will_not_hold", w);
+	}
+	{
+		struct json_object *rs = json_object_new_array(), *sk = json_object_new_array();
+
+		for (size_t i = 0; rs && i < p->nrestart; i++)
+			json_object_array_add(rs, json_object_new_string(p->restart[i]));
+		for (size_t i = 0; sk && i < p->nskipped; i++) {
+			struct json_object *e = json_object_new_object();
+
+			if (!e)
+				continue;
+			json_object_object_add(e, "key", json_object_new_string(p->skipped[i].key));
+			json_object_object_add(e, "message",
+			                       json_object_new_string(p->skipped[i].message));
+			json_object_array_add(sk, e);
+		}
+		json_object_object_add(o, "restart", rs);
+		json_object_object_add(o, "skipped", sk);
 	}
 	return o;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -381,6 +382,74 @@ static int check_edits(struct ht_verify_report *r, const char *root, const char 
 	return ret;
 }
 
+/*
+ * A limit nofile finding: the LimitNOFILE= systemd gives the service at its
+ * next start (its unit file and drop-ins, ht_unit_limits_read()) against
+ * hosttune's drop-in, and the process's soft limit now against both.
+ */
+static int check_limit(struct ht_verify_report *r, const struct ht_finding *fi,
+                       const struct ht_facts *facts, const char *root)
+{
+	struct ht_limit_fix lf;
+	_cleanup_free_ char *why = NULL, *key = NULL;
+	struct ht_conf c = { 0 };
+	const struct ht_conf_key *k;
+	const struct ht_conf_assign *eff, *ours = NULL;
+	uint64_t osoft = 0, ohard = 0, esoft = 0, ehard = 0;
+	int ret;
+
+	ret = ht_limit_fix(fi, facts, &lf, &why);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret < 0)
+		return 0; /* no drop-in of hosttune's can exist: audit says why */
+	if (asprintf(&key, "process.%s.nofile", fi->instance) < 0) {
+		key = NULL;
+		ht_limit_fix_free(&lf);
+		return -ENOMEM;
+	}
+	ret = ht_unit_limits_read(root, lf.unit, &c);
+	if (ret < 0) {
+		ht_limit_fix_free(&lf);
+		return ret == -ENOMEM ? ret : 0;
+	}
+	k = ht_conf_find(&c, "LimitNOFILE");
+	eff = k ? ht_conf_effective(k) : NULL;
+	for (size_t i = 0; k && i < k->n; i++)
+		if (strcmp(k->assigns[i].file, lf.path) == 0)
+			ours = &k->assigns[i];
+	for (size_t i = 0; ret >= 0 && i < c.nproblems; i++)
+		if (c.problems[i].key && strcmp(c.problems[i].key, "LimitNOFILE") == 0)
+			ret = add(r, HT_VERIFY_PROBLEM, "broken-config", key, "%s", c.problems[i].message);
+	if (ret < 0 || !ours)
+		goto out; /* nothing of hosttune's for this service: audit's business */
+	if (ht_rlimit_parse(ours->value, &osoft, &ohard) < 0 ||
+	    ht_rlimit_parse(eff->value, &esoft, &ehard) < 0)
+		goto out;
+	if (eff != ours && (esoft < osoft || ehard < ohard)) {
+		ret = add(r, HT_VERIFY_PROBLEM, "overridden", key,
+		          "LimitNOFILE=%s in %s:%u is overridden for %s by %s:%u (LimitNOFILE=%s), "
+		          "which systemd applies later; edit or remove that line", ours->value,
+		          lf.path, ours->line, lf.unit, eff->file, eff->line, eff->value);
+		goto out;
+	}
+	if (fi->current.type == HT_T_INT && (uint64_t)fi->current.i < esoft) {
+		ret = add(r, HT_VERIFY_PROBLEM, "restart-needed", key,
+		          "%s runs with a soft limit of %" PRId64 " open files, %s gives %s "
+		          "(%s:%u) from its next start: systemctl daemon-reload && systemctl "
+		          "restart %s", fi->instance, fi->current.i, lf.unit, eff->value,
+		          eff->file, eff->line, lf.unit);
+		goto out;
+	}
+	ret = add(r, HT_VERIFY_OK, "holds", key, "LimitNOFILE=%s for %s (%s:%u)%s", eff->value,
+	          lf.unit, eff->file, eff->line, fi->current.type == HT_T_INT ?
+	          ", and the process runs with it" : "");
+out:
+	ht_conf_free(&c);
+	ht_limit_fix_free(&lf);
+	return ret;
+}
+
 int ht_verify(struct ht_ruleset *rs, const struct ht_findings *findings,
               const struct ht_facts *facts, const char *root, const char *state_path,
               struct ht_verify_report *out)
@@ -412,6 +481,8 @@ int ht_verify(struct ht_ruleset *rs, const struct ht_findings *findings,
 		else if (fi->rule->kind == HT_TARGET_MODULE &&
 		         strcmp(fi->rule->target, "module.nf_conntrack.hashsize") == 0)
 			ret = check_hashsize(&r, fi, &mod, facts, slots, root);
+		else if (fi->rule->kind == HT_TARGET_LIMIT)
+			ret = check_limit(&r, fi, facts, root);
 	}
 	if (ret >= 0)
 		ret = check_config(&r, &sys, &mod, &load, facts);

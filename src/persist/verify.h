@@ -26,7 +26,7 @@ struct ht_verify_item {
 	enum ht_verify_status status;
 	char *check;   /* short name: drift, overridden, boot-order, live-only, hashsize-live,
 	                  hashsize-stale, hashsize-builtin, broken-config, obsolete-module,
-	                  other-manager, edited, holds */
+	                  other-manager, edited, restart-needed, holds */
 	char *key;     /* sysctl key, module.nf_conntrack.PARAM, a file path, or NULL */
 	char *message; /* one line, with the values and FILE:LINE where they come from */
 };
@@ -37,8 +37,11 @@ struct ht_verify_report {
 };
 
 /*
- * ht_verify - check hosttune's recommendations (the applicable sysctl and
- * module findings of @findings) against the live values in @facts and the
+ * ht_verify - check hosttune's recommendations (the applicable sysctl,
+ * module and limit nofile findings of @findings; for a limit, hosttune's
+ * drop-in against the LimitNOFILE= systemd applies later, "overridden" with
+ * FILE:LINE and the value, and the process's soft limit now against it,
+ * "restart-needed") against the live values in @facts and the
  * configuration below @root, and hosttune's files against the state file
  * (@state_path, or ROOT/var/lib/hosttune/state).
  * @rs: the evaluated ruleset, for named values such as conntrack.is_kube_proxy.

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * bootconf - the kernel settings the next boot will apply, read from the files
@@ -14,6 +15,8 @@
  *                   libkmod/libkmod-config.c), each option string split into
  *                   parameters as the kernel splits it (kernel/params.c)
  *   modules-load.d  as systemd-modules-load does (src/modules-load/modules-load.c)
+ *   UNIT.d          a service's LimitNOFILE= from its unit file and drop-ins, as
+ *                   systemd 252 loads them (src/shared/dropin.c, systemd.unit(5))
  *
  * Every path is taken below a --root prefix, and symbolic links are resolved
  * inside that root (as systemd's chase() with CHASE_PREFIX_ROOT does), so an
@@ -78,8 +81,10 @@ enum ht_conf_problem_kind {
 	                            leads to it: systemd-sysctl does not read it */
 	HT_CONF_SPACE_AROUND_EQ, /* options "p = v": the kernel gets "p", "=" and "v" */
 	HT_CONF_UNKNOWN_PARAM,   /* nf_conntrack has no such parameter: the kernel ignores it */
-	HT_CONF_MISSING_VALUE,   /* an nf_conntrack number without a value: EINVAL, no load */
-	HT_CONF_BAD_VALUE,       /* an nf_conntrack number the kernel cannot parse: no load */
+	HT_CONF_MISSING_VALUE,   /* an nf_conntrack number without a value: EINVAL, no load;
+	                            a unit's "LimitNOFILE=" without one: systemd ignores it */
+	HT_CONF_BAD_VALUE,       /* an nf_conntrack number the kernel cannot parse: no load;
+	                            a LimitNOFILE= value systemd cannot parse: ignored */
 };
 
 /*
@@ -239,6 +244,57 @@ const char *ht_conf_file_shown(const char *file);
  * out of memory. This is where a built-in module's parameters come from.
  */
 char *ht_kcmdline_param(const char *root, const char *name);
+
+/*
+ * ht_unit_name_valid - true when @unit is a service name hosttune writes a
+ * drop-in for: 1 to 255 bytes of [A-Za-z0-9:_.@\\-], ending in ".service",
+ * with something before it, not starting with '.' or '@', at most one '@'
+ * (systemd's UNIT_NAME_MAX and unit_name_is_valid(), restricted to
+ * services). No '/': the name becomes a directory name.
+ */
+bool ht_unit_name_valid(const char *unit);
+
+/*
+ * ht_rlimit_parse - a LimitNOFILE= value as systemd's rlimit_parse() reads it
+ * for RLIMIT_NOFILE: "N" (soft and hard N), "S:H", with "infinity" for either
+ * (UINT64_MAX); decimal digits only. Returns 0; -EILSEQ when the soft limit is
+ * above the hard one (systemd ignores the line); -EINVAL for anything else,
+ * the empty value included (systemd ignores it too: it is no reset).
+ */
+int ht_rlimit_parse(const char *value, uint64_t *soft, uint64_t *hard);
+
+/*
+ * ht_unit_limits_read - the LimitNOFILE= lines systemd applies to service
+ * @unit ("garage.service"), in the order it applies them: the effective one
+ * is the last (ht_conf_effective() of the key "LimitNOFILE").
+ * @root, @out: as for ht_sysctl_conf_read().
+ *
+ * The unit file first: UNIT in the first of /etc/systemd/system,
+ * /run/systemd/system, /usr/local/lib/systemd/system, /usr/lib/systemd/system
+ * and /lib/systemd/system (the last as for sysctl.d: only when ROOT/lib is
+ * not a link to /usr/lib) that has it, for an instance "foo@bar.service"
+ * else its template "foo@.service". Then the drop-ins "*.conf" of the
+ * directories, in decreasing precedence: for each of those search paths,
+ * UNIT.d, for an instance the template's "foo@.service.d", and the "-"
+ * prefixes' ("foo-bar-.service.d", "foo-.service.d" for
+ * "foo-bar-baz.service"), most specific first; then each search path's
+ * "service.d" (the unit type's drop-ins, documented in systemd.unit(5) of
+ * systemd 252, lowest precedence). A file name in an earlier directory hides
+ * the same name in later ones (an empty file or a link to /dev/null is a
+ * mask: @masked); the survivors are applied in file-name order across
+ * directories. Lines: "[Service]" sections only; '#' or ';' starts a
+ * comment; a trailing backslash joins the next line; "LimitNOFILE = V"
+ * with blanks trimmed. Each assignment's value is V as written.
+ *
+ * A line systemd logs and ignores gives no assignment but a problem:
+ * HT_CONF_MISSING_VALUE for "LimitNOFILE=" (config_parse_limit() has no
+ * reset: rlimit_parse("") fails and the line is ignored, the earlier value
+ * stays), HT_CONF_BAD_VALUE for a value ht_rlimit_parse() refuses.
+ *
+ * Returns 0, -ENOMEM, or -EINVAL when @out is NULL or @unit is not
+ * ht_unit_name_valid().
+ */
+int ht_unit_limits_read(const char *root, const char *unit, struct ht_conf *out);
 
 /* A stable lowercase name for @kind ("space-around-equals", ...), for reports. */
 const char *ht_conf_problem_kind_name(enum ht_conf_problem_kind kind);

@@ -1,0 +1,168 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The limit nofile drop-in under --root (issue 14, part 2): a copy of the
+# Garage VM's tree plus a garage process (ROOT/proc/4242: comm, limits with a
+# soft RLIMIT_NOFILE of 1024 and systemd's hard 524288, cgroup in
+# garage.service, fds, one of them the socket listening on port 3900 in
+# ROOT/proc/net/tcp) and a rule of this test's own (`limit nofile`, 42000).
+# plan shows the drop-in and the restart, apply writes it (content exact) and
+# creates its directories, a second apply changes nothing, verify wants the
+# restart and then holds, a later 99-override.conf with LimitNOFILE=1024 is
+# reported by plan and verify with FILE:LINE and its value, and revert removes
+# the file and the directories apply made. Needs the process collector.
+. "$(dirname "$0")/lib.sh"
+
+D=etc/systemd/system/garage.service.d
+G="--profile garage --only nofile.test"
+cp -a "$HT_RULES_DIR" "$TMP/rules"
+cat >"$TMP/rules/zz-nofile-test.rules" <<'EOT'
+[nofile.test]
+title = open files of the storage service
+each = process
+target = limit nofile
+when = available(process.unit)
+value = 42000
+severity = process.nofile < 42000 ? "warning" : "ok"
+explain = {process.name} may open {process.nofile} files
+EOT
+htr() {
+	"$HOSTTUNE" --rules "$TMP/rules" "$@"
+}
+cp -a "$FIXTURES/garage-vm/root" "$TMP/g"
+P=$TMP/g/proc/4242
+mkdir -p "$P/fd"
+echo garage >"$P/comm"
+cat >"$P/limits" <<'EOT'
+Limit                     Soft Limit           Hard Limit           Units     
+Max cpu time              unlimited            unlimited            seconds   
+Max open files            1024                 524288               files     
+Max locked memory         8388608              8388608              bytes     
+EOT
+echo "0::/system.slice/garage.service" >"$P/cgroup"
+ln -s /dev/null "$P/fd/0"
+ln -s "socket:[12345]" "$P/fd/3"
+ln -s "socket:[12346]" "$P/fd/4"
+mkdir -p "$TMP/g/proc/net"
+cat >"$TMP/g/proc/net/tcp" <<'EOT'
+  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 00000000:0F3C 00000000:0000 0A 00000000:00000000 00:00000000 00000000   998        0 12345 1 0000000000000000 100 0 0 10 0
+EOT
+sums() {
+	(cd "$TMP/g" && find . | LC_ALL=C sort | while read -r f; do
+		if [ -L "$f" ]; then echo "link $f -> $(readlink "$f")"
+		elif [ -d "$f" ]; then echo "dir $(stat -c %a "$f") $f"
+		else echo "file $(stat -c %a "$f") $(sha256sum <"$f" | cut -d' ' -f1) $f"; fi
+	done)
+}
+
+# ---- the collector gives what the plan needs ----
+htr --root "$TMP/g" facts >"$TMP/facts"
+expect_eq "facts: process.garage.unit, nofile, nofile_hard" \
+	'"garage.service" 1024 524288' \
+	"$(for k in unit nofile nofile_hard; do
+		sed -n "s/^process\.garage\.$k = \([^ ]*\) .*/\1/p" "$TMP/facts"; done | tr '\n' ' ' |
+		sed 's/ $//')"
+
+# ---- plan ----
+sums >"$TMP/before.sums"
+htr --root "$TMP/g" $G plan >"$TMP/plan.out"
+expect_eq "plan exits 0" 0 $?
+cat >"$TMP/dropin.expected" <<'EOT'
+# This file is managed by hosttune (profile garage).
+# `hosttune apply` rewrites it and `hosttune revert` removes it; change the
+# profile or hosttune's rules.d instead of editing it. systemd reads it at
+# `systemctl daemon-reload`; the process gets the limit when garage.service
+# is restarted. The hard limit is never lowered.
+[Service]
+# nofile.test[garage]: open files of the storage service
+LimitNOFILE=42000:524288
+EOT
+{
+	echo "--- /dev/null"
+	echo "+++ b/$D/90-hosttune.conf"
+	echo "@@ -0,0 +1,8 @@"
+	sed 's/^/+/' "$TMP/dropin.expected"
+	echo
+	echo "Restart to take effect: systemctl daemon-reload && systemctl restart garage.service"
+} >"$TMP/plan.expected"
+if cmp -s "$TMP/plan.expected" "$TMP/plan.out"; then ok "plan: the drop-in's diff and the restart line"
+else not_ok "plan: the drop-in's diff and the restart line" "$(diff "$TMP/plan.expected" "$TMP/plan.out")"; fi
+htr --root "$TMP/g" $G --format json plan >"$TMP/plan.json"
+expect_eq "plan JSON: restart, the file to create" '["garage.service"] create' \
+	"$(jq -c .restart "$TMP/plan.json") $(jq -r '.files[0].action' "$TMP/plan.json")"
+sums >"$TMP/after-plan.sums"
+if cmp -s "$TMP/before.sums" "$TMP/after-plan.sums"; then ok "plan writes nothing"
+else not_ok "plan writes nothing"; fi
+
+# ---- audit: the fix names the file, the line and the restart ----
+htr --root "$TMP/g" --profile garage --format json audit >"$TMP/audit.json"
+expect_eq "audit JSON: the fix" \
+	"/$D/90-hosttune.conf|[Service] LimitNOFILE=42000:524288|null|garage.service" \
+	"$(jq -r '.findings[] | select(.rule == "nofile.test") | .fix |
+		"\(.file)|\(.line)|\(.live)|\(.restart)"' "$TMP/audit.json")"
+
+# ---- apply ----
+htr --root "$TMP/g" $G apply >"$TMP/apply.out"
+expect_eq "apply exits 0" 0 $?
+if cmp -s "$TMP/dropin.expected" "$TMP/g/$D/90-hosttune.conf"; then ok "apply: the drop-in, exact"
+else not_ok "apply: the drop-in, exact" "$(diff "$TMP/dropin.expected" "$TMP/g/$D/90-hosttune.conf")"; fi
+expect_eq "apply: mode 0644" 644 "$(stat -c %a "$TMP/g/$D/90-hosttune.conf")"
+expect_contains "apply says the service must be restarted" \
+	"systemctl daemon-reload && systemctl restart garage.service" "$(cat "$TMP/apply.out")"
+expect_eq "apply records the directories it created" \
+	"/etc /etc/systemd /etc/systemd/system /$D" \
+	"$(jq -r '.created_dirs | map(select(startswith("/etc"))) | sort | join(" ")' \
+		"$TMP/g/var/lib/hosttune/state")"
+
+# ---- a second apply changes nothing ----
+sums >"$TMP/applied.sums"
+htr --root "$TMP/g" $G --format json apply >"$TMP/apply2.json"
+expect_eq "second apply: changed false, the file unchanged" "false unchanged" \
+	"$(jq -r '"\(.changed) \(.files[0].action)"' "$TMP/apply2.json")"
+sums >"$TMP/applied2.sums"
+if cmp -s "$TMP/applied.sums" "$TMP/applied2.sums"; then ok "second apply: the tree is the same"
+else not_ok "second apply: the tree is the same" "$(diff "$TMP/applied.sums" "$TMP/applied2.sums")"; fi
+
+# ---- verify: not restarted yet, then restarted ----
+htr --root "$TMP/g" --profile garage --format json verify >"$TMP/verify.json"
+expect_eq "verify before the restart: restart-needed" "PROBLEM restart-needed" \
+	"$(jq -r '.items[] | select(.key == "process.garage.nofile") | "\(.status | ascii_upcase) \(.check)"' \
+		"$TMP/verify.json" | sed 's/^PROBLEM/PROBLEM/')"
+sed -i 's/^Max open files            1024 /Max open files            42000/' "$P/limits"
+htr --root "$TMP/g" --profile garage --format json verify >"$TMP/verify.json"
+expect_eq "verify after the restart: holds" "ok holds" \
+	"$(jq -r '.items[] | select(.key == "process.garage.nofile") | "\(.status) \(.check)"' \
+		"$TMP/verify.json")"
+
+# ---- a later drop-in that lowers it ----
+printf '[Service]\n# local\nLimitNOFILE=1024\n' >"$TMP/g/$D/99-override.conf"
+htr --root "$TMP/g" --profile garage verify >"$TMP/verify.out"
+expect_contains "verify: overridden, FILE:LINE and the value" \
+	"LimitNOFILE=42000:524288 in /$D/90-hosttune.conf:8 is overridden for garage.service by /$D/99-override.conf:3 (LimitNOFILE=1024)" \
+	"$(cat "$TMP/verify.out")"
+sed -i 's/^Max open files            42000/Max open files            1024 /' "$P/limits"
+htr --root "$TMP/g" $G plan >"$TMP/plan2.out"
+expect_contains "plan: will not hold" \
+	"/$D/99-override.conf:3 sets LimitNOFILE=1024 and is applied later" "$(cat "$TMP/plan2.out")"
+rm "$TMP/g/$D/99-override.conf"
+
+# ---- revert ----
+htr --root "$TMP/g" revert >"$TMP/revert.out"
+expect_eq "revert exits 0" 0 $?
+expect_contains "revert removes the drop-in" "removed /$D/90-hosttune.conf" "$(cat "$TMP/revert.out")"
+expect_contains "revert removes its directory" "removed directory /$D" "$(cat "$TMP/revert.out")"
+# The limit was put back by hand above, as the restart would not have been undone.
+sums >"$TMP/after-revert.sums"
+if cmp -s "$TMP/before.sums" "$TMP/after-revert.sums"; then ok "revert restores the tree"
+else not_ok "revert restores the tree" "$(diff "$TMP/before.sums" "$TMP/after-revert.sums")"; fi
+
+# ---- a state file naming another path under /etc/systemd/system is refused ----
+htr --root "$TMP/g" $G apply >/dev/null
+jq '.files[0].path = "/etc/systemd/system/garage.service.d/91-other.conf"' \
+	"$TMP/g/var/lib/hosttune/state" >"$TMP/state.new" && cat "$TMP/state.new" >"$TMP/g/var/lib/hosttune/state"
+htr --root "$TMP/g" revert >"$TMP/out" 2>"$TMP/err"
+expect_eq "revert refuses a state file naming another drop-in: exit 2" 2 "$?"
+expect_contains "revert names it" \
+	'path "/etc/systemd/system/garage.service.d/91-other.conf" is not a file hosttune writes' \
+	"$(cat "$TMP/err")"
+finish
