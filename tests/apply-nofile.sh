@@ -4,7 +4,7 @@
 # Garage VM's tree plus a garage process (ROOT/proc/4242: comm, limits with a
 # soft RLIMIT_NOFILE of 1024 and systemd's hard 524288, cgroup in
 # garage.service, fds, one of them the socket listening on port 3900 in
-# ROOT/proc/net/tcp) and a rule of this test's own (`limit nofile`, 42000).
+# ROOT/proc/net/tcp) and the shipped process.limit_nofile (garage's 42000).
 # plan shows the drop-in and the restart, apply writes it (content exact) and
 # creates its directories, a second apply changes nothing, verify wants the
 # restart and then holds, a later 99-override.conf with LimitNOFILE=1024 is
@@ -13,20 +13,10 @@
 . "$(dirname "$0")/lib.sh"
 
 D=etc/systemd/system/garage.service.d
-G="--profile garage --only nofile.test"
-cp -a "$HT_RULES_DIR" "$TMP/rules"
-cat >"$TMP/rules/zz-nofile-test.rules" <<'EOT'
-[nofile.test]
-title = open files of the storage service
-each = process
-target = limit nofile
-when = available(process.unit)
-value = 42000
-severity = process.nofile < 42000 ? "warning" : "ok"
-explain = {process.name} may open {process.nofile} files
-EOT
+# The shipped rule: garage's profile asks for workload.nofile = 42000.
+G="--profile garage --only process.limit_nofile"
 htr() {
-	"$HOSTTUNE" --rules "$TMP/rules" "$@"
+	"$HOSTTUNE" --rules "$HT_RULES_DIR" "$@"
 }
 cp -a "$FIXTURES/garage-vm/root" "$TMP/g"
 P=$TMP/g/proc/4242
@@ -74,7 +64,7 @@ cat >"$TMP/dropin.expected" <<'EOT'
 # `systemctl daemon-reload`; the process gets the limit when garage.service
 # is restarted. The hard limit is never lowered.
 [Service]
-# nofile.test[garage]: open files of the storage service
+# process.limit_nofile[garage]: open-file limit of a service process
 LimitNOFILE=42000:524288
 EOT
 {
@@ -98,7 +88,7 @@ else not_ok "plan writes nothing"; fi
 htr --root "$TMP/g" --profile garage --format json audit >"$TMP/audit.json"
 expect_eq "audit JSON: the fix" \
 	"/$D/90-hosttune.conf|[Service] LimitNOFILE=42000:524288|null|garage.service" \
-	"$(jq -r '.findings[] | select(.rule == "nofile.test") | .fix |
+	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile") | .fix |
 		"\(.file)|\(.line)|\(.live)|\(.restart)"' "$TMP/audit.json")"
 
 # ---- apply ----
@@ -165,4 +155,26 @@ expect_eq "revert refuses a state file naming another drop-in: exit 2" 2 "$?"
 expect_contains "revert names it" \
 	'path "/etc/systemd/system/garage.service.d/91-other.conf" is not a file hosttune writes' \
 	"$(cat "$TMP/err")"
+# ---- two rules for one service: the larger soft limit decides, unless --only picks ----
+cp -a "$FIXTURES/garage-vm/root" "$TMP/g2"
+cp -a "$TMP/g/proc/4242" "$TMP/g2/proc/" && mkdir -p "$TMP/g2/proc/net" && cp "$TMP/g/proc/net/tcp" "$TMP/g2/proc/net/"
+cp -a "$HT_RULES_DIR" "$TMP/rules2"
+cat >"$TMP/rules2/zz-local.rules" <<'EOT'
+[local.nofile]
+title = a site's own limit for every process
+each = process
+target = limit nofile
+direction = raise
+value = 50000
+severity = process.nofile < 50000 ? "warning" : "ok"
+explain = {process.name} may open {process.nofile} files
+EOT
+"$HOSTTUNE" --rules "$TMP/rules2" --root "$TMP/g2" --profile garage plan >"$TMP/plan2.out"
+# max(42000, 50000) = 50000, from the site's rule; the hard 524288 kept.
+expect_contains "two rules: the larger soft limit, its rule named" \
+	"+# local.nofile[garage]: a site's own limit for every process
++LimitNOFILE=50000:524288" "$(cat "$TMP/plan2.out")"
+"$HOSTTUNE" --rules "$TMP/rules2" --root "$TMP/g2" --profile garage --only process.limit_nofile \
+	plan >"$TMP/plan2.out"
+expect_contains "two rules, --only the shipped one: 42000" "+LimitNOFILE=42000:524288" "$(cat "$TMP/plan2.out")"
 finish

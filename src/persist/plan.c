@@ -799,10 +799,30 @@ static int dropin_warning(struct ht_plan *p, const char *root, const struct sett
 }
 
 /*
- * One drop-in per service for the limit settings of @s[0..n) (the first
- * process of a service decides; the others share its file), a restart for
- * each one that changes or whose process runs below it, and hosttune's
- * drop-ins of services no setting needs any more removed.
+ * The setting that decides @unit's drop-in among @s[0..n): one apply may
+ * change (in --only and not kept) before one it may not, then the largest
+ * soft limit (two processes of one service, or two rules for one process),
+ * then the first.
+ */
+static size_t dropin_setting(const struct setting *s, size_t n, const char *unit)
+{
+	size_t best = n;
+
+	for (size_t k = 0; k < n; k++) {
+		if (!s[k].limit || strcmp(s[k].limit->unit, unit) != 0)
+			continue;
+		if (best == n || (s[k].act && !s[best].act) ||
+		    (s[k].act == s[best].act && limit_soft(s[k].value) > limit_soft(s[best].value)))
+			best = k;
+	}
+	return best;
+}
+
+/*
+ * One drop-in per service for the limit settings of @s[0..n) (dropin_setting()
+ * decides; the service's other processes and rules share its file), a
+ * restart for each one that changes or whose process runs below it, and
+ * hosttune's drop-ins of services no setting needs any more removed.
  */
 static int plan_dropins(struct ht_plan *p, const char *root, const struct setting *s, size_t n,
                         struct ht_error *err)
@@ -824,6 +844,7 @@ static int plan_dropins(struct ht_plan *p, const char *root, const struct settin
 			dup = s[k].limit && strcmp(s[k].limit->unit, st->limit->unit) == 0;
 		if (dup)
 			continue;
+		st = &s[dropin_setting(s, n, st->limit->unit)];
 		if ((r = read_disk(p->no_disk, root, st->limit->path, &old, err)) < 0)
 			return r;
 		r = select_for_file(st, 1, old, &one, &n1);
