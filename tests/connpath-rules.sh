@@ -74,8 +74,14 @@ expect_eq "somaxconn: the sysctl.d line" "net.core.somaxconn = 4096" \
 	"$(jq -r '.findings[] | select(.rule == "listen.somaxconn") | .fix.line' "$TMP/l.json")"
 expect_contains "somaxconn: the evidence" "5312 overflows of an accept queue (nstat TcpExtListenOverflows)" \
 	"$(jq -r '.findings[] | select(.rule == "listen.somaxconn") | .explanation' "$TMP/l.json")"
-# tcp_max_syn_backlog 256 < the 4096 accept queue it feeds: info, 4096.
-expect_eq "syn backlog: info, 256 -> 4096" "info|256|4096|" "$(finding "$TMP/l.json" listen.syn_backlog "")"
+# tcp_max_syn_backlog 256 < the 4096 accept queue it feeds, but no SYN was
+# dropped for a full SYN queue (syncookies answer): nothing to change.
+expect_eq "syn backlog without drops: ok, kept" "ok|256|256|" "$(finding "$TMP/l.json" listen.syn_backlog "")"
+vary "$V/listen-capped-419.facts" "$TMP/l.facts" "nstat.TcpExtTCPReqQFullDrop=17 packets"
+ht --facts "$TMP/l.facts" --format json audit >"$TMP/l.json"
+expect_eq "syn backlog with 17 drops: warning, 256 -> 4096" "warning|256|4096|" \
+	"$(finding "$TMP/l.json" listen.syn_backlog "")"
+ht --facts "$V/listen-capped-419.facts" --format json audit >"$TMP/l.json"
 # No overflow and no full queue: somaxconn 128 is only info.
 vary "$V/listen-capped-419.facts" "$TMP/l.facts" "nstat.TcpExtListenOverflows=0 packets" \
 	"listeners.full=0 listeners" "listener.9000.queue=0 entries"

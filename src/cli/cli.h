@@ -117,6 +117,16 @@ bool cli_swap_printed(bool printed);
 int cli_load_facts(const struct options *o, struct ht_facts **out);
 
 /*
+ * cli_collect_services - the process.* facts of the profile's storage service
+ * (workload.service of @rs, e.g. "garage"), which a collection finds only
+ * when the service owns a listening port: ht_collect_processes() below
+ * --root. Nothing for a --facts file or an empty workload.service.
+ * Returns 0 or EXIT_COLLECT (out of memory, said on stderr).
+ */
+int cli_collect_services(const struct options *o, const struct ht_ruleset *rs,
+                         struct ht_facts *facts);
+
+/*
  * cli_load_rules - the rules (--rules, else the installed ones and /etc's
  * rules.d), the profile and the --set values, checked. Returns 0 with *out
  * set (caller frees), or after printing the error EXIT_USAGE (bad rules,

@@ -343,6 +343,30 @@ static int load_observed(const struct options *o, const struct ht_ruleset *rs,
 	return r < 0 ? EXIT_COLLECT : 0;
 }
 
+int cli_collect_services(const struct options *o, const struct ht_ruleset *rs,
+                         struct ht_facts *facts)
+{
+	const char *service = NULL;
+
+	/* A facts file is another host's: nothing here to look at. */
+	if (o->facts_file)
+		return 0;
+	for (size_t i = 0; i < ht_ruleset_var_count(rs); i++)
+		if (strcmp(ht_ruleset_var_name(rs, i), "workload.service") == 0) {
+			const struct ht_value *v = ht_ruleset_var_value(rs, i);
+
+			if (v->type == HT_T_STR && v->s[0])
+				service = v->s;
+		}
+	if (!service)
+		return 0;
+	if (ht_collect_processes(facts, o->root, service) < 0) {
+		cli_error("collecting facts: %s\n", strerror(ENOMEM));
+		return EXIT_COLLECT;
+	}
+	return 0;
+}
+
 /*
  * The common first half of audit, plan/apply and verify: rules and profile,
  * facts (collected, a --root tree or a --facts file, plus --observed), and
@@ -360,6 +384,8 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
 		r = cli_load_facts(o, facts);
 	if (r == 0)
 		r = check_basic_facts(o, *facts);
+	if (r == 0)
+		r = cli_collect_services(o, *rs, *facts);
 	if (r == 0 && o->observed)
 		r = load_observed(o, *rs, *facts);
 	if (r)
