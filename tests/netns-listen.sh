@@ -49,6 +49,10 @@ until grep -q ready "$TMP/hold.out" 2>/dev/null; do
 done
 "$TMP/hosttune" --no-measure --format json facts >"$TMP/l.json" 2>"$TMP/l.err" || exit 13
 ss -Htln 'sport = :7000' >"$TMP/ss.txt"
+# The audit of the same namespace, the helper named as the profile's service.
+"$TMP/hosttune" --rules "$HT_RULES_DIR" --no-measure --profile garage \
+	--set 'workload.service="listen-hold"' --format json audit >"$TMP/a.json" 2>"$TMP/a.err"
+echo $? >"$TMP/a.rc"
 ls "/proc/$pid/fd" | wc -l >"$TMP/fds.txt"
 ulimit -H -n >"$TMP/hard.txt"
 cat "/proc/$pid/comm" >"$TMP/comm.txt"
@@ -59,7 +63,7 @@ fi
 kill "$pid"
 exit 0
 EOT
-export TMP HOLD CHURN
+export TMP HOLD CHURN HT_RULES_DIR
 unshare -n sh "$TMP/listen.sh"
 rc=$?
 expect_eq "namespace 1 runs (exit code of its script)" 0 "$rc"
@@ -108,6 +112,29 @@ expect_eq "process fds = 3 + 1 + 300" 304 "$(fact "$L" process.listen-hold.fds)"
 expect_eq "process fds = ls /proc/PID/fd | wc -l" "$(cat "$TMP/fds.txt")" \
 	"$(fact "$L" process.listen-hold.fds)"
 
+# The audit: port 7000 critical (129 >= 128, capped by somaxconn: lever
+# listen.somaxconn, and the remedy restarts listen-hold); somaxconn a warning
+# (4096 recommended, 1 port at the cap, overflows counted); the process a
+# warning (1024 < the garage profile's 42000, 304 of 1024 is not near it);
+# exit 1 (findings at warning or above).
+A=$TMP/a.json
+expect_eq "audit exits 1" 1 "$(cat "$TMP/a.rc")"
+expect_eq "audit: nothing on stderr" "" "$(cat "$TMP/a.err")"
+expect_eq "audit: listen.backlog[7000] critical, 128 -> 4096, lever somaxconn" \
+	"critical|128|4096|listen.somaxconn" \
+	"$(jget "$A" '.findings[] | select(.rule == "listen.backlog" and .instance == "7000")
+		| "\(.severity)|\(.current)|\(.recommended)|\(.lever)"')"
+expect_contains "audit: the port's text names the process and the queue" \
+	"Port 7000 (listen-hold, PID $pid) has 129 connections waiting for accept() now and a backlog of 128 = net.core.somaxconn" \
+	"$(jget "$A" '.findings[] | select(.rule == "listen.backlog" and .instance == "7000") | .explanation')"
+expect_contains "audit: the remedy restarts it" "then restart listen-hold" \
+	"$(jget "$A" '.findings[] | select(.rule == "listen.backlog" and .instance == "7000") | .remedy')"
+expect_eq "audit: listen.somaxconn warning, 128 -> 4096" "warning|128|4096" \
+	"$(jget "$A" '.findings[] | select(.rule == "listen.somaxconn") | "\(.severity)|\(.current)|\(.recommended)"')"
+expect_eq "audit: the process below garage's 42000: warning" "warning|1024|42000" \
+	"$(jget "$A" '.findings[] | select(.rule == "process.limit_nofile" and .instance == "listen-hold")
+		| "\(.severity)|\(.current)|\(.recommended)"')"
+
 if [ -s "$TMP/nobody.json" ]; then
 	N=$TMP/nobody.json
 	expect_eq "as nobody: nothing on stderr" "" "$(cat "$TMP/nobody.err")"
@@ -133,6 +160,7 @@ sysctl -qw net.ipv4.tcp_tw_reuse=0 || exit 11
 "$CHURN" 127.0.0.1 5001 90 >"$TMP/churn.out" || exit 12
 "$TMP/hosttune" --no-measure --format json facts >"$TMP/p.json" 2>"$TMP/p.err" || exit 13
 ss -Htan state time-wait | wc -l >"$TMP/tw.txt"
+"$TMP/hosttune" --rules "$HT_RULES_DIR" --no-measure --format json audit >"$TMP/pa.json" 2>"$TMP/pa.err"
 exit 0
 EOT
 unshare -n sh "$TMP/ports.sh"
@@ -155,6 +183,14 @@ expect_eq "ports.top.time_wait" 90 "$(fact "$P" ports.top.time_wait)"
 expect_eq "ports.destinations: one key" 1 "$(fact "$P" ports.destinations)"
 expect_eq "ports.top.destination" 127.0.0.1:5001 "$(fact "$P" ports.top.destination)"
 expect_eq "ports.top.source" 127.0.0.1 "$(fact "$P" ports.top.source)"
+# The audit: 90 of 100 ports = 90%: critical; tcp_tw_reuse 0 -> 1 (timestamps on).
+expect_eq "audit: ports.ephemeral critical, 90 of 100" "critical|90|100" \
+	"$(jget "$TMP/pa.json" '.findings[] | select(.rule == "ports.ephemeral") | "\(.severity)|\(.current)|\(.recommended)"')"
+expect_contains "audit: the destination and the share" \
+	"The busiest destination now is 127.0.0.1:5001 from 127.0.0.1: 90 sockets (90 in TIME_WAIT) hold 90 / 100 = 90% of the range" \
+	"$(jget "$TMP/pa.json" '.findings[] | select(.rule == "ports.ephemeral") | .explanation')"
+expect_eq "audit: tcp_tw_reuse 0 -> 1" "warning|0|1" \
+	"$(jget "$TMP/pa.json" '.findings[] | select(.rule == "ports.tw_reuse") | "\(.severity)|\(.current)|\(.recommended)"')"
 expect_eq "no listener left" "" "$(fact "$P" listener.list)"
 expect_eq "listeners.count 0" 0 "$(fact "$P" listeners.count)"
 
