@@ -694,23 +694,12 @@ int ht_ct_proc_parse(const char *text, struct ht_ct_table *t)
  */
 static int proc_table_collect(const char *root, struct ht_ct_table *t)
 {
-	_cleanup_free_ char *path = ht_root_path(root, PATH_TABLE), *buf = NULL;
-	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int fd = ht_open_file(root, PATH_TABLE);
 	size_t have = 0;
-	struct stat st;
 
-	if (!path)
-		return -ENOMEM;
-	/* O_NONBLOCK: a FIFO put there cannot block the open. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
+		return fd;
 	buf = malloc(TABLE_READ_SIZE);
 	if (!buf)
 		return -ENOMEM;

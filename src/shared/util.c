@@ -97,14 +97,11 @@ int ht_read_fd(int fd, size_t max, char **out, size_t *len)
 	return 0;
 }
 
-int ht_read_file(const char *root, const char *path, char **out)
+int ht_open_file(const char *root, const char *path)
 {
 	_cleanup_free_ char *full = ht_root_path(root, path);
-	_cleanup_free_ char *buf = NULL;
 	_cleanup_close_ int fd = -1;
-	size_t len = 0;
 	struct stat st;
-	int r;
 
 	if (!full)
 		return -ENOMEM;
@@ -123,6 +120,18 @@ int ht_read_file(const char *root, const char *path, char **out)
 		return -EISDIR;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
+	return TAKE_FD(fd);
+}
+
+int ht_read_file(const char *root, const char *path, char **out)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int fd = ht_open_file(root, path);
+	size_t len = 0;
+	int r;
+
+	if (fd < 0)
+		return fd;
 	r = ht_read_fd(fd, HT_READ_FILE_MAX, &buf, &len);
 	if (r < 0)
 		return r;

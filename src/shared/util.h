@@ -104,6 +104,16 @@ bool ht_root_is_live(const char *root);
 int ht_read_file(const char *root, const char *path, char **out);
 
 /*
+ * ht_open_file - open @path below @root (ht_root_path()) for reading, as
+ * ht_read_file() does, for a file too large to read whole (a conntrack
+ * table's text). Returns the descriptor (caller closes); a negative errno
+ * from open(2)/fstat(2); -EISDIR for a directory; -EINVAL for anything else
+ * that is not a regular file (a FIFO or device, opened with O_NONBLOCK);
+ * -ENOMEM.
+ */
+int ht_open_file(const char *root, const char *path);
+
+/*
  * ht_read_fd - read @fd to its end into a newly allocated buffer (caller
  * frees) with a NUL after the @len bytes read. Returns 0; -EFBIG above @max
  * bytes; -ENOMEM; a negative errno from read(2) (EINTR is retried).
