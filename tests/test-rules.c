@@ -1543,15 +1543,15 @@ static void test_shipped_rules(void **state)
 	 * In file-name order: conntrack-states.rules: states, established_timeout,
 	 * close_wait_timeout, syn_sent (4); conntrack.rules: max, time_wait,
 	 * buckets, chain_length, drops (5); cpu.rules: cpu.aes (1); listen.rules:
-	 * somaxconn, syn_backlog, and no listen.backlog (listener.list is empty)
-	 * (2); nic.rules: nic.list is empty, so nic.queues is one n/a finding;
+	 * somaxconn, and no listen.backlog (listener.list is empty) (1);
+	 * nic.rules: nic.list is empty, so nic.queues is one n/a finding;
 	 * nic.queues_hypervisor needs cpu.count > 1 (here 1) and nic.link_speed a
 	 * storage profile (default is not): no finding whatever the interfaces
 	 * (1); ports.rules: ephemeral, tw_reuse, tw_buckets (3); process.rules:
-	 * none (process.list is empty). 4 + 5 + 1 + 2 + 1 + 3 = 16.
+	 * none (process.list is empty). 4 + 5 + 1 + 1 + 1 + 3 = 15.
 	 */
-	assert_int_equal(fx->fd.n, 16);
-	assert_string_equal(ht_rule_id(fx->fd.items[12].rule), "nic.queues");
+	assert_int_equal(fx->fd.n, 15);
+	assert_string_equal(ht_rule_id(fx->fd.items[11].rule), "nic.queues");
 	/* No listener, no client socket, an empty table of states: all ok. */
 	assert_int_equal(finding(fx, "conntrack.states")->severity, HT_SEV_OK);
 	assert_int_equal(finding(fx, "listen.somaxconn")->severity, HT_SEV_OK);
@@ -1572,10 +1572,10 @@ static void test_shipped_rules(void **state)
 	/* floor(503316480 x 0.05) = 25165824 bytes / (320 + 8) = 76725 -> pow2floor 65536. */
 	assert_int_equal(value_int(fx, "conntrack.budget_bytes"), 25165824);
 	assert_int_equal(value_int(fx, "conntrack.budget_max"), 65536);
-	/* garage is a storage profile: nic.link_speed joins nic.queues as n/a (17). */
-	assert_int_equal(fx->fd.n, 17);
-	assert_string_equal(ht_rule_id(fx->fd.items[12].rule), "nic.queues");
-	assert_string_equal(ht_rule_id(fx->fd.items[13].rule), "nic.link_speed");
+	/* garage is a storage profile: nic.link_speed joins nic.queues as n/a (16). */
+	assert_int_equal(fx->fd.n, 16);
+	assert_string_equal(ht_rule_id(fx->fd.items[11].rule), "nic.queues");
+	assert_string_equal(ht_rule_id(fx->fd.items[12].rule), "nic.link_speed");
 	assert_string_equal(ht_rule_id(fx->fd.items[4].rule), "conntrack.max");
 	assert_string_equal(ht_rule_id(fx->fd.items[5].rule), "conntrack.time_wait");
 	assert_string_equal(ht_rule_id(fx->fd.items[6].rule), "conntrack.buckets");
