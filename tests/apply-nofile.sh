@@ -177,4 +177,50 @@ expect_contains "two rules: the larger soft limit, its rule named" \
 "$HOSTTUNE" --rules "$TMP/rules2" --root "$TMP/g2" --profile garage --only process.limit_nofile \
 	plan >"$TMP/plan2.out"
 expect_contains "two rules, --only the shipped one: 42000" "+LimitNOFILE=42000:524288" "$(cat "$TMP/plan2.out")"
+# ---- the unit's own LimitNOFILE= is never lowered ----
+# garage.service sets 100000, a local drop-in 65536 (the last one wins): at
+# least the 42000 asked for, so no drop-in, only the restart the process
+# (still at 1024) needs; an old 90-hosttune.conf is removed.
+cp -a "$FIXTURES/garage-vm/root" "$TMP/g3"
+cp -a "$TMP/g/proc/4242" "$TMP/g3/proc/" && mkdir -p "$TMP/g3/proc/net" && cp "$TMP/g/proc/net/tcp" "$TMP/g3/proc/net/"
+mkdir -p "$TMP/g3/$D"
+printf '[Service]\nExecStart=/usr/bin/garage\nLimitNOFILE=100000\n' >"$TMP/g3/etc/systemd/system/garage.service"
+printf '[Service]\nLimitNOFILE=65536\n' >"$TMP/g3/$D/10-local.conf"
+htr --root "$TMP/g3" $G plan >"$TMP/plan3.out"
+cat >"$TMP/plan3.expected" <<EOT
+No changes: the files and live values already match the plan.
+
+Restart to take effect: systemctl daemon-reload && systemctl restart garage.service
+
+Not persisted:
+  process.garage.nofile: garage.service already gives 65536 from /$D/10-local.conf:2: restart garage.service to take it
+EOT
+if cmp -s "$TMP/plan3.expected" "$TMP/plan3.out"; then ok "configured 65536: no drop-in, the restart"
+else not_ok "configured 65536: no drop-in, the restart" "$(diff "$TMP/plan3.expected" "$TMP/plan3.out")"; fi
+htr --root "$TMP/g3" --profile garage audit >"$TMP/audit3.out"
+expect_contains "configured 65536: audit's fix names the line, no drop-in" \
+	"fix: garage.service already gives 65536 from /$D/10-local.conf:2: restart garage.service to take it" \
+	"$(cat "$TMP/audit3.out")"
+htr --root "$TMP/g3" --profile garage --format json audit >"$TMP/audit3.json"
+expect_eq "configured 65536: audit JSON, no file, the restart" "null|garage.service" \
+	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile") | .fix | "\(.file)|\(.restart)"' \
+		"$TMP/audit3.json")"
+# hosttune's drop-in from before (42000) is left out when reading the unit, and removed.
+cp "$TMP/dropin.expected" "$TMP/g3/$D/90-hosttune.conf"
+htr --root "$TMP/g3" $G --format json plan >"$TMP/plan3.json"
+expect_eq "configured 65536: an old 90-hosttune.conf is removed" "/$D/90-hosttune.conf remove" \
+	"$(jq -r '.files[] | select(.path | endswith(".conf")) | "\(.path) \(.action)"' "$TMP/plan3.json")"
+rm "$TMP/g3/$D/90-hosttune.conf"
+# Lower than asked: 42000, the hard limit the largest of the line's and the process's.
+printf '[Service]\nLimitNOFILE=2048:1048576\n' >"$TMP/g3/$D/10-local.conf"
+htr --root "$TMP/g3" $G plan >"$TMP/plan3.out"
+expect_contains "configured 2048:1048576: a 42000 drop-in, the hard limit kept" \
+	"+LimitNOFILE=42000:1048576" "$(cat "$TMP/plan3.out")"
+printf '[Service]\nLimitNOFILE=2048\n' >"$TMP/g3/$D/10-local.conf"
+htr --root "$TMP/g3" $G plan >"$TMP/plan3.out"
+expect_contains "configured 2048: a 42000 drop-in with the process's hard limit" \
+	"+LimitNOFILE=42000:524288" "$(cat "$TMP/plan3.out")"
+expect_contains "configured 2048: the restart" \
+	"Restart to take effect: systemctl daemon-reload && systemctl restart garage.service" \
+	"$(cat "$TMP/plan3.out")"
 finish

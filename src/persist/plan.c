@@ -261,7 +261,87 @@ void ht_limit_fix_free(struct ht_limit_fix *l)
 	free(l->unit);
 	free(l->path);
 	free(l->value);
+	free(l->source);
 	*l = (struct ht_limit_fix){ 0 };
+}
+
+char *ht_shell_word(const char *s)
+{
+	size_t n = 3;
+	char *out, *o;
+
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	                    ":_.@/-") == strlen(s))
+		return strdup(s);
+	for (const char *c = s; *c; c++)
+		n += *c == '\'' ? 4 : 1;
+	out = o = malloc(n);
+	if (!out)
+		return NULL;
+	*o++ = '\'';
+	for (const char *c = s; *c; c++) {
+		if (*c == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else
+			*o++ = *c;
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return out;
+}
+
+int ht_limit_fix_configured(struct ht_limit_fix *l, const char *root)
+{
+	struct ht_conf c = { 0 };
+	const struct ht_conf_key *k;
+	const struct ht_conf_assign *eff = NULL;
+	uint64_t soft = 0, hard = 0;
+	int r;
+
+	l->configured = -1;
+	r = ht_unit_limits_read(root, l->unit, &c);
+	if (r < 0)
+		return r == -ENOMEM ? r : 0;
+	k = ht_conf_find(&c, "LimitNOFILE");
+	/* The last line systemd applies, hosttune's own drop-in left out. */
+	for (size_t i = k ? k->n : 0; i-- > 0;) {
+		if (strcmp(k->assigns[i].file, l->path) == 0)
+			continue;
+		if (ht_rlimit_parse(k->assigns[i].value, &soft, &hard) < 0)
+			continue;
+		eff = &k->assigns[i];
+		break;
+	}
+	if (eff) {
+		l->configured = soft > INT64_MAX ? INT64_MAX : (int64_t)soft;
+		if (asprintf(&l->source, "%s:%u", eff->file, eff->line) < 0) {
+			l->source = NULL;
+			ht_conf_free(&c);
+			return -ENOMEM;
+		}
+	}
+	ht_conf_free(&c);
+	if (!eff)
+		return 0;
+	if (l->configured >= l->soft) {
+		l->enough = true;
+		return 0;
+	}
+	if (hard > (uint64_t)l->hard) {
+		char *v;
+
+		if (hard == UINT64_MAX)
+			r = asprintf(&v, "%" PRId64 ":infinity", l->soft);
+		else
+			r = asprintf(&v, "%" PRId64 ":%" PRIu64, l->soft, hard);
+		if (r < 0)
+			return -ENOMEM;
+		free(l->value);
+		l->value = v;
+		l->hard = hard > INT64_MAX ? INT64_MAX : (int64_t)hard;
+	}
+	return 0;
 }
 
 int ht_limit_fix(const struct ht_finding *f, const struct ht_facts *facts,
@@ -270,7 +350,7 @@ int ht_limit_fix(const struct ht_finding *f, const struct ht_facts *facts,
 	_cleanup_free_ char *uname = NULL, *hname = NULL;
 	const struct ht_fact *u, *h;
 
-	*out = (struct ht_limit_fix){ 0 };
+	*out = (struct ht_limit_fix){ .configured = -1 };
 	*why = NULL;
 	if (f->rule->kind != HT_TARGET_LIMIT || !f->instance || f->recommended.type != HT_T_INT)
 		return -EINVAL;
@@ -978,6 +1058,35 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 					goto out;
 				continue;
 			}
+			if (!p.no_disk && (r = ht_limit_fix_configured(st->limit, root)) < 0)
+				goto out;
+			if (st->limit->enough) {
+				/*
+				 * The unit already gives at least the recommendation:
+				 * no drop-in (an old one of hosttune's is removed), a
+				 * restart when the process runs below it.
+				 */
+				if (in_only(only, rule->id) && !f->kept &&
+				    f->current.type == HT_T_INT && f->current.i < st->limit->configured) {
+					_cleanup_free_ char *msg = NULL;
+
+					if (asprintf(&msg, "%s already gives %" PRId64 " from %s: restart "
+					             "%s to take it", st->limit->unit,
+					             st->limit->configured, st->limit->source,
+					             st->limit->unit) < 0) {
+						msg = NULL;
+						r = -ENOMEM;
+					} else
+						r = add_skip(&p, f->instance, rule->target, msg);
+					if (r >= 0)
+						r = add_restart(&p, st->limit->unit);
+				}
+				ht_limit_fix_free(st->limit);
+				free(TAKE_PTR(st->limit));
+				if (r < 0)
+					goto out;
+				continue;
+			}
 			st->f = f;
 			st->act = in_only(only, rule->id) && !f->kept;
 			st->value = strdup(st->limit->value);
@@ -1308,9 +1417,12 @@ int ht_plan_print(const struct ht_plan *p, FILE *out)
 
 void ht_plan_print_restart(const struct ht_plan *p, FILE *out)
 {
-	for (size_t i = 0; i < p->nrestart; i++)
+	for (size_t i = 0; i < p->nrestart; i++) {
+		_cleanup_free_ char *w = ht_shell_word(p->restart[i]);
+
 		fprintf(out, "Restart to take effect: systemctl daemon-reload && systemctl restart "
-		        "%s\n", p->restart[i]);
+		        "%s\n", w ? w : p->restart[i]);
+	}
 	if (p->nskipped)
 		fprintf(out, "\nNot persisted:\n");
 	for (size_t i = 0; i < p->nskipped; i++)
