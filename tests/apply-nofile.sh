@@ -223,4 +223,20 @@ expect_contains "configured 2048: a 42000 drop-in with the process's hard limit"
 expect_contains "configured 2048: the restart" \
 	"Restart to take effect: systemctl daemon-reload && systemctl restart garage.service" \
 	"$(cat "$TMP/plan3.out")"
+# ---- an escaped unit name is one shell word, quoted, in every restart command ----
+U='garage@data\x2d1.service'
+cp -a "$FIXTURES/garage-vm/root" "$TMP/g4"
+cp -a "$TMP/g/proc/4242" "$TMP/g4/proc/" && mkdir -p "$TMP/g4/proc/net" && cp "$TMP/g/proc/net/tcp" "$TMP/g4/proc/net/"
+echo "0::/system.slice/$U" >"$TMP/g4/proc/4242/cgroup"
+Q="systemctl daemon-reload && systemctl restart 'garage@data\\x2d1.service'"
+htr --root "$TMP/g4" $G plan >"$TMP/plan4.out"
+expect_contains "escaped name: plan quotes it" "Restart to take effect: $Q" "$(cat "$TMP/plan4.out")"
+htr --root "$TMP/g4" --profile garage audit >"$TMP/audit4.out"
+expect_contains "escaped name: audit's fix quotes it" "($Q)" "$(cat "$TMP/audit4.out")"
+htr --root "$TMP/g4" $G --format json plan >"$TMP/plan4.json"
+expect_eq "escaped name: JSON keeps the raw name" "$U" "$(jq -r '.restart[0]' "$TMP/plan4.json")"
+htr --root "$TMP/g4" $G apply >"$TMP/apply4.out"
+expect_contains "escaped name: apply quotes it" "$Q" "$(cat "$TMP/apply4.out")"
+htr --root "$TMP/g4" --profile garage verify >"$TMP/verify4.out"
+expect_contains "escaped name: verify quotes it" "from its next start: $Q" "$(cat "$TMP/verify4.out")"
 finish

@@ -434,11 +434,17 @@ static int check_limit(struct ht_verify_report *r, const struct ht_finding *fi,
 		goto out;
 	}
 	if (fi->current.type == HT_T_INT && (uint64_t)fi->current.i < esoft) {
+		_cleanup_free_ char *w = ht_shell_word(lf.unit);
+
+		if (!w) {
+			ret = -ENOMEM;
+			goto out;
+		}
 		ret = add(r, HT_VERIFY_PROBLEM, "restart-needed", key,
 		          "%s runs with a soft limit of %" PRId64 " open files, %s gives %s "
 		          "(%s:%u) from its next start: systemctl daemon-reload && systemctl "
 		          "restart %s", fi->instance, fi->current.i, lf.unit, eff->value,
-		          eff->file, eff->line, lf.unit);
+		          eff->file, eff->line, w);
 		goto out;
 	}
 	ret = add(r, HT_VERIFY_OK, "holds", key, "LimitNOFILE=%s for %s (%s:%u)%s", eff->value,
