@@ -134,6 +134,9 @@ sed -i 's/^Max open files            42000/Max open files            1024 /' "$P
 htr --root "$TMP/g" $G plan >"$TMP/plan2.out"
 expect_contains "plan: will not hold" \
 	"/$D/99-override.conf:3 sets LimitNOFILE=1024 and is applied later" "$(cat "$TMP/plan2.out")"
+if grep -q "Restart to take effect" "$TMP/plan2.out"; then
+	not_ok "plan: overridden, so no restart line" "$(cat "$TMP/plan2.out")"
+else ok "plan: overridden, so no restart line"; fi
 rm "$TMP/g/$D/99-override.conf"
 
 # ---- revert ----
@@ -239,4 +242,26 @@ htr --root "$TMP/g4" $G apply >"$TMP/apply4.out"
 expect_contains "escaped name: apply quotes it" "$Q" "$(cat "$TMP/apply4.out")"
 htr --root "$TMP/g4" --profile garage verify >"$TMP/verify4.out"
 expect_contains "escaped name: verify quotes it" "from its next start: $Q" "$(cat "$TMP/verify4.out")"
+# ---- an override in /run holds until the next reboot only ----
+cp -a "$FIXTURES/garage-vm/root" "$TMP/g5"
+cp -a "$TMP/g/proc/4242" "$TMP/g5/proc/" && mkdir -p "$TMP/g5/proc/net" && cp "$TMP/g/proc/net/tcp" "$TMP/g5/proc/net/"
+RD=run/systemd/system/garage.service.d
+mkdir -p "$TMP/g5/$RD"
+printf '[Service]\nLimitNOFILE=2048\n' >"$TMP/g5/$RD/99-local.conf"
+htr --root "$TMP/g5" $G plan >"$TMP/plan5.out"
+expect_contains "/run override: plan says until the next reboot" \
+	"Overridden until the next reboot:
+  LimitNOFILE=42000:524288 in /$D/90-hosttune.conf is overridden now: /$RD/99-local.conf:2 sets LimitNOFILE=2048 and is applied later; /run is emptied at boot, so hosttune's value holds after the next reboot" \
+	"$(cat "$TMP/plan5.out")"
+if grep -q "Will not hold at boot\|Restart to take effect" "$TMP/plan5.out"; then
+	not_ok "/run override: no 'will not hold at boot', no restart line" "$(cat "$TMP/plan5.out")"
+else ok "/run override: no 'will not hold at boot', no restart line"; fi
+htr --root "$TMP/g5" $G --format json plan >"$TMP/plan5.json"
+expect_eq "/run override: JSON holds at boot, until_reboot" "true true []" \
+	"$(jq -c '"\(.holds_at_boot) \(.will_not_hold[0].until_reboot) \(.restart)"' -r "$TMP/plan5.json")"
+htr --root "$TMP/g5" $G apply >/dev/null
+htr --root "$TMP/g5" --profile garage verify >"$TMP/verify5.out"
+expect_contains "/run override: verify says now, not after a reboot" \
+	"is overridden for garage.service now by /$RD/99-local.conf:2 (LimitNOFILE=2048), which systemd applies later; /run is emptied at boot, so hosttune's value holds after the next reboot" \
+	"$(cat "$TMP/verify5.out")"
 finish

@@ -77,6 +77,8 @@ struct ht_plan_warning {
 	char *key;     /* net.netfilter.nf_conntrack_max, module.nf_conntrack.hashsize */
 	char *source;  /* FILE:LINE of what wins at boot, or "kernel command line" */
 	char *message; /* one line: the value, what wins and what to do */
+	bool until_reboot; /* what wins is in /run (emptied at boot): it overrides
+	                      hosttune's now, not after a reboot */
 };
 
 /*

@@ -867,6 +867,18 @@ static int dropin_warning(struct ht_plan *p, const char *root, const struct sett
 			ht_conf_free(&c);
 			return -ENOMEM;
 		}
+		/* /run/systemd/system is a tmpfs: its drop-in is gone after a reboot. */
+		if (strncmp(a->file, "/run/", 5) == 0) {
+			r = add_warning(p, st->key, source, "LimitNOFILE=%s in %s is overridden now: "
+			                "%s:%u sets LimitNOFILE=%s and is applied later; /run is "
+			                "emptied at boot, so hosttune's value holds after the next "
+			                "reboot, not at a restart before it; remove that file (or "
+			                "its line) to have it sooner", st->value, st->limit->path,
+			                a->file, a->line, a->value);
+			if (r >= 0)
+				p->warnings[p->nwarnings - 1].until_reboot = true;
+			break;
+		}
 		r = add_warning(p, st->key, source, "LimitNOFILE=%s in %s will not hold: %s:%u "
 		                "sets LimitNOFILE=%s and is applied later (systemd applies the "
 		                "drop-ins of %s in file-name order across directories, the last "
@@ -934,7 +946,10 @@ static int plan_dropins(struct ht_plan *p, const char *root, const struct settin
 		                       st->limit->unit, NULL, NULL, &one, n1, err);
 		if (r >= 0 && n1 > 0 && !p->no_disk)
 			r = dropin_warning(p, root, &one);
-		if (r >= 0 && p->nfiles > before && ht_plan_file_changes(&p->files[before]))
+		/* A later drop-in overrides it: a restart would not give it (no restart line). */
+		if (r >= 0 && p->nwarnings > nwarn)
+			;
+		else if (r >= 0 && p->nfiles > before && ht_plan_file_changes(&p->files[before]))
 			r = add_restart(p, st->limit->unit);
 		/*
 		 * Written before, not restarted since: the process runs below the
@@ -1431,10 +1446,20 @@ void ht_plan_print_restart(const struct ht_plan *p, FILE *out)
 
 int ht_plan_print_warnings(const struct ht_plan *p, FILE *out)
 {
-	if (p->nwarnings)
-		fprintf(out, "Will not hold at boot:\n");
+	size_t nrun = 0;
+
 	for (size_t i = 0; i < p->nwarnings; i++)
-		fprintf(out, "  %s\n", p->warnings[i].message);
+		nrun += p->warnings[i].until_reboot;
+	if (nrun)
+		fprintf(out, "Overridden until the next reboot:\n");
+	for (size_t i = 0; i < p->nwarnings; i++)
+		if (p->warnings[i].until_reboot)
+			fprintf(out, "  %s\n", p->warnings[i].message);
+	if (p->nwarnings > nrun)
+		fprintf(out, "%sWill not hold at boot:\n", nrun ? "\n" : "");
+	for (size_t i = 0; i < p->nwarnings; i++)
+		if (!p->warnings[i].until_reboot)
+			fprintf(out, "  %s\n", p->warnings[i].message);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -1503,6 +1528,7 @@ struct json_object *ht_plan_to_json(const struct ht_plan *p, bool applied)
 	json_object_object_add(o, "live", live);
 	{
 		struct json_object *w = json_object_new_array();
+		size_t nboot = 0;
 
 		for (size_t i = 0; w && i < p->nwarnings; i++) {
 			struct json_object *e = json_object_new_object();
@@ -1514,9 +1540,12 @@ struct json_object *ht_plan_to_json(const struct ht_plan *p, bool applied)
 			                       json_object_new_string(p->warnings[i].source));
 			json_object_object_add(e, "message",
 			                       json_object_new_string(p->warnings[i].message));
+			json_object_object_add(e, "until_reboot",
+			                       json_object_new_boolean(p->warnings[i].until_reboot));
 			json_object_array_add(w, e);
+			nboot += !p->warnings[i].until_reboot;
 		}
-		json_object_object_add(o, "holds_at_boot", json_object_new_boolean(p->nwarnings == 0));
+		json_object_object_add(o, "holds_at_boot", json_object_new_boolean(nboot == 0));
 		json_object_object_add(o, "will_not_hold", w);
 	}
 	{
