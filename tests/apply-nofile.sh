@@ -264,4 +264,25 @@ htr --root "$TMP/g5" --profile garage verify >"$TMP/verify5.out"
 expect_contains "/run override: verify says now, not after a reboot" \
 	"is overridden for garage.service now by /$RD/99-local.conf:2 (LimitNOFILE=2048), which systemd applies later; /run is emptied at boot, so hosttune's value holds after the next reboot" \
 	"$(cat "$TMP/verify5.out")"
+# ---- audit's fix line: the reason when no drop-in can be written, none when ok ----
+cp -a "$FIXTURES/garage-vm/root" "$TMP/g6"
+cp -a "$TMP/g/proc/4242" "$TMP/g6/proc/" && mkdir -p "$TMP/g6/proc/net" && cp "$TMP/g/proc/net/tcp" "$TMP/g6/proc/net/"
+echo '0::/system.slice/gar$age.service' >"$TMP/g6/proc/4242/cgroup"
+htr --root "$TMP/g6" --profile garage audit >"$TMP/audit6.out"
+# The collector may give no unit for such a name: either reason, never a drop-in.
+sed -n '/^\[warning\] process.limit_nofile\[garage\]/,/^$/p' "$TMP/audit6.out" | grep '^    fix: ' >"$TMP/fix6"
+if grep -qx "    fix: none from here: process.garage.unit = 'gar\$age.service' is not a service name hosttune writes a drop-in for (\[A-Za-z0-9:_.@\\\\-\] ending in .service, no '/'): nothing written" "$TMP/fix6" ||
+	grep -qx "    fix: none from here: garage runs outside a systemd service (process.garage.unit unavailable): no drop-in to write; raise its limit where it is started" "$TMP/fix6"
+then ok "refused unit name: the fix line gives the reason, no drop-in"
+else not_ok "refused unit name: the fix line gives the reason, no drop-in" "$(cat "$TMP/audit6.out")"; fi
+htr --root "$TMP/g6" --profile garage --format json audit >"$TMP/audit6.json"
+expect_eq "refused unit name: JSON fix null" null \
+	"$(jq -c '.findings[] | select(.rule == "process.limit_nofile") | .fix' "$TMP/audit6.json")"
+# An ok finding outside a service (not writable here): no fix line at all.
+echo python3 >"$TMP/g6/proc/4242/comm"
+sed -i 's/^Max open files            1024 /Max open files            20000/' "$TMP/g6/proc/4242/limits"
+echo '0::/user.slice/session-1.scope' >"$TMP/g6/proc/4242/cgroup"
+htr --root "$TMP/g6" --profile garage audit >"$TMP/audit6.out"
+expect_eq "ok, outside a service: the finding, and no fix line" "1 0" \
+	"$(grep -c '^\[ok\] process.limit_nofile\[python3\]' "$TMP/audit6.out") $(sed -n '/^\[ok\] process.limit_nofile/,/^$/p' "$TMP/audit6.out" | grep -c 'fix:')"
 finish
