@@ -1306,7 +1306,8 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 		if (r < 0)
 			goto out;
 	}
-	qsort(p.restart, p.nrestart, sizeof(*p.restart), cmp_str);
+	if (p.nrestart) /* qsort() of a NULL array is undefined, even of none */
+		qsort(p.restart, p.nrestart, sizeof(*p.restart), cmp_str);
 	r = 0;
 out:
 	for (size_t i = 0; i < nlinks; i++)
