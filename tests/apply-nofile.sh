@@ -213,6 +213,9 @@ cp "$TMP/dropin.expected" "$TMP/g3/$D/90-hosttune.conf"
 htr --root "$TMP/g3" $G --format json plan >"$TMP/plan3.json"
 expect_eq "configured 65536: an old 90-hosttune.conf is removed" "/$D/90-hosttune.conf remove" \
 	"$(jq -r '.files[] | select(.path | endswith(".conf")) | "\(.path) \(.action)"' "$TMP/plan3.json")"
+htr --root "$TMP/g3" --profile garage --only conntrack.max --format json plan >"$TMP/plan3.json"
+expect_eq "configured 65536, outside --only: the old drop-in stays" "/$D/90-hosttune.conf unchanged" \
+	"$(jq -r '.files[] | select(.path | startswith("/etc/systemd")) | "\(.path) \(.action)"' "$TMP/plan3.json")"
 rm "$TMP/g3/$D/90-hosttune.conf"
 # Lower than asked: 42000, the hard limit the largest of the line's and the process's.
 printf '[Service]\nLimitNOFILE=2048:1048576\n' >"$TMP/g3/$D/10-local.conf"

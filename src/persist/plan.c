@@ -1075,14 +1075,14 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 			}
 			if (!p.no_disk && (r = ht_limit_fix_configured(st->limit, root)) < 0)
 				goto out;
-			if (st->limit->enough) {
+			if (st->limit->enough && in_only(only, rule->id) && !f->kept) {
 				/*
 				 * The unit already gives at least the recommendation:
 				 * no drop-in (an old one of hosttune's is removed), a
-				 * restart when the process runs below it.
+				 * restart when the process runs below it. Outside
+				 * --only, hosttune's file stays as it is (below).
 				 */
-				if (in_only(only, rule->id) && !f->kept &&
-				    f->current.type == HT_T_INT && f->current.i < st->limit->configured) {
+				if (f->current.type == HT_T_INT && f->current.i < st->limit->configured) {
 					_cleanup_free_ char *msg = NULL;
 
 					if (asprintf(&msg, "%s already gives %" PRId64 " from %s: restart "
