@@ -134,6 +134,9 @@ sed -i 's/^Max open files            42000/Max open files            1024 /' "$P
 htr --root "$TMP/g" $G plan >"$TMP/plan2.out"
 expect_contains "plan: will not hold" \
 	"/$D/99-override.conf:3 sets LimitNOFILE=1024 and is applied later" "$(cat "$TMP/plan2.out")"
+if grep -q "Restart to take effect" "$TMP/plan2.out"; then
+	not_ok "plan: overridden, so no restart line" "$(cat "$TMP/plan2.out")"
+else ok "plan: overridden, so no restart line"; fi
 rm "$TMP/g/$D/99-override.conf"
 
 # ---- revert ----
@@ -177,4 +180,112 @@ expect_contains "two rules: the larger soft limit, its rule named" \
 "$HOSTTUNE" --rules "$TMP/rules2" --root "$TMP/g2" --profile garage --only process.limit_nofile \
 	plan >"$TMP/plan2.out"
 expect_contains "two rules, --only the shipped one: 42000" "+LimitNOFILE=42000:524288" "$(cat "$TMP/plan2.out")"
+# ---- the unit's own LimitNOFILE= is never lowered ----
+# garage.service sets 100000, a local drop-in 65536 (the last one wins): at
+# least the 42000 asked for, so no drop-in, only the restart the process
+# (still at 1024) needs; an old 90-hosttune.conf is removed.
+cp -a "$FIXTURES/garage-vm/root" "$TMP/g3"
+cp -a "$TMP/g/proc/4242" "$TMP/g3/proc/" && mkdir -p "$TMP/g3/proc/net" && cp "$TMP/g/proc/net/tcp" "$TMP/g3/proc/net/"
+mkdir -p "$TMP/g3/$D"
+printf '[Service]\nExecStart=/usr/bin/garage\nLimitNOFILE=100000\n' >"$TMP/g3/etc/systemd/system/garage.service"
+printf '[Service]\nLimitNOFILE=65536\n' >"$TMP/g3/$D/10-local.conf"
+htr --root "$TMP/g3" $G plan >"$TMP/plan3.out"
+cat >"$TMP/plan3.expected" <<EOT
+No changes: the files and live values already match the plan.
+
+Restart to take effect: systemctl daemon-reload && systemctl restart garage.service
+
+Not persisted:
+  process.garage.nofile: garage.service already gives 65536 from /$D/10-local.conf:2: restart garage.service to take it
+EOT
+if cmp -s "$TMP/plan3.expected" "$TMP/plan3.out"; then ok "configured 65536: no drop-in, the restart"
+else not_ok "configured 65536: no drop-in, the restart" "$(diff "$TMP/plan3.expected" "$TMP/plan3.out")"; fi
+htr --root "$TMP/g3" --profile garage audit >"$TMP/audit3.out"
+expect_contains "configured 65536: audit's fix names the line, no drop-in" \
+	"fix: garage.service already gives 65536 from /$D/10-local.conf:2: restart garage.service to take it" \
+	"$(cat "$TMP/audit3.out")"
+htr --root "$TMP/g3" --profile garage --format json audit >"$TMP/audit3.json"
+expect_eq "configured 65536: audit JSON, no file, the restart" "null|garage.service" \
+	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile") | .fix | "\(.file)|\(.restart)"' \
+		"$TMP/audit3.json")"
+# hosttune's drop-in from before (42000) is left out when reading the unit, and removed.
+cp "$TMP/dropin.expected" "$TMP/g3/$D/90-hosttune.conf"
+htr --root "$TMP/g3" $G --format json plan >"$TMP/plan3.json"
+expect_eq "configured 65536: an old 90-hosttune.conf is removed" "/$D/90-hosttune.conf remove" \
+	"$(jq -r '.files[] | select(.path | endswith(".conf")) | "\(.path) \(.action)"' "$TMP/plan3.json")"
+htr --root "$TMP/g3" --profile garage --only conntrack.max --format json plan >"$TMP/plan3.json"
+expect_eq "configured 65536, outside --only: the old drop-in stays" "/$D/90-hosttune.conf unchanged" \
+	"$(jq -r '.files[] | select(.path | startswith("/etc/systemd")) | "\(.path) \(.action)"' "$TMP/plan3.json")"
+rm "$TMP/g3/$D/90-hosttune.conf"
+# Lower than asked: 42000, the hard limit the largest of the line's and the process's.
+printf '[Service]\nLimitNOFILE=2048:1048576\n' >"$TMP/g3/$D/10-local.conf"
+htr --root "$TMP/g3" $G plan >"$TMP/plan3.out"
+expect_contains "configured 2048:1048576: a 42000 drop-in, the hard limit kept" \
+	"+LimitNOFILE=42000:1048576" "$(cat "$TMP/plan3.out")"
+printf '[Service]\nLimitNOFILE=2048\n' >"$TMP/g3/$D/10-local.conf"
+htr --root "$TMP/g3" $G plan >"$TMP/plan3.out"
+expect_contains "configured 2048: a 42000 drop-in with the process's hard limit" \
+	"+LimitNOFILE=42000:524288" "$(cat "$TMP/plan3.out")"
+expect_contains "configured 2048: the restart" \
+	"Restart to take effect: systemctl daemon-reload && systemctl restart garage.service" \
+	"$(cat "$TMP/plan3.out")"
+# ---- an escaped unit name is one shell word, quoted, in every restart command ----
+U='garage@data\x2d1.service'
+cp -a "$FIXTURES/garage-vm/root" "$TMP/g4"
+cp -a "$TMP/g/proc/4242" "$TMP/g4/proc/" && mkdir -p "$TMP/g4/proc/net" && cp "$TMP/g/proc/net/tcp" "$TMP/g4/proc/net/"
+echo "0::/system.slice/$U" >"$TMP/g4/proc/4242/cgroup"
+Q="systemctl daemon-reload && systemctl restart 'garage@data\\x2d1.service'"
+htr --root "$TMP/g4" $G plan >"$TMP/plan4.out"
+expect_contains "escaped name: plan quotes it" "Restart to take effect: $Q" "$(cat "$TMP/plan4.out")"
+htr --root "$TMP/g4" --profile garage audit >"$TMP/audit4.out"
+expect_contains "escaped name: audit's fix quotes it" "($Q)" "$(cat "$TMP/audit4.out")"
+htr --root "$TMP/g4" $G --format json plan >"$TMP/plan4.json"
+expect_eq "escaped name: JSON keeps the raw name" "$U" "$(jq -r '.restart[0]' "$TMP/plan4.json")"
+htr --root "$TMP/g4" $G apply >"$TMP/apply4.out"
+expect_contains "escaped name: apply quotes it" "$Q" "$(cat "$TMP/apply4.out")"
+htr --root "$TMP/g4" --profile garage verify >"$TMP/verify4.out"
+expect_contains "escaped name: verify quotes it" "from its next start: $Q" "$(cat "$TMP/verify4.out")"
+# ---- an override in /run holds until the next reboot only ----
+cp -a "$FIXTURES/garage-vm/root" "$TMP/g5"
+cp -a "$TMP/g/proc/4242" "$TMP/g5/proc/" && mkdir -p "$TMP/g5/proc/net" && cp "$TMP/g/proc/net/tcp" "$TMP/g5/proc/net/"
+RD=run/systemd/system/garage.service.d
+mkdir -p "$TMP/g5/$RD"
+printf '[Service]\nLimitNOFILE=2048\n' >"$TMP/g5/$RD/99-local.conf"
+htr --root "$TMP/g5" $G plan >"$TMP/plan5.out"
+expect_contains "/run override: plan says until the next reboot" \
+	"Overridden until the next reboot:
+  LimitNOFILE=42000:524288 in /$D/90-hosttune.conf is overridden now: /$RD/99-local.conf:2 sets LimitNOFILE=2048 and is applied later; /run is emptied at boot, so hosttune's value holds after the next reboot" \
+	"$(cat "$TMP/plan5.out")"
+if grep -q "Will not hold at boot\|Restart to take effect" "$TMP/plan5.out"; then
+	not_ok "/run override: no 'will not hold at boot', no restart line" "$(cat "$TMP/plan5.out")"
+else ok "/run override: no 'will not hold at boot', no restart line"; fi
+htr --root "$TMP/g5" $G --format json plan >"$TMP/plan5.json"
+expect_eq "/run override: JSON holds at boot, until_reboot" "true true []" \
+	"$(jq -c '"\(.holds_at_boot) \(.will_not_hold[0].until_reboot) \(.restart)"' -r "$TMP/plan5.json")"
+htr --root "$TMP/g5" $G apply >/dev/null
+htr --root "$TMP/g5" --profile garage verify >"$TMP/verify5.out"
+expect_contains "/run override: verify says now, not after a reboot" \
+	"is overridden for garage.service now by /$RD/99-local.conf:2 (LimitNOFILE=2048), which systemd applies later; /run is emptied at boot, so hosttune's value holds after the next reboot" \
+	"$(cat "$TMP/verify5.out")"
+# ---- audit's fix line: the reason when no drop-in can be written, none when ok ----
+cp -a "$FIXTURES/garage-vm/root" "$TMP/g6"
+cp -a "$TMP/g/proc/4242" "$TMP/g6/proc/" && mkdir -p "$TMP/g6/proc/net" && cp "$TMP/g/proc/net/tcp" "$TMP/g6/proc/net/"
+echo '0::/system.slice/gar$age.service' >"$TMP/g6/proc/4242/cgroup"
+htr --root "$TMP/g6" --profile garage audit >"$TMP/audit6.out"
+# The collector may give no unit for such a name: either reason, never a drop-in.
+sed -n '/^\[warning\] process.limit_nofile\[garage\]/,/^$/p' "$TMP/audit6.out" | grep '^    fix: ' >"$TMP/fix6"
+if grep -qx "    fix: none from here: process.garage.unit = 'gar\$age.service' is not a service name hosttune writes a drop-in for (\[A-Za-z0-9:_.@\\\\-\] ending in .service, no '/'): nothing written" "$TMP/fix6" ||
+	grep -qx "    fix: none from here: garage runs outside a systemd service (process.garage.unit unavailable): no drop-in to write; raise its limit where it is started" "$TMP/fix6"
+then ok "refused unit name: the fix line gives the reason, no drop-in"
+else not_ok "refused unit name: the fix line gives the reason, no drop-in" "$(cat "$TMP/audit6.out")"; fi
+htr --root "$TMP/g6" --profile garage --format json audit >"$TMP/audit6.json"
+expect_eq "refused unit name: JSON fix null" null \
+	"$(jq -c '.findings[] | select(.rule == "process.limit_nofile") | .fix' "$TMP/audit6.json")"
+# An ok finding outside a service (not writable here): no fix line at all.
+echo python3 >"$TMP/g6/proc/4242/comm"
+sed -i 's/^Max open files            1024 /Max open files            20000/' "$TMP/g6/proc/4242/limits"
+echo '0::/user.slice/session-1.scope' >"$TMP/g6/proc/4242/cgroup"
+htr --root "$TMP/g6" --profile garage audit >"$TMP/audit6.out"
+expect_eq "ok, outside a service: the finding, and no fix line" "1 0" \
+	"$(grep -c '^\[ok\] process.limit_nofile\[python3\]' "$TMP/audit6.out") $(sed -n '/^\[ok\] process.limit_nofile/,/^$/p' "$TMP/audit6.out" | grep -c 'fix:')"
 finish

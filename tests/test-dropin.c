@@ -311,19 +311,42 @@ static void test_dropin_removed_and_overridden(void **state)
 	assert_non_null(f);
 	assert_null(f->new);
 	assert_null(planned(fx, "/etc/systemd/system/other.service.d/90-hosttune.conf"));
-	assert_int_equal(fx->plan.nrestart, 2);
-	assert_string_equal(fx->plan.restart[0], "garage.service");
-	assert_string_equal(fx->plan.restart[1], "old.service");
+	/* garage.service's drop-in is overridden: a restart would not give it, no restart. */
+	assert_int_equal(fx->plan.nrestart, 1);
+	assert_string_equal(fx->plan.restart[0], "old.service");
 	assert_int_equal(fx->plan.nwarnings, 1);
 	assert_string_equal(fx->plan.warnings[0].key, "process.garage.nofile");
 	assert_string_equal(fx->plan.warnings[0].source,
 	                    "/run/systemd/system/garage.service.d/99-override.conf:3");
+	/* In /run (emptied at boot): it wins now, not after a reboot. */
+	assert_true(fx->plan.warnings[0].until_reboot);
+	assert_string_equal(fx->plan.warnings[0].message,
+	                    "LimitNOFILE=42000:524288 in " GARAGE_DROPIN " is overridden now: "
+	                    "/run/systemd/system/garage.service.d/99-override.conf:3 sets "
+	                    "LimitNOFILE=1024 and is applied later; /run is emptied at boot, so "
+	                    "hosttune's value holds after the next reboot, not at a restart before "
+	                    "it; remove that file (or its line) to have it sooner");
+
+	/* The same file in /etc: it will not hold at boot either. */
+	put_file(fx->root, "etc/systemd/system/garage.service.d/99-override.conf",
+	         "[Service]\n# local\nLimitNOFILE=1024\n");
+	plan(fx);
+	assert_int_equal(fx->plan.nwarnings, 1);
+	assert_false(fx->plan.warnings[0].until_reboot);
 	assert_string_equal(fx->plan.warnings[0].message,
 	                    "LimitNOFILE=42000:524288 in " GARAGE_DROPIN " will not hold: "
-	                    "/run/systemd/system/garage.service.d/99-override.conf:3 sets "
+	                    "/etc/systemd/system/garage.service.d/99-override.conf:3 sets "
 	                    "LimitNOFILE=1024 and is applied later (systemd applies the drop-ins "
 	                    "of garage.service in file-name order across directories, the last "
 	                    "value wins); edit or remove that line");
+	assert_int_equal(fx->plan.nrestart, 1);
+	{
+		_cleanup_free_ char *p = NULL;
+
+		assert_true(asprintf(&p, "%s/etc/systemd/system/garage.service.d/99-override.conf",
+		                     fx->root) > 0);
+		assert_int_equal(unlink(p), 0);
+	}
 
 	/* An empty LimitNOFILE= resets nothing (systemd ignores it): no warning from it. */
 	put_file(fx->root, "run/systemd/system/garage.service.d/99-override.conf",

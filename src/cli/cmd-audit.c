@@ -50,7 +50,8 @@ int cmd_audit(const struct options *o)
 	info = (struct ht_report_info){ .origin = origin_of(o, origin, sizeof(origin)),
 		                        .rules = rs, .values = rs, .color = o->color,
 		                        .width = o->width,
-		                        .wrap_all = o->terminal, .facts = facts };
+		                        .wrap_all = o->terminal, .facts = facts,
+		                        .root = o->root, .no_disk = o->facts_file != NULL };
 	{
 		const struct ht_fact *m = ht_facts_get(facts, "conntrack.module");
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,10 +26,12 @@ static bool needs_fix(const struct ht_finding *f)
 	return true;
 }
 
-int ht_finding_fix(const struct ht_finding *f, bool ct_builtin, const struct ht_facts *facts,
+int ht_finding_fix(const struct ht_finding *f, const struct ht_report_info *info,
                    char **file, char **line, char **live)
 {
 	const struct ht_rule *r = f->rule;
+	const struct ht_facts *facts = info->facts;
+	bool ct_builtin = info->ct_builtin;
 	_cleanup_free_ char *val = NULL, *path = NULL;
 
 	if (!needs_fix(f) || f->read_only || (r->kind != HT_TARGET_SYSCTL && r->kind != HT_TARGET_MODULE &&
@@ -37,6 +40,7 @@ int ht_finding_fix(const struct ht_finding *f, bool ct_builtin, const struct ht_
 	if (r->kind == HT_TARGET_LIMIT) {
 		struct ht_limit_fix lf;
 		_cleanup_free_ char *why = NULL;
+		bool enough;
 		int k;
 
 		/* Only a fix that raises the soft limit: an ok finding needs none. */
@@ -45,17 +49,30 @@ int ht_finding_fix(const struct ht_finding *f, bool ct_builtin, const struct ht_
 		k = ht_limit_fix(f, facts, &lf, &why);
 		if (k == -ENOMEM)
 			return k;
-		if (k < 0)
-			return 0;
-		*file = TAKE_PTR(lf.path);
+		if (k < 0) {
+			/* Refused: no drop-in to promise, the reason instead. */
+			*line = TAKE_PTR(why);
+			return *line ? 5 : 0;
+		}
+		if (!info->no_disk && (k = ht_limit_fix_configured(&lf, info->root)) < 0) {
+			ht_limit_fix_free(&lf);
+			return k;
+		}
 		*live = TAKE_PTR(lf.unit);
-		k = asprintf(line, "[Service] LimitNOFILE=%s", lf.value);
+		enough = lf.enough;
+		if (enough) {
+			*file = TAKE_PTR(lf.source);
+			k = asprintf(line, "LimitNOFILE=%" PRId64, lf.configured);
+		} else {
+			*file = TAKE_PTR(lf.path);
+			k = asprintf(line, "[Service] LimitNOFILE=%s", lf.value);
+		}
 		ht_limit_fix_free(&lf);
 		if (k < 0) {
 			*line = NULL;
 			return -ENOMEM;
 		}
-		return 3;
+		return enough ? 4 : 3;
 	}
 	val = ht_value_display(&f->recommended);
 	if (!val)
@@ -480,13 +497,26 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 			ret = 0;
 		if (ret < 0)
 			return ret;
-		ret = ht_finding_fix(fi, info->ct_builtin, info->facts, &file, &line, &live);
+		ret = ht_finding_fix(fi, info, &file, &line, &live);
 		if (ret < 0)
 			return ret;
-		if (ret == 3)
-			r2 = print_item(out, info, width, "fix: %s in %s, then restart %s (systemctl "
-			                "daemon-reload && systemctl restart %s): the process gets the "
-			                "limit when the service starts again", line, file, live, live);
+		if (ret == 3 || ret == 4) {
+			_cleanup_free_ char *w = ht_shell_word(live);
+
+			if (!w)
+				return -ENOMEM;
+			if (ret == 3)
+				r2 = print_item(out, info, width, "fix: %s in %s, then restart %s "
+				                "(systemctl daemon-reload && systemctl restart %s): the "
+				                "process gets the limit when the service starts again",
+				                line, file, live, w);
+			else
+				r2 = print_item(out, info, width, "fix: %s already gives %s from %s: "
+				                "restart %s to take it (systemctl daemon-reload && "
+				                "systemctl restart %s); hosttune writes no drop-in", live,
+				                line + strlen("LimitNOFILE="), file, live, w);
+		} else if (ret == 5)
+			r2 = print_item(out, info, width, "fix: none from here: %s", line);
 		else if (ret == 2)
 			r2 = print_item(out, info, width, "fix: %s on the kernel command line "
 			                "(GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub: "
@@ -498,7 +528,7 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 			                live);
 		else if (ret > 0)
 			r2 = print_item(out, info, width, "fix: %s in %s, and live in %s", line, file, live);
-		else if (fi->read_only && !fi->remedy && !fi->lever)
+		else if (fi->read_only && !fi->remedy && !fi->lever && fi->severity != HT_SEV_OK)
 			r2 = print_item(out, info, width, "fix: none from here: this value cannot be "
 			                "written on this host");
 		if (r2 < 0)
@@ -584,20 +614,21 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 			json_object_object_add(o, "boot", NULL);
 		json_object_object_add(o, "explanation",
 		                       jstr(fi->applicable ? fi->explanation : fi->reason));
-		ret = ht_finding_fix(fi, info->ct_builtin, info->facts, &file, &line, &live);
+		ret = ht_finding_fix(fi, info, &file, &line, &live);
 		if (ret < 0)
 			goto oom;
-		if (ret > 0) {
+		if (ret > 0 && ret != 5) {
 			struct json_object *fx = json_object_new_object();
 
 			if (!fx)
 				goto oom;
-			json_object_object_add(fx, "file", file ? jstr(file) : NULL);
+			/* 4: the unit's own line gives it, no file to write. */
+			json_object_object_add(fx, "file", file && ret != 4 ? jstr(file) : NULL);
 			json_object_object_add(fx, "cmdline", json_object_new_boolean(ret == 2));
 			json_object_object_add(fx, "line", jstr(line));
-			json_object_object_add(fx, "live", fi->no_live || ret == 3 ? NULL : jstr(live));
+			json_object_object_add(fx, "live", fi->no_live || ret >= 3 ? NULL : jstr(live));
 			/* A limit: no live write, the service to restart instead. */
-			json_object_object_add(fx, "restart", ret == 3 ? jstr(live) : NULL);
+			json_object_object_add(fx, "restart", ret >= 3 ? jstr(live) : NULL);
 			json_object_object_add(o, "fix", fx);
 		} else
 			json_object_object_add(o, "fix", NULL);

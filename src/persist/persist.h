@@ -77,6 +77,8 @@ struct ht_plan_warning {
 	char *key;     /* net.netfilter.nf_conntrack_max, module.nf_conntrack.hashsize */
 	char *source;  /* FILE:LINE of what wins at boot, or "kernel command line" */
 	char *message; /* one line: the value, what wins and what to do */
+	bool until_reboot; /* what wins is in /run (emptied at boot): it overrides
+	                      hosttune's now, not after a reboot */
 };
 
 /*
@@ -141,6 +143,16 @@ struct ht_limit_fix {
 	char *path;
 	char *value;
 	int64_t soft, hard;
+	/*
+	 * Filled by ht_limit_fix_configured(): the soft limit the unit's own
+	 * files give (hosttune's drop-in left out; -1: none, INT64_MAX:
+	 * infinity), the "FILE:LINE" of that line (owned, NULL with none), and
+	 * @enough when it is at least the recommended soft limit: then no
+	 * drop-in is written, the service only needs a restart to take it.
+	 */
+	int64_t configured;
+	char *source;
+	bool enough;
 };
 
 /*
@@ -153,6 +165,20 @@ int ht_limit_fix(const struct ht_finding *f, const struct ht_facts *facts,
                  struct ht_limit_fix *out, char **why);
 
 void ht_limit_fix_free(struct ht_limit_fix *l);
+
+/*
+ * ht_limit_fix_configured - what the service's unit file and drop-ins give
+ * without hosttune's own drop-in (ht_unit_limits_read() below @root), so that
+ * hosttune never lowers it: @l->enough when that soft limit is already at
+ * least @l->soft; else @l->hard (and @l->value) become the largest of @l's
+ * soft limit, the configured hard limit and the process's hard limit.
+ * Returns 0 or -ENOMEM (an unreadable unit counts as none configured).
+ */
+int ht_limit_fix_configured(struct ht_limit_fix *l, const char *root);
+
+/* ht_shell_word - @s as one shell word: as is when it has only [A-Za-z0-9:_.@/-],
+ * else single-quoted (a ' as '\''). Caller frees; NULL on ENOMEM. */
+char *ht_shell_word(const char *s);
 
 /*
  * ht_plan_build - what apply would do for @findings on the host below @root.

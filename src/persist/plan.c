@@ -261,7 +261,87 @@ void ht_limit_fix_free(struct ht_limit_fix *l)
 	free(l->unit);
 	free(l->path);
 	free(l->value);
+	free(l->source);
 	*l = (struct ht_limit_fix){ 0 };
+}
+
+char *ht_shell_word(const char *s)
+{
+	size_t n = 3;
+	char *out, *o;
+
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	                    ":_.@/-") == strlen(s))
+		return strdup(s);
+	for (const char *c = s; *c; c++)
+		n += *c == '\'' ? 4 : 1;
+	out = o = malloc(n);
+	if (!out)
+		return NULL;
+	*o++ = '\'';
+	for (const char *c = s; *c; c++) {
+		if (*c == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else
+			*o++ = *c;
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return out;
+}
+
+int ht_limit_fix_configured(struct ht_limit_fix *l, const char *root)
+{
+	struct ht_conf c = { 0 };
+	const struct ht_conf_key *k;
+	const struct ht_conf_assign *eff = NULL;
+	uint64_t soft = 0, hard = 0;
+	int r;
+
+	l->configured = -1;
+	r = ht_unit_limits_read(root, l->unit, &c);
+	if (r < 0)
+		return r == -ENOMEM ? r : 0;
+	k = ht_conf_find(&c, "LimitNOFILE");
+	/* The last line systemd applies, hosttune's own drop-in left out. */
+	for (size_t i = k ? k->n : 0; i-- > 0;) {
+		if (strcmp(k->assigns[i].file, l->path) == 0)
+			continue;
+		if (ht_rlimit_parse(k->assigns[i].value, &soft, &hard) < 0)
+			continue;
+		eff = &k->assigns[i];
+		break;
+	}
+	if (eff) {
+		l->configured = soft > INT64_MAX ? INT64_MAX : (int64_t)soft;
+		if (asprintf(&l->source, "%s:%u", eff->file, eff->line) < 0) {
+			l->source = NULL;
+			ht_conf_free(&c);
+			return -ENOMEM;
+		}
+	}
+	ht_conf_free(&c);
+	if (!eff)
+		return 0;
+	if (l->configured >= l->soft) {
+		l->enough = true;
+		return 0;
+	}
+	if (hard > (uint64_t)l->hard) {
+		char *v;
+
+		if (hard == UINT64_MAX)
+			r = asprintf(&v, "%" PRId64 ":infinity", l->soft);
+		else
+			r = asprintf(&v, "%" PRId64 ":%" PRIu64, l->soft, hard);
+		if (r < 0)
+			return -ENOMEM;
+		free(l->value);
+		l->value = v;
+		l->hard = hard > INT64_MAX ? INT64_MAX : (int64_t)hard;
+	}
+	return 0;
 }
 
 int ht_limit_fix(const struct ht_finding *f, const struct ht_facts *facts,
@@ -270,7 +350,7 @@ int ht_limit_fix(const struct ht_finding *f, const struct ht_facts *facts,
 	_cleanup_free_ char *uname = NULL, *hname = NULL;
 	const struct ht_fact *u, *h;
 
-	*out = (struct ht_limit_fix){ 0 };
+	*out = (struct ht_limit_fix){ .configured = -1 };
 	*why = NULL;
 	if (f->rule->kind != HT_TARGET_LIMIT || !f->instance || f->recommended.type != HT_T_INT)
 		return -EINVAL;
@@ -787,6 +867,18 @@ static int dropin_warning(struct ht_plan *p, const char *root, const struct sett
 			ht_conf_free(&c);
 			return -ENOMEM;
 		}
+		/* /run/systemd/system is a tmpfs: its drop-in is gone after a reboot. */
+		if (strncmp(a->file, "/run/", 5) == 0) {
+			r = add_warning(p, st->key, source, "LimitNOFILE=%s in %s is overridden now: "
+			                "%s:%u sets LimitNOFILE=%s and is applied later; /run is "
+			                "emptied at boot, so hosttune's value holds after the next "
+			                "reboot, not at a restart before it; remove that file (or "
+			                "its line) to have it sooner", st->value, st->limit->path,
+			                a->file, a->line, a->value);
+			if (r >= 0)
+				p->warnings[p->nwarnings - 1].until_reboot = true;
+			break;
+		}
 		r = add_warning(p, st->key, source, "LimitNOFILE=%s in %s will not hold: %s:%u "
 		                "sets LimitNOFILE=%s and is applied later (systemd applies the "
 		                "drop-ins of %s in file-name order across directories, the last "
@@ -854,7 +946,10 @@ static int plan_dropins(struct ht_plan *p, const char *root, const struct settin
 		                       st->limit->unit, NULL, NULL, &one, n1, err);
 		if (r >= 0 && n1 > 0 && !p->no_disk)
 			r = dropin_warning(p, root, &one);
-		if (r >= 0 && p->nfiles > before && ht_plan_file_changes(&p->files[before]))
+		/* A later drop-in overrides it: a restart would not give it (no restart line). */
+		if (r >= 0 && p->nwarnings > nwarn)
+			;
+		else if (r >= 0 && p->nfiles > before && ht_plan_file_changes(&p->files[before]))
 			r = add_restart(p, st->limit->unit);
 		/*
 		 * Written before, not restarted since: the process runs below the
@@ -975,6 +1070,35 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 				/* Only a finding that asks for a change is worth a line. */
 				if (in_only(only, rule->id) && !f->kept && f->severity != HT_SEV_OK &&
 				    (r = add_skip(&p, f->instance, rule->target, why)) < 0)
+					goto out;
+				continue;
+			}
+			if (!p.no_disk && (r = ht_limit_fix_configured(st->limit, root)) < 0)
+				goto out;
+			if (st->limit->enough && in_only(only, rule->id) && !f->kept) {
+				/*
+				 * The unit already gives at least the recommendation:
+				 * no drop-in (an old one of hosttune's is removed), a
+				 * restart when the process runs below it. Outside
+				 * --only, hosttune's file stays as it is (below).
+				 */
+				if (f->current.type == HT_T_INT && f->current.i < st->limit->configured) {
+					_cleanup_free_ char *msg = NULL;
+
+					if (asprintf(&msg, "%s already gives %" PRId64 " from %s: restart "
+					             "%s to take it", st->limit->unit,
+					             st->limit->configured, st->limit->source,
+					             st->limit->unit) < 0) {
+						msg = NULL;
+						r = -ENOMEM;
+					} else
+						r = add_skip(&p, f->instance, rule->target, msg);
+					if (r >= 0)
+						r = add_restart(&p, st->limit->unit);
+				}
+				ht_limit_fix_free(st->limit);
+				free(TAKE_PTR(st->limit));
+				if (r < 0)
 					goto out;
 				continue;
 			}
@@ -1182,7 +1306,8 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 		if (r < 0)
 			goto out;
 	}
-	qsort(p.restart, p.nrestart, sizeof(*p.restart), cmp_str);
+	if (p.nrestart) /* qsort() of a NULL array is undefined, even of none */
+		qsort(p.restart, p.nrestart, sizeof(*p.restart), cmp_str);
 	r = 0;
 out:
 	for (size_t i = 0; i < nlinks; i++)
@@ -1308,9 +1433,12 @@ int ht_plan_print(const struct ht_plan *p, FILE *out)
 
 void ht_plan_print_restart(const struct ht_plan *p, FILE *out)
 {
-	for (size_t i = 0; i < p->nrestart; i++)
+	for (size_t i = 0; i < p->nrestart; i++) {
+		_cleanup_free_ char *w = ht_shell_word(p->restart[i]);
+
 		fprintf(out, "Restart to take effect: systemctl daemon-reload && systemctl restart "
-		        "%s\n", p->restart[i]);
+		        "%s\n", w ? w : p->restart[i]);
+	}
 	if (p->nskipped)
 		fprintf(out, "\nNot persisted:\n");
 	for (size_t i = 0; i < p->nskipped; i++)
@@ -1319,10 +1447,20 @@ void ht_plan_print_restart(const struct ht_plan *p, FILE *out)
 
 int ht_plan_print_warnings(const struct ht_plan *p, FILE *out)
 {
-	if (p->nwarnings)
-		fprintf(out, "Will not hold at boot:\n");
+	size_t nrun = 0;
+
 	for (size_t i = 0; i < p->nwarnings; i++)
-		fprintf(out, "  %s\n", p->warnings[i].message);
+		nrun += p->warnings[i].until_reboot;
+	if (nrun)
+		fprintf(out, "Overridden until the next reboot:\n");
+	for (size_t i = 0; i < p->nwarnings; i++)
+		if (p->warnings[i].until_reboot)
+			fprintf(out, "  %s\n", p->warnings[i].message);
+	if (p->nwarnings > nrun)
+		fprintf(out, "%sWill not hold at boot:\n", nrun ? "\n" : "");
+	for (size_t i = 0; i < p->nwarnings; i++)
+		if (!p->warnings[i].until_reboot)
+			fprintf(out, "  %s\n", p->warnings[i].message);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -1391,6 +1529,7 @@ struct json_object *ht_plan_to_json(const struct ht_plan *p, bool applied)
 	json_object_object_add(o, "live", live);
 	{
 		struct json_object *w = json_object_new_array();
+		size_t nboot = 0;
 
 		for (size_t i = 0; w && i < p->nwarnings; i++) {
 			struct json_object *e = json_object_new_object();
@@ -1402,9 +1541,12 @@ struct json_object *ht_plan_to_json(const struct ht_plan *p, bool applied)
 			                       json_object_new_string(p->warnings[i].source));
 			json_object_object_add(e, "message",
 			                       json_object_new_string(p->warnings[i].message));
+			json_object_object_add(e, "until_reboot",
+			                       json_object_new_boolean(p->warnings[i].until_reboot));
 			json_object_array_add(w, e);
+			nboot += !p->warnings[i].until_reboot;
 		}
-		json_object_object_add(o, "holds_at_boot", json_object_new_boolean(p->nwarnings == 0));
+		json_object_object_add(o, "holds_at_boot", json_object_new_boolean(nboot == 0));
 		json_object_object_add(o, "will_not_hold", w);
 	}
 	{

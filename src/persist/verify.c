@@ -426,6 +426,16 @@ static int check_limit(struct ht_verify_report *r, const struct ht_finding *fi,
 	if (ht_rlimit_parse(ours->value, &osoft, &ohard) < 0 ||
 	    ht_rlimit_parse(eff->value, &esoft, &ehard) < 0)
 		goto out;
+	if (eff != ours && (esoft < osoft || ehard < ohard) && strncmp(eff->file, "/run/", 5) == 0) {
+		/* /run/systemd/system is emptied at boot: overridden now, not after a reboot. */
+		ret = add(r, HT_VERIFY_PROBLEM, "overridden", key,
+		          "LimitNOFILE=%s in %s:%u is overridden for %s now by %s:%u "
+		          "(LimitNOFILE=%s), which systemd applies later; /run is emptied at "
+		          "boot, so hosttune's value holds after the next reboot, not at a restart "
+		          "before it; remove that file (or its line) to have it sooner", ours->value,
+		          lf.path, ours->line, lf.unit, eff->file, eff->line, eff->value);
+		goto out;
+	}
 	if (eff != ours && (esoft < osoft || ehard < ohard)) {
 		ret = add(r, HT_VERIFY_PROBLEM, "overridden", key,
 		          "LimitNOFILE=%s in %s:%u is overridden for %s by %s:%u (LimitNOFILE=%s), "
@@ -434,11 +444,17 @@ static int check_limit(struct ht_verify_report *r, const struct ht_finding *fi,
 		goto out;
 	}
 	if (fi->current.type == HT_T_INT && (uint64_t)fi->current.i < esoft) {
+		_cleanup_free_ char *w = ht_shell_word(lf.unit);
+
+		if (!w) {
+			ret = -ENOMEM;
+			goto out;
+		}
 		ret = add(r, HT_VERIFY_PROBLEM, "restart-needed", key,
 		          "%s runs with a soft limit of %" PRId64 " open files, %s gives %s "
 		          "(%s:%u) from its next start: systemctl daemon-reload && systemctl "
 		          "restart %s", fi->instance, fi->current.i, lf.unit, eff->value,
-		          eff->file, eff->line, lf.unit);
+		          eff->file, eff->line, w);
 		goto out;
 	}
 	ret = add(r, HT_VERIFY_OK, "holds", key, "LimitNOFILE=%s for %s (%s:%u)%s", eff->value,
