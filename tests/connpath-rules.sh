@@ -174,7 +174,7 @@ done
 ht --facts "$V/nofile-garage-515.facts" --profile garage --format json audit >"$TMP/n.json"
 expect_contains "garage: Garage's own unit named" "sets LimitNOFILE=42000" \
 	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile" and .instance == "garage") | .explanation' "$TMP/n.json")"
-expect_contains "garage: the restart named" "systemctl restart garage.service" \
+expect_contains "garage: the restart named" "garage.service gets 42000 (LimitNOFILE=) when it next starts" \
 	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile" and .instance == "garage") | .explanation' "$TMP/n.json")"
 # sshd: 7 of 1024, not the profile's service: ok, nothing to change.
 expect_eq "sshd: ok" "ok|1024|1024|" "$(finding "$TMP/n.json" process.limit_nofile sshd)"
