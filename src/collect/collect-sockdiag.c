@@ -1063,7 +1063,9 @@ static int listener_facts(struct ht_facts *f, const char *root, struct scan *sc,
 	int somax_err = somax ? somax->error : ENOENT;
 	int r;
 
-	qsort(sc->ls, sc->n_ls, sizeof(*sc->ls), listener_cmp);
+	/* qsort() with a NULL array is undefined even for 0 elements (no listener at all). */
+	if (sc->n_ls > 1)
+		qsort(sc->ls, sc->n_ls, sizeof(*sc->ls), listener_cmp);
 	list = calloc(1, sc->n_ls * 6 + 1);
 	if (!list)
 		return -ENOMEM;
@@ -1074,7 +1076,8 @@ static int listener_facts(struct ht_facts *f, const char *root, struct scan *sc,
 		struct ht_value v;
 
 		len += (size_t)sprintf(list + len, "%s%u", i ? " " : "", l->port);
-		qsort(l->addrs, l->n_addrs, sizeof(*l->addrs), str_cmp);
+		if (l->n_addrs > 1)
+			qsort(l->addrs, l->n_addrs, sizeof(*l->addrs), str_cmp);
 		for (size_t j = 0; j < l->n_addrs; j++)
 			alen += strlen(l->addrs[j]) + 1;
 		addrs = calloc(1, alen + 1);
@@ -1583,7 +1586,9 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 	}
 
 	/* process.list: the names found, sorted. */
-	qsort(picks, n, sizeof(*picks), str_cmp); /* name is the first member */
+	/* name is the first member; picks is NULL when n is 0, which qsort() must not see. */
+	if (n > 1)
+		qsort(picks, n, sizeof(*picks), str_cmp);
 	list = calloc(1, 1);
 	if (!list) {
 		r = -ENOMEM;
