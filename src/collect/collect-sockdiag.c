@@ -437,11 +437,16 @@ int ht_nstat_value(const char *text, const char *prefix, const char *field, int6
 
 /* ---- what the socket scan keeps ---- */
 
+/*
+ * One listening port. backlog and queue come from ONE socket, the port's
+ * worst (listener_worse()); full and at_max are over all its sockets.
+ */
 struct listener {
 	uint16_t port;
-	uint32_t backlog; /* smallest wqueue */
-	uint32_t queue;   /* largest rqueue */
-	bool full;
+	uint32_t backlog; /* wqueue of the worst socket */
+	uint32_t queue;   /* rqueue of the same socket */
+	bool full;        /* some socket has rqueue >= wqueue */
+	bool at_max;      /* some socket has wqueue == net.core.somaxconn */
 	char **addrs;
 	size_t n_addrs;
 	int owner;        /* lowest PID, 0 none found */
@@ -469,6 +474,8 @@ struct scan {
 	uint64_t time_wait;
 	bool have_range;
 	uint16_t low, high;
+	bool have_somax;    /* net.core.somaxconn is known */
+	int64_t somaxconn;
 };
 
 static void scan_free(struct scan *sc)
@@ -511,6 +518,26 @@ static void addr_text(const uint8_t a[16], char *buf, size_t size)
 		inet_ntop(AF_INET6, a, buf, (socklen_t)size);
 }
 
+/*
+ * Whether a socket with queue @q and backlog @b is worse than one with
+ * @wq and @wb: a full one (q >= b) first, then the higher q / b (cross
+ * multiplied: no division by a backlog of 0), then the smaller backlog.
+ * Without backlogs (/proc/net/tcp) only the larger queue counts.
+ */
+static bool listener_worse(uint32_t q, uint32_t b, uint32_t wq, uint32_t wb, bool have_backlog)
+{
+	bool full = q >= b, wfull = wq >= wb;
+	uint64_t lhs = (uint64_t)q * wb, rhs = (uint64_t)wq * b;
+
+	if (!have_backlog)
+		return q > wq;
+	if (full != wfull)
+		return full;
+	if (lhs != rhs)
+		return lhs > rhs;
+	return b < wb;
+}
+
 static int add_listener(struct scan *sc, const struct ht_sock *s, bool have_backlog)
 {
 	char text[INET6_ADDRSTRLEN];
@@ -529,13 +556,14 @@ static int add_listener(struct scan *sc, const struct ht_sock *s, bool have_back
 			return r;
 		l = &sc->ls[sc->n_ls++];
 		*l = (struct listener){ .port = s->sport, .backlog = s->wqueue, .queue = s->rqueue };
-	}
-	if (s->wqueue < l->backlog)
+	} else if (listener_worse(s->rqueue, s->wqueue, l->queue, l->backlog, have_backlog)) {
 		l->backlog = s->wqueue;
-	if (s->rqueue > l->queue)
 		l->queue = s->rqueue;
+	}
 	if (have_backlog && s->rqueue >= s->wqueue)
 		l->full = true;
+	if (have_backlog && sc->have_somax && s->wqueue == sc->somaxconn)
+		l->at_max = true;
 
 	addr_text(s->src, text, sizeof(text));
 	for (size_t i = 0; i < l->n_addrs; i++)
@@ -1059,7 +1087,6 @@ static int listener_facts(struct ht_facts *f, const char *root, struct scan *sc,
 	/* Copied: a fact pointer is valid only until the next set. */
 	const struct ht_fact *somax = ht_facts_get(f, "net.core.somaxconn");
 	bool have_somax = somax && somax->value.type == HT_T_INT;
-	int64_t somaxconn = have_somax ? somax->value.i : 0;
 	int somax_err = somax ? somax->error : ENOENT;
 	int r;
 
@@ -1100,7 +1127,7 @@ static int listener_facts(struct ht_facts *f, const char *root, struct scan *sc,
 				r = set_listener_fact(f, l->port, "queue", &v, 0,
 				                      SRC_DIAG " idiag_rqueue");
 			full += l->full;
-			at_max += have_somax && l->backlog == somaxconn;
+			at_max += l->at_max;
 		} else {
 			r = set_listener_fact(f, l->port, "backlog", NULL, ENOENT,
 			                      "/proc/net/tcp has no backlog (NETLINK_SOCK_DIAG has)");
@@ -1276,7 +1303,13 @@ int ht_collect_sockets(struct ht_facts *f, const char *root)
 	int range_err = 0, r;
 	bool have_backlog = false;
 	const char *source;
+	/* Copied into sc: a fact pointer is valid only until the next set. */
+	const struct ht_fact *somax = ht_facts_get(f, "net.core.somaxconn");
 
+	if (somax && somax->value.type == HT_T_INT) {
+		sc.have_somax = true;
+		sc.somaxconn = somax->value.i;
+	}
 	r = range_facts(f, root, &sc, &range_err);
 	if (r < 0)
 		return r;

@@ -200,8 +200,12 @@ int ht_nstat_value(const char *text, const char *prefix, const char *field, int6
  *
  * Live: one NETLINK_SOCK_DIAG dump of AF_INET and one of AF_INET6 TCP
  * sockets (every state but SYN_RECV and CLOSE), streamed: a listening
- * socket adds to its port's record (smallest idiag_wqueue = backlog,
- * largest idiag_rqueue = queue, its address, its inode); any other socket
+ * socket adds to its port's record (its address, its inode; backlog =
+ * idiag_wqueue and queue = idiag_rqueue of ONE socket, the port's worst:
+ * a full one (queue >= backlog) first, then the highest queue / backlog,
+ * then the smallest backlog; full and at_somaxconn when any socket of the
+ * port is full / has backlog == somaxconn; without backlogs the largest
+ * queue); any other socket
  * whose local port is in ip_local_port_range adds to the count of its key
  * (source address, destination address, destination port) in a hash table,
  * so memory grows with listeners and distinct destinations, never with

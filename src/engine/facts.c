@@ -94,11 +94,12 @@ static const struct ht_fact_def fact_defs[] = {
 	  "TCP ports with a listening socket (IPv4 and IPv6), space-separated, ascending "
 	  "(NETLINK_SOCK_DIAG inet_diag)" },
 	{ "listeners.at_somaxconn", HT_T_INT, "listeners",
-	  "listening ports whose backlog equals net.core.somaxconn: listen() asked for at least "
-	  "that and the kernel capped it" },
+	  "listening ports with a socket whose backlog equals net.core.somaxconn: listen() asked "
+	  "for at least that and the kernel capped it" },
 	{ "listeners.count", HT_T_INT, "listeners", "listening TCP ports (listener.list)" },
 	{ "listeners.full", HT_T_INT, "listeners",
-	  "listening ports whose accept queue is at its backlog now (idiag_rqueue >= idiag_wqueue)" },
+	  "listening ports with a socket whose accept queue is at its backlog now (idiag_rqueue "
+	  ">= idiag_wqueue)" },
 	{ "mem.total", HT_T_INT, "bytes", "usable RAM, MemTotal in /proc/meminfo" },
 	{ "modprobe.nf_conntrack.hashsize", HT_T_INT, "buckets",
 	  "hashsize= that modprobe.d options give nf_conntrack (libkmod), used at the next load" },
@@ -286,14 +287,15 @@ static const struct ht_fact_def listener_fact_defs[] = {
 	{ "listener.*.addresses", HT_T_STR, NULL,
 	  "local addresses listening on the port, space-separated (0.0.0.0 and :: for any)" },
 	{ "listener.*.backlog", HT_T_INT, "entries",
-	  "accept-queue limit: the smallest of the port's listening sockets (inet_diag "
-	  "idiag_wqueue, min(listen() backlog, net.core.somaxconn))" },
+	  "accept-queue limit of the port's worst listening socket (inet_diag idiag_wqueue, "
+	  "min(listen() backlog, net.core.somaxconn)); worst: a full one (queue >= backlog) "
+	  "first, then the highest queue / backlog, then the smallest backlog" },
 	{ "listener.*.pid", HT_T_INT, NULL,
 	  "process holding the socket (the socket's inode among /proc/PID/fd), the lowest PID" },
 	{ "listener.*.process", HT_T_STR, NULL, "name (comm) of that process, /proc/PID/comm" },
 	{ "listener.*.queue", HT_T_INT, "entries",
-	  "connections waiting for accept() now: the largest of the port's sockets (inet_diag "
-	  "idiag_rqueue)" },
+	  "connections waiting for accept() now on the same socket as .backlog (inet_diag "
+	  "idiag_rqueue; the largest of the port's sockets from /proc/net/tcp)" },
 };
 
 /*
