@@ -40,7 +40,9 @@ static const struct ht_fact_def fact_defs[] = {
 	  "state of nf_conntrack from libkmod: builtin, loaded, available or absent" },
 	{ "conntrack.stale.established", HT_T_INT, "entries",
 	  "ESTABLISHED TCP entries with no packet for at least 3600 s: their remaining timeout "
-	  "(CTA_TIMEOUT) is at least 3600 s below nf_conntrack_tcp_timeout_established" },
+	  "(CTA_TIMEOUT) is at least 3600 s below nf_conntrack_tcp_timeout_established and above "
+	  "nf_conntrack_tcp_timeout_unacknowledged (300 s when absent; an entry with "
+	  "unacknowledged data gets that timeout, idle or not)" },
 	{ "conntrack.stat.count", HT_T_INT, "entries",
 	  "live conntrack entries over ctnetlink IPCTNL_MSG_CT_GET_STATS (CTA_STATS_GLOBAL_ENTRIES)" },
 	{ "conntrack.stat.drop", HT_T_INT, "packets",
