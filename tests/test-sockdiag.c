@@ -227,35 +227,44 @@ static void assert_unit(const char *cgroup, const char *want)
 {
 	_cleanup_free_ char *unit = NULL;
 
-	assert_int_equal(ht_cgroup_unit(cgroup, &unit), 0);
+	assert_int_equal(ht_cgroup_unit(cgroup, &unit, NULL), 0);
 	assert_string_equal(unit, want);
 }
 
 static void test_cgroup(void **state)
 {
-	char *unit = NULL;
+	char *unit = NULL, *manager = NULL;
 
 	(void)state;
 	/* cgroup v2: the one "0::" line. */
 	assert_unit("0::/system.slice/garage.service\n", "garage.service");
 	/* A service's sub-cgroup: the last *.service component. */
 	assert_unit("0::/system.slice/garage.service/payload\n", "garage.service");
-	/* A user's service manager runs the user's services: the innermost. */
-	assert_unit("0::/user.slice/user-1000.slice/user@1000.service/app.slice/minio.service",
-	            "minio.service");
+	/*
+	 * A user's service manager runs the user's services: no system unit,
+	 * ENOENT with the manager named. The manager itself is a system unit.
+	 */
+	assert_int_equal(ht_cgroup_unit("0::/user.slice/user-1000.slice/user@1000.service/app.slice/"
+	                                "garage.service\n", &unit, &manager), -ENOENT);
+	assert_null(unit);
+	assert_string_equal(manager, "user@1000.service");
+	free(manager);
+	manager = NULL;
+	assert_unit("0::/user.slice/user-1000.slice/user@1000.service/init.scope\n",
+	            "user@1000.service");
 	/* cgroup v1: name=systemd. */
 	assert_unit("12:pids:/system.slice/ssh.service\n11:memory:/\n"
 	            "1:name=systemd:/system.slice/ssh.service\n", "ssh.service");
 	/* Hybrid: 0:: names no service, name=systemd does. */
 	assert_unit("1:name=systemd:/system.slice/cron.service\n0::/\n", "cron.service");
 	/* No service: a session scope, the root, a docker scope, a controller line only. */
-	assert_int_equal(ht_cgroup_unit("0::/user.slice/user-1000.slice/session-3.scope\n", &unit),
+	assert_int_equal(ht_cgroup_unit("0::/user.slice/user-1000.slice/session-3.scope\n", &unit, NULL),
 	                 -ENOENT);
-	assert_int_equal(ht_cgroup_unit("0::/\n", &unit), -ENOENT);
-	assert_int_equal(ht_cgroup_unit("0::/system.slice/docker-0123.scope\n", &unit), -ENOENT);
-	assert_int_equal(ht_cgroup_unit("4:memory:/system.slice/x.service\n", &unit), -ENOENT);
+	assert_int_equal(ht_cgroup_unit("0::/\n", &unit, NULL), -ENOENT);
+	assert_int_equal(ht_cgroup_unit("0::/system.slice/docker-0123.scope\n", &unit, NULL), -ENOENT);
+	assert_int_equal(ht_cgroup_unit("4:memory:/system.slice/x.service\n", &unit, NULL), -ENOENT);
 	/* ".service" alone is no unit name. */
-	assert_int_equal(ht_cgroup_unit("0::/system.slice/.service\n", &unit), -ENOENT);
+	assert_int_equal(ht_cgroup_unit("0::/system.slice/.service\n", &unit, NULL), -ENOENT);
 	assert_null(unit);
 }
 
@@ -521,6 +530,31 @@ static void test_no_range(void **state)
 	rm_tree(dir);
 }
 
+/* process.NAME.unit that is no system unit: a user manager's service, a bad name. */
+static void test_process_units(void **state)
+{
+	_cleanup_free_ char *dir = tmp_tree();
+	struct ht_facts *f = ht_facts_new();
+
+	(void)state;
+	put_file(dir, "proc/500/comm", "garage\n");
+	put_file(dir, "proc/500/cgroup",
+	         "0::/user.slice/user-1000.slice/user@1000.service/app.slice/garage.service\n");
+	put_file(dir, "proc/600/comm", "minio\n");
+	put_file(dir, "proc/600/cgroup", "0::/system.slice/mi nio.service\n");
+	put_file(dir, "proc/700/comm", "sshd\n");
+	put_file(dir, "proc/700/cgroup", "0::/system.slice/ssh.service\n");
+	assert_int_equal(ht_collect_processes(f, dir, "garage minio sshd"), 0);
+	assert_str_fact(f, "process.list", "garage minio sshd", "/proc/PID/comm");
+	assert_unavailable(f, "process.garage.unit", ENOENT,
+	                   "/proc/500/cgroup: runs under the user manager user@1000.service");
+	assert_unavailable(f, "process.minio.unit", EINVAL,
+	                   "/proc/600/cgroup: mi nio.service is no valid service name");
+	assert_str_fact(f, "process.sshd.unit", "ssh.service", "/proc/700/cgroup");
+	ht_facts_free(f);
+	rm_tree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_empty_tree),
 		cmocka_unit_test(test_bad_tree),
 		cmocka_unit_test(test_no_range),
+		cmocka_unit_test(test_process_units),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,7 @@
 
 #include "collect/collect.h"
 #include "engine/facts.h"
+#include "shared/bootconf.h"
 #include "shared/util.h"
 #include "engine/value.h"
 
@@ -317,10 +318,20 @@ int ht_limits_nofile(const char *text, int64_t *soft, int64_t *hard)
 	return 0;
 }
 
-/* The last path component of [p, end) that ends in ".service", into a new string. */
-static int unit_of_path(const char *p, const char *end, char **unit)
+/* Whether [c, e) is "user@UID.service", a per-user service manager (user@.service). */
+static bool is_user_manager(const char *c, const char *e)
 {
-	const char *best = NULL, *best_end = NULL;
+	return e - c > 13 && memcmp(c, "user@", 5) == 0 && memcmp(e - 8, ".service", 8) == 0;
+}
+
+/*
+ * The last path component of [p, end) that ends in ".service", into a new
+ * string; a service below a user manager's component: -ENOENT, with the
+ * manager's name in *manager when @manager is not NULL.
+ */
+static int unit_of_path(const char *p, const char *end, char **unit, char **manager)
+{
+	const char *best = NULL, *best_end = NULL, *mgr = NULL, *mgr_end = NULL;
 
 	while (p < end) {
 		const char *c = p, *e;
@@ -331,6 +342,10 @@ static int unit_of_path(const char *p, const char *end, char **unit)
 		while (e < end && *e != '/')
 			e++;
 		if (e - c > 8 && memcmp(e - 8, ".service", 8) == 0) {
+			if (!mgr && is_user_manager(c, e)) {
+				mgr = c;
+				mgr_end = e;
+			}
 			best = c;
 			best_end = e;
 		}
@@ -338,17 +353,27 @@ static int unit_of_path(const char *p, const char *end, char **unit)
 	}
 	if (!best)
 		return -ENOENT;
+	if (mgr && best != mgr) {
+		if (manager) {
+			*manager = strndup(mgr, (size_t)(mgr_end - mgr));
+			if (!*manager)
+				return -ENOMEM;
+		}
+		return -ENOENT;
+	}
 	*unit = strndup(best, (size_t)(best_end - best));
 	return *unit ? 0 : -ENOMEM;
 }
 
-int ht_cgroup_unit(const char *text, char **unit)
+int ht_cgroup_unit(const char *text, char **unit, char **manager)
 {
 	const char *v2 = NULL, *v1 = NULL;
 
 	if (!text || !unit)
 		return -EINVAL;
 	*unit = NULL;
+	if (manager)
+		*manager = NULL;
 	/* kernel/cgroup/cgroup.c proc_cgroup_show(): "ID:CONTROLLERS:PATH" a line. */
 	for (const char *p = text; *p;) {
 		const char *nl = strchr(p, '\n');
@@ -375,8 +400,8 @@ int ht_cgroup_unit(const char *text, char **unit)
 		end = strchr(p, '\n');
 		if (!end)
 			end = p + strlen(p);
-		r = unit_of_path(p, end, unit);
-		if (r != -ENOENT)
+		r = unit_of_path(p, end, unit, manager);
+		if (r != -ENOENT || (manager && *manager))
 			return r;
 	}
 	return -ENOENT;
@@ -1435,6 +1460,7 @@ static int set_proc_fact(struct ht_facts *f, const char *pname, const char *suff
 static int process_facts(struct ht_facts *f, const char *root, const struct proc_pick *p)
 {
 	_cleanup_free_ char *comm = NULL, *limits = NULL, *cgroup = NULL, *unit = NULL;
+	_cleanup_free_ char *manager = NULL;
 	char path[64];
 	struct ht_value v;
 	int64_t soft, hard;
@@ -1501,16 +1527,22 @@ static int process_facts(struct ht_facts *f, const char *root, const struct proc
 	if (r == -ENOMEM)
 		return r;
 	if (r >= 0)
-		r = ht_cgroup_unit(cgroup, &unit);
+		r = ht_cgroup_unit(cgroup, &unit, &manager);
 	if (r == -ENOMEM)
 		return r;
-	if (r >= 0 && ht_utf8_invalid(unit))
+	/* A name systemd would refuse (or hosttune could not write a drop-in for). */
+	if (r >= 0 && (ht_utf8_invalid(unit) || !ht_unit_name_valid(unit)))
 		r = -EINVAL;
 	if (r < 0) {
-		char src[128];
+		char src[384];
 
-		if (r == -ENOENT && cgroup)
+		if (r == -ENOENT && manager)
+			snprintf(src, sizeof(src), "%s: runs under the user manager %s", path,
+			         ht_utf8_invalid(manager) ? "user@?.service" : manager);
+		else if (r == -ENOENT && cgroup)
 			snprintf(src, sizeof(src), "%s: no *.service in its cgroup", path);
+		else if (r == -EINVAL && unit && !ht_utf8_invalid(unit))
+			snprintf(src, sizeof(src), "%s: %.255s is no valid service name", path, unit);
 		else
 			snprintf(src, sizeof(src), "%s", path);
 		return set_proc_fact(f, p->name, "unit", NULL, r, src);

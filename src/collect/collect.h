@@ -178,10 +178,13 @@ int ht_limits_nofile(const char *text, int64_t *soft, int64_t *hard);
  * ht_cgroup_unit - the systemd service of /proc/PID/cgroup text: the last
  * path component ending in ".service" of the cgroup v2 line ("0::PATH"),
  * else of the v1 "ID:name=systemd:PATH" line. @unit receives a new string
- * (caller frees). Returns 0, -ENOENT when neither line names a service,
- * -ENOMEM.
+ * (caller frees). A service below a per-user manager ("user@UID.service/
+ * app.slice/x.service") is the user manager's, not a system unit hosttune
+ * can write a drop-in for: -ENOENT, and *@manager (when @manager is not
+ * NULL) receives "user@UID.service", a new string. Returns 0, -ENOENT when
+ * neither line names a system service, -ENOMEM.
  */
-int ht_cgroup_unit(const char *text, char **unit);
+int ht_cgroup_unit(const char *text, char **unit, char **manager);
 
 /*
  * ht_nstat_value - counter @field of section @prefix ("TcpExt", "Tcp") in

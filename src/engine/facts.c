@@ -316,7 +316,9 @@ static const struct ht_fact_def process_fact_defs[] = {
 	{ "process.*.pid", HT_T_INT, NULL, "its PID (the lowest of those with the name and the most descriptors)" },
 	{ "process.*.unit", HT_T_STR, NULL,
 	  "systemd service that runs it, the last *.service of its cgroup in /proc/PID/cgroup; "
-	  "unavailable (ENOENT) when it runs outside a service" },
+	  "unavailable (ENOENT) when it runs outside a service or under a user manager "
+	  "(user@UID.service: no system unit to write a drop-in for), EINVAL when the name is "
+	  "no valid service name" },
 };
 
 /* Per-instance fact families: FAMILY.INSTANCE.SUFFIX. */
