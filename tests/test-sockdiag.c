@@ -555,6 +555,63 @@ static void test_process_units(void **state)
 	rm_tree(dir);
 }
 
+static void put_link(const char *dir, const char *rel, const char *target)
+{
+	_cleanup_free_ char *path = NULL;
+
+	put_file(dir, rel, "");
+	assert_true(asprintf(&path, "%s/%s", dir, rel) > 0);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(target, path), 0);
+}
+
+/*
+ * The process behind a listener: port 8000 (inode 50001) is held by
+ * python3 400 with 1 descriptor, port 9000 (inode 50002) by python3 500;
+ * python3 300 (a client) has 4 descriptors, the most. process.python3 is
+ * 8000's owner 400, not 300 (most descriptors) nor 500 (a later port).
+ * sshd, only a caller's name: the one of 600 (1 fd) and 610 (2 fds) with
+ * the most, 610.
+ */
+static void test_listener_process(void **state)
+{
+	_cleanup_free_ char *dir = tmp_tree();
+	struct ht_facts *f = ht_facts_new();
+
+	(void)state;
+	put_file(dir, "proc/net/tcp",
+	         "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt\n"
+	         "   0: 00000000:1F40 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 50001\n"
+	         "   1: 00000000:2328 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 50002\n");
+	put_file(dir, "proc/300/comm", "python3\n");
+	for (int i = 0; i < 4; i++) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "proc/300/fd/%d", i);
+		put_link(dir, rel, "/dev/null");
+	}
+	put_file(dir, "proc/400/comm", "python3\n");
+	put_link(dir, "proc/400/fd/3", "socket:[50001]");
+	put_file(dir, "proc/500/comm", "python3\n");
+	put_link(dir, "proc/500/fd/3", "socket:[50002]");
+	put_file(dir, "proc/600/comm", "sshd\n");
+	put_link(dir, "proc/600/fd/0", "/dev/null");
+	put_file(dir, "proc/610/comm", "sshd\n");
+	put_link(dir, "proc/610/fd/0", "/dev/null");
+	put_link(dir, "proc/610/fd/1", "/dev/null");
+	assert_int_equal(ht_facts_collect(f, dir, HT_COLLECT_NO_MEASURE), 0);
+	assert_str_fact(f, "listener.list", "8000 9000", "/proc/net/tcp");
+	assert_int_fact(f, "listener.8000.pid", 400, NULL, "/proc/400/fd");
+	assert_int_fact(f, "listener.9000.pid", 500, NULL, "/proc/500/fd");
+	assert_int_equal(ht_collect_processes(f, dir, "sshd"), 0);
+	assert_str_fact(f, "process.list", "python3 sshd", "/proc/PID/comm");
+	assert_int_fact(f, "process.python3.pid", 400, NULL, "/proc/400");
+	assert_int_fact(f, "process.python3.fds", 1, "descriptors", "/proc/400/fd");
+	assert_int_fact(f, "process.sshd.pid", 610, NULL, "/proc/610");
+	ht_facts_free(f);
+	rm_tree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -568,6 +625,7 @@ int main(void)
 		cmocka_unit_test(test_bad_tree),
 		cmocka_unit_test(test_no_range),
 		cmocka_unit_test(test_process_units),
+		cmocka_unit_test(test_listener_process),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

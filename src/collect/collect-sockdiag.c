@@ -1399,6 +1399,7 @@ static void sanitize(char *s)
 
 struct proc_pick {
 	char *name;  /* sanitized comm */
+	int want;    /* a listener's owner: only this PID; 0 any (the most descriptors) */
 	int pid;     /* 0: none found yet */
 	int64_t fds; /* -1: unreadable */
 	int fds_err;
@@ -1426,7 +1427,8 @@ static int count_fds(const char *root, int pid, int64_t *n)
 	return 0;
 }
 
-static int add_pick(struct proc_pick **picks, size_t *n, const char *name)
+/* @want: the PID a listener's name stands for, 0 when any process of the name. */
+static int add_pick(struct proc_pick **picks, size_t *n, const char *name, int want)
 {
 	struct proc_pick *p;
 	_cleanup_free_ char *s = strdup(name);
@@ -1441,7 +1443,7 @@ static int add_pick(struct proc_pick **picks, size_t *n, const char *name)
 	if (!p)
 		return -ENOMEM;
 	*picks = p;
-	p[(*n)++] = (struct proc_pick){ .name = TAKE_PTR(s), .fds = -1 };
+	p[(*n)++] = (struct proc_pick){ .name = TAKE_PTR(s), .want = want, .fds = -1 };
 	return 0;
 }
 
@@ -1570,19 +1572,25 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 	if (ll && ll->value.type == HT_T_STR) {
 		for (const char *p = ll->value.s; *p;) {
 			char key[64];
-			const struct ht_fact *pf;
+			const struct ht_fact *pf, *pidf;
 			unsigned port;
-			int k;
+			int k, want = 0;
 
 			if (sscanf(p, "%u%n", &port, &k) != 1)
 				break;
 			p += k;
 			while (*p == ' ')
 				p++;
+			snprintf(key, sizeof(key), "listener.%u.pid", port);
+			pidf = ht_facts_get(f, key);
+			if (pidf && pidf->value.type == HT_T_INT && pidf->value.i > 0 &&
+			    pidf->value.i <= INT32_MAX)
+				want = (int)pidf->value.i;
 			snprintf(key, sizeof(key), "listener.%u.process", port);
 			pf = ht_facts_get(f, key);
 			if (pf && pf->value.type == HT_T_STR) {
-				r = add_pick(&picks, &n, pf->value.s);
+				/* The first (lowest) port's owner wins a name two owners share. */
+				r = add_pick(&picks, &n, pf->value.s, want);
 				if (r < 0)
 					goto out;
 			}
@@ -1602,13 +1610,17 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 		}
 		word[w] = '\0';
 		if (w) {
-			r = add_pick(&picks, &n, word);
+			r = add_pick(&picks, &n, word, 0);
 			if (r < 0)
 				goto out;
 		}
 	}
 
-	/* Every process: the one of each name with the most descriptors, the lowest PID on a tie. */
+	/*
+	 * Every process: a listener's name is its owner's PID (not another
+	 * process of that comm); another name the process with the most
+	 * descriptors, the lowest PID on a tie.
+	 */
 	if (n > 0)
 		d = opendir(proc);
 	while (d && (de = readdir(d))) {
@@ -1633,6 +1645,8 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 
 			if (strcmp(p->name, comm) != 0)
 				continue;
+			if (p->want && pid != p->want)
+				break;
 			fr = count_fds(root, pid, &fds);
 			if (fr == -ENOMEM) {
 				r = fr;

@@ -239,7 +239,10 @@ int ht_collect_sockets(struct ht_facts *f, const char *root);
  * workload.service "garage"; NULL for none). NAME is the comm with every
  * character outside [A-Za-z0-9_-] made '_'; a name of @names matches a
  * process whose comm, so changed, equals it (a comm is at most 15 bytes).
- * Of several processes with one NAME, the one with the most entries in
+ * A listener owner's NAME describes THAT process, listener.PORT.pid (the
+ * lowest PID holding the port), not another process of the same comm; two
+ * listeners whose owners share a comm: the lowest port's owner. A NAME only
+ * from @names: of several processes, the one with the most entries in
  * /proc/PID/fd, the lowest PID on a tie (an unreadable fd directory counts
  * as fewest). process.list lists only the NAMEs a process was found for,
  * sorted, space-separated ("" when none): a named service that is not

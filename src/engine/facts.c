@@ -313,7 +313,10 @@ static const struct ht_fact_def process_fact_defs[] = {
 	  "soft RLIMIT_NOFILE, 'Max open files' in /proc/PID/limits (unlimited: 2^63 - 1)" },
 	{ "process.*.nofile_hard", HT_T_INT, "descriptors",
 	  "hard RLIMIT_NOFILE, 'Max open files' in /proc/PID/limits" },
-	{ "process.*.pid", HT_T_INT, NULL, "its PID (the lowest of those with the name and the most descriptors)" },
+	{ "process.*.pid", HT_T_INT, NULL,
+	  "its PID: for a listener's owner listener.PORT.pid (the lowest port's when two owners "
+	  "share the name); for a name only from workload.service the lowest PID of those with "
+	  "the name and the most descriptors" },
 	{ "process.*.unit", HT_T_STR, NULL,
 	  "systemd service that runs it, the last *.service of its cgroup in /proc/PID/cgroup; "
 	  "unavailable (ENOENT) when it runs outside a service or under a user manager "
