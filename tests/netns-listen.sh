@@ -190,6 +190,7 @@ expect_eq "ports.top.time_wait" 90 "$(fact "$P" ports.top.time_wait)"
 expect_eq "ports.destinations: one key" 1 "$(fact "$P" ports.destinations)"
 expect_eq "ports.top.destination" 127.0.0.1:5001 "$(fact "$P" ports.top.destination)"
 expect_eq "ports.top.source" 127.0.0.1 "$(fact "$P" ports.top.source)"
+expect_eq "ports.top.loopback (127.0.0.1:5001)" true "$(fact "$P" ports.top.loopback)"
 # The audit: 90 of 100 ports = 90%: critical; tcp_tw_reuse 0 -> 1 (timestamps on).
 expect_eq "audit: ports.ephemeral critical, 90 of 100" "critical|90|null" \
 	"$(jget "$TMP/pa.json" '.findings[] | select(.rule == "ports.ephemeral") | "\(.severity)|\(.current)|\(.recommended)"')"

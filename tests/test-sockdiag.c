@@ -376,6 +376,8 @@ static void test_listen_host(void **state)
 	assert_int_fact(f, "ports.destinations", 2, "destinations", tcp);
 	assert_str_fact(f, "ports.top.destination", "10.0.0.9:3900", tcp);
 	assert_str_fact(f, "ports.top.source", "10.0.0.5", tcp);
+	assert_true(get(f, "ports.top.loopback")->value.type == HT_T_BOOL &&
+	            !get(f, "ports.top.loopback")->value.b);
 	assert_int_fact(f, "ports.top.sockets", 90, "sockets", tcp);
 	assert_int_fact(f, "ports.top.time_wait", 90, "sockets", tcp);
 

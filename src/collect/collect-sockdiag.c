@@ -1189,6 +1189,14 @@ static int listener_facts(struct ht_facts *f, const char *root, struct scan *sc,
 	               SRC_DIAG " idiag_wqueue == net.core.somaxconn");
 }
 
+/* 127.0.0.0/8 (as ::ffff:127.x here) or ::1. */
+static bool is_loopback(const uint8_t a[16])
+{
+	static const uint8_t one[16] = { [15] = 1 };
+
+	return (is_mapped(a) && a[12] == 127) || memcmp(a, one, 16) == 0;
+}
+
 /* "ADDR:PORT", "[ADDR]:PORT" for IPv6. */
 static void dest_text(const uint8_t a[16], uint16_t port, char *buf, size_t size)
 {
@@ -1225,8 +1233,8 @@ static int ports_facts(struct ht_facts *f, struct scan *sc, const char *source, 
 		return r;
 	if (!sc->have_range) {
 		static const char *const names[] = { "ports.destinations", "ports.top.destination",
-			                              "ports.top.sockets", "ports.top.source",
-			                              "ports.top.time_wait" };
+			                              "ports.top.loopback", "ports.top.sockets",
+			                              "ports.top.source", "ports.top.time_wait" };
 
 		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 			r = set_unavail(f, names[i], range_err, "net.ipv4.ip_local_port_range");
@@ -1252,11 +1260,18 @@ static int ports_facts(struct ht_facts *f, struct scan *sc, const char *source, 
 		if (r >= 0)
 			r = set_unavail(f, "ports.top.destination", ENOENT, none);
 		if (r >= 0)
+			r = set_unavail(f, "ports.top.loopback", ENOENT, none);
+		if (r >= 0)
 			r = set_unavail(f, "ports.top.source", ENOENT, none);
 		return r;
 	}
 	dest_text(top->dst, top->dport, buf, sizeof(buf));
 	r = set_str(f, "ports.top.destination", buf, source);
+	if (r >= 0) {
+		struct ht_value v = ht_bool(is_loopback(top->dst));
+
+		r = ht_facts_set(f, "ports.top.loopback", &v, NULL, source);
+	}
 	if (r < 0)
 		return r;
 	addr_text(top->src, buf, sizeof(buf));
@@ -1308,8 +1323,8 @@ static int sockets_unavailable(struct ht_facts *f, int err, const char *source)
 	static const char *const names[] = {
 		"listener.list",         "listeners.at_somaxconn", "listeners.count",
 		"listeners.full",        "ports.destinations",     "ports.time_wait",
-		"ports.top.destination", "ports.top.sockets",      "ports.top.source",
-		"ports.top.time_wait",
+		"ports.top.destination", "ports.top.loopback",     "ports.top.sockets",
+		"ports.top.source",      "ports.top.time_wait",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {

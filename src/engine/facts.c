@@ -192,6 +192,9 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "ports.top.destination", HT_T_STR, NULL,
 	  "the destination (ADDR:PORT, [ADDR]:PORT for IPv6) with the most client sockets from "
 	  "one source address" },
+	{ "ports.top.loopback", HT_T_BOOL, NULL,
+	  "whether the address of ports.top.destination is a loopback one (127.0.0.0/8, ::1, "
+	  "::ffff:127.x); unavailable like ports.top.destination" },
 	{ "ports.top.sockets", HT_T_INT, "sockets",
 	  "client sockets to ports.top.destination from ports.top.source whose local port is in "
 	  "ip_local_port_range, any state (each holds one port of the range)" },
