@@ -275,6 +275,9 @@ int64_t ht_fact_max(const char *name)
 		{ "net.netfilter.nf_conntrack_tcp_timeout_fin_wait", INT32_MAX },
 		{ "net.netfilter.nf_conntrack_tcp_timeout_syn_sent", INT32_MAX },
 		{ "net.netfilter.nf_conntrack_tcp_timeout_time_wait", INT32_MAX },
+		/* ip_local_port_range: a TCP/UDP port (proc_do_large_bitmap()'s cap, 65535). */
+		{ "ports.range.high", 65535 },
+		{ "ports.range.low", 65535 },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(bounds); i++)
@@ -712,6 +715,27 @@ struct line_ctx {
 	struct ht_error *err;
 };
 
+/*
+ * A listener.PORT.SUFFIX name whose PORT is a decimal 1 to 65535 without a
+ * leading zero, as ht_collect_sockets() writes it; any other name: true.
+ */
+static bool listener_name_ok(const char *name)
+{
+	const char *p = name + strlen("listener.");
+	long port = 0;
+
+	if (strncmp(name, "listener.", 9) != 0 || strcmp(name, "listener.list") == 0)
+		return true;
+	if (*p < '1' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		port = port * 10 + (*p - '0');
+		if (port > 65535)
+			return false;
+	}
+	return *p == '.';
+}
+
 /* Column (1-based byte) of @p in the current line. */
 static size_t col_of(const struct line_ctx *lc, const char *p)
 {
@@ -1015,6 +1039,12 @@ static int read_line(struct read_state *st, const struct line_ctx *lc)
 	    !(strncmp(fact.name, "module.", 7) == 0 && fact.name[7])) {
 		r = ht_error_set(lc->err, EINVAL, "%s:%zu:%zu: unknown fact '%s'", lc->filename,
 		                 lc->lineno, col_of(lc, name_start), fact.name);
+		goto out;
+	}
+	if (!listener_name_ok(fact.name)) {
+		r = ht_error_set(lc->err, EINVAL,
+		                 "%s:%zu:%zu: '%s' names no TCP port (listener.PORT.*, PORT 1 to 65535)",
+		                 lc->filename, lc->lineno, col_of(lc, name_start), fact.name);
 		goto out;
 	}
 	if (ht_facts_get(st->tmp, fact.name)) {
