@@ -114,4 +114,41 @@ for facts in "$FIXTURES"/*/*.facts; do
 		"$([ "$sev" != critical ] && echo yes || echo "no: $sev")"
 done
 
+# Ports are 1 to 65535: a port range or a listener port above that is not
+# what a kernel writes. "ports.range.high = " is 19 characters: column 20.
+PF=$FIXTURES/verdict/ports-client-61.facts
+line=$(grep -n '^ports.range.high = ' "$PF" | cut -d: -f1)
+sed 's/^ports.range.high = 60999/ports.range.high = 65536/' "$PF" >"$TMP/range-high.facts"
+out=$(ht --facts "$TMP/range-high.facts" audit 2>&1)
+expect_eq "ports.range.high 65536 in a facts file: exit 2" 2 "$?"
+expect_eq "ports.range.high 65536 in a facts file: message" \
+	"hosttune: $TMP/range-high.facts:$line:20: ports.range.high must be at most 65535 (the kernel's bound), found 65536" \
+	"$out"
+sed 's/^ports.range.high = 60999/ports.range.high = 65535/' "$PF" >"$TMP/range-max.facts"
+ht --facts "$TMP/range-max.facts" audit >/dev/null 2>&1
+rc=$?
+expect_eq "ports.range.high 65535 in a facts file: read (exit 0 or 1)" yes \
+	"$([ "$rc" -le 1 ] && echo yes || echo "no: $rc")"
+line=$(grep -n '^ports.range.low = ' "$PF" | cut -d: -f1)
+sed 's/^ports.range.low = 32768/ports.range.low = 100000/' "$PF" >"$TMP/range-low.facts"
+out=$(ht --facts "$TMP/range-low.facts" audit 2>&1)
+expect_eq "ports.range.low 100000 in a facts file: exit 2" 2 "$?"
+expect_eq "ports.range.low 100000 in a facts file: message" \
+	"hosttune: $TMP/range-low.facts:$line:19: ports.range.low must be at most 65535 (the kernel's bound), found 100000" \
+	"$out"
+for port in 65536 0 07000; do
+	{ cat "$PF"; echo "listener.$port.backlog = 128 entries"; } >"$TMP/listener-$port.facts"
+	line=$(wc -l <"$TMP/listener-$port.facts")
+	out=$(ht --facts "$TMP/listener-$port.facts" audit 2>&1)
+	expect_eq "listener.$port.backlog in a facts file: exit 2" 2 "$?"
+	expect_eq "listener.$port.backlog in a facts file: message" \
+		"hosttune: $TMP/listener-$port.facts:$line:1: 'listener.$port.backlog' names no TCP port (listener.PORT.*, PORT 1 to 65535)" \
+		"$out"
+done
+{ cat "$PF"; echo "listener.65535.backlog = 128 entries"; } >"$TMP/listener-ok.facts"
+ht --facts "$TMP/listener-ok.facts" audit >/dev/null 2>&1
+rc=$?
+expect_eq "listener.65535.backlog in a facts file: read (exit 0 or 1)" yes \
+	"$([ "$rc" -le 1 ] && echo yes || echo "no: $rc")"
+
 finish

@@ -4,7 +4,10 @@
 #  1. a listener that asks listen(4096) under somaxconn 128 and never
 #     accepts, flooded with 300 connects -> backlog 128, queue 129,
 #     listeners.full 1, overflows counted, owner and its process facts
-#     (soft RLIMIT_NOFILE 1024), the same numbers as ss(8);
+#     (soft RLIMIT_NOFILE 1024), the same numbers as ss(8); the same
+#     process also listens on [::]:7000 (IPv6 only) with listen(50) and an
+#     empty queue: the port's backlog and queue are the full IPv4 socket's
+#     128 and 129, never one socket's backlog with another's queue;
 #  2. ip_local_port_range "40000 40099" and 90 client sockets in TIME_WAIT
 #     to one destination -> ports.top.sockets 90 of the range's 100 ports.
 # Needs root, unshare, ss, jq and the helpers tests/listen-hold and
@@ -38,7 +41,7 @@ set -u
 ip link set lo up || exit 10
 sysctl -qw net.core.somaxconn=128 || exit 11
 # Soft RLIMIT_NOFILE 1024 (systemd's default for a service), hard unchanged.
-(ulimit -S -n 1024 && exec "$HOLD" 127.0.0.1 7000 4096 300) >"$TMP/hold.out" 2>"$TMP/hold.err" &
+(ulimit -S -n 1024 && exec "$HOLD" 127.0.0.1 7000 4096 300 :: 50) >"$TMP/hold.out" 2>"$TMP/hold.err" &
 pid=$!
 echo "$pid" >"$TMP/hold.pid"
 i=0
@@ -48,7 +51,8 @@ until grep -q ready "$TMP/hold.out" 2>/dev/null; do
 	sleep 0.1
 done
 "$TMP/hosttune" --no-measure --format json facts >"$TMP/l.json" 2>"$TMP/l.err" || exit 13
-ss -Htln 'sport = :7000' >"$TMP/ss.txt"
+ss -Htln4 'sport = :7000' >"$TMP/ss.txt"
+ss -Htln6 'sport = :7000' >"$TMP/ss6.txt"
 # The audit of the same namespace, the helper named as the profile's service.
 "$TMP/hosttune" --rules "$HT_RULES_DIR" --no-measure --profile garage \
 	--set 'workload.service="listen-hold"' --format json audit >"$TMP/a.json" 2>"$TMP/a.err"
@@ -91,7 +95,7 @@ else not_ok "ListenOverflows >= 171" "got: $ovf"; fi
 drops=$(fact "$L" nstat.TcpExtListenDrops)
 if [ "$drops" -ge "$ovf" ] 2>/dev/null; then ok "ListenDrops ($drops) counts the overflows too"
 else not_ok "ListenDrops >= ListenOverflows" "got: $drops < $ovf"; fi
-expect_eq "addresses" 127.0.0.1 "$(fact "$L" listener.7000.addresses)"
+expect_eq "addresses" "127.0.0.1 ::" "$(fact "$L" listener.7000.addresses)"
 expect_eq "owner pid" "$pid" "$(fact "$L" listener.7000.pid)"
 expect_eq "owner process (comm)" "$(cat "$TMP/comm.txt")" "$(fact "$L" listener.7000.process)"
 expect_eq "comm is the helper's name" listen-hold "$(cat "$TMP/comm.txt")"
@@ -100,6 +104,9 @@ expect_eq "comm is the helper's name" listen-hold "$(cat "$TMP/comm.txt")"
 set -- $(cat "$TMP/ss.txt")
 expect_eq "ss agrees: Recv-Q = queue" "$(fact "$L" listener.7000.queue)" "${2:-}"
 expect_eq "ss agrees: Send-Q = backlog" "$(fact "$L" listener.7000.backlog)" "${3:-}"
+# The IPv6 socket of the port: listen(50), nothing queued; not the one reported.
+set -- $(cat "$TMP/ss6.txt")
+expect_eq "ss: the [::]:7000 socket's Recv-Q|Send-Q" "0|50" "${2:-}|${3:-}"
 
 # The owner is a checked process: process.listen-hold.*
 expect_eq "process.list" listen-hold "$(fact "$L" process.list)"
@@ -107,15 +114,15 @@ expect_eq "process pid" "$pid" "$(fact "$L" process.listen-hold.pid)"
 expect_eq "process nofile (ulimit -S -n 1024)" 1024 "$(fact "$L" process.listen-hold.nofile)"
 expect_eq "process nofile_hard (ulimit -H -n)" "$(cat "$TMP/hard.txt")" \
 	"$(fact "$L" process.listen-hold.nofile_hard)"
-# 0, 1, 2 + the listener + 300 client sockets = 304 descriptors.
-expect_eq "process fds = 3 + 1 + 300" 304 "$(fact "$L" process.listen-hold.fds)"
+# 0, 1, 2 + the two listeners + 300 client sockets = 305 descriptors.
+expect_eq "process fds = 3 + 2 + 300" 305 "$(fact "$L" process.listen-hold.fds)"
 expect_eq "process fds = ls /proc/PID/fd | wc -l" "$(cat "$TMP/fds.txt")" \
 	"$(fact "$L" process.listen-hold.fds)"
 
 # The audit: port 7000 critical (129 >= 128, capped by somaxconn: lever
 # listen.somaxconn, and the remedy restarts listen-hold); somaxconn a warning
 # (4096 recommended, 1 port at the cap, overflows counted); the process a
-# warning (1024 < the garage profile's 42000, 304 of 1024 is not near it);
+# warning (1024 < the garage profile's 42000, 305 of 1024 is not near it);
 # exit 1 (findings at warning or above).
 A=$TMP/a.json
 expect_eq "audit exits 1" 1 "$(cat "$TMP/a.rc")"
@@ -183,6 +190,7 @@ expect_eq "ports.top.time_wait" 90 "$(fact "$P" ports.top.time_wait)"
 expect_eq "ports.destinations: one key" 1 "$(fact "$P" ports.destinations)"
 expect_eq "ports.top.destination" 127.0.0.1:5001 "$(fact "$P" ports.top.destination)"
 expect_eq "ports.top.source" 127.0.0.1 "$(fact "$P" ports.top.source)"
+expect_eq "ports.top.loopback (127.0.0.1:5001)" true "$(fact "$P" ports.top.loopback)"
 # The audit: 90 of 100 ports = 90%: critical; tcp_tw_reuse 0 -> 1 (timestamps on).
 expect_eq "audit: ports.ephemeral critical, 90 of 100" "critical|90|null" \
 	"$(jget "$TMP/pa.json" '.findings[] | select(.rule == "ports.ephemeral") | "\(.severity)|\(.current)|\(.recommended)"')"

@@ -308,11 +308,11 @@ static void test_fact_defs(void **state)
 	 * path (issue 14): conntrack.dump.{entries,tcp}, conntrack.stale.established
 	 * and 10 conntrack.state.* (13), 4 more conntrack timeouts, listener.list
 	 * and listeners.{at_somaxconn,count,full} (4), 6 net.core/net.ipv4
-	 * sysctls, 7 nstat.*, 8 ports.* and process.list: 48 + 13 + 4 + 4 + 6 +
-	 * 7 + 8 + 1 = 91. The per-instance facts (nic, listener, process) are
+	 * sysctls, 7 nstat.*, 9 ports.* and process.list: 48 + 13 + 4 + 4 + 6 +
+	 * 7 + 9 + 1 = 92. The per-instance facts (nic, listener, process) are
 	 * tables of their own.
 	 */
-	assert_int_equal(n, 91);
+	assert_int_equal(n, 92);
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0)
 			assert_true(strcmp(defs[i - 1].name, defs[i].name) < 0);
@@ -899,7 +899,7 @@ static void test_collect_garage_vm(void **state)
 	assert_bool_fact(f, "conntrack.loaded", true, "/sys/module/nf_conntrack");
 	/* git checks nf_conntrack_max out 0644 (or 0600 under umask 077): owner may write */
 	assert_bool_fact(f, "netns.initial", true, "mode of " NF "nf_conntrack_max");
-	assert_int_equal(ht_facts_count(f), 77); /* every known fact (32 + 2 boot.* + 4 timeouts + 13 of the table + 26 of the connection path), nothing else */
+	assert_int_equal(ht_facts_count(f), 78); /* every known fact (32 + 2 boot.* + 4 timeouts + 13 of the table + 27 of the connection path), nothing else */
 	assert_all_defs_collected(f);
 
 	/* The same as the expected file next to the tree, byte for byte. */
@@ -955,7 +955,7 @@ static void test_expected_files_read_back(void **state)
 
 		assert_int_equal(read_text(f, want, &err), 0);
 		assert_string_equal(err.msg, "");
-		assert_int_equal(ht_facts_count(f), 77);
+		assert_int_equal(ht_facts_count(f), 78);
 		text = facts_text(f);
 		assert_string_equal(text, want);
 		ht_facts_free(f);
@@ -1284,8 +1284,8 @@ static void test_json_garage_vm(void **state)
 	assert_non_null(back);
 	facts = member(back, "facts");
 	assert_true(json_object_is_type(facts, json_type_object));
-	/* the 32 host facts of test_fact_defs, 2 boot.*, 4 timeouts, 13 of the table and 26 of the connection path (collect-sockdiag.c) */
-	assert_int_equal(json_object_object_length(facts), 77);
+	/* the 32 host facts of test_fact_defs, 2 boot.*, 4 timeouts, 13 of the table and 27 of the connection path (collect-sockdiag.c) */
+	assert_int_equal(json_object_object_length(facts), 78);
 
 	/* "mem.total": { "value": 503316480, "unit": "bytes", "source": ... } (491520 x 1024) */
 	o = member(facts, "mem.total");
@@ -1324,7 +1324,7 @@ static void test_json_garage_vm(void **state)
 		(void)val;
 		assert_string_equal(key, ht_facts_at(f, i++)->name);
 	}
-	assert_int_equal(i, 77);
+	assert_int_equal(i, 78);
 
 	json_object_put(back);
 	json_object_put(obj);
@@ -1380,7 +1380,7 @@ static void test_value_to_json(void **state)
 
 static void test_ct_proc_lines(void **state)
 {
-	struct ht_ct_table t = { .est_timeout = 432000 };
+	struct ht_ct_table t = { .est_timeout = 432000, .unack_timeout = 300 };
 
 	(void)state;
 	/* enum tcp_conntrack order, and nothing past SYN_SENT2 (9). */
@@ -1395,18 +1395,26 @@ static void test_ct_proc_lines(void **state)
 	assert_true(t.entries == 1 && t.tcp == 1 && t.state[3] == 1 && t.stale == 0);
 	ht_ct_table_count(&t, 6, 3, 428400);
 	assert_true(t.state[3] == 2 && t.stale == 1);
+	/*
+	 * Unacknowledged data gets nf_conntrack_tcp_timeout_unacknowledged (300):
+	 * a remaining 300 is not idleness, 301 is (it came from the 432000).
+	 */
+	ht_ct_table_count(&t, 6, 3, 300);
+	assert_true(t.state[3] == 3 && t.stale == 1);
+	ht_ct_table_count(&t, 6, 3, 301);
+	assert_true(t.state[3] == 4 && t.stale == 2);
 	/* Unknown timeout (-1): never stale; a state past the table: TCP only; UDP: an entry. */
 	ht_ct_table_count(&t, 6, 3, -1);
 	ht_ct_table_count(&t, 6, 42, 5);
 	ht_ct_table_count(&t, 17, 3, 0);
-	assert_true(t.entries == 5 && t.tcp == 4 && t.state[3] == 3 && t.stale == 1);
+	assert_true(t.entries == 7 && t.tcp == 6 && t.state[3] == 5 && t.stale == 2);
 	/* Without the established timeout nothing is stale. */
 	t = (struct ht_ct_table){ .est_timeout = -1 };
 	ht_ct_table_count(&t, 6, 3, 0);
 	assert_true(t.state[3] == 1 && t.stale == 0);
 
 	/* Lines as ct_seq_show() prints them. */
-	t = (struct ht_ct_table){ .est_timeout = 7200 };
+	t = (struct ht_ct_table){ .est_timeout = 7200, .unack_timeout = 300 };
 	assert_int_equal(ht_ct_proc_line(&t, "ipv4     2 tcp      6 3600 ESTABLISHED src=1.2.3.4 "
 	                                     "dst=5.6.7.8 sport=1 dport=2 [ASSURED] use=1"), 0);
 	/* Before 2008 SYN_SENT2 was printed LISTEN. */
@@ -1435,7 +1443,7 @@ static void test_ct_proc_lines(void **state)
 	assert_true(t.entries == 4);
 
 	/* A whole text, with and without a final newline. */
-	t = (struct ht_ct_table){ .est_timeout = 120 };
+	t = (struct ht_ct_table){ .est_timeout = 120, .unack_timeout = 300 };
 	assert_int_equal(ht_ct_proc_parse("ipv4 2 udp 17 30 src=1.1.1.1\n"
 	                                  "ipv4 2 tcp 6 0 ESTABLISHED src=1.1.1.1\n"
 	                                  "ipv4 2 tcp 6 50 CLOSE_WAIT src=1.1.1.1", &t), 0);
@@ -1454,7 +1462,9 @@ static void test_ct_proc_lines(void **state)
  *   line  1  tcp 431999 ESTABLISHED   fresh (1 s idle)
  *   line  2  tcp 428400 ESTABLISHED   stale (exactly 3600 s idle)
  *   line  3  tcp 428401 ESTABLISHED   fresh (3599 s idle)
- *   line  4  tcp     12 ESTABLISHED   stale
+ *   line  4  tcp     12 ESTABLISHED   not stale: <= 300, the default
+ *            nf_conntrack_tcp_timeout_unacknowledged (the tree has no
+ *            file): unacknowledged data, idle or not
  *   line  5  tcp  86399 ESTABLISHED   stale (IPv6)
  *   lines 6-8   TIME_WAIT x 3 (one IPv6)
  *   line  9     CLOSE_WAIT
@@ -1468,7 +1478,7 @@ static void test_ct_proc_lines(void **state)
  *   lines 18-23 udp x 2, icmp, icmpv6, sctp ("3 ESTABLISHED": not TCP), gre
  * entries 23; tcp 17 = ESTABLISHED 6 (lines 1-5, 17) + TIME_WAIT 3 +
  * CLOSE_WAIT 1 + SYN_SENT 2 + SYN_RECV 1 + FIN_WAIT 1 + LAST_ACK 1 + CLOSE 1
- * + SYN_SENT2 1 + NONE 0; stale 3 (lines 2, 4, 5).
+ * + SYN_SENT2 1 + NONE 0; stale 2 (lines 2, 5).
  */
 static void test_collect_ct_table(void **state)
 {
@@ -1494,7 +1504,7 @@ static void test_collect_ct_table(void **state)
 		sum += want[i].n;
 	}
 	assert_true(sum == 17);
-	assert_int_fact(f, "conntrack.stale.established", 3, "entries", CT_TABLE_SRC);
+	assert_int_fact(f, "conntrack.stale.established", 2, "entries", CT_TABLE_SRC);
 	assert_int_fact(f, "net.netfilter.nf_conntrack_tcp_timeout_established", 432000, "seconds",
 	                "/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established");
 	assert_int_fact(f, "net.netfilter.nf_conntrack_tcp_timeout_close_wait", 60, "seconds",
@@ -1538,6 +1548,24 @@ static void test_collect_ct_table_bad(void **state)
 	f = collect(dir);
 	assert_unavailable(f, "conntrack.stale.established", EINVAL, "entries",
 	                   "net.netfilter.nf_conntrack_tcp_timeout_established unavailable");
+	ht_facts_free(f);
+
+	/*
+	 * Established 7200: stale needs 7200 - 3600 = 3600 >= timeout >
+	 * the unacknowledged timeout. Without its file that is 300: 200 is not
+	 * stale, 400 is; with the file's 100 both are.
+	 */
+	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established", "7200\n", 0644);
+	put_file(dir, "proc/net/nf_conntrack",
+	         "ipv4 2 tcp 6 200 ESTABLISHED src=1.1.1.1\nipv4 2 tcp 6 400 ESTABLISHED src=1.1.1.1\n",
+	         0644);
+	f = collect(dir);
+	assert_int_fact(f, "conntrack.stale.established", 1, "entries", CT_TABLE_SRC);
+	ht_facts_free(f);
+	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_tcp_timeout_unacknowledged", "100\n",
+	         0644);
+	f = collect(dir);
+	assert_int_fact(f, "conntrack.stale.established", 2, "entries", CT_TABLE_SRC);
 	ht_facts_free(f);
 
 	/* A line that is not the kernel's: every fact EINVAL. */

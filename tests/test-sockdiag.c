@@ -227,35 +227,44 @@ static void assert_unit(const char *cgroup, const char *want)
 {
 	_cleanup_free_ char *unit = NULL;
 
-	assert_int_equal(ht_cgroup_unit(cgroup, &unit), 0);
+	assert_int_equal(ht_cgroup_unit(cgroup, &unit, NULL), 0);
 	assert_string_equal(unit, want);
 }
 
 static void test_cgroup(void **state)
 {
-	char *unit = NULL;
+	char *unit = NULL, *manager = NULL;
 
 	(void)state;
 	/* cgroup v2: the one "0::" line. */
 	assert_unit("0::/system.slice/garage.service\n", "garage.service");
 	/* A service's sub-cgroup: the last *.service component. */
 	assert_unit("0::/system.slice/garage.service/payload\n", "garage.service");
-	/* A user's service manager runs the user's services: the innermost. */
-	assert_unit("0::/user.slice/user-1000.slice/user@1000.service/app.slice/minio.service",
-	            "minio.service");
+	/*
+	 * A user's service manager runs the user's services: no system unit,
+	 * ENOENT with the manager named. The manager itself is a system unit.
+	 */
+	assert_int_equal(ht_cgroup_unit("0::/user.slice/user-1000.slice/user@1000.service/app.slice/"
+	                                "garage.service\n", &unit, &manager), -ENOENT);
+	assert_null(unit);
+	assert_string_equal(manager, "user@1000.service");
+	free(manager);
+	manager = NULL;
+	assert_unit("0::/user.slice/user-1000.slice/user@1000.service/init.scope\n",
+	            "user@1000.service");
 	/* cgroup v1: name=systemd. */
 	assert_unit("12:pids:/system.slice/ssh.service\n11:memory:/\n"
 	            "1:name=systemd:/system.slice/ssh.service\n", "ssh.service");
 	/* Hybrid: 0:: names no service, name=systemd does. */
 	assert_unit("1:name=systemd:/system.slice/cron.service\n0::/\n", "cron.service");
 	/* No service: a session scope, the root, a docker scope, a controller line only. */
-	assert_int_equal(ht_cgroup_unit("0::/user.slice/user-1000.slice/session-3.scope\n", &unit),
+	assert_int_equal(ht_cgroup_unit("0::/user.slice/user-1000.slice/session-3.scope\n", &unit, NULL),
 	                 -ENOENT);
-	assert_int_equal(ht_cgroup_unit("0::/\n", &unit), -ENOENT);
-	assert_int_equal(ht_cgroup_unit("0::/system.slice/docker-0123.scope\n", &unit), -ENOENT);
-	assert_int_equal(ht_cgroup_unit("4:memory:/system.slice/x.service\n", &unit), -ENOENT);
+	assert_int_equal(ht_cgroup_unit("0::/\n", &unit, NULL), -ENOENT);
+	assert_int_equal(ht_cgroup_unit("0::/system.slice/docker-0123.scope\n", &unit, NULL), -ENOENT);
+	assert_int_equal(ht_cgroup_unit("4:memory:/system.slice/x.service\n", &unit, NULL), -ENOENT);
 	/* ".service" alone is no unit name. */
-	assert_int_equal(ht_cgroup_unit("0::/system.slice/.service\n", &unit), -ENOENT);
+	assert_int_equal(ht_cgroup_unit("0::/system.slice/.service\n", &unit, NULL), -ENOENT);
 	assert_null(unit);
 }
 
@@ -367,6 +376,8 @@ static void test_listen_host(void **state)
 	assert_int_fact(f, "ports.destinations", 2, "destinations", tcp);
 	assert_str_fact(f, "ports.top.destination", "10.0.0.9:3900", tcp);
 	assert_str_fact(f, "ports.top.source", "10.0.0.5", tcp);
+	assert_true(get(f, "ports.top.loopback")->value.type == HT_T_BOOL &&
+	            !get(f, "ports.top.loopback")->value.b);
 	assert_int_fact(f, "ports.top.sockets", 90, "sockets", tcp);
 	assert_int_fact(f, "ports.top.time_wait", 90, "sockets", tcp);
 
@@ -521,6 +532,88 @@ static void test_no_range(void **state)
 	rm_tree(dir);
 }
 
+/* process.NAME.unit that is no system unit: a user manager's service, a bad name. */
+static void test_process_units(void **state)
+{
+	_cleanup_free_ char *dir = tmp_tree();
+	struct ht_facts *f = ht_facts_new();
+
+	(void)state;
+	put_file(dir, "proc/500/comm", "garage\n");
+	put_file(dir, "proc/500/cgroup",
+	         "0::/user.slice/user-1000.slice/user@1000.service/app.slice/garage.service\n");
+	put_file(dir, "proc/600/comm", "minio\n");
+	put_file(dir, "proc/600/cgroup", "0::/system.slice/mi nio.service\n");
+	put_file(dir, "proc/700/comm", "sshd\n");
+	put_file(dir, "proc/700/cgroup", "0::/system.slice/ssh.service\n");
+	assert_int_equal(ht_collect_processes(f, dir, "garage minio sshd"), 0);
+	assert_str_fact(f, "process.list", "garage minio sshd", "/proc/PID/comm");
+	assert_unavailable(f, "process.garage.unit", ENOENT,
+	                   "/proc/500/cgroup: runs under the user manager user@1000.service");
+	assert_unavailable(f, "process.minio.unit", EINVAL,
+	                   "/proc/600/cgroup: mi nio.service is no valid service name");
+	assert_str_fact(f, "process.sshd.unit", "ssh.service", "/proc/700/cgroup");
+	ht_facts_free(f);
+	rm_tree(dir);
+}
+
+static void put_link(const char *dir, const char *rel, const char *target)
+{
+	_cleanup_free_ char *path = NULL;
+
+	put_file(dir, rel, "");
+	assert_true(asprintf(&path, "%s/%s", dir, rel) > 0);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(target, path), 0);
+}
+
+/*
+ * The process behind a listener: port 8000 (inode 50001) is held by
+ * python3 400 with 1 descriptor, port 9000 (inode 50002) by python3 500;
+ * python3 300 (a client) has 4 descriptors, the most. process.python3 is
+ * 8000's owner 400, not 300 (most descriptors) nor 500 (a later port).
+ * sshd, only a caller's name: the one of 600 (1 fd) and 610 (2 fds) with
+ * the most, 610.
+ */
+static void test_listener_process(void **state)
+{
+	_cleanup_free_ char *dir = tmp_tree();
+	struct ht_facts *f = ht_facts_new();
+
+	(void)state;
+	put_file(dir, "proc/net/tcp",
+	         "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt\n"
+	         "   0: 00000000:1F40 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 50001\n"
+	         "   1: 00000000:2328 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 50002\n");
+	put_file(dir, "proc/300/comm", "python3\n");
+	for (int i = 0; i < 4; i++) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "proc/300/fd/%d", i);
+		put_link(dir, rel, "/dev/null");
+	}
+	put_file(dir, "proc/400/comm", "python3\n");
+	put_link(dir, "proc/400/fd/3", "socket:[50001]");
+	put_file(dir, "proc/500/comm", "python3\n");
+	put_link(dir, "proc/500/fd/3", "socket:[50002]");
+	put_file(dir, "proc/600/comm", "sshd\n");
+	put_link(dir, "proc/600/fd/0", "/dev/null");
+	put_file(dir, "proc/610/comm", "sshd\n");
+	put_link(dir, "proc/610/fd/0", "/dev/null");
+	put_link(dir, "proc/610/fd/1", "/dev/null");
+	assert_int_equal(ht_facts_collect(f, dir, HT_COLLECT_NO_MEASURE), 0);
+	assert_str_fact(f, "listener.list", "8000 9000", "/proc/net/tcp");
+	assert_int_fact(f, "listener.8000.pid", 400, NULL, "/proc/400/fd");
+	assert_int_fact(f, "listener.9000.pid", 500, NULL, "/proc/500/fd");
+	assert_int_equal(ht_collect_processes(f, dir, "sshd"), 0);
+	assert_str_fact(f, "process.list", "python3 sshd", "/proc/PID/comm");
+	assert_int_fact(f, "process.python3.pid", 400, NULL, "/proc/400");
+	assert_int_fact(f, "process.python3.fds", 1, "descriptors", "/proc/400/fd");
+	assert_int_fact(f, "process.sshd.pid", 610, NULL, "/proc/610");
+	ht_facts_free(f);
+	rm_tree(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,6 +626,8 @@ int main(void)
 		cmocka_unit_test(test_empty_tree),
 		cmocka_unit_test(test_bad_tree),
 		cmocka_unit_test(test_no_range),
+		cmocka_unit_test(test_process_units),
+		cmocka_unit_test(test_listener_process),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -537,6 +537,7 @@ static int proc_collect(const char *root, struct ct_stats *st)
 #define PATH_TABLE "/proc/net/nf_conntrack"
 #define SRC_DUMP "ctnetlink IPCTNL_MSG_CT_GET dump"
 #define FACT_EST_TIMEOUT "net.netfilter.nf_conntrack_tcp_timeout_established"
+#define PATH_UNACK_TIMEOUT "/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_unacknowledged"
 
 /*
  * A dump the kernel marks NLM_F_DUMP_INTR (the table changed under it in a
@@ -584,7 +585,7 @@ void ht_ct_table_count(struct ht_ct_table *t, int proto, int state, int64_t time
 		return;
 	t->state[state]++;
 	if (state == TCP_CONNTRACK_ESTABLISHED && timeout >= 0 && t->est_timeout >= 0 &&
-	    timeout <= t->est_timeout - HT_CT_STALE_SECONDS)
+	    timeout <= t->est_timeout - HT_CT_STALE_SECONDS && timeout > t->unack_timeout)
 		t->stale++;
 }
 
@@ -842,7 +843,8 @@ static int nl_dump_table(struct ht_ct_table *t, struct nl_req *req)
 		return -ENOMEM;
 	for (int i = 1;; i++) {
 		_cleanup_(mnl_socket_closep) struct mnl_socket *nl = NULL;
-		struct ht_ct_table counted = { .est_timeout = t->est_timeout };
+		struct ht_ct_table counted = { .est_timeout = t->est_timeout,
+			                       .unack_timeout = t->unack_timeout };
 		int r;
 
 		*req = (struct nl_req){ .table = &counted };
@@ -921,6 +923,26 @@ static int set_table_unavailable(struct ht_facts *f, int e, const char *source)
 }
 
 /*
+ * nf_conntrack_tcp_timeout_unacknowledged in seconds: an ESTABLISHED entry
+ * with unacknowledged data has at most this left, idle or not. 300 (the
+ * kernel's default) when the file is absent or unreadable; -ENOMEM.
+ */
+static int unack_timeout(const char *root, int64_t *out)
+{
+	_cleanup_free_ char *text = NULL;
+	long long v;
+	int r;
+
+	*out = HT_CT_UNACK_TIMEOUT_DEFAULT;
+	r = ht_read_file(root, PATH_UNACK_TIMEOUT, &text);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0 && ht_parse_int64(text, &v) >= 0 && v >= 0)
+		*out = v;
+	return 0;
+}
+
+/*
  * conntrack.dump.*, conntrack.state.* and conntrack.stale.established.
  * @why_not: NULL when netlink may be asked, else why not (nf_conntrack is
  * not loaded, and a dump would load it): /proc/net/nf_conntrack then.
@@ -932,14 +954,18 @@ static int collect_table(struct ht_facts *f, const char *root, bool live, const 
 	struct nl_req req = { 0 };
 	char why[400] = "", src[1024];
 	int r_nl = -ENOENT, r_proc = -ENOENT, r;
-	int64_t est_timeout = -1;
+	int64_t est_timeout = -1, unack = HT_CT_UNACK_TIMEOUT_DEFAULT;
 	/* Copied now: setting facts below may move @est. */
 	int est_error = est && est->error > 0 ? est->error : ENOENT;
 
 	if (est && est->value.type == HT_T_INT && est->value.i >= 0)
 		est_timeout = est->value.i;
 	est = NULL;
+	r = unack_timeout(root, &unack);
+	if (r < 0)
+		return r;
 	t.est_timeout = est_timeout;
+	t.unack_timeout = unack;
 	if (live && why_not) {
 		snprintf(why, sizeof(why), "%s", why_not);
 	} else if (live) {
@@ -950,7 +976,7 @@ static int collect_table(struct ht_facts *f, const char *root, bool live, const 
 			describe_failure(why, sizeof(why), SRC_DUMP, r_nl, &req);
 	}
 	if (!live || r_nl < 0) {
-		t = (struct ht_ct_table){ .est_timeout = est_timeout };
+		t = (struct ht_ct_table){ .est_timeout = est_timeout, .unack_timeout = unack };
 		r_proc = proc_table_collect(root, &t);
 		if (r_proc == -ENOMEM)
 			return r_proc;

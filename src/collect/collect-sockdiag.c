@@ -20,6 +20,7 @@
 
 #include "collect/collect.h"
 #include "engine/facts.h"
+#include "shared/bootconf.h"
 #include "shared/util.h"
 #include "engine/value.h"
 
@@ -317,10 +318,20 @@ int ht_limits_nofile(const char *text, int64_t *soft, int64_t *hard)
 	return 0;
 }
 
-/* The last path component of [p, end) that ends in ".service", into a new string. */
-static int unit_of_path(const char *p, const char *end, char **unit)
+/* Whether [c, e) is "user@UID.service", a per-user service manager (user@.service). */
+static bool is_user_manager(const char *c, const char *e)
 {
-	const char *best = NULL, *best_end = NULL;
+	return e - c > 13 && memcmp(c, "user@", 5) == 0 && memcmp(e - 8, ".service", 8) == 0;
+}
+
+/*
+ * The last path component of [p, end) that ends in ".service", into a new
+ * string; a service below a user manager's component: -ENOENT, with the
+ * manager's name in *manager when @manager is not NULL.
+ */
+static int unit_of_path(const char *p, const char *end, char **unit, char **manager)
+{
+	const char *best = NULL, *best_end = NULL, *mgr = NULL, *mgr_end = NULL;
 
 	while (p < end) {
 		const char *c = p, *e;
@@ -331,6 +342,10 @@ static int unit_of_path(const char *p, const char *end, char **unit)
 		while (e < end && *e != '/')
 			e++;
 		if (e - c > 8 && memcmp(e - 8, ".service", 8) == 0) {
+			if (!mgr && is_user_manager(c, e)) {
+				mgr = c;
+				mgr_end = e;
+			}
 			best = c;
 			best_end = e;
 		}
@@ -338,17 +353,27 @@ static int unit_of_path(const char *p, const char *end, char **unit)
 	}
 	if (!best)
 		return -ENOENT;
+	if (mgr && best != mgr) {
+		if (manager) {
+			*manager = strndup(mgr, (size_t)(mgr_end - mgr));
+			if (!*manager)
+				return -ENOMEM;
+		}
+		return -ENOENT;
+	}
 	*unit = strndup(best, (size_t)(best_end - best));
 	return *unit ? 0 : -ENOMEM;
 }
 
-int ht_cgroup_unit(const char *text, char **unit)
+int ht_cgroup_unit(const char *text, char **unit, char **manager)
 {
 	const char *v2 = NULL, *v1 = NULL;
 
 	if (!text || !unit)
 		return -EINVAL;
 	*unit = NULL;
+	if (manager)
+		*manager = NULL;
 	/* kernel/cgroup/cgroup.c proc_cgroup_show(): "ID:CONTROLLERS:PATH" a line. */
 	for (const char *p = text; *p;) {
 		const char *nl = strchr(p, '\n');
@@ -375,8 +400,8 @@ int ht_cgroup_unit(const char *text, char **unit)
 		end = strchr(p, '\n');
 		if (!end)
 			end = p + strlen(p);
-		r = unit_of_path(p, end, unit);
-		if (r != -ENOENT)
+		r = unit_of_path(p, end, unit, manager);
+		if (r != -ENOENT || (manager && *manager))
 			return r;
 	}
 	return -ENOENT;
@@ -437,11 +462,16 @@ int ht_nstat_value(const char *text, const char *prefix, const char *field, int6
 
 /* ---- what the socket scan keeps ---- */
 
+/*
+ * One listening port. backlog and queue come from ONE socket, the port's
+ * worst (listener_worse()); full and at_max are over all its sockets.
+ */
 struct listener {
 	uint16_t port;
-	uint32_t backlog; /* smallest wqueue */
-	uint32_t queue;   /* largest rqueue */
-	bool full;
+	uint32_t backlog; /* wqueue of the worst socket */
+	uint32_t queue;   /* rqueue of the same socket */
+	bool full;        /* some socket has rqueue >= wqueue */
+	bool at_max;      /* some socket has wqueue == net.core.somaxconn */
 	char **addrs;
 	size_t n_addrs;
 	int owner;        /* lowest PID, 0 none found */
@@ -469,6 +499,8 @@ struct scan {
 	uint64_t time_wait;
 	bool have_range;
 	uint16_t low, high;
+	bool have_somax;    /* net.core.somaxconn is known */
+	int64_t somaxconn;
 };
 
 static void scan_free(struct scan *sc)
@@ -511,6 +543,26 @@ static void addr_text(const uint8_t a[16], char *buf, size_t size)
 		inet_ntop(AF_INET6, a, buf, (socklen_t)size);
 }
 
+/*
+ * Whether a socket with queue @q and backlog @b is worse than one with
+ * @wq and @wb: a full one (q >= b) first, then the higher q / b (cross
+ * multiplied: no division by a backlog of 0), then the smaller backlog.
+ * Without backlogs (/proc/net/tcp) only the larger queue counts.
+ */
+static bool listener_worse(uint32_t q, uint32_t b, uint32_t wq, uint32_t wb, bool have_backlog)
+{
+	bool full = q >= b, wfull = wq >= wb;
+	uint64_t lhs = (uint64_t)q * wb, rhs = (uint64_t)wq * b;
+
+	if (!have_backlog)
+		return q > wq;
+	if (full != wfull)
+		return full;
+	if (lhs != rhs)
+		return lhs > rhs;
+	return b < wb;
+}
+
 static int add_listener(struct scan *sc, const struct ht_sock *s, bool have_backlog)
 {
 	char text[INET6_ADDRSTRLEN];
@@ -529,13 +581,14 @@ static int add_listener(struct scan *sc, const struct ht_sock *s, bool have_back
 			return r;
 		l = &sc->ls[sc->n_ls++];
 		*l = (struct listener){ .port = s->sport, .backlog = s->wqueue, .queue = s->rqueue };
-	}
-	if (s->wqueue < l->backlog)
+	} else if (listener_worse(s->rqueue, s->wqueue, l->queue, l->backlog, have_backlog)) {
 		l->backlog = s->wqueue;
-	if (s->rqueue > l->queue)
 		l->queue = s->rqueue;
+	}
 	if (have_backlog && s->rqueue >= s->wqueue)
 		l->full = true;
+	if (have_backlog && sc->have_somax && s->wqueue == sc->somaxconn)
+		l->at_max = true;
 
 	addr_text(s->src, text, sizeof(text));
 	for (size_t i = 0; i < l->n_addrs; i++)
@@ -1059,11 +1112,12 @@ static int listener_facts(struct ht_facts *f, const char *root, struct scan *sc,
 	/* Copied: a fact pointer is valid only until the next set. */
 	const struct ht_fact *somax = ht_facts_get(f, "net.core.somaxconn");
 	bool have_somax = somax && somax->value.type == HT_T_INT;
-	int64_t somaxconn = have_somax ? somax->value.i : 0;
 	int somax_err = somax ? somax->error : ENOENT;
 	int r;
 
-	qsort(sc->ls, sc->n_ls, sizeof(*sc->ls), listener_cmp);
+	/* qsort() with a NULL array is undefined even for 0 elements (no listener at all). */
+	if (sc->n_ls > 1)
+		qsort(sc->ls, sc->n_ls, sizeof(*sc->ls), listener_cmp);
 	list = calloc(1, sc->n_ls * 6 + 1);
 	if (!list)
 		return -ENOMEM;
@@ -1074,7 +1128,8 @@ static int listener_facts(struct ht_facts *f, const char *root, struct scan *sc,
 		struct ht_value v;
 
 		len += (size_t)sprintf(list + len, "%s%u", i ? " " : "", l->port);
-		qsort(l->addrs, l->n_addrs, sizeof(*l->addrs), str_cmp);
+		if (l->n_addrs > 1)
+			qsort(l->addrs, l->n_addrs, sizeof(*l->addrs), str_cmp);
 		for (size_t j = 0; j < l->n_addrs; j++)
 			alen += strlen(l->addrs[j]) + 1;
 		addrs = calloc(1, alen + 1);
@@ -1097,7 +1152,7 @@ static int listener_facts(struct ht_facts *f, const char *root, struct scan *sc,
 				r = set_listener_fact(f, l->port, "queue", &v, 0,
 				                      SRC_DIAG " idiag_rqueue");
 			full += l->full;
-			at_max += have_somax && l->backlog == somaxconn;
+			at_max += l->at_max;
 		} else {
 			r = set_listener_fact(f, l->port, "backlog", NULL, ENOENT,
 			                      "/proc/net/tcp has no backlog (NETLINK_SOCK_DIAG has)");
@@ -1132,6 +1187,14 @@ static int listener_facts(struct ht_facts *f, const char *root, struct scan *sc,
 		                   "net.core.somaxconn");
 	return set_int(f, "listeners.at_somaxconn", at_max,
 	               SRC_DIAG " idiag_wqueue == net.core.somaxconn");
+}
+
+/* 127.0.0.0/8 (as ::ffff:127.x here) or ::1. */
+static bool is_loopback(const uint8_t a[16])
+{
+	static const uint8_t one[16] = { [15] = 1 };
+
+	return (is_mapped(a) && a[12] == 127) || memcmp(a, one, 16) == 0;
 }
 
 /* "ADDR:PORT", "[ADDR]:PORT" for IPv6. */
@@ -1170,8 +1233,8 @@ static int ports_facts(struct ht_facts *f, struct scan *sc, const char *source, 
 		return r;
 	if (!sc->have_range) {
 		static const char *const names[] = { "ports.destinations", "ports.top.destination",
-			                              "ports.top.sockets", "ports.top.source",
-			                              "ports.top.time_wait" };
+			                              "ports.top.loopback", "ports.top.sockets",
+			                              "ports.top.source", "ports.top.time_wait" };
 
 		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 			r = set_unavail(f, names[i], range_err, "net.ipv4.ip_local_port_range");
@@ -1197,11 +1260,18 @@ static int ports_facts(struct ht_facts *f, struct scan *sc, const char *source, 
 		if (r >= 0)
 			r = set_unavail(f, "ports.top.destination", ENOENT, none);
 		if (r >= 0)
+			r = set_unavail(f, "ports.top.loopback", ENOENT, none);
+		if (r >= 0)
 			r = set_unavail(f, "ports.top.source", ENOENT, none);
 		return r;
 	}
 	dest_text(top->dst, top->dport, buf, sizeof(buf));
 	r = set_str(f, "ports.top.destination", buf, source);
+	if (r >= 0) {
+		struct ht_value v = ht_bool(is_loopback(top->dst));
+
+		r = ht_facts_set(f, "ports.top.loopback", &v, NULL, source);
+	}
 	if (r < 0)
 		return r;
 	addr_text(top->src, buf, sizeof(buf));
@@ -1253,8 +1323,8 @@ static int sockets_unavailable(struct ht_facts *f, int err, const char *source)
 	static const char *const names[] = {
 		"listener.list",         "listeners.at_somaxconn", "listeners.count",
 		"listeners.full",        "ports.destinations",     "ports.time_wait",
-		"ports.top.destination", "ports.top.sockets",      "ports.top.source",
-		"ports.top.time_wait",
+		"ports.top.destination", "ports.top.loopback",     "ports.top.sockets",
+		"ports.top.source",      "ports.top.time_wait",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
@@ -1273,7 +1343,13 @@ int ht_collect_sockets(struct ht_facts *f, const char *root)
 	int range_err = 0, r;
 	bool have_backlog = false;
 	const char *source;
+	/* Copied into sc: a fact pointer is valid only until the next set. */
+	const struct ht_fact *somax = ht_facts_get(f, "net.core.somaxconn");
 
+	if (somax && somax->value.type == HT_T_INT) {
+		sc.have_somax = true;
+		sc.somaxconn = somax->value.i;
+	}
 	r = range_facts(f, root, &sc, &range_err);
 	if (r < 0)
 		return r;
@@ -1338,6 +1414,7 @@ static void sanitize(char *s)
 
 struct proc_pick {
 	char *name;  /* sanitized comm */
+	int want;    /* a listener's owner: only this PID; 0 any (the most descriptors) */
 	int pid;     /* 0: none found yet */
 	int64_t fds; /* -1: unreadable */
 	int fds_err;
@@ -1365,7 +1442,8 @@ static int count_fds(const char *root, int pid, int64_t *n)
 	return 0;
 }
 
-static int add_pick(struct proc_pick **picks, size_t *n, const char *name)
+/* @want: the PID a listener's name stands for, 0 when any process of the name. */
+static int add_pick(struct proc_pick **picks, size_t *n, const char *name, int want)
 {
 	struct proc_pick *p;
 	_cleanup_free_ char *s = strdup(name);
@@ -1380,7 +1458,7 @@ static int add_pick(struct proc_pick **picks, size_t *n, const char *name)
 	if (!p)
 		return -ENOMEM;
 	*picks = p;
-	p[(*n)++] = (struct proc_pick){ .name = TAKE_PTR(s), .fds = -1 };
+	p[(*n)++] = (struct proc_pick){ .name = TAKE_PTR(s), .want = want, .fds = -1 };
 	return 0;
 }
 
@@ -1399,6 +1477,7 @@ static int set_proc_fact(struct ht_facts *f, const char *pname, const char *suff
 static int process_facts(struct ht_facts *f, const char *root, const struct proc_pick *p)
 {
 	_cleanup_free_ char *comm = NULL, *limits = NULL, *cgroup = NULL, *unit = NULL;
+	_cleanup_free_ char *manager = NULL;
 	char path[64];
 	struct ht_value v;
 	int64_t soft, hard;
@@ -1465,16 +1544,22 @@ static int process_facts(struct ht_facts *f, const char *root, const struct proc
 	if (r == -ENOMEM)
 		return r;
 	if (r >= 0)
-		r = ht_cgroup_unit(cgroup, &unit);
+		r = ht_cgroup_unit(cgroup, &unit, &manager);
 	if (r == -ENOMEM)
 		return r;
-	if (r >= 0 && ht_utf8_invalid(unit))
+	/* A name systemd would refuse (or hosttune could not write a drop-in for). */
+	if (r >= 0 && (ht_utf8_invalid(unit) || !ht_unit_name_valid(unit)))
 		r = -EINVAL;
 	if (r < 0) {
-		char src[128];
+		char src[384];
 
-		if (r == -ENOENT && cgroup)
+		if (r == -ENOENT && manager)
+			snprintf(src, sizeof(src), "%s: runs under the user manager %s", path,
+			         ht_utf8_invalid(manager) ? "user@?.service" : manager);
+		else if (r == -ENOENT && cgroup)
 			snprintf(src, sizeof(src), "%s: no *.service in its cgroup", path);
+		else if (r == -EINVAL && unit && !ht_utf8_invalid(unit))
+			snprintf(src, sizeof(src), "%s: %.255s is no valid service name", path, unit);
 		else
 			snprintf(src, sizeof(src), "%s", path);
 		return set_proc_fact(f, p->name, "unit", NULL, r, src);
@@ -1502,19 +1587,25 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 	if (ll && ll->value.type == HT_T_STR) {
 		for (const char *p = ll->value.s; *p;) {
 			char key[64];
-			const struct ht_fact *pf;
+			const struct ht_fact *pf, *pidf;
 			unsigned port;
-			int k;
+			int k, want = 0;
 
 			if (sscanf(p, "%u%n", &port, &k) != 1)
 				break;
 			p += k;
 			while (*p == ' ')
 				p++;
+			snprintf(key, sizeof(key), "listener.%u.pid", port);
+			pidf = ht_facts_get(f, key);
+			if (pidf && pidf->value.type == HT_T_INT && pidf->value.i > 0 &&
+			    pidf->value.i <= INT32_MAX)
+				want = (int)pidf->value.i;
 			snprintf(key, sizeof(key), "listener.%u.process", port);
 			pf = ht_facts_get(f, key);
 			if (pf && pf->value.type == HT_T_STR) {
-				r = add_pick(&picks, &n, pf->value.s);
+				/* The first (lowest) port's owner wins a name two owners share. */
+				r = add_pick(&picks, &n, pf->value.s, want);
 				if (r < 0)
 					goto out;
 			}
@@ -1534,13 +1625,17 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 		}
 		word[w] = '\0';
 		if (w) {
-			r = add_pick(&picks, &n, word);
+			r = add_pick(&picks, &n, word, 0);
 			if (r < 0)
 				goto out;
 		}
 	}
 
-	/* Every process: the one of each name with the most descriptors, the lowest PID on a tie. */
+	/*
+	 * Every process: a listener's name is its owner's PID (not another
+	 * process of that comm); another name the process with the most
+	 * descriptors, the lowest PID on a tie.
+	 */
 	if (n > 0)
 		d = opendir(proc);
 	while (d && (de = readdir(d))) {
@@ -1565,6 +1660,8 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 
 			if (strcmp(p->name, comm) != 0)
 				continue;
+			if (p->want && pid != p->want)
+				break;
 			fr = count_fds(root, pid, &fds);
 			if (fr == -ENOMEM) {
 				r = fr;
@@ -1583,7 +1680,9 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 	}
 
 	/* process.list: the names found, sorted. */
-	qsort(picks, n, sizeof(*picks), str_cmp); /* name is the first member */
+	/* name is the first member; picks is NULL when n is 0, which qsort() must not see. */
+	if (n > 1)
+		qsort(picks, n, sizeof(*picks), str_cmp);
 	list = calloc(1, 1);
 	if (!list) {
 		r = -ENOMEM;

@@ -178,10 +178,13 @@ int ht_limits_nofile(const char *text, int64_t *soft, int64_t *hard);
  * ht_cgroup_unit - the systemd service of /proc/PID/cgroup text: the last
  * path component ending in ".service" of the cgroup v2 line ("0::PATH"),
  * else of the v1 "ID:name=systemd:PATH" line. @unit receives a new string
- * (caller frees). Returns 0, -ENOENT when neither line names a service,
- * -ENOMEM.
+ * (caller frees). A service below a per-user manager ("user@UID.service/
+ * app.slice/x.service") is the user manager's, not a system unit hosttune
+ * can write a drop-in for: -ENOENT, and *@manager (when @manager is not
+ * NULL) receives "user@UID.service", a new string. Returns 0, -ENOENT when
+ * neither line names a system service, -ENOMEM.
  */
-int ht_cgroup_unit(const char *text, char **unit);
+int ht_cgroup_unit(const char *text, char **unit, char **manager);
 
 /*
  * ht_nstat_value - counter @field of section @prefix ("TcpExt", "Tcp") in
@@ -200,8 +203,12 @@ int ht_nstat_value(const char *text, const char *prefix, const char *field, int6
  *
  * Live: one NETLINK_SOCK_DIAG dump of AF_INET and one of AF_INET6 TCP
  * sockets (every state but SYN_RECV and CLOSE), streamed: a listening
- * socket adds to its port's record (smallest idiag_wqueue = backlog,
- * largest idiag_rqueue = queue, its address, its inode); any other socket
+ * socket adds to its port's record (its address, its inode; backlog =
+ * idiag_wqueue and queue = idiag_rqueue of ONE socket, the port's worst:
+ * a full one (queue >= backlog) first, then the highest queue / backlog,
+ * then the smallest backlog; full and at_somaxconn when any socket of the
+ * port is full / has backlog == somaxconn; without backlogs the largest
+ * queue); any other socket
  * whose local port is in ip_local_port_range adds to the count of its key
  * (source address, destination address, destination port) in a hash table,
  * so memory grows with listeners and distinct destinations, never with
@@ -232,7 +239,10 @@ int ht_collect_sockets(struct ht_facts *f, const char *root);
  * workload.service "garage"; NULL for none). NAME is the comm with every
  * character outside [A-Za-z0-9_-] made '_'; a name of @names matches a
  * process whose comm, so changed, equals it (a comm is at most 15 bytes).
- * Of several processes with one NAME, the one with the most entries in
+ * A listener owner's NAME describes THAT process, listener.PORT.pid (the
+ * lowest PID holding the port), not another process of the same comm; two
+ * listeners whose owners share a comm: the lowest port's owner. A NAME only
+ * from @names: of several processes, the one with the most entries in
  * /proc/PID/fd, the lowest PID on a tie (an unreadable fd directory counts
  * as fewest). process.list lists only the NAMEs a process was found for,
  * sorted, space-separated ("" when none): a named service that is not

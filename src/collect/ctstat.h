@@ -60,19 +60,31 @@ const char *ht_ct_tcp_state_name(unsigned state);
  */
 #define HT_CT_STALE_SECONDS 3600
 
+/*
+ * An ESTABLISHED entry with data not yet acknowledged gets
+ * nf_conntrack_tcp_timeout_unacknowledged instead of the established
+ * timeout (tcp_packet(), tcp_timeouts[TCP_CONNTRACK_UNACK] in
+ * nf_conntrack_proto_tcp.c): 300 s by default, used when the sysctl file
+ * is absent. A remaining timeout at or below it says nothing of idleness.
+ */
+#define HT_CT_UNACK_TIMEOUT_DEFAULT 300
+
 struct ht_ct_table {
 	int64_t entries;                   /* every entry, any protocol, IPv4 and IPv6 */
 	int64_t tcp;                       /* entries whose original tuple is TCP */
 	int64_t state[HT_CT_TCP_STATES];   /* TCP entries by state (enum tcp_conntrack) */
-	int64_t stale;                     /* ESTABLISHED with timeout <= est_timeout - 3600 */
+	/* ESTABLISHED with unack_timeout < timeout <= est_timeout - 3600 */
+	int64_t stale;
 	int64_t est_timeout;               /* nf_conntrack_tcp_timeout_established (s), < 0 unknown */
+	int64_t unack_timeout;             /* nf_conntrack_tcp_timeout_unacknowledged (s) */
 };
 
 /*
  * ht_ct_table_count - counts one entry: @proto its IP protocol number
  * (IPPROTO_TCP = 6), @state its TCP state (enum tcp_conntrack; ignored unless
  * TCP; a number beyond the table counts in tcp alone, as does -1 for "not
- * given"), @timeout its remaining seconds (-1 unknown: never stale).
+ * given"), @timeout its remaining seconds (-1 unknown: never stale). Stale:
+ * ESTABLISHED with unack_timeout < @timeout <= est_timeout - 3600.
  */
 void ht_ct_table_count(struct ht_ct_table *t, int proto, int state, int64_t timeout);
 
@@ -91,6 +103,6 @@ int ht_ct_proc_line(struct ht_ct_table *t, const char *line);
 /*
  * ht_ct_proc_parse - every line of the text @text of /proc/net/nf_conntrack
  * through ht_ct_proc_line(), added to @t (which the caller zeroes and whose
- * est_timeout it sets). Returns 0 or -EINVAL (the first bad line).
+ * est_timeout and unack_timeout it sets). Returns 0 or -EINVAL (the first bad line).
  */
 int ht_ct_proc_parse(const char *text, struct ht_ct_table *t);

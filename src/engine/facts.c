@@ -40,7 +40,9 @@ static const struct ht_fact_def fact_defs[] = {
 	  "state of nf_conntrack from libkmod: builtin, loaded, available or absent" },
 	{ "conntrack.stale.established", HT_T_INT, "entries",
 	  "ESTABLISHED TCP entries with no packet for at least 3600 s: their remaining timeout "
-	  "(CTA_TIMEOUT) is at least 3600 s below nf_conntrack_tcp_timeout_established" },
+	  "(CTA_TIMEOUT) is at least 3600 s below nf_conntrack_tcp_timeout_established and above "
+	  "nf_conntrack_tcp_timeout_unacknowledged (300 s when absent; an entry with "
+	  "unacknowledged data gets that timeout, idle or not)" },
 	{ "conntrack.stat.count", HT_T_INT, "entries",
 	  "live conntrack entries over ctnetlink IPCTNL_MSG_CT_GET_STATS (CTA_STATS_GLOBAL_ENTRIES)" },
 	{ "conntrack.stat.drop", HT_T_INT, "packets",
@@ -94,11 +96,12 @@ static const struct ht_fact_def fact_defs[] = {
 	  "TCP ports with a listening socket (IPv4 and IPv6), space-separated, ascending "
 	  "(NETLINK_SOCK_DIAG inet_diag)" },
 	{ "listeners.at_somaxconn", HT_T_INT, "listeners",
-	  "listening ports whose backlog equals net.core.somaxconn: listen() asked for at least "
-	  "that and the kernel capped it" },
+	  "listening ports with a socket whose backlog equals net.core.somaxconn: listen() asked "
+	  "for at least that and the kernel capped it" },
 	{ "listeners.count", HT_T_INT, "listeners", "listening TCP ports (listener.list)" },
 	{ "listeners.full", HT_T_INT, "listeners",
-	  "listening ports whose accept queue is at its backlog now (idiag_rqueue >= idiag_wqueue)" },
+	  "listening ports with a socket whose accept queue is at its backlog now (idiag_rqueue "
+	  ">= idiag_wqueue)" },
 	{ "mem.total", HT_T_INT, "bytes", "usable RAM, MemTotal in /proc/meminfo" },
 	{ "modprobe.nf_conntrack.hashsize", HT_T_INT, "buckets",
 	  "hashsize= that modprobe.d options give nf_conntrack (libkmod), used at the next load" },
@@ -189,6 +192,9 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "ports.top.destination", HT_T_STR, NULL,
 	  "the destination (ADDR:PORT, [ADDR]:PORT for IPv6) with the most client sockets from "
 	  "one source address" },
+	{ "ports.top.loopback", HT_T_BOOL, NULL,
+	  "whether the address of ports.top.destination is a loopback one (127.0.0.0/8, ::1, "
+	  "::ffff:127.x); unavailable like ports.top.destination" },
 	{ "ports.top.sockets", HT_T_INT, "sockets",
 	  "client sockets to ports.top.destination from ports.top.source whose local port is in "
 	  "ip_local_port_range, any state (each holds one port of the range)" },
@@ -269,6 +275,9 @@ int64_t ht_fact_max(const char *name)
 		{ "net.netfilter.nf_conntrack_tcp_timeout_fin_wait", INT32_MAX },
 		{ "net.netfilter.nf_conntrack_tcp_timeout_syn_sent", INT32_MAX },
 		{ "net.netfilter.nf_conntrack_tcp_timeout_time_wait", INT32_MAX },
+		/* ip_local_port_range: a TCP/UDP port (proc_do_large_bitmap()'s cap, 65535). */
+		{ "ports.range.high", 65535 },
+		{ "ports.range.low", 65535 },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(bounds); i++)
@@ -286,14 +295,15 @@ static const struct ht_fact_def listener_fact_defs[] = {
 	{ "listener.*.addresses", HT_T_STR, NULL,
 	  "local addresses listening on the port, space-separated (0.0.0.0 and :: for any)" },
 	{ "listener.*.backlog", HT_T_INT, "entries",
-	  "accept-queue limit: the smallest of the port's listening sockets (inet_diag "
-	  "idiag_wqueue, min(listen() backlog, net.core.somaxconn))" },
+	  "accept-queue limit of the port's worst listening socket (inet_diag idiag_wqueue, "
+	  "min(listen() backlog, net.core.somaxconn)); worst: a full one (queue >= backlog) "
+	  "first, then the highest queue / backlog, then the smallest backlog" },
 	{ "listener.*.pid", HT_T_INT, NULL,
 	  "process holding the socket (the socket's inode among /proc/PID/fd), the lowest PID" },
 	{ "listener.*.process", HT_T_STR, NULL, "name (comm) of that process, /proc/PID/comm" },
 	{ "listener.*.queue", HT_T_INT, "entries",
-	  "connections waiting for accept() now: the largest of the port's sockets (inet_diag "
-	  "idiag_rqueue)" },
+	  "connections waiting for accept() now on the same socket as .backlog (inet_diag "
+	  "idiag_rqueue; the largest of the port's sockets from /proc/net/tcp)" },
 };
 
 /*
@@ -309,10 +319,15 @@ static const struct ht_fact_def process_fact_defs[] = {
 	  "soft RLIMIT_NOFILE, 'Max open files' in /proc/PID/limits (unlimited: 2^63 - 1)" },
 	{ "process.*.nofile_hard", HT_T_INT, "descriptors",
 	  "hard RLIMIT_NOFILE, 'Max open files' in /proc/PID/limits" },
-	{ "process.*.pid", HT_T_INT, NULL, "its PID (the lowest of those with the name and the most descriptors)" },
+	{ "process.*.pid", HT_T_INT, NULL,
+	  "its PID: for a listener's owner listener.PORT.pid (the lowest port's when two owners "
+	  "share the name); for a name only from workload.service the lowest PID of those with "
+	  "the name and the most descriptors" },
 	{ "process.*.unit", HT_T_STR, NULL,
 	  "systemd service that runs it, the last *.service of its cgroup in /proc/PID/cgroup; "
-	  "unavailable (ENOENT) when it runs outside a service" },
+	  "unavailable (ENOENT) when it runs outside a service or under a user manager "
+	  "(user@UID.service: no system unit to write a drop-in for), EINVAL when the name is "
+	  "no valid service name" },
 };
 
 /* Per-instance fact families: FAMILY.INSTANCE.SUFFIX. */
@@ -700,6 +715,27 @@ struct line_ctx {
 	struct ht_error *err;
 };
 
+/*
+ * A listener.PORT.SUFFIX name whose PORT is a decimal 1 to 65535 without a
+ * leading zero, as ht_collect_sockets() writes it; any other name: true.
+ */
+static bool listener_name_ok(const char *name)
+{
+	const char *p = name + strlen("listener.");
+	long port = 0;
+
+	if (strncmp(name, "listener.", 9) != 0 || strcmp(name, "listener.list") == 0)
+		return true;
+	if (*p < '1' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		port = port * 10 + (*p - '0');
+		if (port > 65535)
+			return false;
+	}
+	return *p == '.';
+}
+
 /* Column (1-based byte) of @p in the current line. */
 static size_t col_of(const struct line_ctx *lc, const char *p)
 {
@@ -1003,6 +1039,12 @@ static int read_line(struct read_state *st, const struct line_ctx *lc)
 	    !(strncmp(fact.name, "module.", 7) == 0 && fact.name[7])) {
 		r = ht_error_set(lc->err, EINVAL, "%s:%zu:%zu: unknown fact '%s'", lc->filename,
 		                 lc->lineno, col_of(lc, name_start), fact.name);
+		goto out;
+	}
+	if (!listener_name_ok(fact.name)) {
+		r = ht_error_set(lc->err, EINVAL,
+		                 "%s:%zu:%zu: '%s' names no TCP port (listener.PORT.*, PORT 1 to 65535)",
+		                 lc->filename, lc->lineno, col_of(lc, name_start), fact.name);
 		goto out;
 	}
 	if (ht_facts_get(st->tmp, fact.name)) {

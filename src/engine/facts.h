@@ -65,7 +65,8 @@ const struct ht_fact_def *ht_fact_def_find(const char *name);
 /*
  * The largest value the kernel can hold in fact @name: nf_conntrack's sysctls
  * are ints (INT32_MAX, net/netfilter/nf_conntrack_standalone.c), hashsize an
- * unsigned int module parameter (UINT32_MAX). 0 when hosttune knows no bound.
+ * unsigned int module parameter (UINT32_MAX), ports.range.low/.high ports
+ * (65535). 0 when hosttune knows no bound.
  * A collector or facts file value above it is not what a kernel wrote there.
  */
 int64_t ht_fact_max(const char *name);

@@ -277,7 +277,7 @@ static void check_sock_text(const char *text)
 	}
 	if (ht_limits_nofile(text, &soft, &hard) == 0)
 		FZ_CHECK(soft >= 0 && hard >= 0, "a negative limit");
-	if (ht_cgroup_unit(text, &unit) == 0) {
+	if (ht_cgroup_unit(text, &unit, NULL) == 0) {
 		size_t n = strlen(unit);
 
 		FZ_CHECK(n > 8 && strcmp(unit + n - 8, ".service") == 0 && !strchr(unit, '/') &&
