@@ -139,6 +139,16 @@ expect_contains "100 ports / 60 s = 1/s" "at a rate of at most 100 / 60 s = 1/s.
 	"$(jq -r '.findings[] | select(.rule == "ports.ephemeral") | .explanation' "$TMP/p.json")"
 expect_contains "the primary advice: reuse connections" "instead of one connection per object" \
 	"$(jq -r '.findings[] | select(.rule == "ports.ephemeral") | .remedy' "$TMP/p.json")"
+# A loopback destination under tcp_tw_reuse 2 (loopback only): reuse is on
+# already; no lever, nothing to change.
+vary "$V/ports-client-61.facts" "$TMP/p.facts" "ports.top.loopback=true" \
+	"ports.top.destination=\"127.0.0.1:3900\"" "ports.top.source=\"127.0.0.1\""
+ht --facts "$TMP/p.facts" --format json audit >"$TMP/p.json"
+expect_eq "loopback under reuse 2: critical without the tw_reuse lever" "critical|26000|null|" \
+	"$(finding "$TMP/p.json" ports.ephemeral "")"
+expect_eq "loopback under reuse 2: tw_reuse ok" "ok|2|2|" "$(finding "$TMP/p.json" ports.tw_reuse "")"
+expect_contains "loopback under reuse 2: said" "which 2 already covers" \
+	"$(jq -r '.findings[] | select(.rule == "ports.tw_reuse") | .explanation' "$TMP/p.json")"
 # Timestamps off: tcp_tw_reuse would never apply; no lever to it.
 vary "$V/ports-client-61.facts" "$TMP/p.facts" "net.ipv4.tcp_timestamps=0"
 ht --facts "$TMP/p.facts" --format json audit >"$TMP/p.json"

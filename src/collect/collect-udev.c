@@ -656,7 +656,8 @@ int ht_collect_udev(struct ht_facts *f, const char *root)
 			return ht_facts_set_unavailable(f, "nic.list", err, NULL, source);
 	}
 
-	qsort(l.v, l.n, sizeof(l.v[0]), nic_cmp);
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(l.v[0]), nic_cmp);
 	for (size_t i = 0; i < l.n; i++) {
 		r = nic_emit(f, &l.v[i]);
 		if (r >= 0)
