@@ -191,7 +191,7 @@ expect_eq "sshd: ok" "ok|1024|1024|" "$(finding "$TMP/n.json" process.limit_nofi
 # Outside a service: no drop-in, the remedy says where to raise it.
 grep -v '^process.garage.unit' "$V/nofile-garage-515.facts" >"$TMP/n.facts"
 ht --facts "$TMP/n.facts" --profile garage --format json audit >"$TMP/n.json"
-expect_contains "garage outside systemd: the remedy" "runs outside a systemd service: raise its soft limit to 42000" \
+expect_contains "garage outside systemd: the remedy" "does not run in a system service hosttune can write a drop-in for" \
 	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile" and .instance == "garage") | .remedy' "$TMP/n.json")"
 
 # ---- conntrack by state ---------------------------------------------------
