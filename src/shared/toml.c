@@ -1,0 +1,784 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "shared/toml.h"
+#include "shared/util.h"
+
+/*
+ * A hand-written recursive reader: one pass over the buffer, one statement
+ * (header or key = value) per line. The first error stops it; its message
+ * names the byte where the reader stood.
+ */
+
+struct parser {
+	const char *file;
+	const char *buf;
+	size_t len;
+	size_t pos;
+	char *err;     /* the first error's message */
+	bool nomem;
+	struct ht_toml_table *root;
+	struct ht_toml_table *cur; /* where key = value lines go */
+};
+
+static int peek(const struct parser *p, size_t off)
+{
+	return p->pos + off < p->len ? (unsigned char)p->buf[p->pos + off] : -1;
+}
+
+static bool is_bare(int c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '-';
+}
+
+/* What stands at pos, for "found ...". */
+static void describe(const struct parser *p, size_t pos, char *out, size_t n)
+{
+	int c = pos < p->len ? (unsigned char)p->buf[pos] : -1;
+
+	if (c < 0)
+		snprintf(out, n, "end of file");
+	else if (c == '\n' || (c == '\r' && pos + 1 < p->len && p->buf[pos + 1] == '\n'))
+		snprintf(out, n, "end of line");
+	else if (c > 0x20 && c < 0x7f)
+		snprintf(out, n, "'%c'", c);
+	else if (c == ' ')
+		snprintf(out, n, "a space");
+	else
+		snprintf(out, n, "byte 0x%02x", (unsigned)c);
+}
+
+static unsigned line_of(const struct parser *p, size_t pos, unsigned *col)
+{
+	unsigned line = 1;
+	size_t start = 0;
+
+	for (size_t i = 0; i < pos && i < p->len; i++)
+		if (p->buf[i] == '\n') {
+			line++;
+			start = i + 1;
+		}
+	if (col)
+		*col = (unsigned)(pos - start + 1);
+	return line;
+}
+
+/* Record "FILE:LINE:COL: expected WHAT, found FOUND" at pos; found NULL: what stands there. */
+_printf_(4, 5) static int fail(struct parser *p, size_t pos, const char *found, const char *fmt, ...)
+{
+	char what[256], here[32];
+	unsigned line, col;
+	va_list ap;
+
+	if (p->err || p->nomem)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (!found) {
+		describe(p, pos, here, sizeof(here));
+		found = here;
+	}
+	line = line_of(p, pos, &col);
+	if (asprintf(&p->err, "%s:%u:%u: expected %s, found %s", p->file, line, col, what, found) < 0) {
+		p->err = NULL;
+		p->nomem = true;
+		return -ENOMEM;
+	}
+	return -EINVAL;
+}
+
+static int oom(struct parser *p)
+{
+	p->nomem = true;
+	return -ENOMEM;
+}
+
+static void value_clear(struct ht_toml_value *v)
+{
+	free(v->str);
+	for (size_t i = 0; i < v->n_strv; i++)
+		free(v->strv[i]);
+	free(v->strv);
+	ht_toml_free(v->table);
+	for (size_t i = 0; i < v->n_tables; i++)
+		ht_toml_free(v->tables[i]);
+	free(v->tables);
+	memset(v, 0, sizeof(*v));
+}
+
+void ht_toml_free(struct ht_toml_table *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->entries[i].key);
+		value_clear(&t->entries[i].v);
+	}
+	free(t->entries);
+	free(t);
+}
+
+static struct ht_toml_entry *find(const struct ht_toml_table *t, const char *key, size_t klen)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (strlen(t->entries[i].key) == klen && !memcmp(t->entries[i].key, key, klen))
+			return &t->entries[i];
+	return NULL;
+}
+
+/* Append an entry named key[0..klen) to t; its value zeroed. NULL when out of memory. */
+static struct ht_toml_entry *add(struct ht_toml_table *t, const char *key, size_t klen)
+{
+	struct ht_toml_entry *e;
+	char *k = strndup(key, klen);
+
+	if (!k)
+		return NULL;
+	e = realloc(t->entries, (t->n + 1) * sizeof(*e));
+	if (!e) {
+		free(k);
+		return NULL;
+	}
+	t->entries = e;
+	e = &t->entries[t->n++];
+	memset(e, 0, sizeof(*e));
+	e->key = k;
+	return e;
+}
+
+/* Spaces and tabs. */
+static void skip_ws(struct parser *p)
+{
+	while (peek(p, 0) == ' ' || peek(p, 0) == '\t')
+		p->pos++;
+}
+
+/* At a line end (LF, CRLF) or end of file. */
+static bool at_eol(const struct parser *p)
+{
+	int c = peek(p, 0);
+
+	return c < 0 || c == '\n' || (c == '\r' && peek(p, 1) == '\n');
+}
+
+static void skip_comment(struct parser *p)
+{
+	if (peek(p, 0) != '#')
+		return;
+	while (!at_eol(p))
+		p->pos++;
+}
+
+/* Spaces, an optional comment, then the line end (consumed) or end of file. */
+static int end_line(struct parser *p)
+{
+	skip_ws(p);
+	skip_comment(p);
+	if (!at_eol(p))
+		return fail(p, p->pos, NULL, "end of line");
+	if (peek(p, 0) == '\r')
+		p->pos++;
+	if (peek(p, 0) == '\n')
+		p->pos++;
+	return 0;
+}
+
+/* A bare key: *key, *klen point into the buffer. */
+static int bare_key(struct parser *p, const char **key, size_t *klen, const char *what)
+{
+	size_t start = p->pos;
+
+	if (peek(p, 0) == '"' || peek(p, 0) == '\'')
+		return fail(p, p->pos, "a quoted key", "%s", what);
+	while (is_bare(peek(p, 0)))
+		p->pos++;
+	if (p->pos == start)
+		return fail(p, p->pos, NULL, "%s", what);
+	*key = p->buf + start;
+	*klen = p->pos - start;
+	return 0;
+}
+
+static int put_utf8(char *out, size_t *n, unsigned long cp)
+{
+	if (cp < 0x80) {
+		out[(*n)++] = (char)cp;
+	} else if (cp < 0x800) {
+		out[(*n)++] = (char)(0xc0 | (cp >> 6));
+		out[(*n)++] = (char)(0x80 | (cp & 0x3f));
+	} else {
+		out[(*n)++] = (char)(0xe0 | (cp >> 12));
+		out[(*n)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		out[(*n)++] = (char)(0x80 | (cp & 0x3f));
+	}
+	return 0;
+}
+
+/* A one-line basic or literal string at pos; *ret malloc'd. */
+static int string(struct parser *p, char **ret)
+{
+	int q = peek(p, 0);
+	size_t start = p->pos, n = 0;
+	_cleanup_free_ char *out = NULL;
+
+	if (peek(p, 1) == q && peek(p, 2) == q)
+		return fail(p, p->pos, q == '"' ? "'\"\"\"'" : "\"'''\"",
+			    "a one-line string (multi-line strings are not read)");
+	/* the decoded text is never longer than the source */
+	out = malloc(p->len - start + 1);
+	if (!out)
+		return oom(p);
+	p->pos++;
+	for (;;) {
+		int c = peek(p, 0);
+
+		if (c == q) {
+			p->pos++;
+			break;
+		}
+		if (c < 0 || at_eol(p)) {
+			unsigned col;
+
+			line_of(p, start, &col);
+			return fail(p, p->pos, NULL, "%s closing the string opened at column %u",
+				    q == '"' ? "'\"'" : "\"'\"", col);
+		}
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			return fail(p, p->pos, NULL, "a printable character in the string");
+		if (c == '\\' && q == '"') {
+			int e = peek(p, 1);
+			unsigned long cp = 0;
+
+			switch (e) {
+			case '"':
+			case '\\':
+				out[n++] = (char)e;
+				p->pos += 2;
+				continue;
+			case 'n':
+				out[n++] = '\n';
+				p->pos += 2;
+				continue;
+			case 't':
+				out[n++] = '\t';
+				p->pos += 2;
+				continue;
+			case 'u':
+				for (int i = 0; i < 4; i++) {
+					int h = peek(p, 2 + i);
+
+					if (!isxdigit(h))
+						return fail(p, p->pos + 2 + i, NULL,
+							    "4 hexadecimal digits after \\u");
+					cp = cp * 16 + (unsigned long)(isdigit(h) ? h - '0'
+										  : (tolower(h) - 'a' + 10));
+				}
+				if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff))
+					return fail(p, p->pos, cp ? "a surrogate" : "\\u0000",
+						    "a Unicode scalar value other than U+0000");
+				put_utf8(out, &n, cp);
+				p->pos += 6;
+				continue;
+			default: {
+				char f[32];
+
+				if (e > 0x20 && e < 0x7f)
+					snprintf(f, sizeof(f), "'\\%c'", e);
+				else
+					snprintf(f, sizeof(f), "'\\' then %s",
+						 e < 0 ? "end of file" : "another byte");
+				return fail(p, p->pos, f, "an escape among \\\" \\\\ \\n \\t \\uXXXX");
+			}
+			}
+		}
+		out[n++] = (char)c;
+		p->pos++;
+	}
+	out[n] = 0;
+	*ret = TAKE_PTR(out);
+	return 0;
+}
+
+/* A decimal integer at pos (sign or digit seen). */
+static int integer(struct parser *p, int64_t *ret)
+{
+	size_t start = p->pos;
+	bool neg = false;
+	uint64_t v = 0, lim;
+	int c;
+
+	if (peek(p, 0) == '+' || peek(p, 0) == '-') {
+		neg = peek(p, 0) == '-';
+		p->pos++;
+	}
+	if (!isdigit(peek(p, 0))) {
+		if (peek(p, 0) == 'i' || peek(p, 0) == 'n')
+			return fail(p, start, "inf or nan", "an integer");
+		return fail(p, p->pos, NULL, "a digit");
+	}
+	if (peek(p, 0) == '0' && (peek(p, 1) == 'x' || peek(p, 1) == 'o' || peek(p, 1) == 'b'))
+		return fail(p, start, peek(p, 1) == 'x' ? "'0x'" : peek(p, 1) == 'o' ? "'0o'" : "'0b'",
+			    "a decimal integer");
+	if (peek(p, 0) == '0' && (isdigit(peek(p, 1)) || peek(p, 1) == '_')) {
+		size_t k = 1;
+
+		while (isdigit(peek(p, k)))
+			k++;
+		if (peek(p, k) == ':' || peek(p, k) == '-')
+			return fail(p, start, "a date or time", "an integer");
+		return fail(p, p->pos, "a leading zero", "a decimal integer");
+	}
+	lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (;;) {
+		c = peek(p, 0);
+		if (c == '_') {
+			if (!isdigit(peek(p, 1)))
+				return fail(p, p->pos + 1, NULL, "a digit after '_'");
+			p->pos++;
+			continue;
+		}
+		if (!isdigit(c))
+			break;
+		if (v > (lim - (uint64_t)(c - '0')) / 10)
+			return fail(p, start, "a number out of range", "an integer in 64 bits");
+		v = v * 10 + (uint64_t)(c - '0');
+		p->pos++;
+	}
+	if (c == '.' || c == 'e' || c == 'E')
+		return fail(p, start, "a float", "an integer");
+	if (c == '-' || c == ':')
+		return fail(p, start, "a date or time", "an integer");
+	if (is_bare(c))
+		return fail(p, p->pos, NULL, "end of the integer");
+	*ret = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
+/* Spaces, tabs, comments and line ends inside an array. */
+static void skip_array_space(struct parser *p)
+{
+	for (;;) {
+		skip_ws(p);
+		skip_comment(p);
+		if (peek(p, 0) == '\n')
+			p->pos++;
+		else if (peek(p, 0) == '\r' && peek(p, 1) == '\n')
+			p->pos += 2;
+		else
+			return;
+	}
+}
+
+static int strings_array(struct parser *p, struct ht_toml_value *v)
+{
+	int r;
+
+	p->pos++; /* '[' */
+	v->type = HT_TOML_STRINGS;
+	for (;;) {
+		char **nv, *s = NULL;
+
+		skip_array_space(p);
+		if (peek(p, 0) == ']') {
+			p->pos++;
+			return 0;
+		}
+		if (peek(p, 0) != '"' && peek(p, 0) != '\'')
+			return fail(p, p->pos, NULL, v->n_strv ? "a string or ']'"
+							    : "a string or ']' (arrays hold strings only)");
+		r = string(p, &s);
+		if (r < 0)
+			return r;
+		nv = realloc(v->strv, (v->n_strv + 1) * sizeof(*nv));
+		if (!nv) {
+			free(s);
+			return oom(p);
+		}
+		v->strv = nv;
+		v->strv[v->n_strv++] = s;
+		skip_array_space(p);
+		if (peek(p, 0) == ',')
+			p->pos++;
+		else if (peek(p, 0) != ']')
+			return fail(p, p->pos, NULL, "',' or ']'");
+	}
+}
+
+static int value(struct parser *p, struct ht_toml_value *v)
+{
+	int c = peek(p, 0);
+
+	v->line = line_of(p, p->pos, NULL);
+	if (c == '"' || c == '\'') {
+		v->type = HT_TOML_STRING;
+		return string(p, &v->str);
+	}
+	if (c == '[')
+		return strings_array(p, v);
+	if (c == '{')
+		return fail(p, p->pos, "'{' (inline tables are not read)", "a value");
+	if (c == 't' || c == 'f') {
+		const char *w = c == 't' ? "true" : "false";
+		size_t wl = strlen(w);
+
+		if (p->len - p->pos >= wl && !memcmp(p->buf + p->pos, w, wl) &&
+		    !is_bare(peek(p, wl))) {
+			v->type = HT_TOML_BOOL;
+			v->b = c == 't';
+			p->pos += wl;
+			return 0;
+		}
+		return fail(p, p->pos, NULL, "a value");
+	}
+	if (c == '+' || c == '-' || isdigit(c)) {
+		v->type = HT_TOML_INT;
+		return integer(p, &v->i);
+	}
+	return fail(p, p->pos, NULL, "a value");
+}
+
+/* Walk (and make) the tables of a header's name up to its last part. */
+static int header(struct parser *p)
+{
+	bool array = peek(p, 1) == '[';
+	size_t hpos = p->pos;
+	struct ht_toml_table *t = p->root;
+	unsigned line = line_of(p, p->pos, NULL);
+	int r;
+
+	p->pos += array ? 2 : 1;
+	for (;;) {
+		const char *key;
+		size_t klen, kpos;
+		struct ht_toml_entry *e;
+		bool last;
+
+		skip_ws(p);
+		kpos = p->pos;
+		r = bare_key(p, &key, &klen, "a table name");
+		if (r < 0)
+			return r;
+		skip_ws(p);
+		last = peek(p, 0) != '.';
+		if (!last)
+			p->pos++;
+		else if (array ? !(peek(p, 0) == ']' && peek(p, 1) == ']') : peek(p, 0) != ']')
+			return fail(p, p->pos, NULL, array ? "']]'" : "']'");
+
+		e = find(t, key, klen);
+		if (!e) {
+			e = add(t, key, klen);
+			if (!e)
+				return oom(p);
+			e->v.line = line;
+			if (last && array) {
+				e->v.type = HT_TOML_TABLE_ARRAY;
+				e->v.tables = calloc(1, sizeof(*e->v.tables));
+				if (!e->v.tables)
+					return oom(p);
+				e->v.tables[0] = calloc(1, sizeof(struct ht_toml_table));
+				if (!e->v.tables[0])
+					return oom(p);
+				e->v.n_tables = 1;
+				t = e->v.tables[0];
+				t->header_defined = true;
+				break;
+			}
+			e->v.type = HT_TOML_TABLE;
+			e->v.table = calloc(1, sizeof(struct ht_toml_table));
+			if (!e->v.table)
+				return oom(p);
+			t = e->v.table;
+			if (last) {
+				t->header_defined = true;
+				break;
+			}
+			continue;
+		}
+		if (last && array) {
+			struct ht_toml_table **nt, *n;
+
+			if (e->v.type != HT_TOML_TABLE_ARRAY) {
+				char f[128];
+
+				snprintf(f, sizeof(f), "'%.*s' already defined at line %u as %s",
+					 (int)klen, key, e->v.line,
+					 e->v.type == HT_TOML_TABLE ? "a table" : "a key");
+				return fail(p, kpos, f, "a name not yet used for anything but [[...]]");
+			}
+			n = calloc(1, sizeof(*n));
+			if (!n)
+				return oom(p);
+			nt = realloc(e->v.tables, (e->v.n_tables + 1) * sizeof(*nt));
+			if (!nt) {
+				free(n);
+				return oom(p);
+			}
+			e->v.tables = nt;
+			e->v.tables[e->v.n_tables++] = n;
+			n->header_defined = true;
+			t = n;
+			break;
+		}
+		if (e->v.type == HT_TOML_TABLE_ARRAY && !last) {
+			t = e->v.tables[e->v.n_tables - 1];
+			continue;
+		}
+		if (e->v.type != HT_TOML_TABLE) {
+			char f[128];
+
+			snprintf(f, sizeof(f), "'%.*s' already defined at line %u as %s", (int)klen,
+				 key, e->v.line,
+				 e->v.type == HT_TOML_TABLE_ARRAY ? "an array of tables" : "a key");
+			return fail(p, kpos, f, "a table name not yet used for a value");
+		}
+		t = e->v.table;
+		if (last) {
+			if (t->header_defined) {
+				char f[128];
+
+				snprintf(f, sizeof(f), "[%.*s] already defined at line %u",
+					 (int)(p->pos - hpos - 1), p->buf + hpos + 1, e->v.line);
+				return fail(p, hpos, f, "a table not yet defined");
+			}
+			t->header_defined = true;
+			e->v.line = line;
+			break;
+		}
+	}
+	p->pos += array ? 2 : 1;
+	p->cur = t;
+	return end_line(p);
+}
+
+static int keyval(struct parser *p)
+{
+	const char *key;
+	size_t klen, kpos = p->pos;
+	struct ht_toml_entry *e;
+	int r;
+
+	r = bare_key(p, &key, &klen, "a key");
+	if (r < 0)
+		return r;
+	skip_ws(p);
+	if (peek(p, 0) == '.')
+		return fail(p, p->pos, "'.' (dotted keys are not read)", "'='");
+	if (peek(p, 0) != '=')
+		return fail(p, p->pos, NULL, "'='");
+	e = find(p->cur, key, klen);
+	if (e) {
+		char f[128];
+
+		snprintf(f, sizeof(f), "'%.*s' already defined at line %u", (int)klen, key,
+			 e->v.line);
+		return fail(p, kpos, f, "a key not yet defined in this table");
+	}
+	p->pos++;
+	skip_ws(p);
+	e = add(p->cur, key, klen);
+	if (!e)
+		return oom(p);
+	r = value(p, &e->v);
+	if (r < 0)
+		return r;
+	return end_line(p);
+}
+
+int ht_toml_parse(const char *file, const char *buf, size_t len, struct ht_toml_table **ret,
+		  char **err)
+{
+	struct parser p = { .file = file ? file : "-", .buf = buf, .len = len };
+	int r = 0;
+
+	if (err)
+		*err = NULL;
+	p.root = calloc(1, sizeof(*p.root));
+	if (!p.root)
+		return -ENOMEM;
+	p.cur = p.root;
+	for (size_t i = 0; i < len; i++)
+		if (!buf[i]) {
+			r = fail(&p, i, NULL, "text");
+			goto out;
+		}
+	while (p.pos < len) {
+		skip_ws(&p);
+		if (peek(&p, 0) == '[')
+			r = header(&p);
+		else if (peek(&p, 0) == '#' || at_eol(&p))
+			r = end_line(&p);
+		else
+			r = keyval(&p);
+		if (r < 0)
+			break;
+	}
+out:
+	if (p.nomem) {
+		free(p.err);
+		ht_toml_free(p.root);
+		return -ENOMEM;
+	}
+	if (r < 0) {
+		if (err)
+			*err = TAKE_PTR(p.err);
+		free(p.err);
+		ht_toml_free(p.root);
+		return -EINVAL;
+	}
+	*ret = p.root;
+	return 0;
+}
+
+const struct ht_toml_value *ht_toml_get(const struct ht_toml_table *t, const char *path)
+{
+	const struct ht_toml_value *v = NULL;
+
+	if (!t || !path)
+		return NULL;
+	for (;;) {
+		const char *dot = strchr(path, '.');
+		size_t klen = dot ? (size_t)(dot - path) : strlen(path);
+		const struct ht_toml_entry *e = find(t, path, klen);
+
+		if (!e)
+			return NULL;
+		v = &e->v;
+		if (!dot)
+			return v;
+		if (v->type != HT_TOML_TABLE)
+			return NULL;
+		t = v->table;
+		path = dot + 1;
+	}
+}
+
+int ht_toml_get_string(const struct ht_toml_table *t, const char *path, const char **ret)
+{
+	const struct ht_toml_value *v = ht_toml_get(t, path);
+
+	if (!v)
+		return -ENOENT;
+	if (v->type != HT_TOML_STRING)
+		return -EINVAL;
+	*ret = v->str;
+	return 0;
+}
+
+int ht_toml_get_int(const struct ht_toml_table *t, const char *path, int64_t *ret)
+{
+	const struct ht_toml_value *v = ht_toml_get(t, path);
+
+	if (!v)
+		return -ENOENT;
+	if (v->type != HT_TOML_INT)
+		return -EINVAL;
+	*ret = v->i;
+	return 0;
+}
+
+int ht_toml_get_bool(const struct ht_toml_table *t, const char *path, bool *ret)
+{
+	const struct ht_toml_value *v = ht_toml_get(t, path);
+
+	if (!v)
+		return -ENOENT;
+	if (v->type != HT_TOML_BOOL)
+		return -EINVAL;
+	*ret = v->b;
+	return 0;
+}
+
+int ht_size_parse(const char *s, uint64_t *ret)
+{
+	static const struct {
+		const char *name;
+		uint64_t mult;
+	} units[] = {
+		{ "", 1 },
+		{ "b", 1 },
+		{ "k", 1000ULL },
+		{ "kb", 1000ULL },
+		{ "m", 1000000ULL },
+		{ "mb", 1000000ULL },
+		{ "g", 1000000000ULL },
+		{ "gb", 1000000000ULL },
+		{ "t", 1000000000000ULL },
+		{ "tb", 1000000000000ULL },
+		{ "p", 1000000000000000ULL },
+		{ "pb", 1000000000000000ULL },
+		{ "ki", 1ULL << 10 },
+		{ "kib", 1ULL << 10 },
+		{ "mi", 1ULL << 20 },
+		{ "mib", 1ULL << 20 },
+		{ "gi", 1ULL << 30 },
+		{ "gib", 1ULL << 30 },
+		{ "ti", 1ULL << 40 },
+		{ "tib", 1ULL << 40 },
+		{ "pi", 1ULL << 50 },
+		{ "pib", 1ULL << 50 },
+	};
+	uint64_t whole = 0, frac = 0, fdiv = 1, mult = 0, v;
+	const char *u, *e;
+	size_t ulen;
+
+	if (!s || !ret)
+		return -EINVAL;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++) {
+		if (whole > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return -ERANGE;
+		whole = whole * 10 + (uint64_t)(*s - '0');
+	}
+	if (*s == '.') {
+		s++;
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		for (; isdigit((unsigned char)*s); s++)
+			if (fdiv < 1000000000000000000ULL) { /* 18 digits are plenty */
+				frac = frac * 10 + (uint64_t)(*s - '0');
+				fdiv *= 10;
+			}
+	}
+	while (*s == ' ' || *s == '\t')
+		s++;
+	u = s;
+	while (isalpha((unsigned char)*s))
+		s++;
+	ulen = (size_t)(s - u);
+	for (e = s; *e == ' ' || *e == '\t'; e++)
+		;
+	if (*e)
+		return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+		if (strlen(units[i].name) == ulen && !strncasecmp(u, units[i].name, ulen)) {
+			mult = units[i].mult;
+			break;
+		}
+	if (!mult)
+		return -EINVAL;
+	if (whole > UINT64_MAX / mult)
+		return -ERANGE;
+	v = whole * mult;
+	/* frac/fdiv of mult, truncated; mult and fdiv share factors of 2 and 5 */
+	if (frac) {
+		unsigned __int128 f = (unsigned __int128)frac * mult / fdiv;
+
+		if (v > UINT64_MAX - (uint64_t)f)
+			return -ERANGE;
+		v += (uint64_t)f;
+	}
+	*ret = v;
+	return 0;
+}

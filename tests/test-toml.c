@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "shared/toml.h"
+#include "shared/util.h"
+
+/*
+ * The garage.toml reader on configurations shaped like the examples of
+ * Garage's documentation (quick start, configuration reference: [[data_dir]]
+ * with capacity, sqlite, rpc_secret_file, [s3_web], [admin]), and on
+ * malformed inputs with the exact message each must give. Line and column
+ * numbers below were counted by hand on the strings.
+ */
+
+static struct ht_toml_table *parse_ok(const char *text)
+{
+	struct ht_toml_table *t = NULL;
+	char *err = NULL;
+	int r = ht_toml_parse("garage.toml", text, strlen(text), &t, &err);
+
+	if (r < 0)
+		fail_msg("parse failed (%d): %s", r, err ? err : "(no message)");
+	assert_null(err);
+	assert_non_null(t);
+	return t;
+}
+
+static void assert_str(const struct ht_toml_table *t, const char *path, const char *want)
+{
+	const char *s = NULL;
+
+	assert_int_equal(ht_toml_get_string(t, path, &s), 0);
+	assert_string_equal(s, want);
+}
+
+static void assert_int(const struct ht_toml_table *t, const char *path, int64_t want)
+{
+	int64_t v = 0;
+
+	assert_int_equal(ht_toml_get_int(t, path, &v), 0);
+	assert_true(v == want);
+}
+
+/* A single-node quick start configuration. */
+static const char quickstart[] =
+	"metadata_dir = \"/tmp/meta\"\n"               /* 1 */
+	"data_dir = \"/tmp/data\"\n"                   /* 2 */
+	"db_engine = \"sqlite\"\n"                     /* 3 */
+	"\n"                                           /* 4 */
+	"replication_factor = 1\n"                     /* 5 */
+	"\n"                                           /* 6 */
+	"rpc_bind_addr = \"[::]:3901\"\n"              /* 7 */
+	"rpc_public_addr = \"127.0.0.1:3901\"\n"       /* 8 */
+	"rpc_secret = \"0123abcd\"\n"                  /* 9 */
+	"\n"                                           /* 10 */
+	"[s3_api]\n"                                   /* 11 */
+	"s3_region = \"garage\"\n"                     /* 12 */
+	"api_bind_addr = \"[::]:3900\"\n"              /* 13 */
+	"root_domain = \".s3.garage.localhost\"\n"     /* 14 */
+	"\n"                                           /* 15 */
+	"[s3_web]\n"                                   /* 16 */
+	"bind_addr = \"[::]:3902\"\n"                  /* 17 */
+	"root_domain = \".web.garage.localhost\"\n"    /* 18 */
+	"index = \"index.html\"\n"                     /* 19 */
+	"\n"                                           /* 20 */
+	"[k2v_api]\n"                                  /* 21 */
+	"api_bind_addr = \"[::]:3904\"\n"              /* 22 */
+	"\n"                                           /* 23 */
+	"[admin]\n"                                    /* 24 */
+	"api_bind_addr = \"[::]:3903\"\n"              /* 25 */
+	"admin_token = \"tok1\"\n"                     /* 26 */
+	"metrics_token = \"tok2\"\n";                  /* 27 */
+
+static void test_quickstart(void **state)
+{
+	struct ht_toml_table *t = parse_ok(quickstart);
+	const struct ht_toml_value *v;
+
+	(void)state;
+	assert_str(t, "metadata_dir", "/tmp/meta");
+	assert_str(t, "data_dir", "/tmp/data");
+	assert_str(t, "db_engine", "sqlite");
+	assert_int(t, "replication_factor", 1);
+	assert_str(t, "rpc_bind_addr", "[::]:3901");
+	assert_str(t, "s3_api.api_bind_addr", "[::]:3900");
+	assert_str(t, "s3_api.s3_region", "garage");
+	assert_str(t, "s3_web.bind_addr", "[::]:3902");
+	assert_str(t, "s3_web.root_domain", ".web.garage.localhost");
+	assert_str(t, "k2v_api.api_bind_addr", "[::]:3904");
+	assert_str(t, "admin.api_bind_addr", "[::]:3903");
+	assert_str(t, "admin.metrics_token", "tok2");
+
+	/* 7 top-level keys then 4 tables, in file order */
+	assert_int_equal(t->n, 11);
+	assert_string_equal(t->entries[0].key, "metadata_dir");
+	assert_string_equal(t->entries[6].key, "rpc_secret");
+	assert_string_equal(t->entries[7].key, "s3_api");
+	assert_string_equal(t->entries[10].key, "admin");
+	assert_int_equal(t->entries[10].v.line, 24);
+	assert_int_equal(t->entries[4].v.line, 7);
+
+	v = ht_toml_get(t, "s3_api");
+	assert_non_null(v);
+	assert_int_equal(v->type, HT_TOML_TABLE);
+	assert_int_equal(v->table->n, 3);
+
+	/* absent keys, wrong types, paths through a non-table */
+	assert_null(ht_toml_get(t, "block_size"));
+	assert_null(ht_toml_get(t, "s3_api.nope"));
+	assert_null(ht_toml_get(t, "metadata_dir.x"));
+	assert_null(ht_toml_get(t, "s3"));
+	{
+		const char *s;
+		int64_t i;
+		bool b;
+
+		assert_int_equal(ht_toml_get_string(t, "block_size", &s), -ENOENT);
+		assert_int_equal(ht_toml_get_string(t, "replication_factor", &s), -EINVAL);
+		assert_int_equal(ht_toml_get_int(t, "db_engine", &i), -EINVAL);
+		assert_int_equal(ht_toml_get_bool(t, "s3_api", &b), -EINVAL);
+		assert_int_equal(ht_toml_get_bool(t, "metadata_fsync", &b), -ENOENT);
+	}
+	ht_toml_free(t);
+}
+
+/* The reference manual's shape: several data directories, sizes, booleans, peers. */
+static const char multi_hdd[] =
+	"# garage.toml for a node with two HDDs\n"
+	"metadata_dir = '/var/lib/garage/meta'\n"
+	"metadata_fsync = true\n"
+	"data_fsync = false\n"
+	"metadata_auto_snapshot_interval = \"6h\"\n"
+	"db_engine = \"lmdb\"\n"
+	"block_size = \"10M\"\n"
+	"block_ram_buffer_max = \"256MiB\"\n"
+	"lmdb_map_size = \"1T\"\n"
+	"compression_level = 2\n"
+	"rpc_secret_file = \"/etc/garage/rpc_secret\"   # kept out of this file\n"
+	"rpc_bind_addr = \"[::]:3901\"\n"
+	"bootstrap_peers = [\n"
+	"    \"563e1ac8@[fc00:1::1]:3901\",  # first\n"
+	"\n"
+	"    'a1b2c3d4@[fc00:1::2]:3901',\n"
+	"]\n"
+	"\n"
+	"[[data_dir]]\n"
+	"path = \"/mnt/hdd1\"\n"
+	"capacity = \"2T\"\n"
+	"\n"
+	"[[data_dir]]\n"
+	"path = \"/mnt/hdd2\"\n"
+	"capacity = \"4T\"\n"
+	"\n"
+	"[[data_dir]]\n"
+	"path = \"/mnt/old\"\n"
+	"read_only = true\n"
+	"\n"
+	"[s3_api]\n"
+	"api_bind_addr = \"[::]:3900\"\n"
+	"s3_region = \"garage\"\n"
+	"\n"
+	"[consul_discovery]\n"
+	"api = \"catalog\"\n"
+	"tags = [ \"dns-enabled\" ]\n"
+	"meta = []\n";
+
+static void test_data_dirs(void **state)
+{
+	struct ht_toml_table *t = parse_ok(multi_hdd);
+	const struct ht_toml_value *v;
+	const char *s;
+	bool b = false;
+	uint64_t size;
+
+	(void)state;
+	assert_str(t, "metadata_dir", "/var/lib/garage/meta");
+	assert_int_equal(ht_toml_get_bool(t, "metadata_fsync", &b), 0);
+	assert_true(b);
+	assert_int_equal(ht_toml_get_bool(t, "data_fsync", &b), 0);
+	assert_false(b);
+	assert_int(t, "compression_level", 2);
+	assert_str(t, "rpc_secret_file", "/etc/garage/rpc_secret");
+
+	assert_int_equal(ht_toml_get_string(t, "block_size", &s), 0);
+	assert_int_equal(ht_size_parse(s, &size), 0);
+	assert_true(size == 10000000);
+	assert_int_equal(ht_toml_get_string(t, "block_ram_buffer_max", &s), 0);
+	assert_int_equal(ht_size_parse(s, &size), 0);
+	assert_true(size == 268435456);
+
+	v = ht_toml_get(t, "bootstrap_peers");
+	assert_non_null(v);
+	assert_int_equal(v->type, HT_TOML_STRINGS);
+	assert_int_equal(v->n_strv, 2);
+	assert_string_equal(v->strv[0], "563e1ac8@[fc00:1::1]:3901");
+	assert_string_equal(v->strv[1], "a1b2c3d4@[fc00:1::2]:3901");
+	assert_int_equal(v->line, 13);
+
+	v = ht_toml_get(t, "data_dir");
+	assert_non_null(v);
+	assert_int_equal(v->type, HT_TOML_TABLE_ARRAY);
+	assert_int_equal(v->n_tables, 3);
+	assert_int_equal(ht_toml_get_string(v->tables[0], "path", &s), 0);
+	assert_string_equal(s, "/mnt/hdd1");
+	assert_int_equal(ht_toml_get_string(v->tables[1], "capacity", &s), 0);
+	assert_string_equal(s, "4T");
+	assert_int_equal(ht_size_parse(s, &size), 0);
+	assert_true(size == 4000000000000ULL);
+	assert_int_equal(ht_toml_get_bool(v->tables[2], "read_only", &b), 0);
+	assert_true(b);
+	assert_int_equal(ht_toml_get_string(v->tables[2], "capacity", &s), -ENOENT);
+	/* no lookup through an array of tables */
+	assert_null(ht_toml_get(t, "data_dir.path"));
+
+	v = ht_toml_get(t, "consul_discovery.tags");
+	assert_non_null(v);
+	assert_int_equal(v->n_strv, 1);
+	assert_string_equal(v->strv[0], "dns-enabled");
+	v = ht_toml_get(t, "consul_discovery.meta");
+	assert_non_null(v);
+	assert_int_equal(v->type, HT_TOML_STRINGS);
+	assert_int_equal(v->n_strv, 0);
+	ht_toml_free(t);
+}
+
+static void test_values(void **state)
+{
+	static const char text[] =
+		"a = \"q\\\"b\\\\s\\nn\\tt\"\n"
+		"b = \"\\u00e9\\u20ac\\u0041\"\n"
+		"c = 'C:\\path\\n'\n"
+		"d = -42\n"
+		"e = +1_000_000\n"
+		"f = 0\n"
+		"g = 9223372036854775807\n"
+		"h = -9223372036854775808\n"
+		"i=\"\"\r\n"
+		"\t[ t . u ]  # comment\n"
+		"x = 'y'";
+	struct ht_toml_table *t = parse_ok(text);
+
+	(void)state;
+	assert_str(t, "a", "q\"b\\s\nn\tt");
+	assert_str(t, "b", "\xc3\xa9\xe2\x82\xac" "A");
+	assert_str(t, "c", "C:\\path\\n");
+	assert_int(t, "d", -42);
+	assert_int(t, "e", 1000000);
+	assert_int(t, "f", 0);
+	assert_int(t, "g", INT64_MAX);
+	assert_int(t, "h", INT64_MIN);
+	assert_str(t, "i", "");
+	assert_str(t, "t.u.x", "y");
+	/* [t.u] made t implicitly: t may still get its own header, once */
+	ht_toml_free(t);
+
+	t = parse_ok("[a.b]\nx = 1\n[a]\ny = 2\n[[a.c]]\nz = 3\n");
+	assert_int(t, "a.b.x", 1);
+	assert_int(t, "a.y", 2);
+	ht_toml_free(t);
+
+	t = parse_ok("");
+	assert_int_equal(t->n, 0);
+	ht_toml_free(t);
+	t = parse_ok("# only a comment");
+	assert_int_equal(t->n, 0);
+	ht_toml_free(t);
+
+	/* sub-tables of the last [[x]] entry */
+	t = parse_ok("[[x]]\nn = 1\n[x.sub]\nk = 'a'\n[[x]]\nn = 2\n[x.sub]\nk = 'b'\n");
+	{
+		const struct ht_toml_value *v = ht_toml_get(t, "x");
+
+		assert_int_equal(v->n_tables, 2);
+		assert_str(v->tables[0], "sub.k", "a");
+		assert_str(v->tables[1], "sub.k", "b");
+	}
+	ht_toml_free(t);
+}
+
+struct bad {
+	const char *text;
+	const char *msg;
+};
+
+static const struct bad bad[] = {
+	{ "block_size = 1.5\n", "f:1:14: expected an integer, found a float" },
+	{ "x = 1e6\n", "f:1:5: expected an integer, found a float" },
+	{ "when = 2024-01-01\n", "f:1:8: expected an integer, found a date or time" },
+	{ "at = 07:32:00\n", "f:1:6: expected an integer, found a date or time" },
+	{ "x = inf\n", "f:1:5: expected a value, found 'i'" },
+	{ "x = -inf\n", "f:1:5: expected an integer, found inf or nan" },
+	{ "x = 0x10\n", "f:1:5: expected a decimal integer, found '0x'" },
+	{ "x = 012\n", "f:1:5: expected a decimal integer, found a leading zero" },
+	{ "x = 1__0\n", "f:1:7: expected a digit after '_', found '_'" },
+	{ "x = 10_\n", "f:1:8: expected a digit after '_', found end of line" },
+	{ "x = 99999999999999999999\n",
+	  "f:1:5: expected an integer in 64 bits, found a number out of range" },
+	{ "x = 9223372036854775808\n",
+	  "f:1:5: expected an integer in 64 bits, found a number out of range" },
+	{ "x = 12abc\n", "f:1:7: expected end of the integer, found 'a'" },
+	{ "s3 = { a = 1 }\n", "f:1:6: expected a value, found '{' (inline tables are not read)" },
+	{ "x = \"\"\"a\"\"\"\n",
+	  "f:1:5: expected a one-line string (multi-line strings are not read), found '\"\"\"'" },
+	{ "x = '''a'''\n",
+	  "f:1:5: expected a one-line string (multi-line strings are not read), found \"'''\"" },
+	{ "x = \"abc\n", "f:1:9: expected '\"' closing the string opened at column 5, found end of line" },
+	{ "x = 'abc", "f:1:9: expected \"'\" closing the string opened at column 5, found end of file" },
+	{ "x = \"a\\bc\"\n",
+	  "f:1:7: expected an escape among \\\" \\\\ \\n \\t \\uXXXX, found '\\b'" },
+	{ "x = \"\\u12g4\"\n", "f:1:10: expected 4 hexadecimal digits after \\u, found 'g'" },
+	{ "x = \"\\ud800\"\n",
+	  "f:1:6: expected a Unicode scalar value other than U+0000, found a surrogate" },
+	{ "x = \"a\x01\"\n", "f:1:7: expected a printable character in the string, found byte 0x01" },
+	{ "s3_api.api_bind_addr = \"x\"\n",
+	  "f:1:7: expected '=', found '.' (dotted keys are not read)" },
+	{ "\"quoted\" = 1\n", "f:1:1: expected a key, found a quoted key" },
+	{ "x = 1\ny = 2\nx = 3\n",
+	  "f:3:1: expected a key not yet defined in this table, found 'x' already defined at line 1" },
+	{ "[s3_api]\na = 1\n\n[s3_api]\n",
+	  "f:4:1: expected a table not yet defined, found [s3_api] already defined at line 1" },
+	{ "s3_api = 1\n[s3_api]\n",
+	  "f:2:2: expected a table name not yet used for a value, found 's3_api' already defined at line 1 as a key" },
+	{ "[a]\nb = 1\n[a.b]\n",
+	  "f:3:4: expected a table name not yet used for a value, found 'b' already defined at line 2 as a key" },
+	{ "[a.b]\n[a]\nb = 2\n",
+	  "f:3:1: expected a key not yet defined in this table, found 'b' already defined at line 1" },
+	{ "[data_dir]\n[[data_dir]]\n",
+	  "f:2:3: expected a name not yet used for anything but [[...]], found 'data_dir' already defined at line 1 as a table" },
+	{ "data_dir = '/d'\n[[data_dir]]\n",
+	  "f:2:3: expected a name not yet used for anything but [[...]], found 'data_dir' already defined at line 1 as a key" },
+	{ "[[data_dir]]\n[data_dir]\n",
+	  "f:2:2: expected a table name not yet used for a value, found 'data_dir' already defined at line 1 as an array of tables" },
+	{ "[s3_api\n", "f:1:8: expected ']', found end of line" },
+	{ "[[data_dir]\n", "f:1:11: expected ']]', found ']'" },
+	{ "[]\n", "f:1:2: expected a table name, found ']'" },
+	{ "[a.]\n", "f:1:4: expected a table name, found ']'" },
+	{ "[a] b = 1\n", "f:1:5: expected end of line, found 'b'" },
+	{ "x = 1 y = 2\n", "f:1:7: expected end of line, found 'y'" },
+	{ "x\n", "f:1:2: expected '=', found end of line" },
+	{ "x =\n", "f:1:4: expected a value, found end of line" },
+	{ "x = yes\n", "f:1:5: expected a value, found 'y'" },
+	{ "x = truex\n", "f:1:5: expected a value, found 't'" },
+	{ "= 1\n", "f:1:1: expected a key, found '='" },
+	{ "peers = [1, 2]\n", "f:1:10: expected a string or ']' (arrays hold strings only), found '1'" },
+	{ "peers = [\"a\", 2]\n", "f:1:15: expected a string or ']', found '2'" },
+	{ "peers = [\"a\" \"b\"]\n", "f:1:14: expected ',' or ']', found '\"'" },
+	{ "peers = [\"a\",\n", "f:2:1: expected a string or ']', found end of file" },
+	{ "peers = [[\"a\"]]\n", "f:1:10: expected a string or ']' (arrays hold strings only), found '['" },
+	{ "x = 1\r\ny = 2\rz = 3\n", "f:2:6: expected end of line, found byte 0x0d" },
+	{ "a = 1\n\n  # fine\nb = \"x\" junk\n", "f:4:9: expected end of line, found 'j'" },
+};
+
+static void test_malformed(void **state)
+{
+	unsigned failed = 0;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct ht_toml_table *t = NULL;
+		char *err = NULL;
+		int r = ht_toml_parse("f", bad[i].text, strlen(bad[i].text), &t, &err);
+
+		if (r != -EINVAL || !err || strcmp(err, bad[i].msg)) {
+			print_error("case %zu (%s): r=%d\n got  %s\n want %s\n", i, bad[i].text, r,
+				    err ? err : "(null)", bad[i].msg);
+			failed++;
+		}
+		assert_null(t);
+		free(err);
+	}
+	assert_int_equal(failed, 0);
+}
+
+static void test_nul(void **state)
+{
+	static const char text[] = "a = 1\nb = \"x\0y\"\n";
+	struct ht_toml_table *t = NULL;
+	char *err = NULL;
+
+	(void)state;
+	assert_int_equal(ht_toml_parse("/etc/garage.toml", text, sizeof(text) - 1, &t, &err),
+			 -EINVAL);
+	assert_string_equal(err, "/etc/garage.toml:2:7: expected text, found byte 0x00");
+	assert_null(t);
+	free(err);
+	/* err may be NULL */
+	assert_int_equal(ht_toml_parse("f", "x = \n", 5, &t, NULL), -EINVAL);
+	assert_null(t);
+}
+
+static void test_size(void **state)
+{
+	static const struct {
+		const char *s;
+		int r;
+		uint64_t v;
+	} cases[] = {
+		{ "1048576", 0, 1048576 },
+		{ "10M", 0, 10000000 },
+		{ "10MB", 0, 10000000 },
+		{ "10mb", 0, 10000000 },
+		{ "1MiB", 0, 1048576 },
+		{ "1mi", 0, 1048576 },
+		{ "256MiB", 0, 268435456 },
+		{ "256 MiB", 0, 268435456 },
+		{ " 4k ", 0, 4000 },
+		{ "4KiB", 0, 4096 },
+		{ "1G", 0, 1000000000 },
+		{ "1GiB", 0, 1073741824 },
+		{ "2T", 0, 2000000000000ULL },
+		{ "1TiB", 0, 1099511627776ULL },
+		{ "1P", 0, 1000000000000000ULL },
+		{ "1PiB", 0, 1125899906842624ULL },
+		{ "100B", 0, 100 },
+		{ "1.5G", 0, 1500000000 },
+		{ "0.5KiB", 0, 512 },
+		{ "1.0001K", 0, 1000 },
+		{ "0", 0, 0 },
+		{ "18446744073709551615", 0, UINT64_MAX },
+		{ "18446744073709551616", -ERANGE, 0 },
+		{ "20000P", -ERANGE, 0 },
+		{ "", -EINVAL, 0 },
+		{ "M", -EINVAL, 0 },
+		{ "-1M", -EINVAL, 0 },
+		{ "10X", -EINVAL, 0 },
+		{ "10 M B", -EINVAL, 0 },
+		{ "10MiBs", -EINVAL, 0 },
+		{ "1.", -EINVAL, 0 },
+		{ "1e6", -EINVAL, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		uint64_t v = 12345;
+		int r = ht_size_parse(cases[i].s, &v);
+
+		if (r != cases[i].r || (r == 0 && v != cases[i].v))
+			fail_msg("'%s': r=%d v=%llu, want r=%d v=%llu", cases[i].s, r,
+				 (unsigned long long)v, cases[i].r, (unsigned long long)cases[i].v);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quickstart), cmocka_unit_test(test_data_dirs),
+		cmocka_unit_test(test_values),     cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_nul),        cmocka_unit_test(test_size),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
