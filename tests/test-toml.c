@@ -170,7 +170,8 @@ static const char multi_hdd[] =
 	"[consul_discovery]\n"
 	"api = \"catalog\"\n"
 	"tags = [ \"dns-enabled\" ]\n"
-	"meta = []\n";
+	"[consul_discovery.meta]\n"
+	"rack = \"r1\"\n";
 
 static void test_data_dirs(void **state)
 {
@@ -224,10 +225,7 @@ static void test_data_dirs(void **state)
 	assert_non_null(v);
 	assert_int_equal(v->n_strv, 1);
 	assert_string_equal(v->strv[0], "dns-enabled");
-	v = ht_toml_get(t, "consul_discovery.meta");
-	assert_non_null(v);
-	assert_int_equal(v->type, HT_TOML_STRINGS);
-	assert_int_equal(v->n_strv, 0);
+	assert_str(t, "consul_discovery.meta.rack", "r1");
 	ht_toml_free(t);
 }
 
@@ -264,6 +262,15 @@ static void test_values(void **state)
 	t = parse_ok("[a.b]\nx = 1\n[a]\ny = 2\n[[a.c]]\nz = 3\n");
 	assert_int(t, "a.b.x", 1);
 	assert_int(t, "a.y", 2);
+	ht_toml_free(t);
+
+	t = parse_ok("empty = []\n");
+	{
+		const struct ht_toml_value *v = ht_toml_get(t, "empty");
+
+		assert_int_equal(v->type, HT_TOML_STRINGS);
+		assert_int_equal(v->n_strv, 0);
+	}
 	ht_toml_free(t);
 
 	t = parse_ok("");
@@ -411,7 +418,17 @@ static void test_size(void **state)
 		{ "1mi", 0, 1048576 },
 		{ "256MiB", 0, 268435456 },
 		{ "256 MiB", 0, 268435456 },
-		{ " 4k ", 0, 4000 },
+		{ "4k", 0, 4000 },
+		{ "4 k", 0, 4000 },
+		{ "4\tKB", 0, 4000 },
+		{ " 4k", -EINVAL, 0 },
+		{ "4k ", -EINVAL, 0 },
+		{ "1.5", -EINVAL, 0 },
+		{ "1.K", 0, 1000 },
+		{ ".5K", 0, 500 },
+		{ ".K", -EINVAL, 0 },
+		{ "1.2.3K", -EINVAL, 0 },
+		{ "10b", 0, 10 },
 		{ "4KiB", 0, 4096 },
 		{ "1G", 0, 1000000000 },
 		{ "1GiB", 0, 1073741824 },
@@ -434,6 +451,7 @@ static void test_size(void **state)
 		{ "10 M B", -EINVAL, 0 },
 		{ "10MiBs", -EINVAL, 0 },
 		{ "1.", -EINVAL, 0 },
+		{ "+1K", -EINVAL, 0 },
 		{ "1e6", -EINVAL, 0 },
 	};
 

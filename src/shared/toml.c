@@ -703,7 +703,6 @@ int ht_size_parse(const char *s, uint64_t *ret)
 		const char *name;
 		uint64_t mult;
 	} units[] = {
-		{ "", 1 },
 		{ "b", 1 },
 		{ "k", 1000ULL },
 		{ "kb", 1000ULL },
@@ -727,40 +726,39 @@ int ht_size_parse(const char *s, uint64_t *ret)
 		{ "pib", 1ULL << 50 },
 	};
 	uint64_t whole = 0, frac = 0, fdiv = 1, mult = 0, v;
-	const char *u, *e;
+	const char *u;
 	size_t ulen;
+	bool digits = false, point = false;
 
 	if (!s || !ret)
-		return -EINVAL;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (!isdigit((unsigned char)*s))
 		return -EINVAL;
 	for (; isdigit((unsigned char)*s); s++) {
 		if (whole > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
 			return -ERANGE;
 		whole = whole * 10 + (uint64_t)(*s - '0');
+		digits = true;
 	}
 	if (*s == '.') {
-		s++;
-		if (!isdigit((unsigned char)*s))
-			return -EINVAL;
-		for (; isdigit((unsigned char)*s); s++)
+		point = true;
+		for (s++; isdigit((unsigned char)*s); s++) {
+			digits = true;
 			if (fdiv < 1000000000000000000ULL) { /* 18 digits are plenty */
 				frac = frac * 10 + (uint64_t)(*s - '0');
 				fdiv *= 10;
 			}
+		}
 	}
+	if (!digits)
+		return -EINVAL;
+	if (!*s && !point) {
+		*ret = whole;
+		return 0;
+	}
+	/* a fraction, or anything after the digits: a unit is required */
 	while (*s == ' ' || *s == '\t')
 		s++;
 	u = s;
-	while (isalpha((unsigned char)*s))
-		s++;
-	ulen = (size_t)(s - u);
-	for (e = s; *e == ' ' || *e == '\t'; e++)
-		;
-	if (*e)
-		return -EINVAL;
+	ulen = strlen(u);
 	for (size_t i = 0; i < ARRAY_SIZE(units); i++)
 		if (strlen(units[i].name) == ulen && !strncasecmp(u, units[i].name, ulen)) {
 			mult = units[i].mult;

@@ -104,14 +104,19 @@ int ht_toml_get_bool(const struct ht_toml_table *t, const char *path, bool *ret)
 
 /*
  * A size as Garage reads it for block_size, block_ram_buffer_max,
- * [[data_dir]] capacity and lmdb_map_size when given as a string (Garage
- * parses those with the bytesize crate): a number, optionally with a decimal
- * fraction ("1.5"), optional spaces, then a unit, case-insensitive:
- *   none or B         bytes
+ * lmdb_map_size (deserialize_capacity in Garage's src/util/config.rs) and
+ * [[data_dir]] capacity when given as a string: what the bytesize crate's
+ * ByteSize::from_str takes. Either only decimal digits (bytes), or a number
+ * with an optional decimal fraction ("1.5", "1.", ".5"), optional spaces or
+ * tabs, then a unit, case-insensitive:
+ *   B                               bytes
  *   K KB M MB G GB T TB P PB        powers of 1000 ("10M" = 10000000)
  *   Ki KiB Mi MiB Gi GiB Ti TiB Pi PiB  powers of 1024 ("256MiB" = 268435456)
- * A fraction is truncated to whole bytes. Leading and trailing spaces are
- * allowed. *ret in bytes. -EINVAL on anything else (empty, sign, unknown
- * unit), -ERANGE above UINT64_MAX.
+ * A fraction needs a unit ("1.5" alone is refused, as by bytesize); it is
+ * truncated to whole bytes, computed exactly (bytesize multiplies in double
+ * precision, so it may come out one byte lower). No spaces before or after
+ * (bytesize refuses them too). *ret in bytes. -EINVAL on anything else
+ * (empty, sign, unknown unit), -ERANGE above UINT64_MAX (bytesize saturates
+ * with a unit and refuses without).
  */
 int ht_size_parse(const char *s, uint64_t *ret);
