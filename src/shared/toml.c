@@ -303,7 +303,9 @@ static int string(struct parser *p, char **ret)
 		p->pos++;
 	}
 	out[n] = 0;
-	*ret = TAKE_PTR(out);
+	/* give back what the worst case took */
+	*ret = realloc(out, n + 1) ?: out;
+	out = NULL;
 	return 0;
 }
 
