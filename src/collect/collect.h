@@ -295,3 +295,102 @@ int ht_collect_apply_counters(struct ht_facts *f, const char *root, const char *
  */
 int ht_collect_observed(struct ht_facts *f, const char *path, double headroom,
                         struct ht_error *err);
+
+/*
+ * ht_collect_storage - storage.NAME.{path,role,exists,probed,fs,free,size,
+ * inodes,inodes_free,device,devices,rotational,fsync_rate} of directory
+ * @path (as garage.toml names it) with @role ("metadata" or "data"); the
+ * caller sets storage.list and the [[data_dir]] facts (capacity, read_only).
+ *
+ * The directory is ROOT/@path; when it does not exist yet (before Garage
+ * is deployed), its nearest existing parent is probed instead (exists
+ * false, probed that parent as @path spells it). statfs(2) gives free,
+ * size, inodes, inodes_free and f_type; the filesystem type is the mount's
+ * from the live /proc/self/mountinfo (the entry whose major:minor is the
+ * directory's st_dev, the longest mount point that is a prefix of the real
+ * path on a tie), else the name of f_type (ENOENT when unknown). The block
+ * device: /sys/dev/block/MAJ:MIN of st_dev on the live host (under --root
+ * too: the tree's files are on one of this host's filesystems); none
+ * (major 0: tmpfs, overlay, NFS, btrfs subvolumes on several devices give
+ * their anonymous dev) -> device, devices and rotational unavailable with
+ * ENODEV. devices: the leaves below it through /sys/block/DEV/slaves
+ * (dm, md, and a partition as its parent disk); rotational: true when any
+ * of them has queue/rotational 1.
+ *
+ * fsync_rate (only for role "metadata", only with @measure and on the live
+ * root): a new temporary file (O_TMPFILE when the filesystem supports it,
+ * else mkstemp + unlink at once) in the probed directory, 4096 bytes
+ * pwrite() at offset 0 + fdatasync() in a loop for about 300 ms (at least
+ * one round, at most 10000), closed: nothing is left in the directory;
+ * fsyncs/s rounded to the nearest integer, at least 1. Not measured:
+ * unavailable ECANCELED (!@measure) or EOPNOTSUPP (--root); a directory
+ * where no file can be created: that errno (EACCES, EROFS).
+ * Returns 0 or -ENOMEM.
+ */
+int ht_collect_storage(struct ht_facts *f, const char *root, const char *name, const char *role,
+                       const char *path, bool measure);
+
+/*
+ * ht_fs_type_name - the name stat -f -c %T would print for statfs f_type
+ * @magic, as the kernel's include/uapi/linux/magic.h names them ("xfs",
+ * "btrfs", "tmpfs", "overlayfs", "zfs", "ext2/ext3" for EXT4_SUPER_MAGIC,
+ * which ext2, ext3 and ext4 share), or NULL when unknown.
+ */
+const char *ht_fs_type_name(int64_t magic);
+
+/*
+ * ht_fsync_rate - the measurement behind storage.NAME.fsync_rate: in
+ * directory @dir (a full path), a temporary file, 4096-byte pwrite() +
+ * fdatasync() repeated until @budget_ms milliseconds have passed (at least
+ * once, at most @max_rounds times), then closed and gone. @rounds and
+ * @elapsed_ns receive what was done; *@rate fsyncs a second. Returns 0, or
+ * the negative errno of the open, write or fdatasync that failed (the file
+ * is gone either way).
+ */
+int ht_fsync_rate(const char *dir, unsigned budget_ms, unsigned max_rounds, double *rate,
+                  unsigned *rounds, uint64_t *elapsed_ns);
+
+/*
+ * struct ht_garage_input - where to look for Garage when no garage.toml
+ * says: the workload variables of the profile's [garage] section. Strings
+ * are borrowed; NULL or "" means unset.
+ */
+struct ht_garage_input {
+	const char *config;       /* garage.config: the garage.toml to read; "" to look for it */
+	const char *metadata_dir; /* garage.metadata_dir: before deployment */
+	const char *data_dir;     /* garage.data_dir: before deployment */
+};
+
+/*
+ * ht_collect_garage - the garage.* facts, then storage.list and
+ * ht_collect_storage() for the metadata and each data directory.
+ *
+ * The configuration: @in->config when set, else the path the garage unit
+ * (garage.service, read as systemd reads it, ht_unit_setting_read())
+ * gives: "-c PATH", "-cPATH", "--config PATH" or "--config=PATH" in its
+ * effective ExecStart=, else GARAGE_CONFIG_FILE in its Environment=, else
+ * /etc/garage.toml; below @root. None exists: garage.config unavailable
+ * (ENOENT), the directories from @in, the rest Garage's documented
+ * defaults with source "Garage default (reference-manual/configuration.md)".
+ * An @in->config that does not exist is an error (-ENOENT, @err set): the
+ * user named it.
+ *
+ * garage.toml is read with shared/toml.h; sizes (block_size,
+ * block_ram_buffer_max, capacity) may be integers or size strings
+ * (ht_size_parse()); each fact's source is "PATH:LINE". Keys hosttune
+ * does not know are ignored, as Garage ignores them.
+ *
+ * garage.binary from the unit's ExecStart= (its first word, without
+ * systemd's prefixes @-:+!), else /usr/local/bin/garage or
+ * /usr/bin/garage below @root; garage.binary_bits from its ELF header.
+ * garage.unit / garage.unit.nofile from ht_unit_limits_read().
+ *
+ * Returns 0; -EINVAL with @err "FILE:LINE:COL: expected ..., found ..."
+ * (the TOML reader's) or "FILE:LINE: KEY: expected ..., found ..." for a
+ * value of the wrong type or range (a metadata_dir that is not a string,
+ * a size that does not parse, a port outside 1-65535); -ENOENT with @err
+ * for a named config that does not exist, -EACCES etc. with @err for one
+ * that cannot be read; -ENOMEM.
+ */
+int ht_collect_garage(struct ht_facts *f, const char *root, const struct ht_garage_input *in,
+                      bool measure, struct ht_error *err);

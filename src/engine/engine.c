@@ -164,6 +164,8 @@ static const struct {
 	[HT_EACH_LISTENER] = { "listener", "listener.list", "listener.port", HT_T_INT,
 	                       "listening port" },
 	[HT_EACH_PROCESS] = { "process", "process.list", "process.name", HT_T_STR, "process" },
+	[HT_EACH_STORAGE] = { "storage", "storage.list", "storage.name", HT_T_STR,
+	                      "storage directory" },
 };
 
 /*
@@ -199,7 +201,7 @@ static const struct ht_fact_def *inst_def(enum ht_each e, const char *name)
 /* The family of @name when it is a per-instance name of any family, else HT_EACH_NONE. */
 static enum ht_each any_inst_def(const char *name)
 {
-	for (enum ht_each e = HT_EACH_NIC; e <= HT_EACH_PROCESS; e++)
+	for (enum ht_each e = HT_EACH_NIC; e <= HT_EACH_LAST; e++)
 		if (inst_def(e, name) || strcmp(name, each_kinds[e].name) == 0)
 			return e;
 	return HT_EACH_NONE;

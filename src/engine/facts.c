@@ -85,6 +85,55 @@ static const struct ht_fact_def fact_defs[] = {
 	  "the instruction cpu.pclmul.flag stands for: pclmulqdq (x86 flags) or pmull (arm64 Features)" },
 	{ "cpu.virt", HT_T_STR, NULL,
 	  "hypervisor: none, kvm, qemu, vmware, microsoft, xen, ... (CPUID leaf 0x40000000, DMI)" },
+	{ "garage.admin_port", HT_T_INT, NULL,
+	  "TCP port of Garage's admin API ([admin] api_bind_addr); unavailable (ENOENT) when "
+	  "garage.toml sets none; 3903 before deployment (the port Garage's documentation uses)" },
+	{ "garage.binary", HT_T_STR, NULL,
+	  "the garage executable: the first word of the unit's ExecStart=, else the first of "
+	  "/usr/local/bin/garage, /usr/bin/garage that exists" },
+	{ "garage.binary_bits", HT_T_INT, "bits",
+	  "32 or 64: the ELF class (EI_CLASS) of garage.binary, the userland Garage runs in (a "
+	  "32-bit Raspberry Pi OS on a 64-bit kernel gives 32 here and aarch64 in cpu.arch)" },
+	{ "garage.block_ram_buffer_max", HT_T_INT, "bytes",
+	  "RAM Garage may hold in blocks not yet written to the other nodes (block_ram_buffer_max; "
+	  "default 256 MiB)" },
+	{ "garage.block_size", HT_T_INT, "bytes",
+	  "size of the blocks objects are split into (block_size; default 1 MiB = 1048576)" },
+	{ "garage.compression_level", HT_T_STR, NULL,
+	  "zstd level of stored blocks (compression_level: an integer, or none; default 1)" },
+	{ "garage.config", HT_T_STR, NULL,
+	  "the garage.toml read: --set garage.config=PATH, else the -c/--config path of the "
+	  "garage unit's ExecStart= (or its GARAGE_CONFIG_FILE), else /etc/garage.toml; "
+	  "unavailable (ENOENT) before deployment, when none exists" },
+	{ "garage.data_dir", HT_T_STR, NULL,
+	  "data directories (data_dir: a path, or the path of each [[data_dir]]), space-separated; "
+	  "before deployment the workload variable garage.data_dir" },
+	{ "garage.data_fsync", HT_T_BOOL, NULL,
+	  "fsync every data block file written (data_fsync; default false)" },
+	{ "garage.db_engine", HT_T_STR, NULL,
+	  "metadata database engine (db_engine: lmdb, the default since v0.9, or sqlite)" },
+	{ "garage.metadata_auto_snapshot_interval", HT_T_STR, NULL,
+	  "how often Garage snapshots its metadata database (metadata_auto_snapshot_interval, "
+	  "e.g. 6h); unavailable (ENOENT) when unset, Garage's default: no snapshots" },
+	{ "garage.metadata_dir", HT_T_STR, NULL,
+	  "metadata directory (metadata_dir); before deployment the workload variable "
+	  "garage.metadata_dir" },
+	{ "garage.metadata_fsync", HT_T_BOOL, NULL,
+	  "fsync every metadata transaction (metadata_fsync; default false)" },
+	{ "garage.rpc_port", HT_T_INT, NULL,
+	  "TCP port of Garage's RPC between nodes (rpc_bind_addr; 3901 before deployment)" },
+	{ "garage.s3_port", HT_T_INT, NULL,
+	  "TCP port of Garage's S3 API ([s3_api] api_bind_addr; 3900 before deployment)" },
+	{ "garage.unit", HT_T_STR, NULL,
+	  "the unit file of garage.service systemd would load (/etc, /run, /usr/lib, ...); "
+	  "unavailable (ENOENT) when none is installed" },
+	{ "garage.unit.nofile", HT_T_INT, "descriptors",
+	  "soft LimitNOFILE= the garage unit and its drop-ins set, in systemd's order (source "
+	  "FILE:LINE); unavailable (ENOENT) when none sets it: systemd's DefaultLimitNOFILE "
+	  "soft limit, 1024" },
+	{ "garage.web_port", HT_T_INT, NULL,
+	  "TCP port of Garage's web endpoint ([s3_web] bind_addr); unavailable (ENOENT) when "
+	  "garage.toml sets none; 3902 before deployment" },
 	{ "kernel.page_size", HT_T_INT, "bytes",
 	  "page size from sysconf(_SC_PAGESIZE); not recorded in a --root tree (rules assume 4096)" },
 	{ "kernel.pointer_size", HT_T_INT, "bytes",
@@ -148,6 +197,9 @@ static const struct ht_fact_def fact_defs[] = {
 	  "since 5.12.2 (net/netfilter/nf_conntrack_standalone.c); always true before that" },
 	{ "nic.list", HT_T_STR, NULL,
 	  "network interfaces other than lo, space-separated, in name order (libudev)" },
+	{ "nic.max_speed", HT_T_INT, "Mb/s",
+	  "fastest link speed among the interfaces of nic.list with a known speed (nic.IF.speed); "
+	  "unavailable (ENOENT) when none reports one (virtio)" },
 	{ "nstat.TcpActiveOpens", HT_T_INT, "connections", NSTAT_DOC("connections this host opened (connect())") },
 	{ "nstat.TcpExtListenDrops", HT_T_INT, "packets",
 	  NSTAT_DOC("SYNs and handshake ACKs a listener dropped, overflows included") },
@@ -204,6 +256,9 @@ static const struct ht_fact_def fact_defs[] = {
 	  "processes checked: owners of listening sockets and the profile's workload.service, "
 	  "by name (process.NAME.*), space-separated, sorted; only names a process has (a "
 	  "service that is not running is absent)" },
+	{ "storage.list", HT_T_STR, NULL,
+	  "directories checked (storage.NAME.*): metadata, then data for one data_dir or data1, "
+	  "data2, ... for [[data_dir]] entries, space-separated in that order" },
 };
 
 /*
@@ -330,6 +385,49 @@ static const struct ht_fact_def process_fact_defs[] = {
 	  "no valid service name" },
 };
 
+/*
+ * Facts of each directory Garage stores in (storage.list), named
+ * storage.NAME.SUFFIX: metadata, data (one data_dir) or dataN ([[data_dir]]
+ * entries, from 1). Sorted by name.
+ */
+static const struct ht_fact_def storage_fact_defs[] = {
+	{ "storage.*.capacity", HT_T_INT, "bytes",
+	  "capacity of a [[data_dir]] entry (capacity, as Garage parses sizes)" },
+	{ "storage.*.device", HT_T_STR, NULL,
+	  "block device of the filesystem (kernel name from /sys/dev/block/MAJ:MIN of "
+	  "statfs's st_dev: vda1, dm-0, md0); unavailable (ENODEV) for a filesystem without "
+	  "one (tmpfs, overlay, NFS, ZFS datasets)" },
+	{ "storage.*.devices", HT_T_STR, NULL,
+	  "the disks below storage.NAME.device, following /sys/block/DEV/slaves through "
+	  "device-mapper and md layers (partitions as their disk), space-separated, sorted" },
+	{ "storage.*.exists", HT_T_BOOL, NULL,
+	  "the directory exists; when not (before deployment) the filesystem facts are of its "
+	  "nearest existing parent, storage.NAME.probed" },
+	{ "storage.*.free", HT_T_INT, "bytes",
+	  "space available to an unprivileged writer, statfs f_bavail x f_frsize" },
+	{ "storage.*.fs", HT_T_STR, NULL,
+	  "filesystem type: the mount's type from /proc/self/mountinfo (ext4, xfs, btrfs, zfs, "
+	  "tmpfs, overlay, ...), else the name of statfs f_type" },
+	{ "storage.*.fsync_rate", HT_T_INT, "fsyncs/s",
+	  "measured: 4 KiB pwrite + fdatasync of a temporary file in the directory (or "
+	  "storage.NAME.probed) repeated for about 300 ms, the file removed; metadata only; "
+	  "unavailable with --no-measure (ECANCELED) and under --root (EOPNOTSUPP)" },
+	{ "storage.*.inodes", HT_T_INT, "inodes",
+	  "inodes of the filesystem, statfs f_files (0: allocated on demand, btrfs)" },
+	{ "storage.*.inodes_free", HT_T_INT, "inodes", "free inodes, statfs f_ffree" },
+	{ "storage.*.path", HT_T_STR, NULL, "the directory, as garage.toml (or the variable) names it" },
+	{ "storage.*.probed", HT_T_STR, NULL,
+	  "the directory statfs and the fsync measurement used: storage.NAME.path, or its nearest "
+	  "existing parent" },
+	{ "storage.*.read_only", HT_T_BOOL, NULL,
+	  "a [[data_dir]] entry Garage only reads from (read_only = true)" },
+	{ "storage.*.role", HT_T_STR, NULL, "metadata or data" },
+	{ "storage.*.rotational", HT_T_BOOL, NULL,
+	  "a spinning disk: queue/rotational of any disk of storage.NAME.devices, else of "
+	  "storage.NAME.device itself" },
+	{ "storage.*.size", HT_T_INT, "bytes", "size of the filesystem, statfs f_blocks x f_frsize" },
+};
+
 /* Per-instance fact families: FAMILY.INSTANCE.SUFFIX. */
 static const struct {
 	const char *family;
@@ -339,6 +437,7 @@ static const struct {
 	{ "listener", listener_fact_defs, ARRAY_SIZE(listener_fact_defs) },
 	{ "nic", nic_fact_defs, ARRAY_SIZE(nic_fact_defs) },
 	{ "process", process_fact_defs, ARRAY_SIZE(process_fact_defs) },
+	{ "storage", storage_fact_defs, ARRAY_SIZE(storage_fact_defs) },
 };
 
 const struct ht_fact_def *ht_instance_fact_defs(const char *family, size_t *n)

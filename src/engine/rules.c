@@ -223,7 +223,7 @@ enum ht_each ht_rule_each(const struct ht_rule *r)
 
 const char *ht_each_name(enum ht_each e)
 {
-	static const char *const names[] = { "none", "nic", "listener", "process" };
+	static const char *const names[] = { "none", "nic", "listener", "process", "storage" };
 
 	return (unsigned)e < ARRAY_SIZE(names) ? names[e] : NULL;
 }
@@ -765,7 +765,7 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 	case K_TARGET:
 		return parse_target(c, r, value, col);
 	case K_EACH:
-		for (enum ht_each e = HT_EACH_NIC; e <= HT_EACH_PROCESS; e++)
+		for (enum ht_each e = HT_EACH_NIC; e <= HT_EACH_LAST; e++)
 			if (strcmp(value, ht_each_name(e)) == 0) {
 				r->each = e;
 				return 0;

@@ -56,15 +56,18 @@ enum ht_target_kind {
  *   nic       nic.list,      nic.name (string): network interfaces but lo
  *   listener  listener.list, listener.port (number): listening TCP ports
  *   process   process.list,  process.name (string): checked processes
+ *   storage   storage.list,  storage.name (string): Garage's directories
  */
 enum ht_each {
 	HT_EACH_NONE = 0,
 	HT_EACH_NIC,
 	HT_EACH_LISTENER,
 	HT_EACH_PROCESS,
+	HT_EACH_STORAGE,
+	HT_EACH_LAST = HT_EACH_STORAGE,
 };
 
-/* "none", "nic", "listener", "process"; NULL for a value out of range. */
+/* "none", "nic", "listener", "process", "storage"; NULL for a value out of range. */
 const char *ht_each_name(enum ht_each e);
 
 /* "value", "sysctl", "module", "advice", "channels", "limit". */
