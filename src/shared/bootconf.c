@@ -1810,7 +1810,7 @@ char *ht_kcmdline_param(const char *root, const char *name)
 	return found;
 }
 
-/* ---- systemd unit files and drop-ins: LimitNOFILE= ---- */
+/* ---- systemd unit files and drop-ins: [Service] settings, LimitNOFILE= ---- */
 
 /* systemd's UNIT_NAME_MAX (src/basic/unit-name.h). */
 #define UNIT_NAME_MAX 256
@@ -1875,14 +1875,16 @@ int ht_rlimit_parse(const char *value, uint64_t *soft, uint64_t *hard)
 }
 
 /*
- * The [Service] LimitNOFILE= lines of one unit file or drop-in, as systemd's
+ * The [Service] @key= lines of one unit file or drop-in, as systemd's
  * config_parse() cuts them (src/shared/conf-parser.c): a trailing backslash
  * joins the next line, '#' or ';' starts a comment, "[Section]" switches
- * sections, blanks around the key and the value go. A value systemd's
- * config_parse_limit() refuses (empty, not a number, soft above hard) is
- * logged and ignored there, so it is a problem here and gives no assignment.
+ * sections, blanks around the key and the value go. For LimitNOFILE, a value
+ * systemd's config_parse_limit() refuses (empty, not a number, soft above
+ * hard) is logged and ignored there, so it is a problem here and gives no
+ * assignment; any other key's value is recorded as written, "" included.
  */
-static int unit_parse(struct ht_conf *c, struct pendings *p, const struct content *ct)
+static int unit_parse(struct ht_conf *c, struct pendings *p, const struct content *ct,
+                      const char *key)
 {
 	const char *file = c->files[c->nfiles - 1];
 	_cleanup_free_ char *joined = NULL;
@@ -1926,12 +1928,16 @@ static int unit_parse(struct ht_conf *c, struct pendings *p, const struct conten
 		if (!service || !eq)
 			continue;
 		*eq = '\0';
-		if (!streq(strstrip(l), "LimitNOFILE"))
+		if (!streq(strstrip(l), key))
 			continue;
 		{
 			const char *v = strstrip(eq + 1);
 			struct pending t = { .file = file, .line = first };
 
+			if (!streq(key, "LimitNOFILE")) {
+				r = pending_add(p, key, v, &t);
+				continue;
+			}
 			r = ht_rlimit_parse(v, &s, &h);
 			if (r == -EILSEQ)
 				r = add_problem(c, HT_CONF_BAD_VALUE, file, first, "LimitNOFILE",
@@ -2017,6 +2023,11 @@ static int unit_names(const char *unit, char ***names, size_t *n)
 
 int ht_unit_limits_read(const char *root, const char *unit, struct ht_conf *out)
 {
+	return ht_unit_setting_read(root, unit, "LimitNOFILE", out);
+}
+
+int ht_unit_setting_read(const char *root, const char *unit, const char *key, struct ht_conf *out)
+{
 	struct ht_conf c = { 0 };
 	struct pendings p = { 0 };
 	struct entry *e = NULL;
@@ -2024,7 +2035,7 @@ int ht_unit_limits_read(const char *root, const char *unit, struct ht_conf *out)
 	size_t nnames = 0, ndirs = 0, ne = 0;
 	int r;
 
-	if (!out || !ht_unit_name_valid(unit))
+	if (!out || !ht_unit_name_valid(unit) || !key || !*key || strchr(key, '='))
 		return -EINVAL;
 	r = unit_names(unit, &names, &nnames);
 	/* The unit file: the first directory that has the unit, else its template. */
@@ -2037,7 +2048,7 @@ int ht_unit_limits_read(const char *root, const char *unit, struct ht_conf *out)
 
 			r = read_entry(&c, root, dirs[k], &ct);
 			if (r > 0) {
-				r = unit_parse(&c, &p, &ct);
+				r = unit_parse(&c, &p, &ct, key);
 				free(ct.buf);
 				break;
 			}
@@ -2078,7 +2089,7 @@ int ht_unit_limits_read(const char *root, const char *unit, struct ht_conf *out)
 		r = read_entry(&c, root, e[i].path, &ct);
 		if (r <= 0)
 			continue;
-		r = unit_parse(&c, &p, &ct);
+		r = unit_parse(&c, &p, &ct, key);
 		free(ct.buf);
 	}
 	if (r >= 0)

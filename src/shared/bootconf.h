@@ -15,8 +15,9 @@
  *                   libkmod/libkmod-config.c), each option string split into
  *                   parameters as the kernel splits it (kernel/params.c)
  *   modules-load.d  as systemd-modules-load does (src/modules-load/modules-load.c)
- *   UNIT.d          a service's LimitNOFILE= from its unit file and drop-ins, as
- *                   systemd 252 loads them (src/shared/dropin.c, systemd.unit(5))
+ *   UNIT.d          a service's [Service] settings (LimitNOFILE=, ExecStart=, ...)
+ *                   from its unit file and drop-ins, as systemd 252 loads them
+ *                   (src/shared/dropin.c, systemd.unit(5))
  *
  * Every path is taken below a --root prefix, and symbolic links are resolved
  * inside that root (as systemd's chase() with CHASE_PREFIX_ROOT does), so an
@@ -264,35 +265,50 @@ bool ht_unit_name_valid(const char *unit);
 int ht_rlimit_parse(const char *value, uint64_t *soft, uint64_t *hard);
 
 /*
- * ht_unit_limits_read - the LimitNOFILE= lines systemd applies to service
- * @unit ("garage.service"), in the order it applies them: the effective one
- * is the last (ht_conf_effective() of the key "LimitNOFILE").
+ * ht_unit_setting_read - the [Service] @key= lines ("ExecStart",
+ * "Environment", "LimitNOFILE") systemd reads for service @unit
+ * ("garage.service"), in the order it applies them: the key "@key" of @out
+ * holds them, the last one read last (ht_conf_effective()). What an
+ * assignment means is the caller's: for a list setting such as ExecStart= or
+ * Environment= an empty value ("") resets the list (systemd.service(5),
+ * systemd.exec(5)), for a single value the last one wins.
  * @root, @out: as for ht_sysctl_conf_read().
  *
  * The unit file first: UNIT in the first of /etc/systemd/system,
  * /run/systemd/system, /usr/local/lib/systemd/system, /usr/lib/systemd/system
  * and /lib/systemd/system (the last as for sysctl.d: only when ROOT/lib is
  * not a link to /usr/lib) that has it, for an instance "foo@bar.service"
- * else its template "foo@.service". Then the drop-ins "*.conf" of the
- * directories, in decreasing precedence: for each of those search paths,
- * UNIT.d, for an instance the template's "foo@.service.d", and the "-"
- * prefixes' ("foo-bar-.service.d", "foo-.service.d" for
- * "foo-bar-baz.service"), most specific first; then each search path's
- * "service.d" (the unit type's drop-ins, documented in systemd.unit(5) of
- * systemd 252, lowest precedence). A file name in an earlier directory hides
- * the same name in later ones (an empty file or a link to /dev/null is a
- * mask: @masked); the survivors are applied in file-name order across
- * directories. Lines: "[Service]" sections only; '#' or ';' starts a
- * comment; a trailing backslash joins the next line; "LimitNOFILE = V"
- * with blanks trimmed. Each assignment's value is V as written.
+ * else its template "foo@.service". When one is found (and is no mask) it is
+ * @out->files[0], the only entry of @out->files whose name ends in ".service"
+ * (drop-ins end in ".conf"); a masked unit file is @out->masked[0] instead.
+ * Then the drop-ins "*.conf" of the directories, in decreasing precedence:
+ * for each of those search paths, UNIT.d, for an instance the template's
+ * "foo@.service.d", and the "-" prefixes' ("foo-bar-.service.d",
+ * "foo-.service.d" for "foo-bar-baz.service"), most specific first; then
+ * each search path's "service.d" (the unit type's drop-ins, documented in
+ * systemd.unit(5) of systemd 252, lowest precedence). A file name in an
+ * earlier directory hides the same name in later ones (an empty file or a
+ * link to /dev/null is a mask: @masked); the survivors are applied in
+ * file-name order across directories. Lines: "[Service]" sections only; '#'
+ * or ';' starts a comment; a trailing backslash joins the next line (the
+ * backslash becomes a space); "KEY = V" with blanks trimmed. Each
+ * assignment's value is V as written (quotes and specifiers kept).
  *
- * A line systemd logs and ignores gives no assignment but a problem:
- * HT_CONF_MISSING_VALUE for "LimitNOFILE=" (config_parse_limit() has no
- * reset: rlimit_parse("") fails and the line is ignored, the earlier value
- * stays), HT_CONF_BAD_VALUE for a value ht_rlimit_parse() refuses.
+ * For @key "LimitNOFILE", a line systemd logs and ignores gives no
+ * assignment but a problem: HT_CONF_MISSING_VALUE for "LimitNOFILE="
+ * (config_parse_limit() has no reset: rlimit_parse("") fails and the line
+ * is ignored, the earlier value stays), HT_CONF_BAD_VALUE for a value
+ * ht_rlimit_parse() refuses. Other keys' values are not checked.
  *
- * Returns 0, -ENOMEM, or -EINVAL when @out is NULL or @unit is not
- * ht_unit_name_valid().
+ * Returns 0, -ENOMEM, or -EINVAL when @out is NULL, @unit is not
+ * ht_unit_name_valid() or @key is NULL, empty or holds a '='.
+ */
+int ht_unit_setting_read(const char *root, const char *unit, const char *key, struct ht_conf *out);
+
+/*
+ * ht_unit_limits_read - ht_unit_setting_read() of "LimitNOFILE": the
+ * LimitNOFILE= lines systemd applies to service @unit, the effective one
+ * the last (ht_conf_effective() of the key "LimitNOFILE").
  */
 int ht_unit_limits_read(const char *root, const char *unit, struct ht_conf *out);
 
