@@ -22,3 +22,16 @@ service = ""
 # Open files the service needs (LimitNOFILE); 0 when its documentation
 # names no figure: only a process near its limit is then a finding.
 nofile = 0
+# Objects written a second (PUTs); the Garage rules hold the measured fsync
+# rate of the metadata directory against it. 0: no figure, only the rate is
+# shown.
+object_rate = 0
+
+[garage]
+# Where Garage's files are, read only when no garage.toml exists yet (a
+# pre-flight before deployment). "" for config: look for it (the garage
+# unit's -c PATH, else /etc/garage.toml). The directories are those of
+# Garage's systemd unit (doc/book/cookbook/systemd.md: StateDirectory=garage).
+config = ""
+metadata_dir = "/var/lib/garage/meta"
+data_dir = "/var/lib/garage/data"

@@ -8,6 +8,8 @@ description = S3 object store with one connection per object (Garage, MinIO)
 # A log ingest of small objects from one client runs at ~570 connections/s
 # (7,000 in 12 s), with 5-second bursts at ~3x the mean (../shared fixtures).
 conn_rate = 200
+# One object per connection: as many PUTs a second as connections.
+object_rate = 200
 burst = 3
 mem_budget = 0.05
 # Short-lived connections: 30 s still covers the 2 x MSL a late segment

@@ -343,6 +343,44 @@ static int sysfs_nic(struct ht_facts *f, const char *root, const char *ifname)
 	return r;
 }
 
+/*
+ * nic.max_speed: the fastest nic.IF.speed of a physical interface
+ * (nic.IF.physical), the link a node's peers reach it over; a veth or
+ * bridge reports a nominal speed that no wire limits.
+ */
+static int collect_max_speed(struct ht_facts *f, const char *list)
+{
+	_cleanup_free_ char *names = strdup(list), *src = NULL;
+	char *save = NULL;
+	int64_t best = -1;
+
+	if (!names)
+		return -ENOMEM;
+	for (char *ifname = strtok_r(names, " ", &save); ifname; ifname = strtok_r(NULL, " ", &save)) {
+		char name[IFNAMSIZ + 32];
+		const struct ht_fact *phys, *speed;
+
+		snprintf(name, sizeof(name), "nic.%s.physical", ifname);
+		phys = ht_facts_get(f, name);
+		if (!phys || phys->value.type != HT_T_BOOL || !phys->value.b)
+			continue;
+		snprintf(name, sizeof(name), "nic.%s.speed", ifname);
+		speed = ht_facts_get(f, name);
+		if (!speed || speed->value.type != HT_T_INT || speed->value.i <= best)
+			continue;
+		best = speed->value.i;
+		free(src);
+		if (asprintf(&src, "nic.%s.speed, the fastest physical interface", ifname) < 0) {
+			src = NULL;
+			return -ENOMEM;
+		}
+	}
+	if (best < 0)
+		return ht_facts_set_unavailable(f, "nic.max_speed", ENOENT, "Mb/s",
+		                                "no physical interface of nic.list reports a speed");
+	return set_int(f, "nic.max_speed", best, "Mb/s", src);
+}
+
 int ht_collect_ethtool(struct ht_facts *f, const char *root)
 {
 	const struct ht_fact *list = ht_facts_get(f, "nic.list");
@@ -378,5 +416,5 @@ int ht_collect_ethtool(struct ht_facts *f, const char *root)
 		}
 	}
 	ht_ethnl_close(&e);
-	return r;
+	return r < 0 ? r : collect_max_speed(f, list->value.s);
 }

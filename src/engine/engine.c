@@ -232,7 +232,7 @@ static int type_of(const char *name, const struct ht_srcpos *pos, enum ht_type *
 		*type = r->type;
 		return 0;
 	}
-	if ((v = rules_var_find(rs, name))) {
+	if ((v = rules_var_of_rules(rs, name))) {
 		*type = ht_type_is_number(v->value.type) ? HT_T_INT : v->value.type;
 		return 0;
 	}
@@ -499,7 +499,7 @@ static void name_inputs(struct ht_ruleset *rs, size_t from, struct ht_error *err
 	for (size_t i = from; i < rs->ntrace; i++) {
 		const char *name = rs->trace[i];
 		const struct ht_fact *f = NULL;
-		const struct ht_var *v = rules_var_find(rs, name);
+		const struct ht_var *v = rules_var_of_rules(rs, name);
 		_cleanup_free_ char *val = NULL;
 		bool seen = false;
 		int w;
@@ -546,7 +546,7 @@ static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value
 
 	if ((r = rule_find(rs, name)))
 		return rule_value(rs, r, out, err);
-	if ((v = rules_var_find(rs, name))) {
+	if ((v = rules_var_of_rules(rs, name))) {
 		trace_add(rs, v->name);
 		return ht_value_copy(out, &v->value);
 	}

@@ -151,6 +151,16 @@ int rules_find_file(struct ht_ruleset *rs, const char *sub, const char *name, ch
 struct ht_var *rules_var_find(const struct ht_ruleset *rs, const char *name);
 
 /*
+ * rules_var_of_rules - the variable @name as rules see it: a workload.*
+ * variable. A profile's other sections ([garage]) set inputs of the
+ * collectors (where Garage's files are before it is deployed): rules read
+ * the facts those give (garage.metadata_dir from garage.toml, else from the
+ * variable), never the variables themselves, so a fact and a variable may
+ * share a name. NULL when @name is no such variable.
+ */
+struct ht_var *rules_var_of_rules(const struct ht_ruleset *rs, const char *name);
+
+/*
  * Sets workload variable @name (workload.X) from the constant expression
  * @text at @pos. On error stores it in *ctx_ret too and fills err.
  */

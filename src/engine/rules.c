@@ -322,9 +322,11 @@ static int start_section(struct load_ctx *c, const char *line, unsigned col)
 	c->cur_section_line = c->lineno;
 	c->last_key = -1;
 	if (c->is_profile) {
-		if (strcmp(name, "profile") != 0 && strcmp(name, "workload") != 0)
+		if (strcmp(name, "profile") != 0 && strcmp(name, "workload") != 0 &&
+		    strcmp(name, "garage") != 0)
 			return load_fail(c, c->lineno, col + 1, EINVAL,
-			                 "unknown section '%s' (expected [profile] or [workload])", name);
+			                 "unknown section '%s' (expected [profile], [workload] or "
+			                 "[garage])", name);
 		return 0;
 	}
 	/* [workload] in a rules file declares the ranges of workload variables. */
@@ -824,7 +826,7 @@ static int profile_set_var(struct load_ctx *c, const char *full, const char *val
 	}
 	/* Twice in one profile file: a typo or a forgotten edit, not an override. */
 	if (var && var->pos.file && strcmp(var->pos.file, pos->file) == 0)
-		return load_fail(c, c->lineno, value_col(c, true, full + strlen("workload.")), EINVAL,
+		return load_fail(c, c->lineno, value_col(c, true, strchr(full, '.') + 1), EINVAL,
 		                 "duplicate workload variable '%s' (first on line %u)", full,
 		                 var->pos.line);
 	if (var && (r = ht_value_copy(&old, &var->value)) < 0)
@@ -851,7 +853,11 @@ static int profile_key(struct load_ctx *c, const char *section, const char *name
 {
 	unsigned col = value_col(c, false, value);
 
-	/* Only [workload] sets variables; a key before any section would slip in as one. */
+	/*
+	 * Only [workload] (workload.X, read by rules) and [garage] (garage.X,
+	 * where the Garage collector looks before a garage.toml exists) set
+	 * variables; a key before any section would slip in as one.
+	 */
 	if (!*section) {
 		const char *p = c->raw;
 
@@ -882,7 +888,7 @@ static int profile_key(struct load_ctx *c, const char *section, const char *name
 		if (!rules_valid_name(name))
 			return load_fail(c, c->lineno, 1, EINVAL,
 			                 "expected a variable name, found '%s'", name);
-		if (asprintf(&full, "workload.%s", name) < 0)
+		if (asprintf(&full, "%s.%s", section, name) < 0)
 			return -ENOMEM;
 		return profile_set_var(c, full, value, &pos);
 	}

@@ -21,6 +21,11 @@ struct ht_var *rules_var_find(const struct ht_ruleset *rs, const char *name)
 	return NULL;
 }
 
+struct ht_var *rules_var_of_rules(const struct ht_ruleset *rs, const char *name)
+{
+	return strncmp(name, "workload.", 9) == 0 ? rules_var_find(rs, name) : NULL;
+}
+
 static int const_lookup(const char *name, const struct ht_srcpos *pos, struct ht_value *out,
                         struct ht_error *err, void *userdata)
 {
@@ -101,6 +106,32 @@ int ht_ruleset_set_var(struct ht_ruleset *rs, const char *assignment, struct ht_
 			                        rs->vars[i].name);
 		return ht_error_set(err, EINVAL, "--set %s: unknown workload variable '%s' (known: %s)",
 		                    assignment, name, rs->nvars ? known : "none");
+	}
+	/*
+	 * A string variable takes the text as written, as sysctl(8) and
+	 * systemd's --setenv do (--set garage.config=/etc/garage/garage.toml):
+	 * quotes are only needed for an expression, and only honoured at the
+	 * start ("--set workload.service=\"garage\"" keeps working).
+	 */
+	if (var->value.type == HT_T_STR && eq[1] != '"') {
+		char *s = strdup(eq + 1);
+
+		if (!s)
+			return -ENOMEM;
+		for (const char *p = s; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+				size_t col = (size_t)(p - s) + (size_t)(eq - assignment) + 2;
+
+				free(s);
+				return ht_error_set(err, EINVAL, "--set %s: column %zu: expected "
+				                    "printable text, found a control character",
+				                    assignment, col);
+			}
+		free(var->value.s);
+		var->value.s = s;
+		var->pos = (struct ht_srcpos){ .file = "--set", .line = 1,
+		                               .col = (unsigned)(eq - assignment) + 2 };
+		return 0;
 	}
 	r = ht_value_copy(&old, &var->value);
 	if (r < 0)
