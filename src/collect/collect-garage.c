@@ -1113,7 +1113,7 @@ int ht_collect_garage(struct ht_facts *f, const char *root, const struct ht_gara
 		csrc = strdup(u.config_source);
 	} else {
 		config = strdup(GARAGE_DEFAULT_CONFIG);
-		csrc = strdup("Garage's default (garage -c, GARAGE_CONFIG_FILE unset)");
+		csrc = strdup("Garage's default path");
 	}
 	if (!config || !csrc) {
 		r = -ENOMEM;
