@@ -127,6 +127,22 @@ int cli_collect_services(const struct options *o, const struct ht_ruleset *rs,
                          struct ht_facts *facts);
 
 /*
+ * cli_collect_garage - the Garage pre-flight's facts (garage.*, storage.*:
+ * ht_collect_garage()) when this is a Garage host or is to become one: the
+ * profile's workload.service names garage, --set garage.config names a
+ * file, or ROOT/etc/garage.toml exists; garage.checked true then (source:
+ * which of these), else unavailable ENOENT and nothing else collected, so
+ * the Garage rules give no finding. The [garage] variables of @rs say
+ * where to look before deployment. Nothing for a --facts file (its host's
+ * facts are in it). The fsync measurement follows --no-measure.
+ * Returns 0; after printing the error EXIT_USAGE for a garage.toml hosttune
+ * cannot read as Garage would (FILE:LINE:COL) or a named one that does not
+ * exist, EXIT_COLLECT for one that cannot be read or out of memory.
+ */
+int cli_collect_garage(const struct options *o, const struct ht_ruleset *rs,
+                       struct ht_facts *facts);
+
+/*
  * cli_load_rules - the rules (--rules, else the installed ones and /etc's
  * rules.d), the profile and the --set values, checked. Returns 0 with *out
  * set (caller frees), or after printing the error EXIT_USAGE (bad rules,

@@ -12,10 +12,26 @@
 int cmd_facts(const struct options *o)
 {
 	struct ht_facts *f = NULL;
+	struct ht_ruleset *rs = NULL;
 	int r = cli_load_facts(o, &f);
 
-	if (r)
+	/*
+	 * With --profile or --set, what the profile asks collected too: its
+	 * service's process and the Garage pre-flight, so that a facts file
+	 * taken here audits elsewhere as this host does.
+	 */
+	if (r == 0 && (o->profile || o->nsets)) {
+		r = cli_load_rules(o, &rs);
+		if (r == 0)
+			r = cli_collect_services(o, rs, f);
+		if (r == 0)
+			r = cli_collect_garage(o, rs, f);
+		ht_ruleset_free(rs);
+	}
+	if (r) {
+		ht_facts_free(f);
 		return r;
+	}
 	if (o->json)
 		r = cli_print_json(ht_facts_to_json(f));
 	else if (ht_facts_write(f, stdout) < 0)

@@ -367,6 +367,76 @@ int cli_collect_services(const struct options *o, const struct ht_ruleset *rs,
 	return 0;
 }
 
+/* The string workload (or [garage]) variable @name of @rs, "" when unset or not a string. */
+static const char *var_string(const struct ht_ruleset *rs, const char *name)
+{
+	for (size_t i = 0; i < ht_ruleset_var_count(rs); i++)
+		if (strcmp(ht_ruleset_var_name(rs, i), name) == 0) {
+			const struct ht_value *v = ht_ruleset_var_value(rs, i);
+
+			return v->type == HT_T_STR ? v->s : "";
+		}
+	return "";
+}
+
+/* True when space-separated @list has the word @word. */
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return true;
+	return false;
+}
+
+int cli_collect_garage(const struct options *o, const struct ht_ruleset *rs,
+                       struct ht_facts *facts)
+{
+	struct ht_garage_input in = {
+		.config = var_string(rs, "garage.config"),
+		.metadata_dir = var_string(rs, "garage.metadata_dir"),
+		.data_dir = var_string(rs, "garage.data_dir"),
+	};
+	struct ht_error err = { "" };
+	_cleanup_free_ char *etc = NULL;
+	const char *why;
+	struct ht_value yes = { .type = HT_T_BOOL, .b = true };
+	int r;
+
+	if (o->facts_file)
+		return 0;
+	if (has_word(var_string(rs, "workload.service"), "garage"))
+		why = "the profile's workload.service is garage";
+	else if (in.config[0])
+		why = "--set garage.config names a garage.toml";
+	else {
+		etc = ht_root_path(o->root, "/etc/garage.toml");
+		if (!etc)
+			goto oom;
+		if (access(etc, F_OK) < 0) {
+			r = ht_facts_set_unavailable(facts, "garage.checked", ENOENT, NULL,
+			                             "no --profile garage, no --set garage.config, "
+			                             "no /etc/garage.toml: not a Garage host");
+			return r < 0 ? EXIT_COLLECT : 0;
+		}
+		why = "/etc/garage.toml exists";
+	}
+	r = ht_collect_garage(facts, o->root, &in, !o->no_measure, &err);
+	if (r == -ENOMEM)
+		goto oom;
+	if (r < 0) {
+		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
+		return r == -EINVAL || r == -ENOENT ? EXIT_USAGE : EXIT_COLLECT;
+	}
+	if (ht_facts_set(facts, "garage.checked", &yes, NULL, why) < 0)
+		goto oom;
+	return 0;
+oom:
+	cli_error("collecting facts: %s\n", strerror(ENOMEM));
+	return EXIT_COLLECT;
+}
+
 /*
  * The common first half of audit, plan/apply and verify: rules and profile,
  * facts (collected, a --root tree or a --facts file, plus --observed), and
@@ -386,6 +456,8 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
 		r = check_basic_facts(o, *facts);
 	if (r == 0)
 		r = cli_collect_services(o, *rs, *facts);
+	if (r == 0)
+		r = cli_collect_garage(o, *rs, *facts);
 	if (r == 0 && o->observed)
 		r = load_observed(o, *rs, *facts);
 	if (r)

@@ -99,6 +99,9 @@ static const struct ht_fact_def fact_defs[] = {
 	  "default 256 MiB)" },
 	{ "garage.block_size", HT_T_INT, "bytes",
 	  "size of the blocks objects are split into (block_size; default 1 MiB = 1048576)" },
+	{ "garage.checked", HT_T_BOOL, NULL,
+	  "Garage's pre-flight ran: --profile garage, --set garage.config=PATH or an "
+	  "/etc/garage.toml; unavailable (ENOENT) otherwise, and the Garage rules give no finding" },
 	{ "garage.compression_level", HT_T_STR, NULL,
 	  "zstd level of stored blocks (compression_level: an integer, or none; default 1)" },
 	{ "garage.config", HT_T_STR, NULL,

@@ -1,0 +1,276 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The Garage pre-flight rules (rules/garage.rules) over many hosts: the
+# three Garage fixture hosts of tests/fixtures/verdict with their figures
+# varied, and each finding's severity and recommendation worked out here,
+# independently of the rules.
+. "$(dirname "$0")/lib.sh"
+
+V=$FIXTURES/verdict
+VM=$V/garage-preflight-512.facts
+PI=$V/garage-rpi32-lmdb.facts
+HOME_=$V/garage-raid6-home.facts
+
+# vary BASE OUT NAME=VALUE...: BASE with each NAME's line replaced ("-" drops it).
+vary() {
+	base=$1 out=$2
+	shift 2
+	cp "$base" "$out"
+	for kv in "$@"; do
+		name=${kv%%=*} value=${kv#*=}
+		grep -v "^$name = " "$out" >"$out.tmp"
+		[ "$value" = "-" ] || echo "$name = $value" >>"$out.tmp"
+		mv "$out.tmp" "$out"
+	done
+}
+
+# finding JSON RULE INSTANCE: "severity|current|recommended"
+finding() {
+	jq -r --arg r "$2" --arg i "$3" '.findings[] | select(.rule == $r and ((.instance // "") == $i))
+		| "\(.severity)|\(.current)|\(.recommended)"' "$1"
+}
+
+audit() { # FACTS OUT [ARGS...]
+	f=$1 o=$2
+	shift 2
+	ht --facts "$f" --profile garage --no-measure --format json "$@" audit >"$o"
+}
+
+# ---- db_engine against the word size ------------------------------------
+# Critical: LMDB (or its binding's name, heed) under a 32-bit userland ->
+# sqlite; an engine Garage 1.x does not open (sled, a typo) -> lmdb. The
+# userland is the binary's ELF class, else the kernel's pointer size.
+for engine in lmdb heed sqlite sled rocks; do
+	for bits in 32 64 none4 none8; do
+		case $bits in
+		none4) b="garage.binary_bits=-" p=4 w=32 ;;
+		none8) b="garage.binary_bits=-" p=8 w=64 ;;
+		*) b="garage.binary_bits=$bits bits" p=8 w=$bits ;;
+		esac
+		vary "$PI" "$TMP/e.facts" "garage.db_engine=\"$engine\"" "$b" "kernel.pointer_size=$p bytes"
+		audit "$TMP/e.facts" "$TMP/e.json"
+		case $engine in
+		lmdb | heed) if [ "$w" = 32 ]; then exp="critical|$engine|sqlite"; else exp="ok|$engine|$engine"; fi ;;
+		sqlite) exp="ok|sqlite|sqlite" ;;
+		*) exp="critical|$engine|lmdb" ;;
+		esac
+		expect_eq "engine $engine, $w-bit userland ($bits)" "$exp" "$(finding "$TMP/e.json" garage.engine "")"
+	done
+done
+
+# ---- block_ram_buffer_max against RAM ------------------------------------
+# Warning above a quarter of MemTotal; recommended an eighth in whole MiB,
+# at least one block, never above what is set.
+for mem in 503316480 1073741824 2147483648 8246337536; do
+	for buf in 67108864 268435456 1073741824; do
+		for bs in 1048576 104857600; do
+			vary "$VM" "$TMP/r.facts" "mem.total=$mem bytes" \
+				"garage.block_ram_buffer_max=$buf bytes" "garage.block_size=$bs bytes"
+			audit "$TMP/r.facts" "$TMP/r.json"
+			fit=$((mem / 8 / 1048576 * 1048576))
+			[ "$fit" -lt "$bs" ] && fit=$bs
+			if [ "$buf" -gt $((mem / 4)) ]; then
+				rec=$buf
+				[ "$fit" -lt "$rec" ] && rec=$fit
+				exp="warning|$buf|$rec"
+			else
+				exp="ok|$buf|$buf"
+			fi
+			expect_eq "ram buffer $buf of $mem, block $bs" "$exp" \
+				"$(finding "$TMP/r.json" garage.ram_buffer "")"
+		done
+	done
+done
+# The field VM: 256 MiB of 480 MiB = 53%; an eighth: floor(503316480 / 8 /
+# 1048576) = 60 MiB, said as the line to write.
+audit "$VM" "$TMP/r.json"
+text=$(jq -r '.findings[] | select(.rule == "garage.ram_buffer") | .explanation + " " + .remedy' "$TMP/r.json")
+expect_contains "ram buffer: the share of RAM" "53% of the 480 MiB of RAM" "$text"
+expect_contains "ram buffer: the line to write" 'block_ram_buffer_max = "60MiB"' "$text"
+
+# ---- block_size against the link -----------------------------------------
+# Info when a physical link runs at 1000 Mb/s or more and blocks are below
+# 10 MB; recommended 10 MiB (10485760) then.
+for speed in none 100 1000 10000; do
+	for bs in 1048576 9999999 10000000 10485760 16777216; do
+		if [ "$speed" = none ]; then s="nic.max_speed=-"; else s="nic.max_speed=$speed Mb/s"; fi
+		vary "$HOME_" "$TMP/b.facts" "$s" "garage.block_size=$bs bytes"
+		audit "$TMP/b.facts" "$TMP/b.json"
+		if [ "$speed" != none ] && [ "$speed" -ge 1000 ]; then
+			rec=$bs
+			[ "$rec" -lt 10485760 ] && rec=10485760
+			if [ "$bs" -lt 10000000 ]; then sev=info; else sev=ok; fi
+		else
+			rec=$bs sev=ok
+		fi
+		expect_eq "block size $bs, link $speed" "$sev|$bs|$rec" \
+			"$(finding "$TMP/b.json" garage.block_size_link "")"
+	done
+done
+
+# ---- the data filesystem -------------------------------------------------
+# Critical in RAM (tmpfs, ramfs) or with fewer than one inode in ten free;
+# warning on ext2/3/4 (stat -f names 0xEF53 "ext2/ext3"); recommended xfs
+# for those.
+for fs in ext4 ext2/ext3 xfs btrfs tmpfs; do
+	for ifree in 1700000 189999 190000 0; do
+		vary "$VM" "$TMP/d.facts" "storage.data.fs=\"$fs\"" "storage.data.inodes=1900000 inodes" \
+			"storage.data.inodes_free=$ifree inodes"
+		audit "$TMP/d.facts" "$TMP/d.json"
+		rec=$fs
+		case $fs in ext*) ext=1 rec=xfs ;; *) ext=0 ;; esac
+		[ "$fs" = tmpfs ] && rec=xfs
+		if [ "$fs" = tmpfs ] || [ $((ifree * 10)) -lt 1900000 ]; then sev=critical
+		elif [ $ext = 1 ]; then sev=warning
+		else sev=ok; fi
+		expect_eq "data on $fs, $ifree of 1900000 inodes free" "$sev|$fs|$rec" \
+			"$(finding "$TMP/d.json" garage.data_fs data)"
+	done
+done
+# 31000000000 / 1900000 = 16315 bytes an inode = 15.9 KiB, in the text.
+audit "$VM" "$TMP/d.json"
+expect_contains "data on ext4: bytes per inode" "one per 15.9 KiB" \
+	"$(jq -r '.findings[] | select(.rule == "garage.data_fs") | .explanation' "$TMP/d.json")"
+# A filesystem that allocates inodes on demand (btrfs: f_files 0) is never short of them.
+vary "$VM" "$TMP/d.facts" 'storage.data.fs="btrfs"' "storage.data.inodes=0 inodes" \
+	"storage.data.inodes_free=0 inodes"
+audit "$TMP/d.facts" "$TMP/d.json"
+expect_eq "data on btrfs, inodes on demand" "ok|btrfs|btrfs" "$(finding "$TMP/d.json" garage.data_fs data)"
+
+# ---- a [[data_dir]] capacity against its filesystem ------------------------
+for cap in 2000000000000 31000000000 31000000001; do
+	vary "$VM" "$TMP/c.facts" "storage.data.capacity=$cap bytes"
+	audit "$TMP/c.facts" "$TMP/c.json"
+	if [ "$cap" -gt 31000000000 ]; then exp="warning|$cap|31000000000"; else exp="ok|$cap|$cap"; fi
+	expect_eq "capacity $cap on a 31000000000-byte filesystem" "$exp" \
+		"$(finding "$TMP/c.json" garage.data_capacity data)"
+done
+expect_eq "no capacity (a single data_dir): no finding" "" "$(finding "$TMP/r.json" garage.data_capacity data)"
+
+# ---- metadata: in RAM, snapshots, a spinning disk --------------------------
+for fs in ext4 xfs btrfs zfs tmpfs; do
+	for snap in none 6h; do
+		for engine in lmdb sqlite; do
+			if [ "$snap" = none ]; then sv="garage.metadata_auto_snapshot_interval=-"
+			else sv="garage.metadata_auto_snapshot_interval=\"$snap\""; fi
+			vary "$VM" "$TMP/m.facts" "storage.metadata.fs=\"$fs\"" "$sv" "garage.db_engine=\"$engine\""
+			audit "$TMP/m.facts" "$TMP/m.json"
+			if [ "$fs" = tmpfs ]; then vol="critical|tmpfs|a disk-backed filesystem"
+			else vol="ok|$fs|$fs"; fi
+			expect_eq "metadata on $fs: in RAM?" "$vol" "$(finding "$TMP/m.json" garage.metadata_volatile metadata)"
+			if [ "$snap" != none ]; then exp="ok|$snap|$snap"
+			elif [ "$fs" = btrfs ] || [ "$fs" = zfs ]; then exp="ok|$fs|$fs"
+			elif [ "$engine" = lmdb ]; then exp="info|$fs|6h"
+			else exp="ok|$fs|$fs"; fi
+			expect_eq "metadata snapshots: $fs, interval $snap, $engine" "$exp" \
+				"$(finding "$TMP/m.json" garage.metadata_snapshots metadata)"
+		done
+	done
+done
+for rot in true false -; do
+	vary "$PI" "$TMP/m.facts" "storage.metadata.rotational=$rot"
+	audit "$TMP/m.facts" "$TMP/m.json"
+	case $rot in
+	true) exp="warning|rotational|solid-state" ;;
+	false) exp="ok|solid-state|solid-state" ;;
+	-) exp="" ;; # virtio-blk: no rotation to trust, no finding
+	esac
+	expect_eq "metadata rotational $rot" "$exp" "$(finding "$TMP/m.json" garage.metadata_disk metadata)"
+done
+
+# ---- the measured fsync rate ---------------------------------------------
+# Warning when metadata_fsync is on with LMDB (one fdatasync a commit, at
+# least one commit an object) and the rate is below workload.object_rate.
+for rate in 5 199 200 5000; do
+	for fsync in true false; do
+		for engine in lmdb sqlite; do
+			for obj in 0 200; do
+				vary "$HOME_" "$TMP/f.facts" "storage.metadata.fsync_rate=$rate fsyncs/s" \
+					"garage.metadata_fsync=$fsync" "garage.db_engine=\"$engine\""
+				audit "$TMP/f.facts" "$TMP/f.json" --set "workload.object_rate=$obj"
+				sev=ok
+				[ $fsync = true ] && [ $engine = lmdb ] && [ "$obj" -gt 0 ] && [ "$rate" -lt "$obj" ] && sev=warning
+				expect_eq "fsync $rate/s, metadata_fsync $fsync, $engine, $obj objects/s" "$sev|$rate|$rate" \
+					"$(finding "$TMP/f.json" garage.fsync metadata)"
+			done
+		done
+	done
+done
+audit "$HOME_" "$TMP/f.json"
+expect_contains "fsync: the ceiling against the profile's rate" \
+	"takes at most 5 objects a second against the profile's 200" \
+	"$(jq -r '.findings[] | select(.rule == "garage.fsync") | .explanation' "$TMP/f.json")"
+vary "$HOME_" "$TMP/f.facts" "storage.metadata.fsync_rate=-"
+audit "$TMP/f.facts" "$TMP/f.json"
+expect_eq "fsync not measured: no finding" "" "$(finding "$TMP/f.json" garage.fsync metadata)"
+
+# ---- the unit's LimitNOFILE, before Garage runs ----------------------------
+# Garage running (process.garage.pid): process.limit_nofile judges it, no
+# finding here. Not running: the unit's soft limit (systemd's 1024 when it
+# sets none) against 42000: warning below, info without a unit.
+for unit in yes no; do
+	for nofile in - 1024 42000 65536; do
+		[ $unit = no ] && [ "$nofile" != - ] && continue
+		if [ $unit = yes ]; then u='garage.unit="/etc/systemd/system/garage.service"'; else u="garage.unit=-"; fi
+		if [ "$nofile" = - ]; then n="garage.unit.nofile=-"; cur=1024; else n="garage.unit.nofile=$nofile descriptors"; cur=$nofile; fi
+		vary "$VM" "$TMP/n.facts" "$u" "$n"
+		audit "$TMP/n.facts" "$TMP/n.json"
+		rec=$cur
+		[ "$rec" -lt 42000 ] && rec=42000
+		if [ $unit = no ]; then sev=info
+		elif [ "$cur" -lt 42000 ]; then sev=warning
+		else sev=ok; fi
+		expect_eq "unit $unit, LimitNOFILE $nofile" "$sev|$cur|$rec" "$(finding "$TMP/n.json" garage.unit_nofile "")"
+	done
+done
+audit "$PI" "$TMP/n.json"
+expect_eq "garage runs: the unit rule steps aside" "" "$(finding "$TMP/n.json" garage.unit_nofile "")"
+
+# ---- Garage's ports --------------------------------------------------------
+# 3900 held by another process: critical; by garage: ok; by a process
+# hosttune cannot see while garage does not run: warning. A port Garage
+# does not use: no finding.
+for owner in nginx garage unseen; do
+	case $owner in
+	unseen) o1="listener.3900.process=-" o2="listener.3900.pid=-" ;;
+	*) o1="listener.3900.process=\"$owner\"" o2="listener.3900.pid=900" ;;
+	esac
+	vary "$VM" "$TMP/p.facts" 'listener.list="22 3900"' "listener.3900.backlog=511 entries" \
+		"listener.3900.queue=0 entries" "$o1" "$o2"
+	audit "$TMP/p.facts" "$TMP/p.json"
+	case $owner in
+	nginx) exp="critical|nginx|garage" ;;
+	garage) exp="ok|garage|garage" ;;
+	unseen) exp="warning|unknown|garage" ;;
+	esac
+	expect_eq "port 3900 held by $owner" "$exp" "$(finding "$TMP/p.json" garage.ports 3900)"
+done
+expect_eq "port 22: not Garage's, no finding" "" "$(finding "$TMP/p.json" garage.ports 22)"
+expect_contains "listen.backlog names Garage's endpoint" "Port 3900 (Garage's S3 API: " \
+	"$(jq -r '.findings[] | select(.rule == "listen.backlog" and .instance == "3900") | .explanation' "$TMP/p.json")"
+vary "$VM" "$TMP/p.facts" 'listener.list="22 3900"' "listener.3900.backlog=511 entries" \
+	"listener.3900.queue=0 entries" 'listener.3900.process="nginx"' "garage.s3_port=9000"
+audit "$TMP/p.facts" "$TMP/p.json"
+expect_eq "S3 API moved to 9000: 3900 is free for others" "" "$(finding "$TMP/p.json" garage.ports 3900)"
+
+# ---- not a Garage host: no Garage finding at all ---------------------------
+vary "$VM" "$TMP/x.facts" "garage.checked=-"
+ht --facts "$TMP/x.facts" --no-measure --format json audit >"$TMP/x.json"
+expect_eq "garage.checked unavailable: no garage.* finding" "0" \
+	"$(jq '[.findings[] | select(.rule | startswith("garage."))] | length' "$TMP/x.json")"
+# The other way round, the three field hosts give every Garage finding
+# they should (their figures are in each file's comment).
+audit "$VM" "$TMP/v.json"
+expect_eq "field VM: the Garage findings" \
+	"garage.data_fs:warning garage.metadata_snapshots:info garage.ram_buffer:warning garage.unit_nofile:info" \
+	"$(jq -r '[.findings[] | select((.rule | startswith("garage.")) and .severity != "ok") | "\(.rule):\(.severity)"] | sort | join(" ")' "$TMP/v.json")"
+audit "$PI" "$TMP/v.json"
+expect_eq "Raspberry Pi: the Garage findings" \
+	"garage.data_fs:warning garage.engine:critical garage.fsync:warning" \
+	"$(jq -r '[.findings[] | select((.rule | startswith("garage.")) and .severity != "ok") | "\(.rule):\(.severity)"] | sort | join(" ")' "$TMP/v.json")"
+audit "$HOME_" "$TMP/v.json"
+expect_eq "RAID-6 home server: the Garage findings" \
+	"garage.block_size_link:info garage.fsync:warning garage.metadata_disk:warning garage.metadata_snapshots:info" \
+	"$(jq -r '[.findings[] | select((.rule | startswith("garage.")) and .severity != "ok") | "\(.rule):\(.severity)"] | sort | join(" ")' "$TMP/v.json")"
+
+finish
