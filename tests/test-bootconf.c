@@ -865,6 +865,59 @@ static void test_unit_limits_masks_and_bad_lines(void **state)
 	assert_int_equal(ht_unit_limits_read(scratch, "../x.service", &c), -EINVAL);
 }
 
+static void test_unit_setting_read(void **state)
+{
+	struct ht_conf c = { 0 };
+	const struct ht_conf_key *k;
+
+	put("/usr/lib/systemd/system/garage.service",
+	    "[Unit]\nExecStart=/not/a/service/key\n"                    /* 2: [Unit] */
+	    "[Service]\nExecStart=/usr/local/bin/garage -c /a.toml server\n" /* 4 */
+	    "Environment=A=1 \\\n  \"B=two words\"\n"                   /* 5-6 */
+	    "LimitNOFILE=lots\n");
+	put("/etc/systemd/system/garage.service.d/10-reset.conf",
+	    "[Service]\nExecStart=\nExecStart = /usr/bin/garage server\n"); /* 2, 3 */
+	put("/run/systemd/system/garage.service.d/20-env.conf", "[Service]\nEnvironment=\n");
+
+	/* Every line in order, the empty reset included, values as written. */
+	assert_int_equal(ht_unit_setting_read(scratch, "garage.service", "ExecStart", &c), 0);
+	k = must_find(&c, "ExecStart");
+	assert_int_equal(k->n, 3);
+	check_assign(k, 0, "/usr/lib/systemd/system/garage.service", 4,
+	             "/usr/local/bin/garage -c /a.toml server", false, NULL);
+	check_assign(k, 1, "/etc/systemd/system/garage.service.d/10-reset.conf", 2, "", false, NULL);
+	check_assign(k, 2, "/etc/systemd/system/garage.service.d/10-reset.conf", 3,
+	             "/usr/bin/garage server", false, NULL);
+	/* The unit file is files[0], the only one ending in .service. */
+	assert_true(c.nfiles == 3);
+	assert_string_equal(c.files[0], "/usr/lib/systemd/system/garage.service");
+	/* A key it does not check: no problem for LimitNOFILE=lots here. */
+	assert_int_equal(c.nproblems, 0);
+	assert_null(ht_conf_find(&c, "LimitNOFILE"));
+	ht_conf_free(&c);
+
+	/* A continued line is one assignment at its first line; the blank keeps the words apart. */
+	assert_int_equal(ht_unit_setting_read(scratch, "garage.service", "Environment", &c), 0);
+	k = must_find(&c, "Environment");
+	assert_int_equal(k->n, 2);
+	check_assign(k, 0, "/usr/lib/systemd/system/garage.service", 5, "A=1    \"B=two words\"",
+	             false, NULL);
+	check_assign(k, 1, "/run/systemd/system/garage.service.d/20-env.conf", 2, "", false, NULL);
+	ht_conf_free(&c);
+
+	/* LimitNOFILE through it is ht_unit_limits_read(): the bad value is a problem. */
+	assert_int_equal(ht_unit_setting_read(scratch, "garage.service", "LimitNOFILE", &c), 0);
+	assert_null(ht_conf_find(&c, "LimitNOFILE"));
+	assert_int_equal(c.nproblems, 1);
+	assert_int_equal(c.problems[0].kind, HT_CONF_BAD_VALUE);
+	ht_conf_free(&c);
+
+	assert_int_equal(ht_unit_setting_read(scratch, "garage.service", "", &c), -EINVAL);
+	assert_int_equal(ht_unit_setting_read(scratch, "garage.service", NULL, &c), -EINVAL);
+	assert_int_equal(ht_unit_setting_read(scratch, "garage.service", "A=B", &c), -EINVAL);
+	assert_int_equal(ht_unit_setting_read(scratch, "garage", "ExecStart", &c), -EINVAL);
+}
+
 static void test_problem_kind_names(void **state)
 {
 	assert_string_equal(ht_conf_problem_kind_name(HT_CONF_UNREADABLE), "unreadable");
@@ -904,6 +957,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unit_limits_order, scratch_setup,
 		                                scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_unit_limits_masks_and_bad_lines, scratch_setup,
+		                                scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_unit_setting_read, scratch_setup,
 		                                scratch_teardown),
 	};
 
