@@ -415,29 +415,60 @@ struct ht_garage_input {
  * The configuration: @in->config when set, else the path the garage unit
  * (garage.service, read as systemd reads it, ht_unit_setting_read())
  * gives: "-c PATH", "-cPATH", "--config PATH" or "--config=PATH" in its
- * effective ExecStart=, else GARAGE_CONFIG_FILE in its Environment=, else
- * /etc/garage.toml; below @root. None exists: garage.config unavailable
- * (ENOENT), the directories from @in, the rest Garage's documented
- * defaults with source "Garage default (reference-manual/configuration.md)".
+ * effective ExecStart= (the last one after the last empty ExecStart=, its
+ * words split and unquoted as systemd does; specifiers and $VARIABLES are
+ * not expanded), else GARAGE_CONFIG_FILE in its Environment= lines (an
+ * empty Environment= clears the list, a later assignment wins;
+ * EnvironmentFile= is not read), else /etc/garage.toml; below @root. A
+ * relative path is taken from "/", a service's default working directory.
+ * None exists: garage.config unavailable (ENOENT, the source names the
+ * path and who named it), the directories from @in (NULL or "" members:
+ * /var/lib/garage/meta and /var/lib/garage/data, Garage's systemd unit
+ * layout), the rest Garage's documented defaults with source "Garage
+ * default (reference-manual/configuration.md)" and the ports 3900-3903.
  * An @in->config that does not exist is an error (-ENOENT, @err set): the
  * user named it.
  *
- * garage.toml is read with shared/toml.h; sizes (block_size,
- * block_ram_buffer_max, capacity) may be integers or size strings
- * (ht_size_parse()); each fact's source is "PATH:LINE". Keys hosttune
- * does not know are ignored, as Garage ignores them.
+ * garage.toml is read with shared/toml.h and checked as Garage's
+ * deserializer (src/util/config.rs) checks it, since Garage does not start
+ * with what it refuses: metadata_dir (a non-empty string), data_dir (a
+ * non-empty string, or [[data_dir]] entries with a path, a capacity
+ * string unless read_only = true, read_only a boolean) and rpc_bind_addr
+ * are required; block_size and block_ram_buffer_max are a non-negative
+ * integer or a size string (ht_size_parse()), a [[data_dir]] capacity a
+ * size string only (an Option<String> in Garage); compression_level an
+ * i32 or "none" in any case (the fact: the integer as text, or "none");
+ * db_engine any string, its aliases "heed", "sqlite3" and "rusqlite" given
+ * as "lmdb" and "sqlite" (Garage's Engine::from_str()), others as written
+ * for the rules to judge ("sled": removed in v1.0). Addresses: rpc_bind_addr
+ * is a SocketAddr ("IP:PORT", "[IPv6]:PORT", IP literals only);
+ * [s3_api] api_bind_addr, [s3_web] bind_addr and [admin] api_bind_addr may
+ * also be a path starting with '/', a Unix socket: that port fact is then
+ * unavailable (ENOENT) with a source saying so, as it is when the key is
+ * absent. Ports outside 1-65535 are refused. Each fact's source is
+ * "PATH:LINE"; a key left out gets Garage's default with the source above.
+ * Keys hosttune does not know are ignored, as Garage ignores them.
+ * storage.NAME.capacity and storage.NAME.read_only are set for the
+ * [[data_dir]] entries that give them.
  *
  * garage.binary from the unit's ExecStart= (its first word, without
- * systemd's prefixes @-:+!), else /usr/local/bin/garage or
- * /usr/bin/garage below @root; garage.binary_bits from its ELF header.
- * garage.unit / garage.unit.nofile from ht_unit_limits_read().
+ * systemd's prefixes @-:+!) when it is an absolute path, else the first of
+ * /usr/local/bin/garage and /usr/bin/garage below @root that exists;
+ * garage.binary_bits from its ELF header (EINVAL when not ELF, ENOENT when
+ * absent). garage.unit: the unit file read (ENOENT when none or masked);
+ * garage.unit.nofile: the soft limit of the effective LimitNOFILE= of
+ * ht_unit_limits_read() ("infinity": INT64_MAX), source "FILE:LINE".
  *
  * Returns 0; -EINVAL with @err "FILE:LINE:COL: expected ..., found ..."
- * (the TOML reader's) or "FILE:LINE: KEY: expected ..., found ..." for a
+ * (the TOML reader's), "FILE:LINE: KEY: expected ..., found ..." for a
  * value of the wrong type or range (a metadata_dir that is not a string,
- * a size that does not parse, a port outside 1-65535); -ENOENT with @err
- * for a named config that does not exist, -EACCES etc. with @err for one
- * that cannot be read; -ENOMEM.
+ * a size that does not parse, a port outside 1-65535), "FILE: expected KEY
+ * = ... (Garage does not start without it), found none" for a required key
+ * left out, or "FILE:LINE: [[data_dir]]: expected ... in this entry, found
+ * none" (LINE: the entry's header); -ENOENT with @err for a named config
+ * that does not exist; -EACCES, -EISDIR, -EFBIG (above 1 MiB) etc. with
+ * @err "FILE: reason" for one that cannot be read; -ENOMEM. Facts set
+ * before an error are left in @f.
  */
 int ht_collect_garage(struct ht_facts *f, const char *root, const struct ht_garage_input *in,
                       bool measure, struct ht_error *err);

@@ -114,7 +114,8 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "garage.data_fsync", HT_T_BOOL, NULL,
 	  "fsync every data block file written (data_fsync; default false)" },
 	{ "garage.db_engine", HT_T_STR, NULL,
-	  "metadata database engine (db_engine: lmdb, the default since v0.9, or sqlite)" },
+	  "metadata database engine (db_engine: lmdb, the default since v0.9, or sqlite; the "
+	  "aliases heed, sqlite3 and rusqlite as the engine they name, anything else as written)" },
 	{ "garage.metadata_auto_snapshot_interval", HT_T_STR, NULL,
 	  "how often Garage snapshots its metadata database (metadata_auto_snapshot_interval, "
 	  "e.g. 6h); unavailable (ENOENT) when unset, Garage's default: no snapshots" },
