@@ -632,6 +632,10 @@ static void test_malformed(void **state)
 		  "/etc/garage.toml:4: capacity: expected a size below 8 EiB, found \"99999999P\"" },
 		{ "metadata_dir = \"/m\"\n[[data_dir]]\npath = \"/a\"\nread_only = 1\n",
 		  "/etc/garage.toml:4: read_only: expected true or false, found 1" },
+		/* Garage reads its file as UTF-8 text (read_to_string) and so does a facts file. */
+		{ "metadata_dir = \"/srv/caf\xe9\"\ndata_dir = \"/d\"\nrpc_bind_addr = \"[::]:3901\"\n",
+		  "/etc/garage.toml: a value hosttune cannot record (not UTF-8, or a control "
+		  "character)" },
 		/* Control characters stay escaped: the message is one line. */
 		{ HEAD "block_size = \"1\\nM\"\n",
 		  "/etc/garage.toml:4: block_size: expected a size such as \"1M\" or \"10MiB\" "

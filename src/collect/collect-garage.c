@@ -1095,6 +1095,8 @@ int ht_collect_garage(struct ht_facts *f, const char *root, const struct ht_gara
 
 	if (!f)
 		return -EINVAL;
+	if (err)
+		err->msg[0] = '\0';
 	r = unit_read(root, &u);
 	if (r >= 0)
 		r = unit_facts(f, &u);
@@ -1177,6 +1179,10 @@ int ht_collect_garage(struct ht_facts *f, const char *root, const struct ht_gara
 		r = storage_facts(f, root, config, &meta, dirs, ndirs, measure);
 	}
 out:
+	/* ht_facts_set() refuses what a facts file could not hold: say which file had it. */
+	if (r == -EINVAL && err && !err->msg[0])
+		r = ht_error_set(err, EINVAL, "%s: a value hosttune cannot record (not UTF-8, or a "
+		                 "control character)", config ? config : GARAGE_UNIT);
 	ht_toml_free(t);
 	free(dirs);
 	unit_info_free(&u);
