@@ -356,7 +356,8 @@ static int collect_max_speed(struct ht_facts *f)
 	int64_t best = -1;
 
 	if (!list || list->value.type != HT_T_STR)
-		return 0;
+		return ht_facts_set_unavailable(f, "nic.max_speed", ENOENT, "Mb/s",
+		                                "nic.list unavailable");
 	/* A copy: a fact pointer is only valid until the next ht_facts_set(). */
 	names = strdup(list->value.s);
 	if (!names)
@@ -397,7 +398,7 @@ int ht_collect_ethtool(struct ht_facts *f, const char *root)
 	int r = 0;
 
 	if (!list || list->value.type != HT_T_STR || !list->value.s[0])
-		return 0;
+		return collect_max_speed(f);
 	names = strdup(list->value.s);
 	if (!names)
 		return -ENOMEM;
