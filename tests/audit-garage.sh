@@ -67,7 +67,7 @@ expect_contains "text table row" "conntrack.max" "$out"
 expect_contains "text severity" "[critical] conntrack.max" "$out"
 
 # The same host from a facts file audits the same.
-ht --root "$ROOT" facts >"$TMP/garage.facts"
+ht --root "$ROOT" --profile garage facts >"$TMP/garage.facts"
 ht --facts "$TMP/garage.facts" --profile garage --set workload.conn_rate=570 --format json audit \
 	| jq 'del(.origin)' >"$TMP/from-facts.json"
 jq 'del(.origin)' "$J" >"$TMP/from-root.json"

@@ -121,7 +121,7 @@ bad_args() {
 	json_twin "$d" 2 "$e" "$@"
 }
 bad_args "--set of an unknown variable" \
-	"hosttune: --set workload.nope=1: unknown workload variable 'workload.nope' (known: workload.burst, workload.conn_rate, workload.mem_budget, workload.nofile, workload.service, workload.storage, workload.time_wait)" \
+	"hosttune: --set workload.nope=1: unknown workload variable 'workload.nope' (known: garage.config, garage.data_dir, garage.metadata_dir, workload.burst, workload.conn_rate, workload.mem_budget, workload.nofile, workload.object_rate, workload.service, workload.storage, workload.time_wait)" \
 	--rules "$TMP/r" --facts "$FACTS" --set workload.nope=1 audit
 bad_args "--set of the wrong type" \
 	'hosttune: --set workload.conn_rate="x": workload.conn_rate is a number, got a string' \

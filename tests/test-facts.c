@@ -219,14 +219,8 @@ static void assert_all_defs_collected(const struct ht_facts *f)
 		/* The state file's counters come from ht_collect_apply_counters() alone. */
 		if (strstr(defs[i].name, "_at_apply"))
 			continue;
-		/* Garage's facts come from ht_collect_garage() (tests/test-garage.c) and the CLI. */
+		/* The Garage pre-flight's come from ht_collect_garage(), which the CLI runs. */
 		if (strncmp(defs[i].name, "garage.", 7) == 0 || strcmp(defs[i].name, "storage.list") == 0)
-			continue;
-		/*
-		 * FIXME (reported, lead's part): ht_collect_ethtool() sets no
-		 * nic.max_speed when nic.list is unavailable or empty.
-		 */
-		if (strcmp(defs[i].name, "nic.max_speed") == 0)
 			continue;
 		fact = get(f, defs[i].name);
 		assert_str_or_null(fact->unit, defs[i].unit);
@@ -318,10 +312,13 @@ static void test_fact_defs(void **state)
 	 * and 10 conntrack.state.* (13), 4 more conntrack timeouts, listener.list
 	 * and listeners.{at_somaxconn,count,full} (4), 6 net.core/net.ipv4
 	 * sysctls, 7 nstat.*, 9 ports.* and process.list: 48 + 13 + 4 + 4 + 6 +
-	 * 7 + 9 + 1 = 92. The Garage pre-flight (issue 15): 18 garage.* of
-	 * ht_collect_garage() and garage.checked of the CLI, storage.list and
-	 * nic.max_speed: 113. The per-instance facts (nic, listener, process,
-	 * storage) are tables of their own.
+	 * 7 + 9 + 1 = 92. The Garage pre-flight (issue 15): 19 garage.*
+	 * (admin_port, binary, binary_bits, block_ram_buffer_max, block_size,
+	 * checked, compression_level, config, data_dir, data_fsync, db_engine,
+	 * metadata_auto_snapshot_interval, metadata_dir, metadata_fsync,
+	 * rpc_port, s3_port, unit, unit.nofile, web_port), storage.list and
+	 * nic.max_speed: 92 + 19 + 1 + 1 = 113. The per-instance facts (nic,
+	 * listener, process, storage) are tables of their own.
 	 */
 	assert_int_equal(n, 113);
 	for (size_t i = 0; i < n; i++) {
@@ -910,7 +907,7 @@ static void test_collect_garage_vm(void **state)
 	assert_bool_fact(f, "conntrack.loaded", true, "/sys/module/nf_conntrack");
 	/* git checks nf_conntrack_max out 0644 (or 0600 under umask 077): owner may write */
 	assert_bool_fact(f, "netns.initial", true, "mode of " NF "nf_conntrack_max");
-	assert_int_equal(ht_facts_count(f), 78); /* every known fact (32 + 2 boot.* + 4 timeouts + 13 of the table + 27 of the connection path), nothing else */
+	assert_int_equal(ht_facts_count(f), 79); /* every known fact (32 + 2 boot.* + 4 timeouts + 13 of the table + 27 of the connection path + nic.max_speed), nothing else */
 	assert_all_defs_collected(f);
 
 	/* The same as the expected file next to the tree, byte for byte. */
@@ -966,7 +963,7 @@ static void test_expected_files_read_back(void **state)
 
 		assert_int_equal(read_text(f, want, &err), 0);
 		assert_string_equal(err.msg, "");
-		assert_int_equal(ht_facts_count(f), 78);
+		assert_int_equal(ht_facts_count(f), 79);
 		text = facts_text(f);
 		assert_string_equal(text, want);
 		ht_facts_free(f);
@@ -1295,8 +1292,8 @@ static void test_json_garage_vm(void **state)
 	assert_non_null(back);
 	facts = member(back, "facts");
 	assert_true(json_object_is_type(facts, json_type_object));
-	/* the 32 host facts of test_fact_defs, 2 boot.*, 4 timeouts, 13 of the table and 27 of the connection path (collect-sockdiag.c) */
-	assert_int_equal(json_object_object_length(facts), 78);
+	/* the 32 host facts of test_fact_defs, 2 boot.*, 4 timeouts, 13 of the table, 27 of the connection path (collect-sockdiag.c) and nic.max_speed */
+	assert_int_equal(json_object_object_length(facts), 79);
 
 	/* "mem.total": { "value": 503316480, "unit": "bytes", "source": ... } (491520 x 1024) */
 	o = member(facts, "mem.total");
@@ -1335,7 +1332,7 @@ static void test_json_garage_vm(void **state)
 		(void)val;
 		assert_string_equal(key, ht_facts_at(f, i++)->name);
 	}
-	assert_int_equal(i, 78);
+	assert_int_equal(i, 79);
 
 	json_object_put(back);
 	json_object_put(obj);

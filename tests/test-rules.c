@@ -1017,9 +1017,21 @@ static void test_profile_include(void **state)
 	assert_string_equal(fx->err.msg,
 	                    "--set workload.x=\"many\": workload.x is a number, got a string");
 	assert_int_equal(var(fx->rs, "workload.x")->i, 5); /* the failed --set left it alone */
-	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.s=3", &fx->err), -EINVAL);
-	assert_string_equal(fx->err.msg,
-	                    "--set workload.s=3: workload.s is a string, got a number");
+	/* A string variable takes the text as written; a leading quote makes it an expression. */
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.s=3", &fx->err), 0);
+	assert_string_equal(var(fx->rs, "workload.s")->s, "3");
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.s=/srv/a b.toml", &fx->err), 0);
+	assert_string_equal(var(fx->rs, "workload.s")->s, "/srv/a b.toml");
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.s=a\\tb", &fx->err), 0);
+	assert_string_equal(var(fx->rs, "workload.s")->s, "a\\tb");
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.s=a\x01b", &fx->err), -EINVAL);
+	assert_string_equal(fx->err.msg, "--set workload.s=a\x01b: column 13: expected printable "
+	                                 "text, found a control character");
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.s=\"fa\" ", &fx->err), 0);
+	assert_string_equal(var(fx->rs, "workload.s")->s, "fa");
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.s=\"fast", &fx->err), -EINVAL);
+	assert_string_equal(var(fx->rs, "workload.s")->s, "fa");
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.s=\"fast\"", &fx->err), 0);
 	assert_string_equal(var(fx->rs, "workload.s")->s, "fast");
 	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.x", &fx->err), -EINVAL);
 	assert_string_equal(fx->err.msg, "--set workload.x: expected NAME=VALUE");
@@ -1068,8 +1080,8 @@ static void test_profile_errors(void **state)
 
 	put_file(fx->dir, "profiles/sect.profile", "[workload]\nx = 1\n[rules]\n");
 	assert_int_equal(ht_ruleset_load_profile(fx->rs, "sect", &fx->err), -EINVAL);
-	assert_err(fx, "profiles/sect.profile:3:2: unknown section 'rules' (expected [profile] or "
-	               "[workload])");
+	assert_err(fx, "profiles/sect.profile:3:2: unknown section 'rules' (expected [profile], "
+	               "[workload] or [garage])");
 
 	/* A variable before any section would silently become a workload variable. */
 	put_file(fx->dir, "profiles/nosect.profile", "x = 1\n[workload]\ny = 2\n");

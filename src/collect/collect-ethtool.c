@@ -348,12 +348,18 @@ static int sysfs_nic(struct ht_facts *f, const char *root, const char *ifname)
  * (nic.IF.physical), the link a node's peers reach it over; a veth or
  * bridge reports a nominal speed that no wire limits.
  */
-static int collect_max_speed(struct ht_facts *f, const char *list)
+static int collect_max_speed(struct ht_facts *f)
 {
-	_cleanup_free_ char *names = strdup(list), *src = NULL;
+	const struct ht_fact *list = ht_facts_get(f, "nic.list");
+	_cleanup_free_ char *names = NULL, *src = NULL;
 	char *save = NULL;
 	int64_t best = -1;
 
+	if (!list || list->value.type != HT_T_STR)
+		return ht_facts_set_unavailable(f, "nic.max_speed", ENOENT, "Mb/s",
+		                                "nic.list unavailable");
+	/* A copy: a fact pointer is only valid until the next ht_facts_set(). */
+	names = strdup(list->value.s);
 	if (!names)
 		return -ENOMEM;
 	for (char *ifname = strtok_r(names, " ", &save); ifname; ifname = strtok_r(NULL, " ", &save)) {
@@ -392,7 +398,7 @@ int ht_collect_ethtool(struct ht_facts *f, const char *root)
 	int r = 0;
 
 	if (!list || list->value.type != HT_T_STR || !list->value.s[0])
-		return 0;
+		return collect_max_speed(f);
 	names = strdup(list->value.s);
 	if (!names)
 		return -ENOMEM;
@@ -416,5 +422,5 @@ int ht_collect_ethtool(struct ht_facts *f, const char *root)
 		}
 	}
 	ht_ethnl_close(&e);
-	return r < 0 ? r : collect_max_speed(f, list->value.s);
+	return r < 0 ? r : collect_max_speed(f);
 }
