@@ -331,6 +331,53 @@ int ht_collect_storage(struct ht_facts *f, const char *root, const char *name, c
                        const char *path, bool measure);
 
 /*
+ * ht_mountinfo_fstype - the filesystem type of the mount of device
+ * @major:@minor that holds the real path @path, from /proc/PID/mountinfo
+ * text @text (proc_pid_mountinfo(5): "ID PARENT MAJ:MIN ROOT MOUNTPOINT
+ * OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTS", with " \t\n\\" as octal
+ * escapes such as \040). Of several lines of that device (bind mounts, a
+ * btrfs subvolume's anonymous dev), the one whose mount point is the
+ * longest prefix of @path (whole components), a later line on a tie (it
+ * is mounted on top); of lines none of whose mount points is a prefix, the
+ * last. Lines that do not parse are skipped. @type receives a new string
+ * (caller frees): "ext4", "fuse.sshfs". Returns 0, -ENOENT when no line is
+ * of that device, -EINVAL for a NULL argument, -ENOMEM.
+ */
+int ht_mountinfo_fstype(const char *text, unsigned major, unsigned minor, const char *path,
+                        char **type);
+
+/*
+ * struct ht_block_info - the block device behind a filesystem and the disks
+ * below it (storage.NAME.device, .devices, .rotational). Strings are owned;
+ * free with ht_block_info_free().
+ */
+struct ht_block_info {
+	char *device;            /* kernel name of MAJ:MIN: "vda1", "dm-0", "md0", "loop3" */
+	char *devices;           /* the disks below it, sorted, space-separated: "sda sdb" */
+	bool rotational;         /* some disk of devices has queue/rotational 1 */
+	int rotational_error;    /* 0, or why none could be read (negative errno) */
+	char *rotational_source; /* the queue/rotational file(s) that decided, ", "-separated */
+};
+
+/*
+ * ht_block_info - fill @b for device @major:@minor from the sysfs tree at
+ * @sysfs ("/sys"; a fake tree in tests): device is the last component of
+ * readlink(SYSFS/dev/block/MAJ:MIN); the disks below it are found from its
+ * resolved directory: a partition (a directory with a "partition" file) is
+ * the disk directory above it, a device with entries in slaves/ stands for
+ * the disks below each of them (resolved, recursively: dm over md over
+ * partitions), any other is a disk itself (a loop device's backing file is
+ * not followed). rotational reads SYSFS/block/DISK/queue/rotational of each
+ * ("0" or "1"; anything else -EINVAL): true at the first 1; when none is 1
+ * and one could not be read, rotational_error is that error.
+ * Returns 0; -ENODEV for major 0 (tmpfs, overlay, NFS, btrfs's anonymous
+ * devs); -ENOENT etc. from readlink/realpath/opendir; -ELOOP for slaves
+ * nested deeper than 16; -ENOMEM; on error @b holds nothing to free.
+ */
+int ht_block_info(const char *sysfs, unsigned major, unsigned minor, struct ht_block_info *b);
+void ht_block_info_free(struct ht_block_info *b);
+
+/*
  * ht_fs_type_name - the name stat -f -c %T would print for statfs f_type
  * @magic, as the kernel's include/uapi/linux/magic.h names them ("xfs",
  * "btrfs", "tmpfs", "overlayfs", "zfs", "ext2/ext3" for EXT4_SUPER_MAGIC,
