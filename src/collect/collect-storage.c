@@ -699,12 +699,15 @@ static int collect_block(struct ht_facts *f, const char *name, dev_t dev)
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
+		static const char *const suffixes[] = { "device", "devices", "rotational" };
 		const char *why = r == -ENODEV ? "no block device (major 0 in stat(2) st_dev)" : src;
 
-		if ((r = set_unavail(f, fact_name(fn, sizeof(fn), name, "device"), r, why)) < 0 ||
-		    (r = set_unavail(f, fact_name(fn, sizeof(fn), name, "devices"), r, why)) < 0 ||
-		    (r = set_unavail(f, fact_name(fn, sizeof(fn), name, "rotational"), r, why)) < 0)
-			return r;
+		for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
+			int q = set_unavail(f, fact_name(fn, sizeof(fn), name, suffixes[i]), r, why);
+
+			if (q < 0)
+				return q;
+		}
 		return 0;
 	}
 	r = set_str(f, fact_name(fn, sizeof(fn), name, "device"), b.device, src);
@@ -835,6 +838,7 @@ int ht_collect_storage(struct ht_facts *f, const char *root, const char *name, c
 		full = ht_root_path(root, probed);
 		if (!full)
 			return -ENOMEM;
+		strip_slashes(full); /* "/srv/img/" for "/" below --root /srv/img */
 		fd = open_dir(root, probed, full);
 		if (fd >= 0 || (fd != -ENOENT && fd != -ENOTDIR) || !go_up(probed))
 			break;
