@@ -812,7 +812,8 @@ int ht_collect_storage(struct ht_facts *f, const char *root, const char *name, c
 	bool metadata;
 	int r;
 
-	if (!f || !name || !*name || !role || !path)
+	/* NAME is a word such as "metadata" or "data12": fact names have room for 200 bytes. */
+	if (!f || !name || !*name || strlen(name) > 200 || !role || !path)
 		return -EINVAL;
 	metadata = strcmp(role, "metadata") == 0;
 	if ((r = set_str(f, fact_name(fn, sizeof(fn), name, "path"), path, NULL)) < 0 ||

@@ -324,8 +324,18 @@ int ht_collect_observed(struct ht_facts *f, const char *path, double headroom,
  * one round, at most 10000), closed: nothing is left in the directory;
  * fsyncs/s rounded to the nearest integer, at least 1. Not measured:
  * unavailable ECANCELED (!@measure) or EOPNOTSUPP (--root); a directory
- * where no file can be created: that errno (EACCES, EROFS).
- * Returns 0 or -ENOMEM.
+ * where no file can be created: that errno (EACCES, EROFS), as for a write
+ * or fdatasync() that fails (EIO).
+ *
+ * Below a --root, symbolic links in @path resolve inside the tree
+ * (openat2(2) RESOLVE_IN_ROOT; the joined path where the kernel has no
+ * openat2). A @path that is not absolute: every filesystem fact (and
+ * fsync_rate) unavailable EINVAL, source "not an absolute path"; a probe
+ * that fails (EACCES on the way, a missing --root): those facts unavailable
+ * with its errno. path and role have no source: the caller may set them
+ * again with its "FILE:LINE".
+ * Returns 0; -EINVAL for a NULL argument or a @name that makes no valid
+ * fact name; -ENOMEM.
  */
 int ht_collect_storage(struct ht_facts *f, const char *root, const char *name, const char *role,
                        const char *path, bool measure);
@@ -381,7 +391,9 @@ void ht_block_info_free(struct ht_block_info *b);
  * ht_fs_type_name - the name stat -f -c %T would print for statfs f_type
  * @magic, as the kernel's include/uapi/linux/magic.h names them ("xfs",
  * "btrfs", "tmpfs", "overlayfs", "zfs", "ext2/ext3" for EXT4_SUPER_MAGIC,
- * which ext2, ext3 and ext4 share), or NULL when unknown.
+ * which ext2, ext3 and ext4 share; "fuseblk" for FUSE's one magic, fuse
+ * and fuseblk mounts alike), or NULL when unknown. A 32-bit magic above
+ * 0x7fffffff may come sign-extended (f_type is a signed word).
  */
 const char *ht_fs_type_name(int64_t magic);
 
@@ -390,9 +402,12 @@ const char *ht_fs_type_name(int64_t magic);
  * directory @dir (a full path), a temporary file, 4096-byte pwrite() +
  * fdatasync() repeated until @budget_ms milliseconds have passed (at least
  * once, at most @max_rounds times), then closed and gone. @rounds and
- * @elapsed_ns receive what was done; *@rate fsyncs a second. Returns 0, or
- * the negative errno of the open, write or fdatasync that failed (the file
- * is gone either way).
+ * @elapsed_ns receive what was done; *@rate fsyncs a second. The file:
+ * open(O_TMPFILE), else (EOPNOTSUPP, EISDIR, EINVAL: a filesystem or kernel
+ * without it) mkstemp() of DIR/.hosttune-fsync-XXXXXX, unlinked at once.
+ * Returns 0, or the negative errno of the open, write or fdatasync that
+ * failed (the file is gone either way; the outputs are untouched); -EINVAL
+ * for @max_rounds 0 or a NULL pointer.
  */
 int ht_fsync_rate(const char *dir, unsigned budget_ms, unsigned max_rounds, double *rate,
                   unsigned *rounds, uint64_t *elapsed_ns);
