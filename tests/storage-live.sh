@@ -103,10 +103,15 @@ check_dir() {
 	disks=$(leaves "/sys/dev/block/$majmin" | sort -u | tr '\n' ' ')
 	disks=${disks% }
 	expect_eq "$label: devices are the disks below it" "$disks" "$(fact "$out" storage.d.devices)"
-	rot=false
+	# A spinning disk decides; else a paravirtual one (virtio_blk, Xen's
+	# vbd: no rotation to report) leaves it unknown; else false.
+	rot=false virt=
 	for disk in $disks; do
+		drv=$(basename "$(readlink -f "/sys/block/$disk/device/driver" 2>/dev/null)" 2>/dev/null)
+		case $drv in virtio_blk | vbd) virt=$disk; continue ;; esac
 		[ "$(cat "/sys/block/$disk/queue/rotational" 2>/dev/null)" = 1 ] && rot=true
 	done
+	[ $rot = false ] && [ -n "$virt" ] && rot="unavailable ENODATA"
 	expect_eq "$label: rotational from /sys/block/{$disks}/queue/rotational" "$rot" \
 		"$(fact "$out" storage.d.rotational)"
 	echo "# $label: $(fact "$out" storage.d.fs) on $(fact "$out" storage.d.device) ($disks), rotational $rot"

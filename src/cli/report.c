@@ -395,9 +395,13 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 		fprintf(out, "workload:");
 		for (size_t i = 0; i < ht_ruleset_var_count(rs); i++) {
 			_cleanup_free_ char *v = ht_value_display(ht_ruleset_var_value(rs, i));
+			const char *name = ht_ruleset_var_name(rs, i);
 
-			fprintf(out, "%s %s=%s", i ? "," : "", ht_ruleset_var_name(rs, i) + 9,
-			        v ? v : "?");
+			/* workload.X as X; the [garage] section's variables keep their prefix. */
+			if (strncmp(name, "workload.", 9) == 0)
+				name += 9;
+			fprintf(out, "%s %s=%s", i ? "," : "", name,
+			        !v ? "?" : *v ? v : "\"\"");
 		}
 		fputc('\n', out);
 	}

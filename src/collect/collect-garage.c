@@ -1041,6 +1041,20 @@ static int storage_facts(struct ht_facts *f, const char *root, const char *file,
 		if (!abs)
 			return -ENOMEM;
 		r = ht_collect_storage(f, root, d->name, d->role, abs, measure);
+		/* path and role come from where garage.metadata_dir / garage.data_dir do. */
+		if (r >= 0) {
+			const struct ht_fact *g = ht_facts_get(f, i == 0 ? "garage.metadata_dir"
+			                                                 : "garage.data_dir");
+			_cleanup_free_ char *gsrc = g && g->source ? strdup(g->source) : NULL;
+			const char *from = gsrc ? gsrc : file ? file : "garage.metadata_dir, garage.data_dir";
+
+			snprintf(fact, sizeof(fact), "storage.%s.path", d->name);
+			r = set_str(f, fact, abs, from);
+			if (r >= 0) {
+				snprintf(fact, sizeof(fact), "storage.%s.role", d->name);
+				r = set_str(f, fact, d->role, from);
+			}
+		}
 		if (r >= 0 && d->has_capacity) {
 			snprintf(fact, sizeof(fact), "storage.%s.capacity", d->name);
 			src = file_line(file, d->capacity_line);

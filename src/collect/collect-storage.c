@@ -354,6 +354,36 @@ static int walk_leaves(const char *devdir, unsigned depth, struct leaves *out)
 	return 0;
 }
 
+
+/*
+ * A paravirtual disk whose queue/rotational says nothing of the disk behind
+ * it: virtio-blk has no feature bit for rotation, so the flag keeps the
+ * block layer's default (1 for vda of the 6.18 VM hosttune is developed
+ * on, whatever disk the host gives it), and Xen's blkfront ("vbd") is the
+ * same. Returns 1 with *@src
+ * "SYSFS/block/DISK/device/driver: DRIVER reports no rotation", 0 for any
+ * other disk (or none readable), -ENOMEM.
+ */
+static int virtual_disk(const char *sysfs, const char *disk, char **src)
+{
+	_cleanup_free_ char *p = NULL, *target = NULL;
+	const char *drv;
+
+	if (asprintf(&p, "%s/block/%s/device/driver", sysfs, disk) < 0)
+		return -ENOMEM;
+	target = realpath(p, NULL);
+	if (!target)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	drv = strrchr(target, '/');
+	drv = drv ? drv + 1 : target;
+	if (strcmp(drv, "virtio_blk") != 0 && strcmp(drv, "vbd") != 0)
+		return 0;
+	if (asprintf(src, "%s: %s reports no rotation (queue/rotational holds the block layer's "
+	             "default, not the host disk's)", p, drv) < 0)
+		return -ENOMEM;
+	return 1;
+}
+
 /* Reads @path holding "0" or "1". */
 static int read_flag(const char *path, bool *flag)
 {
@@ -425,6 +455,18 @@ int ht_block_info(const char *sysfs, unsigned major, unsigned minor, struct ht_b
 		_cleanup_free_ char *p = NULL;
 		bool flag;
 
+		r = virtual_disk(sysfs, l.v[i], &p);
+		if (r < 0)
+			goto fail;
+		if (r > 0) {
+			/* No flag to trust: as unreadable, it decides only when no other disk spins. */
+			if (!rot_err) {
+				rot_err = -ENODATA;
+				free(err_src);
+				err_src = TAKE_PTR(p);
+			}
+			continue;
+		}
 		if (asprintf(&p, "%s/block/%s/queue/rotational", sysfs, l.v[i]) < 0) {
 			r = -ENOMEM;
 			goto fail;
@@ -858,6 +900,24 @@ int ht_collect_storage(struct ht_facts *f, const char *root, const char *name, c
 	                  src)) < 0 ||
 	    (r = set_str(f, fact_name(fn, sizeof(fn), name, "probed"), probed, src)) < 0)
 		return r;
+	/*
+	 * A --root tree is a copy of another host's files: they lie on one of
+	 * this machine's filesystems, whose type, space and disks say nothing
+	 * of that host's.
+	 */
+	if (!ht_root_is_live(root)) {
+		static const char *const suffixes[] = { "fs", "free", "size", "inodes", "inodes_free",
+			                                "device", "devices", "rotational" };
+
+		for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
+			r = set_unavail(f, fact_name(fn, sizeof(fn), name, suffixes[i]), -EOPNOTSUPP,
+			                "not probed under --root: the tree's files lie on this "
+			                "machine's filesystem, not on its host's");
+			if (r < 0)
+				return r;
+		}
+		return metadata ? collect_fsync(f, root, name, measure, full, 0) : 0;
+	}
 	snprintf(src, sizeof(src), "statfs(2) of %s", full);
 	r = collect_fs(f, name, fd, full, src);
 	if (r < 0)
