@@ -399,7 +399,7 @@ int cli_collect_garage(const struct options *o, const struct ht_ruleset *rs,
 		.data_dir = var_string(rs, "garage.data_dir"),
 	};
 	struct ht_error err = { "" };
-	_cleanup_free_ char *etc = NULL;
+	_cleanup_free_ char *etc = NULL, *names = NULL;
 	const char *why;
 	struct ht_value yes = { .type = HT_T_BOOL, .b = true };
 	int r;
@@ -421,6 +421,21 @@ int cli_collect_garage(const struct options *o, const struct ht_ruleset *rs,
 			return r < 0 ? EXIT_COLLECT : 0;
 		}
 		why = "/etc/garage.toml exists";
+	}
+	/*
+	 * Garage's process, even when the profile's service is another: the
+	 * rules tell "not running yet" (the unit's limit) from a running one by
+	 * it. process.list is recomputed from the names given: the service's too.
+	 */
+	if (!has_word(var_string(rs, "workload.service"), "garage")) {
+		const char *svc = var_string(rs, "workload.service");
+
+		if (asprintf(&names, "%s%sgarage", svc, *svc ? " " : "") < 0) {
+			names = NULL;
+			goto oom;
+		}
+		if (ht_collect_processes(facts, o->root, names) == -ENOMEM)
+			goto oom;
 	}
 	r = ht_collect_garage(facts, o->root, &in, !o->no_measure, &err);
 	if (r == -ENOMEM)
