@@ -330,6 +330,41 @@ static void test_multi(void **state)
 	ht_facts_free(f);
 }
 
+/*
+ * data_dir as an array of inline tables (Garage's reference manual since
+ * v0.9.0): the same directories and facts as [[data_dir]] entries, each
+ * entry's facts with its own line; an inline table elsewhere is ignored.
+ */
+static void test_inline(void **state)
+{
+	const char *root = tree("inline");
+	struct ht_facts *f;
+
+	(void)state;
+	f = collect(root, NULL, false);
+	str_is(f, "garage.metadata_dir", "/var/lib/garage/meta", "/etc/garage.toml:4");
+	/* The line of "data_dir = [". */
+	str_is(f, "garage.data_dir", "/srv/old-hdd/garage /srv/new-hdd/garage", "/etc/garage.toml:5");
+	str_is(f, "garage.db_engine", "lmdb", "/etc/garage.toml:9");
+	int_is(f, "garage.block_size", 1048576, "/etc/garage.toml:10");
+	int_is(f, "garage.rpc_port", 3901, "/etc/garage.toml:12");
+	int_is(f, "garage.s3_port", 3900, "/etc/garage.toml:17");
+
+	str_is(f, "storage.list", "metadata data1 data2", "/etc/garage.toml");
+	assert_int_equal(ncalls, 3);
+	check_call(0, root, "metadata", "metadata", "/var/lib/garage/meta", false);
+	check_call(1, root, "data1", "data", "/srv/old-hdd/garage", false);
+	check_call(2, root, "data2", "data", "/srv/new-hdd/garage", false);
+	bool_is(f, "storage.data1.read_only", true, "/etc/garage.toml:6");
+	assert_null(ht_facts_get(f, "storage.data1.capacity"));
+	/* "3T" = 3 x 1000^4 */
+	int_is(f, "storage.data2.capacity", 3000000000000, "/etc/garage.toml:7");
+	assert_string_equal(get(f, "storage.data2.capacity")->unit, "bytes");
+	assert_null(ht_facts_get(f, "storage.data2.read_only"));
+	assert_null(ht_facts_get(f, "storage.data3.path"));
+	ht_facts_free(f);
+}
+
 /* The unit (in /usr/lib) names -c /srv/g.toml; a drop-in raises LimitNOFILE; 32-bit binary. */
 static void test_unit_c(void **state)
 {
@@ -632,6 +667,30 @@ static void test_malformed(void **state)
 		  "/etc/garage.toml:4: capacity: expected a size below 8 EiB, found \"99999999P\"" },
 		{ "metadata_dir = \"/m\"\n[[data_dir]]\npath = \"/a\"\nread_only = 1\n",
 		  "/etc/garage.toml:4: read_only: expected true or false, found 1" },
+		/* data_dir written inline: each entry's message gives its own line */
+		{ "metadata_dir = \"/m\"\ndata_dir = [\n  { path = \"/a\", capacity = \"1T\" },\n"
+		  "  { path = \"/b\" },\n]\n",
+		  "/etc/garage.toml:4: [[data_dir]]: expected capacity = \"SIZE\" in this entry "
+		  "(Garage requires it unless read_only = true), found none" },
+		{ "metadata_dir = \"/m\"\ndata_dir = [\n\n  { capacity = \"1T\" } ]\n",
+		  "/etc/garage.toml:4: [[data_dir]]: expected path = \"DIR\" in this entry (Garage "
+		  "does not start without it), found none" },
+		{ "metadata_dir = \"/m\"\ndata_dir = [\n  { path = \"/a\", read_only = true },\n"
+		  "  { path = \"/b\", capacity = 2000000000000 },\n]\n",
+		  "/etc/garage.toml:4: capacity: expected a string such as \"2T\" (Garage reads "
+		  "capacity as a string), found 2000000000000" },
+		{ "metadata_dir = \"/m\"\ndata_dir = { path = \"/a\", capacity = \"1T\" }\n",
+		  "/etc/garage.toml:2: data_dir: expected a directory path or [[data_dir]] entries, "
+		  "found a table" },
+		/* A static array: no [[data_dir]] appends to it (the TOML reader's message). */
+		{ "metadata_dir = \"/m\"\ndata_dir = [ { path = \"/a\", capacity = \"1T\" } ]\n"
+		  "[[data_dir]]\npath = \"/b\"\ncapacity = \"1T\"\n",
+		  "/etc/garage.toml:3:3: expected a name not yet used for anything but [[...]], found "
+		  "'data_dir' already defined at line 2 as an array of inline tables (a static array "
+		  "cannot be appended to)" },
+		{ "metadata_dir = \"/m\"\ndata_dir = [ \"/a\", { path = \"/b\" } ]\n",
+		  "/etc/garage.toml:2:20: expected a string or ']' (this array holds strings), found "
+		  "'{'" },
 		/* Garage reads its file as UTF-8 text (read_to_string) and so does a facts file. */
 		{ "metadata_dir = \"/srv/caf\xe9\"\ndata_dir = \"/d\"\nrpc_bind_addr = \"[::]:3901\"\n",
 		  "/etc/garage.toml: a value hosttune cannot record (not UTF-8, or a control "
@@ -680,6 +739,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_single),
 		cmocka_unit_test(test_multi),
+		cmocka_unit_test(test_inline),
 		cmocka_unit_test(test_unit_c),
 		cmocka_unit_test(test_unit_config_equals),
 		cmocka_unit_test(test_unit_environment),

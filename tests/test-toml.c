@@ -292,6 +292,180 @@ static void test_values(void **state)
 	ht_toml_free(t);
 }
 
+/*
+ * Inline tables: data_dir as the reference manual writes it since Garage
+ * v0.9.0 (an array of inline tables), [consul_discovery] meta as an inline
+ * table, nesting, empty tables, and each table's line.
+ */
+static const char inline_doc[] =
+	"metadata_dir = \"/var/lib/garage/meta\"\n"                    /* 1 */
+	"data_dir = [\n"                                               /* 2 */
+	"    { path = \"/path/to/old_data\", read_only = true },\n"    /* 3 */
+	"    { path = \"/path/to/new_hdd1\", capacity = \"2T\" },\n"   /* 4 */
+	"\n"                                                           /* 5 */
+	"    # a comment between elements\n"                           /* 6 */
+	"    {path='/path/to/new_hdd2',capacity='4T'}\n"               /* 7 */
+	"]\n"                                                          /* 8 */
+	"\n"                                                           /* 9 */
+	"[consul_discovery]\n"                                         /* 10 */
+	"api = \"catalog\"\n"                                          /* 11 */
+	"meta = { rack = \"r1\", zone = { name = 'z', n = -3, on = false, "
+	"tags = [\"a\", \"b\"], e = {} } }   # nested\n"               /* 12 */
+	"empty = {}\n"                                                 /* 13 */
+	"blank = {  }\n"                                               /* 14 */
+	"list = [ {}, { } , ]\n"                                       /* 15 */
+	"deep = { l = [\r\n"                                           /* 16 */
+	"  \"x\", # one\r\n"                                           /* 17 */
+	"  'y' ], t = [ { k = 1 }, { k = 2 } ] }\r\n";                 /* 18 */
+
+static void test_inline(void **state)
+{
+	struct ht_toml_table *t = parse_ok(inline_doc);
+	const struct ht_toml_value *v;
+	const char *s;
+	bool b = true;
+	uint64_t size;
+
+	(void)state;
+	assert_str(t, "metadata_dir", "/var/lib/garage/meta");
+
+	/* the same type as [[data_dir]], one table per element, each with its line */
+	v = ht_toml_get(t, "data_dir");
+	assert_non_null(v);
+	assert_int_equal(v->type, HT_TOML_TABLE_ARRAY);
+	assert_true(v->is_inline);
+	assert_int_equal(v->line, 2);
+	assert_int_equal(v->n_tables, 3);
+	assert_int_equal(v->tables[0]->line, 3);
+	assert_int_equal(v->tables[1]->line, 4);
+	assert_int_equal(v->tables[2]->line, 7);
+	assert_int_equal(v->tables[0]->n, 2);
+	assert_str(v->tables[0], "path", "/path/to/old_data");
+	assert_int_equal(ht_toml_get_bool(v->tables[0], "read_only", &b), 0);
+	assert_true(b);
+	assert_int_equal(ht_toml_get_string(v->tables[0], "capacity", &s), -ENOENT);
+	assert_str(v->tables[1], "path", "/path/to/new_hdd1");
+	assert_int_equal(ht_toml_get_string(v->tables[1], "capacity", &s), 0);
+	assert_int_equal(ht_size_parse(s, &size), 0);
+	assert_true(size == 2000000000000ULL);
+	assert_int_equal(ht_toml_get_bool(v->tables[1], "read_only", &b), -ENOENT);
+	assert_str(v->tables[2], "path", "/path/to/new_hdd2");
+	assert_str(v->tables[2], "capacity", "4T");
+	/* the values' own lines */
+	assert_int_equal(ht_toml_get(v->tables[1], "capacity")->line, 4);
+	assert_int_equal(ht_toml_get(v->tables[2], "path")->line, 7);
+
+	/* nested inline tables, looked up by dotted path like any table */
+	v = ht_toml_get(t, "consul_discovery.meta");
+	assert_non_null(v);
+	assert_int_equal(v->type, HT_TOML_TABLE);
+	assert_true(v->is_inline);
+	assert_int_equal(v->line, 12);
+	assert_int_equal(v->table->line, 12);
+	assert_int_equal(v->table->n, 2);
+	assert_string_equal(v->table->entries[0].key, "rack");
+	assert_string_equal(v->table->entries[1].key, "zone");
+	assert_str(t, "consul_discovery.api", "catalog");
+	assert_str(t, "consul_discovery.meta.rack", "r1");
+	assert_str(t, "consul_discovery.meta.zone.name", "z");
+	assert_int(t, "consul_discovery.meta.zone.n", -3);
+	assert_int_equal(ht_toml_get_bool(t, "consul_discovery.meta.zone.on", &b), 0);
+	assert_false(b);
+	v = ht_toml_get(t, "consul_discovery.meta.zone.tags");
+	assert_non_null(v);
+	assert_int_equal(v->type, HT_TOML_STRINGS);
+	assert_int_equal(v->n_strv, 2);
+	assert_string_equal(v->strv[0], "a");
+	assert_string_equal(v->strv[1], "b");
+	v = ht_toml_get(t, "consul_discovery.meta.zone.e");
+	assert_int_equal(v->type, HT_TOML_TABLE);
+	assert_int_equal(v->table->n, 0);
+	/* the [consul_discovery] table itself was made by its header */
+	v = ht_toml_get(t, "consul_discovery");
+	assert_false(v->is_inline);
+	assert_int_equal(v->table->line, 10);
+	assert_int_equal(v->table->n, 6);
+
+	/* empty inline tables, alone or in an array (a trailing comma is fine in an array) */
+	v = ht_toml_get(t, "consul_discovery.empty");
+	assert_int_equal(v->type, HT_TOML_TABLE);
+	assert_true(v->is_inline);
+	assert_int_equal(v->table->n, 0);
+	v = ht_toml_get(t, "consul_discovery.blank");
+	assert_int_equal(v->type, HT_TOML_TABLE);
+	assert_int_equal(v->table->n, 0);
+	v = ht_toml_get(t, "consul_discovery.list");
+	assert_int_equal(v->type, HT_TOML_TABLE_ARRAY);
+	assert_int_equal(v->n_tables, 2);
+	assert_int_equal(v->tables[0]->n, 0);
+	assert_int_equal(v->tables[1]->n, 0);
+
+	/* an array value inside an inline table may span lines (TOML 1.0) */
+	v = ht_toml_get(t, "consul_discovery.deep.l");
+	assert_non_null(v);
+	assert_int_equal(v->n_strv, 2);
+	assert_string_equal(v->strv[1], "y");
+	v = ht_toml_get(t, "consul_discovery.deep.t");
+	assert_non_null(v);
+	assert_int_equal(v->type, HT_TOML_TABLE_ARRAY);
+	assert_int_equal(v->n_tables, 2);
+	assert_int(v->tables[1], "k", 2);
+	assert_int_equal(v->tables[1]->line, 18);
+	ht_toml_free(t);
+
+	/* tables made by headers: the line of the header that made or named them */
+	t = parse_ok("[a.b]\nx = 1\n\n[a]\n[[c]]\n[[c]]\n");
+	assert_int_equal(ht_toml_get(t, "a.b")->table->line, 1);
+	assert_int_equal(ht_toml_get(t, "a")->table->line, 4);
+	v = ht_toml_get(t, "c");
+	assert_false(v->is_inline);
+	assert_int_equal(v->tables[0]->line, 5);
+	assert_int_equal(v->tables[1]->line, 6);
+	assert_int_equal(t->line, 0);
+	ht_toml_free(t);
+}
+
+/* 64 nested inline tables are read, 65 are refused. */
+static void test_inline_depth(void **state)
+{
+	char text[512], *err = NULL;
+	struct ht_toml_table *t = NULL;
+	const struct ht_toml_value *v;
+	size_t n = 0;
+
+	(void)state;
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "x = ");
+	for (int i = 0; i < 64; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "{a=");
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "1");
+	for (int i = 0; i < 64; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "}");
+	t = parse_ok(text);
+	v = ht_toml_get(t, "x");
+	for (int i = 0; i < 64; i++) {
+		assert_int_equal(v->type, HT_TOML_TABLE);
+		v = ht_toml_get(v->table, "a");
+		assert_non_null(v);
+	}
+	assert_int_equal(v->type, HT_TOML_INT);
+	assert_true(v->i == 1);
+	ht_toml_free(t);
+	t = NULL;
+
+	/* "x = " then 65 x "{a=": the 65th '{' is at column 4 + 64 x 3 + 1 */
+	n = (size_t)snprintf(text, sizeof(text), "x = ");
+	for (int i = 0; i < 65; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "{a=");
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "1");
+	for (int i = 0; i < 65; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "}");
+	assert_int_equal(ht_toml_parse("f", text, n, &t, &err), -EINVAL);
+	assert_null(t);
+	assert_string_equal(err, "f:1:197: expected inline tables nested at most 64 deep, found a "
+				 "deeper '{'");
+	free(err);
+}
+
 struct bad {
 	const char *text;
 	const char *msg;
@@ -313,7 +487,6 @@ static const struct bad bad[] = {
 	{ "x = 9223372036854775808\n",
 	  "f:1:5: expected an integer in 64 bits, found a number out of range" },
 	{ "x = 12abc\n", "f:1:7: expected end of the integer, found 'a'" },
-	{ "s3 = { a = 1 }\n", "f:1:6: expected a value, found '{' (inline tables are not read)" },
 	{ "x = \"\"\"a\"\"\"\n",
 	  "f:1:5: expected a one-line string (multi-line strings are not read), found '\"\"\"'" },
 	{ "x = '''a'''\n",
@@ -356,11 +529,82 @@ static const struct bad bad[] = {
 	{ "x = yes\n", "f:1:5: expected a value, found 'y'" },
 	{ "x = truex\n", "f:1:5: expected a value, found 't'" },
 	{ "= 1\n", "f:1:1: expected a key, found '='" },
-	{ "peers = [1, 2]\n", "f:1:10: expected a string or ']' (arrays hold strings only), found '1'" },
-	{ "peers = [\"a\", 2]\n", "f:1:15: expected a string or ']', found '2'" },
+	{ "peers = [1, 2]\n",
+	  "f:1:10: expected a string, an inline table or ']' (arrays hold strings or inline tables "
+	  "only), found '1'" },
+	{ "peers = [\"a\", 2]\n",
+	  "f:1:15: expected a string or ']' (this array holds strings), found '2'" },
 	{ "peers = [\"a\" \"b\"]\n", "f:1:14: expected ',' or ']', found '\"'" },
-	{ "peers = [\"a\",\n", "f:2:1: expected a string or ']', found end of file" },
-	{ "peers = [[\"a\"]]\n", "f:1:10: expected a string or ']' (arrays hold strings only), found '['" },
+	{ "peers = [\"a\",\n",
+	  "f:2:1: expected a string or ']' (this array holds strings), found end of file" },
+	{ "peers = [[\"a\"]]\n",
+	  "f:1:10: expected a string, an inline table or ']' (arrays hold strings or inline tables "
+	  "only), found '['" },
+	/* inline tables */
+	{ "x = { a = 1, a = 2 }\n",
+	  "f:1:14: expected a key not yet defined in this inline table, found 'a' already defined "
+	  "at line 1" },
+	{ "x = { a = { b = 1 }, a = 2 }\n",
+	  "f:1:22: expected a key not yet defined in this inline table, found 'a' already defined "
+	  "at line 1" },
+	{ "x = { a = 1,\n b = 2 }\n",
+	  "f:1:13: expected a key on the same line (an inline table is one line), found end of line" },
+	{ "x = {\n}\n",
+	  "f:1:6: expected a key or '}' on the same line (an inline table is one line), found end "
+	  "of line" },
+	{ "x = { a = 1\r\n}\n",
+	  "f:1:12: expected ',' or '}' on the same line (an inline table is one line), found end "
+	  "of line" },
+	{ "x = { a = 1",
+	  "f:1:12: expected ',' or '}' on the same line (an inline table is one line), found end "
+	  "of file" },
+	{ "x = { a =\n1 }\n", "f:1:10: expected a value, found end of line" },
+	{ "x = { a = 1, }\n",
+	  "f:1:14: expected a key (no trailing comma in an inline table), found '}'" },
+	{ "x = { a = 1, b = 2, }\n",
+	  "f:1:21: expected a key (no trailing comma in an inline table), found '}'" },
+	{ "x = { , }\n", "f:1:7: expected a key or '}', found ','" },
+	{ "x = { \"a\" = 1 }\n", "f:1:7: expected a key or '}', found a quoted key" },
+	{ "x = { a.b = 1 }\n", "f:1:8: expected '=', found '.' (dotted keys are not read)" },
+	{ "x = { a }\n", "f:1:9: expected '=', found '}'" },
+	{ "x = { a = 1 b = 2 }\n", "f:1:13: expected ',' or '}', found 'b'" },
+	{ "x = { a = 1 # no\n", "f:1:13: expected ',' or '}', found '#'" },
+	{ "x = { a = 1.5 }\n", "f:1:11: expected an integer, found a float" },
+	{ "x = { a = 1 } }\n", "f:1:15: expected end of line, found '}'" },
+	{ "x = {}\nx = 1\n",
+	  "f:2:1: expected a key not yet defined in this table, found 'x' already defined at line 1" },
+	/* arrays of inline tables; arrays mixing strings and tables */
+	{ "d = [ \"a\", { p = 1 } ]\n",
+	  "f:1:12: expected a string or ']' (this array holds strings), found '{'" },
+	{ "d = [ { p = 1 }, \"a\" ]\n",
+	  "f:1:18: expected an inline table or ']' (this array holds inline tables), found '\"'" },
+	{ "d = [\n  { p = 1 },\n  [],\n]\n",
+	  "f:3:3: expected an inline table or ']' (this array holds inline tables), found '['" },
+	{ "d = [ { p = 1 }\n  { p = 2 } ]\n", "f:2:3: expected ',' or ']', found '{'" },
+	{ "d = [ { p = 1 },\n  { p = 2,\n  q = 3 } ]\n",
+	  "f:2:11: expected a key on the same line (an inline table is one line), found end of line" },
+	/* an inline table is complete: no header adds to it or to a table inside it */
+	{ "data_dir = [ { path = '/a' } ]\n[[data_dir]]\npath = '/b'\n",
+	  "f:2:3: expected a name not yet used for anything but [[...]], found 'data_dir' already "
+	  "defined at line 1 as an array of inline tables (a static array cannot be appended to)" },
+	{ "data_dir = [\n  { path = '/a' },\n]\n[data_dir.x]\n",
+	  "f:4:2: expected a table name not yet used for a value, found 'data_dir' already defined "
+	  "at line 1 as an array of inline tables (a static array cannot be appended to)" },
+	{ "meta = { a = 1 }\n[meta]\nb = 2\n",
+	  "f:2:2: expected a table name not yet used for a value, found 'meta' already defined at "
+	  "line 1 as an inline table (complete as written)" },
+	{ "meta = {}\n[meta.sub]\n",
+	  "f:2:2: expected a table name not yet used for a value, found 'meta' already defined at "
+	  "line 1 as an inline table (complete as written)" },
+	{ "meta = { a = 1 }\n[[meta]]\n",
+	  "f:2:3: expected a name not yet used for anything but [[...]], found 'meta' already "
+	  "defined at line 1 as an inline table (complete as written)" },
+	{ "[[x]]\ny = { a = 1 }\n[x.y]\n",
+	  "f:3:4: expected a table name not yet used for a value, found 'y' already defined at "
+	  "line 2 as an inline table (complete as written)" },
+	{ "x = { y = { a = 1 } }\n[x.y.z]\n",
+	  "f:2:2: expected a table name not yet used for a value, found 'x' already defined at "
+	  "line 1 as an inline table (complete as written)" },
 	{ "x = 1\r\ny = 2\rz = 3\n", "f:2:6: expected end of line, found byte 0x0d" },
 	{ "a = 1\n\n  # fine\nb = \"x\" junk\n", "f:4:9: expected end of line, found 'j'" },
 };
@@ -472,6 +716,7 @@ int main(void)
 		cmocka_unit_test(test_quickstart), cmocka_unit_test(test_data_dirs),
 		cmocka_unit_test(test_values),     cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_nul),        cmocka_unit_test(test_size),
+		cmocka_unit_test(test_inline),     cmocka_unit_test(test_inline_depth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

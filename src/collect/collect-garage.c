@@ -459,8 +459,6 @@ struct gdir {
 struct gctx {
 	struct ht_facts *f;
 	const char *file; /* host path of garage.toml, for messages and sources */
-	const char *buf;  /* its text, to find [[data_dir]] headers */
-	size_t len;
 	struct ht_error *err;
 };
 
@@ -688,42 +686,11 @@ static int port_fact(struct gctx *c, const struct ht_toml_table *t, const char *
 }
 
 /*
- * The line of the @k-th (from 0) "[[data_dir]]" header of the file: the
- * TOML tree keeps only the first. The file parsed, so a line whose first
- * non-blank is "[[" is a header (a string never spans lines).
+ * The directories of data_dir: one string, or [[data_dir]] entries (also
+ * written inline, data_dir = [ { path = ..., capacity = ... }, ... ], the
+ * same array of tables to the TOML reader). An entry's messages give its own
+ * line: of its [[data_dir]] header, or of its '{'.
  */
-static unsigned data_dir_header_line(const struct gctx *c, size_t k, unsigned fallback)
-{
-	unsigned line = 1;
-	size_t seen = 0;
-
-	for (size_t i = 0; i < c->len; line++) {
-		size_t j = i, e;
-
-		while (j < c->len && (c->buf[j] == ' ' || c->buf[j] == '\t'))
-			j++;
-		for (e = j; e < c->len && c->buf[e] != '\n'; e++)
-			;
-		if (e - j > 2 && c->buf[j] == '[' && c->buf[j + 1] == '[') {
-			size_t a = j + 2;
-
-			while (a < e && (c->buf[a] == ' ' || c->buf[a] == '\t'))
-				a++;
-			if (e - a >= 8 && memcmp(c->buf + a, "data_dir", 8) == 0) {
-				size_t b = a + 8;
-
-				while (b < e && (c->buf[b] == ' ' || c->buf[b] == '\t'))
-					b++;
-				if (b < e && c->buf[b] == ']' && seen++ == k)
-					return line;
-			}
-		}
-		i = e + 1;
-	}
-	return fallback;
-}
-
-/* The directories of data_dir: one string, or [[data_dir]] entries. */
 static int data_dirs(struct gctx *c, const struct ht_toml_table *t, struct gdir **dirs, size_t *n)
 {
 	const struct ht_toml_value *v = ht_toml_get(t, "data_dir");
@@ -750,7 +717,7 @@ static int data_dirs(struct gctx *c, const struct ht_toml_table *t, struct gdir 
 	for (size_t i = 0; i < v->n_tables; i++) {
 		const struct ht_toml_table *e = v->tables[i];
 		const struct ht_toml_value *pv;
-		unsigned hl = data_dir_header_line(c, i, v->line);
+		unsigned hl = e->line;
 		int r;
 
 		snprintf(d[i].name, sizeof(d[i].name), "data%zu", i + 1);
@@ -1182,7 +1149,7 @@ int ht_collect_garage(struct ht_facts *f, const char *root, const struct ht_gara
 	if (r < 0)
 		goto out;
 	{
-		struct gctx c = { .f = f, .file = config, .buf = buf, .len = len, .err = err };
+		struct gctx c = { .f = f, .file = config, .err = err };
 
 		r = config_facts(&c, t, &dirs, &ndirs);
 	}

@@ -25,6 +25,7 @@ struct parser {
 	bool nomem;
 	struct ht_toml_table *root;
 	struct ht_toml_table *cur; /* where key = value lines go */
+	unsigned depth;            /* inline tables open around pos */
 };
 
 static int peek(const struct parser *p, size_t off)
@@ -379,33 +380,148 @@ static void skip_array_space(struct parser *p)
 	}
 }
 
-static int strings_array(struct parser *p, struct ht_toml_value *v)
+static int value(struct parser *p, struct ht_toml_value *v);
+
+/* How deep inline tables may nest: the reader recurses once per level. */
+#define MAX_DEPTH 64
+
+/* "expected WHAT, found ..." inside braces, saying why a line end does not do. */
+static int fail_inline(struct parser *p, const char *what)
+{
+	if (at_eol(p))
+		return fail(p, p->pos, NULL, "%s on the same line (an inline table is one line)",
+			    what);
+	return fail(p, p->pos, NULL, "%s", what);
+}
+
+/*
+ * An inline table at pos ('{'), read into t (already owned by the tree, so
+ * that an error frees what was read).
+ */
+static int inline_table(struct parser *p, struct ht_toml_table *t)
+{
+	bool first = true;
+	int r;
+
+	if (p->depth >= MAX_DEPTH)
+		return fail(p, p->pos, "a deeper '{'", "inline tables nested at most %d deep",
+			    MAX_DEPTH);
+	t->line = line_of(p, p->pos, NULL);
+	p->pos++; /* '{' */
+	skip_ws(p);
+	if (peek(p, 0) == '}') {
+		p->pos++;
+		return 0;
+	}
+	p->depth++;
+	for (;; first = false) {
+		const char *key;
+		size_t klen, kpos;
+		struct ht_toml_entry *e;
+
+		skip_ws(p);
+		if (at_eol(p))
+			return fail_inline(p, first ? "a key or '}'" : "a key");
+		if (!first && peek(p, 0) == '}')
+			return fail(p, p->pos, NULL, "a key (no trailing comma in an inline table)");
+		kpos = p->pos;
+		r = bare_key(p, &key, &klen, first ? "a key or '}'" : "a key");
+		if (r < 0)
+			return r;
+		skip_ws(p);
+		if (peek(p, 0) == '.')
+			return fail(p, p->pos, "'.' (dotted keys are not read)", "'='");
+		if (peek(p, 0) != '=')
+			return fail_inline(p, "'='");
+		e = find(t, key, klen);
+		if (e) {
+			char f[128];
+
+			snprintf(f, sizeof(f), "'%.*s' already defined at line %u", (int)klen, key,
+				 e->v.line);
+			return fail(p, kpos, f, "a key not yet defined in this inline table");
+		}
+		p->pos++;
+		skip_ws(p);
+		e = add(t, key, klen);
+		if (!e)
+			return oom(p);
+		r = value(p, &e->v);
+		if (r < 0)
+			return r;
+		skip_ws(p);
+		if (peek(p, 0) == '}') {
+			p->pos++;
+			p->depth--;
+			return 0;
+		}
+		if (peek(p, 0) != ',')
+			return fail_inline(p, "',' or '}'");
+		p->pos++;
+	}
+}
+
+/*
+ * An array at pos ('['): of strings (also when empty), or of inline tables
+ * (HT_TOML_TABLE_ARRAY, is_inline). Its first element says which.
+ */
+static int array(struct parser *p, struct ht_toml_value *v)
 {
 	int r;
 
 	p->pos++; /* '[' */
 	v->type = HT_TOML_STRINGS;
 	for (;;) {
-		char **nv, *s = NULL;
+		int c;
 
 		skip_array_space(p);
-		if (peek(p, 0) == ']') {
+		c = peek(p, 0);
+		if (c == ']') {
 			p->pos++;
 			return 0;
 		}
-		if (peek(p, 0) != '"' && peek(p, 0) != '\'')
-			return fail(p, p->pos, NULL, v->n_strv ? "a string or ']'"
-							    : "a string or ']' (arrays hold strings only)");
-		r = string(p, &s);
+		if (v->type == HT_TOML_STRINGS && v->n_strv == 0 && c == '{') {
+			v->type = HT_TOML_TABLE_ARRAY;
+			v->is_inline = true;
+		}
+		if (v->type == HT_TOML_TABLE_ARRAY) {
+			struct ht_toml_table **nt, *t;
+
+			if (c != '{')
+				return fail(p, p->pos, NULL,
+					    "an inline table or ']' (this array holds inline tables)");
+			t = calloc(1, sizeof(*t));
+			if (!t)
+				return oom(p);
+			nt = realloc(v->tables, (v->n_tables + 1) * sizeof(*nt));
+			if (!nt) {
+				free(t);
+				return oom(p);
+			}
+			v->tables = nt;
+			v->tables[v->n_tables++] = t;
+			r = inline_table(p, t);
+		} else {
+			char **nv, *s = NULL;
+
+			if (c != '"' && c != '\'')
+				return fail(p, p->pos, NULL, "%s",
+					    v->n_strv ? "a string or ']' (this array holds strings)"
+						      : "a string, an inline table or ']' (arrays hold "
+							"strings or inline tables only)");
+			r = string(p, &s);
+			if (r < 0)
+				return r;
+			nv = realloc(v->strv, (v->n_strv + 1) * sizeof(*nv));
+			if (!nv) {
+				free(s);
+				return oom(p);
+			}
+			v->strv = nv;
+			v->strv[v->n_strv++] = s;
+		}
 		if (r < 0)
 			return r;
-		nv = realloc(v->strv, (v->n_strv + 1) * sizeof(*nv));
-		if (!nv) {
-			free(s);
-			return oom(p);
-		}
-		v->strv = nv;
-		v->strv[v->n_strv++] = s;
 		skip_array_space(p);
 		if (peek(p, 0) == ',')
 			p->pos++;
@@ -424,9 +540,15 @@ static int value(struct parser *p, struct ht_toml_value *v)
 		return string(p, &v->str);
 	}
 	if (c == '[')
-		return strings_array(p, v);
-	if (c == '{')
-		return fail(p, p->pos, "'{' (inline tables are not read)", "a value");
+		return array(p, v);
+	if (c == '{') {
+		v->type = HT_TOML_TABLE;
+		v->is_inline = true;
+		v->table = calloc(1, sizeof(*v->table));
+		if (!v->table)
+			return oom(p);
+		return inline_table(p, v->table);
+	}
 	if (c == 't' || c == 'f') {
 		const char *w = c == 't' ? "true" : "false";
 		size_t wl = strlen(w);
@@ -445,6 +567,20 @@ static int value(struct parser *p, struct ht_toml_value *v)
 		return integer(p, &v->i);
 	}
 	return fail(p, p->pos, NULL, "a value");
+}
+
+/* What an entry a header runs into is, for "already defined at line N as ...". */
+static const char *kind(const struct ht_toml_value *v)
+{
+	switch (v->type) {
+	case HT_TOML_TABLE:
+		return v->is_inline ? "an inline table (complete as written)" : "a table";
+	case HT_TOML_TABLE_ARRAY:
+		return v->is_inline ? "an array of inline tables (a static array cannot be appended to)"
+				    : "an array of tables";
+	default:
+		return "a key";
+	}
 }
 
 /* Walk (and make) the tables of a header's name up to its last part. */
@@ -492,6 +628,7 @@ static int header(struct parser *p)
 				e->v.n_tables = 1;
 				t = e->v.tables[0];
 				t->header_defined = true;
+				t->line = line;
 				break;
 			}
 			e->v.type = HT_TOML_TABLE;
@@ -499,6 +636,7 @@ static int header(struct parser *p)
 			if (!e->v.table)
 				return oom(p);
 			t = e->v.table;
+			t->line = line;
 			if (last) {
 				t->header_defined = true;
 				break;
@@ -508,12 +646,11 @@ static int header(struct parser *p)
 		if (last && array) {
 			struct ht_toml_table **nt, *n;
 
-			if (e->v.type != HT_TOML_TABLE_ARRAY) {
-				char f[128];
+			if (e->v.type != HT_TOML_TABLE_ARRAY || e->v.is_inline) {
+				char f[192];
 
 				snprintf(f, sizeof(f), "'%.*s' already defined at line %u as %s",
-					 (int)klen, key, e->v.line,
-					 e->v.type == HT_TOML_TABLE ? "a table" : "a key");
+					 (int)klen, key, e->v.line, kind(&e->v));
 				return fail(p, kpos, f, "a name not yet used for anything but [[...]]");
 			}
 			n = calloc(1, sizeof(*n));
@@ -527,19 +664,19 @@ static int header(struct parser *p)
 			e->v.tables = nt;
 			e->v.tables[e->v.n_tables++] = n;
 			n->header_defined = true;
+			n->line = line;
 			t = n;
 			break;
 		}
-		if (e->v.type == HT_TOML_TABLE_ARRAY && !last) {
+		if (e->v.type == HT_TOML_TABLE_ARRAY && !e->v.is_inline && !last) {
 			t = e->v.tables[e->v.n_tables - 1];
 			continue;
 		}
-		if (e->v.type != HT_TOML_TABLE) {
-			char f[128];
+		if (e->v.type != HT_TOML_TABLE || e->v.is_inline) {
+			char f[192];
 
 			snprintf(f, sizeof(f), "'%.*s' already defined at line %u as %s", (int)klen,
-				 key, e->v.line,
-				 e->v.type == HT_TOML_TABLE_ARRAY ? "an array of tables" : "a key");
+				 key, e->v.line, kind(&e->v));
 			return fail(p, kpos, f, "a table name not yet used for a value");
 		}
 		t = e->v.table;
@@ -552,6 +689,7 @@ static int header(struct parser *p)
 				return fail(p, hpos, f, "a table not yet defined");
 			}
 			t->header_defined = true;
+			t->line = line;
 			e->v.line = line;
 			break;
 		}

@@ -20,14 +20,26 @@
  *                          no leading zero
  *   true false
  *   ["a", 'b', ]           arrays of strings, over several lines, with comments
+ *   { k = v, k2 = v2 }     inline tables, as TOML 1.0 writes them: on one line
+ *                          (an array value inside may span lines), bare keys,
+ *                          values of any type above (nested inline tables too),
+ *                          no trailing comma; {} is an empty table. A table
+ *                          complete as written: no [header] adds to it.
+ *   [ {...}, {...}, ]      an array of inline tables, over several lines: the
+ *                          same HT_TOML_TABLE_ARRAY as [[name]] entries (Garage's
+ *                          documented data_dir = [ { path = ..., capacity = ... } ]),
+ *                          but static: no later [[name]] appends to it
  *   # comments, blank lines, LF or CRLF line ends
  *
  * Everything else is refused with -EINVAL and a message
  * "FILE:LINE:COL: expected ..., found ..." (LINE and COL count from 1, COL in
- * bytes): floats, dates and times, inline tables, multi-line strings, quoted
- * or dotted keys, hex/octal/binary integers, arrays of anything but strings,
- * duplicate keys, a table defined twice, a key redefined by a table header
- * (and a table redefined by a key), a NUL byte.
+ * bytes): floats, dates and times, multi-line strings, quoted or dotted keys,
+ * hex/octal/binary integers, arrays of integers, booleans or arrays, arrays
+ * mixing strings and inline tables, duplicate keys (in an inline table too),
+ * a line end or a trailing comma inside braces, inline tables nested more
+ * than 64 deep, a table defined twice, a key redefined by a table header (and
+ * a table redefined by a key), a header naming an inline table or a table
+ * inside one, [[name]] after name = [ {...} ], a NUL byte.
  */
 
 /* What a value holds. */
@@ -46,6 +58,8 @@ struct ht_toml_table;
 struct ht_toml_value {
 	enum ht_toml_type type;
 	unsigned line;   /* line of the value (of the header that made a table), from 1 */
+	bool is_inline;  /* HT_TOML_TABLE written { ... }, HT_TOML_TABLE_ARRAY written
+	                  * [ { ... }, ... ]: complete as written, no header adds to it */
 	char *str;       /* HT_TOML_STRING: NUL-terminated, UTF-8 as in the file */
 	int64_t i;       /* HT_TOML_INT */
 	bool b;          /* HT_TOML_BOOL */
@@ -66,11 +80,15 @@ struct ht_toml_entry {
  * A table: its entries in the order the file gives them (a sub-table appears
  * where its first header, or the first header below it, appears).
  * header_defined: a [header] named this very table (a second one is an error).
+ * line: the line of the header that made it (of the [[name]] of an array
+ * entry; of its own [header] once one names it), or of its '{' when written
+ * inline; 0 for the root. From 1.
  */
 struct ht_toml_table {
 	struct ht_toml_entry *entries;
 	size_t n;
 	bool header_defined;
+	unsigned line;
 };
 
 /*
