@@ -433,14 +433,22 @@ struct ht_garage_input {
  * effective ExecStart= (the last one after the last empty ExecStart=, its
  * words split and unquoted as systemd does; specifiers and $VARIABLES are
  * not expanded), else GARAGE_CONFIG_FILE in its Environment= lines (an
- * empty Environment= clears the list, a later assignment wins;
- * EnvironmentFile= is not read), else /etc/garage.toml; below @root. A
- * relative path is taken from "/", a service's default working directory.
+ * empty Environment= clears the list, a later assignment wins, an empty
+ * GARAGE_CONFIG_FILE= counts as unset; EnvironmentFile= is not read), else
+ * /etc/garage.toml; below @root. A relative path from the unit is taken
+ * from "/", a service's default working directory. A relative
+ * @in->config is the user's: on the live host (@root NULL, "" or "/") it
+ * is made absolute with the current directory (getcwd(3)) here; under a
+ * --root it is refused (-EINVAL, @err "--set garage.config=PATH: expected
+ * an absolute path below --root").
  * None exists: garage.config unavailable (ENOENT, the source names the
  * path and who named it), the directories from @in (NULL or "" members:
  * /var/lib/garage/meta and /var/lib/garage/data, Garage's systemd unit
  * layout), the rest Garage's documented defaults with source "Garage
- * default (reference-manual/configuration.md)" and the ports 3900-3903.
+ * default (reference-manual/configuration.md)", the ports 3900 (S3) and
+ * 3901 (RPC); garage.web_port and garage.admin_port unavailable (ENOENT,
+ * "not configured: ..."): Garage binds [s3_web] and [admin] only when
+ * garage.toml configures them.
  * An @in->config that does not exist is an error (-ENOENT, @err set): the
  * user named it.
  *
@@ -464,7 +472,9 @@ struct ht_garage_input {
  * "PATH:LINE"; a key left out gets Garage's default with the source above.
  * Keys hosttune does not know are ignored, as Garage ignores them.
  * storage.NAME.capacity and storage.NAME.read_only are set for the
- * [[data_dir]] entries that give them.
+ * [[data_dir]] entries that give them; storage.NAME.path and .role of a
+ * [[data_dir]] entry have the line of its own path = as source, those of
+ * metadata_dir and a single data_dir their key's line.
  *
  * garage.binary from the unit's ExecStart= (its first word, without
  * systemd's prefixes @-:+!) when it is an absolute path, else the first of
@@ -472,7 +482,12 @@ struct ht_garage_input {
  * garage.binary_bits from its ELF header (EINVAL when not ELF, ENOENT when
  * absent). garage.unit: the unit file read (ENOENT when none or masked);
  * garage.unit.nofile: the soft limit of the effective LimitNOFILE= of
- * ht_unit_limits_read() ("infinity": INT64_MAX), source "FILE:LINE".
+ * ht_unit_limits_read() ("infinity": INT64_MAX), source "FILE:LINE"; when
+ * the unit sets none, the soft limit of the manager's effective [Manager]
+ * DefaultLimitNOFILE= (ht_manager_setting_read(): /etc/systemd/system.conf
+ * and the system.conf.d drop-ins), source "FILE:LINE DefaultLimitNOFILE=
+ * (no LimitNOFILE= in garage.service or its drop-ins)"; neither:
+ * unavailable ENOENT (systemd's built-in default, soft 1024).
  *
  * Returns 0; -EINVAL with @err "FILE:LINE:COL: expected ..., found ..."
  * (the TOML reader's), "FILE:LINE: KEY: expected ..., found ..." for a
