@@ -298,9 +298,10 @@ int ht_collect_observed(struct ht_facts *f, const char *path, double headroom,
 
 /*
  * ht_collect_storage - storage.NAME.{path,role,exists,probed,fs,free,size,
- * inodes,inodes_free,device,devices,rotational,fsync_rate} of directory
- * @path (as garage.toml names it) with @role ("metadata" or "data"); the
- * caller sets storage.list and the [[data_dir]] facts (capacity, read_only).
+ * inodes,inodes_free,read_only_mount,device,devices,rotational,fsync_rate}
+ * of directory @path (as garage.toml names it) with @role ("metadata" or
+ * "data"); the caller sets storage.list and the [[data_dir]] facts
+ * (capacity, read_only).
  *
  * The directory is ROOT/@path; when it does not exist yet (before Garage
  * is deployed), its nearest existing parent is probed instead (exists
@@ -308,14 +309,18 @@ int ht_collect_observed(struct ht_facts *f, const char *path, double headroom,
  * size, inodes, inodes_free and f_type; the filesystem type is the mount's
  * from the live /proc/self/mountinfo (the entry whose major:minor is the
  * directory's st_dev, the longest mount point that is a prefix of the real
- * path on a tie), else the name of f_type (ENOENT when unknown). The block
- * device: /sys/dev/block/MAJ:MIN of st_dev on the live host (under --root
- * too: the tree's files are on one of this host's filesystems); none
+ * path on a tie), else the name of f_type (ENOENT when unknown).
+ * read_only_mount: statfs f_flags & ST_RDONLY (EOPNOTSUPP when the kernel
+ * does not fill f_flags: no ST_VALID, before 2.6.36). The block device:
+ * /sys/dev/block/MAJ:MIN of st_dev on the live host (under --root too:
+ * the tree's files are on one of this host's filesystems); none
  * (major 0: tmpfs, overlay, NFS, btrfs subvolumes on several devices give
  * their anonymous dev) -> device, devices and rotational unavailable with
  * ENODEV. devices: the leaves below it through /sys/block/DEV/slaves
  * (dm, md, and a partition as its parent disk); rotational: true when any
- * of them has queue/rotational 1.
+ * of them has queue/rotational 1, else unavailable ENODATA when one is a
+ * disk whose flag is no evidence (virtio_blk, Xen vbd, a loop device:
+ * ht_block_info()), the source saying why.
  *
  * fsync_rate (only for role "metadata", only with @measure and on the live
  * root): a new temporary file (O_TMPFILE when the filesystem supports it,
@@ -325,7 +330,8 @@ int ht_collect_observed(struct ht_facts *f, const char *path, double headroom,
  * fsyncs/s rounded to the nearest integer, at least 1. Not measured:
  * unavailable ECANCELED (!@measure) or EOPNOTSUPP (--root); a directory
  * where no file can be created: that errno (EACCES, EROFS), as for a write
- * or fdatasync() that fails (EIO).
+ * or fdatasync() that fails (EIO). Under --root every filesystem fact
+ * (fs ... rotational, read_only_mount) is unavailable EOPNOTSUPP.
  *
  * Below a --root, symbolic links in @path resolve inside the tree
  * (openat2(2) RESOLVE_IN_ROOT; the joined path where the kernel has no
@@ -379,7 +385,12 @@ struct ht_block_info {
  * partitions), any other is a disk itself (a loop device's backing file is
  * not followed). rotational reads SYSFS/block/DISK/queue/rotational of each
  * ("0" or "1"; anything else -EINVAL): true at the first 1; when none is 1
- * and one could not be read, rotational_error is that error.
+ * and one could not be read, rotational_error is that error. A disk whose
+ * flag is no evidence counts as unreadable with -ENODATA: a paravirtual
+ * one (SYSFS/block/DISK/device/driver is virtio_blk or vbd) and a loop
+ * device ("loopN": file-backed, its flag says nothing of the disk under
+ * the file; the source names SYSFS/block/loopN/loop/backing_file and the
+ * file when readable).
  * Returns 0; -ENODEV for major 0 (tmpfs, overlay, NFS, btrfs's anonymous
  * devs); -ENOENT etc. from readlink/realpath/opendir; -ELOOP for slaves
  * nested deeper than 16; -ENOMEM; on error @b holds nothing to free.

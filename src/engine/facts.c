@@ -429,10 +429,15 @@ static const struct ht_fact_def storage_fact_defs[] = {
 	  "existing parent" },
 	{ "storage.*.read_only", HT_T_BOOL, NULL,
 	  "a [[data_dir]] entry Garage only reads from (read_only = true)" },
+	{ "storage.*.read_only_mount", HT_T_BOOL, NULL,
+	  "the filesystem of storage.NAME.probed is mounted read-only: statfs f_flags & "
+	  "ST_RDONLY; unavailable under --root (EOPNOTSUPP) and when the probe fails (its errno)" },
 	{ "storage.*.role", HT_T_STR, NULL, "metadata or data" },
 	{ "storage.*.rotational", HT_T_BOOL, NULL,
 	  "a spinning disk: queue/rotational of any disk of storage.NAME.devices, else of "
-	  "storage.NAME.device itself" },
+	  "storage.NAME.device itself; a paravirtual disk (virtio_blk, Xen vbd) or a loop "
+	  "device (file-backed) has no flag to trust: unavailable (ENODATA) unless another disk "
+	  "spins" },
 	{ "storage.*.size", HT_T_INT, "bytes", "size of the filesystem, statfs f_blocks x f_frsize" },
 };
 
