@@ -76,6 +76,13 @@ check_dir() {
 	expect_eq "$label: size = stat -f %b x %S" "$(stat -f -c '%b %S' "$dir" | awk '{ printf "%.0f", $1 * $2 }')" \
 		"$(fact "$out" storage.d.size)"
 	expect_eq "$label: inodes = stat -f %c" "$(stat -f -c %c "$dir")" "$(fact "$out" storage.d.inodes)"
+	# findmnt's VFS options of the mount on top: "ro" first when read-only.
+	case ,$(findmnt -n -o VFS-OPTIONS -T "$dir" | tail -n 1), in
+	*,ro,*) ro=true ;;
+	*) ro=false ;;
+	esac
+	expect_eq "$label: read_only_mount is findmnt's ro" "$ro" \
+		"$(fact "$out" storage.d.read_only_mount)"
 	# Other writers (a build beside the test) move these: between the two
 	# stat -f calls around the probe, with 64 MiB and 1000 inodes of slack.
 	in_range "$label: free = stat -f %a x %S" \
@@ -104,9 +111,11 @@ check_dir() {
 	disks=${disks% }
 	expect_eq "$label: devices are the disks below it" "$disks" "$(fact "$out" storage.d.devices)"
 	# A spinning disk decides; else a paravirtual one (virtio_blk, Xen's
-	# vbd: no rotation to report) leaves it unknown; else false.
+	# vbd: no rotation to report) or a loop device (file-backed: its flag
+	# says nothing of the disk under the file) leaves it unknown; else false.
 	rot=false virt=
 	for disk in $disks; do
+		case $disk in loop[0-9]*) virt=$disk; continue ;; esac
 		drv=$(basename "$(readlink -f "/sys/block/$disk/device/driver" 2>/dev/null)" 2>/dev/null)
 		case $drv in virtio_blk | vbd) virt=$disk; continue ;; esac
 		[ "$(cat "/sys/block/$disk/queue/rotational" 2>/dev/null)" = 1 ] && rot=true
@@ -154,6 +163,9 @@ echo "# fsync rate in $TMP/fsync: $rate fsyncs/s ($(findmnt -n -o FSTYPE -T "$TM
 
 "$PROBE" collect "$TMP/scratch" metadata metadata /garage measure >"$TMP/root.facts"
 expect_eq "--root: not measured" "unavailable EOPNOTSUPP" "$(fact "$TMP/root.facts" storage.metadata.fsync_rate)"
+expect_eq "--root: read_only_mount not probed" "unavailable EOPNOTSUPP" \
+	"$(fact "$TMP/root.facts" storage.metadata.read_only_mount)"
+expect_eq "/tmp: read_only_mount false" "false" "$(fact "$TMP/measured.facts" storage.metadata.read_only_mount)"
 
 # As root, in a private mount namespace (unshare -m makes its mounts private:
 # the host's mount table never sees them).
@@ -185,5 +197,10 @@ ro_run "$PROBE" collect / metadata metadata "$TMP/ro" measure >"$TMP/ro.facts"
 expect_eq "read-only: fsync_rate unavailable EROFS" "unavailable EROFS" \
 	"$(fact "$TMP/ro.facts" storage.metadata.fsync_rate)"
 expect_eq "read-only: exists" "true" "$(fact "$TMP/ro.facts" storage.metadata.exists)"
+expect_eq "read-only: read_only_mount true" "true" \
+	"$(fact "$TMP/ro.facts" storage.metadata.read_only_mount)"
+"$PROBE" collect / metadata metadata "$TMP/ro" no-measure >"$TMP/rw.facts"
+expect_eq "the same directory outside the namespace: read_only_mount false" "false" \
+	"$(fact "$TMP/rw.facts" storage.metadata.read_only_mount)"
 expect_eq "read-only: nothing left" "" "$(ls -A "$TMP/ro")"
 finish

@@ -918,6 +918,66 @@ static void test_unit_setting_read(void **state)
 	assert_int_equal(ht_unit_setting_read(scratch, "garage", "ExecStart", &c), -EINVAL);
 }
 
+/* ---- the manager's [Manager] DefaultLimitNOFILE=: system.conf and system.conf.d ---- */
+
+static void test_manager_setting_read(void **state)
+{
+	struct ht_conf c = { 0 };
+	const struct ht_conf_key *k;
+
+	/* Nothing at all: no key (systemd's built-in default applies). */
+	assert_int_equal(ht_manager_setting_read(scratch, "DefaultLimitNOFILE", &c), 0);
+	assert_null(ht_conf_find(&c, "DefaultLimitNOFILE"));
+	assert_int_equal(c.nfiles, 0);
+	ht_conf_free(&c);
+
+	put("/etc/systemd/system.conf",
+	    "#  This file is part of systemd.\n[Manager]\n#DefaultLimitNOFILE=1024:524288\n"
+	    "DefaultLimitNOFILE=2048:524288\n"     /* 4 */
+	    "[Service]\nDefaultLimitNOFILE=7\n"); /* 6: not [Manager] */
+	/* Drop-ins: name order across directories, after the main file. */
+	put("/usr/lib/systemd/system.conf.d/10-vendor.conf",
+	    "[Manager]\nDefaultLimitNOFILE=8192\n"); /* 2 */
+	/* Hidden by /etc's 20-local.conf. */
+	put("/run/systemd/system.conf.d/20-local.conf", "[Manager]\nDefaultLimitNOFILE=1\n");
+	put("/etc/systemd/system.conf.d/20-local.conf",
+	    "[Manager]\nDefaultLimitNOFILE = \\\n  65536:1048576\n" /* 2-3 */
+	    "DefaultLimitNOFILE=\n"                                 /* 4: ignored, no reset */
+	    "DefaultLimitNOFILE=9:8\n");                            /* 5: ignored */
+	/* Masked by an empty file of the same name in an earlier directory. */
+	put("/usr/local/lib/systemd/system.conf.d/30-masked.conf", "");
+	put("/usr/lib/systemd/system.conf.d/30-masked.conf", "[Manager]\nDefaultLimitNOFILE=3\n");
+	/* Not *.conf, hidden, or the user manager's: not read. */
+	put("/etc/systemd/system.conf.d/40-x.conf.bak", "[Manager]\nDefaultLimitNOFILE=4\n");
+	put("/etc/systemd/system.conf.d/.50-x.conf", "[Manager]\nDefaultLimitNOFILE=5\n");
+	put("/etc/systemd/user.conf.d/60-user.conf", "[Manager]\nDefaultLimitNOFILE=6\n");
+
+	assert_int_equal(ht_manager_setting_read(scratch, "DefaultLimitNOFILE", &c), 0);
+	k = must_find(&c, "DefaultLimitNOFILE");
+	assert_int_equal(k->n, 3);
+	check_assign(k, 0, "/etc/systemd/system.conf", 4, "2048:524288", false, NULL);
+	check_assign(k, 1, "/usr/lib/systemd/system.conf.d/10-vendor.conf", 2, "8192", false, NULL);
+	check_assign(k, 2, "/etc/systemd/system.conf.d/20-local.conf", 2, "65536:1048576", false,
+	             NULL);
+	assert_string_equal(eff(&c, "DefaultLimitNOFILE"), "65536:1048576");
+	assert_int_equal(c.nmasked, 1);
+	assert_string_equal(c.masked[0], "/usr/local/lib/systemd/system.conf.d/30-masked.conf");
+	assert_int_equal(c.nproblems, 2);
+	assert_int_equal(c.problems[0].kind, HT_CONF_MISSING_VALUE);
+	assert_int_equal(c.problems[0].line, 4);
+	assert_int_equal(c.problems[1].kind, HT_CONF_BAD_VALUE);
+	assert_int_equal(c.problems[1].line, 5);
+	assert_string_equal(c.problems[1].message,
+	                    "/etc/systemd/system.conf.d/20-local.conf:5: DefaultLimitNOFILE=9:8: soft "
+	                    "limit above the hard one; systemd ignores the line");
+	ht_conf_free(&c);
+
+	assert_int_equal(ht_manager_setting_read(scratch, "", &c), -EINVAL);
+	assert_int_equal(ht_manager_setting_read(scratch, NULL, &c), -EINVAL);
+	assert_int_equal(ht_manager_setting_read(scratch, "A=B", &c), -EINVAL);
+	assert_int_equal(ht_manager_setting_read(scratch, "DefaultLimitNOFILE", NULL), -EINVAL);
+}
+
 static void test_problem_kind_names(void **state)
 {
 	assert_string_equal(ht_conf_problem_kind_name(HT_CONF_UNREADABLE), "unreadable");
@@ -959,6 +1019,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unit_limits_masks_and_bad_lines, scratch_setup,
 		                                scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_unit_setting_read, scratch_setup,
+		                                scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_manager_setting_read, scratch_setup,
 		                                scratch_teardown),
 	};
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -262,12 +263,16 @@ static void test_single(void **state)
 	int_is(f, "garage.binary_bits", 64, "/usr/local/bin/garage ELF header (EI_CLASS)");
 	unavailable_is(f, "garage.unit", ENOENT, "no garage.service in the systemd unit search path");
 	unavailable_is(f, "garage.unit.nofile", ENOENT,
-	               "no LimitNOFILE= in garage.service or its drop-ins: systemd's "
-	               "DefaultLimitNOFILE (soft 1024)");
+	               "no LimitNOFILE= in garage.service or its drop-ins, no DefaultLimitNOFILE= in "
+	               "systemd's system.conf or system.conf.d: systemd's built-in default (soft "
+	               "1024)");
 	str_is(f, "storage.list", "metadata data", "/etc/garage.toml");
 	assert_int_equal(ncalls, 2);
 	check_call(0, root, "metadata", "metadata", "/srv/ssd/garage-meta", false);
 	check_call(1, root, "data", "data", "/srv/hdd/garage-data", false);
+	/* A single data_dir: path and role from the data_dir line. */
+	str_is(f, "storage.data.path", "/srv/hdd/garage-data", "/etc/garage.toml:4");
+	str_is(f, "storage.data.role", "data", "/etc/garage.toml:4");
 	/* A single data_dir has neither capacity nor read_only. */
 	assert_null(ht_facts_get(f, "storage.data.capacity"));
 	assert_null(ht_facts_get(f, "storage.data.read_only"));
@@ -321,6 +326,12 @@ static void test_multi(void **state)
 	check_call(3, root, "data3", "data", "/mnt/disk2/garage", false);
 	bool_is(f, "storage.data1.read_only", true, "/etc/garage.toml:22");
 	assert_null(ht_facts_get(f, "storage.data1.capacity"));
+	/* Each entry's path and role from its own path = line, not the first header's. */
+	str_is(f, "storage.metadata.path", "/var/lib/garage/meta", "/etc/garage.toml:3");
+	str_is(f, "storage.data1.path", "/mnt/old-disk/garage", "/etc/garage.toml:21");
+	str_is(f, "storage.data2.path", "/mnt/disk1/garage", "/etc/garage.toml:25");
+	str_is(f, "storage.data3.path", "/mnt/disk2/garage", "/etc/garage.toml:29");
+	str_is(f, "storage.data3.role", "data", "/etc/garage.toml:29");
 	/* "2T" = 2 x 1000^4; "2TiB" = 2 x 1024^4 = 2^41 */
 	int_is(f, "storage.data2.capacity", 2000000000000, "/etc/garage.toml:26");
 	int_is(f, "storage.data3.capacity", 2199023255552, "/etc/garage.toml:30");
@@ -356,6 +367,8 @@ static void test_inline(void **state)
 	check_call(1, root, "data1", "data", "/srv/old-hdd/garage", false);
 	check_call(2, root, "data2", "data", "/srv/new-hdd/garage", false);
 	bool_is(f, "storage.data1.read_only", true, "/etc/garage.toml:6");
+	str_is(f, "storage.data1.path", "/srv/old-hdd/garage", "/etc/garage.toml:6");
+	str_is(f, "storage.data2.path", "/srv/new-hdd/garage", "/etc/garage.toml:7");
 	assert_null(ht_facts_get(f, "storage.data1.capacity"));
 	/* "3T" = 3 x 1000^4 */
 	int_is(f, "storage.data2.capacity", 3000000000000, "/etc/garage.toml:7");
@@ -506,8 +519,13 @@ static void test_no_config(void **state)
 #define PORTS "Garage's documented ports (reference-manual/configuration.md examples)"
 	int_is(f, "garage.s3_port", 3900, PORTS);
 	int_is(f, "garage.rpc_port", 3901, PORTS);
-	int_is(f, "garage.web_port", 3902, PORTS);
-	int_is(f, "garage.admin_port", 3903, PORTS);
+	/* [s3_web] and [admin] are bound only when garage.toml configures them. */
+	unavailable_is(f, "garage.web_port", ENOENT,
+	               "not configured: Garage binds it only when garage.toml sets [s3_web] "
+	               "bind_addr");
+	unavailable_is(f, "garage.admin_port", ENOENT,
+	               "not configured: Garage binds it only when garage.toml sets [admin] "
+	               "api_bind_addr");
 	str_is(f, "storage.list", "metadata data", "garage.metadata_dir, garage.data_dir");
 	assert_int_equal(ncalls, 2);
 	check_call(0, scratch, "metadata", "metadata", "/data/ssd/meta", false);
@@ -734,6 +752,124 @@ static void test_unreadable(void **state)
 	ht_facts_free(f);
 }
 
+/*
+ * No LimitNOFILE= in the unit: the manager's DefaultLimitNOFILE= of
+ * system.conf and system.conf.d (later drop-in names win), its soft limit;
+ * the unit's own LimitNOFILE= still wins over it.
+ */
+static void test_default_limit_nofile(void **state)
+{
+	struct ht_facts *f;
+
+	(void)state;
+	put("/etc/garage.toml", "metadata_dir = \"/m\"\ndata_dir = \"/d\"\n"
+	                        "rpc_bind_addr = \"[::]:3901\"\n");
+	put("/etc/systemd/system/garage.service",
+	    "[Service]\nExecStart=/usr/local/bin/garage server\n");
+	put("/etc/systemd/system.conf", "[Manager]\n#DefaultLimitNOFILE=1024:524288\n"
+	                                "DefaultLimitNOFILE=4096:524288\n"); /* 3 */
+	f = collect(scratch, NULL, false);
+	int_is(f, "garage.unit.nofile", 4096,
+	       "/etc/systemd/system.conf:3 DefaultLimitNOFILE= (no LimitNOFILE= in garage.service "
+	       "or its drop-ins)");
+	ht_facts_free(f);
+
+	/* A drop-in after it; one hidden by the same name in /etc; "infinity" soft. */
+	put("/usr/lib/systemd/system.conf.d/50-vendor.conf",
+	    "[Manager]\nDefaultLimitNOFILE=8192\n");
+	put("/run/systemd/system.conf.d/60-site.conf",
+	    "# site\n[Manager]\nDefaultLimitNOFILE=20000:40000\n"); /* 3 */
+	put("/usr/lib/systemd/system.conf.d/60-site.conf", "[Manager]\nDefaultLimitNOFILE=1\n");
+	f = collect(scratch, NULL, false);
+	int_is(f, "garage.unit.nofile", 20000,
+	       "/run/systemd/system.conf.d/60-site.conf:3 DefaultLimitNOFILE= (no LimitNOFILE= in "
+	       "garage.service or its drop-ins)");
+	ht_facts_free(f);
+	put("/etc/systemd/system.conf.d/70-inf.conf", "[Manager]\nDefaultLimitNOFILE=infinity\n");
+	f = collect(scratch, NULL, false);
+	int_is(f, "garage.unit.nofile", INT64_MAX,
+	       "/etc/systemd/system.conf.d/70-inf.conf:2 DefaultLimitNOFILE= (no LimitNOFILE= in "
+	       "garage.service or its drop-ins)");
+	ht_facts_free(f);
+
+	/* The unit's LimitNOFILE= wins over the manager's default. */
+	put("/etc/systemd/system/garage.service.d/limits.conf", "[Service]\nLimitNOFILE=42000\n");
+	f = collect(scratch, NULL, false);
+	int_is(f, "garage.unit.nofile", 42000, "/etc/systemd/system/garage.service.d/limits.conf:2");
+	ht_facts_free(f);
+}
+
+/* Environment=GARAGE_CONFIG_FILE= (empty) is no path: Garage's default stands. */
+static void test_empty_config_env(void **state)
+{
+	struct ht_facts *f;
+
+	(void)state;
+	put("/etc/garage.toml", "metadata_dir = \"/default/meta\"\ndata_dir = \"/d\"\n"
+	                        "rpc_bind_addr = \"[::]:3901\"\n");
+	put("/etc/garage/other.toml", "metadata_dir = \"/other/meta\"\ndata_dir = \"/d\"\n"
+	                              "rpc_bind_addr = \"[::]:3901\"\n");
+	put("/etc/systemd/system/garage.service",
+	    "[Service]\nEnvironment=GARAGE_CONFIG_FILE=\nExecStart=/usr/bin/garage server\n");
+	f = collect(scratch, NULL, false);
+	str_is(f, "garage.config", "/etc/garage.toml", "Garage's default path");
+	str_is(f, "garage.metadata_dir", "/default/meta", "/etc/garage.toml:1");
+	ht_facts_free(f);
+
+	/* An empty one after a set one clears it too. */
+	put("/etc/systemd/system/garage.service",
+	    "[Service]\nEnvironment=GARAGE_CONFIG_FILE=/etc/garage/other.toml\n"
+	    "Environment=\"GARAGE_CONFIG_FILE=\" RUST_LOG=info\nExecStart=/usr/bin/garage server\n");
+	f = collect(scratch, NULL, false);
+	str_is(f, "garage.config", "/etc/garage.toml", "Garage's default path");
+	ht_facts_free(f);
+
+	/* A set one after the empty one is read. */
+	put("/etc/systemd/system/garage.service",
+	    "[Service]\nEnvironment=GARAGE_CONFIG_FILE=\n"
+	    "Environment=GARAGE_CONFIG_FILE=/etc/garage/other.toml\nExecStart=/usr/bin/garage\n");
+	f = collect(scratch, NULL, false);
+	str_is(f, "garage.config", "/etc/garage/other.toml",
+	       "/etc/systemd/system/garage.service:3 Environment=GARAGE_CONFIG_FILE");
+	ht_facts_free(f);
+}
+
+/*
+ * --set garage.config=REL: on the live host from the current directory;
+ * under --root refused (no directory of the tree's host to take it from).
+ */
+static void test_relative_config(void **state)
+{
+	struct ht_garage_input in = { .config = "sub/rel.toml" };
+	struct ht_facts *f;
+	struct ht_error err = { "" };
+	_cleanup_free_ char *want = NULL, *want_src = NULL, *old = getcwd(NULL, 0);
+
+	(void)state;
+	assert_non_null(old);
+	put("/sub/rel.toml", "metadata_dir = \"/rel/meta\"\ndata_dir = \"/d\"\n"
+	                     "rpc_bind_addr = \"[::]:3901\"\n");
+	assert_true(asprintf(&want, "%s/sub/rel.toml", scratch) > 0);
+	assert_true(asprintf(&want_src, "%s:1", want) > 0);
+	assert_int_equal(chdir(scratch), 0);
+	f = collect("/", &in, false);
+	str_is(f, "garage.config", want, "--set garage.config");
+	str_is(f, "garage.metadata_dir", "/rel/meta", want_src);
+	ht_facts_free(f);
+	f = collect(NULL, &in, false);
+	str_is(f, "garage.config", want, "--set garage.config");
+	ht_facts_free(f);
+	assert_int_equal(chdir(old), 0);
+
+	/* Under --root: refused, one line. */
+	f = ht_facts_new();
+	assert_non_null(f);
+	assert_int_equal(ht_collect_garage(f, scratch, &in, false, &err), -EINVAL);
+	assert_string_equal(err.msg,
+	                    "--set garage.config=sub/rel.toml: expected an absolute path below --root");
+	ht_facts_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -749,6 +885,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_binary_bits, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, scratch_setup, scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_default_limit_nofile, scratch_setup,
+		                                scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_empty_config_env, scratch_setup, scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_relative_config, scratch_setup, scratch_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -368,6 +368,23 @@ static char *fake_sysfs(void)
 	put(t, "devices/virtual/block/loop0/queue/rotational", "0\n");
 	link_to(t, "block/loop0", "../devices/virtual/block/loop0");
 
+	/* loop1: bound to nothing readable; dm-1 over loop0 and sda1. */
+	mkdirs(t, "devices/virtual/block/loop1/queue");
+	put(t, "devices/virtual/block/loop1/queue/rotational", "1\n");
+	link_to(t, "block/loop1", "../devices/virtual/block/loop1");
+	mkdirs(t, "devices/virtual/block/dm-1/slaves");
+	link_to(t, "devices/virtual/block/dm-1/slaves/loop0", "../../loop0");
+	link_to(t, "devices/virtual/block/dm-1/slaves/sda1", "../../../../pci0/block/sda/sda1");
+	link_to(t, "block/dm-1", "../devices/virtual/block/dm-1");
+
+	/* vda: virtio_blk, whose queue/rotational is the block layer's default. */
+	mkdirs(t, "devices/pci0/virtio1/block/vda/queue");
+	put(t, "devices/pci0/virtio1/block/vda/queue/rotational", "1\n");
+	mkdirs(t, "bus/virtio/drivers/virtio_blk");
+	link_to(t, "devices/pci0/virtio1/driver", "../../../bus/virtio/drivers/virtio_blk");
+	link_to(t, "devices/pci0/virtio1/block/vda/device", "../../../virtio1");
+	link_to(t, "block/vda", "../devices/pci0/virtio1/block/vda");
+
 	mkdirs(t, "devices/virtual/block/dm-9/slaves");
 	link_to(t, "devices/virtual/block/dm-9/slaves/dm-9", "../../dm-9");
 
@@ -380,6 +397,9 @@ static char *fake_sysfs(void)
 	link_to(t, "dev/block/8:33", "../../devices/pci0/block/sdc/sdc1");
 	link_to(t, "dev/block/8:48", "../../devices/pci0/block/sdd");
 	link_to(t, "dev/block/7:0", "../../devices/virtual/block/loop0");
+	link_to(t, "dev/block/7:1", "../../devices/virtual/block/loop1");
+	link_to(t, "dev/block/253:1", "../../devices/virtual/block/dm-1");
+	link_to(t, "dev/block/252:0", "../../devices/pci0/virtio1/block/vda");
 	return t;
 }
 
@@ -416,8 +436,23 @@ static void test_block_info(void **state)
 	/* A partition is its disk. */
 	check_block(t, 8, 1, "sda1", "sda", 0, true, "sda/queue/rotational");
 	check_block(t, 8, 16, "sdb", "sdb", 0, false, "sdb/queue/rotational");
-	/* A loop device is a leaf: its backing file is not followed. */
-	check_block(t, 7, 0, "loop0", "loop0", 0, false, "loop0/queue/rotational");
+	/*
+	 * A loop device is a leaf: its backing file is not followed, and its
+	 * queue/rotational (0 for loop0, 1 for loop1) is no evidence of the
+	 * disk under the file: unknown, saying why.
+	 */
+	check_block(t, 7, 0, "loop0", "loop0", -ENODATA, false,
+	            "loop0/loop/backing_file: a loop device over /var/lib/images/disk.img "
+	            "(file-backed: its queue/rotational says nothing of the disk under the file)");
+	check_block(t, 7, 1, "loop1", "loop1", -ENODATA, false,
+	            "loop1: a loop device (file-backed: its queue/rotational says nothing of "
+	            "the disk under the file)");
+	/* Beside a spinning disk, the loop device does not hide it. */
+	check_block(t, 253, 1, "dm-1", "loop0 sda", 0, true, "sda/queue/rotational");
+	/* virtio_blk: its flag 1 is the block layer's default, no evidence either. */
+	check_block(t, 252, 0, "vda", "vda", -ENODATA, false,
+	            "vda/device/driver: virtio_blk reports no rotation (queue/rotational holds the "
+	            "block layer's default, not the host disk's)");
 	/* Unreadable or malformed flags. */
 	check_block(t, 8, 33, "sdc1", "sdc", -ENOENT, false, "sdc/queue/rotational");
 	check_block(t, 8, 48, "sdd", "sdd", -EINVAL, false, "sdd/queue/rotational");
@@ -520,8 +555,10 @@ static void test_fsync_rate(void **state)
 
 /* ---- ht_collect_storage ---- */
 
-static const char *const fs_suffixes[] = { "fs", "free", "size", "inodes", "inodes_free",
-	                                   "device", "devices", "rotational", "exists", "probed" };
+static const char *const fs_suffixes[] = { "fs",         "free",    "size",
+	                                   "inodes",     "inodes_free", "device",
+	                                   "devices",    "rotational", "read_only_mount",
+	                                   "exists",     "probed" };
 
 static char *fname(const char *name, const char *suffix)
 {
@@ -618,6 +655,18 @@ static void test_collect_live(void **state)
 	assert_true(strncmp(rate->source, want, strlen(want)) == 0);
 	assert_true(strstr(rate->source, d) != NULL);
 	assert_int_equal(entries(d), 0);
+	/* The mount's read-only flag as statvfs(3) gives it (this directory is writable: false). */
+	{
+		struct statvfs sv;
+		_cleanup_free_ char *src = NULL;
+
+		assert_int_equal(statvfs(d, &sv), 0);
+		assert_bool_fact(f, "storage.metadata.read_only_mount", (sv.f_flag & ST_RDONLY) != 0);
+		assert_false(sv.f_flag & ST_RDONLY);
+		assert_true(asprintf(&src, "statfs(2) of %s", d) > 0);
+		assert_string_equal(get(f, "storage.metadata.read_only_mount")->source, src);
+		assert_null(get(f, "storage.metadata.read_only_mount")->unit);
+	}
 
 	/* The measurement's error is the fact's. */
 	reset_faults();

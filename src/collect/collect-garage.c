@@ -246,6 +246,15 @@ static int environment_config(const struct ht_conf_key *k, char **value, char **
 				continue;
 			free(*value);
 			free(*source);
+			*value = *source = NULL;
+			/*
+			 * An empty value names no file. Whether clap 2 (Garage's
+			 * structopt) passes "" on or ignores it was not established;
+			 * it is taken as unset, so Garage's default path stands, and
+			 * an earlier assignment is overridden all the same.
+			 */
+			if (!w[19])
+				continue;
 			*value = strdup(w + 19);
 			*source = file_line(a->file, a->line);
 			if (!*value || !*source)
@@ -265,7 +274,7 @@ static bool ends_with(const char *s, const char *suffix)
 /* Reads garage.service and its drop-ins below @root into @u. Returns 0 or -ENOMEM. */
 static int unit_read(const char *root, struct unit_info *u)
 {
-	struct ht_conf exec = { 0 }, env = { 0 }, lim = { 0 };
+	struct ht_conf exec = { 0 }, env = { 0 }, lim = { 0 }, mgr = { 0 };
 	const struct ht_conf_key *k;
 	_cleanup_free_ char *env_config = NULL, *env_source = NULL;
 	int r;
@@ -347,10 +356,36 @@ static int unit_read(const char *root, struct unit_info *u)
 				r = -ENOMEM;
 		}
 	}
+	/*
+	 * None in the unit: the service gets the manager's default, [Manager]
+	 * DefaultLimitNOFILE= of system.conf and its drop-ins
+	 * (systemd-system.conf(5)); systemd's built-in one when none sets it.
+	 */
+	if (r >= 0 && !u->has_nofile) {
+		r = ht_manager_setting_read(root, "DefaultLimitNOFILE", &mgr);
+		k = r >= 0 ? ht_conf_find(&mgr, "DefaultLimitNOFILE") : NULL;
+		if (k) {
+			const struct ht_conf_assign *a = ht_conf_effective(k);
+			uint64_t soft, hard;
+
+			/* ht_manager_setting_read() keeps only values ht_rlimit_parse() takes. */
+			if (ht_rlimit_parse(a->value, &soft, &hard) == 0) {
+				u->has_nofile = true;
+				u->nofile = soft > INT64_MAX ? INT64_MAX : (int64_t)soft;
+				if (asprintf(&u->nofile_source, "%s:%u DefaultLimitNOFILE= (no "
+				             "LimitNOFILE= in " GARAGE_UNIT " or its drop-ins)",
+				             a->file, a->line) < 0) {
+					u->nofile_source = NULL;
+					r = -ENOMEM;
+				}
+			}
+		}
+	}
 out:
 	ht_conf_free(&exec);
 	ht_conf_free(&env);
 	ht_conf_free(&lim);
+	ht_conf_free(&mgr);
 	return r;
 }
 
@@ -373,8 +408,9 @@ static int unit_facts(struct ht_facts *f, const struct unit_info *u)
 	if (u->has_nofile)
 		return set_int(f, "garage.unit.nofile", u->nofile, "descriptors", u->nofile_source);
 	return ht_facts_set_unavailable(f, "garage.unit.nofile", ENOENT, "descriptors",
-	                                "no LimitNOFILE= in " GARAGE_UNIT " or its drop-ins: "
-	                                "systemd's DefaultLimitNOFILE (soft 1024)");
+	                                "no LimitNOFILE= in " GARAGE_UNIT " or its drop-ins, no "
+	                                "DefaultLimitNOFILE= in systemd's system.conf or "
+	                                "system.conf.d: systemd's built-in default (soft 1024)");
 }
 
 /*
@@ -448,6 +484,7 @@ struct gdir {
 	char name[32];
 	const char *role;
 	const char *path;     /* as written (owned by the TOML tree or the input) */
+	unsigned path_line;   /* a [[data_dir]] entry's path = line; 0 for the others */
 	bool has_capacity;
 	int64_t capacity;
 	unsigned capacity_line;
@@ -731,6 +768,7 @@ static int data_dirs(struct gctx *c, const struct ht_toml_table *t, struct gdir 
 			                 c->file, hl);
 		if (r == 0) {
 			d[i].path = pv->str;
+			d[i].path_line = pv->line;
 			r = get_bool(c, e, "read_only", &d[i].read_only, &d[i].read_only_line);
 			d[i].has_read_only = r == 0;
 		}
@@ -943,8 +981,6 @@ static int default_facts(struct ht_facts *f)
 	} ports[] = {
 		{ "garage.s3_port", 3900 },
 		{ "garage.rpc_port", 3901 },
-		{ "garage.web_port", 3902 },
-		{ "garage.admin_port", 3903 },
 	};
 	int r;
 
@@ -965,6 +1001,15 @@ static int default_facts(struct ht_facts *f)
 		                             SRC_DEFAULT ": no snapshots");
 	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(ports); i++)
 		r = set_int(f, ports[i].fact, ports[i].port, NULL, SRC_PORTS);
+	/* [s3_web] and [admin] are Options in config.rs: no section, no listener. */
+	if (r >= 0)
+		r = ht_facts_set_unavailable(f, "garage.web_port", ENOENT, NULL,
+		                             "not configured: Garage binds it only when garage.toml "
+		                             "sets [s3_web] bind_addr");
+	if (r >= 0)
+		r = ht_facts_set_unavailable(f, "garage.admin_port", ENOENT, NULL,
+		                             "not configured: Garage binds it only when garage.toml "
+		                             "sets [admin] api_bind_addr");
 	return r;
 }
 
@@ -1008,11 +1053,16 @@ static int storage_facts(struct ht_facts *f, const char *root, const char *file,
 		if (!abs)
 			return -ENOMEM;
 		r = ht_collect_storage(f, root, d->name, d->role, abs, measure);
-		/* path and role come from where garage.metadata_dir / garage.data_dir do. */
+		/*
+		 * path and role come from where garage.metadata_dir / garage.data_dir
+		 * do; a [[data_dir]] entry's from its own path = line.
+		 */
 		if (r >= 0) {
 			const struct ht_fact *g = ht_facts_get(f, i == 0 ? "garage.metadata_dir"
 			                                                 : "garage.data_dir");
-			_cleanup_free_ char *gsrc = g && g->source ? strdup(g->source) : NULL;
+			_cleanup_free_ char *gsrc = file && d->path_line ? file_line(file, d->path_line)
+			                            : g && g->source    ? strdup(g->source)
+			                                                : NULL;
 			const char *from = gsrc ? gsrc : file ? file : "garage.metadata_dir, garage.data_dir";
 
 			snprintf(fact, sizeof(fact), "storage.%s.path", d->name);
@@ -1088,7 +1138,26 @@ int ht_collect_garage(struct ht_facts *f, const char *root, const struct ht_gara
 
 	/* Which garage.toml: --set garage.config, the unit's, Garage's default. */
 	named = in && in->config && in->config[0];
-	if (named) {
+	if (named && in->config[0] != '/' && !ht_root_is_live(root)) {
+		r = ht_error_set(err, EINVAL, "--set garage.config=%s: expected an absolute path "
+		                 "below --root", in->config);
+		goto out;
+	}
+	if (named && in->config[0] != '/') {
+		/* On the live host a relative path is the user's: from the current directory. */
+		_cleanup_free_ char *cwd = getcwd(NULL, 0);
+
+		if (!cwd) {
+			r = errno == ENOMEM ? -ENOMEM
+			                    : ht_error_set(err, errno, "--set garage.config=%s: the "
+			                                   "current directory: %s", in->config,
+			                                   strerror(errno));
+			goto out;
+		}
+		if (asprintf(&config, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", in->config) < 0)
+			config = NULL;
+		csrc = strdup("--set garage.config");
+	} else if (named) {
 		config = absolute(in->config);
 		csrc = strdup("--set garage.config");
 	} else if (u.config) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
@@ -42,6 +43,10 @@
 #define FSYNC_BLOCK 4096
 /* dm over md over partitions is 3 levels; more than this is a loop in a broken tree. */
 #define BLOCK_MAX_DEPTH 16
+/* statfs(2) f_flags holds the mount flags (linux/statfs.h ST_VALID) */
+#ifndef ST_VALID
+#define ST_VALID 0x0020
+#endif
 
 static void closedirp(DIR **d)
 {
@@ -356,19 +361,47 @@ static int walk_leaves(const char *devdir, unsigned depth, struct leaves *out)
 
 
 /*
- * A paravirtual disk whose queue/rotational says nothing of the disk behind
- * it: virtio-blk has no feature bit for rotation, so the flag keeps the
- * block layer's default (1 for vda of the 6.18 VM hosttune is developed
- * on, whatever disk the host gives it), and Xen's blkfront ("vbd") is the
- * same. Returns 1 with *@src
- * "SYSFS/block/DISK/device/driver: DRIVER reports no rotation", 0 for any
- * other disk (or none readable), -ENOMEM.
+ * A disk whose queue/rotational says nothing of the disk behind it. A
+ * paravirtual one: virtio-blk has no feature bit for rotation, so the flag
+ * keeps the block layer's default (1 for vda of the 6.18 VM hosttune is
+ * developed on, whatever disk the host gives it), and Xen's blkfront
+ * ("vbd") is the same; a loop device ("loopN"): file-backed. Returns 1
+ * with *@src "SYSFS/block/DISK/device/driver: DRIVER reports no rotation
+ * ...", "SYSFS/block/loopN/loop/backing_file: a loop device over FILE ..."
+ * (or "SYSFS/block/loopN: a loop device ..." when no backing file is
+ * readable), 0 for any other disk (or none readable), -ENOMEM.
  */
 static int virtual_disk(const char *sysfs, const char *disk, char **src)
 {
 	_cleanup_free_ char *p = NULL, *target = NULL;
 	const char *drv;
 
+	/*
+	 * A loop device: a file on some other filesystem. Its queue/rotational
+	 * is the loop driver's own setting (0 or 1 by what the backing file's
+	 * device said when it was bound, or the default), not evidence of
+	 * the disk the file lies on now.
+	 */
+	if (strncmp(disk, "loop", 4) == 0 && disk[4] && strspn(disk + 4, "0123456789") ==
+	                                                     strlen(disk + 4)) {
+		_cleanup_free_ char *file = NULL;
+		int r;
+
+		if (asprintf(&p, "%s/block/%s/loop/backing_file", sysfs, disk) < 0)
+			return -ENOMEM;
+		r = ht_read_file(NULL, p, &file);
+		if (r == -ENOMEM)
+			return r;
+		if (r == 0 && file[0])
+			r = asprintf(src, "%s: a loop device over %s (file-backed: its "
+			             "queue/rotational says nothing of the disk under the file)",
+			             p, file);
+		else
+			r = asprintf(src, "%s/block/%s: a loop device (file-backed: its "
+			             "queue/rotational says nothing of the disk under the file)",
+			             sysfs, disk);
+		return r < 0 ? -ENOMEM : 1;
+	}
 	if (asprintf(&p, "%s/block/%s/device/driver", sysfs, disk) < 0)
 		return -ENOMEM;
 	target = realpath(p, NULL);
@@ -716,9 +749,10 @@ static int collect_fsync(struct ht_facts *f, const char *root, const char *name,
 /* Every filesystem fact unavailable with @r (the directory could not be probed). */
 static int all_unavailable(struct ht_facts *f, const char *name, int r, const char *source)
 {
-	static const char *const suffixes[] = { "exists",      "probed", "fs",     "free",
-		                                "size",        "inodes", "devices", "device",
-		                                "inodes_free", "rotational" };
+	static const char *const suffixes[] = { "exists",      "probed",     "fs",
+		                                "free",        "size",       "inodes",
+		                                "devices",     "device",     "inodes_free",
+		                                "rotational",  "read_only_mount" };
 	char fn[256];
 
 	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
@@ -781,8 +815,9 @@ static int collect_fs(struct ht_facts *f, const char *name, int fd, const char *
 	const char *magic_name;
 	int r;
 
-	static const char *const fs_suffixes[] = { "fs",     "free",    "size",      "inodes",
-		                                   "inodes_free", "device", "devices", "rotational" };
+	static const char *const fs_suffixes[] = { "fs",          "free",       "size",
+		                                   "inodes",      "inodes_free", "device",
+		                                   "devices",     "rotational", "read_only_mount" };
 	struct {
 		const char *suffix;
 		uint64_t v;
@@ -820,6 +855,19 @@ static int collect_fs(struct ht_facts *f, const char *name, int fd, const char *
 		if (r < 0)
 			return r;
 	}
+
+	/*
+	 * Mounted read-only: f_flags (statfs(2), since Linux 2.6.36, which sets
+	 * ST_VALID in it) & ST_RDONLY, the mount's flag or the superblock's.
+	 */
+	fact_name(fn, sizeof(fn), name, "read_only_mount");
+	if (sfs.f_flags & ST_VALID)
+		r = set_bool(f, fn, (sfs.f_flags & ST_RDONLY) != 0, dir_src);
+	else
+		r = set_unavail(f, fn, EOPNOTSUPP, "statfs(2) f_flags without ST_VALID (a kernel "
+		                                   "before 2.6.36)");
+	if (r < 0)
+		return r;
 
 	/* The filesystem's name: the mount's, else f_type's. */
 	fact_name(fn, sizeof(fn), name, "fs");
@@ -906,8 +954,9 @@ int ht_collect_storage(struct ht_facts *f, const char *root, const char *name, c
 	 * of that host's.
 	 */
 	if (!ht_root_is_live(root)) {
-		static const char *const suffixes[] = { "fs", "free", "size", "inodes", "inodes_free",
-			                                "device", "devices", "rotational" };
+		static const char *const suffixes[] = { "fs",         "free",    "size",
+			                                "inodes",     "inodes_free", "device",
+			                                "devices",    "rotational", "read_only_mount" };
 
 		for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
 			r = set_unavail(f, fact_name(fn, sizeof(fn), name, suffixes[i]), -EOPNOTSUPP,

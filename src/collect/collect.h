@@ -298,9 +298,10 @@ int ht_collect_observed(struct ht_facts *f, const char *path, double headroom,
 
 /*
  * ht_collect_storage - storage.NAME.{path,role,exists,probed,fs,free,size,
- * inodes,inodes_free,device,devices,rotational,fsync_rate} of directory
- * @path (as garage.toml names it) with @role ("metadata" or "data"); the
- * caller sets storage.list and the [[data_dir]] facts (capacity, read_only).
+ * inodes,inodes_free,read_only_mount,device,devices,rotational,fsync_rate}
+ * of directory @path (as garage.toml names it) with @role ("metadata" or
+ * "data"); the caller sets storage.list and the [[data_dir]] facts
+ * (capacity, read_only).
  *
  * The directory is ROOT/@path; when it does not exist yet (before Garage
  * is deployed), its nearest existing parent is probed instead (exists
@@ -308,14 +309,18 @@ int ht_collect_observed(struct ht_facts *f, const char *path, double headroom,
  * size, inodes, inodes_free and f_type; the filesystem type is the mount's
  * from the live /proc/self/mountinfo (the entry whose major:minor is the
  * directory's st_dev, the longest mount point that is a prefix of the real
- * path on a tie), else the name of f_type (ENOENT when unknown). The block
- * device: /sys/dev/block/MAJ:MIN of st_dev on the live host (under --root
- * too: the tree's files are on one of this host's filesystems); none
+ * path on a tie), else the name of f_type (ENOENT when unknown).
+ * read_only_mount: statfs f_flags & ST_RDONLY (EOPNOTSUPP when the kernel
+ * does not fill f_flags: no ST_VALID, before 2.6.36). The block device:
+ * /sys/dev/block/MAJ:MIN of st_dev on the live host (under --root too:
+ * the tree's files are on one of this host's filesystems); none
  * (major 0: tmpfs, overlay, NFS, btrfs subvolumes on several devices give
  * their anonymous dev) -> device, devices and rotational unavailable with
  * ENODEV. devices: the leaves below it through /sys/block/DEV/slaves
  * (dm, md, and a partition as its parent disk); rotational: true when any
- * of them has queue/rotational 1.
+ * of them has queue/rotational 1, else unavailable ENODATA when one is a
+ * disk whose flag is no evidence (virtio_blk, Xen vbd, a loop device:
+ * ht_block_info()), the source saying why.
  *
  * fsync_rate (only for role "metadata", only with @measure and on the live
  * root): a new temporary file (O_TMPFILE when the filesystem supports it,
@@ -325,7 +330,8 @@ int ht_collect_observed(struct ht_facts *f, const char *path, double headroom,
  * fsyncs/s rounded to the nearest integer, at least 1. Not measured:
  * unavailable ECANCELED (!@measure) or EOPNOTSUPP (--root); a directory
  * where no file can be created: that errno (EACCES, EROFS), as for a write
- * or fdatasync() that fails (EIO).
+ * or fdatasync() that fails (EIO). Under --root every filesystem fact
+ * (fs ... rotational, read_only_mount) is unavailable EOPNOTSUPP.
  *
  * Below a --root, symbolic links in @path resolve inside the tree
  * (openat2(2) RESOLVE_IN_ROOT; the joined path where the kernel has no
@@ -379,7 +385,12 @@ struct ht_block_info {
  * partitions), any other is a disk itself (a loop device's backing file is
  * not followed). rotational reads SYSFS/block/DISK/queue/rotational of each
  * ("0" or "1"; anything else -EINVAL): true at the first 1; when none is 1
- * and one could not be read, rotational_error is that error.
+ * and one could not be read, rotational_error is that error. A disk whose
+ * flag is no evidence counts as unreadable with -ENODATA: a paravirtual
+ * one (SYSFS/block/DISK/device/driver is virtio_blk or vbd) and a loop
+ * device ("loopN": file-backed, its flag says nothing of the disk under
+ * the file; the source names SYSFS/block/loopN/loop/backing_file and the
+ * file when readable).
  * Returns 0; -ENODEV for major 0 (tmpfs, overlay, NFS, btrfs's anonymous
  * devs); -ENOENT etc. from readlink/realpath/opendir; -ELOOP for slaves
  * nested deeper than 16; -ENOMEM; on error @b holds nothing to free.
@@ -433,14 +444,22 @@ struct ht_garage_input {
  * effective ExecStart= (the last one after the last empty ExecStart=, its
  * words split and unquoted as systemd does; specifiers and $VARIABLES are
  * not expanded), else GARAGE_CONFIG_FILE in its Environment= lines (an
- * empty Environment= clears the list, a later assignment wins;
- * EnvironmentFile= is not read), else /etc/garage.toml; below @root. A
- * relative path is taken from "/", a service's default working directory.
+ * empty Environment= clears the list, a later assignment wins, an empty
+ * GARAGE_CONFIG_FILE= counts as unset; EnvironmentFile= is not read), else
+ * /etc/garage.toml; below @root. A relative path from the unit is taken
+ * from "/", a service's default working directory. A relative
+ * @in->config is the user's: on the live host (@root NULL, "" or "/") it
+ * is made absolute with the current directory (getcwd(3)) here; under a
+ * --root it is refused (-EINVAL, @err "--set garage.config=PATH: expected
+ * an absolute path below --root").
  * None exists: garage.config unavailable (ENOENT, the source names the
  * path and who named it), the directories from @in (NULL or "" members:
  * /var/lib/garage/meta and /var/lib/garage/data, Garage's systemd unit
  * layout), the rest Garage's documented defaults with source "Garage
- * default (reference-manual/configuration.md)" and the ports 3900-3903.
+ * default (reference-manual/configuration.md)", the ports 3900 (S3) and
+ * 3901 (RPC); garage.web_port and garage.admin_port unavailable (ENOENT,
+ * "not configured: ..."): Garage binds [s3_web] and [admin] only when
+ * garage.toml configures them.
  * An @in->config that does not exist is an error (-ENOENT, @err set): the
  * user named it.
  *
@@ -464,7 +483,9 @@ struct ht_garage_input {
  * "PATH:LINE"; a key left out gets Garage's default with the source above.
  * Keys hosttune does not know are ignored, as Garage ignores them.
  * storage.NAME.capacity and storage.NAME.read_only are set for the
- * [[data_dir]] entries that give them.
+ * [[data_dir]] entries that give them; storage.NAME.path and .role of a
+ * [[data_dir]] entry have the line of its own path = as source, those of
+ * metadata_dir and a single data_dir their key's line.
  *
  * garage.binary from the unit's ExecStart= (its first word, without
  * systemd's prefixes @-:+!) when it is an absolute path, else the first of
@@ -472,7 +493,12 @@ struct ht_garage_input {
  * garage.binary_bits from its ELF header (EINVAL when not ELF, ENOENT when
  * absent). garage.unit: the unit file read (ENOENT when none or masked);
  * garage.unit.nofile: the soft limit of the effective LimitNOFILE= of
- * ht_unit_limits_read() ("infinity": INT64_MAX), source "FILE:LINE".
+ * ht_unit_limits_read() ("infinity": INT64_MAX), source "FILE:LINE"; when
+ * the unit sets none, the soft limit of the manager's effective [Manager]
+ * DefaultLimitNOFILE= (ht_manager_setting_read(): /etc/systemd/system.conf
+ * and the system.conf.d drop-ins), source "FILE:LINE DefaultLimitNOFILE=
+ * (no LimitNOFILE= in garage.service or its drop-ins)"; neither:
+ * unavailable ENOENT (systemd's built-in default, soft 1024).
  *
  * Returns 0; -EINVAL with @err "FILE:LINE:COL: expected ..., found ..."
  * (the TOML reader's), "FILE:LINE: KEY: expected ..., found ..." for a

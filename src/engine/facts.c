@@ -87,7 +87,8 @@ static const struct ht_fact_def fact_defs[] = {
 	  "hypervisor: none, kvm, qemu, vmware, microsoft, xen, ... (CPUID leaf 0x40000000, DMI)" },
 	{ "garage.admin_port", HT_T_INT, NULL,
 	  "TCP port of Garage's admin API ([admin] api_bind_addr); unavailable (ENOENT) when "
-	  "garage.toml sets none; 3903 before deployment (the port Garage's documentation uses)" },
+	  "garage.toml sets none, and before deployment: Garage binds it only when garage.toml "
+	  "configures it" },
 	{ "garage.binary", HT_T_STR, NULL,
 	  "the garage executable: the first word of the unit's ExecStart=, else the first of "
 	  "/usr/local/bin/garage, /usr/bin/garage that exists" },
@@ -133,11 +134,14 @@ static const struct ht_fact_def fact_defs[] = {
 	  "unavailable (ENOENT) when none is installed" },
 	{ "garage.unit.nofile", HT_T_INT, "descriptors",
 	  "soft LimitNOFILE= the garage unit and its drop-ins set, in systemd's order (source "
-	  "FILE:LINE); unavailable (ENOENT) when none sets it: systemd's DefaultLimitNOFILE "
-	  "soft limit, 1024" },
+	  "FILE:LINE); when none sets it, the soft limit of the manager's [Manager] "
+	  "DefaultLimitNOFILE= in /etc/systemd/system.conf and the system.conf.d drop-ins "
+	  "(source \"FILE:LINE DefaultLimitNOFILE= ...\"); unavailable (ENOENT) when neither "
+	  "sets one: systemd's built-in default, soft 1024" },
 	{ "garage.web_port", HT_T_INT, NULL,
 	  "TCP port of Garage's web endpoint ([s3_web] bind_addr); unavailable (ENOENT) when "
-	  "garage.toml sets none; 3902 before deployment" },
+	  "garage.toml sets none, and before deployment: Garage binds it only when garage.toml "
+	  "configures it" },
 	{ "kernel.page_size", HT_T_INT, "bytes",
 	  "page size from sysconf(_SC_PAGESIZE); not recorded in a --root tree (rules assume 4096)" },
 	{ "kernel.pointer_size", HT_T_INT, "bytes",
@@ -425,10 +429,15 @@ static const struct ht_fact_def storage_fact_defs[] = {
 	  "existing parent" },
 	{ "storage.*.read_only", HT_T_BOOL, NULL,
 	  "a [[data_dir]] entry Garage only reads from (read_only = true)" },
+	{ "storage.*.read_only_mount", HT_T_BOOL, NULL,
+	  "the filesystem of storage.NAME.probed is mounted read-only: statfs f_flags & "
+	  "ST_RDONLY; unavailable under --root (EOPNOTSUPP) and when the probe fails (its errno)" },
 	{ "storage.*.role", HT_T_STR, NULL, "metadata or data" },
 	{ "storage.*.rotational", HT_T_BOOL, NULL,
 	  "a spinning disk: queue/rotational of any disk of storage.NAME.devices, else of "
-	  "storage.NAME.device itself" },
+	  "storage.NAME.device itself; a paravirtual disk (virtio_blk, Xen vbd) or a loop "
+	  "device (file-backed) has no flag to trust: unavailable (ENODATA) unless another disk "
+	  "spins" },
 	{ "storage.*.size", HT_T_INT, "bytes", "size of the filesystem, statfs f_blocks x f_frsize" },
 };
 

@@ -1875,16 +1875,18 @@ int ht_rlimit_parse(const char *value, uint64_t *soft, uint64_t *hard)
 }
 
 /*
- * The [Service] @key= lines of one unit file or drop-in, as systemd's
- * config_parse() cuts them (src/shared/conf-parser.c): a trailing backslash
- * joins the next line, '#' or ';' starts a comment, "[Section]" switches
- * sections, blanks around the key and the value go. For LimitNOFILE, a value
- * systemd's config_parse_limit() refuses (empty, not a number, soft above
- * hard) is logged and ignored there, so it is a problem here and gives no
- * assignment; any other key's value is recorded as written, "" included.
+ * The @section ("[Service]", "[Manager]") @key= lines of one unit file,
+ * drop-in or manager configuration file, as systemd's config_parse() cuts
+ * them (src/shared/conf-parser.c): a trailing backslash joins the next
+ * line, '#' or ';' starts a comment, "[Section]" switches sections, blanks
+ * around the key and the value go. For LimitNOFILE and DefaultLimitNOFILE, a
+ * value systemd's config_parse_limit() / config_parse_rlimit() refuses
+ * (empty, not a number, soft above hard) is logged and ignored there, so it
+ * is a problem here and gives no assignment; any other key's value is
+ * recorded as written, "" included.
  */
 static int unit_parse(struct ht_conf *c, struct pendings *p, const struct content *ct,
-                      const char *key)
+                      const char *section, const char *key)
 {
 	const char *file = c->files[c->nfiles - 1];
 	_cleanup_free_ char *joined = NULL;
@@ -1921,7 +1923,7 @@ static int unit_parse(struct ht_conf *c, struct pendings *p, const struct conten
 			continue;
 		}
 		if (l[0] == '[') {
-			service = streq(l, "[Service]");
+			service = streq(l, section);
 			continue;
 		}
 		eq = strchr(l, '=');
@@ -1934,25 +1936,25 @@ static int unit_parse(struct ht_conf *c, struct pendings *p, const struct conten
 			const char *v = strstrip(eq + 1);
 			struct pending t = { .file = file, .line = first };
 
-			if (!streq(key, "LimitNOFILE")) {
+			if (!streq(key, "LimitNOFILE") && !streq(key, "DefaultLimitNOFILE")) {
 				r = pending_add(p, key, v, &t);
 				continue;
 			}
 			r = ht_rlimit_parse(v, &s, &h);
 			if (r == -EILSEQ)
-				r = add_problem(c, HT_CONF_BAD_VALUE, file, first, "LimitNOFILE",
-				                "LimitNOFILE=%s: soft limit above the hard one; systemd "
-				                "ignores the line", v);
+				r = add_problem(c, HT_CONF_BAD_VALUE, file, first, key,
+				                "%s=%s: soft limit above the hard one; systemd "
+				                "ignores the line", key, v);
 			else if (r < 0 && !*v)
-				r = add_problem(c, HT_CONF_MISSING_VALUE, file, first, "LimitNOFILE",
-				                "LimitNOFILE= without a value: systemd ignores the line "
-				                "(it is no reset), the earlier value stays");
+				r = add_problem(c, HT_CONF_MISSING_VALUE, file, first, key,
+				                "%s= without a value: systemd ignores the line "
+				                "(it is no reset), the earlier value stays", key);
 			else if (r < 0)
-				r = add_problem(c, HT_CONF_BAD_VALUE, file, first, "LimitNOFILE",
-				                "LimitNOFILE=%s: not a number, N:M or infinity; systemd "
-				                "ignores the line", v);
+				r = add_problem(c, HT_CONF_BAD_VALUE, file, first, key,
+				                "%s=%s: not a number, N:M or infinity; systemd "
+				                "ignores the line", key, v);
 			else
-				r = pending_add(p, "LimitNOFILE", v, &t);
+				r = pending_add(p, key, v, &t);
 		}
 	}
 	return r;
@@ -2048,7 +2050,7 @@ int ht_unit_setting_read(const char *root, const char *unit, const char *key, st
 
 			r = read_entry(&c, root, dirs[k], &ct);
 			if (r > 0) {
-				r = unit_parse(&c, &p, &ct, key);
+				r = unit_parse(&c, &p, &ct, "[Service]", key);
 				free(ct.buf);
 				break;
 			}
@@ -2089,7 +2091,7 @@ int ht_unit_setting_read(const char *root, const char *unit, const char *key, st
 		r = read_entry(&c, root, e[i].path, &ct);
 		if (r <= 0)
 			continue;
-		r = unit_parse(&c, &p, &ct, key);
+		r = unit_parse(&c, &p, &ct, "[Service]", key);
 		free(ct.buf);
 	}
 	if (r >= 0)
@@ -2098,6 +2100,49 @@ int ht_unit_setting_read(const char *root, const char *unit, const char *key, st
 	entries_free(e, ne);
 	strv_free_n(dirs, ndirs);
 	strv_free_n(names, nnames);
+	if (r < 0) {
+		ht_conf_free(&c);
+		return r;
+	}
+	*out = c;
+	return 0;
+}
+
+int ht_manager_setting_read(const char *root, const char *key, struct ht_conf *out)
+{
+	struct ht_conf c = { 0 };
+	struct pendings p = { 0 };
+	struct entry *e = NULL;
+	struct content ct = { 0 };
+	char *dirs[5] = { 0 };
+	size_t ndirs = 0, ne = 0;
+	int r;
+
+	if (!out || !key || !*key || strchr(key, '='))
+		return -EINVAL;
+	/* The main file first (systemd 252's config_parse_many_nulstr()), then its drop-ins. */
+	r = read_entry(&c, root, "/etc/systemd/system.conf", &ct);
+	if (r > 0) {
+		r = unit_parse(&c, &p, &ct, "[Manager]", key);
+		free(ct.buf);
+	}
+	if (r >= 0)
+		r = systemd_dirs(root, "systemd/system.conf.d", dirs, &ndirs);
+	if (r >= 0)
+		r = list_files(&c, root, (const char *const *)dirs, ndirs, STYLE_SYSTEMD, &e, &ne);
+	for (size_t i = 0; i < ne && r >= 0; i++) {
+		ct = (struct content){ 0 };
+		r = read_entry(&c, root, e[i].path, &ct);
+		if (r <= 0)
+			continue;
+		r = unit_parse(&c, &p, &ct, "[Manager]", key);
+		free(ct.buf);
+	}
+	if (r >= 0)
+		r = group(&c, &p);
+	pendings_free(&p);
+	entries_free(e, ne);
+	dirs_free(dirs, ndirs);
 	if (r < 0) {
 		ht_conf_free(&c);
 		return r;

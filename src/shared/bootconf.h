@@ -312,6 +312,32 @@ int ht_unit_setting_read(const char *root, const char *unit, const char *key, st
  */
 int ht_unit_limits_read(const char *root, const char *unit, struct ht_conf *out);
 
+/*
+ * ht_manager_setting_read - the [Manager] @key= lines ("DefaultLimitNOFILE")
+ * the system manager (PID 1) reads at boot, in the order it applies them:
+ * the key "@key" of @out holds them, the last one the effective one
+ * (ht_conf_effective()). @root, @out: as for ht_sysctl_conf_read().
+ *
+ * As systemd 252 reads its configuration (config_parse_many_nulstr(),
+ * systemd-system.conf(5)): /etc/systemd/system.conf first, then the drop-ins
+ * "*.conf" of /etc/systemd/system.conf.d, /run/systemd/system.conf.d,
+ * /usr/local/lib/systemd/system.conf.d, /usr/lib/systemd/system.conf.d (and
+ * /lib/systemd/system.conf.d when ROOT/lib is not a link to /usr/lib, as for
+ * sysctl.d), a name in an earlier directory hiding the same name in later
+ * ones (an empty file or a link to /dev/null is a mask), the survivors
+ * applied in file-name order. Lines as for ht_unit_setting_read() but in
+ * "[Manager]" sections. For "DefaultLimitNOFILE", a value systemd's
+ * config_parse_rlimit() logs and ignores gives no assignment but a problem
+ * (HT_CONF_MISSING_VALUE for an empty value, HT_CONF_BAD_VALUE for one
+ * ht_rlimit_parse() refuses), as for LimitNOFILE=. Other keys' values are
+ * not checked. Nothing found: no key (systemd's built-in default applies,
+ * for DefaultLimitNOFILE soft 1024, hard 524288 since systemd 240).
+ *
+ * Returns 0, -ENOMEM, or -EINVAL when @out is NULL or @key is NULL, empty
+ * or holds a '='.
+ */
+int ht_manager_setting_read(const char *root, const char *key, struct ht_conf *out);
+
 /* A stable lowercase name for @kind ("space-around-equals", ...), for reports. */
 const char *ht_conf_problem_kind_name(enum ht_conf_problem_kind kind);
 
