@@ -464,6 +464,35 @@ static void test_inline_depth(void **state)
 	assert_string_equal(err, "f:1:197: expected inline tables nested at most 64 deep, found a "
 				 "deeper '{'");
 	free(err);
+	err = NULL;
+
+	/* a header of 64 parts is read; of 65 refused at the 65th ("[" + 64 x "a." then 'a') */
+	n = (size_t)snprintf(text, sizeof(text), "[[a");
+	for (int i = 1; i < 64; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, ".a");
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "]]\nk = 1\n");
+	t = parse_ok(text);
+	v = ht_toml_get(t, "a");
+	for (int i = 1; i < 64; i++) {
+		assert_int_equal(v->type, HT_TOML_TABLE);
+		v = ht_toml_get(v->table, "a");
+		assert_non_null(v);
+	}
+	assert_int_equal(v->type, HT_TOML_TABLE_ARRAY);
+	assert_int_equal(v->n_tables, 1);
+	assert_int_equal(v->tables[0]->n, 1);
+	ht_toml_free(t);
+	t = NULL;
+
+	n = (size_t)snprintf(text, sizeof(text), "[a");
+	for (int i = 1; i < 65; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, ".a");
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "]\n");
+	assert_int_equal(ht_toml_parse("f", text, n, &t, &err), -EINVAL);
+	assert_null(t);
+	assert_string_equal(err, "f:1:130: expected a table name of at most 64 parts, found a "
+				 "65th part");
+	free(err);
 }
 
 struct bad {

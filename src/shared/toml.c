@@ -26,6 +26,9 @@ struct parser {
 	struct ht_toml_table *root;
 	struct ht_toml_table *cur; /* where key = value lines go */
 	unsigned depth;            /* inline tables open around pos */
+	size_t lc_pos;             /* line_of()'s last place: the line there, from 1, */
+	unsigned lc_line;          /* and the offset its line starts at */
+	size_t lc_start;
 };
 
 static int peek(const struct parser *p, size_t off)
@@ -56,16 +59,29 @@ static void describe(const struct parser *p, size_t pos, char *out, size_t n)
 		snprintf(out, n, "byte 0x%02x", (unsigned)c);
 }
 
-static unsigned line_of(const struct parser *p, size_t pos, unsigned *col)
+/*
+ * The line (and column) of pos. The reader asks mostly in file order: it
+ * counts on from the place it last asked about, from the start only when
+ * asked about an earlier one, so that a long file costs no quadratic time.
+ */
+static unsigned line_of(struct parser *p, size_t pos, unsigned *col)
 {
 	unsigned line = 1;
-	size_t start = 0;
+	size_t i = 0, start = 0;
 
-	for (size_t i = 0; i < pos && i < p->len; i++)
+	if (pos >= p->lc_pos) {
+		i = p->lc_pos;
+		line = p->lc_line;
+		start = p->lc_start;
+	}
+	for (; i < pos && i < p->len; i++)
 		if (p->buf[i] == '\n') {
 			line++;
 			start = i + 1;
 		}
+	p->lc_pos = i;
+	p->lc_line = line;
+	p->lc_start = start;
 	if (col)
 		*col = (unsigned)(pos - start + 1);
 	return line;
@@ -255,8 +271,12 @@ static int string(struct parser *p, char **ret)
 	if (peek(p, 1) == q && peek(p, 2) == q)
 		return fail(p, p->pos, q == '"' ? "'\"\"\"'" : "\"'''\"",
 			    "a one-line string (multi-line strings are not read)");
-	/* the decoded text is never longer than the source */
-	out = malloc(p->len - start + 1);
+	/* the decoded text is never longer than the source up to the line end */
+	{
+		const char *nl = memchr(p->buf + start, '\n', p->len - start);
+
+		out = malloc((nl ? (size_t)(nl - p->buf) : p->len) - start + 1);
+	}
 	if (!out)
 		return oom(p);
 	p->pos++;
@@ -415,7 +435,11 @@ static void skip_array_space(struct parser *p)
 
 static int value(struct parser *p, struct ht_toml_value *v);
 
-/* How deep inline tables may nest: the reader recurses once per level. */
+/*
+ * How deep inline tables may nest (the reader recurses once per level), and
+ * how many parts a table header's name may have: tables are freed
+ * recursively.
+ */
 #define MAX_DEPTH 64
 
 /* "expected WHAT, found ..." inside braces, saying why a line end does not do. */
@@ -622,7 +646,7 @@ static int header(struct parser *p)
 	bool array = peek(p, 1) == '[';
 	size_t hpos = p->pos;
 	struct ht_toml_table *t = p->root;
-	unsigned line = line_of(p, p->pos, NULL);
+	unsigned line = line_of(p, p->pos, NULL), parts = 0;
 	int r;
 
 	p->pos += array ? 2 : 1;
@@ -634,6 +658,13 @@ static int header(struct parser *p)
 
 		skip_ws(p);
 		kpos = p->pos;
+		/* tables are freed (and walked) recursively: bound the depth */
+		if (++parts > MAX_DEPTH) {
+			char f[32];
+
+			snprintf(f, sizeof(f), "a %uth part", parts); /* always 65 */
+			return fail(p, kpos, f, "a table name of at most %d parts", MAX_DEPTH);
+		}
 		r = bare_key(p, &key, &klen, "a table name");
 		if (r < 0)
 			return r;
@@ -769,7 +800,7 @@ static int keyval(struct parser *p)
 int ht_toml_parse(const char *file, const char *buf, size_t len, struct ht_toml_table **ret,
 		  char **err)
 {
-	struct parser p = { .file = file ? file : "-", .buf = buf, .len = len };
+	struct parser p = { .file = file ? file : "-", .buf = buf, .len = len, .lc_line = 1 };
 	int r = 0;
 
 	if (err)

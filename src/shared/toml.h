@@ -45,7 +45,7 @@
  * arrays of integers, booleans or arrays, arrays mixing strings and inline
  * tables, duplicate keys (in an inline table too),
  * a line end or a trailing comma inside braces, inline tables nested more
- * than 64 deep, a table defined twice, a key redefined by a table header (and
+ * than 64 deep, a table header of more than 64 dotted parts, a table defined twice, a key redefined by a table header (and
  * a table redefined by a key), a header naming an inline table or a table
  * inside one, [[name]] after name = [ {...} ], a NUL byte.
  */
