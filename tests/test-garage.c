@@ -709,10 +709,9 @@ static void test_malformed(void **state)
 		{ "metadata_dir = \"/m\"\ndata_dir = [ \"/a\", { path = \"/b\" } ]\n",
 		  "/etc/garage.toml:2:20: expected a string or ']' (this array holds strings), found "
 		  "'{'" },
-		/* Garage reads its file as UTF-8 text (read_to_string) and so does a facts file. */
+		/* Garage reads its file as UTF-8 text (read_to_string): so does the TOML reader. */
 		{ "metadata_dir = \"/srv/caf\xe9\"\ndata_dir = \"/d\"\nrpc_bind_addr = \"[::]:3901\"\n",
-		  "/etc/garage.toml: a value hosttune cannot record (not UTF-8, or a control "
-		  "character)" },
+		  "/etc/garage.toml:1:25: expected UTF-8 text, found byte 0xe9" },
 		/* Control characters stay escaped: the message is one line. */
 		{ HEAD "block_size = \"1\\nM\"\n",
 		  "/etc/garage.toml:4: block_size: expected a size such as \"1M\" or \"10MiB\" "

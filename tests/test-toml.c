@@ -464,6 +464,35 @@ static void test_inline_depth(void **state)
 	assert_string_equal(err, "f:1:197: expected inline tables nested at most 64 deep, found a "
 				 "deeper '{'");
 	free(err);
+	err = NULL;
+
+	/* a header of 64 parts is read; of 65 refused at the 65th ("[" + 64 x "a." then 'a') */
+	n = (size_t)snprintf(text, sizeof(text), "[[a");
+	for (int i = 1; i < 64; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, ".a");
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "]]\nk = 1\n");
+	t = parse_ok(text);
+	v = ht_toml_get(t, "a");
+	for (int i = 1; i < 64; i++) {
+		assert_int_equal(v->type, HT_TOML_TABLE);
+		v = ht_toml_get(v->table, "a");
+		assert_non_null(v);
+	}
+	assert_int_equal(v->type, HT_TOML_TABLE_ARRAY);
+	assert_int_equal(v->n_tables, 1);
+	assert_int_equal(v->tables[0]->n, 1);
+	ht_toml_free(t);
+	t = NULL;
+
+	n = (size_t)snprintf(text, sizeof(text), "[a");
+	for (int i = 1; i < 65; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, ".a");
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "]\n");
+	assert_int_equal(ht_toml_parse("f", text, n, &t, &err), -EINVAL);
+	assert_null(t);
+	assert_string_equal(err, "f:1:130: expected a table name of at most 64 parts, found a "
+				 "65th part");
+	free(err);
 }
 
 struct bad {
@@ -493,11 +522,50 @@ static const struct bad bad[] = {
 	  "f:1:5: expected a one-line string (multi-line strings are not read), found \"'''\"" },
 	{ "x = \"abc\n", "f:1:9: expected '\"' closing the string opened at column 5, found end of line" },
 	{ "x = 'abc", "f:1:9: expected \"'\" closing the string opened at column 5, found end of file" },
-	{ "x = \"a\\bc\"\n",
-	  "f:1:7: expected an escape among \\\" \\\\ \\n \\t \\uXXXX, found '\\b'" },
+	{ "x = \"a\\ac\"\n",
+	  "f:1:7: expected an escape among \\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX \\UXXXXXXXX, "
+	  "found '\\a'" },
+	{ "x = \"\\e\"\n",
+	  "f:1:6: expected an escape among \\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX \\UXXXXXXXX, "
+	  "found '\\e'" },
 	{ "x = \"\\u12g4\"\n", "f:1:10: expected 4 hexadecimal digits after \\u, found 'g'" },
+	{ "x = \"\\U0001F60\"\n",
+	  "f:1:15: expected 8 hexadecimal digits after \\U, found '\"'" },
 	{ "x = \"\\ud800\"\n",
-	  "f:1:6: expected a Unicode scalar value other than U+0000, found a surrogate" },
+	  "f:1:6: expected a Unicode scalar value (not a surrogate, not U+0000), found \\ud800" },
+	{ "x = \"ab\\uDFFF\"\n",
+	  "f:1:8: expected a Unicode scalar value (not a surrogate, not U+0000), found \\uDFFF" },
+	{ "x = \"\\u0000\"\n",
+	  "f:1:6: expected a Unicode scalar value (not a surrogate, not U+0000), found \\u0000" },
+	{ "x = \"\\U0000D800\"\n",
+	  "f:1:6: expected a Unicode scalar value (not a surrogate, not U+0000, not above "
+	  "U+10FFFF), found \\U0000D800" },
+	{ "x = \"\\U00000000\"\n",
+	  "f:1:6: expected a Unicode scalar value (not a surrogate, not U+0000, not above "
+	  "U+10FFFF), found \\U00000000" },
+	{ "x = \"\\U00110000\"\n",
+	  "f:1:6: expected a Unicode scalar value (not a surrogate, not U+0000, not above "
+	  "U+10FFFF), found \\U00110000" },
+	{ "x = \"\\UFFFFFFFF\"\n",
+	  "f:1:6: expected a Unicode scalar value (not a surrogate, not U+0000, not above "
+	  "U+10FFFF), found \\UFFFFFFFF" },
+	/* not UTF-8, anywhere in the file: the first byte that starts no valid sequence */
+	{ "x = \"\xff\xfe\"\n", "f:1:6: expected UTF-8 text, found byte 0xff" },
+	{ "x = \"\xc0\xaf\"\n", "f:1:6: expected UTF-8 text, found byte 0xc0" },      /* overlong '/' */
+	{ "x = \"\xe0\x80\xaf\"\n", "f:1:6: expected UTF-8 text, found byte 0xe0" },  /* overlong */
+	{ "x = \"\xf0\x8f\xbf\xbf\"\n", "f:1:6: expected UTF-8 text, found byte 0xf0" }, /* overlong */
+	{ "x = \"\xed\xa0\x80\"\n", "f:1:6: expected UTF-8 text, found byte 0xed" },  /* U+D800 */
+	{ "x = '\xed\xbf\xbf'\n", "f:1:6: expected UTF-8 text, found byte 0xed" },     /* U+DFFF */
+	{ "x = \"\xf4\x90\x80\x80\"\n", "f:1:6: expected UTF-8 text, found byte 0xf4" }, /* 110000 */
+	{ "x = \"\xf5\x80\x80\x80\"\n", "f:1:6: expected UTF-8 text, found byte 0xf5" },
+	{ "x = \"a\x80\"\n", "f:1:7: expected UTF-8 text, found byte 0x80" },
+	{ "x = \"\xc3\"\n", "f:1:6: expected UTF-8 text, found byte 0xc3" },        /* cut short */
+	{ "x = 'a\xe2\x82", "f:1:7: expected UTF-8 text, found byte 0xe2" },         /* at the end */
+	{ "# caf\xe9\nx = 1\n", "f:1:6: expected UTF-8 text, found byte 0xe9" },     /* a comment */
+	{ "a = 1\nmetadata_dir = \"/srv/caf\xe9\"\n",
+	  "f:2:25: expected UTF-8 text, found byte 0xe9" },                          /* Latin-1 */
+	{ "x = 1.5\n# \xff\n", "f:2:3: expected UTF-8 text, found byte 0xff" },      /* before syntax */
+	{ "x = \xe2\x82\xac\n", "f:1:5: expected a value, found byte 0xe2" },        /* valid, no value */
 	{ "x = \"a\x01\"\n", "f:1:7: expected a printable character in the string, found byte 0x01" },
 	{ "s3_api.api_bind_addr = \"x\"\n",
 	  "f:1:7: expected '=', found '.' (dotted keys are not read)" },
@@ -647,6 +715,35 @@ static void test_nul(void **state)
 	assert_null(t);
 }
 
+/* TOML 1.0's escapes, and UTF-8 text at the edges of each sequence length. */
+static void test_unicode(void **state)
+{
+	static const char text[] =
+		"ctl = \"\\b\\t\\n\\f\\r\\\"\\\\\"\n"
+		"big = \"\\U0001F600\\U0010FFFF\\U000000E9\\U00000041\\u00E9\\uFFFD\\uD7FF\\uE000\"\n"
+		"raw = \"\xc2\x80|\xdf\xbf|\xe0\xa0\x80|\xed\x9f\xbf|\xee\x80\x80|\xef\xbf\xbf|"
+		"\xf0\x90\x80\x80|\xf4\x8f\xbf\xbf\"\n"
+		"lit = 'caf\xc3\xa9 \\U0001F600' # \xc3\xa9t\xc3\xa9 \xe2\x82\xac\n";
+	struct ht_toml_table *t = parse_ok(text);
+	char *err = NULL;
+
+	(void)state;
+	assert_str(t, "ctl", "\x08\x09\x0a\x0c\x0d\x22\x5c");
+	/* U+1F600 F0 9F 98 80, U+10FFFF F4 8F BF BF, U+E9 C3 A9, U+FFFD EF BF BD,
+	 * U+D7FF ED 9F BF, U+E000 EE 80 80 */
+	assert_str(t, "big", "\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf\xc3\xa9" "A" "\xc3\xa9\xef\xbf\xbd"
+		   "\xed\x9f\xbf\xee\x80\x80");
+	assert_str(t, "raw", "\xc2\x80|\xdf\xbf|\xe0\xa0\x80|\xed\x9f\xbf|\xee\x80\x80|\xef\xbf\xbf|"
+		   "\xf0\x90\x80\x80|\xf4\x8f\xbf\xbf");
+	assert_str(t, "lit", "caf\xc3\xa9 \\U0001F600");
+	ht_toml_free(t);
+
+	/* well-formed UTF-8 where a bare name stands is refused by the grammar */
+	assert_int_equal(ht_toml_parse("f", "[caf\xc3\xa9]\n", 8, &t, &err), -EINVAL);
+	assert_string_equal(err, "f:1:5: expected ']', found byte 0xc3");
+	free(err);
+}
+
 static void test_size(void **state)
 {
 	static const struct {
@@ -717,6 +814,7 @@ int main(void)
 		cmocka_unit_test(test_values),     cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_nul),        cmocka_unit_test(test_size),
 		cmocka_unit_test(test_inline),     cmocka_unit_test(test_inline_depth),
+		cmocka_unit_test(test_unicode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,6 +26,9 @@ struct parser {
 	struct ht_toml_table *root;
 	struct ht_toml_table *cur; /* where key = value lines go */
 	unsigned depth;            /* inline tables open around pos */
+	size_t lc_pos;             /* line_of()'s last place: the line there, from 1, */
+	unsigned lc_line;          /* and the offset its line starts at */
+	size_t lc_start;
 };
 
 static int peek(const struct parser *p, size_t off)
@@ -56,16 +59,29 @@ static void describe(const struct parser *p, size_t pos, char *out, size_t n)
 		snprintf(out, n, "byte 0x%02x", (unsigned)c);
 }
 
-static unsigned line_of(const struct parser *p, size_t pos, unsigned *col)
+/*
+ * The line (and column) of pos. The reader asks mostly in file order: it
+ * counts on from the place it last asked about, from the start only when
+ * asked about an earlier one, so that a long file costs no quadratic time.
+ */
+static unsigned line_of(struct parser *p, size_t pos, unsigned *col)
 {
 	unsigned line = 1;
-	size_t start = 0;
+	size_t i = 0, start = 0;
 
-	for (size_t i = 0; i < pos && i < p->len; i++)
+	if (pos >= p->lc_pos) {
+		i = p->lc_pos;
+		line = p->lc_line;
+		start = p->lc_start;
+	}
+	for (; i < pos && i < p->len; i++)
 		if (p->buf[i] == '\n') {
 			line++;
 			start = i + 1;
 		}
+	p->lc_pos = i;
+	p->lc_line = line;
+	p->lc_start = start;
 	if (col)
 		*col = (unsigned)(pos - start + 1);
 	return line;
@@ -208,19 +224,41 @@ static int bare_key(struct parser *p, const char **key, size_t *klen, const char
 	return 0;
 }
 
-static int put_utf8(char *out, size_t *n, unsigned long cp)
+/* cp (a Unicode scalar value, not 0) as UTF-8 at out + *n: 1 to 4 bytes. */
+static void put_utf8(char *out, size_t *n, unsigned long cp)
 {
 	if (cp < 0x80) {
 		out[(*n)++] = (char)cp;
 	} else if (cp < 0x800) {
 		out[(*n)++] = (char)(0xc0 | (cp >> 6));
 		out[(*n)++] = (char)(0x80 | (cp & 0x3f));
-	} else {
+	} else if (cp < 0x10000) {
 		out[(*n)++] = (char)(0xe0 | (cp >> 12));
 		out[(*n)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
 		out[(*n)++] = (char)(0x80 | (cp & 0x3f));
+	} else {
+		out[(*n)++] = (char)(0xf0 | (cp >> 18));
+		out[(*n)++] = (char)(0x80 | ((cp >> 12) & 0x3f));
+		out[(*n)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		out[(*n)++] = (char)(0x80 | (cp & 0x3f));
 	}
-	return 0;
+}
+
+/*
+ * The length of the well-formed UTF-8 sequence at b[0..len) (len >= 1), as
+ * ht_utf8_len() says (no overlong forms, surrogates, nothing above
+ * U+10FFFF), or 0 when none starts there or b[0] is NUL. ht_utf8_len() reads
+ * up to 4 bytes, stopping at the first that does not fit: near the end of
+ * the buffer (not NUL-terminated) it reads a padded copy.
+ */
+static size_t utf8_len(const char *b, size_t len)
+{
+	char tail[5] = { 0 };
+
+	if (len >= 4)
+		return (size_t)ht_utf8_len(b);
+	memcpy(tail, b, len);
+	return (size_t)ht_utf8_len(tail);
 }
 
 /* A one-line basic or literal string at pos; *ret malloc'd. */
@@ -233,8 +271,12 @@ static int string(struct parser *p, char **ret)
 	if (peek(p, 1) == q && peek(p, 2) == q)
 		return fail(p, p->pos, q == '"' ? "'\"\"\"'" : "\"'''\"",
 			    "a one-line string (multi-line strings are not read)");
-	/* the decoded text is never longer than the source */
-	out = malloc(p->len - start + 1);
+	/* the decoded text is never longer than the source up to the line end */
+	{
+		const char *nl = memchr(p->buf + start, '\n', p->len - start);
+
+		out = malloc((nl ? (size_t)(nl - p->buf) : p->len) - start + 1);
+	}
 	if (!out)
 		return oom(p);
 	p->pos++;
@@ -264,30 +306,40 @@ static int string(struct parser *p, char **ret)
 				out[n++] = (char)e;
 				p->pos += 2;
 				continue;
-			case 'n':
-				out[n++] = '\n';
-				p->pos += 2;
-				continue;
+			case 'b':
 			case 't':
-				out[n++] = '\t';
+			case 'n':
+			case 'f':
+			case 'r':
+				out[n++] = e == 'b' ? '\b' : e == 't' ? '\t' : e == 'n' ? '\n'
+					 : e == 'f' ? '\f' : '\r';
 				p->pos += 2;
 				continue;
 			case 'u':
-				for (int i = 0; i < 4; i++) {
+			case 'U': {
+				int digits = e == 'u' ? 4 : 8;
+				char f[16];
+
+				for (int i = 0; i < digits; i++) {
 					int h = peek(p, 2 + i);
 
 					if (!isxdigit(h))
 						return fail(p, p->pos + 2 + i, NULL,
-							    "4 hexadecimal digits after \\u");
+							    "%d hexadecimal digits after \\%c", digits, e);
 					cp = cp * 16 + (unsigned long)(isdigit(h) ? h - '0'
 										  : (tolower(h) - 'a' + 10));
 				}
-				if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff))
-					return fail(p, p->pos, cp ? "a surrogate" : "\\u0000",
-						    "a Unicode scalar value other than U+0000");
+				/* NUL would cut the C string short */
+				if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) {
+					snprintf(f, sizeof(f), "%.*s", 2 + digits, p->buf + p->pos);
+					return fail(p, p->pos, f,
+						    "a Unicode scalar value (not a surrogate, not U+0000%s)",
+						    e == 'U' ? ", not above U+10FFFF" : "");
+				}
 				put_utf8(out, &n, cp);
-				p->pos += 6;
+				p->pos += 2 + (size_t)digits;
 				continue;
+			}
 			default: {
 				char f[32];
 
@@ -296,7 +348,8 @@ static int string(struct parser *p, char **ret)
 				else
 					snprintf(f, sizeof(f), "'\\' then %s",
 						 e < 0 ? "end of file" : "another byte");
-				return fail(p, p->pos, f, "an escape among \\\" \\\\ \\n \\t \\uXXXX");
+				return fail(p, p->pos, f,
+					    "an escape among \\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX \\UXXXXXXXX");
 			}
 			}
 		}
@@ -382,7 +435,11 @@ static void skip_array_space(struct parser *p)
 
 static int value(struct parser *p, struct ht_toml_value *v);
 
-/* How deep inline tables may nest: the reader recurses once per level. */
+/*
+ * How deep inline tables may nest (the reader recurses once per level), and
+ * how many parts a table header's name may have: tables are freed
+ * recursively.
+ */
 #define MAX_DEPTH 64
 
 /* "expected WHAT, found ..." inside braces, saying why a line end does not do. */
@@ -589,7 +646,7 @@ static int header(struct parser *p)
 	bool array = peek(p, 1) == '[';
 	size_t hpos = p->pos;
 	struct ht_toml_table *t = p->root;
-	unsigned line = line_of(p, p->pos, NULL);
+	unsigned line = line_of(p, p->pos, NULL), parts = 0;
 	int r;
 
 	p->pos += array ? 2 : 1;
@@ -601,6 +658,13 @@ static int header(struct parser *p)
 
 		skip_ws(p);
 		kpos = p->pos;
+		/* tables are freed (and walked) recursively: bound the depth */
+		if (++parts > MAX_DEPTH) {
+			char f[32];
+
+			snprintf(f, sizeof(f), "a %uth part", parts); /* always 65 */
+			return fail(p, kpos, f, "a table name of at most %d parts", MAX_DEPTH);
+		}
 		r = bare_key(p, &key, &klen, "a table name");
 		if (r < 0)
 			return r;
@@ -736,7 +800,7 @@ static int keyval(struct parser *p)
 int ht_toml_parse(const char *file, const char *buf, size_t len, struct ht_toml_table **ret,
 		  char **err)
 {
-	struct parser p = { .file = file ? file : "-", .buf = buf, .len = len };
+	struct parser p = { .file = file ? file : "-", .buf = buf, .len = len, .lc_line = 1 };
 	int r = 0;
 
 	if (err)
@@ -745,11 +809,14 @@ int ht_toml_parse(const char *file, const char *buf, size_t len, struct ht_toml_
 	if (!p.root)
 		return -ENOMEM;
 	p.cur = p.root;
-	for (size_t i = 0; i < len; i++)
-		if (!buf[i]) {
-			r = fail(&p, i, NULL, "text");
+	/* Garage reads the file as a Rust String: UTF-8 throughout, comments too */
+	for (size_t i = 0, n; i < len; i += n) {
+		n = utf8_len(buf + i, len - i);
+		if (!buf[i] || !n) {
+			r = fail(&p, i, NULL, "%s", buf[i] ? "UTF-8 text" : "text");
 			goto out;
 		}
+	}
 	while (p.pos < len) {
 		skip_ws(&p);
 		if (peek(&p, 0) == '[')

@@ -14,7 +14,9 @@
  *   key = value            bare keys only (A-Z a-z 0-9 _ -)
  *   [table] [a.b]          table headers, bare names joined by dots
  *   [[array.of.tables]]    arrays of tables ([[data_dir]])
- *   "basic"                with the escapes \" \\ \n \t \uXXXX (not \u0000, not surrogates)
+ *   "basic"                with the escapes of TOML 1.0: \b \t \n \f \r \" \\ and
+ *                          \uXXXX \UXXXXXXXX naming a Unicode scalar value (not a
+ *                          surrogate, not above U+10FFFF) other than U+0000
  *   'literal'              taken as written
  *   123 -4 +1_000          decimal integers in 64 bits, '_' only between digits,
  *                          no leading zero
@@ -31,13 +33,19 @@
  *                          but static: no later [[name]] appends to it
  *   # comments, blank lines, LF or CRLF line ends
  *
+ * The whole file must be UTF-8 (comments too; no overlong forms, surrogates
+ * or code points above U+10FFFF), as Garage reads it into a Rust String: the
+ * first byte that starts no well-formed sequence gives "expected UTF-8 text,
+ * found byte 0xNN". Strings come out as UTF-8 (escapes decoded).
+ *
  * Everything else is refused with -EINVAL and a message
  * "FILE:LINE:COL: expected ..., found ..." (LINE and COL count from 1, COL in
- * bytes): floats, dates and times, multi-line strings, quoted or dotted keys,
- * hex/octal/binary integers, arrays of integers, booleans or arrays, arrays
- * mixing strings and inline tables, duplicate keys (in an inline table too),
+ * bytes): floats, dates and times, multi-line strings, quoted keys, dotted
+ * keys (a.b = 1; a dotted header [a.b] is read), hex/octal/binary integers,
+ * arrays of integers, booleans or arrays, arrays mixing strings and inline
+ * tables, duplicate keys (in an inline table too),
  * a line end or a trailing comma inside braces, inline tables nested more
- * than 64 deep, a table defined twice, a key redefined by a table header (and
+ * than 64 deep, a table header of more than 64 dotted parts, a table defined twice, a key redefined by a table header (and
  * a table redefined by a key), a header naming an inline table or a table
  * inside one, [[name]] after name = [ {...} ], a NUL byte.
  */
@@ -60,7 +68,7 @@ struct ht_toml_value {
 	unsigned line;   /* line of the value (of the header that made a table), from 1 */
 	bool is_inline;  /* HT_TOML_TABLE written { ... }, HT_TOML_TABLE_ARRAY written
 	                  * [ { ... }, ... ]: complete as written, no header adds to it */
-	char *str;       /* HT_TOML_STRING: NUL-terminated, UTF-8 as in the file */
+	char *str;       /* HT_TOML_STRING: NUL-terminated, UTF-8, escapes decoded */
 	int64_t i;       /* HT_TOML_INT */
 	bool b;          /* HT_TOML_BOOL */
 	char **strv;     /* HT_TOML_STRINGS: n_strv strings */
