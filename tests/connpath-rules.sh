@@ -9,19 +9,6 @@
 
 V=$FIXTURES/verdict
 
-# vary BASE OUT NAME=VALUE...: BASE with each NAME's line replaced.
-vary() {
-	base=$1 out=$2
-	shift 2
-	cp "$base" "$out"
-	for kv in "$@"; do
-		name=${kv%%=*} value=${kv#*=}
-		grep -v "^$name = " "$out" >"$out.tmp"
-		echo "$name = $value" >>"$out.tmp"
-		mv "$out.tmp" "$out"
-	done
-}
-
 # finding JSON RULE INSTANCE: "severity|current|recommended|lever"
 finding() {
 	jq -r --arg r "$2" --arg i "$3" '.findings[] | select(.rule == $r and ((.instance // "") == $i))

@@ -11,19 +11,6 @@ VM=$V/garage-preflight-512.facts
 PI=$V/garage-rpi32-lmdb.facts
 HOME_=$V/garage-raid6-home.facts
 
-# vary BASE OUT NAME=VALUE...: BASE with each NAME's line replaced ("-" drops it).
-vary() {
-	base=$1 out=$2
-	shift 2
-	cp "$base" "$out"
-	for kv in "$@"; do
-		name=${kv%%=*} value=${kv#*=}
-		grep -v "^$name = " "$out" >"$out.tmp"
-		[ "$value" = "-" ] || echo "$name = $value" >>"$out.tmp"
-		mv "$out.tmp" "$out"
-	done
-}
-
 # finding JSON RULE INSTANCE: "severity|current|recommended"
 finding() {
 	jq -r --arg r "$2" --arg i "$3" '.findings[] | select(.rule == $r and ((.instance // "") == $i))
@@ -293,6 +280,31 @@ vary "$VM" "$TMP/p.facts" 'listener.list="22 3900"' "listener.3900.backlog=511 e
 	"listener.3900.queue=0 entries" 'listener.3900.process="nginx"' "garage.s3_port=9000"
 audit "$TMP/p.facts" "$TMP/p.json"
 expect_eq "S3 API moved to 9000: 3900 is free for others" "" "$(finding "$TMP/p.json" garage.ports 3900)"
+
+# Before deployment only 3900 and 3901 are Garage's: [s3_web] and [admin]
+# are bound only when garage.toml configures them (the fixture has them
+# unavailable), so a listener on 3903 is nobody's business here.
+vary "$VM" "$TMP/p.facts" 'listener.list="22 3903"' "listener.3903.backlog=511 entries" \
+	"listener.3903.queue=0 entries" 'listener.3903.process="nginx"' "listener.3903.pid=900"
+audit "$TMP/p.facts" "$TMP/p.json"
+expect_eq "3903 before any garage.toml: not Garage's" "" "$(finding "$TMP/p.json" garage.ports 3903)"
+
+# ---- a read-only mount -------------------------------------------------------
+# Critical for metadata and a writable data directory; a read_only
+# [[data_dir]] entry is meant to be read only: no finding.
+for role in metadata data; do
+	for ro in true false; do
+		vary "$VM" "$TMP/o.facts" "storage.$role.read_only_mount=$ro"
+		audit "$TMP/o.facts" "$TMP/o.json"
+		if [ $ro = true ]; then exp="critical|read-only|read-write"; else exp="ok|read-write|read-write"; fi
+		expect_eq "$role on a read-only mount: $ro" "$exp" "$(finding "$TMP/o.json" garage.read_only_mount $role)"
+	done
+done
+vary "$VM" "$TMP/o.facts" "storage.data.read_only_mount=true" "storage.data.read_only=true"
+audit "$TMP/o.facts" "$TMP/o.json"
+expect_eq "a read_only [[data_dir]] on a read-only mount: no finding" "" \
+	"$(finding "$TMP/o.json" garage.read_only_mount data)"
+expect_eq "a read_only [[data_dir]] on ext4: not judged" "" "$(finding "$TMP/o.json" garage.data_fs data)"
 
 # ---- not a Garage host: no Garage finding at all ---------------------------
 vary "$VM" "$TMP/x.facts" "garage.checked=-"

@@ -63,6 +63,20 @@ finish() {
 }
 
 # facts_file PATH: writes a facts file from "NAME = VALUE" lines on stdin
+# vary BASE OUT NAME=VALUE...: the facts file BASE with each NAME's line
+# replaced by "NAME = VALUE" ("-" as VALUE drops it), written to OUT.
+vary() {
+	base=$1 out=$2
+	shift 2
+	cp "$base" "$out"
+	for kv in "$@"; do
+		name=${kv%%=*} value=${kv#*=}
+		grep -v "^$name = " "$out" >"$out.tmp"
+		[ "$value" = "-" ] || echo "$name = $value" >>"$out.tmp"
+		mv "$out.tmp" "$out"
+	done
+}
+
 facts_file() {
 	{ echo "# hosttune facts 1"; cat; } >"$1"
 }
