@@ -426,6 +426,58 @@ static void test_inline(void **state)
 }
 
 /* 64 nested inline tables are read, 65 are refused. */
+/* 4096 keys in a table are read; the 4097th, in the root, a [table] or an inline table, is refused. */
+static void test_many_keys(void **state)
+{
+	static const char *const openers[] = { "", "[t]\n", "x = {" };
+	size_t cap = 4097 * 16 + 16;
+	char *text = malloc(cap), *err = NULL;
+	struct ht_toml_table *t = NULL;
+
+	(void)state;
+	assert_non_null(text);
+	for (size_t o = 0; o < 3; o++) {
+		for (unsigned keys = 4096; keys <= 4097; keys++) {
+			bool in_line = o == 2;
+			size_t n = (size_t)snprintf(text, cap, "%s", openers[o]);
+
+			for (unsigned i = 0; i < keys; i++) {
+				if (in_line)
+					n += (size_t)snprintf(text + n, cap - n, "%sk%u = 1", i ? ", " : "", i);
+				else
+					n += (size_t)snprintf(text + n, cap - n, "k%u = 1\n", i);
+			}
+			if (in_line)
+				n += (size_t)snprintf(text + n, cap - n, "}\n");
+			if (keys == 4096) {
+				assert_int_equal(ht_toml_parse("f", text, n, &t, &err), 0);
+				ht_toml_free(t);
+				t = NULL;
+				continue;
+			}
+			assert_int_equal(ht_toml_parse("f", text, n, &t, &err), -EINVAL);
+			/*
+			 * The 4097th key: line 4097 of the root (col 1), line 4098 below
+			 * "[t]", or on line 1 of "x = {k0 = 1, ..., k4095 = 1, k4096":
+			 * 5 + the 4096 keys "kI = 1" (10 x 6 + 90 x 7 + 900 x 8 + 3096 x 9
+			 * = 35754 bytes) + 4096 x ", " (8192) + 1 = column 43952.
+			 */
+			if (o == 0)
+				assert_string_equal(err, "f:4097:1: expected at most 4096 keys in a table, "
+				                         "found another key");
+			else if (o == 1)
+				assert_string_equal(err, "f:4098:1: expected at most 4096 keys in a table, "
+				                         "found another key");
+			else
+				assert_string_equal(err, "f:1:43952: expected at most 4096 keys in a table, "
+				                         "found another key");
+			free(err);
+			err = NULL;
+		}
+	}
+	free(text);
+}
+
 static void test_inline_depth(void **state)
 {
 	char text[512], *err = NULL;
@@ -814,6 +866,7 @@ int main(void)
 		cmocka_unit_test(test_values),     cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_nul),        cmocka_unit_test(test_size),
 		cmocka_unit_test(test_inline),     cmocka_unit_test(test_inline_depth),
+		cmocka_unit_test(test_many_keys),
 		cmocka_unit_test(test_unicode),
 	};
 

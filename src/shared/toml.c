@@ -151,6 +151,20 @@ static struct ht_toml_entry *find(const struct ht_toml_table *t, const char *key
 	return NULL;
 }
 
+/*
+ * Keys of one table: lookups are linear (a garage.toml has about 40), so a
+ * bound keeps a hostile file from taking seconds (90,000 keys: 30 s).
+ */
+#define MAX_KEYS 4096
+
+/* "at most MAX_KEYS keys" at pos when t is full, else 0. */
+static int check_room(struct parser *p, const struct ht_toml_table *t, size_t pos)
+{
+	if (t->n < MAX_KEYS)
+		return 0;
+	return fail(p, pos, "another key", "at most %d keys in a table", MAX_KEYS);
+}
+
 /* Append an entry named key[0..klen) to t; its value zeroed. NULL when out of memory. */
 static struct ht_toml_entry *add(struct ht_toml_table *t, const char *key, size_t klen)
 {
@@ -500,6 +514,8 @@ static int inline_table(struct parser *p, struct ht_toml_table *t)
 		}
 		p->pos++;
 		skip_ws(p);
+		if ((r = check_room(p, t, kpos)) < 0)
+			return r;
 		e = add(t, key, klen);
 		if (!e)
 			return oom(p);
@@ -677,6 +693,8 @@ static int header(struct parser *p)
 
 		e = find(t, key, klen);
 		if (!e) {
+			if ((r = check_room(p, t, kpos)) < 0)
+				return r;
 			e = add(t, key, klen);
 			if (!e)
 				return oom(p);
@@ -788,6 +806,8 @@ static int keyval(struct parser *p)
 	}
 	p->pos++;
 	skip_ws(p);
+	if ((r = check_room(p, p->cur, kpos)) < 0)
+		return r;
 	e = add(p->cur, key, klen);
 	if (!e)
 		return oom(p);
