@@ -285,11 +285,21 @@ static int string(struct parser *p, char **ret)
 	if (peek(p, 1) == q && peek(p, 2) == q)
 		return fail(p, p->pos, q == '"' ? "'\"\"\"'" : "\"'''\"",
 			    "a one-line string (multi-line strings are not read)");
-	/* the decoded text is never longer than the source up to the line end */
+	/*
+	 * The decoded text is never longer than its source: up to the closing
+	 * quote (an escaped one skipped), or the line's end when there is none.
+	 * Bounded by the string, not the line: a line of 100,000 strings would
+	 * otherwise cost quadratic time.
+	 */
 	{
-		const char *nl = memchr(p->buf + start, '\n', p->len - start);
+		size_t end = start + 1;
 
-		out = malloc((nl ? (size_t)(nl - p->buf) : p->len) - start + 1);
+		while (end < p->len && p->buf[end] != '\n' && p->buf[end] != q) {
+			if (q == '"' && p->buf[end] == '\\' && end + 1 < p->len && p->buf[end + 1] != '\n')
+				end++;
+			end++;
+		}
+		out = malloc(end - start + 1);
 	}
 	if (!out)
 		return oom(p);
