@@ -110,4 +110,22 @@ expect_eq "no conntrack: audit completes" 0 "$rc"
 expect_eq "no conntrack: max finding not applicable" false \
 	"$(jget "$TMP/none.json" '.findings[] | select(.rule == "conntrack.max") | .applicable')"
 
+# An /etc/garage.toml hosttune cannot read (a float: beyond its TOML subset)
+# on a host nobody asked a Garage pre-flight of: the audit goes on without
+# it, saying why on stderr; --profile garage makes it the error it is.
+cp -a "$ROOT" "$TMP/badtoml"
+mkdir -p "$TMP/badtoml/etc"
+printf 'foo = 1.5\n' >"$TMP/badtoml/etc/garage.toml"
+ht --root "$TMP/badtoml" --format json audit >"$TMP/bt.json" 2>"$TMP/bt.err"
+expect_eq "unreadable garage.toml, default profile: the audit reports (exit 1, findings)" 1 $?
+expect_eq "unreadable garage.toml, default profile: one warning line" \
+	"hosttune: warning: /etc/garage.toml:1:7: expected an integer, found a float; the Garage pre-flight is skipped (--profile garage makes this an error)" \
+	"$(cat "$TMP/bt.err")"
+expect_eq "unreadable garage.toml, default profile: no Garage finding" 0 \
+	"$(jq '[.findings[] | select(.rule | startswith("garage."))] | length' "$TMP/bt.json")"
+ht --root "$TMP/badtoml" --profile garage audit >/dev/null 2>"$TMP/bt.err"
+expect_eq "unreadable garage.toml, --profile garage: exit 2" 2 $?
+expect_eq "unreadable garage.toml, --profile garage: the error" \
+	"hosttune: /etc/garage.toml:1:7: expected an integer, found a float" "$(cat "$TMP/bt.err")"
+
 finish

@@ -137,7 +137,10 @@ int cli_collect_services(const struct options *o, const struct ht_ruleset *rs,
  * facts are in it). The fsync measurement follows --no-measure.
  * Returns 0; after printing the error EXIT_USAGE for a garage.toml hosttune
  * cannot read as Garage would (FILE:LINE:COL) or a named one that does not
- * exist, EXIT_COLLECT for one that cannot be read or out of memory.
+ * exist, EXIT_COLLECT for one that cannot be read or out of memory. When
+ * only ROOT/etc/garage.toml's existence started the pre-flight, a file it
+ * cannot read is a warning on stderr instead (garage.checked unavailable
+ * with the message): nobody asked for the pre-flight.
  */
 int cli_collect_garage(const struct options *o, const struct ht_ruleset *rs,
                        struct ht_facts *facts);

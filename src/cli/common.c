@@ -440,6 +440,21 @@ int cli_collect_garage(const struct options *o, const struct ht_ruleset *rs,
 	r = ht_collect_garage(facts, o->root, &in, !o->no_measure, &err);
 	if (r == -ENOMEM)
 		goto oom;
+	/*
+	 * Nobody asked for the pre-flight: an /etc/garage.toml hosttune cannot
+	 * read (TOML beyond the subset it reads, or what Garage would refuse)
+	 * must not cost the rest of the audit. Said on stderr and in the fact.
+	 */
+	if (r < 0 && etc) {
+		_cleanup_free_ char *skipped = NULL;
+
+		fprintf(stderr, "hosttune: warning: %s; the Garage pre-flight is skipped "
+		        "(--profile garage makes this an error)\n", err.msg[0] ? err.msg : strerror(-r));
+		if (asprintf(&skipped, "skipped: %s", err.msg[0] ? err.msg : strerror(-r)) < 0)
+			goto oom;
+		return ht_facts_set_unavailable(facts, "garage.checked", -r, NULL, skipped) < 0
+		               ? EXIT_COLLECT : 0;
+	}
 	if (r < 0) {
 		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
 		return r == -EINVAL || r == -ENOENT ? EXIT_USAGE : EXIT_COLLECT;
