@@ -2,12 +2,22 @@
 /* hosttune facts and hosttune audit. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/report.h"
 #include "engine/facts.h"
 #include "engine/rules.h"
 #include "persist/verify.h"
+#include "shared/util.h"
+
+/* ROOT/etc/garage.toml exists: audit runs the Garage pre-flight then, so facts does too. */
+static bool garage_toml_exists(const char *root)
+{
+	_cleanup_free_ char *p = ht_root_path(root, "/etc/garage.toml");
+
+	return p && access(p, F_OK) == 0;
+}
 
 int cmd_facts(const struct options *o)
 {
@@ -16,11 +26,11 @@ int cmd_facts(const struct options *o)
 	int r = cli_load_facts(o, &f);
 
 	/*
-	 * With --profile or --set, what the profile asks collected too: its
-	 * service's process and the Garage pre-flight, so that a facts file
-	 * taken here audits elsewhere as this host does.
+	 * With --profile or --set (or an /etc/garage.toml), what the profile
+	 * asks collected too: its service's process and the Garage pre-flight,
+	 * so that a facts file taken here audits elsewhere as this host does.
 	 */
-	if (r == 0 && (o->profile || o->nsets)) {
+	if (r == 0 && !o->facts_file && (o->profile || o->nsets || garage_toml_exists(o->root))) {
 		r = cli_load_rules(o, &rs);
 		if (r == 0)
 			r = cli_collect_services(o, rs, f);
