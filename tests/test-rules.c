@@ -109,8 +109,13 @@ static int load(struct fx *fx, const char *text)
 
 static void load_ok(struct fx *fx, const char *text)
 {
+	int r;
+
 	assert_int_equal(load(fx, text), 0);
-	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), 0);
+	r = ht_ruleset_check(fx->rs, &fx->err);
+	if (r < 0)
+		print_error("check: %s\n", fx->err.msg);
+	assert_int_equal(r, 0);
 }
 
 static void evaluate_ok(struct fx *fx)
@@ -340,6 +345,145 @@ static void test_each_listener_process(void **state)
 	                    "no listening port to check: listener.list was not collected");
 	assert_string_equal(fx->fd.items[1].reason,
 	                    "no process to check: process.list was not collected");
+}
+
+/*
+ * Aggregates over a family: count, sum, min, max and any read each
+ * instance's facts and per-instance rule values, inside a host rule and
+ * inside a rule of another family, and an instance's cached values stay its
+ * own when an aggregate runs in the middle of its evaluation (inside an
+ * aggregate over its own family, the aggregate's instance shadows the rule's).
+ * Three ports: 22 (queue 0 of 128), 80 (129 of 128: full), 3900 (64 of
+ * 128: half full). count(full) = 1 (port 80: 129 >= 128); sum(queue) = 0 +
+ * 129 + 64 = 193; max(queue) = 129; min(backlog) = 128; any(half full) is
+ * true (80 and 3900: queue * 2 >= 128).
+ */
+static void test_aggregates(void **state)
+{
+	struct fx *fx = *state;
+	struct ht_value s = { .type = HT_T_STR, .s = (char *)"22 80 3900" };
+	struct ht_value p = { .type = HT_T_STR, .s = (char *)"a b" };
+	const struct ht_finding *f;
+	struct ht_value v = { 0 };
+	const char *rules = "[t.full]\n"
+	                    "each = listener\n"
+	                    "value = listener.queue >= listener.backlog\n"
+	                    "\n"
+	                    "[t.half]\n"
+	                    "each = listener\n"
+	                    "value = listener.queue * 2 >= listener.backlog\n"
+	                    "\n"
+	                    "[t.nfull]\n"
+	                    "value = count(listener, t.full)\n"
+	                    "[t.sum]\n"
+	                    "value = sum(listener, listener.queue)\n"
+	                    "[t.max]\n"
+	                    "value = max(listener, listener.queue)\n"
+	                    "[t.min]\n"
+	                    "value = min(listener, listener.backlog)\n"
+	                    "[t.any]\n"
+	                    "value = any(listener, t.half)\n"
+	                    "[t.plain]\n"
+	                    "value = max(t.sum, 7)\n"
+	                    "\n"
+	                    "[t.port]\n"
+	                    "each = listener\n"
+	                    "target = advice\n"
+	                    "current = listener.queue\n"
+	                    /* t.full of this port, then every port's, then this one's again */
+	                    "severity = t.full && t.nfull == 1 && t.full ? \"critical\" : \"ok\"\n"
+	                    "explain = {listener.port}: {t.nfull} full of {count(listener, true)}\n"
+	                    "\n"
+	                    "[t.proc]\n"
+	                    "each = process\n"
+	                    "target = advice\n"
+	                    "current = sum(listener, listener.queue) + process.fds\n"
+	                    "explain = {process.name} {sum(listener, listener.queue) + process.fds}\n";
+
+	load_ok(fx, rules);
+	assert_int_equal(ht_facts_set(fx->facts, "listener.list", &s, NULL, NULL), 0);
+	fact_int(fx, "listener.22.backlog", 128);
+	fact_int(fx, "listener.22.queue", 0);
+	fact_int(fx, "listener.80.backlog", 128);
+	fact_int(fx, "listener.80.queue", 129);
+	fact_int(fx, "listener.3900.backlog", 128);
+	fact_int(fx, "listener.3900.queue", 64);
+	assert_int_equal(ht_facts_set(fx->facts, "process.list", &p, NULL, NULL), 0);
+	fact_int(fx, "process.a.fds", 1);
+	fact_int(fx, "process.b.fds", 2);
+	evaluate_ok(fx);
+	assert_int_equal(fx->fd.n, 5);
+	assert_int_equal(fx->fd.items[0].severity, HT_SEV_OK);
+	assert_int_equal(fx->fd.items[1].severity, HT_SEV_CRITICAL);
+	assert_string_equal(fx->fd.items[1].explanation, "80: 1 full of 3");
+	assert_int_equal(fx->fd.items[2].severity, HT_SEV_OK);
+	/* 193 + 1 and 193 + 2 */
+	f = &fx->fd.items[3];
+	assert_string_equal(f->instance, "a");
+	assert_int_equal(f->current.i, 194);
+	assert_string_equal(fx->fd.items[4].explanation, "b 195");
+	assert_int_equal(ht_ruleset_value(fx->rs, "t.nfull", &v, &fx->err), 0);
+	assert_int_equal(v.i, 1);
+	assert_int_equal(ht_ruleset_value(fx->rs, "t.sum", &v, &fx->err), 0);
+	assert_int_equal(v.i, 193);
+	assert_int_equal(ht_ruleset_value(fx->rs, "t.max", &v, &fx->err), 0);
+	assert_int_equal(v.i, 129);
+	assert_int_equal(ht_ruleset_value(fx->rs, "t.min", &v, &fx->err), 0);
+	assert_int_equal(v.i, 128);
+	assert_int_equal(ht_ruleset_value(fx->rs, "t.any", &v, &fx->err), 0);
+	assert_true(v.b);
+	assert_int_equal(ht_ruleset_value(fx->rs, "t.plain", &v, &fx->err), 0);
+	assert_int_equal(v.i, 193);
+
+	/* One port's backlog unavailable: count, sum, min and max have no value. */
+	assert_int_equal(ht_facts_set_unavailable(fx->facts, "listener.3900.backlog", ENOENT, NULL,
+	                                          "/proc/net/tcp"), 0);
+	evaluate_ok(fx);
+	assert_int_equal(ht_ruleset_value(fx->rs, "t.nfull", &v, &fx->err), -ENODATA);
+	assert_int_equal(ht_ruleset_value(fx->rs, "t.min", &v, &fx->err), -ENODATA);
+	/* any: port 80 holds (129 * 2 >= 128), whatever 3900 is. */
+	assert_int_equal(ht_ruleset_value(fx->rs, "t.any", &v, &fx->err), 0);
+	assert_true(v.b);
+
+	/* No port at all: count 0, sum 0, any false, max without value. */
+	ht_facts_free(fx->facts);
+	fx->facts = ht_facts_new();
+	assert_non_null(fx->facts);
+	s.s = (char *)"";
+	assert_int_equal(ht_facts_set(fx->facts, "listener.list", &s, NULL, NULL), 0);
+	assert_int_equal(ht_facts_set(fx->facts, "process.list", &s, NULL, NULL), 0);
+	evaluate_ok(fx);
+	assert_int_equal(ht_ruleset_value(fx->rs, "t.nfull", &v, &fx->err), 0);
+	assert_int_equal(v.i, 0);
+	assert_int_equal(ht_ruleset_value(fx->rs, "t.sum", &v, &fx->err), 0);
+	assert_int_equal(v.i, 0);
+	assert_int_equal(ht_ruleset_value(fx->rs, "t.any", &v, &fx->err), 0);
+	assert_false(v.b);
+	assert_int_equal(ht_ruleset_value(fx->rs, "t.max", &v, &fx->err), -ENODATA);
+
+	/* The list unknown: no value, and the reason names it. */
+	ht_facts_free(fx->facts);
+	fx->facts = ht_facts_new();
+	assert_non_null(fx->facts);
+	evaluate_ok(fx);
+	assert_int_equal(ht_ruleset_value(fx->rs, "t.nfull", &v, &fx->err), -ENODATA);
+	assert_non_null(strstr(fx->err.msg, "listener.list was not collected"));
+
+	/* Static errors: a family that is none, a body of the wrong type, nesting. */
+	assert_int_equal(load(fx, "[t.a]\nvalue = count(nics, true)\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:2:15: count() takes a family of instances (nic, listener, process, "
+	           "storage) first, got 'nics'");
+	assert_int_equal(load(fx, "[t.a]\nvalue = sum(listener, listener.port == 1)\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:2:23: type error: sum() needs a number for each listener, got bool");
+	assert_int_equal(load(fx, "[t.a]\nvalue = listener.queue + count(listener, true)\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:2:9: unknown name 'listener.queue'");
+	assert_int_equal(load(fx, "[t.a]\nvalue = count(1, true)\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:2:9: count() takes a family of instances and an expression: "
+	           "count(listener, listener.queue_full)");
 }
 
 /*
@@ -701,11 +845,11 @@ static const struct bad_case bad_cases[] = {
 	{ "[t.b]\neach = listener\nvalue = listener.backlog\n[t.a]\ntarget = advice\n"
 	  "severity = t.b > 1 ? \"ok\" : \"ok\"\n", false,
 	  "a.rules:6:12: 't.b' is evaluated per listening port (each = listener); only an "
-	  "'each = listener' rule can use it" },
+	  "'each = listener' rule or an aggregate over listener can use it" },
 	{ "[t.b]\neach = listener\nvalue = listener.backlog\n[t.a]\neach = process\n"
 	  "target = advice\nseverity = t.b > 1 ? \"ok\" : \"ok\"\n", false,
 	  "a.rules:7:12: 't.b' is evaluated per listening port (each = listener); only an "
-	  "'each = listener' rule can use it" },
+	  "'each = listener' rule or an aggregate over listener can use it" },
 	/* listener.backlog is a name only inside an each = listener rule. */
 	{ "[t.a]\neach = process\ntarget = advice\ncurrent = listener.backlog\n", false,
 	  "a.rules:4:11: unknown name 'listener.backlog'" },
@@ -1639,6 +1783,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_when_false, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plural, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_each_listener_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_aggregates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_each_nic_without_interfaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unavailable_fact, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_direction_raise, setup, teardown),

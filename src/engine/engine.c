@@ -217,12 +217,13 @@ static int type_of(const char *name, const struct ht_srcpos *pos, enum ht_type *
 	int ret;
 
 	if ((r = rule_find(rs, name))) {
-		if (r->each && r->each != rs->check_each)
+		if (r->each && !(rs->check_scope & (1u << r->each)))
 			return ht_error_set(err, EINVAL, "%s:%u:%u: '%s' is evaluated per %s "
-			                    "(each = %s); only an 'each = %s' rule can use it",
+			                    "(each = %s); only an 'each = %s' rule or an aggregate "
+			                    "over %s can use it",
 			                    pos->file, pos->line, pos->col, name,
 			                    each_kinds[r->each].what, ht_each_name(r->each),
-			                    ht_each_name(r->each));
+			                    ht_each_name(r->each), ht_each_name(r->each));
 		ret = check_rule(rs, r, pos, err);
 		if (ret < 0)
 			return ret;
@@ -236,13 +237,17 @@ static int type_of(const char *name, const struct ht_srcpos *pos, enum ht_type *
 		*type = ht_type_is_number(v->value.type) ? HT_T_INT : v->value.type;
 		return 0;
 	}
-	if (rs->check_each && strcmp(name, each_kinds[rs->check_each].name) == 0) {
-		*type = each_kinds[rs->check_each].type;
-		return 0;
-	}
-	if (rs->check_each && (d = inst_def(rs->check_each, name))) {
-		*type = ht_type_is_number(d->type) ? HT_T_INT : d->type;
-		return 0;
+	for (enum ht_each e = HT_EACH_NIC; e <= HT_EACH_LAST; e++) {
+		if (!(rs->check_scope & (1u << e)))
+			continue;
+		if (strcmp(name, each_kinds[e].name) == 0) {
+			*type = each_kinds[e].type;
+			return 0;
+		}
+		if ((d = inst_def(e, name))) {
+			*type = ht_type_is_number(d->type) ? HT_T_INT : d->type;
+			return 0;
+		}
 	}
 	if ((d = ht_fact_def_find(name))) {
 		*type = ht_type_is_number(d->type) ? HT_T_INT : d->type;
@@ -254,6 +259,52 @@ static int type_of(const char *name, const struct ht_srcpos *pos, enum ht_type *
 	return -ENOENT;
 }
 
+/* The family named @name, or HT_EACH_NONE. */
+static enum ht_each family_by_name(const char *name)
+{
+	for (enum ht_each e = HT_EACH_NIC; e <= HT_EACH_LAST; e++)
+		if (strcmp(name, each_kinds[e].family) == 0)
+			return e;
+	return HT_EACH_NONE;
+}
+
+/* ht_family_cb: an aggregate's family comes into scope while its body is checked. */
+static int family_scope(const char *name, const struct ht_srcpos *pos, bool enter,
+                        struct ht_error *err, void *userdata)
+{
+	struct ht_ruleset *rs = userdata;
+	enum ht_each e = family_by_name(name);
+
+	(void)pos;
+	(void)err;
+	if (!e)
+		return -ENOENT;
+	/* Inside a rule or aggregate of the same family the inner instance shadows the outer. */
+	if (!enter) {
+		if (rs->check_nest[e])
+			rs->check_nest[e]--;
+		else
+			rs->check_scope &= ~(1u << e);
+		return 0;
+	}
+	if (rs->check_scope & (1u << e))
+		rs->check_nest[e]++;
+	rs->check_scope |= 1u << e;
+	return 0;
+}
+
+static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value *out,
+                  struct ht_error *err, void *userdata);
+static int iterate(const char *family, const struct ht_srcpos *pos, ht_instance_fn fn, void *ctx,
+                   struct ht_error *err, void *userdata);
+
+static const struct ht_expr_ops expr_ops = {
+	.type_of = type_of,
+	.family = family_scope,
+	.lookup = lookup,
+	.iterate = iterate,
+};
+
 static int check_expr(struct ht_ruleset *rs, const struct ht_key *k, enum ht_type want,
                       const char *what, struct ht_error *err)
 {
@@ -262,7 +313,7 @@ static int check_expr(struct ht_ruleset *rs, const struct ht_key *k, enum ht_typ
 
 	if (!k->expr)
 		return 0;
-	r = ht_expr_check(k->expr, type_of, rs, &t, err);
+	r = ht_expr_check_ops(k->expr, &expr_ops, rs, &t, err);
 	if (r < 0)
 		return r;
 	if (want != HT_T_NONE && t != want) {
@@ -278,7 +329,7 @@ static int check_expr(struct ht_ruleset *rs, const struct ht_key *k, enum ht_typ
 static int check_rule(struct ht_ruleset *rs, struct ht_rule *r, const struct ht_srcpos *ref,
                       struct ht_error *err)
 {
-	enum ht_each saved_each;
+	unsigned saved_scope;
 	int ret;
 
 	if (r->check_state == ST_DONE)
@@ -303,18 +354,18 @@ static int check_rule(struct ht_ruleset *rs, struct ht_rule *r, const struct ht_
 		                    ref->line, ref->col, ARRAY_SIZE(rs->check_stack));
 	r->check_state = ST_BUSY;
 	rs->check_stack[rs->check_depth++] = r->id;
-	saved_each = rs->check_each;
-	rs->check_each = r->each;
+	saved_scope = rs->check_scope;
+	rs->check_scope = r->each ? 1u << r->each : 0;
 
 	if (r->keys[K_VALUE].expr) {
-		ret = ht_expr_check(r->keys[K_VALUE].expr, type_of, rs, &r->type, err);
+		ret = ht_expr_check_ops(r->keys[K_VALUE].expr, &expr_ops, rs, &r->type, err);
 		if (ret < 0)
 			return ret;
 	}
 	ret = check_expr(rs, &r->keys[K_WHEN], HT_T_BOOL, "'when'", err);
 	if (ret < 0)
 		return ret;
-	rs->check_each = saved_each;
+	rs->check_scope = saved_scope;
 	rs->check_depth--;
 	r->check_state = ST_DONE;
 	return 0;
@@ -343,7 +394,7 @@ static int check_tmpl(struct ht_ruleset *rs, const struct ht_rule *r, int key,
 			                    r->id);
 		if (!segs[s].expr)
 			continue;
-		ret = ht_expr_check(segs[s].expr, type_of, rs, &t, err);
+		ret = ht_expr_check_ops(segs[s].expr, &expr_ops, rs, &t, err);
 		if (ret < 0)
 			return ret;
 		if (segs[s].fmt == TMPL_IF && t != HT_T_BOOL) {
@@ -400,11 +451,11 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 		struct ht_rule *r = rs->rules[i];
 
 		rs->check_depth = 0;
-		rs->check_each = HT_EACH_NONE;
+		rs->check_scope = 0;
 		ret = check_rule(rs, r, &r->pos, err);
 		if (ret < 0)
 			return ret;
-		rs->check_each = r->each;
+		rs->check_scope = r->each ? 1u << r->each : 0;
 		if (r->kind == HT_TARGET_CHANNELS && r->each != HT_EACH_NIC)
 			return ht_error_set(err, EINVAL, "%s:%u:%u: a channels target needs 'each = nic'",
 			                    r->keys[K_TARGET].pos.file, r->keys[K_TARGET].pos.line,
@@ -453,7 +504,7 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 		if (ret < 0)
 			return ret;
 	}
-	rs->check_each = HT_EACH_NONE;
+	rs->check_scope = 0;
 	rs->checked = true;
 	return 0;
 }
@@ -534,6 +585,117 @@ static void name_inputs(struct ht_ruleset *rs, size_t from, struct ht_error *err
 		snprintf(err->msg + len, sizeof(err->msg) - len, "%s", n ? ")" : " (no inputs)");
 }
 
+/*
+ * The instances of family @e for this evaluation: its list fact (asked for
+ * the first time a rule or an aggregate needs it), split at blanks. A list
+ * that is missing or unavailable gives none. Returns 0 or -ENOMEM, or the
+ * error of the fact's provider (err set).
+ */
+static int family_read(struct ht_ruleset *rs, enum ht_each e, struct ht_error *err)
+{
+	struct ht_family_state *fs = &rs->fam[e];
+	const struct ht_fact *f;
+	size_t n = 0;
+	char *w;
+	int r;
+
+	if (fs->read)
+		return 0;
+	r = ht_facts_need(rs->facts, each_kinds[e].list, &f, err);
+	if (r < 0)
+		return r;
+	fs->read = true;
+	fs->n = 0;
+	fs->cur = -1;
+	if (!f || f->value.type != HT_T_STR)
+		return 0;
+	fs->names = malloc(strlen(f->value.s) + 1);
+	fs->inst = calloc(strlen(f->value.s) / 2 + 1, sizeof(*fs->inst));
+	if (!fs->names || !fs->inst)
+		return -ENOMEM;
+	w = fs->names;
+	for (const char *p = f->value.s; *p;) {
+		size_t len;
+
+		p += strspn(p, " \t");
+		len = strcspn(p, " \t");
+		if (!len)
+			break;
+		memcpy(w, p, len);
+		w[len] = '\0';
+		fs->inst[n++] = w;
+		w += len + 1;
+		p += len;
+	}
+	fs->n = n;
+	return 0;
+}
+
+void rules_families_clear(struct ht_ruleset *rs)
+{
+	for (size_t e = 0; e < ARRAY_SIZE(rs->fam); e++) {
+		free(rs->fam[e].names);
+		free(rs->fam[e].inst);
+		rs->fam[e] = (struct ht_family_state){ .cur = -1 };
+	}
+}
+
+/* ht_iterate_cb: each instance of @family current in turn, for an aggregate. */
+static int iterate(const char *family, const struct ht_srcpos *pos, ht_instance_fn fn, void *ctx,
+                   struct ht_error *err, void *userdata)
+{
+	struct ht_ruleset *rs = userdata;
+	enum ht_each e = family_by_name(family);
+	const struct ht_fact *list;
+	long saved;
+	int r;
+
+	if (!e)
+		return -ENOENT;
+	r = family_read(rs, e, err);
+	if (r < 0)
+		return r;
+	list = ht_facts_get(rs->facts, each_kinds[e].list);
+	if (!list)
+		return ht_error_set(err, ENODATA, "%s:%u:%u: %s was not collected", pos->file,
+		                    pos->line, pos->col, each_kinds[e].list);
+	if (list->value.type == HT_T_NONE)
+		return ht_error_set(err, ENODATA, "%s is unavailable (%s%s%s)", each_kinds[e].list,
+		                    strerror(list->error ? list->error : ENODATA),
+		                    list->source ? ": " : "", list->source ? list->source : "");
+	saved = rs->fam[e].cur;
+	r = 0;
+	for (size_t k = 0; k < rs->fam[e].n && r == 0; k++) {
+		rs->fam[e].cur = (long)k;
+		r = fn(ctx);
+	}
+	rs->fam[e].cur = saved;
+	return r < 0 ? r : 0;
+}
+
+/* The value of FAMILY.name: the current instance itself (a port is a number). */
+static int instance_value(struct ht_ruleset *rs, enum ht_each e, const char *name,
+                          struct ht_value *out, struct ht_error *err)
+{
+	const char *inst = rs->fam[e].inst[rs->fam[e].cur];
+
+	if (each_kinds[e].type == HT_T_INT) {
+		char *end;
+		long long n;
+
+		errno = 0;
+		n = strtoll(inst, &end, 10);
+		if (errno || end == inst || *end)
+			return ht_error_set(err, EINVAL, "%s: '%s' in %s is not a number", name, inst,
+			                    each_kinds[e].list);
+		*out = ht_int(n);
+		return 0;
+	}
+	out->type = HT_T_STR;
+	out->s = strdup(inst);
+	return out->s ? 0 : -ENOMEM;
+}
+
 static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value *out,
                   struct ht_error *err, void *userdata)
 {
@@ -541,9 +703,12 @@ static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value
 	const struct ht_fact *f;
 	struct ht_rule *r;
 	struct ht_var *v;
+	enum ht_each e;
+	int ret;
 
 	_cleanup_free_ char *inst_name = NULL;
 
+	(void)pos;
 	if ((r = rule_find(rs, name)))
 		return rule_value(rs, r, out, err);
 	if ((v = rules_var_of_rules(rs, name))) {
@@ -554,34 +719,25 @@ static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value
 	                        inst_def(rs->no_instance, name)))
 		return ht_error_set(err, ENXIO, "%s: no %s to evaluate it for", name,
 		                    each_kinds[rs->no_instance].what);
-	if (rs->instance && strcmp(name, each_kinds[rs->instance_kind].name) == 0) {
-		if (each_kinds[rs->instance_kind].type == HT_T_INT) {
-			char *end;
-			long long n;
+	e = any_inst_def(name);
+	if (e && rs->fam[e].cur >= 0) {
+		size_t fl = strlen(each_kinds[e].family);
 
-			errno = 0;
-			n = strtoll(rs->instance, &end, 10);
-			if (errno || end == rs->instance || *end)
-				return ht_error_set(err, EINVAL, "%s: '%s' in %s is not a number", name,
-				                    rs->instance, each_kinds[rs->instance_kind].list);
-			*out = ht_int(n);
-			return 0;
-		}
-		out->type = HT_T_STR;
-		out->s = strdup(rs->instance);
-		return out->s ? 0 : -ENOMEM;
-	}
-	if (rs->instance && inst_def(rs->instance_kind, name)) {
-		size_t fl = strlen(each_kinds[rs->instance_kind].family);
-
-		if (asprintf(&inst_name, "%s.%s.%s", each_kinds[rs->instance_kind].family,
-		             rs->instance, name + fl + 1) < 0) {
+		if (strcmp(name, each_kinds[e].name) == 0)
+			return instance_value(rs, e, name, out, err);
+		if (asprintf(&inst_name, "%s.%s.%s", each_kinds[e].family,
+		             rs->fam[e].inst[rs->fam[e].cur], name + fl + 1) < 0) {
 			inst_name = NULL;
 			return -ENOMEM;
 		}
 		name = inst_name;
 	}
-	f = rs->facts ? ht_facts_get(rs->facts, name) : NULL;
+	f = NULL;
+	if (rs->facts) {
+		ret = ht_facts_need(rs->facts, name, &f, err);
+		if (ret < 0)
+			return ret;
+	}
 	if (!f)
 		return ht_error_set(err, ENODATA, "%s was not collected", name);
 	if (f->value.type == HT_T_NONE)
@@ -599,7 +755,7 @@ static int eval_key(struct ht_ruleset *rs, const struct ht_key *k, struct ht_val
 	int ret;
 
 	err->msg[0] = '\0';
-	ret = ht_expr_eval(k->expr, lookup, rs, out, err);
+	ret = ht_expr_eval_ops(k->expr, &expr_ops, rs, out, err);
 	if (ret == -ERANGE)
 		name_inputs(rs, from, err);
 	return ret;
@@ -639,15 +795,34 @@ static int to_integer(const struct ht_rule *r, struct ht_value *v, struct ht_err
 	return 0;
 }
 
+/* Which instance an `each` rule's value is for now (rules-internal.h, eval_inst). */
+static long rule_instance(const struct ht_ruleset *rs, const struct ht_rule *r)
+{
+	if (!r->each)
+		return -1;
+	if (rs->no_instance == r->each)
+		return -2;
+	return rs->fam[r->each].cur;
+}
+
 static int rule_value(struct ht_ruleset *rs, struct ht_rule *r, struct ht_value *out,
                       struct ht_error *err)
 {
+	long inst = rule_instance(rs, r);
+
 	if (r->eval_state == ST_BUSY) /* the checker rules this out; stay safe anyway */
 		return ht_error_set(err, ELOOP, "%s:%u:%u: dependency cycle at rule '%s'", r->pos.file,
 		                    r->pos.line, r->pos.col, r->id);
+	if (r->eval_state == ST_DONE && (r->eval_gen != rs->gen || r->eval_inst != inst)) {
+		/* Computed for another evaluation or instance: again for this one. */
+		ht_value_clear(&r->val);
+		r->eval_state = ST_NEW;
+	}
 	if (r->eval_state == ST_NEW) {
 		size_t from = rs->ntrace;
 
+		r->eval_gen = rs->gen;
+		r->eval_inst = inst;
 		r->eval_state = ST_BUSY;
 		r->eval_ret = eval_when(rs, r, &r->eval_err);
 		if (r->eval_ret == 0)
@@ -795,7 +970,7 @@ static int render(struct ht_ruleset *rs, const struct ht_tmpl_seg *segs, size_t 
 			depth++;
 			if (skip == 0) {
 				err->msg[0] = '\0';
-				ret = ht_expr_eval(seg->expr, lookup, rs, &v, err);
+				ret = ht_expr_eval_ops(seg->expr, &expr_ops, rs, &v, err);
 				if (ret < 0 && ret != -ENODATA)
 					return ret;
 				show = ret == 0 && v.b;
@@ -814,7 +989,7 @@ static int render(struct ht_ruleset *rs, const struct ht_tmpl_seg *segs, size_t 
 			continue;
 		}
 		err->msg[0] = '\0';
-		ret = ht_expr_eval(seg->expr, lookup, rs, &v, err);
+		ret = ht_expr_eval_ops(seg->expr, &expr_ops, rs, &v, err);
 		if (ret == -ENODATA)
 			s = strdup("(unavailable)");
 		else if (ret < 0)
@@ -1009,60 +1184,44 @@ void ht_findings_free(struct ht_findings *f)
 	f->n = 0;
 }
 
-/* Forgets computed rule values: all of them, or those of per-interface rules. */
-static void reset_values(struct ht_ruleset *rs, bool each_only)
+/* Forgets every computed rule value (a new evaluation, or one that failed). */
+static void reset_values(struct ht_ruleset *rs)
 {
 	for (size_t i = 0; i < rs->nrules; i++) {
 		struct ht_rule *r = rs->rules[i];
 
-		if (each_only && !r->each)
-			continue;
 		ht_value_clear(&r->val);
 		r->eval_state = ST_NEW;
 	}
 }
 
-/*
- * The instances of list fact @list (nic.list, ...) as consecutive
- * NUL-terminated names in *out (caller frees), *n of them; none when the
- * fact is unavailable.
- */
-static int instance_list(const struct ht_facts *facts, const char *list, char **out, size_t *n)
+/* Room for one more finding in @res; -ENOMEM. */
+static int findings_grow(struct ht_findings *res, size_t *cap)
 {
-	const struct ht_fact *f = ht_facts_get(facts, list);
-	char *buf, *w;
+	struct ht_finding *n;
 
-	*n = 0;
-	if (!f || f->value.type != HT_T_STR)
+	if (res->n < *cap)
 		return 0;
-	buf = malloc(strlen(f->value.s) + 1);
-	if (!buf)
+	n = reallocarray(res->items, *cap ? *cap * 2 : 64, sizeof(*n));
+	if (!n)
 		return -ENOMEM;
-	w = buf;
-	for (const char *p = f->value.s; *p;) {
-		size_t len;
-
-		p += strspn(p, " \t");
-		len = strcspn(p, " \t");
-		if (!len)
-			break;
-		memcpy(w, p, len);
-		w[len] = '\0';
-		w += len + 1;
-		p += len;
-		(*n)++;
-	}
-	*out = buf;
+	*cap = *cap ? *cap * 2 : 64;
+	res->items = n;
+	memset(&res->items[res->n], 0, (*cap - res->n) * sizeof(*n));
 	return 0;
 }
 
-/* Evaluates one rule (for one interface) and appends its finding, if any. */
+/* Evaluates one rule (for one instance) and appends its finding, if any. */
 static int add_finding(struct ht_ruleset *rs, struct ht_rule *r, const char *instance,
-                       struct ht_findings *res, struct ht_error *err)
+                       struct ht_findings *res, size_t *cap, struct ht_error *err)
 {
-	struct ht_finding *f = &res->items[res->n];
-	int ret = evaluate_finding(rs, r, f, err);
+	struct ht_finding *f;
+	int ret = findings_grow(res, cap);
 
+	if (ret < 0)
+		return ret;
+	f = &res->items[res->n];
+	ret = evaluate_finding(rs, r, f, err);
 	if (ret > 0 && instance) {
 		f->instance = strdup(instance);
 		if (!f->instance)
@@ -1080,20 +1239,19 @@ static int add_finding(struct ht_ruleset *rs, struct ht_rule *r, const char *ins
 /*
  * A per-instance rule without instances: for interfaces (none found below a
  * --root, no udev and no /sys/class/net, or only lo) one finding, not
- * applicable, that says so; for listeners and processes only when the list
+ * applicable, that says so; for the other families only when the list
  * itself is unknown (a host with no listening port has none to judge, but
  * an uncollected list is missing evidence). None either way when the rule's
  * `when` is false whatever the instance (FAMILY.X and its name fail with
  * -ENXIO meanwhile, so a `when` that needs them yields the finding).
  */
 static int add_no_instance_finding(struct ht_ruleset *rs, struct ht_rule *r,
-                                   const struct ht_facts *facts, struct ht_findings *res,
-                                   struct ht_error *err)
+                                   struct ht_findings *res, size_t *cap, struct ht_error *err)
 {
-	const struct ht_fact *list = ht_facts_get(facts, each_kinds[r->each].list);
-	struct ht_finding *f = &res->items[res->n];
+	const struct ht_fact *list = ht_facts_get(rs->facts, each_kinds[r->each].list);
 	const char *src = list && list->source ? list->source : NULL;
 	_cleanup_free_ char *none = NULL;
+	struct ht_finding *f;
 	int ret;
 
 	if (r->each != HT_EACH_NIC && list && list->value.type != HT_T_NONE)
@@ -1104,14 +1262,16 @@ static int add_no_instance_finding(struct ht_ruleset *rs, struct ht_rule *r,
 		return -ENOMEM;
 	}
 	rs->no_instance = r->each;
-	reset_values(rs, true);
 	ret = eval_when(rs, r, err);
 	rs->no_instance = HT_EACH_NONE;
-	reset_values(rs, true);
 	if (ret == 0)
 		return 0;
 	if (ret < 0 && ret != -ENODATA && ret != -ENXIO)
 		return ret;
+	ret = findings_grow(res, cap);
+	if (ret < 0)
+		return ret;
+	f = &res->items[res->n];
 	*f = (struct ht_finding){ .rule = r, .applicable = false };
 	if (!list)
 		ret = asprintf(&f->reason, "%s was not collected", none);
@@ -1130,55 +1290,47 @@ static int add_no_instance_finding(struct ht_ruleset *rs, struct ht_rule *r,
 	return 0;
 }
 
-int ht_ruleset_evaluate(struct ht_ruleset *rs, const struct ht_facts *facts,
-                        struct ht_findings *out, struct ht_error *err)
+/* The findings of rule @r: once, or once per instance of its family. */
+static int rule_findings(struct ht_ruleset *rs, struct ht_rule *r, struct ht_findings *res,
+                         size_t *cap, struct ht_error *err)
+{
+	struct ht_family_state *fs = &rs->fam[r->each];
+	int ret;
+
+	if (!r->each)
+		return add_finding(rs, r, NULL, res, cap, err);
+	ret = family_read(rs, r->each, err);
+	if (ret < 0)
+		return ret;
+	if (fs->n == 0)
+		return add_no_instance_finding(rs, r, res, cap, err);
+	for (size_t k = 0; k < fs->n && ret >= 0; k++) {
+		fs->cur = (long)k;
+		ret = add_finding(rs, r, fs->inst[k], res, cap, err);
+	}
+	fs->cur = -1;
+	return ret;
+}
+
+int ht_ruleset_evaluate(struct ht_ruleset *rs, struct ht_facts *facts, struct ht_findings *out,
+                        struct ht_error *err)
 {
 	struct ht_findings res = { 0 };
-	char *lists[ARRAY_SIZE(each_kinds)] = { NULL };
-	size_t counts[ARRAY_SIZE(each_kinds)] = { 0 }, cap = 1;
+	size_t cap = 0;
 	int ret = 0;
 
 	if (!rs->checked)
 		return ht_error_set(err, EINVAL, "internal error: ruleset evaluated before its check");
 	rs->facts = facts;
-	rs->instance = NULL;
-	rs->instance_kind = HT_EACH_NONE;
-	reset_values(rs, false);
-	for (size_t e = HT_EACH_NIC; e < ARRAY_SIZE(each_kinds) && ret >= 0; e++)
-		ret = instance_list(facts, each_kinds[e].list, &lists[e], &counts[e]);
-	for (size_t i = 0; i < rs->nrules && ret >= 0; i++)
-		cap += counts[rs->rules[i]->each] + 1;
-	if (ret >= 0) {
-		res.items = calloc(cap, sizeof(*res.items));
-		if (!res.items)
-			ret = -ENOMEM;
-	}
+	rs->gen++;
+	rules_families_clear(rs);
+	reset_values(rs);
 	for (size_t i = 0; i < rs->nrules && ret >= 0; i++) {
 		struct ht_rule *r = rs->rules[i];
-		const char *inst = lists[r->each];
 
-		if (r->kind == HT_TARGET_NONE)
-			continue;
-		if (!r->each) {
-			ret = add_finding(rs, r, NULL, &res, err);
-			continue;
-		}
-		if (counts[r->each] == 0) {
-			ret = add_no_instance_finding(rs, r, facts, &res, err);
-			continue;
-		}
-		rs->instance_kind = r->each;
-		for (size_t k = 0; k < counts[r->each] && ret >= 0; k++, inst += strlen(inst) + 1) {
-			rs->instance = inst;
-			reset_values(rs, true);
-			ret = add_finding(rs, r, inst, &res, err);
-		}
-		rs->instance = NULL;
-		rs->instance_kind = HT_EACH_NONE;
-		reset_values(rs, true);
+		if (r->kind != HT_TARGET_NONE)
+			ret = rule_findings(rs, r, &res, &cap, err);
 	}
-	for (size_t e = 0; e < ARRAY_SIZE(each_kinds); e++)
-		free(lists[e]);
 	/*
 	 * Named values no finding used are evaluated too: a division by zero in
 	 * one is an error in the rules, not something to report as null.
@@ -1198,6 +1350,7 @@ int ht_ruleset_evaluate(struct ht_ruleset *rs, const struct ht_facts *facts,
 	}
 	if (ret < 0) {
 		rs->facts = NULL;
+		reset_values(rs);
 		ht_findings_free(&res);
 		return ret;
 	}

@@ -73,6 +73,9 @@ enum func {
 	F_ROUND,
 	F_ABS,
 	F_AVAILABLE,
+	F_COUNT,
+	F_SUM,
+	F_ANY,
 };
 
 static const struct {
@@ -90,6 +93,9 @@ static const struct {
 	[F_ROUND] = { "round", 1, 1 },
 	[F_ABS] = { "abs", 1, 1 },
 	[F_AVAILABLE] = { "available", 1, 1 },
+	[F_COUNT] = { "count", 2, 2 },
+	[F_SUM] = { "sum", 2, 2 },
+	[F_ANY] = { "any", 2, 2 },
 };
 
 enum node_kind {
@@ -1001,9 +1007,24 @@ static int name_error(struct ht_error *err, const struct ht_expr *name, int r)
 
 struct checker {
 	ht_type_cb type_of;
+	ht_family_cb family;
 	void *userdata;
 	struct ht_error *err;
 };
+
+/* count, sum and any always take a family; min and max do with two arguments, the first a name. */
+static bool maybe_aggregate(const struct ht_expr *e)
+{
+	if (e->kind != N_CALL || e->nkids != 2 || e->kids[0]->kind != N_NAME)
+		return false;
+	return e->fn == F_COUNT || e->fn == F_SUM || e->fn == F_ANY || e->fn == F_MIN ||
+	       e->fn == F_MAX;
+}
+
+static bool must_aggregate(const struct ht_expr *e)
+{
+	return e->fn == F_COUNT || e->fn == F_SUM || e->fn == F_ANY;
+}
 
 static int check_name(struct checker *c, const struct ht_expr *e, enum ht_type *t, bool avail)
 {
@@ -1036,6 +1057,46 @@ static int check_name(struct checker *c, const struct ht_expr *e, enum ht_type *
 		break;
 	}
 	return pos_error(c->err, EINVAL, &e->tpos, "type error: '%s' has no type", e->name);
+}
+
+static int check(struct checker *c, const struct ht_expr *e, enum ht_type *t);
+
+/*
+ * An aggregate's check: the family named by its first argument is entered
+ * (its FAMILY.SUFFIX names mean each instance's), the body checked in it
+ * and left. Returns 1 when @e is no aggregate (min or max of two values),
+ * 0 with *t set, or a negative errno with err set.
+ */
+static int check_aggregate(struct checker *c, const struct ht_expr *e, enum ht_type *t)
+{
+	const struct ht_expr *fam = e->kids[0];
+	enum ht_type body = HT_T_NONE;
+	bool want_bool = e->fn == F_COUNT || e->fn == F_ANY;
+	int r;
+
+	c->err->msg[0] = '\0';
+	r = c->family ? c->family(fam->name, &fam->tpos, true, c->err, c->userdata) : -ENOENT;
+	if (r == -ENOENT && !must_aggregate(e)) {
+		c->err->msg[0] = '\0';
+		return 1;
+	}
+	if (r < 0) {
+		if (c->err->msg[0])
+			return r;
+		return pos_error(c->err, EINVAL, &fam->tpos, "%s() takes a family of instances "
+		                 "(nic, listener, process, storage) first, got '%s'",
+		                 funcs[e->fn].name, fam->name);
+	}
+	r = check(c, e->kids[1], &body);
+	c->family(fam->name, &fam->tpos, false, c->err, c->userdata);
+	if (r < 0)
+		return r;
+	if (want_bool ? body != HT_T_BOOL : body != HT_T_INT)
+		return pos_error(c->err, EINVAL, &e->kids[1]->pos, "type error: %s() needs %s for "
+		                 "each %s, got %s", funcs[e->fn].name, want_bool ? "a bool" : "a number",
+		                 fam->name, ht_type_name(body));
+	*t = e->fn == F_ANY ? HT_T_BOOL : HT_T_INT;
+	return 0;
 }
 
 static int check(struct checker *c, const struct ht_expr *e, enum ht_type *t)
@@ -1087,6 +1148,14 @@ static int check(struct checker *c, const struct ht_expr *e, enum ht_type *t)
 
 	if (e->fn == F_AVAILABLE)
 		return check_name(c, e->kids[0], t, true);
+	if (maybe_aggregate(e)) {
+		r = check_aggregate(c, e, t);
+		if (r <= 0)
+			return r;
+	} else if (must_aggregate(e))
+		return pos_error(c->err, EINVAL, &e->tpos, "%s() takes a family of instances and an "
+		                 "expression: %s(listener, listener.queue_full)", funcs[e->fn].name,
+		                 funcs[e->fn].name);
 	{
 		_cleanup_free_ enum ht_type *types = calloc(e->nkids, sizeof(*types));
 		bool ok = true;
@@ -1109,8 +1178,17 @@ static int check(struct checker *c, const struct ht_expr *e, enum ht_type *t)
 int ht_expr_check(const struct ht_expr *e, ht_type_cb type_of, void *userdata,
                   enum ht_type *result, struct ht_error *err)
 {
+	const struct ht_expr_ops ops = { .type_of = type_of };
+
+	return ht_expr_check_ops(e, &ops, userdata, result, err);
+}
+
+int ht_expr_check_ops(const struct ht_expr *e, const struct ht_expr_ops *ops, void *userdata,
+                      enum ht_type *result, struct ht_error *err)
+{
 	struct ht_error local;
-	struct checker c = { .type_of = type_of, .userdata = userdata, .err = err ? err : &local };
+	struct checker c = { .type_of = ops->type_of, .family = ops->family, .userdata = userdata,
+	                     .err = err ? err : &local };
 	enum ht_type t = HT_T_NONE;
 	int r;
 
@@ -1130,6 +1208,7 @@ int ht_expr_check(const struct ht_expr *e, ht_type_cb type_of, void *userdata,
 
 struct evaluator {
 	ht_lookup_cb lookup;
+	ht_iterate_cb iterate;
 	void *userdata;
 	struct ht_error *err;
 };
@@ -1346,6 +1425,127 @@ static int dec_to_int(struct evaluator *ev, const struct ht_expr *e, double d, i
 	return 0;
 }
 
+/* An aggregate under way: what the instances gave so far. */
+struct aggregate {
+	struct evaluator *ev;
+	const struct ht_expr *e; /* the call */
+	struct ht_value acc;     /* sum, min or max so far (HT_T_NONE before the first) */
+	int64_t count;           /* count: instances whose condition holds */
+	int unavailable;         /* any: the first instance whose condition had no value */
+	struct ht_error why;     /* any: why it had none */
+};
+
+/* The body of an aggregate for the current instance: 0 to go on, 1 to stop, or an error. */
+static int aggregate_one(void *userdata)
+{
+	struct aggregate *a = userdata;
+	struct evaluator *ev = a->ev;
+	const struct ht_expr *e = a->e;
+	_cleanup_value_ struct ht_value v = { .type = HT_T_NONE };
+	struct ht_value res = { .type = HT_T_NONE };
+	int r = eval(ev, e->kids[1], &v);
+
+	if (r == -ENODATA && e->fn == F_ANY) {
+		if (!a->unavailable) {
+			a->unavailable = r;
+			a->why = *ev->err;
+		}
+		ev->err->msg[0] = '\0';
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	switch (e->fn) {
+	case F_COUNT:
+		a->count += v.type == HT_T_BOOL && v.b;
+		return 0;
+	case F_ANY:
+		if (v.type == HT_T_BOOL && v.b) {
+			a->count = 1;
+			return 1;
+		}
+		return 0;
+	default:
+		break;
+	}
+	if (!ht_type_is_number(v.type))
+		return pos_error(ev->err, EINVAL, &e->kids[1]->pos, "type error: %s() needs a number",
+		                 funcs[e->fn].name);
+	if (a->acc.type == HT_T_NONE) {
+		a->acc = v;
+		v.type = HT_T_NONE;
+		return 0;
+	}
+	if (e->fn == F_SUM) {
+		struct ht_expr plus = *e;
+
+		plus.op = T_PLUS;
+		r = arith(ev, &plus, &a->acc, &v, &res);
+		if (r < 0)
+			return r;
+		a->acc = res;
+		return 0;
+	}
+	if (e->fn == F_MIN ? num_cmp(&v, &a->acc) < 0 : num_cmp(&v, &a->acc) > 0) {
+		/* A decimal anywhere makes the result a decimal, as min() and max() of values do. */
+		bool dec = v.type == HT_T_DEC || a->acc.type == HT_T_DEC;
+
+		a->acc = dec ? ht_dec(ht_value_as_double(&v)) : v;
+	} else if (v.type == HT_T_DEC && a->acc.type == HT_T_INT)
+		a->acc = ht_dec(ht_value_as_double(&a->acc));
+	return 0;
+}
+
+/*
+ * count(F, COND), sum(F, X), min(F, X), max(F, X), any(F, COND) over the
+ * instances of family F (ht_iterate_cb). Returns 1 when F is no family and
+ * @e is min() or max() of two values, else as eval().
+ */
+static int aggregate(struct evaluator *ev, const struct ht_expr *e, struct ht_value *out)
+{
+	const struct ht_expr *fam = e->kids[0];
+	struct aggregate a = { .ev = ev, .e = e, .acc = { .type = HT_T_NONE } };
+	int r;
+
+	ev->err->msg[0] = '\0';
+	r = ev->iterate ? ev->iterate(fam->name, &fam->tpos, aggregate_one, &a, ev->err, ev->userdata)
+	                : -ENOENT;
+	if (r == -ENOENT && !ev->err->msg[0] && !must_aggregate(e))
+		return 1;
+	if (r == -ENOENT && !ev->err->msg[0])
+		return pos_error(ev->err, EINVAL, &fam->tpos, "%s(): '%s' is not a family of instances",
+		                 funcs[e->fn].name, fam->name);
+	if (r < 0) {
+		ht_value_clear(&a.acc);
+		if (!ev->err->msg[0])
+			return pos_error(ev->err, -r, &e->tpos, "%s(): %s", funcs[e->fn].name,
+			                 strerror(-r));
+		return r;
+	}
+	switch (e->fn) {
+	case F_COUNT:
+		*out = ht_int(a.count);
+		return 0;
+	case F_ANY:
+		if (!a.count && a.unavailable) {
+			*ev->err = a.why;
+			return a.unavailable;
+		}
+		*out = ht_bool(a.count > 0);
+		return 0;
+	case F_SUM:
+		*out = a.acc.type == HT_T_NONE ? ht_int(0) : a.acc;
+		return 0;
+	default:
+		break;
+	}
+	if (a.acc.type == HT_T_NONE)
+		return pos_error(ev->err, ENODATA, &e->tpos, "%s(): no %s to take it over",
+		                 funcs[e->fn].name, fam->name);
+	*out = a.acc;
+	return 0;
+}
+
 static int call(struct evaluator *ev, const struct ht_expr *e, struct ht_value *out)
 {
 	_cleanup_free_ struct ht_value *args = NULL;
@@ -1369,6 +1569,13 @@ static int call(struct evaluator *ev, const struct ht_expr *e, struct ht_value *
 			return r;
 		*out = ht_bool(true);
 		return 0;
+	}
+	if (maybe_aggregate(e)) {
+		r = aggregate(ev, e, out);
+		if (r <= 0)
+			return r;
+		ev->err->msg[0] = '\0';
+		r = 0;
 	}
 
 	args = calloc(e->nkids, sizeof(*args));
@@ -1542,8 +1749,17 @@ static int eval(struct evaluator *ev, const struct ht_expr *e, struct ht_value *
 int ht_expr_eval(const struct ht_expr *e, ht_lookup_cb lookup, void *userdata, struct ht_value *out,
                  struct ht_error *err)
 {
+	const struct ht_expr_ops ops = { .lookup = lookup };
+
+	return ht_expr_eval_ops(e, &ops, userdata, out, err);
+}
+
+int ht_expr_eval_ops(const struct ht_expr *e, const struct ht_expr_ops *ops, void *userdata,
+                     struct ht_value *out, struct ht_error *err)
+{
 	struct ht_error local;
-	struct evaluator ev = { .lookup = lookup, .userdata = userdata, .err = err ? err : &local };
+	struct evaluator ev = { .lookup = ops->lookup, .iterate = ops->iterate, .userdata = userdata,
+	                        .err = err ? err : &local };
 	int r;
 
 	ev.err->msg[0] = '\0';

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stdbool.h>
+
 #include "shared/util.h"
 #include "engine/value.h"
 
@@ -18,6 +20,14 @@
  *   functions  min(a, b, ...)  max(a, b, ...)  clamp(x, lo, hi)
  *              pow2ceil(x)  pow2floor(x)  ceil(x)  floor(x)  round(x)  abs(x)
  *              available(name)  (true when the named fact has a value)
+ *   aggregates over a family of instances (ht_expr_ops): count(F, COND),
+ *              sum(F, X), min(F, X), max(F, X), any(F, COND). F names the family
+ *              (nic, listener, process, storage); inside the second argument its
+ *              FAMILY.SUFFIX names mean each instance's fact or rule value.
+ *              count of none is 0, sum 0, any false; min and max of none have no
+ *              value (-ENODATA). An instance whose X or COND has no value makes
+ *              count, sum, min and max have none; any is true when one instance
+ *              holds, else without value when one had none.
  *
  * Semantics: integers are int64_t; + - * % on two integers overflow-check and
  * fail with -ERANGE. "/" is exact: an integer when the division leaves no
@@ -104,3 +114,48 @@ typedef int (*ht_lookup_cb)(const char *name, const struct ht_srcpos *pos, struc
                             struct ht_error *err, void *userdata);
 int ht_expr_eval(const struct ht_expr *e, ht_lookup_cb lookup, void *userdata, struct ht_value *out,
                  struct ht_error *err);
+
+/*
+ * ht_family_cb - the static check of an aggregate: @enter true makes
+ * @family's instance names valid (until the call with @enter false, which
+ * must not fail). Returns 0, or -ENOENT when @family is no family (for
+ * min() and max() of two values then not an error), or another negative
+ * errno with @err set.
+ */
+typedef int (*ht_family_cb)(const char *family, const struct ht_srcpos *pos, bool enter,
+                            struct ht_error *err, void *userdata);
+
+/*
+ * ht_instance_fn - evaluates an aggregate's body for the instance the
+ * iterator made current: 0 to go on, 1 to stop (any() found one), or a
+ * negative errno (the iteration stops and returns it).
+ */
+typedef int (*ht_instance_fn)(void *ctx);
+
+/*
+ * ht_iterate_cb - evaluation of an aggregate: makes each instance of
+ * @family current in turn (in the family's list order) and calls @fn(@ctx)
+ * for it, then restores what was current before. Returns 0 (also when @fn
+ * stopped it with 1), -ENOENT when @family is no family (err empty),
+ * -ENODATA when its instances are unknown (err says why), or @fn's error.
+ */
+typedef int (*ht_iterate_cb)(const char *family, const struct ht_srcpos *pos, ht_instance_fn fn,
+                             void *ctx, struct ht_error *err, void *userdata);
+
+/*
+ * struct ht_expr_ops - the callbacks of the check (type_of, family) and of
+ * the evaluation (lookup, iterate). family and iterate may be NULL: an
+ * aggregate then fails as naming no family.
+ */
+struct ht_expr_ops {
+	ht_type_cb type_of;
+	ht_family_cb family;
+	ht_lookup_cb lookup;
+	ht_iterate_cb iterate;
+};
+
+/* ht_expr_check() and ht_expr_eval() with aggregates: the same contracts, @ops' callbacks. */
+int ht_expr_check_ops(const struct ht_expr *e, const struct ht_expr_ops *ops, void *userdata,
+                      enum ht_type *result, struct ht_error *err);
+int ht_expr_eval_ops(const struct ht_expr *e, const struct ht_expr_ops *ops, void *userdata,
+                     struct ht_value *out, struct ht_error *err);

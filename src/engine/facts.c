@@ -488,11 +488,34 @@ const struct ht_fact_def *ht_fact_def_find(const char *name)
 	return bsearch(name, fact_defs, ARRAY_SIZE(fact_defs), sizeof(fact_defs[0]), fact_def_cmp);
 }
 
-/* The table: facts sorted by name in one array. */
+/* The table: facts sorted by name in one array, and who collects what it lacks. */
 struct ht_facts {
 	struct ht_fact *v;
 	size_t n, cap;
+	ht_fact_provider_cb provider;
+	void *provider_data;
 };
+
+void ht_facts_set_provider(struct ht_facts *f, ht_fact_provider_cb cb, void *userdata)
+{
+	f->provider = cb;
+	f->provider_data = userdata;
+}
+
+int ht_facts_need(struct ht_facts *f, const char *name, const struct ht_fact **out,
+                  struct ht_error *err)
+{
+	int r;
+
+	*out = ht_facts_get(f, name);
+	if (*out || !f->provider)
+		return 0;
+	r = f->provider(f, name, err, f->provider_data);
+	if (r < 0)
+		return r;
+	*out = ht_facts_get(f, name);
+	return 0;
+}
 
 struct ht_facts *ht_facts_new(void)
 {

@@ -104,6 +104,34 @@ int ht_facts_set_unavailable(struct ht_facts *f, const char *name, int errnum, c
 /* The fact named @name, or NULL when it was never set. Pointer valid until the next set. */
 const struct ht_fact *ht_facts_get(const struct ht_facts *f, const char *name);
 
+/*
+ * ht_fact_provider_cb - collects fact @name into @f when asked for it
+ * (facts on demand): it may set @name and any other facts its source gives,
+ * or nothing when no source has it. Called at most once for a name that
+ * stays absent per ht_facts_need() call; it must not set facts of a name it
+ * is not asked for in a way that changes one already read (facts are
+ * immutable once a rule has read them). Returns 0, or a negative errno with
+ * @err set (a source that exists but fails, such as a garage.toml that does
+ * not parse): the evaluation stops with it.
+ */
+typedef int (*ht_fact_provider_cb)(struct ht_facts *f, const char *name, struct ht_error *err,
+                                   void *userdata);
+
+/*
+ * Sets (or with @cb NULL removes) the provider ht_facts_need() asks for a
+ * fact @f does not hold. @userdata is passed through, not owned.
+ */
+void ht_facts_set_provider(struct ht_facts *f, ht_fact_provider_cb cb, void *userdata);
+
+/*
+ * ht_facts_need - the fact named @name, asking the provider first when @f
+ * does not hold it. *@out is NULL when neither @f nor the provider has it.
+ * Returns 0, or the provider's negative errno (*@out NULL, @err set).
+ * The pointer is valid until the next set.
+ */
+int ht_facts_need(struct ht_facts *f, const char *name, const struct ht_fact **out,
+                  struct ht_error *err);
+
 /* Number of facts, and the i-th in name order (0 <= i < count). */
 size_t ht_facts_count(const struct ht_facts *f);
 const struct ht_fact *ht_facts_at(const struct ht_facts *f, size_t i);

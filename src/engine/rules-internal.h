@@ -69,7 +69,14 @@ struct ht_rule {
 	int check_state;
 	enum ht_type type;
 
-	/* ht_ruleset_evaluate(): the rule's value, computed once */
+	/*
+	 * ht_ruleset_evaluate(): the rule's value, computed once per evaluation
+	 * (eval_gen) and, for an `each` rule, per instance (eval_inst: the
+	 * instance's index in its family's list; -1 for a host rule, -2 for the
+	 * evaluation without instances of add_no_instance_finding()).
+	 */
+	unsigned eval_gen;
+	long eval_inst;
 	int eval_state;
 	int eval_ret;
 	struct ht_value val;
@@ -111,12 +118,25 @@ struct ht_ruleset {
 	size_t nstrings;
 	char *profile;
 	bool checked;
-	const struct ht_facts *facts; /* during evaluation */
+	struct ht_facts *facts;       /* during evaluation: asked for what rules read */
+	unsigned gen;                 /* evaluations so far: rule values of older ones are stale */
 	const char *check_stack[64];  /* rule ids being checked, for the cycle message */
 	size_t check_depth;
-	enum ht_each check_each;      /* the `each` of the rule being checked */
-	enum ht_each instance_kind;   /* what rs->instance is */
-	const char *instance;         /* instance being evaluated, NULL for host rules */
+	unsigned check_scope;         /* families in scope while checking (bit 1 << enum ht_each):
+	                               * the rule's `each` and the aggregates it is inside */
+	unsigned check_nest[HT_EACH_LAST + 1]; /* aggregates over a family already in scope */
+	/*
+	 * Each family's instances for this evaluation, read from its list fact the
+	 * first time a rule or an aggregate needs them, and the one current now
+	 * (-1: none; an aggregate inside an `each` rule saves and restores it).
+	 */
+	struct ht_family_state {
+		bool read;
+		char *names;          /* the instances, NUL-separated */
+		const char **inst;    /* pointers into names */
+		size_t n;
+		long cur;
+	} fam[HT_EACH_LAST + 1];
 	/* Names of the facts and workload variables read, in order, repeats and all:
 	 * an overflow names the inputs of the expression it happened in. */
 	const char *trace[256];
@@ -190,6 +210,9 @@ int rules_check_var(const struct ht_ruleset *rs, const struct ht_var *var, const
 
 /* rules_check_var() on every variable, named by where it was set. Returns 0, -EINVAL, -ENOMEM. */
 int rules_check_vars(const struct ht_ruleset *rs, struct ht_error *err);
+
+/* Forgets the families' instances read for an evaluation (engine.c). */
+void rules_families_clear(struct ht_ruleset *rs);
 
 /* The unit a rule's values carry: the `unit` key, else the target fact's. NULL if none. */
 const char *ht_rule_unit(const struct ht_rule *r);

@@ -126,6 +126,7 @@ void ht_ruleset_free(struct ht_ruleset *rs)
 	for (size_t i = 0; i < rs->nrules; i++)
 		rule_free(rs->rules[i]);
 	free(rs->rules);
+	rules_families_clear(rs);
 	for (size_t i = 0; i < rs->nvars; i++) {
 		free(rs->vars[i].name);
 		ht_value_clear(&rs->vars[i].value);

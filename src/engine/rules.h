@@ -193,11 +193,16 @@ void ht_findings_free(struct ht_findings *f);
  * ht_ruleset_evaluate - evaluate every rule with a target whose `when` holds,
  * in load order. A rule that needs an unavailable fact becomes a finding that
  * is not applicable, with the reason. ht_ruleset_check() must have succeeded.
+ * Facts are read with ht_facts_need(): a fact @facts does not hold yet is
+ * asked of its provider (collect/) when a rule first reads it, so a source
+ * runs only when a rule that applies needs it; an error of the provider
+ * (err set) ends the evaluation with it. A family's list (nic.list, ...) is
+ * read when its first `each` rule or aggregate needs it.
  * Returns 0; -EINVAL, -ERANGE or -EDOM with err "FILE:LINE:COL: message"
  * for an evaluation error (division by zero, overflow, bad severity string,
  * a target value that is not an integer); nothing is returned in @out then.
  */
-int ht_ruleset_evaluate(struct ht_ruleset *rs, const struct ht_facts *facts,
+int ht_ruleset_evaluate(struct ht_ruleset *rs, struct ht_facts *facts,
                         struct ht_findings *out, struct ht_error *err);
 
 /*
