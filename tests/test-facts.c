@@ -907,7 +907,7 @@ static void test_collect_garage_vm(void **state)
 	assert_bool_fact(f, "conntrack.loaded", true, "/sys/module/nf_conntrack");
 	/* git checks nf_conntrack_max out 0644 (or 0600 under umask 077): owner may write */
 	assert_bool_fact(f, "netns.initial", true, "mode of " NF "nf_conntrack_max");
-	assert_int_equal(ht_facts_count(f), 79); /* every known fact (32 + 2 boot.* + 4 timeouts + 13 of the table + 27 of the connection path + nic.max_speed), nothing else */
+	assert_int_equal(ht_facts_count(f), 80); /* every known fact (32 + 2 boot.* + 4 timeouts + 13 of the table + 27 of the connection path + nic.max_speed + garage.checked), nothing else */
 	assert_all_defs_collected(f);
 
 	/* The same as the expected file next to the tree, byte for byte. */
@@ -963,7 +963,7 @@ static void test_expected_files_read_back(void **state)
 
 		assert_int_equal(read_text(f, want, &err), 0);
 		assert_string_equal(err.msg, "");
-		assert_int_equal(ht_facts_count(f), 79);
+		assert_int_equal(ht_facts_count(f), 80);
 		text = facts_text(f);
 		assert_string_equal(text, want);
 		ht_facts_free(f);
@@ -1292,8 +1292,8 @@ static void test_json_garage_vm(void **state)
 	assert_non_null(back);
 	facts = member(back, "facts");
 	assert_true(json_object_is_type(facts, json_type_object));
-	/* the 32 host facts of test_fact_defs, 2 boot.*, 4 timeouts, 13 of the table, 27 of the connection path (collect-sockdiag.c) and nic.max_speed */
-	assert_int_equal(json_object_object_length(facts), 79);
+	/* the 32 host facts of test_fact_defs, 2 boot.*, 4 timeouts, 13 of the table, 27 of the connection path (collect-sockdiag.c), nic.max_speed and garage.checked (the Garage pre-flight's decision) */
+	assert_int_equal(json_object_object_length(facts), 80);
 
 	/* "mem.total": { "value": 503316480, "unit": "bytes", "source": ... } (491520 x 1024) */
 	o = member(facts, "mem.total");
@@ -1332,7 +1332,7 @@ static void test_json_garage_vm(void **state)
 		(void)val;
 		assert_string_equal(key, ht_facts_at(f, i++)->name);
 	}
-	assert_int_equal(i, 79);
+	assert_int_equal(i, 80);
 
 	json_object_put(back);
 	json_object_put(obj);

@@ -109,41 +109,32 @@ int cli_finish(int status);
 bool cli_swap_printed(bool printed);
 
 /*
- * cli_load_facts - the facts of the host: a --facts file, else the
- * collectors (live or --root). Returns 0 with *out set (caller frees), or
- * the exit status after printing why: EXIT_USAGE for a bad facts file,
- * EXIT_COLLECT when collecting failed.
+ * cli_load_facts - the facts of the host: a --facts file, else a collection
+ * below --root (collect/collect.h) attached to the table as its provider, so
+ * that each source runs when a rule first reads one of its facts; with @all
+ * every source runs now (`hosttune facts`). The collectors' inputs come from
+ * @rs's profile (workload.service, the [garage] variables; @rs may be NULL)
+ * and --state. Returns 0 with *out set (caller frees), or the exit status
+ * after printing why: EXIT_USAGE for a bad facts file or a garage.toml that
+ * does not parse (cli_collect_status()), EXIT_COLLECT when collecting failed.
  */
-int cli_load_facts(const struct options *o, struct ht_facts **out);
+int cli_load_facts(const struct options *o, const struct ht_ruleset *rs, bool all,
+                   struct ht_facts **out);
 
 /*
- * cli_collect_services - the process.* facts of the profile's storage service
- * (workload.service of @rs, e.g. "garage"), which a collection finds only
- * when the service owns a listening port: ht_collect_processes() below
- * --root. Nothing for a --facts file or an empty workload.service.
- * Returns 0 or EXIT_COLLECT (out of memory, said on stderr).
+ * cli_collect_status - the exit status of a failed collection or evaluation
+ * (negative errno @r): EXIT_USAGE for bad input (-EINVAL, -ENOENT: a rule or
+ * a garage.toml; -ERANGE, -EDOM, -ELOOP: a rule's arithmetic), else
+ * EXIT_COLLECT.
  */
-int cli_collect_services(const struct options *o, const struct ht_ruleset *rs,
-                         struct ht_facts *facts);
+int cli_collect_status(int r);
 
 /*
- * cli_collect_garage - the Garage pre-flight's facts (garage.*, storage.*:
- * ht_collect_garage()) when this is a Garage host or is to become one: the
- * profile's workload.service names garage, --set garage.config names a
- * file, or ROOT/etc/garage.toml exists; garage.checked true then (source:
- * which of these), else unavailable ENOENT and nothing else collected, so
- * the Garage rules give no finding. The [garage] variables of @rs say
- * where to look before deployment. Nothing for a --facts file (its host's
- * facts are in it). The fsync measurement follows --no-measure.
- * Returns 0; after printing the error EXIT_USAGE for a garage.toml hosttune
- * cannot read as Garage would (FILE:LINE:COL) or a named one that does not
- * exist, EXIT_COLLECT for one that cannot be read or out of memory. When
- * only ROOT/etc/garage.toml's existence started the pre-flight, a file it
- * cannot read is a warning on stderr instead (garage.checked unavailable
- * with the message): nobody asked for the pre-flight.
+ * cli_collect_warnings - prints, once, what this run's collection skipped
+ * that nobody asked for (ht_collect_warning()) as "hosttune: warning: ..."
+ * on stderr.
  */
-int cli_collect_garage(const struct options *o, const struct ht_ruleset *rs,
-                       struct ht_facts *facts);
+void cli_collect_warnings(void);
 
 /*
  * cli_load_rules - the rules (--rules, else the installed ones and /etc's

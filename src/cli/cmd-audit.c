@@ -23,25 +23,20 @@ int cmd_facts(const struct options *o)
 {
 	struct ht_facts *f = NULL;
 	struct ht_ruleset *rs = NULL;
-	int r = cli_load_facts(o, &f);
+	int r = 0;
 
 	/*
 	 * With --profile or --set (or an /etc/garage.toml), what the profile
 	 * asks collected too: its service's process and the Garage pre-flight,
 	 * so that a facts file taken here audits elsewhere as this host does.
 	 */
-	if (r == 0 && !o->facts_file && (o->profile || o->nsets || garage_toml_exists(o->root))) {
+	if (!o->facts_file && (o->profile || o->nsets || garage_toml_exists(o->root)))
 		r = cli_load_rules(o, &rs);
-		if (r == 0)
-			r = cli_collect_services(o, rs, f);
-		if (r == 0)
-			r = cli_collect_garage(o, rs, f);
-		ht_ruleset_free(rs);
-	}
-	if (r) {
-		ht_facts_free(f);
+	if (r == 0)
+		r = cli_load_facts(o, rs, true, &f);
+	ht_ruleset_free(rs);
+	if (r)
 		return r;
-	}
 	if (o->json)
 		r = cli_print_json(ht_facts_to_json(f));
 	else if (ht_facts_write(f, stdout) < 0)

@@ -63,6 +63,13 @@ static struct {
 	char msg[2048];      /* the first error, without "hosttune: " */
 } run_state;
 
+/*
+ * The collection the facts of this run come from (owned by its facts table,
+ * which frees it) and whether its warning was printed: cli_collect_warnings().
+ */
+static struct ht_collect *collection;
+static bool warned;
+
 void cli_set_json(bool json)
 {
 	run_state.json = json;
@@ -176,9 +183,42 @@ int cli_finish(int status)
 	return status;
 }
 
-int cli_load_facts(const struct options *o, struct ht_facts **out)
+/* The string workload (or [garage]) variable @name of @rs, "" when unset or not a string. */
+static const char *var_string(const struct ht_ruleset *rs, const char *name)
+{
+	for (size_t i = 0; rs && i < ht_ruleset_var_count(rs); i++)
+		if (strcmp(ht_ruleset_var_name(rs, i), name) == 0) {
+			const struct ht_value *v = ht_ruleset_var_value(rs, i);
+
+			return v->type == HT_T_STR ? v->s : "";
+		}
+	return "";
+}
+
+/* The collectors' inputs from the profile (@rs, may be NULL) and the command line. */
+static int collect_inputs(const struct options *o, const struct ht_ruleset *rs,
+                          struct ht_collect *c)
+{
+	static const char *const vars[] = { "workload.service", "garage.config",
+		                            "garage.metadata_dir", "garage.data_dir" };
+	int r = ht_collect_input(c, "state", o->state);
+
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(vars); i++)
+		r = ht_collect_input(c, vars[i], var_string(rs, vars[i]));
+	return r;
+}
+
+int cli_collect_status(int r)
+{
+	return r == -EINVAL || r == -ENOENT || r == -ERANGE || r == -EDOM || r == -ELOOP
+	               ? EXIT_USAGE : EXIT_COLLECT;
+}
+
+int cli_load_facts(const struct options *o, const struct ht_ruleset *rs, bool all,
+                   struct ht_facts **out)
 {
 	struct ht_facts *f = ht_facts_new();
+	struct ht_collect *c = NULL;
 	struct ht_error err = { "" };
 	int r;
 
@@ -201,19 +241,39 @@ int cli_load_facts(const struct options *o, struct ht_facts **out)
 			ht_facts_free(f);
 			return EXIT_USAGE;
 		}
-	} else {
-		r = ht_facts_collect(f, o->root, o->no_measure ? HT_COLLECT_NO_MEASURE : 0);
-		/* hosttune's own record: the drop counters at the last apply. */
-		if (r >= 0)
-			r = ht_collect_apply_counters(f, o->root, o->state);
-		if (r < 0) {
-			cli_error("collecting facts: %s\n", strerror(-r));
-			ht_facts_free(f);
-			return EXIT_COLLECT;
-		}
+		*out = f;
+		return 0;
+	}
+	r = ht_collect_new(o->root, o->no_measure ? HT_COLLECT_NO_MEASURE : 0, &c);
+	if (r >= 0 && (r = collect_inputs(o, rs, c)) < 0)
+		ht_collect_free(c);
+	if (r < 0) {
+		cli_error("collecting facts: %s\n", strerror(-r));
+		ht_facts_free(f);
+		return EXIT_COLLECT;
+	}
+	/* Facts on demand: each source runs when a rule first reads one of its facts. */
+	ht_collect_attach(c, f);
+	collection = c;
+	r = all ? ht_collect_all(c, f, &err) : 0;
+	cli_collect_warnings();
+	if (r < 0) {
+		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
+		ht_facts_free(f);
+		collection = NULL;
+		return cli_collect_status(r);
 	}
 	*out = f;
 	return 0;
+}
+
+void cli_collect_warnings(void)
+{
+	const char *w = collection ? ht_collect_warning(collection) : NULL;
+
+	if (w && !warned)
+		fprintf(stderr, "hosttune: warning: %s\n", w);
+	warned = warned || w;
 }
 
 int cli_load_rules(const struct options *o, struct ht_ruleset **out)
@@ -290,14 +350,20 @@ int cli_print_json(struct json_object *o)
  * /proc/sys/kernel/osrelease). Without both, the root is not a host's tree
  * or the facts file is not a host's facts: no audit of nothing.
  */
-static int check_basic_facts(const struct options *o, const struct ht_facts *f)
+static int check_basic_facts(const struct options *o, struct ht_facts *f)
 {
 	static const char *const basic[] = { "mem.total", "kernel.version" };
 	size_t missing = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(basic); i++) {
-		const struct ht_fact *fact = ht_facts_get(f, basic[i]);
+		struct ht_error err = { "" };
+		const struct ht_fact *fact;
+		int r = ht_facts_need(f, basic[i], &fact, &err);
 
+		if (r < 0) {
+			cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
+			return EXIT_COLLECT;
+		}
 		if (!fact || fact->value.type == HT_T_NONE)
 			missing++;
 	}
@@ -343,130 +409,6 @@ static int load_observed(const struct options *o, const struct ht_ruleset *rs,
 	return r < 0 ? EXIT_COLLECT : 0;
 }
 
-int cli_collect_services(const struct options *o, const struct ht_ruleset *rs,
-                         struct ht_facts *facts)
-{
-	const char *service = NULL;
-
-	/* A facts file is another host's: nothing here to look at. */
-	if (o->facts_file)
-		return 0;
-	for (size_t i = 0; i < ht_ruleset_var_count(rs); i++)
-		if (strcmp(ht_ruleset_var_name(rs, i), "workload.service") == 0) {
-			const struct ht_value *v = ht_ruleset_var_value(rs, i);
-
-			if (v->type == HT_T_STR && v->s[0])
-				service = v->s;
-		}
-	if (!service)
-		return 0;
-	if (ht_collect_processes(facts, o->root, service) < 0) {
-		cli_error("collecting facts: %s\n", strerror(ENOMEM));
-		return EXIT_COLLECT;
-	}
-	return 0;
-}
-
-/* The string workload (or [garage]) variable @name of @rs, "" when unset or not a string. */
-static const char *var_string(const struct ht_ruleset *rs, const char *name)
-{
-	for (size_t i = 0; i < ht_ruleset_var_count(rs); i++)
-		if (strcmp(ht_ruleset_var_name(rs, i), name) == 0) {
-			const struct ht_value *v = ht_ruleset_var_value(rs, i);
-
-			return v->type == HT_T_STR ? v->s : "";
-		}
-	return "";
-}
-
-/* True when space-separated @list has the word @word. */
-static bool has_word(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = list; (p = strstr(p, word)); p += n)
-		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
-			return true;
-	return false;
-}
-
-int cli_collect_garage(const struct options *o, const struct ht_ruleset *rs,
-                       struct ht_facts *facts)
-{
-	struct ht_garage_input in = {
-		.config = var_string(rs, "garage.config"),
-		.metadata_dir = var_string(rs, "garage.metadata_dir"),
-		.data_dir = var_string(rs, "garage.data_dir"),
-	};
-	struct ht_error err = { "" };
-	_cleanup_free_ char *etc = NULL, *names = NULL;
-	const char *why;
-	struct ht_value yes = { .type = HT_T_BOOL, .b = true };
-	int r;
-
-	if (o->facts_file)
-		return 0;
-	if (has_word(var_string(rs, "workload.service"), "garage"))
-		why = "the profile's workload.service is garage";
-	else if (in.config[0])
-		why = "--set garage.config names a garage.toml";
-	else {
-		etc = ht_root_path(o->root, "/etc/garage.toml");
-		if (!etc)
-			goto oom;
-		if (access(etc, F_OK) < 0) {
-			r = ht_facts_set_unavailable(facts, "garage.checked", ENOENT, NULL,
-			                             "no --profile garage, no --set garage.config, "
-			                             "no /etc/garage.toml: not a Garage host");
-			return r < 0 ? EXIT_COLLECT : 0;
-		}
-		why = "/etc/garage.toml exists";
-	}
-	/*
-	 * Garage's process, even when the profile's service is another: the
-	 * rules tell "not running yet" (the unit's limit) from a running one by
-	 * it. process.list is recomputed from the names given: the service's too.
-	 */
-	if (!has_word(var_string(rs, "workload.service"), "garage")) {
-		const char *svc = var_string(rs, "workload.service");
-
-		if (asprintf(&names, "%s%sgarage", svc, *svc ? " " : "") < 0) {
-			names = NULL;
-			goto oom;
-		}
-		if (ht_collect_processes(facts, o->root, names) == -ENOMEM)
-			goto oom;
-	}
-	r = ht_collect_garage(facts, o->root, &in, !o->no_measure, &err);
-	if (r == -ENOMEM)
-		goto oom;
-	/*
-	 * Nobody asked for the pre-flight: an /etc/garage.toml hosttune cannot
-	 * read (TOML beyond the subset it reads, or what Garage would refuse)
-	 * must not cost the rest of the audit. Said on stderr and in the fact.
-	 */
-	if (r < 0 && etc) {
-		_cleanup_free_ char *skipped = NULL;
-
-		fprintf(stderr, "hosttune: warning: %s; the Garage pre-flight is skipped "
-		        "(--profile garage makes this an error)\n", err.msg[0] ? err.msg : strerror(-r));
-		if (asprintf(&skipped, "skipped: %s", err.msg[0] ? err.msg : strerror(-r)) < 0)
-			goto oom;
-		return ht_facts_set_unavailable(facts, "garage.checked", -r, NULL, skipped) < 0
-		               ? EXIT_COLLECT : 0;
-	}
-	if (r < 0) {
-		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
-		return r == -EINVAL || r == -ENOENT ? EXIT_USAGE : EXIT_COLLECT;
-	}
-	if (ht_facts_set(facts, "garage.checked", &yes, NULL, why) < 0)
-		goto oom;
-	return 0;
-oom:
-	cli_error("collecting facts: %s\n", strerror(ENOMEM));
-	return EXIT_COLLECT;
-}
-
 /*
  * The common first half of audit, plan/apply and verify: rules and profile,
  * facts (collected, a --root tree or a --facts file, plus --observed), and
@@ -481,21 +423,18 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
 
 	r = cli_load_rules(o, rs);
 	if (r == 0)
-		r = cli_load_facts(o, facts);
+		r = cli_load_facts(o, *rs, false, facts);
 	if (r == 0)
 		r = check_basic_facts(o, *facts);
-	if (r == 0)
-		r = cli_collect_services(o, *rs, *facts);
-	if (r == 0)
-		r = cli_collect_garage(o, *rs, *facts);
 	if (r == 0 && o->observed)
 		r = load_observed(o, *rs, *facts);
 	if (r)
 		return r;
 	r = ht_ruleset_evaluate(*rs, *facts, findings, &err);
+	cli_collect_warnings();
 	if (r < 0) {
 		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
-		return EXIT_USAGE;
+		return cli_collect_status(r);
 	}
 	return 0;
 }

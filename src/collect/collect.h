@@ -13,7 +13,8 @@
  */
 
 /*
- * ht_facts_collect - read every fact of this host: procfs, sysfs, netlink
+ * ht_facts_collect - read every fact of this host (ht_collect_all() of a new
+ * collection): procfs, sysfs, netlink
  * (ctnetlink, ethtool), libudev, libkmod, CPUID and a cipher measurement.
  * @root: --root DIR, NULL for "/": every path is read below it, so a tree
  *        copied from another host collects as that host.
@@ -33,6 +34,66 @@ int ht_facts_collect(struct ht_facts *f, const char *root, unsigned flags);
 enum {
 	HT_COLLECT_NO_MEASURE = 1 << 0, /* skip the cipher measurement (--no-measure) */
 };
+
+/*
+ * What a source costs, so that the expensive ones run only when a rule that
+ * applies needs their facts: reading a few files (FILES), a walk or dump
+ * whose cost follows what the host holds (WALK: the conntrack table, every
+ * socket, every process's descriptors), or a measurement that takes time on
+ * purpose (MEASURE: the ciphers, the fsync rate).
+ */
+enum ht_cost {
+	HT_COST_FILES,
+	HT_COST_WALK,
+	HT_COST_MEASURE,
+};
+
+/*
+ * struct ht_collect - one collection of a host's facts: the sources below a
+ * root, each run at most once, the first time one of its facts is asked for
+ * (ht_collect_attach()) or all of them (ht_collect_all()).
+ */
+struct ht_collect;
+
+/*
+ * ht_collect_new - a collection below @root (NULL, "" or "/" for this host)
+ * with @flags (HT_COLLECT_*). Returns 0 with *@out set (free with
+ * ht_collect_free()), or -ENOMEM.
+ */
+int ht_collect_new(const char *root, unsigned flags, struct ht_collect **out);
+void ht_collect_free(struct ht_collect *c);
+
+/*
+ * ht_collect_input - an input of the collectors, copied: "workload.service"
+ * (process names to check besides the listeners' owners, space-separated;
+ * NULL or "" for none), "state" (the state file with the apply counters,
+ * --state; NULL for ROOT/var/lib/hosttune/state), "garage.config",
+ * "garage.metadata_dir", "garage.data_dir" (struct ht_garage_input: the
+ * profile's [garage] section). Returns 0, -EINVAL for another name, -ENOMEM.
+ */
+int ht_collect_input(struct ht_collect *c, const char *name, const char *value);
+
+/*
+ * ht_collect_attach - makes @c the provider of @f (ht_facts_set_provider()):
+ * a fact @f lacks is collected by its source when first asked for. @f takes
+ * @c over: ht_facts_free(@f) frees it.
+ */
+void ht_collect_attach(struct ht_collect *c, struct ht_facts *f);
+
+/*
+ * ht_collect_all - every source that has not run yet, in the order of the
+ * source table: the whole snapshot (`hosttune facts`). Returns 0, or a
+ * source's negative errno with @err set (-ENOMEM; a garage.toml that does
+ * not parse, -EINVAL, or cannot be read, as ht_collect_garage()).
+ */
+int ht_collect_all(struct ht_collect *c, struct ht_facts *f, struct ht_error *err);
+
+/*
+ * ht_collect_warning - one line on what a source skipped that nobody asked
+ * for (an /etc/garage.toml hosttune cannot read: the Garage pre-flight is
+ * skipped), or NULL. Valid while @c is.
+ */
+const char *ht_collect_warning(const struct ht_collect *c);
 
 /*
  * The collectors behind ht_facts_collect(), exposed for the tests.

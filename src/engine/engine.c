@@ -631,15 +631,6 @@ static int family_read(struct ht_ruleset *rs, enum ht_each e, struct ht_error *e
 	return 0;
 }
 
-void rules_families_clear(struct ht_ruleset *rs)
-{
-	for (size_t e = 0; e < ARRAY_SIZE(rs->fam); e++) {
-		free(rs->fam[e].names);
-		free(rs->fam[e].inst);
-		rs->fam[e] = (struct ht_family_state){ .cur = -1 };
-	}
-}
-
 /* ht_iterate_cb: each instance of @family current in turn, for an aggregate. */
 static int iterate(const char *family, const struct ht_srcpos *pos, ht_instance_fn fn, void *ctx,
                    struct ht_error *err, void *userdata)

@@ -494,12 +494,17 @@ struct ht_facts {
 	size_t n, cap;
 	ht_fact_provider_cb provider;
 	void *provider_data;
+	void (*provider_destroy)(void *userdata);
 };
 
-void ht_facts_set_provider(struct ht_facts *f, ht_fact_provider_cb cb, void *userdata)
+void ht_facts_set_provider(struct ht_facts *f, ht_fact_provider_cb cb, void *userdata,
+                           void (*destroy)(void *userdata))
 {
+	if (f->provider_destroy)
+		f->provider_destroy(f->provider_data);
 	f->provider = cb;
 	f->provider_data = userdata;
+	f->provider_destroy = destroy;
 }
 
 int ht_facts_need(struct ht_facts *f, const char *name, const struct ht_fact **out,
@@ -535,6 +540,7 @@ void ht_facts_free(struct ht_facts *f)
 {
 	if (!f)
 		return;
+	ht_facts_set_provider(f, NULL, NULL, NULL);
 	for (size_t i = 0; i < f->n; i++)
 		fact_clear(&f->v[i]);
 	free(f->v);

@@ -119,9 +119,12 @@ typedef int (*ht_fact_provider_cb)(struct ht_facts *f, const char *name, struct 
 
 /*
  * Sets (or with @cb NULL removes) the provider ht_facts_need() asks for a
- * fact @f does not hold. @userdata is passed through, not owned.
+ * fact @f does not hold. @userdata is passed through; when @destroy is not
+ * NULL, @f owns it and calls @destroy(@userdata) when the provider is
+ * replaced or @f freed.
  */
-void ht_facts_set_provider(struct ht_facts *f, ht_fact_provider_cb cb, void *userdata);
+void ht_facts_set_provider(struct ht_facts *f, ht_fact_provider_cb cb, void *userdata,
+                           void (*destroy)(void *userdata));
 
 /*
  * ht_facts_need - the fact named @name, asking the provider first when @f

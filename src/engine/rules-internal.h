@@ -211,7 +211,7 @@ int rules_check_var(const struct ht_ruleset *rs, const struct ht_var *var, const
 /* rules_check_var() on every variable, named by where it was set. Returns 0, -EINVAL, -ENOMEM. */
 int rules_check_vars(const struct ht_ruleset *rs, struct ht_error *err);
 
-/* Forgets the families' instances read for an evaluation (engine.c). */
+/* Forgets the families' instances read for an evaluation (rules.c). */
 void rules_families_clear(struct ht_ruleset *rs);
 
 /* The unit a rule's values carry: the `unit` key, else the target fact's. NULL if none. */

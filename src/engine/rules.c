@@ -119,6 +119,15 @@ static void rule_free(struct ht_rule *r)
 	free(r);
 }
 
+void rules_families_clear(struct ht_ruleset *rs)
+{
+	for (size_t e = 0; e < ARRAY_SIZE(rs->fam); e++) {
+		free(rs->fam[e].names);
+		free(rs->fam[e].inst);
+		rs->fam[e] = (struct ht_family_state){ .cur = -1 };
+	}
+}
+
 void ht_ruleset_free(struct ht_ruleset *rs)
 {
 	if (!rs)
