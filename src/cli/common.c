@@ -358,7 +358,7 @@ static int check_basic_facts(const struct options *o, struct ht_facts *f)
 	for (size_t i = 0; i < ARRAY_SIZE(basic); i++) {
 		struct ht_error err = { "" };
 		const struct ht_fact *fact;
-		int r = ht_facts_need(f, basic[i], &fact, &err);
+		int r = ht_facts_need(f, basic[i], 0, &fact, &err);
 
 		if (r < 0) {
 			cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));

@@ -753,7 +753,7 @@ static int run_source(struct ht_collect *c, struct ht_facts *f, size_t i, struct
 	for (const char *const *n = sources[i].needs; n && *n; n++) {
 		const struct ht_fact *dep;
 
-		r = ht_facts_need(f, *n, &dep, err);
+		r = ht_facts_need(f, *n, 0, &dep, err);
 		if (r < 0)
 			return r;
 	}
@@ -781,12 +781,13 @@ static ssize_t source_of(const char *name)
 }
 
 /* ht_fact_provider_cb: the source of @name runs the first time one of its facts is asked. */
-static int provide(struct ht_facts *f, const char *name, struct ht_error *err, void *userdata)
+static int provide(struct ht_facts *f, const char *name, unsigned flags, struct ht_error *err,
+                   void *userdata)
 {
 	struct ht_collect *c = userdata;
 	ssize_t i = source_of(name);
 
-	if (i < 0)
+	if (i < 0 || ((flags & HT_NEED_CHEAP) && sources[i].cost != HT_COST_FILES))
 		return 0;
 	return run_source(c, f, (size_t)i, err);
 }

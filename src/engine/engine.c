@@ -601,7 +601,7 @@ static int family_read(struct ht_ruleset *rs, enum ht_each e, struct ht_error *e
 
 	if (fs->read)
 		return 0;
-	r = ht_facts_need(rs->facts, each_kinds[e].list, &f, err);
+	r = ht_facts_need(rs->facts, each_kinds[e].list, rs->need_flags, &f, err);
 	if (r < 0)
 		return r;
 	fs->read = true;
@@ -725,7 +725,7 @@ static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value
 	}
 	f = NULL;
 	if (rs->facts) {
-		ret = ht_facts_need(rs->facts, name, &f, err);
+		ret = ht_facts_need(rs->facts, name, rs->need_flags, &f, err);
 		if (ret < 0)
 			return ret;
 	}
@@ -1314,6 +1314,7 @@ int ht_ruleset_evaluate(struct ht_ruleset *rs, struct ht_facts *facts, struct ht
 		return ht_error_set(err, EINVAL, "internal error: ruleset evaluated before its check");
 	rs->facts = facts;
 	rs->gen++;
+	rs->need_flags = 0;
 	rules_families_clear(rs);
 	reset_values(rs);
 	for (size_t i = 0; i < rs->nrules && ret >= 0; i++) {
@@ -1324,8 +1325,11 @@ int ht_ruleset_evaluate(struct ht_ruleset *rs, struct ht_facts *facts, struct ht
 	}
 	/*
 	 * Named values no finding used are evaluated too: a division by zero in
-	 * one is an error in the rules, not something to report as null.
+	 * one is an error in the rules, not something to report as null. What no
+	 * finding needed is not worth a walk or a measurement, here or in the
+	 * reports that read values later (ht_ruleset_value()).
 	 */
+	rs->need_flags = HT_NEED_CHEAP;
 	for (size_t i = 0; i < rs->nrules && ret >= 0; i++) {
 		struct ht_rule *r = rs->rules[i];
 		struct ht_value v = { 0 };

@@ -507,7 +507,7 @@ void ht_facts_set_provider(struct ht_facts *f, ht_fact_provider_cb cb, void *use
 	f->provider_destroy = destroy;
 }
 
-int ht_facts_need(struct ht_facts *f, const char *name, const struct ht_fact **out,
+int ht_facts_need(struct ht_facts *f, const char *name, unsigned flags, const struct ht_fact **out,
                   struct ht_error *err)
 {
 	int r;
@@ -515,7 +515,7 @@ int ht_facts_need(struct ht_facts *f, const char *name, const struct ht_fact **o
 	*out = ht_facts_get(f, name);
 	if (*out || !f->provider)
 		return 0;
-	r = f->provider(f, name, err, f->provider_data);
+	r = f->provider(f, name, flags, err, f->provider_data);
 	if (r < 0)
 		return r;
 	*out = ht_facts_get(f, name);

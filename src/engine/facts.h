@@ -114,8 +114,19 @@ const struct ht_fact *ht_facts_get(const struct ht_facts *f, const char *name);
  * @err set (a source that exists but fails, such as a garage.toml that does
  * not parse): the evaluation stops with it.
  */
-typedef int (*ht_fact_provider_cb)(struct ht_facts *f, const char *name, struct ht_error *err,
-                                   void *userdata);
+typedef int (*ht_fact_provider_cb)(struct ht_facts *f, const char *name, unsigned flags,
+                                   struct ht_error *err, void *userdata);
+
+/* ht_facts_need() and ht_fact_provider_cb flags */
+enum {
+	/*
+	 * Only what costs no more than reading a few files: a source whose cost
+	 * follows what the host holds (a table dump, a walk of every process) or
+	 * a measurement leaves its facts uncollected. For values nobody needed
+	 * for a finding (ht_ruleset_evaluate()'s last pass, reports).
+	 */
+	HT_NEED_CHEAP = 1 << 0,
+};
 
 /*
  * Sets (or with @cb NULL removes) the provider ht_facts_need() asks for a
@@ -128,11 +139,12 @@ void ht_facts_set_provider(struct ht_facts *f, ht_fact_provider_cb cb, void *use
 
 /*
  * ht_facts_need - the fact named @name, asking the provider first when @f
- * does not hold it. *@out is NULL when neither @f nor the provider has it.
+ * does not hold it, with @flags (HT_NEED_*). *@out is NULL when neither @f
+ * nor the provider has it.
  * Returns 0, or the provider's negative errno (*@out NULL, @err set).
  * The pointer is valid until the next set.
  */
-int ht_facts_need(struct ht_facts *f, const char *name, const struct ht_fact **out,
+int ht_facts_need(struct ht_facts *f, const char *name, unsigned flags, const struct ht_fact **out,
                   struct ht_error *err);
 
 /* Number of facts, and the i-th in name order (0 <= i < count). */

@@ -120,6 +120,8 @@ struct ht_ruleset {
 	bool checked;
 	struct ht_facts *facts;       /* during evaluation: asked for what rules read */
 	unsigned gen;                 /* evaluations so far: rule values of older ones are stale */
+	unsigned need_flags;          /* ht_facts_need() flags: HT_NEED_CHEAP once the findings
+	                               * are made */
 	const char *check_stack[64];  /* rule ids being checked, for the cycle message */
 	size_t check_depth;
 	unsigned check_scope;         /* families in scope while checking (bit 1 << enum ht_each):
