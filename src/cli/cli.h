@@ -130,6 +130,13 @@ int cli_load_facts(const struct options *o, const struct ht_ruleset *rs, bool al
 int cli_collect_status(int r);
 
 /*
+ * cli_collect_rule_sysctls - collects into @f every sysctl @rs reads that
+ * hosttune has no entry for (a site rule's vm.swappiness), so that a facts
+ * file holds them. Returns 0, or EXIT_COLLECT after printing why.
+ */
+int cli_collect_rule_sysctls(const struct ht_ruleset *rs, struct ht_facts *f);
+
+/*
  * cli_collect_warnings - prints, once, what this run's collection skipped
  * that nobody asked for (ht_collect_warning()) as "hosttune: warning: ..."
  * on stderr.
@@ -143,6 +150,13 @@ void cli_collect_warnings(void);
  * profile or --set) or EXIT_COLLECT (out of memory).
  */
 int cli_load_rules(const struct options *o, struct ht_ruleset **out);
+
+/*
+ * cli_try_load_rules - cli_load_rules() for a command that goes on without
+ * rules: prints nothing, *out NULL on failure. Returns 0, EXIT_USAGE or
+ * EXIT_COLLECT.
+ */
+int cli_try_load_rules(const struct options *o, struct ht_ruleset **out);
 
 /*
  * cli_evaluate - the common first half of audit, plan/apply and verify:

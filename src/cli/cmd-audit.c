@@ -29,11 +29,17 @@ int cmd_facts(const struct options *o)
 	 * With --profile or --set (or an /etc/garage.toml), what the profile
 	 * asks collected too: its service's process and the Garage pre-flight,
 	 * so that a facts file taken here audits elsewhere as this host does.
+	 * The rules are read anyway when they can be: the sysctls they read
+	 * that hosttune has no entry for (a site rule's) are in the snapshot.
 	 */
 	if (!o->facts_file && (o->profile || o->nsets || garage_toml_exists(o->root)))
 		r = cli_load_rules(o, &rs);
+	else if (!o->facts_file)
+		cli_try_load_rules(o, &rs);
 	if (r == 0)
 		r = cli_load_facts(o, rs, true, &f);
+	if (r == 0 && rs)
+		r = cli_collect_rule_sysctls(rs, f);
 	ht_ruleset_free(rs);
 	if (r)
 		return r;

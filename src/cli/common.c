@@ -267,6 +267,35 @@ int cli_load_facts(const struct options *o, const struct ht_ruleset *rs, bool al
 	return 0;
 }
 
+struct rule_sysctls {
+	struct ht_facts *f;
+	struct ht_error err;
+};
+
+/* ht_name_cb: a sysctl hosttune has no entry for, read now. */
+static int need_sysctl(const char *name, const struct ht_srcpos *pos, void *userdata)
+{
+	struct rule_sysctls *rsys = userdata;
+	const struct ht_fact *fact;
+
+	(void)pos;
+	if (!ht_fact_def_is_sysctl(ht_fact_def_find(name)))
+		return 0;
+	return ht_facts_need(rsys->f, name, 0, &fact, &rsys->err);
+}
+
+int cli_collect_rule_sysctls(const struct ht_ruleset *rs, struct ht_facts *f)
+{
+	struct rule_sysctls rsys = { .f = f };
+	int r = ht_ruleset_foreach_fact(rs, need_sysctl, &rsys);
+
+	if (r < 0) {
+		cli_error("%s\n", rsys.err.msg[0] ? rsys.err.msg : strerror(-r));
+		return EXIT_COLLECT;
+	}
+	return 0;
+}
+
 void cli_collect_warnings(void)
 {
 	const char *w = collection ? ht_collect_warning(collection) : NULL;
@@ -276,7 +305,8 @@ void cli_collect_warnings(void)
 	warned = warned || w;
 }
 
-int cli_load_rules(const struct options *o, struct ht_ruleset **out)
+/* cli_load_rules(), saying nothing when @quiet (the caller goes on without rules). */
+static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **out)
 {
 	_cleanup_free_ char *etc = NULL;
 	const char *dirs[2];
@@ -303,6 +333,11 @@ int cli_load_rules(const struct options *o, struct ht_ruleset **out)
 		r = ht_ruleset_set_var(rs, o->sets[i], &err);
 	if (r >= 0)
 		r = ht_ruleset_check(rs, &err);
+	if (r < 0 && quiet) {
+		ht_ruleset_free(rs);
+		*out = NULL;
+		return r == -ENOMEM ? EXIT_COLLECT : EXIT_USAGE;
+	}
 	if (r < 0) {
 		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
 		if (r == -ENOENT && !o->rules_dir)
@@ -313,6 +348,16 @@ int cli_load_rules(const struct options *o, struct ht_ruleset **out)
 	}
 	*out = rs;
 	return 0;
+}
+
+int cli_load_rules(const struct options *o, struct ht_ruleset **out)
+{
+	return load_rules(o, false, out);
+}
+
+int cli_try_load_rules(const struct options *o, struct ht_ruleset **out)
+{
+	return load_rules(o, true, out);
 }
 
 int cli_print_json(struct json_object *o)

@@ -380,6 +380,44 @@ static int collect_int_file(struct ht_facts *f, const char *root, const char *na
 	return set_int(f, name, v, unit, path);
 }
 
+/*
+ * Any sysctl hosttune has no entry for (ht_fact_def_is_sysctl()), asked for
+ * by a rule: /proc/sys/KEY below the root, an integer of any sign. A key
+ * that does not exist is unavailable ENOENT (a module not loaded, another
+ * kernel); one that holds anything but one integer (several fields, text,
+ * a number beyond 64 bits) EINVAL, the source saying what it holds.
+ */
+static int collect_sysctl(struct ht_facts *f, const char *root, const char *key)
+{
+	_cleanup_free_ char *path = NULL, *text = NULL, *full = NULL, *bad = NULL;
+	long long v;
+	int r;
+
+	if (asprintf(&path, "/proc/sys/%s", key) < 0)
+		return -ENOMEM;
+	for (char *p = path + strlen("/proc/sys/"); *p; p++)
+		if (*p == '.')
+			*p = '/';
+	r = ht_read_file(root, path, &text);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return ht_facts_set_unavailable(f, key, -r, NULL, path);
+	if (ht_parse_int64(text, &v) == 0)
+		return set_int(f, key, v, NULL, path);
+	full = ht_root_path(root, path);
+	if (!full || asprintf(&bad, "%s: expected one integer, found '%.*s'%s", full,
+	                      (int)strcspn(text, "\n"), text,
+	                      text[strcspn(text, "\n")] && text[strcspn(text, "\n") + 1] ? "..."
+	                                                                                : "") < 0)
+		return -ENOMEM;
+	/* A source is UTF-8 without control characters: tabs (several fields) become spaces. */
+	for (char *p = bad; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = (unsigned char)*p == '\t' ? ' ' : '?';
+	return ht_facts_set_unavailable(f, key, EINVAL, NULL, bad);
+}
+
 static int collect_conntrack_files(struct ht_facts *f, const char *root)
 {
 	static const struct {
@@ -787,6 +825,8 @@ static int provide(struct ht_facts *f, const char *name, unsigned flags, struct 
 	struct ht_collect *c = userdata;
 	ssize_t i = source_of(name);
 
+	if (i < 0 && ht_fact_def_is_sysctl(ht_fact_def_find(name)))
+		return collect_sysctl(f, c->root, name);
 	if (i < 0 || ((flags & HT_NEED_CHEAP) && sources[i].cost != HT_COST_FILES))
 		return 0;
 	return run_source(c, f, (size_t)i, err);

@@ -466,8 +466,44 @@ const struct ht_fact_def *ht_instance_fact_defs(const char *family, size_t *n)
 	return NULL;
 }
 
+/*
+ * Any other sysctl: a number, read from /proc/sys when a rule first reads it
+ * (the key's own type is unknown here; one that does not hold an integer is
+ * unavailable with EINVAL).
+ */
+static const struct ht_fact_def sysctl_def = {
+	"SYSCTL", HT_T_INT, NULL,
+	"a sysctl key (as sysctl(8) prints it) hosttune has no entry for: an integer from "
+	"/proc/sys/KEY, read when a rule first asks for it"
+};
+
+bool ht_sysctl_key_valid(const char *name)
+{
+	/* The top directories of /proc/sys (kernel/sysctl.c and the subsystems' register calls). */
+	static const char *const tops[] = { "abi",    "crypto", "debug", "dev", "fs",
+		                            "kernel", "net",    "sunrpc", "user", "vm" };
+	size_t len, top = strcspn(name, ".");
+	bool known = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(tops); i++)
+		known = known || (strlen(tops[i]) == top && strncmp(name, tops[i], top) == 0);
+	len = strlen(name);
+	if (!known || name[top] != '.' || len >= 256 || name[len - 1] == '.')
+		return false;
+	for (const char *p = name + top + 1; *p; p++) {
+		bool word = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		            (*p >= '0' && *p <= '9') || *p == '_' || *p == '-';
+
+		if (!word && !(*p == '.' && p[-1] != '.'))
+			return false;
+	}
+	return true;
+}
+
 const struct ht_fact_def *ht_fact_def_find(const char *name)
 {
+	const struct ht_fact_def *d;
+
 	if (!name)
 		return NULL;
 	for (size_t fam = 0; fam < ARRAY_SIZE(instance_families); fam++) {
@@ -485,7 +521,15 @@ const struct ht_fact_def *ht_fact_def_find(const char *name)
 				return &instance_families[fam].defs[i];
 		}
 	}
-	return bsearch(name, fact_defs, ARRAY_SIZE(fact_defs), sizeof(fact_defs[0]), fact_def_cmp);
+	d = bsearch(name, fact_defs, ARRAY_SIZE(fact_defs), sizeof(fact_defs[0]), fact_def_cmp);
+	if (!d && ht_sysctl_key_valid(name))
+		d = &sysctl_def;
+	return d;
+}
+
+bool ht_fact_def_is_sysctl(const struct ht_fact_def *d)
+{
+	return d == &sysctl_def;
 }
 
 /* The table: facts sorted by name in one array, and who collects what it lacks. */

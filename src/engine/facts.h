@@ -59,8 +59,22 @@ const struct ht_fact_def *ht_instance_fact_defs(const char *family, size_t *n);
  * The definition of @name, or NULL when hosttune does not know it.
  * FAMILY.INSTANCE.SUFFIX names of an instance family (any INSTANCE, "*"
  * included) find their per-instance def: nic.eth0.speed, listener.3900.queue.
+ * Any other sysctl key (ht_sysctl_key_valid()) finds the def of an unknown
+ * sysctl: a number without unit (ht_fact_def_is_sysctl()).
  */
 const struct ht_fact_def *ht_fact_def_find(const char *name);
+
+/*
+ * True when @name is a sysctl key as sysctl(8) prints it, below a top
+ * directory of /proc/sys (abi, crypto, debug, dev, fs, kernel, net, sunrpc,
+ * user, vm): "vm.swappiness", "net.ipv4.tcp_rmem". Components are
+ * [A-Za-z0-9_-]+ joined by single dots; a key whose /proc/sys path has a
+ * dot in a component (net.ipv4.conf.eth0/1.rp_filter) is not one.
+ */
+bool ht_sysctl_key_valid(const char *name);
+
+/* True when @d is the def ht_fact_def_find() gives a sysctl hosttune has no entry for. */
+bool ht_fact_def_is_sysctl(const struct ht_fact_def *d);
 
 /*
  * The largest value the kernel can hold in fact @name: nf_conntrack's sysctls

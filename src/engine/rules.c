@@ -261,6 +261,46 @@ const char *ht_rule_key_text(const struct ht_rule *r, const char *key)
 	return k < 0 ? NULL : r->keys[k].text;
 }
 
+struct fact_names {
+	const struct ht_ruleset *rs;
+	ht_name_cb cb;
+	void *userdata;
+};
+
+/* A name of an expression that is no rule and no workload variable: a fact's. */
+static int fact_name(const char *name, const struct ht_srcpos *pos, void *userdata)
+{
+	struct fact_names *fn = userdata;
+
+	if (ht_ruleset_find(fn->rs, name) || rules_var_of_rules(fn->rs, name))
+		return 0;
+	return fn->cb(name, pos, fn->userdata);
+}
+
+int ht_ruleset_foreach_fact(const struct ht_ruleset *rs, ht_name_cb cb, void *userdata)
+{
+	struct fact_names fn = { rs, cb, userdata };
+	int r = 0;
+
+	for (size_t i = 0; i < rs->nrules && r == 0; i++) {
+		const struct ht_rule *rule = rs->rules[i];
+
+		for (int k = 0; k < K__MAX && r == 0; k++)
+			if (rule->keys[k].expr)
+				r = ht_expr_foreach_name(rule->keys[k].expr, fact_name, &fn);
+		for (size_t t = 0; t < rule->ntmpl && r == 0; t++)
+			if (rule->tmpl[t].expr)
+				r = ht_expr_foreach_name(rule->tmpl[t].expr, fact_name, &fn);
+		for (size_t t = 0; t < rule->nremedy && r == 0; t++)
+			if (rule->remedy[t].expr)
+				r = ht_expr_foreach_name(rule->remedy[t].expr, fact_name, &fn);
+		if (r == 0 && rule->target && (rule->kind == HT_TARGET_SYSCTL ||
+		                               rule->kind == HT_TARGET_MODULE))
+			r = fact_name(rule->target, &rule->pos, &fn);
+	}
+	return r;
+}
+
 /* ---- loading rules files ---------------------------------------------- */
 
 struct load_ctx {

@@ -156,6 +156,14 @@ const struct ht_srcpos *ht_rule_pos(const struct ht_rule *r);
  */
 const char *ht_rule_key_text(const struct ht_rule *r, const char *key);
 
+/*
+ * ht_ruleset_foreach_fact - calls @cb for every name the rules read that is
+ * no rule id and no workload variable (a fact, the per-instance FAMILY.SUFFIX
+ * forms included, and each sysctl or module target), in load order, repeats
+ * and all. Stops at and returns @cb's first non-zero return; 0 otherwise.
+ */
+int ht_ruleset_foreach_fact(const struct ht_ruleset *rs, ht_name_cb cb, void *userdata);
+
 /* One evaluated rule with a target. */
 struct ht_finding {
 	const struct ht_rule *rule;

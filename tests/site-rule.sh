@@ -1,0 +1,138 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# A site rule on a sysctl hosttune has no entry for (vm.swappiness on a small
+# VM), from a rules directory of its own next to the shipped rules, through
+# every command on a copy of the Garage VM's --root tree (480 MiB of RAM):
+# audit, facts (and an audit of that facts file), plan, apply, verify, a
+# later sysctl.d file that overrides it at boot, and revert back to the tree
+# as it was. Then the keys such a rule can name and cannot.
+. "$(dirname "$0")/lib.sh"
+
+RULES=$TMP/rules
+cp -R "$HT_RULES_DIR" "$RULES"
+cat >"$RULES/site.rules" <<'EOF'
+[site.swappiness]
+title = how eagerly a small VM swaps memory out to keep its page cache
+target = sysctl vm.swappiness
+when = available(vm.swappiness) && mem.total <= 2GiB
+default = 60
+value = min(vm.swappiness, 10)
+severity = vm.swappiness > 10 ? "warning" : "ok"
+explain = vm.swappiness is {vm.swappiness} on {mem.total|bytes} of RAM: at the kernel's 60 the
+  storage daemon's heap is swapped out to keep page cache; 10 keeps it in RAM.
+EOF
+site() {
+	"$HOSTTUNE" --rules "$RULES" --root "$TMP/g" "$@"
+}
+sums() {
+	(cd "$TMP/g" && find . | LC_ALL=C sort | while read -r f; do
+		if [ -L "$f" ]; then echo "link $f -> $(readlink "$f")"
+		elif [ -d "$f" ]; then echo "dir $(stat -c %a "$f") $f"
+		else echo "file $(stat -c %a "$f") $(sha256sum <"$f" | cut -d' ' -f1) $f"; fi
+	done)
+}
+rm -rf "$TMP/g"
+cp -a "$FIXTURES/garage-vm/root" "$TMP/g"
+mkdir -p "$TMP/g/proc/sys/vm"
+echo 60 >"$TMP/g/proc/sys/vm/swappiness"
+sums >"$TMP/before.sums"
+
+# ---- audit: 480 MiB <= 2 GiB, 60 > 10: a warning, recommended min(60, 10) = 10 ----
+site --no-measure --format json audit >"$TMP/audit.json"
+expect_eq "audit exits 1 (a warning)" 1 $?
+F='.findings[] | select(.rule == "site.swappiness")'
+expect_eq "the site rule's finding: current, recommended, severity" "60 10 warning sysctl vm.swappiness" \
+	"$(jget "$TMP/audit.json" "$F | \"\(.current) \(.recommended) \(.severity) \(.kind) \(.target)\"")"
+expect_eq "its fix: the sysctl.d line and the live file" \
+	"/etc/sysctl.d/90-hosttune.conf|vm.swappiness = 10|/proc/sys/vm/swappiness" \
+	"$(jget "$TMP/audit.json" "$F | \"\(.fix.file)|\(.fix.line)|\(.fix.live)\"")"
+expect_contains "the explanation has the host's numbers" "vm.swappiness is 60 on 480 MiB of RAM" \
+	"$(jget "$TMP/audit.json" "$F | .explanation")"
+
+# ---- facts: the key is in the snapshot, and the snapshot audits as the tree ----
+site --no-measure facts >"$TMP/site.facts"
+expect_contains "facts holds the site rule's sysctl" "vm.swappiness = 60 from /proc/sys/vm/swappiness" \
+	"$(cat "$TMP/site.facts")"
+"$HOSTTUNE" --rules "$RULES" --facts "$TMP/site.facts" --format json audit >"$TMP/facts-audit.json"
+expect_eq "the facts file audits as the tree" "60 10 warning" \
+	"$(jget "$TMP/facts-audit.json" "$F | \"\(.current) \(.recommended) \(.severity)\"")"
+
+# ---- plan: the line in hosttune's sysctl.d file and the live change ----
+site --no-measure plan >"$TMP/plan.out"
+expect_contains "plan adds the line" "+vm.swappiness = 10" "$(cat "$TMP/plan.out")"
+expect_eq "plan's live table has the key" "vm.swappiness 60 10" \
+	"$(awk '$1 == "vm.swappiness" { print $1, $2, $3 }' "$TMP/plan.out")"
+
+# ---- apply, verify ----
+site --no-measure apply >"$TMP/apply.out"
+expect_eq "apply exits 0" 0 $?
+expect_contains "apply says what it set" "set vm.swappiness from 60 to 10" "$(cat "$TMP/apply.out")"
+expect_eq "the live value below the root is 10" 10 "$(cat "$TMP/g/proc/sys/vm/swappiness")"
+expect_eq "the sysctl.d file sets it" "vm.swappiness = 10" \
+	"$(grep '^vm.swappiness' "$TMP/g/etc/sysctl.d/90-hosttune.conf")"
+site --no-measure verify >"$TMP/verify.out"
+expect_eq "verify exits 0" 0 $?
+expect_contains "verify: it holds now and at boot" \
+	"vm.swappiness = 10 live and at boot (/etc/sysctl.d/90-hosttune.conf:" "$(cat "$TMP/verify.out")"
+site --no-measure --format json audit >"$TMP/audit2.json"
+expect_eq "after apply the finding is ok" "10 10 ok" \
+	"$(jget "$TMP/audit2.json" "$F | \"\(.current) \(.recommended) \(.severity)\"")"
+
+# ---- a file read after hosttune's puts 60 back at boot: the same checks as hosttune's own keys ----
+echo "vm.swappiness = 60" >"$TMP/g/etc/sysctl.d/99-local.conf"
+site --no-measure --format json audit >"$TMP/audit3.json"
+expect_eq "audit: the boot value from the later file, worse than 10" "60|/etc/sysctl.d/99-local.conf:1|true|warning" \
+	"$(jget "$TMP/audit3.json" "$F | \"\(.boot.value)|\(.boot.source)|\(.boot.worse)|\(.severity)\"")"
+site --no-measure verify >"$TMP/verify2.out"
+expect_eq "verify exits 1" 1 $?
+expect_contains "verify names the file that wins" "/etc/sysctl.d/99-local.conf:1" "$(cat "$TMP/verify2.out")"
+site --no-measure plan >"$TMP/plan2.out"
+expect_contains "plan: it will not hold at boot" \
+	"vm.swappiness = 10 in /etc/sysctl.d/90-hosttune.conf will not hold at boot: /etc/sysctl.d/99-local.conf:1 sets 60" \
+	"$(cat "$TMP/plan2.out")"
+rm "$TMP/g/etc/sysctl.d/99-local.conf"
+
+# ---- revert: the tree as it was, byte for byte ----
+"$HOSTTUNE" --root "$TMP/g" revert >"$TMP/revert.out"
+expect_eq "revert exits 0" 0 $?
+expect_contains "revert restores the key" "restored vm.swappiness to 60" "$(cat "$TMP/revert.out")"
+sums >"$TMP/after.sums"
+if cmp -s "$TMP/before.sums" "$TMP/after.sums"; then ok "revert leaves the tree as it was"
+else not_ok "revert leaves the tree as it was" "$(diff "$TMP/before.sums" "$TMP/after.sums" | head)"; fi
+
+# ---- what a rule may name ----
+# A key this kernel does not have: the rule is not applicable, and says why.
+sed 's/vm\.swappiness/vm.no_such_key/g' "$RULES/site.rules" >"$TMP/nokey.rules"
+cp "$TMP/nokey.rules" "$RULES/site.rules"
+site --no-measure --format json audit >"$TMP/nokey.json"
+expect_eq "a key that does not exist: no finding (its when needs it)" "" \
+	"$(jget "$TMP/nokey.json" "$F | .rule")"
+site --no-measure facts >"$TMP/nokey.facts"
+expect_contains "facts: unavailable ENOENT with its path" \
+	"vm.no_such_key = unavailable ENOENT from /proc/sys/vm/no_such_key" "$(cat "$TMP/nokey.facts")"
+# A key of several fields is not one number: unavailable EINVAL, what it holds in the source.
+mkdir -p "$TMP/g/proc/sys/net/ipv4"
+printf '4096\t131072\t6291456\n' >"$TMP/g/proc/sys/net/ipv4/tcp_rmem"
+cat >"$RULES/site.rules" <<'EOF'
+[site.rmem]
+title = the TCP receive buffer's bounds
+target = advice
+current = net.ipv4.tcp_rmem
+EOF
+site --no-measure facts >"$TMP/rmem.facts"
+expect_contains "a key of several fields: unavailable EINVAL, saying what it holds" \
+	"net.ipv4.tcp_rmem = unavailable EINVAL from $TMP/g/proc/sys/net/ipv4/tcp_rmem: expected one integer, found '4096 131072 6291456'" \
+	"$(cat "$TMP/rmem.facts")"
+site --no-measure --format json audit >"$TMP/rmem.json"
+expect_eq "its advice has no current value" "null" \
+	"$(jget "$TMP/rmem.json" '.findings[] | select(.rule == "site.rmem") | .current')"
+# A rule id may not take a sysctl's name; a name outside /proc/sys's top directories is unknown.
+printf '[vm.swappiness]\nvalue = 1\n' >"$RULES/site.rules"
+site audit >/dev/null 2>"$TMP/err"
+expect_eq "a rule named like a sysctl: exit 2" 2 $?
+expect_contains "the error names the clash" "rule id 'vm.swappiness' is already the name of a fact" "$(cat "$TMP/err")"
+printf '[site.x]\ntarget = advice\ncurrent = vmm.swappiness\n' >"$RULES/site.rules"
+site audit >/dev/null 2>"$TMP/err"
+expect_eq "an unknown top directory: exit 2" 2 $?
+expect_contains "the error names the unknown name" "unknown name 'vmm.swappiness'" "$(cat "$TMP/err")"
+finish
