@@ -182,6 +182,9 @@ struct parser {
 	struct ht_error *err;
 	struct token cur;
 	unsigned depth;
+	/* at()'s last answer: the line of offset @seen_off and where it starts. */
+	size_t seen_off, seen_line_start;
+	unsigned seen_line;
 };
 
 static bool is_digit(char c)
@@ -201,14 +204,24 @@ static bool is_alpha(char c)
  */
 static struct ht_srcpos at(const struct parser *p, size_t off)
 {
+	struct parser *w = (struct parser *)p;
 	struct ht_srcpos pos = { .file = p->base.file, .line = p->base.line };
-	size_t line_start = 0;
+	size_t line_start = 0, from = 0;
 
-	for (size_t i = 0; i < off && p->text[i]; i++)
+	/* The lexer moves forward: count newlines from the last position asked, not from 0. */
+	if (off >= p->seen_off && p->seen_line) {
+		from = p->seen_off;
+		pos.line = p->seen_line;
+		line_start = p->seen_line_start;
+	}
+	for (size_t i = from; i < off && p->text[i]; i++)
 		if (p->text[i] == '\n') {
 			pos.line++;
 			line_start = i + 1;
 		}
+	w->seen_off = off;
+	w->seen_line = pos.line;
+	w->seen_line_start = line_start;
 	pos.col = (pos.line == p->base.line ? p->base.col : 1) + (unsigned)(off - line_start);
 	return pos;
 }

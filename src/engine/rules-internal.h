@@ -108,6 +108,8 @@ struct ht_var_range {
 struct ht_ruleset {
 	struct ht_rule **rules;
 	size_t nrules;
+	struct ht_rule **by_id;       /* the rules sorted by id, for ht_ruleset_find() */
+	size_t nby_id;                /* how many rules by_id holds: made again when it differs */
 	struct ht_var *vars;
 	size_t nvars;
 	struct ht_var_range *ranges; /* in declaration order; a later one for a name wins */

@@ -135,6 +135,7 @@ void ht_ruleset_free(struct ht_ruleset *rs)
 	for (size_t i = 0; i < rs->nrules; i++)
 		rule_free(rs->rules[i]);
 	free(rs->rules);
+	free(rs->by_id);
 	rules_families_clear(rs);
 	for (size_t i = 0; i < rs->nvars; i++) {
 		free(rs->vars[i].name);
@@ -178,12 +179,39 @@ const char *rules_intern(struct ht_ruleset *rs, const char *s)
 	return copy;
 }
 
+static int rule_ptr_cmp(const void *a, const void *b)
+{
+	return strcmp((*(struct ht_rule *const *)a)->id, (*(struct ht_rule *const *)b)->id);
+}
+
+static int rule_key_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, (*(struct ht_rule *const *)elem)->id);
+}
+
 const struct ht_rule *ht_ruleset_find(const struct ht_ruleset *rs, const char *id)
 {
-	for (size_t i = 0; i < rs->nrules; i++)
-		if (strcmp(rs->rules[i]->id, id) == 0)
-			return rs->rules[i];
-	return NULL;
+	struct ht_ruleset *w = (struct ht_ruleset *)rs;
+	struct ht_rule **hit;
+
+	/* The index by id, made again when rules were added since (ids are unique). */
+	if (w->nby_id != rs->nrules) {
+		struct ht_rule **n = reallocarray(w->by_id, rs->nrules + 1, sizeof(*n));
+
+		if (!n) { /* out of memory: look the slow way */
+			for (size_t i = 0; i < rs->nrules; i++)
+				if (strcmp(rs->rules[i]->id, id) == 0)
+					return rs->rules[i];
+			return NULL;
+		}
+		memcpy(n, rs->rules, rs->nrules * sizeof(*n));
+		qsort(n, rs->nrules, sizeof(*n), rule_ptr_cmp);
+		w->by_id = n;
+		w->nby_id = rs->nrules;
+	}
+	hit = rs->nrules ? bsearch(id, rs->by_id, rs->nrules, sizeof(*rs->by_id), rule_key_cmp)
+	                 : NULL;
+	return hit ? *hit : NULL;
 }
 
 size_t ht_ruleset_rule_count(const struct ht_ruleset *rs)
