@@ -1353,6 +1353,48 @@ int ht_ruleset_evaluate(struct ht_ruleset *rs, struct ht_facts *facts, struct ht
 	return 0;
 }
 
+int ht_ruleset_holds(struct ht_ruleset *rs, const char *id, const char *instance, bool *holds,
+                     struct ht_error *err)
+{
+	struct ht_rule *r = rule_find(rs, id);
+	struct ht_family_state *fs;
+	struct ht_value v = { 0 };
+	long saved;
+	size_t k;
+	int ret;
+
+	if (!r || !r->keys[K_VALUE].expr || r->type != HT_T_BOOL)
+		return ht_error_set(err, ENOENT, "no rule '%s' with a bool value", id);
+	if (!rs->facts)
+		return ht_error_set(err, EINVAL, "internal error: %s asked outside an evaluation", id);
+	if (!r->each != !instance)
+		return ht_error_set(err, EINVAL, "internal error: %s is %s", id,
+		                    r->each ? "evaluated per instance" : "a host rule");
+	fs = &rs->fam[r->each];
+	if (r->each) {
+		ret = family_read(rs, r->each, err);
+		if (ret < 0)
+			return ret;
+		for (k = 0; k < fs->n && strcmp(fs->inst[k], instance) != 0; k++)
+			;
+		if (k == fs->n)
+			return ht_error_set(err, ENOENT, "%s: no %s '%s' in %s", id,
+			                    each_kinds[r->each].what, instance, each_kinds[r->each].list);
+	}
+	/* As an aggregate does: this instance current for the while, the one before restored. */
+	saved = fs->cur;
+	if (r->each)
+		fs->cur = (long)k;
+	err->msg[0] = '\0';
+	ret = rule_value(rs, r, &v, err);
+	fs->cur = saved;
+	if (ret < 0)
+		return ret;
+	*holds = v.type == HT_T_BOOL && v.b;
+	ht_value_clear(&v);
+	return 0;
+}
+
 int ht_ruleset_value(struct ht_ruleset *rs, const char *id, struct ht_value *out,
                      struct ht_error *err)
 {

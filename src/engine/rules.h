@@ -224,3 +224,17 @@ int ht_ruleset_evaluate(struct ht_ruleset *rs, struct ht_facts *facts,
  */
 int ht_ruleset_value(struct ht_ruleset *rs, const char *id, struct ht_value *out,
                      struct ht_error *err);
+
+/*
+ * ht_ruleset_holds - the bool rule @id during an evaluation: a host rule
+ * (@instance NULL), or an `each` rule for the instance of its family named
+ * @instance ("3900" of listener.list), made current for the while as an
+ * aggregate does. For a collector that makes expensive evidence conditional
+ * on what a rule says of cheap facts (a provider called by ht_facts_need()).
+ * Returns 0 with *@holds set; -ENOENT when there is no such bool rule or
+ * instance; -ENODATA when the rule needs an unavailable fact; -EINVAL
+ * outside an evaluation or for the wrong kind of rule; an evaluation error;
+ * @err says which.
+ */
+int ht_ruleset_holds(struct ht_ruleset *rs, const char *id, const char *instance, bool *holds,
+                     struct ht_error *err);
