@@ -176,10 +176,6 @@ void ht_limit_fix_free(struct ht_limit_fix *l);
  */
 int ht_limit_fix_configured(struct ht_limit_fix *l, const char *root);
 
-/* ht_shell_word - @s as one shell word: as is when it has only [A-Za-z0-9:_.@/-],
- * else single-quoted (a ' as '\''). Caller frees; NULL on ENOMEM. */
-char *ht_shell_word(const char *s);
-
 /*
  * ht_plan_build - what apply would do for @findings on the host below @root.
  * @only: comma-separated rule ids to restrict to, or NULL for all.

@@ -265,32 +265,6 @@ void ht_limit_fix_free(struct ht_limit_fix *l)
 	*l = (struct ht_limit_fix){ 0 };
 }
 
-char *ht_shell_word(const char *s)
-{
-	size_t n = 3;
-	char *out, *o;
-
-	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	                    ":_.@/-") == strlen(s))
-		return strdup(s);
-	for (const char *c = s; *c; c++)
-		n += *c == '\'' ? 4 : 1;
-	out = o = malloc(n);
-	if (!out)
-		return NULL;
-	*o++ = '\'';
-	for (const char *c = s; *c; c++) {
-		if (*c == '\'') {
-			memcpy(o, "'\\''", 4);
-			o += 4;
-		} else
-			*o++ = *c;
-	}
-	*o++ = '\'';
-	*o = '\0';
-	return out;
-}
-
 int ht_limit_fix_configured(struct ht_limit_fix *l, const char *root)
 {
 	struct ht_conf c = { 0 };
