@@ -1212,6 +1212,77 @@ static int state_keep(const struct state_loc *sl, struct json_object *state,
 	return state_save(sl, state, &changed, err);
 }
 
+/* What of a revert could not be restored: how many changes, and the first failure. */
+struct revert_fail {
+	size_t kept;
+	int first;
+	struct ht_error err;
+};
+
+/* @r (@e says why) failed: one more change kept; the first failure remembered. */
+static void revert_failed(struct revert_fail *fail, int r, const struct ht_error *e)
+{
+	fail->kept++;
+	if (!fail->first) {
+		fail->first = r;
+		fail->err = *e;
+	}
+}
+
+/*
+ * Restores the state's live values, the last recorded first; @keep[i] is
+ * set for each one that could not be (it stays in the state file).
+ */
+static void revert_live(const char *root, struct json_object *live, FILE *report, bool *keep,
+                        struct revert_fail *fail)
+{
+	for (size_t i = json_object_array_length(live); i-- > 0;) {
+		struct json_object *e = json_object_array_get_idx(live, i);
+		const char *key = jget_str(e, "key"), *old = jget_str(e, "old");
+		const char *kind = jget_str(e, "kind");
+		struct ht_error e2 = { "" };
+		bool changed;
+		int r;
+
+		if (!old) {
+			say(report, "skipped %s: no earlier value recorded\n", key);
+			continue;
+		}
+		r = live_set(root, strcmp(kind, "channels") == 0 ? HT_LIVE_CHANNELS : HT_LIVE_PATH,
+		             jget_str(e, "path"), jget_str(e, "ifname"), jget_str(e, "channel"),
+		             old, &changed, &e2);
+		/* Gone since apply (module unloaded, interface removed): nothing to restore. */
+		if (r == -ENOENT || r == -ENODEV) {
+			say(report, "skipped %s: does not exist now\n", key);
+			continue;
+		}
+		if (r < 0) {
+			say(report, "could not restore %s to %s: %s\n", key, old, e2.msg);
+			keep[i] = true;
+			revert_failed(fail, r, &e2);
+			continue;
+		}
+		say(report, "restored %s to %s\n", key, old);
+	}
+}
+
+/* Restores the state's files, the last recorded first; @keep[i] as for revert_live(). */
+static void revert_files(const char *root, struct json_object *files, FILE *report, bool *keep,
+                         struct revert_fail *fail)
+{
+	for (size_t i = json_object_array_length(files); i-- > 0;) {
+		struct json_object *e = json_object_array_get_idx(files, i);
+		struct ht_error e2 = { "" };
+		int r = revert_file(root, e, report, &e2);
+
+		if (r < 0) {
+			say(report, "could not restore %s: %s\n", jget_str(e, "path"), e2.msg);
+			keep[i] = true;
+			revert_failed(fail, r, &e2);
+		}
+	}
+}
+
 int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_error *err)
 {
 	_cleanup_(state_loc_done) struct state_loc sl = { 0 };
@@ -1222,7 +1293,8 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 	struct json_object *state = NULL, *files, *live, *dirs = NULL;
 	struct ht_error ignored, first_err = { "" };
 	size_t nl, nf, kept = 0;
-	bool changed, unsynced = false, retired = false;
+	struct revert_fail fail = { 0 };
+	bool unsynced = false, retired = false;
 	int r, first = 0;
 
 	if (!err)
@@ -1274,51 +1346,11 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 	for (size_t i = 0; i < swept.n; i++)
 		say(report, "removed %s: left by an interrupted hosttune\n", swept.v[i]);
 
-	for (size_t i = nl; i-- > 0;) {
-		struct json_object *e = json_object_array_get_idx(live, i);
-		const char *key = jget_str(e, "key"), *old = jget_str(e, "old");
-		const char *kind = jget_str(e, "kind");
-		struct ht_error e2 = { "" };
-
-		if (!old) {
-			say(report, "skipped %s: no earlier value recorded\n", key);
-			continue;
-		}
-		r = live_set(root, strcmp(kind, "channels") == 0 ? HT_LIVE_CHANNELS : HT_LIVE_PATH,
-		             jget_str(e, "path"), jget_str(e, "ifname"), jget_str(e, "channel"),
-		             old, &changed, &e2);
-		/* Gone since apply (module unloaded, interface removed): nothing to restore. */
-		if (r == -ENOENT || r == -ENODEV) {
-			say(report, "skipped %s: does not exist now\n", key);
-			continue;
-		}
-		if (r < 0) {
-			say(report, "could not restore %s to %s: %s\n", key, old, e2.msg);
-			keep_live[i] = true;
-			kept++;
-			if (!first) {
-				first = r;
-				first_err = e2;
-			}
-			continue;
-		}
-		say(report, "restored %s to %s\n", key, old);
-	}
-	for (size_t i = nf; i-- > 0;) {
-		struct json_object *e = json_object_array_get_idx(files, i);
-		struct ht_error e2 = { "" };
-
-		r = revert_file(root, e, report, &e2);
-		if (r < 0) {
-			say(report, "could not restore %s: %s\n", jget_str(e, "path"), e2.msg);
-			keep_file[i] = true;
-			kept++;
-			if (!first) {
-				first = r;
-				first_err = e2;
-			}
-		}
-	}
+	revert_live(root, live, report, keep_live, &fail);
+	revert_files(root, files, report, keep_file, &fail);
+	first = fail.first;
+	first_err = fail.err;
+	kept = fail.kept;
 
 	/* The directories once their files are back, the state file last (with its own). */
 	if (kept == 0) {
