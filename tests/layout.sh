@@ -10,9 +10,11 @@
 #   cli/      everything; nothing in src/ includes cli/
 #
 # Every project include names its folder ("engine/rules.h"), so a grep sees
-# every edge; a project folder in <...> or a path with ".." is refused too. The second half reads the built objects with nm(1): no two
-# files of the library call each other (a call cycle between two files is a
-# split along the wrong line).
+# every edge; a project folder in <...> or a path with ".." is refused too.
+# Two narrower rules: engine/rules-internal.h stays in engine/, and
+# cli/report.c includes nothing of persist/. The second half reads the
+# built objects with nm(1): no two files of the library call each other (a
+# call cycle between two files is a split along the wrong line).
 . "$(dirname "$0")/lib.sh"
 
 SRC=$HT_TESTS_DIR/../src
@@ -97,6 +99,89 @@ printf '%s\n' '#include "engine/rules.h"' >"$TMP/src/shared/y.c"
 expect_eq "a planted tree: every violation is found" \
 	' engine/x.c:<cli/cli.h>(<>) engine/x.c:"cli/cli.h" engine/x.c:"engine/../cli/cli.h"(..) engine/x.c:"rules.h"(no folder) engine/x.c:"engine/gone.h"(missing) shared/y.c:"engine/rules.h"' \
 	"$(include_violations "$TMP/src")"
+
+# Two narrower rules inside what the table allows:
+#   engine/rules-internal.h (the parsed form of rules) is engine/'s alone:
+#     persist/ and cli/ use engine/rules.h's accessors;
+#   cli/report.c prints the fixes the plan made (engine/fix.h) and includes
+#     nothing of persist/, directly or through a header it includes.
+# project_includes FILE: the project headers FILE names in #include "...".
+project_includes() {
+	sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$1"
+}
+
+# header_closure DIR FILE: FILE (relative to DIR) and every project header it
+# includes, directly or through other headers, one word each.
+header_closure() {
+	hc_dir=$1
+	todo=$2
+	seen=""
+	while [ -n "$todo" ]; do
+		# shellcheck disable=SC2086
+		set -- $todo
+		f=$1
+		shift
+		todo="$*"
+		case " $seen " in *" $f "*) continue ;; esac
+		seen="$seen $f"
+		[ -f "$hc_dir/$f" ] || continue
+		for inc in $(project_includes "$hc_dir/$f"); do
+			todo="$todo $inc"
+		done
+	done
+	echo "$seen"
+}
+
+# narrow_violations DIR: "FILE:NAME" for each include of DIR/*/*.{c,h}
+# that breaks one of the two rules above (for report.c, the header through
+# which it comes in parentheses).
+narrow_violations() {
+	for f in "$1"/*/*.c "$1"/*/*.h; do
+		[ -f "$f" ] || continue
+		rel=${f#"$1"/}
+		case "$rel" in engine/*) continue ;; esac
+		for inc in $(project_includes "$f"); do
+			if [ "$inc" = engine/rules-internal.h ]; then
+				printf ' %s:"%s"' "$rel" "$inc"
+			fi
+		done
+	done
+	[ -f "$1/cli/report.c" ] || return 0
+	for inc in $(project_includes "$1/cli/report.c"); do
+		for h in $(header_closure "$1" "$inc"); do
+			case "$h" in
+			persist/*)
+				if [ "$h" = "$inc" ]; then printf ' cli/report.c:"%s"' "$h"
+				else printf ' cli/report.c:"%s"(via %s)' "$h" "$inc"; fi ;;
+			esac
+		done
+	done
+}
+
+narrow_violations "$SRC" >"$TMP/narrow.out"
+expect_eq "rules-internal.h only in engine/, nothing of persist/ in cli/report.c" "" \
+	"$(cat "$TMP/narrow.out")"
+# The walk follows the report's headers in the real tree: cli/report.h brings engine/fix.h.
+case " $(header_closure "$SRC" cli/report.h) " in
+*" engine/fix.h "*) ok "the report's headers are followed (cli/report.h includes engine/fix.h)" ;;
+*) not_ok "the report's headers are followed" "engine/fix.h not reached from cli/report.h" ;;
+esac
+
+# The same check over a planted tree: rules-internal.h from persist/ and cli/
+# (engine/'s own use is fine), and persist/ in report.c directly and through
+# a cli/ header, found; persist/ in another cli/ file is not this rule's.
+mkdir -p "$TMP/narrow/engine" "$TMP/narrow/persist" "$TMP/narrow/cli"
+printf '#pragma once\n' >"$TMP/narrow/engine/rules-internal.h"
+printf '#pragma once\n' >"$TMP/narrow/persist/persist.h"
+printf '%s\n' '#include "engine/rules-internal.h"' >"$TMP/narrow/engine/rules.c"
+printf '%s\n' '#include "engine/rules-internal.h"' >"$TMP/narrow/persist/plan.c"
+printf '%s\n' '#include "persist/persist.h"' >"$TMP/narrow/cli/report.h"
+printf '%s\n' '#include "cli/report.h"' '#include "persist/persist.h"' \
+	'#include "engine/rules-internal.h"' >"$TMP/narrow/cli/report.c"
+printf '%s\n' '#include "persist/persist.h"' >"$TMP/narrow/cli/cmd-audit.c"
+expect_eq "a planted tree: rules-internal.h outside engine/ and persist/ in report.c are found" \
+	' cli/report.c:"engine/rules-internal.h" persist/plan.c:"engine/rules-internal.h" cli/report.c:"persist/persist.h"(via cli/report.h) cli/report.c:"persist/persist.h"' \
+	"$(narrow_violations "$TMP/narrow")"
 
 # call_cycles SYMS: "a.o b.o" for each pair of objects that reach each other
 # through calls, directly or through other objects (a call cycle of any

@@ -8,7 +8,7 @@
 #include "cli/report.h"
 #include "engine/facts.h"
 #include "engine/rules.h"
-#include "persist/verify.h"
+#include "persist/persist.h"
 #include "shared/util.h"
 
 /* ROOT/etc/garage.toml exists: audit runs the Garage pre-flight then, so facts does too. */
@@ -67,6 +67,8 @@ int cmd_audit(const struct options *o)
 	struct ht_facts *facts = NULL;
 	struct ht_ruleset *rs = NULL;
 	struct ht_findings findings = { 0 };
+	struct ht_plan plan = { 0 };
+	struct ht_error err = { "" };
 	char origin[4200];
 	struct ht_report_info info;
 	int r;
@@ -74,16 +76,18 @@ int cmd_audit(const struct options *o)
 	r = cli_evaluate_audit(o, &rs, &facts, &findings);
 	if (r)
 		goto out;
-	info = (struct ht_report_info){ .origin = origin_of(o, origin, sizeof(origin)),
-		                        .rules = rs, .values = rs, .color = o->color,
-		                        .width = o->width,
-		                        .wrap_all = o->terminal, .facts = facts,
-		                        .root = o->root, .no_disk = o->facts_file != NULL };
-	{
-		const struct ht_fact *m = ht_facts_get(facts, "conntrack.module");
-
-		info.ct_builtin = m && m->value.type == HT_T_STR && strcmp(m->value.s, "builtin") == 0;
+	/* The fixes alone: no file, no live value (a facts file's host has no files here). */
+	r = ht_plan_build(&findings, facts, o->root, ht_ruleset_profile(rs), NULL,
+	                  o->facts_file ? HT_PLAN_NO_DISK : 0, &plan, &err);
+	if (r < 0) {
+		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
+		r = EXIT_COLLECT;
+		goto out;
 	}
+	info = (struct ht_report_info){ .origin = origin_of(o, origin, sizeof(origin)),
+		                        .rules = rs, .values = rs, .fixes = plan.fixes,
+		                        .color = o->color, .width = o->width,
+		                        .wrap_all = o->terminal };
 	if (o->json)
 		r = cli_print_json(ht_report_json(&findings, &info));
 	else
@@ -93,6 +97,7 @@ int cmd_audit(const struct options *o)
 	if (r == 0 && ht_findings_worst(&findings) >= o->fail_on)
 		r = EXIT_FINDINGS;
 out:
+	ht_plan_free(&plan);
 	ht_findings_free(&findings);
 	ht_facts_free(facts);
 	ht_ruleset_free(rs);

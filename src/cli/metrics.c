@@ -18,10 +18,8 @@
 #include "cli/cli.h"
 #include "cli/report.h"
 #include "engine/facts.h"
-#include "engine/rules-internal.h"
 #include "engine/rules.h"
 #include "engine/value.h"
-#include "persist/verify.h"
 #include "shared/fsutil.h"
 #include "shared/util.h"
 

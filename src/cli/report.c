@@ -8,132 +8,10 @@
 #include <string.h>
 
 #include "cli/report.h"
-#include "engine/rules-internal.h"
-#include "persist/persist.h"
-#include "persist/verify.h"
-
-/* Where each kind of target persists (DESIGN.md, "Output and persistence"). */
-#define SYSCTL_FILE "/etc/sysctl.d/90-hosttune.conf"
-#define MODPROBE_FILE "/etc/modprobe.d/hosttune.conf"
-
-static bool needs_fix(const struct ht_finding *f)
-{
-	if (!f->applicable || f->kept || f->recommended.type == HT_T_NONE)
-		return false;
-	if (f->current.type == f->recommended.type && f->current.type == HT_T_INT &&
-	    f->current.i == f->recommended.i)
-		return false;
-	return true;
-}
-
-int ht_finding_fix(const struct ht_finding *f, const struct ht_report_info *info,
-                   char **file, char **line, char **live)
-{
-	const struct ht_rule *r = f->rule;
-	const struct ht_facts *facts = info->facts;
-	bool ct_builtin = info->ct_builtin;
-	_cleanup_free_ char *val = NULL, *path = NULL;
-
-	if (!needs_fix(f) || f->read_only || (r->kind != HT_TARGET_SYSCTL && r->kind != HT_TARGET_MODULE &&
-	                      r->kind != HT_TARGET_CHANNELS && r->kind != HT_TARGET_LIMIT))
-		return 0;
-	if (r->kind == HT_TARGET_LIMIT) {
-		struct ht_limit_fix lf;
-		_cleanup_free_ char *why = NULL;
-		bool enough;
-		int k;
-
-		/* Only a fix that raises the soft limit: an ok finding needs none. */
-		if (!facts || f->severity == HT_SEV_OK)
-			return 0;
-		k = ht_limit_fix(f, facts, &lf, &why);
-		if (k == -ENOMEM)
-			return k;
-		if (k < 0) {
-			/* Refused: no drop-in to promise, the reason instead. */
-			*line = TAKE_PTR(why);
-			return *line ? 5 : 0;
-		}
-		if (!info->no_disk && (k = ht_limit_fix_configured(&lf, info->root)) < 0) {
-			ht_limit_fix_free(&lf);
-			return k;
-		}
-		*live = TAKE_PTR(lf.unit);
-		enough = lf.enough;
-		if (enough) {
-			*file = TAKE_PTR(lf.source);
-			k = asprintf(line, "LimitNOFILE=%" PRId64, lf.configured);
-		} else {
-			*file = TAKE_PTR(lf.path);
-			k = asprintf(line, "[Service] LimitNOFILE=%s", lf.value);
-		}
-		ht_limit_fix_free(&lf);
-		if (k < 0) {
-			*line = NULL;
-			return -ENOMEM;
-		}
-		return enough ? 4 : 3;
-	}
-	val = ht_value_display(&f->recommended);
-	if (!val)
-		return -ENOMEM;
-	if (r->kind == HT_TARGET_CHANNELS) {
-		/* systemd.link(5) [Link] CombinedChannels=, RxChannels=, TxChannels= */
-		const char *kind = r->target + strlen("nic.channels.");
-		const char *key = strcmp(kind, "combined") == 0 ? "CombinedChannels" :
-		                  strcmp(kind, "rx") == 0 ? "RxChannels" : "TxChannels";
-
-		if (asprintf(file, "/etc/systemd/network/90-hosttune-%s.link", f->instance) < 0) {
-			*file = NULL;
-			return -ENOMEM;
-		}
-		if (asprintf(line, "[Link] %s=%s", key, val) < 0) {
-			*line = NULL;
-			return -ENOMEM;
-		}
-		if (asprintf(live, "ethtool netlink CHANNELS_SET %s %s %s (ethtool -L %s %s %s)",
-		             f->instance, kind, val, f->instance, kind, val) < 0) {
-			*live = NULL;
-			return -ENOMEM;
-		}
-		return 1;
-	}
-	if (r->kind == HT_TARGET_SYSCTL) {
-		path = strdup(r->target);
-		if (!path)
-			return -ENOMEM;
-		for (char *p = path; *p; p++)
-			if (*p == '.')
-				*p = '/';
-		if (asprintf(file, "%s", SYSCTL_FILE) < 0)
-			return -ENOMEM;
-		if (asprintf(line, "%s = %s", r->target, val) < 0 ||
-		    asprintf(live, "/proc/sys/%s", path) < 0)
-			return -ENOMEM;
-		return 1;
-	}
-	/* module.MODULE.PARAM */
-	{
-		const char *mod = r->target + strlen("module.");
-		const char *dot = strchr(mod, '.');
-		int ml = (int)(dot - mod);
-
-		/* modprobe.d never reaches a built-in module (kernel/params.c parses the command line). */
-		if (ct_builtin && strncmp(mod, "nf_conntrack.", 13) == 0) {
-			*file = NULL;
-			if (asprintf(line, "%.*s.%s=%s", ml, mod, dot + 1, val) < 0 ||
-			    asprintf(live, "/sys/module/%.*s/parameters/%s", ml, mod, dot + 1) < 0)
-				return -ENOMEM;
-			return 2;
-		}
-		if (asprintf(file, "%s", MODPROBE_FILE) < 0)
-			return -ENOMEM;
-		if (asprintf(line, "options %.*s %s=%s", ml, mod, dot + 1, val) < 0 ||
-		    asprintf(live, "/sys/module/%.*s/parameters/%s", ml, mod, dot + 1) < 0)
-			return -ENOMEM;
-	}
-	return 1;
-}
+#include "engine/fix.h"
+#include "engine/rules.h"
+#include "engine/value.h"
+#include "shared/util.h"
 
 /* "nic.queues[eth0]" for a per-interface finding, the rule id otherwise. */
 static char *finding_name(const struct ht_finding *f)
@@ -141,8 +19,8 @@ static char *finding_name(const struct ht_finding *f)
 	char *s;
 
 	if (!f->instance)
-		return strdup(f->rule->id);
-	if (asprintf(&s, "%s[%s]", f->rule->id, f->instance) < 0)
+		return strdup(ht_rule_id(f->rule));
+	if (asprintf(&s, "%s[%s]", ht_rule_id(f->rule), f->instance) < 0)
 		return NULL;
 	return s;
 }
@@ -379,16 +257,11 @@ static int print_item(FILE *out, const struct ht_report_info *info, size_t width
 	return 0;
 }
 
-int ht_report_text(const struct ht_findings *f, const struct ht_report_info *info, FILE *out)
+/* "audit of ORIGIN, profile P" and the workload variables, then an empty line. */
+static void print_head(const struct ht_report_info *info, FILE *out)
 {
-	_cleanup_free_ size_t *idx = sorted_order(f);
-	size_t counts[HT_SEV_CRITICAL + 1] = { 0 }, na = 0;
 	const struct ht_ruleset *rs = info->rules;
-	size_t width = info->width ? info->width : 100;
-	int wr = 28, wc = 7, we = 11;
 
-	if (!idx)
-		return -ENOMEM;
 	fprintf(out, "hosttune audit of %s, profile %s\n", info->origin,
 	        ht_ruleset_profile(rs) ? ht_ruleset_profile(rs) : "(none)");
 	if (ht_ruleset_var_count(rs) > 0) {
@@ -406,14 +279,23 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 		fputc('\n', out);
 	}
 	fputc('\n', out);
+}
+
+/*
+ * The table: a row per finding in the order @idx, RULE, CURRENT and
+ * RECOMMENDED as wide as their longest; counts each severity (@counts, @na).
+ */
+static int print_table(const struct ht_findings *f, const size_t *idx,
+                       const struct ht_report_info *info, FILE *out, size_t *counts, size_t *na)
+{
+	int wr = 28, wc = 7, we = 11;
 
 	for (size_t i = 0; i < f->n; i++) {
 		const struct ht_finding *fi = &f->items[i];
 		_cleanup_free_ char *c = current_text(fi, ht_rule_unit(fi->rule));
 		_cleanup_free_ char *r = value_with_unit(&fi->recommended, ht_rule_unit(fi->rule));
-		int l;
-
 		_cleanup_free_ char *name = finding_name(fi);
+		int l;
 
 		if (!name)
 			return -ENOMEM;
@@ -440,115 +322,152 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 		if (fi->applicable)
 			counts[fi->severity]++;
 		else
-			na++;
+			(*na)++;
 	}
+	return 0;
+}
 
-	for (size_t k = 0; k < f->n; k++) {
-		const struct ht_finding *fi = &f->items[idx[k]];
-		const struct ht_rule *r = fi->rule;
-		_cleanup_free_ char *file = NULL, *line = NULL, *live = NULL;
-		_cleanup_free_ char *name = finding_name(fi);
-		int ret, r2 = 0;
+/* "[critical] " then the rule, its target and title (wrapped on a terminal). */
+static int print_heading(const struct ht_finding *fi, const struct ht_report_info *info,
+                         size_t width, FILE *out)
+{
+	const struct ht_rule *r = fi->rule;
+	const char *target = ht_rule_target(r), *title = ht_rule_title(r);
+	_cleanup_free_ char *name = finding_name(fi), *what = NULL, *head = NULL;
+	int n;
 
-		if (!name)
-			return -ENOMEM;
-		/* "[critical] " then the rule, its target and title (wrapped on a terminal). */
-		fprintf(out, "\n[%s%s%s] ", sev_color(fi, info->color), sev_label(fi),
-		        sev_reset(fi, info->color));
-		{
-			_cleanup_free_ char *target = NULL, *head = NULL;
-			int n;
-
-			if (r->kind == HT_TARGET_MODULE)
-				n = asprintf(&target, " (module parameter %s)", r->target + strlen("module."));
-			else if (r->kind == HT_TARGET_CHANNELS)
-				n = asprintf(&target, " (ethtool channels %s%s%s)",
-				             fi->instance ? fi->instance : "", fi->instance ? " " : "",
-				             r->target + strlen("nic.channels."));
-			else if (r->kind == HT_TARGET_LIMIT && fi->instance)
-				n = asprintf(&target, " (limit nofile of %s)", fi->instance);
-			else if (r->target)
-				n = asprintf(&target, " (%s %s)", ht_target_kind_name(r->kind), r->target);
-			else
-				n = asprintf(&target, "%s", r->kind == HT_TARGET_ADVICE ? " (advice)" : "");
-			if (n < 0 || asprintf(&head, "%s%s%s%s", name, target, ht_rule_title(r) ? ": " : "",
-			                      ht_rule_title(r) ? ht_rule_title(r) : "") < 0)
-				return -ENOMEM;
-			if (info->wrap_all)
-				print_wrapped_at(out, head, "", "    ", width, strlen(sev_label(fi)) + 3);
-			else
-				fprintf(out, "%s\n", head);
-		}
-		if (!fi->applicable) {
-			ret = print_item(out, info, width, "not applicable: %s", fi->reason);
-			if (ret < 0)
-				return ret;
-			continue;
-		}
-		print_wrapped(out, fi->explanation, "    ", width);
-		if (fi->boot_value && ht_finding_boot_worse(fi)) {
-			_cleanup_free_ char *rec = ht_value_display(&fi->recommended);
-
-			ret = print_item(out, info, width, "at boot: %s from %s, %s the recommended %s: "
-			                 "the host comes back from a reboot with it; edit or remove that "
-			                 "line (hosttune verify tells more)", fi->boot_value,
-			                 fi->boot_source, fi->rule->only_raise ? "below" : "not",
-			                 rec ? rec : "value");
-		} else if (fi->boot_value)
-			ret = print_item(out, info, width, "at boot: %s from %s, not the live value: "
-			                 "hosttune verify tells why", fi->boot_value, fi->boot_source);
+	if (!name)
+		return -ENOMEM;
+	fprintf(out, "\n[%s%s%s] ", sev_color(fi, info->color), sev_label(fi),
+	        sev_reset(fi, info->color));
+	switch (ht_rule_kind(r)) {
+	case HT_TARGET_MODULE:
+		n = asprintf(&what, " (module parameter %s)", target + strlen("module."));
+		break;
+	case HT_TARGET_CHANNELS:
+		n = asprintf(&what, " (ethtool channels %s%s%s)", fi->instance ? fi->instance : "",
+		             fi->instance ? " " : "", target + strlen("nic.channels."));
+		break;
+	default:
+		if (ht_rule_kind(r) == HT_TARGET_LIMIT && fi->instance)
+			n = asprintf(&what, " (limit nofile of %s)", fi->instance);
+		else if (target)
+			n = asprintf(&what, " (%s %s)", ht_target_kind_name(ht_rule_kind(r)), target);
 		else
-			ret = 0;
-		if (ret < 0)
-			return ret;
-		ret = ht_finding_fix(fi, info, &file, &line, &live);
-		if (ret < 0)
-			return ret;
-		if (ret == 3 || ret == 4) {
-			_cleanup_free_ char *w = ht_shell_word(live);
-
-			if (!w)
-				return -ENOMEM;
-			if (ret == 3)
-				r2 = print_item(out, info, width, "fix: %s in %s, then restart %s "
-				                "(systemctl daemon-reload && systemctl restart %s): the "
-				                "process gets the limit when the service starts again",
-				                line, file, live, w);
-			else
-				r2 = print_item(out, info, width, "fix: %s already gives %s from %s: "
-				                "restart %s to take it (systemctl daemon-reload && "
-				                "systemctl restart %s); hosttune writes no drop-in", live,
-				                line + strlen("LimitNOFILE="), file, live, w);
-		} else if (ret == 5)
-			r2 = print_item(out, info, width, "fix: none from here: %s", line);
-		else if (ret == 2)
-			r2 = print_item(out, info, width, "fix: %s on the kernel command line "
-			                "(GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub: "
-			                "modprobe.d never reaches a built-in module), and live in %s",
-			                line, live);
-		else if (ret > 0 && fi->no_live)
-			r2 = print_item(out, info, width, "fix: %s in %s (%s does not exist until the "
-			                "module loads: the file applies from the next boot)", line, file,
-			                live);
-		else if (ret > 0)
-			r2 = print_item(out, info, width, "fix: %s in %s, and live in %s", line, file, live);
-		else if (fi->read_only && !fi->remedy && !fi->lever && fi->severity != HT_SEV_OK)
-			r2 = print_item(out, info, width, "fix: none from here: this value cannot be "
-			                "written on this host");
-		if (r2 < 0)
-			return r2;
-		if (fi->remedy) {
-			_cleanup_free_ char *t = NULL;
-
-			if (asprintf(&t, "%s: %s", ret > 0 ? "also" : "fix", fi->remedy) < 0)
-				return -ENOMEM;
-			print_wrapped(out, t, "    ", width);
-		}
-		if (fi->lever && print_item(out, info, width, "%s: see %s: its fix is the lever for "
-		                            "this one", ret > 0 || fi->remedy ? "also" : "fix",
-		                            fi->lever) < 0)
-			return -ENOMEM;
+			n = asprintf(&what, "%s", ht_rule_kind(r) == HT_TARGET_ADVICE ? " (advice)" : "");
 	}
+	if (n < 0 || asprintf(&head, "%s%s%s%s", name, what, title ? ": " : "",
+	                      title ? title : "") < 0)
+		return -ENOMEM;
+	if (info->wrap_all)
+		print_wrapped_at(out, head, "", "    ", width, strlen(sev_label(fi)) + 3);
+	else
+		fprintf(out, "%s\n", head);
+	return 0;
+}
+
+/* "at boot: ..." when the boot configuration gives another value than the live one. */
+static int print_boot(const struct ht_finding *fi, const struct ht_report_info *info,
+                      size_t width, FILE *out)
+{
+	_cleanup_free_ char *rec = NULL;
+
+	if (!fi->boot_value)
+		return 0;
+	if (!fi->boot_worse)
+		return print_item(out, info, width, "at boot: %s from %s, not the live value: "
+		                  "hosttune verify tells why", fi->boot_value, fi->boot_source);
+	rec = ht_value_display(&fi->recommended);
+	return print_item(out, info, width, "at boot: %s from %s, %s the recommended %s: the host "
+	                  "comes back from a reboot with it; edit or remove that line (hosttune "
+	                  "verify tells more)", fi->boot_value, fi->boot_source,
+	                  ht_rule_only_raise(fi->rule) ? "below" : "not", rec ? rec : "value");
+}
+
+/* The "fix: ..." line of @fx, as the plan made it; nothing for HT_FIX_NONE. */
+static int print_fix(const struct ht_fix *fx, const struct ht_report_info *info, size_t width,
+                     FILE *out)
+{
+	_cleanup_free_ char *w = NULL;
+
+	switch (fx->kind) {
+	case HT_FIX_FILE:
+		if (fx->live_absent)
+			return print_item(out, info, width, "fix: %s in %s (%s does not exist until the "
+			                  "module loads: the file applies from the next boot)", fx->line,
+			                  fx->file, fx->live);
+		return print_item(out, info, width, "fix: %s in %s, and live in %s", fx->line,
+		                  fx->file, fx->live);
+	case HT_FIX_CMDLINE:
+		return print_item(out, info, width, "fix: %s on the kernel command line "
+		                  "(GRUB_CMDLINE_LINUX in /etc/default/grub, then update-grub: "
+		                  "modprobe.d never reaches a built-in module), and live in %s",
+		                  fx->cmdline, fx->live);
+	case HT_FIX_DROPIN:
+	case HT_FIX_UNIT_GIVES:
+		if (!(w = ht_shell_word(fx->restart)))
+			return -ENOMEM;
+		if (fx->kind == HT_FIX_DROPIN)
+			return print_item(out, info, width, "fix: %s in %s, then restart %s "
+			                  "(systemctl daemon-reload && systemctl restart %s): the "
+			                  "process gets the limit when the service starts again",
+			                  fx->line, fx->file, fx->restart, w);
+		return print_item(out, info, width, "fix: %s already gives %" PRId64 " from %s: "
+		                  "restart %s to take it (systemctl daemon-reload && systemctl "
+		                  "restart %s); hosttune writes no drop-in", fx->restart, fx->given,
+		                  fx->source, fx->restart, w);
+	case HT_FIX_NONE_HERE:
+		return print_item(out, info, width, "fix: none from here: %s", fx->reason);
+	case HT_FIX_NONE:
+		break;
+	}
+	return 0;
+}
+
+/* One finding after the table: heading, explanation, boot value, fix, remedy, lever. */
+static int print_finding(const struct ht_finding *fi, const struct ht_fix *fx,
+                         const struct ht_report_info *info, size_t width, FILE *out)
+{
+	bool fixed = fx->kind != HT_FIX_NONE;
+	int r = print_heading(fi, info, width, out);
+
+	if (r < 0)
+		return r;
+	if (!fi->applicable)
+		return print_item(out, info, width, "not applicable: %s", fi->reason);
+	print_wrapped(out, fi->explanation, "    ", width);
+	if ((r = print_boot(fi, info, width, out)) < 0 || (r = print_fix(fx, info, width, out)) < 0)
+		return r;
+	if (fi->remedy) {
+		_cleanup_free_ char *t = NULL;
+
+		if (asprintf(&t, "%s: %s", fixed ? "also" : "fix", fi->remedy) < 0)
+			return -ENOMEM;
+		print_wrapped(out, t, "    ", width);
+	}
+	if (fi->lever && print_item(out, info, width, "%s: see %s: its fix is the lever for this "
+	                            "one", fixed || fi->remedy ? "also" : "fix", fi->lever) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+int ht_report_text(const struct ht_findings *f, const struct ht_report_info *info, FILE *out)
+{
+	static const struct ht_fix none = { .kind = HT_FIX_NONE };
+	_cleanup_free_ size_t *idx = sorted_order(f);
+	size_t counts[HT_SEV_CRITICAL + 1] = { 0 }, na = 0;
+	size_t width = info->width ? info->width : 100;
+	int r;
+
+	if (!idx)
+		return -ENOMEM;
+	print_head(info, out);
+	r = print_table(f, idx, info, out, counts, &na);
+	for (size_t k = 0; r >= 0 && k < f->n; k++)
+		r = print_finding(&f->items[idx[k]], info->fixes ? &info->fixes[idx[k]] : &none, info,
+		                  width, out);
+	if (r < 0)
+		return r;
 	fprintf(out, "\n%zu critical, %zu warning, %zu info, %zu ok, %zu not applicable\n",
 	        counts[HT_SEV_CRITICAL], counts[HT_SEV_WARNING], counts[HT_SEV_INFO],
 	        counts[HT_SEV_OK], na);
@@ -558,6 +477,32 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 static struct json_object *jstr(const char *s)
 {
 	return s ? json_object_new_string(s) : NULL;
+}
+
+/*
+ * The finding's "fix" member of @o from @fx (NULL: none): {"file", "cmdline",
+ * "line", "live", "restart"} for a fix hosttune writes or a restart gives,
+ * null otherwise. 0 or -ENOMEM.
+ */
+static int fix_json(const struct ht_fix *fx, struct json_object *o)
+{
+	struct json_object *j;
+
+	if (!fx || fx->kind == HT_FIX_NONE || fx->kind == HT_FIX_NONE_HERE) {
+		json_object_object_add(o, "fix", NULL);
+		return 0;
+	}
+	j = json_object_new_object();
+	if (!j)
+		return -ENOMEM;
+	json_object_object_add(j, "file", jstr(fx->file));
+	json_object_object_add(j, "cmdline", json_object_new_boolean(fx->kind == HT_FIX_CMDLINE));
+	json_object_object_add(j, "line", jstr(fx->kind == HT_FIX_CMDLINE ? fx->cmdline : fx->line));
+	json_object_object_add(j, "live", fx->live_absent ? NULL : jstr(fx->live));
+	/* A limit: no live write, the service to restart instead. */
+	json_object_object_add(j, "restart", jstr(fx->restart));
+	json_object_object_add(o, "fix", j);
+	return 0;
 }
 
 struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_report_info *info)
@@ -583,16 +528,14 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 		const struct ht_finding *fi = &f->items[idx[k]];
 		const struct ht_rule *r = fi->rule;
 		struct json_object *o = json_object_new_object();
-		_cleanup_free_ char *file = NULL, *line = NULL, *live = NULL;
-		int ret;
 
 		if (!o)
 			goto oom;
 		json_object_array_add(arr, o);
-		json_object_object_add(o, "rule", jstr(r->id));
+		json_object_object_add(o, "rule", jstr(ht_rule_id(r)));
 		json_object_object_add(o, "instance", jstr(fi->instance));
-		json_object_object_add(o, "kind", jstr(ht_target_kind_name(r->kind)));
-		json_object_object_add(o, "target", jstr(r->target));
+		json_object_object_add(o, "kind", jstr(ht_target_kind_name(ht_rule_kind(r))));
+		json_object_object_add(o, "target", jstr(ht_rule_target(r)));
 		json_object_object_add(o, "title", jstr(ht_rule_title(r)));
 		json_object_object_add(o, "unit", jstr(ht_rule_unit(r)));
 		json_object_object_add(o, "current", fi->current.type == HT_T_NONE ? NULL :
@@ -611,31 +554,14 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 				goto oom;
 			json_object_object_add(b, "value", jstr(fi->boot_value));
 			json_object_object_add(b, "source", jstr(fi->boot_source));
-			json_object_object_add(b, "worse",
-			                       json_object_new_boolean(ht_finding_boot_worse(fi)));
+			json_object_object_add(b, "worse", json_object_new_boolean(fi->boot_worse));
 			json_object_object_add(o, "boot", b);
 		} else
 			json_object_object_add(o, "boot", NULL);
 		json_object_object_add(o, "explanation",
 		                       jstr(fi->applicable ? fi->explanation : fi->reason));
-		ret = ht_finding_fix(fi, info, &file, &line, &live);
-		if (ret < 0)
+		if (fix_json(info->fixes ? &info->fixes[idx[k]] : NULL, o) < 0)
 			goto oom;
-		if (ret > 0 && ret != 5) {
-			struct json_object *fx = json_object_new_object();
-
-			if (!fx)
-				goto oom;
-			/* 4: the unit's own line gives it, no file to write. */
-			json_object_object_add(fx, "file", file && ret != 4 ? jstr(file) : NULL);
-			json_object_object_add(fx, "cmdline", json_object_new_boolean(ret == 2));
-			json_object_object_add(fx, "line", jstr(line));
-			json_object_object_add(fx, "live", fi->no_live || ret >= 3 ? NULL : jstr(live));
-			/* A limit: no live write, the service to restart instead. */
-			json_object_object_add(fx, "restart", ret >= 3 ? jstr(live) : NULL);
-			json_object_object_add(o, "fix", fx);
-		} else
-			json_object_object_add(o, "fix", NULL);
 		json_object_object_add(o, "remedy", jstr(fi->remedy));
 		json_object_object_add(o, "lever", jstr(fi->lever));
 		if (fi->applicable)
@@ -657,12 +583,12 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 			struct ht_value v = { 0 };
 			struct ht_error e;
 
-			if (r->kind != HT_TARGET_NONE || ht_rule_each(r) != HT_EACH_NONE)
+			if (ht_rule_kind(r) != HT_TARGET_NONE || ht_rule_each(r) != HT_EACH_NONE)
 				continue;
-			if (ht_ruleset_value(mrs, r->id, &v, &e) < 0)
-				json_object_object_add(vals, r->id, NULL);
+			if (ht_ruleset_value(mrs, ht_rule_id(r), &v, &e) < 0)
+				json_object_object_add(vals, ht_rule_id(r), NULL);
 			else
-				json_object_object_add(vals, r->id, ht_value_to_json(&v));
+				json_object_object_add(vals, ht_rule_id(r), ht_value_to_json(&v));
 			ht_value_clear(&v);
 		}
 	}

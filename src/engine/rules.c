@@ -249,6 +249,11 @@ const char *ht_rule_target(const struct ht_rule *r)
 	return r->target;
 }
 
+bool ht_rule_only_raise(const struct ht_rule *r)
+{
+	return r->only_raise;
+}
+
 bool ht_rule_each_nic(const struct ht_rule *r)
 {
 	return r->each == HT_EACH_NIC;

@@ -150,6 +150,20 @@ enum ht_each ht_rule_each(const struct ht_rule *r);      /* what it is evaluated
 const struct ht_srcpos *ht_rule_pos(const struct ht_rule *r);
 
 /*
+ * ht_rule_only_raise - true when the rule's `direction` is raise-only
+ * (tuned's "=>N"): a host value above the recommendation is kept, never
+ * lowered (the finding's `kept`).
+ */
+bool ht_rule_only_raise(const struct ht_rule *r);
+
+/*
+ * ht_rule_unit - the unit the rule's values carry ("entries", "MB/s"): its
+ * `unit` key, else the unit of its target fact; NULL when neither has one.
+ * Static text owned by the ruleset.
+ */
+const char *ht_rule_unit(const struct ht_rule *r);
+
+/*
  * ht_rule_key_text - the source text of key @key ("when", "value",
  * "severity", "current", "explain", ...) of rule @r, or NULL when the rule
  * does not set it. For `hosttune explain`.
@@ -182,6 +196,9 @@ struct ht_finding {
 	char *boot_value;         /* what the boot configuration sets, when it differs from
 	                             current (ht_findings_add_boot(), persist/verify.h), else NULL */
 	char *boot_source;        /* FILE:LINE of boot_value */
+	bool boot_worse;          /* boot_value is worse than the recommendation (below it for
+	                             a raise-only rule, another value for any other): the host
+	                             comes back from a reboot with it; set with boot_value */
 	char *explanation;        /* rendered template, may hold newlines; never NULL when applicable */
 	char *remedy;             /* rendered `remedy`: what fixes it when hosttune writes no file
 	                             (the owner and its knob, the hypervisor, the hardware); NULL

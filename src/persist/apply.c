@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <ctype.h>
 #include <errno.h>
-#include <net/if.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,21 +10,11 @@
 
 #include <json-c/json.h>
 
-#include "persist/ethtool-set.h"
 #include "shared/bootconf.h"
 #include "shared/fsutil.h"
+#include "persist/kind.h"
 #include "persist/persist.h"
 #include "persist/persist-internal.h"
-
-/*
- * The directories hosttune may create: the parents of the files it writes
- * and of the default state file. An apply records those it created, and
- * revert removes them again when they are empty.
- */
-static const char *const managed_dirs[] = {
-	"/etc", "/etc/sysctl.d", "/etc/modprobe.d", "/etc/modules-load.d", "/etc/systemd",
-	"/etc/systemd/network", HT_UNIT_DIR, "/var", "/var/lib", "/var/lib/hosttune",
-};
 
 /*
  * A sysfs attribute prints at most a page (fs/sysfs/file.c, PAGE_SIZE: 4096
@@ -33,66 +22,49 @@ static const char *const managed_dirs[] = {
  */
 #define LIVE_VALUE_MAX 4096
 
-bool ht_ifname_valid(const char *name)
+/* The kind whose file @path is, or its HT_BACKUP_SUFFIX copy; NULL: none (or ENOMEM). */
+static const struct ht_kind *managed_kind(const char *path)
 {
-	size_t n = strlen(name);
-
-	if (n == 0 || n >= IFNAMSIZ || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-		return false;
-	for (const char *c = name; *c; c++)
-		if (*c == '/' || *c == ':' || isspace((unsigned char)*c))
-			return false;
-	return true;
-}
-
-bool ht_managed_file(const char *path)
-{
-	static const char *const fixed[] = {
-		HT_SYSCTL_FILE, HT_MODPROBE_FILE, HT_MODULES_LOAD_FILE,
-	};
-	size_t n = strlen(path), sl = strlen(HT_BACKUP_SUFFIX), pl = strlen(HT_LINK_PREFIX);
-	_cleanup_free_ char *copy = NULL, *ifname = NULL;
+	size_t n = strlen(path), sl = strlen(HT_BACKUP_SUFFIX);
+	_cleanup_free_ char *copy = NULL;
 
 	if (n > sl && strcmp(path + n - sl, HT_BACKUP_SUFFIX) == 0) {
 		copy = strndup(path, n - sl);
 		if (!copy)
-			return false;
+			return NULL;
 		path = copy;
-		n -= sl;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
-		if (strcmp(path, fixed[i]) == 0)
-			return true;
-	{
-		/* HT_UNIT_DIR/UNIT.d/HT_DROPIN_NAME */
-		size_t ul = strlen(HT_UNIT_DIR "/"), dl = strlen(".d/" HT_DROPIN_NAME);
-		_cleanup_free_ char *unit = NULL;
+	return ht_kind_of_file(path);
+}
 
-		if (n > ul + dl && strncmp(path, HT_UNIT_DIR "/", ul) == 0 &&
-		    strcmp(path + n - dl, ".d/" HT_DROPIN_NAME) == 0) {
-			unit = strndup(path + ul, n - ul - dl);
-			return unit && ht_unit_name_valid(unit);
-		}
-	}
-	if (n <= pl + strlen(".link") || strncmp(path, HT_LINK_PREFIX, pl) != 0 ||
-	    strcmp(path + n - strlen(".link"), ".link") != 0)
-		return false;
-	ifname = strndup(path + pl, n - pl - strlen(".link"));
-	return ifname && ht_ifname_valid(ifname);
+bool ht_managed_file(const char *path)
+{
+	return managed_kind(path) != NULL;
+}
+
+/* True when @dir is @path or a directory above it, "/" left out. */
+static bool dir_on(const char *dir, const char *path)
+{
+	size_t n = strlen(dir);
+
+	return n > 1 && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
 bool ht_managed_dir(const char *dir)
 {
-	size_t ul = strlen(HT_UNIT_DIR "/"), n = strlen(dir);
-	_cleanup_free_ char *unit = NULL;
+	/* A directory above the default state file. */
+	if (dir_on(dir, HT_STATE_FILE) && strcmp(dir, HT_STATE_FILE) != 0)
+		return true;
+	for (size_t k = 0; k < HT_NKINDS; k++) {
+		const struct ht_kind *kind = ht_kinds[k];
 
-	for (size_t i = 0; i < ARRAY_SIZE(managed_dirs); i++)
-		if (strcmp(dir, managed_dirs[i]) == 0)
+		for (size_t i = 0; kind->dirs[i]; i++)
+			if (dir_on(dir, kind->dirs[i]))
+				return true;
+		if (kind->instance_dir && kind->instance_dir(dir))
 			return true;
-	if (n <= ul + 2 || strncmp(dir, HT_UNIT_DIR "/", ul) != 0 || strcmp(dir + n - 2, ".d") != 0)
-		return false;
-	unit = strndup(dir + ul, n - ul - 2);
-	return unit && ht_unit_name_valid(unit);
+	}
+	return false;
 }
 
 static struct json_object *jstr_or_null(const char *s)
@@ -206,26 +178,12 @@ static bool path_clean(const char *p)
 	return true;
 }
 
-/* The procfs/sysfs file of a path-kind live key, as plan derives it; NULL when none. */
+/* The procfs/sysfs file of a path-kind live key, as the plan derives it; NULL when none. */
 static char *live_key_path(const char *key)
 {
-	char *p = NULL;
+	const struct ht_kind *k = ht_kind_of_live_key(key);
 
-	if (strncmp(key, "module.", strlen("module.")) == 0) {
-		const char *mod = key + strlen("module."), *dot = strchr(mod, '.');
-
-		if (!dot || dot == mod || !dot[1] ||
-		    asprintf(&p, "/sys/module/%.*s/parameters/%s", (int)(dot - mod), mod,
-		             dot + 1) < 0)
-			return NULL;
-		return p;
-	}
-	if (!*key || asprintf(&p, "/proc/sys/%s", key) < 0)
-		return NULL;
-	for (char *c = p + strlen("/proc/sys/"); *c; c++)
-		if (*c == '.')
-			*c = '/';
-	return p;
+	return k ? k->live_path(key) : NULL;
 }
 
 /* A value as procfs/sysfs print them: one line (tabs allowed: tcp_rmem), at most a page. */
@@ -345,9 +303,7 @@ static int check_live_entry(struct json_object *e, size_t i, const char *sp, boo
 		if (!want)
 			return entry_bad(err, sp, "live", i,
 			                 "key \"%.100s\" names no procfs/sysfs file", key);
-		if (!path || !path_clean(path) || strcmp(path, want) != 0 ||
-		    (strncmp(path, "/proc/sys/", 10) != 0 &&
-		     strncmp(path, "/sys/module/", 12) != 0)) {
+		if (!path || !path_clean(path) || strcmp(path, want) != 0) {
 			json_object_object_get_ex(e, "path", &v);
 			return entry_bad(err, sp, "live", i, "path %.300s is not the procfs/sysfs "
 			                 "file of %.100s", v ? jtext(v) : "null", key);
@@ -364,14 +320,11 @@ static int check_live_entry(struct json_object *e, size_t i, const char *sp, boo
 			return entry_bad(err, sp, "live", i, "channels are never set under --root");
 		if (!ifname || !ht_ifname_valid(ifname))
 			return entry_bad(err, sp, "live", i, "\"ifname\" is not an interface name");
-		if (!ch || (strcmp(ch, "combined") != 0 && strcmp(ch, "rx") != 0 &&
-		            strcmp(ch, "tx") != 0))
+		if (!ch || !ht_channel_valid(ch))
 			return entry_bad(err, sp, "live", i,
 			                 "\"channel\" is not combined, rx or tx");
-		if (asprintf(&want, "nic.%s.channels.%s", ifname, ch) < 0) {
-			want = NULL;
+		if (!(want = ht_channels_key(ifname, ch)))
 			return -ENOMEM;
-		}
 		if (strcmp(key, want) != 0)
 			return entry_bad(err, sp, "live", i, "key %.100s is not %s", key, want);
 		if (old && !count_ok(old))
@@ -437,13 +390,53 @@ static int state_check(struct json_object *state, const struct state_loc *sl, bo
 /* ---- interrupted runs: temp files, and the state file's directories ---- */
 
 /*
- * The names of the directories hosttune creates (managed_dirs[]), the only
- * ones it builds under a temp name (".var.hosttune-XXXXXX"); NULL-terminated.
+ * Adds each component of the directory @dir to @names ("etc", "sysctl.d"
+ * for /etc/sysctl.d), the last one only with @last. 0 or -ENOMEM.
  */
-static const char *const tmp_dir_names[] = {
-	"etc", "sysctl.d", "modprobe.d", "modules-load.d", "systemd", "network", "system", "var",
-	"lib", "hosttune", NULL,
-};
+static int add_components(struct ht_paths *names, const char *dir, bool last)
+{
+	for (const char *c = dir; *c;) {
+		size_t len;
+		_cleanup_free_ char *d = NULL;
+
+		c += strspn(c, "/");
+		len = strcspn(c, "/");
+		if (len == 0 || (!last && !c[len]))
+			break;
+		d = strndup(c, len);
+		if (!d || ht_paths_add(names, d) < 0)
+			return -ENOMEM;
+		c += len;
+	}
+	return 0;
+}
+
+/*
+ * The names of the directories hosttune creates (ht_managed_dir(): the
+ * kinds' directories and the state file's), the only ones it builds under a
+ * temp name (".var.hosttune-XXXXXX"). 0 or -ENOMEM.
+ */
+static int created_dir_names(struct ht_paths *names)
+{
+	int r = 0;
+
+	for (size_t k = 0; k < HT_NKINDS && r == 0; k++)
+		for (size_t i = 0; ht_kinds[k]->dirs[i] && r == 0; i++)
+			r = add_components(names, ht_kinds[k]->dirs[i], true);
+	return r < 0 ? r : add_components(names, HT_STATE_FILE, false);
+}
+
+/* @names->v and @more[0..n) as one NULL-terminated list (not owning them); NULL on ENOMEM. */
+static const char **name_list(const struct ht_paths *names, const struct ht_paths *more)
+{
+	const char **v = calloc(names->n + more->n + 1, sizeof(*v));
+
+	for (size_t i = 0; v && i < names->n; i++)
+		v[i] = names->v[i];
+	for (size_t i = 0; v && i < more->n; i++)
+		v[names->n + i] = more->v[i];
+	return v;
+}
 
 /* Adds @path's directories to @dirs: "/", "/etc", "/etc/sysctl.d" for a file in /etc/sysctl.d. */
 static int add_ancestors(struct ht_paths *dirs, const char *path)
@@ -477,54 +470,53 @@ static int add_ancestors(struct ht_paths *dirs, const char *path)
 static int sweep(const char *root, const struct state_loc *sl, const char *const *live_paths,
                  size_t nlive, const char *const *more, size_t nmore, struct ht_paths *swept)
 {
-	static const char *const files[] = {
-		HT_SYSCTL_FILE, HT_MODPROBE_FILE, HT_MODULES_LOAD_FILE, HT_LINK_PREFIX "x.link",
-	};
 	_cleanup_(ht_paths_free) struct ht_paths dirs = { 0 }, sdirs = { 0 }, ignored = { 0 };
-	int r = 0;
+	_cleanup_(ht_paths_free) struct ht_paths names = { 0 }, units = { 0 }, none = { 0 };
+	_cleanup_free_ const char **all = NULL, **base = NULL;
+	int r = created_dir_names(&names);
 
 	if (!swept)
 		swept = &ignored;
-	for (size_t i = 0; i < ARRAY_SIZE(files) && r == 0; i++)
-		r = add_ancestors(&dirs, files[i]);
+	/* The kinds' directories, but those of one instance each (UNIT.d): below. */
+	for (size_t k = 0; k < HT_NKINDS && r == 0; k++) {
+		const char *const *d = ht_kinds[k]->dirs;
+
+		for (size_t i = 0; !ht_kinds[k]->dir_per_instance && d[i] && r == 0; i++) {
+			r = add_ancestors(&dirs, d[i]);
+			if (r == 0)
+				r = ht_paths_add(&dirs, d[i]);
+		}
+	}
 	for (size_t i = 0; i < nlive && r == 0 && ht_root_confined(root); i++)
 		if (live_paths[i])
 			r = add_ancestors(&dirs, live_paths[i]);
 	if (r == 0)
 		r = add_ancestors(sl->root == root ? &dirs : &sdirs, sl->path);
-	{
-		_cleanup_free_ const char **names = calloc(ARRAY_SIZE(tmp_dir_names) + nmore,
-		                                            sizeof(*names));
-		_cleanup_(ht_paths_free) struct ht_paths units = { 0 };
-		size_t nn = 0;
+	/* A known file in a directory of its own: that directory, and its name. */
+	for (size_t i = 0; i < nmore && r == 0; i++) {
+		const struct ht_kind *k = more[i] ? managed_kind(more[i]) : NULL;
+		const char *p = more[i], *slash;
+		size_t dl;
 
-		if (!names)
-			return -ENOMEM;
-		for (size_t i = 0; tmp_dir_names[i]; i++)
-			names[nn++] = tmp_dir_names[i];
-		for (size_t i = 0; i < nmore && r == 0; i++) {
-			const char *p = more[i];
-			size_t ul = strlen(HT_UNIT_DIR "/");
-			const char *slash;
+		if (!k || !k->dir_per_instance)
+			continue;
+		dl = strlen(k->dirs[0]) + 1;
+		r = add_ancestors(&dirs, p);
+		slash = strchr(p + dl, '/');
+		if (r == 0 && slash) {
+			_cleanup_free_ char *d = strndup(p + dl, (size_t)(slash - p - dl));
 
-			if (!p || !ht_managed_file(p) || strncmp(p, HT_UNIT_DIR "/", ul) != 0)
-				continue;
-			r = add_ancestors(&dirs, p);
-			slash = strchr(p + ul, '/');
-			if (r == 0 && slash) {
-				_cleanup_free_ char *d = strndup(p + ul, (size_t)(slash - p - ul));
-
-				r = d ? ht_paths_add(&units, d) : -ENOMEM;
-			}
+			r = d ? ht_paths_add(&units, d) : -ENOMEM;
 		}
-		if (r < 0)
-			return r;
-		for (size_t i = 0; i < units.n; i++)
-			names[nn++] = units.v[i];
-		names[nn] = NULL;
-		ht_tmp_sweep(root, &dirs, names, swept);
-		ht_tmp_sweep(NULL, &sdirs, tmp_dir_names, swept);
 	}
+	if (r < 0)
+		return r;
+	all = name_list(&names, &units);
+	base = name_list(&names, &none);
+	if (!all || !base)
+		return -ENOMEM;
+	ht_tmp_sweep(root, &dirs, all, swept);
+	ht_tmp_sweep(NULL, &sdirs, base, swept);
 	return 0;
 }
 
@@ -736,22 +728,9 @@ static int live_set(const char *root, enum ht_live_kind kind, const char *path,
                     const char *ifname, const char *channel, const char *value, bool *changed,
                     struct ht_error *err)
 {
+	if (kind == HT_LIVE_CHANNELS)
+		return ht_channels_write(ifname, channel, value, changed, err);
 	*changed = false;
-	if (kind == HT_LIVE_CHANNELS) {
-		unsigned long n;
-		char *end;
-		int r;
-
-		errno = 0;
-		n = strtoul(value, &end, 10);
-		if (*end || errno || n == 0 || n > UINT32_MAX)
-			return ht_error_set(err, EINVAL, "%s: bad channel count '%s'", ifname,
-			                    value);
-		r = ht_ethtool_set_channels(ifname, channel, (uint32_t)n, NULL, err);
-		/* -EIO: CHANNELS_SET took, the read-back differs. */
-		*changed = r == 0 || r == -EIO;
-		return r;
-	}
 	return ht_live_write_at(root, path, value, changed, err);
 }
 
@@ -1212,6 +1191,77 @@ static int state_keep(const struct state_loc *sl, struct json_object *state,
 	return state_save(sl, state, &changed, err);
 }
 
+/* What of a revert could not be restored: how many changes, and the first failure. */
+struct revert_fail {
+	size_t kept;
+	int first;
+	struct ht_error err;
+};
+
+/* @r (@e says why) failed: one more change kept; the first failure remembered. */
+static void revert_failed(struct revert_fail *fail, int r, const struct ht_error *e)
+{
+	fail->kept++;
+	if (!fail->first) {
+		fail->first = r;
+		fail->err = *e;
+	}
+}
+
+/*
+ * Restores the state's live values, the last recorded first; @keep[i] is
+ * set for each one that could not be (it stays in the state file).
+ */
+static void revert_live(const char *root, struct json_object *live, FILE *report, bool *keep,
+                        struct revert_fail *fail)
+{
+	for (size_t i = json_object_array_length(live); i-- > 0;) {
+		struct json_object *e = json_object_array_get_idx(live, i);
+		const char *key = jget_str(e, "key"), *old = jget_str(e, "old");
+		const char *kind = jget_str(e, "kind");
+		struct ht_error e2 = { "" };
+		bool changed;
+		int r;
+
+		if (!old) {
+			say(report, "skipped %s: no earlier value recorded\n", key);
+			continue;
+		}
+		r = live_set(root, strcmp(kind, "channels") == 0 ? HT_LIVE_CHANNELS : HT_LIVE_PATH,
+		             jget_str(e, "path"), jget_str(e, "ifname"), jget_str(e, "channel"),
+		             old, &changed, &e2);
+		/* Gone since apply (module unloaded, interface removed): nothing to restore. */
+		if (r == -ENOENT || r == -ENODEV) {
+			say(report, "skipped %s: does not exist now\n", key);
+			continue;
+		}
+		if (r < 0) {
+			say(report, "could not restore %s to %s: %s\n", key, old, e2.msg);
+			keep[i] = true;
+			revert_failed(fail, r, &e2);
+			continue;
+		}
+		say(report, "restored %s to %s\n", key, old);
+	}
+}
+
+/* Restores the state's files, the last recorded first; @keep[i] as for revert_live(). */
+static void revert_files(const char *root, struct json_object *files, FILE *report, bool *keep,
+                         struct revert_fail *fail)
+{
+	for (size_t i = json_object_array_length(files); i-- > 0;) {
+		struct json_object *e = json_object_array_get_idx(files, i);
+		struct ht_error e2 = { "" };
+		int r = revert_file(root, e, report, &e2);
+
+		if (r < 0) {
+			say(report, "could not restore %s: %s\n", jget_str(e, "path"), e2.msg);
+			keep[i] = true;
+			revert_failed(fail, r, &e2);
+		}
+	}
+}
+
 int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_error *err)
 {
 	_cleanup_(state_loc_done) struct state_loc sl = { 0 };
@@ -1222,7 +1272,8 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 	struct json_object *state = NULL, *files, *live, *dirs = NULL;
 	struct ht_error ignored, first_err = { "" };
 	size_t nl, nf, kept = 0;
-	bool changed, unsynced = false, retired = false;
+	struct revert_fail fail = { 0 };
+	bool unsynced = false, retired = false;
 	int r, first = 0;
 
 	if (!err)
@@ -1274,51 +1325,11 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 	for (size_t i = 0; i < swept.n; i++)
 		say(report, "removed %s: left by an interrupted hosttune\n", swept.v[i]);
 
-	for (size_t i = nl; i-- > 0;) {
-		struct json_object *e = json_object_array_get_idx(live, i);
-		const char *key = jget_str(e, "key"), *old = jget_str(e, "old");
-		const char *kind = jget_str(e, "kind");
-		struct ht_error e2 = { "" };
-
-		if (!old) {
-			say(report, "skipped %s: no earlier value recorded\n", key);
-			continue;
-		}
-		r = live_set(root, strcmp(kind, "channels") == 0 ? HT_LIVE_CHANNELS : HT_LIVE_PATH,
-		             jget_str(e, "path"), jget_str(e, "ifname"), jget_str(e, "channel"),
-		             old, &changed, &e2);
-		/* Gone since apply (module unloaded, interface removed): nothing to restore. */
-		if (r == -ENOENT || r == -ENODEV) {
-			say(report, "skipped %s: does not exist now\n", key);
-			continue;
-		}
-		if (r < 0) {
-			say(report, "could not restore %s to %s: %s\n", key, old, e2.msg);
-			keep_live[i] = true;
-			kept++;
-			if (!first) {
-				first = r;
-				first_err = e2;
-			}
-			continue;
-		}
-		say(report, "restored %s to %s\n", key, old);
-	}
-	for (size_t i = nf; i-- > 0;) {
-		struct json_object *e = json_object_array_get_idx(files, i);
-		struct ht_error e2 = { "" };
-
-		r = revert_file(root, e, report, &e2);
-		if (r < 0) {
-			say(report, "could not restore %s: %s\n", jget_str(e, "path"), e2.msg);
-			keep_file[i] = true;
-			kept++;
-			if (!first) {
-				first = r;
-				first_err = e2;
-			}
-		}
-	}
+	revert_live(root, live, report, keep_live, &fail);
+	revert_files(root, files, report, keep_file, &fail);
+	first = fail.first;
+	first_err = fail.err;
+	kept = fail.kept;
 
 	/* The directories once their files are back, the state file last (with its own). */
 	if (kept == 0) {

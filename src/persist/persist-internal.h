@@ -5,7 +5,7 @@
 
 #include "persist/persist.h"
 
-/* Shared by plan.c (build, print) and apply.c (apply, revert, state). */
+/* Shared by the plan (plan.c, plan-add.c, the kinds) and apply.c (apply, revert, state). */
 
 /* The suffix of the copy apply --force keeps of a file it takes over. */
 #define HT_BACKUP_SUFFIX ".hosttune-orig"
@@ -22,35 +22,26 @@ bool ht_plan_file_changes(const struct ht_plan_file *f);
 /* True when the live value is to be written (not skipped with a note). */
 bool ht_plan_live_changes(const struct ht_plan_live *l);
 
-/* The files hosttune writes (host paths); .link files are HT_LINK_PREFIX IF ".link". */
-#define HT_SYSCTL_FILE "/etc/sysctl.d/90-hosttune.conf"
-#define HT_MODPROBE_FILE "/etc/modprobe.d/hosttune.conf"
-#define HT_MODULES_LOAD_FILE "/etc/modules-load.d/hosttune.conf"
-#define HT_LINK_PREFIX "/etc/systemd/network/90-hosttune-"
-/* A service's drop-in: HT_UNIT_DIR "/" UNIT ".d/" HT_DROPIN_NAME. */
-#define HT_UNIT_DIR "/etc/systemd/system"
-#define HT_DROPIN_NAME "90-hosttune.conf"
-
 /*
- * True when @path is exactly one of the files hosttune writes (the three
- * above, HT_LINK_PREFIX IF ".link" for a valid interface name,
- * HT_UNIT_DIR "/" UNIT ".d/" HT_DROPIN_NAME for a UNIT that
- * ht_unit_name_valid() accepts) or its
- * HT_BACKUP_SUFFIX copy. Revert uses it to refuse a state file that names
- * anything else.
+ * True when @path is exactly one of the files hosttune writes (a kind's
+ * managed_file(), persist/kind.h: its sysctl.d, modprobe.d and
+ * modules-load.d files, a .link file for a valid interface name, a drop-in
+ * for a UNIT that ht_unit_name_valid() accepts) or its HT_BACKUP_SUFFIX
+ * copy. Revert uses it to refuse a state file that names anything else.
  */
 bool ht_managed_file(const char *path);
 
 /*
- * True when @dir is a directory hosttune may create: a parent of one of its
- * files or of the default state file, or HT_UNIT_DIR "/" UNIT ".d" for a
- * valid UNIT. Revert removes those an apply recorded (when empty).
+ * True when @dir is a directory hosttune may create: a kind's directory or
+ * a parent of one (not "/"), the default state file's or a parent of it, or
+ * a kind's directory of one instance (a service's UNIT.d for a valid UNIT).
+ * Revert removes those an apply recorded (when empty).
  */
 bool ht_managed_dir(const char *dir);
 
 /*
  * True when @name is a name the kernel accepts for a network interface
  * (net/core/dev.c, dev_valid_name(): 1 to IFNAMSIZ - 1 bytes, not "." or
- * "..", no '/', ':' or white space).
+ * "..", no '/', ':' or white space). Defined in kind-channels.c.
  */
 bool ht_ifname_valid(const char *name);

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "engine/facts.h"
+#include "engine/fix.h"
 #include "engine/rules.h"
 #include "shared/util.h"
 
@@ -24,18 +25,18 @@ struct ht_paths;
  * values it runs with, show the difference (plan), write both with rollback
  * (apply), and undo an apply (revert). DESIGN.md, "Output and persistence".
  *
- * Files (rendered from templates/, compiled in; deterministic, sorted):
- *   /etc/sysctl.d/90-hosttune.conf           sysctl targets
- *   /etc/modprobe.d/hosttune.conf            module targets (options nf_conntrack hashsize=N)
- *   /etc/modules-load.d/hosttune.conf        nf_conntrack, so that systemd-modules-load
- *                                            loads it before systemd-sysctl applies
- *                                            the net.netfilter.* keys
- *   /etc/systemd/network/90-hosttune-IF.link channels targets (systemd.link(5))
- *   /etc/systemd/system/UNIT.d/90-hosttune.conf
- *                                            limit nofile targets: [Service]
- *                                            LimitNOFILE=SOFT:HARD for the
- *                                            process's service (no live write:
- *                                            the service must be restarted)
+ * Files (rendered from templates/, compiled in; deterministic, sorted), one
+ * file of persist/ per target kind saying where and how (persist/kind.h):
+ *   kind-sysctl.c    sysctl targets: hosttune's sysctl.d file
+ *   kind-module.c    module targets (options nf_conntrack hashsize=N): its
+ *                    modprobe.d file, and a modules-load.d file listing
+ *                    nf_conntrack, so that systemd-modules-load loads it
+ *                    before systemd-sysctl applies the net.netfilter.* keys
+ *   kind-channels.c  channels targets: a .link file per interface
+ *                    (systemd.link(5))
+ *   kind-limit.c     limit nofile targets: a drop-in per service, [Service]
+ *                    LimitNOFILE=SOFT:HARD (no live write: the service must
+ *                    be restarted)
  * Every file starts with HT_FILE_HEADER; a file at one of these paths without it
  * is never overwritten unless forced.
  */
@@ -120,6 +121,13 @@ struct ht_plan {
 	 */
 	int64_t ct_drop, ct_early_drop;
 	char *boot_id;
+	/*
+	 * What fixes each finding (engine/fix.h): fixes[i] for findings->items[i]
+	 * of ht_plan_build(), nfixes of them, whatever the flags: the one place
+	 * audit's fix lines come from. Strings owned by the plan.
+	 */
+	struct ht_fix *fixes;
+	size_t nfixes;
 };
 
 /* ht_plan_build() flags */
@@ -128,57 +136,6 @@ enum {
 	HT_PLAN_LIVE = 1 << 1,    /* live values */
 	HT_PLAN_NO_DISK = 1 << 2, /* facts of another host (--facts): compare with no files */
 };
-
-/*
- * The drop-in of a limit nofile finding (HT_TARGET_LIMIT, current value
- * process.NAME.nofile, NAME the finding's instance). Strings owned.
- * @unit: process.NAME.unit, a name ht_unit_name_valid() accepts.
- * @path: "/etc/systemd/system/UNIT.d/90-hosttune.conf".
- * @value: "SOFT:HARD", SOFT the recommended value, HARD the larger of SOFT
- *         and process.NAME.nofile_hard (never lower the hard limit: systemd
- *         240 and later give services 524288).
- */
-struct ht_limit_fix {
-	char *unit;
-	char *path;
-	char *value;
-	int64_t soft, hard;
-	/*
-	 * Filled by ht_limit_fix_configured(): the soft limit the unit's own
-	 * files give (hosttune's drop-in left out; -1: none, INT64_MAX:
-	 * infinity), the "FILE:LINE" of that line (owned, NULL with none), and
-	 * @enough when it is at least the recommended soft limit: then no
-	 * drop-in is written, the service only needs a restart to take it.
-	 */
-	int64_t configured;
-	char *source;
-	bool enough;
-};
-
-/*
- * ht_limit_fix - fill @out for @f (free with ht_limit_fix_free()).
- * Returns 0; -ENODATA when process.NAME.unit or .nofile_hard is unavailable
- * (the process runs outside a service) and -EINVAL when the unit name is
- * refused, with *@why (caller frees) saying so in one line; -ENOMEM.
- */
-int ht_limit_fix(const struct ht_finding *f, const struct ht_facts *facts,
-                 struct ht_limit_fix *out, char **why);
-
-void ht_limit_fix_free(struct ht_limit_fix *l);
-
-/*
- * ht_limit_fix_configured - what the service's unit file and drop-ins give
- * without hosttune's own drop-in (ht_unit_limits_read() below @root), so that
- * hosttune never lowers it: @l->enough when that soft limit is already at
- * least @l->soft; else @l->hard (and @l->value) become the largest of @l's
- * soft limit, the configured hard limit and the process's hard limit.
- * Returns 0 or -ENOMEM (an unreadable unit counts as none configured).
- */
-int ht_limit_fix_configured(struct ht_limit_fix *l, const char *root);
-
-/* ht_shell_word - @s as one shell word: as is when it has only [A-Za-z0-9:_.@/-],
- * else single-quoted (a ' as '\''). Caller frees; NULL on ENOMEM. */
-char *ht_shell_word(const char *s);
 
 /*
  * ht_plan_build - what apply would do for @findings on the host below @root.
@@ -196,12 +153,15 @@ char *ht_shell_word(const char *s);
  * a later value at least as high is fine), and a module parameter of a
  * built-in nf_conntrack that ROOT/proc/cmdline does not give, become
  * warnings: apply still writes them, but they will not hold at boot.
- * A limit nofile finding (HT_TARGET_LIMIT) gives one file per service,
- * /etc/systemd/system/UNIT.d/90-hosttune.conf (ht_limit_fix()), no live
- * value and an entry in restart; a drop-in of hosttune's for a service no
- * finding needs any more is removed; a later drop-in that sets LimitNOFILE
- * lower (ht_unit_limits_read()) is a warning; a finding without a service
- * or with a unit name refused is in skipped.
+ * A limit nofile finding (HT_TARGET_LIMIT) gives one drop-in per service
+ * (kind-limit.c), no live value and an entry in restart; a drop-in of
+ * hosttune's for a service no finding needs any more is removed; a later
+ * drop-in that sets LimitNOFILE lower (ht_unit_limits_read()) is a warning;
+ * a finding without a service or with a unit name refused is in skipped.
+ * Every finding gets its fix (@out->fixes, engine/fix.h), the same with any
+ * @flags: with neither HT_PLAN_PERSIST nor HT_PLAN_LIVE the plan holds the
+ * fixes alone (audit's), and reads no file but a limit finding's unit files
+ * (what the service's own files give, unless HT_PLAN_NO_DISK).
  */
 int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *facts,
                   const char *root, const char *profile, const char *only, unsigned flags,

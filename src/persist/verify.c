@@ -8,13 +8,13 @@
 
 #include <json-c/json.h>
 
+#include "engine/facts.h"
+#include "engine/rules.h"
 #include "shared/bootconf.h"
 #include "shared/fsutil.h"
+#include "persist/kind.h"
 #include "persist/persist.h"
-#include "engine/rules-internal.h"
 #include "persist/verify.h"
-
-#define HOSTTUNE_SYSCTL "/etc/sysctl.d/90-hosttune.conf"
 
 static int add(struct ht_verify_report *r, enum ht_verify_status st, const char *check,
                const char *key, const char *fmt, ...) _printf_(5, 6);
@@ -124,7 +124,7 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
                         const struct ht_conf *sys, const struct ht_conf *load,
                         const struct ht_facts *facts)
 {
-	const char *key = fi->rule->target;
+	const char *key = ht_rule_target(fi->rule), *ours_file = ht_kind_sysctl.file;
 	const struct ht_conf_key *k = ht_conf_find(sys, key);
 	const struct ht_conf_assign *eff = k ? ht_conf_effective(k) : NULL;
 	const struct ht_conf_assign *ours = NULL;
@@ -137,7 +137,7 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 	int ret;
 
 	for (size_t i = 0; k && i < k->n; i++)
-		if (strcmp(k->assigns[i].file, HOSTTUNE_SYSCTL) == 0)
+		if (strcmp(k->assigns[i].file, ours_file) == 0)
 			ours = &k->assigns[i];
 	if (!eff) {
 		_cleanup_free_ char *dflt = fi->kernel_default.type == HT_T_INT ?
@@ -157,7 +157,7 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 			return 0;
 		return add(r, HT_VERIFY_PROBLEM, "overridden", key,
 		           "%s = %s in %s:%u is cancelled at boot by %s:%u ('-%s' without a value: "
-		           "systemd-sysctl leaves the key alone)", key, ours->value, HOSTTUNE_SYSCTL,
+		           "systemd-sysctl leaves the key alone)", key, ours->value, ours_file,
 		           ours->line, ht_conf_file_shown(eff->file), eff->line, key);
 	}
 
@@ -165,7 +165,7 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 		problem = true;
 		ret = add(r, HT_VERIFY_PROBLEM, "overridden", key,
 		          "%s = %s in %s:%u is overridden at boot by %s:%u (= %s), which is read later",
-		          key, ours->value, HOSTTUNE_SYSCTL, ours->line, ht_conf_file_shown(eff->file),
+		          key, ours->value, ours_file, ours->line, ht_conf_file_shown(eff->file),
 		          eff->line, eff->value);
 		if (ret < 0)
 			return ret;
@@ -492,12 +492,12 @@ int ht_verify(struct ht_ruleset *rs, const struct ht_findings *findings,
 
 		if (!fi->applicable || fi->read_only)
 			continue;
-		if (fi->rule->kind == HT_TARGET_SYSCTL)
+		if (ht_rule_kind(fi->rule) == HT_TARGET_SYSCTL)
 			ret = check_sysctl(&r, fi, &sys, &load, facts);
-		else if (fi->rule->kind == HT_TARGET_MODULE &&
-		         strcmp(fi->rule->target, "module.nf_conntrack.hashsize") == 0)
+		else if (ht_rule_kind(fi->rule) == HT_TARGET_MODULE &&
+		         strcmp(ht_rule_target(fi->rule), "module.nf_conntrack.hashsize") == 0)
 			ret = check_hashsize(&r, fi, &mod, facts, slots, root);
-		else if (fi->rule->kind == HT_TARGET_LIMIT)
+		else if (ht_rule_kind(fi->rule) == HT_TARGET_LIMIT)
 			ret = check_limit(&r, fi, facts, root);
 	}
 	if (ret >= 0)
@@ -536,7 +536,7 @@ bool ht_finding_boot_worse(const struct ht_finding *f)
 		if (errno || end == v || *end)
 			return false;
 	}
-	return f->rule->only_raise ? b < f->recommended.i : b != f->recommended.i;
+	return ht_rule_only_raise(f->rule) ? b < f->recommended.i : b != f->recommended.i;
 }
 
 
@@ -561,12 +561,13 @@ static int boot_worse(struct ht_finding *fi)
 }
 int ht_findings_add_boot(struct ht_findings *f, const char *root)
 {
-	struct ht_conf sys = { 0 }, mod = { 0 };
-	int ret;
+	struct ht_conf conf[HT_NKINDS] = { 0 };
+	int ret = 0;
 
-	ret = ht_sysctl_conf_read(root, &sys);
-	if (ret >= 0)
-		ret = ht_modprobe_conf_read(root, &mod);
+	/* What the boot applies, read as each kind reads it: sysctl.d, modprobe.d. */
+	for (size_t k = 0; ret >= 0 && k < HT_NKINDS; k++)
+		if (ht_kinds[k]->boot_read)
+			ret = ht_kinds[k]->boot_read(root, &conf[k]);
 	for (size_t i = 0; ret >= 0 && i < f->n; i++) {
 		struct ht_finding *fi = &f->items[i];
 		const struct ht_rule *r = fi->rule;
@@ -574,10 +575,9 @@ int ht_findings_add_boot(struct ht_findings *f, const char *root)
 		const struct ht_conf_assign *a;
 		_cleanup_free_ char *live = NULL;
 
-		if (r->kind == HT_TARGET_SYSCTL)
-			k = ht_conf_find(&sys, r->target);
-		else if (r->kind == HT_TARGET_MODULE)
-			k = ht_conf_find(&mod, r->target + strlen("module."));
+		for (size_t n = 0; n < HT_NKINDS && !k; n++)
+			if (ht_kinds[n]->target == ht_rule_kind(r) && ht_kinds[n]->boot_read)
+				k = ht_conf_find(&conf[n], ht_kinds[n]->boot_key(ht_rule_target(r)));
 		a = k ? ht_conf_effective(k) : NULL;
 		if (!a)
 			continue;
@@ -589,7 +589,8 @@ int ht_findings_add_boot(struct ht_findings *f, const char *root)
 				fi->boot_source = NULL;
 				ret = -ENOMEM;
 			}
-			if (ret >= 0 && ht_finding_boot_worse(fi) && (ret = boot_worse(fi)) < 0)
+			fi->boot_worse = ret >= 0 && ht_finding_boot_worse(fi);
+			if (fi->boot_worse && (ret = boot_worse(fi)) < 0)
 				break;
 			continue;
 		}
@@ -607,11 +608,12 @@ int ht_findings_add_boot(struct ht_findings *f, const char *root)
 			ret = -ENOMEM;
 		}
 		/* What the host comes back with after a reboot is judged too. */
-		if (ret >= 0 && ht_finding_boot_worse(fi) && (ret = boot_worse(fi)) < 0)
+		fi->boot_worse = ret >= 0 && ht_finding_boot_worse(fi);
+		if (fi->boot_worse && (ret = boot_worse(fi)) < 0)
 			break;
 	}
-	ht_conf_free(&sys);
-	ht_conf_free(&mod);
+	for (size_t k = 0; k < HT_NKINDS; k++)
+		ht_conf_free(&conf[k]);
 	return ret < 0 ? ret : 0;
 }
 

@@ -231,3 +231,29 @@ const char *ht_utf8_invalid(const char *s)
 	}
 	return NULL;
 }
+
+char *ht_shell_word(const char *s)
+{
+	size_t n = 3;
+	char *out, *o;
+
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	                    ":_.@/-") == strlen(s))
+		return strdup(s);
+	for (const char *c = s; *c; c++)
+		n += *c == '\'' ? 4 : 1;
+	out = o = malloc(n);
+	if (!out)
+		return NULL;
+	*o++ = '\'';
+	for (const char *c = s; *c; c++) {
+		if (*c == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else
+			*o++ = *c;
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return out;
+}

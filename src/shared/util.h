@@ -154,3 +154,11 @@ int ht_utf8_len(const char *s);
  * surrogates, nothing above U+10FFFF), or NULL when all of @s is UTF-8.
  */
 const char *ht_utf8_invalid(const char *s);
+
+/*
+ * ht_shell_word - @s as one shell word: as is when it has only
+ * [A-Za-z0-9:_.@/-], else single-quoted (a ' as '\''), so that a command a
+ * message shows can be pasted ("systemctl restart 'a b.service'").
+ * Caller frees; NULL on ENOMEM.
+ */
+char *ht_shell_word(const char *s);
