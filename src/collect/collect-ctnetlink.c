@@ -74,14 +74,6 @@ struct ct_stats {
 	bool have[ST_N];
 };
 
-static int set_int(struct ht_facts *f, const char *name, int64_t i, const char *unit,
-                   const char *source)
-{
-	struct ht_value v = ht_int(i);
-
-	return ht_facts_set(f, name, &v, unit, source);
-}
-
 /* Adds @x to @sum unless that leaves int64_t. Returns 0 or -EOVERFLOW. */
 static int add_checked(int64_t *sum, uint64_t x)
 {
@@ -894,12 +886,12 @@ static int set_table_facts(struct ht_facts *f, const struct ht_ct_table *t, cons
 	char name[64];
 	int r;
 
-	r = set_int(f, "conntrack.dump.entries", t->entries, "entries", source);
+	r = ht_facts_set_int(f, "conntrack.dump.entries", t->entries, "entries", source);
 	if (r >= 0)
-		r = set_int(f, "conntrack.dump.tcp", t->tcp, "entries", source);
+		r = ht_facts_set_int(f, "conntrack.dump.tcp", t->tcp, "entries", source);
 	for (int i = 0; r >= 0 && i < HT_CT_TCP_STATES; i++) {
 		snprintf(name, sizeof(name), "conntrack.state.%s", tcp_state_names[i]);
-		r = set_int(f, name, t->state[i], "entries", source);
+		r = ht_facts_set_int(f, name, t->state[i], "entries", source);
 	}
 	return r;
 }
@@ -1007,7 +999,7 @@ static int collect_table(struct ht_facts *f, const char *root, bool live, const 
 		return ht_facts_set_unavailable(f, "conntrack.stale.established", est_error,
 		                                "entries", why_est);
 	}
-	return set_int(f, "conntrack.stale.established", t.stale, "entries", src);
+	return ht_facts_set_int(f, "conntrack.stale.established", t.stale, "entries", src);
 }
 
 
@@ -1054,7 +1046,7 @@ int ht_collect_ctnetlink(struct ht_facts *f, const char *root)
 			const char *s = is_cpu ? SRC_CPU : SRC_GLOBAL;
 
 			if (nl_stats.have[i]) {
-				r = set_int(f, fact, nl_stats.v[i], unit, s);
+				r = ht_facts_set_int(f, fact, nl_stats.v[i], unit, s);
 			} else {
 				snprintf(src, sizeof(src), "%s (no %s in the reply)", s,
 				         stat_defs[i].attr_name);
@@ -1068,7 +1060,7 @@ int ht_collect_ctnetlink(struct ht_facts *f, const char *root)
 			else
 				snprintf(src, sizeof(src), "%s", PATH_STAT);
 			if (proc_stats.have[i]) {
-				r = set_int(f, fact, proc_stats.v[i], unit, src);
+				r = ht_facts_set_int(f, fact, proc_stats.v[i], unit, src);
 			} else {
 				snprintf(src, sizeof(src), "%s (no %s column)", PATH_STAT, col);
 				r = ht_facts_set_unavailable(f, fact, ENOENT, unit, src);

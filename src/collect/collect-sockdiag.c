@@ -73,35 +73,6 @@ static void closedirp(DIR **d)
 }
 #define _cleanup_closedir_ _cleanup_(closedirp)
 
-/* ---- fact helpers: the unit is always the fact table's ---- */
-
-static const char *unit_of(const char *name)
-{
-	const struct ht_fact_def *d = ht_fact_def_find(name);
-
-	return d ? d->unit : NULL;
-}
-
-static int set_int(struct ht_facts *f, const char *name, int64_t i, const char *source)
-{
-	struct ht_value v = ht_int(i);
-
-	return ht_facts_set(f, name, &v, unit_of(name), source);
-}
-
-static int set_str(struct ht_facts *f, const char *name, const char *s, const char *source)
-{
-	struct ht_value v = { .type = HT_T_STR, .s = (char *)s };
-
-	return ht_facts_set(f, name, &v, unit_of(name), source);
-}
-
-/* @r a negative or positive errno. */
-static int set_unavail(struct ht_facts *f, const char *name, int r, const char *source)
-{
-	return ht_facts_set_unavailable(f, name, r < 0 ? -r : r, unit_of(name), source);
-}
-
 /* ---- parsers ---- */
 
 static bool is_hex(char c)
@@ -1052,8 +1023,8 @@ static int set_listener_fact(struct ht_facts *f, uint16_t port, const char *suff
 
 	snprintf(name, sizeof(name), "listener.%u.%s", port, suffix);
 	if (!v)
-		return set_unavail(f, name, err, source);
-	return ht_facts_set(f, name, v, unit_of(name), source);
+		return ht_facts_set_errno(f, name, err, ht_fact_def_unit(name), source);
+	return ht_facts_set(f, name, v, ht_fact_def_unit(name), source);
 }
 
 /* listener.PORT.{pid,process} of one listener. */
@@ -1166,27 +1137,34 @@ static int listener_facts(struct ht_facts *f, const char *root, struct scan *sc,
 		if (r < 0)
 			return r;
 	}
-	r = set_str(f, "listener.list", list, source);
+	r = ht_facts_set_str(f, "listener.list", list, source);
 	if (r >= 0)
-		r = set_int(f, "listeners.count", (int64_t)sc->n_ls, source);
+		r = ht_facts_set_int(f, "listeners.count", (int64_t)sc->n_ls,
+		                     ht_fact_def_unit("listeners.count"), source);
 	if (r < 0)
 		return r;
 	if (!have_backlog) {
 		static const char why[] = "/proc/net/tcp has no backlog (NETLINK_SOCK_DIAG has)";
 
-		r = set_unavail(f, "listeners.full", ENOENT, why);
+		r = ht_facts_set_errno(f, "listeners.full", ENOENT,
+		                       ht_fact_def_unit("listeners.full"), why);
 		if (r >= 0)
-			r = set_unavail(f, "listeners.at_somaxconn", ENOENT, why);
+			r = ht_facts_set_errno(f, "listeners.at_somaxconn", ENOENT,
+			                       ht_fact_def_unit("listeners.at_somaxconn"), why);
 		return r;
 	}
-	r = set_int(f, "listeners.full", full, SRC_DIAG " idiag_rqueue >= idiag_wqueue");
+	r = ht_facts_set_int(f, "listeners.full", full, ht_fact_def_unit("listeners.full"),
+	                     SRC_DIAG " idiag_rqueue >= idiag_wqueue");
 	if (r < 0)
 		return r;
 	if (!have_somax)
-		return set_unavail(f, "listeners.at_somaxconn", somax_err ? somax_err : EINVAL,
-		                   "net.core.somaxconn");
-	return set_int(f, "listeners.at_somaxconn", at_max,
-	               SRC_DIAG " idiag_wqueue == net.core.somaxconn");
+		return ht_facts_set_errno(f, "listeners.at_somaxconn",
+		                          somax_err ? somax_err : EINVAL,
+		                          ht_fact_def_unit("listeners.at_somaxconn"),
+		                          "net.core.somaxconn");
+	return ht_facts_set_int(f, "listeners.at_somaxconn", at_max,
+	                        ht_fact_def_unit("listeners.at_somaxconn"),
+	                        SRC_DIAG " idiag_wqueue == net.core.somaxconn");
 }
 
 /* 127.0.0.0/8 (as ::ffff:127.x here) or ::1. */
@@ -1228,7 +1206,8 @@ static int ports_facts(struct ht_facts *f, struct scan *sc, const char *source, 
 	char buf[INET6_ADDRSTRLEN + 16];
 	int r;
 
-	r = set_int(f, "ports.time_wait", (int64_t)sc->time_wait, source);
+	r = ht_facts_set_int(f, "ports.time_wait", (int64_t)sc->time_wait,
+	                     ht_fact_def_unit("ports.time_wait"), source);
 	if (r < 0)
 		return r;
 	if (!sc->have_range) {
@@ -1237,7 +1216,8 @@ static int ports_facts(struct ht_facts *f, struct scan *sc, const char *source, 
 			                              "ports.top.source", "ports.top.time_wait" };
 
 		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-			r = set_unavail(f, names[i], range_err, "net.ipv4.ip_local_port_range");
+			r = ht_facts_set_errno(f, names[i], range_err, ht_fact_def_unit(names[i]),
+			                       "net.ipv4.ip_local_port_range");
 			if (r < 0)
 				return r;
 		}
@@ -1250,36 +1230,41 @@ static int ports_facts(struct ht_facts *f, struct scan *sc, const char *source, 
 		                (d->sockets == top->sockets && dest_cmp(d, top) < 0)))
 			top = d;
 	}
-	r = set_int(f, "ports.destinations", (int64_t)sc->n_dests, source);
+	r = ht_facts_set_int(f, "ports.destinations", (int64_t)sc->n_dests,
+	                     ht_fact_def_unit("ports.destinations"), source);
 	if (r < 0)
 		return r;
 	if (!top) {
-		r = set_int(f, "ports.top.sockets", 0, source);
+		r = ht_facts_set_int(f, "ports.top.sockets", 0,
+		                     ht_fact_def_unit("ports.top.sockets"), source);
 		if (r >= 0)
-			r = set_int(f, "ports.top.time_wait", 0, source);
+			r = ht_facts_set_int(f, "ports.top.time_wait", 0,
+			                     ht_fact_def_unit("ports.top.time_wait"), source);
 		if (r >= 0)
-			r = set_unavail(f, "ports.top.destination", ENOENT, none);
+			r = ht_facts_set_errno(f, "ports.top.destination", ENOENT,
+			                       ht_fact_def_unit("ports.top.destination"), none);
 		if (r >= 0)
-			r = set_unavail(f, "ports.top.loopback", ENOENT, none);
+			r = ht_facts_set_errno(f, "ports.top.loopback", ENOENT,
+			                       ht_fact_def_unit("ports.top.loopback"), none);
 		if (r >= 0)
-			r = set_unavail(f, "ports.top.source", ENOENT, none);
+			r = ht_facts_set_errno(f, "ports.top.source", ENOENT,
+			                       ht_fact_def_unit("ports.top.source"), none);
 		return r;
 	}
 	dest_text(top->dst, top->dport, buf, sizeof(buf));
-	r = set_str(f, "ports.top.destination", buf, source);
-	if (r >= 0) {
-		struct ht_value v = ht_bool(is_loopback(top->dst));
-
-		r = ht_facts_set(f, "ports.top.loopback", &v, NULL, source);
-	}
+	r = ht_facts_set_str(f, "ports.top.destination", buf, source);
+	if (r >= 0)
+		r = ht_facts_set_bool(f, "ports.top.loopback", is_loopback(top->dst), source);
 	if (r < 0)
 		return r;
 	addr_text(top->src, buf, sizeof(buf));
-	r = set_str(f, "ports.top.source", buf, source);
+	r = ht_facts_set_str(f, "ports.top.source", buf, source);
 	if (r >= 0)
-		r = set_int(f, "ports.top.sockets", top->sockets, source);
+		r = ht_facts_set_int(f, "ports.top.sockets", top->sockets,
+		                     ht_fact_def_unit("ports.top.sockets"), source);
 	if (r >= 0)
-		r = set_int(f, "ports.top.time_wait", top->time_wait, source);
+		r = ht_facts_set_int(f, "ports.top.time_wait", top->time_wait,
+		                     ht_fact_def_unit("ports.top.time_wait"), source);
 	return r;
 }
 
@@ -1298,22 +1283,28 @@ static int range_facts(struct ht_facts *f, const char *root, struct scan *sc, in
 		r = ht_port_range(text, &lo, &hi);
 	if (r < 0) {
 		*range_err = -r;
-		r = set_unavail(f, "net.ipv4.ip_local_port_range", *range_err, PATH_RANGE);
+		r = ht_facts_set_errno(f, "net.ipv4.ip_local_port_range", *range_err,
+		                       ht_fact_def_unit("net.ipv4.ip_local_port_range"),
+		                       PATH_RANGE);
 		if (r >= 0)
-			r = set_unavail(f, "ports.range.low", *range_err, PATH_RANGE);
+			r = ht_facts_set_errno(f, "ports.range.low", *range_err,
+			                       ht_fact_def_unit("ports.range.low"), PATH_RANGE);
 		if (r >= 0)
-			r = set_unavail(f, "ports.range.high", *range_err, PATH_RANGE);
+			r = ht_facts_set_errno(f, "ports.range.high", *range_err,
+			                       ht_fact_def_unit("ports.range.high"), PATH_RANGE);
 		return r;
 	}
 	sc->have_range = true;
 	sc->low = (uint16_t)lo;
 	sc->high = (uint16_t)hi;
 	snprintf(buf, sizeof(buf), "%" PRId64 " %" PRId64, lo, hi);
-	r = set_str(f, "net.ipv4.ip_local_port_range", buf, PATH_RANGE);
+	r = ht_facts_set_str(f, "net.ipv4.ip_local_port_range", buf, PATH_RANGE);
 	if (r >= 0)
-		r = set_int(f, "ports.range.low", lo, PATH_RANGE);
+		r = ht_facts_set_int(f, "ports.range.low", lo, ht_fact_def_unit("ports.range.low"),
+		                     PATH_RANGE);
 	if (r >= 0)
-		r = set_int(f, "ports.range.high", hi, PATH_RANGE);
+		r = ht_facts_set_int(f, "ports.range.high", hi,
+		                     ht_fact_def_unit("ports.range.high"), PATH_RANGE);
 	return r;
 }
 
@@ -1328,7 +1319,7 @@ static int sockets_unavailable(struct ht_facts *f, int err, const char *source)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		int r = set_unavail(f, names[i], err, source);
+		int r = ht_facts_set_errno(f, names[i], err, ht_fact_def_unit(names[i]), source);
 
 		if (r < 0)
 			return r;
@@ -1470,8 +1461,8 @@ static int set_proc_fact(struct ht_facts *f, const char *pname, const char *suff
 	if (asprintf(&name, "process.%s.%s", pname, suffix) < 0)
 		return -ENOMEM;
 	if (!v)
-		return set_unavail(f, name, err, source);
-	return ht_facts_set(f, name, v, unit_of(name), source);
+		return ht_facts_set_errno(f, name, err, ht_fact_def_unit(name), source);
+	return ht_facts_set(f, name, v, ht_fact_def_unit(name), source);
 }
 
 static int process_facts(struct ht_facts *f, const char *root, const struct proc_pick *p)
@@ -1704,7 +1695,7 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 		if (r < 0)
 			goto out;
 	}
-	r = set_str(f, "process.list", list, "/proc/PID/comm");
+	r = ht_facts_set_str(f, "process.list", list, "/proc/PID/comm");
 out:
 	for (size_t i = 0; i < n; i++)
 		free(picks[i].name);
@@ -1746,9 +1737,11 @@ int ht_collect_nstat(struct ht_facts *f, const char *root)
 			r = ht_nstat_value(text, defs[i].prefix, defs[i].field, &v);
 		snprintf(src, sizeof(src), "%s %s: %s", defs[i].path, defs[i].prefix, defs[i].field);
 		if (r < 0)
-			r = set_unavail(f, defs[i].fact, r, r == -ENOENT && text ? src : defs[i].path);
+			r = ht_facts_set_errno(f, defs[i].fact, r, ht_fact_def_unit(defs[i].fact),
+			                       r == -ENOENT && text ? src : defs[i].path);
 		else
-			r = set_int(f, defs[i].fact, v, src);
+			r = ht_facts_set_int(f, defs[i].fact, v, ht_fact_def_unit(defs[i].fact),
+			                     src);
 		if (r < 0)
 			return r;
 	}
