@@ -21,6 +21,7 @@
 #include "collect/collect.h"
 #include "engine/facts.h"
 #include "shared/bootconf.h"
+#include "shared/netlink.h"
 #include "shared/util.h"
 #include "engine/value.h"
 
@@ -37,8 +38,6 @@
  * - the checked processes' limits, descriptors and systemd unit;
  * - the nstat(8) counters of /proc/net/netstat and /proc/net/snmp.
  */
-
-#define NL_BUF_SIZE 32768 /* as collect-ctnetlink.c: netlink_dump()'s largest skb */
 
 #define SRC_DIAG "NETLINK_SOCK_DIAG inet_diag"
 #define PATH_TCP4 "/proc/net/tcp"
@@ -666,14 +665,9 @@ static int scan_add(struct scan *sc, const struct ht_sock *s, bool have_backlog)
 
 /* ---- NETLINK_SOCK_DIAG ---- */
 
-struct diag_req {
-	struct scan *sc;
-	int error; /* positive errno */
-};
-
 static int diag_data_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct diag_req *req = data;
+	struct scan *sc = data;
 	const struct inet_diag_msg *m;
 	struct ht_sock s = { 0 };
 	int r;
@@ -681,7 +675,6 @@ static int diag_data_cb(const struct nlmsghdr *nlh, void *data)
 	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
 		return MNL_CB_OK;
 	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*m)) {
-		req->error = EBADMSG;
 		errno = EBADMSG;
 		return MNL_CB_ERROR;
 	}
@@ -702,113 +695,42 @@ static int diag_data_cb(const struct nlmsghdr *nlh, void *data)
 	s.rqueue = m->idiag_rqueue;
 	s.wqueue = m->idiag_wqueue;
 	s.inode = m->idiag_inode;
-	r = scan_add(req->sc, &s, true);
+	r = scan_add(sc, &s, true);
 	if (r < 0) {
-		req->error = -r;
 		errno = -r;
 		return MNL_CB_ERROR;
 	}
 	return MNL_CB_OK;
 }
 
-static int diag_error_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
-	struct diag_req *req = data;
-
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*err)) {
-		req->error = EBADMSG;
-	} else {
-		if (err->error == 0)
-			return MNL_CB_STOP;
-		req->error = err->error < 0 ? -err->error : err->error;
-	}
-	errno = req->error;
-	return MNL_CB_ERROR;
-}
-
-static int diag_done_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct diag_req *req = data;
-	int code;
-
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(code))
-		return MNL_CB_STOP;
-	memcpy(&code, mnl_nlmsg_get_payload(nlh), sizeof(code));
-	if (code >= 0)
-		return MNL_CB_STOP;
-	req->error = -code;
-	errno = req->error;
-	return MNL_CB_ERROR;
-}
-
-static int diag_noop_cb(const struct nlmsghdr *nlh _unused_, void *data _unused_)
-{
-	return MNL_CB_OK;
-}
-
 /* One SOCK_DIAG_BY_FAMILY dump of @family's TCP sockets into @sc. 0 or a negative errno. */
 static int diag_dump(struct mnl_socket *nl, char *buf, uint8_t family, struct scan *sc)
 {
-	static mnl_cb_t ctl_cb[NLMSG_MIN_TYPE] = {
-		[NLMSG_NOOP] = diag_noop_cb,
-		[NLMSG_ERROR] = diag_error_cb,
-		[NLMSG_DONE] = diag_done_cb,
-	};
-	struct diag_req req = { .sc = sc };
-	unsigned portid = mnl_socket_get_portid(nl);
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct inet_diag_req_v2 *d;
-	unsigned seq;
 
 	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = seq = (unsigned)time(NULL) + family;
+	nlh->nlmsg_seq = (unsigned)time(NULL) + family;
 	d = mnl_nlmsg_put_extra_header(nlh, sizeof(*d));
 	d->sdiag_family = family;
 	d->sdiag_protocol = IPPROTO_TCP;
 	d->idiag_ext = 0;
 	d->idiag_states = DIAG_STATES;
-
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = mnl_socket_recvfrom(nl, buf, NL_BUF_SIZE);
-		int r;
-
-		if (n < 0)
-			return -errno;
-		r = mnl_cb_run2(buf, (size_t)n, seq, portid, diag_data_cb, &req, ctl_cb,
-		                ARRAY_SIZE(ctl_cb));
-		if (r < 0) {
-			int e = errno;
-
-			return -(req.error ? req.error : e ? e : EIO);
-		}
-		if (r == MNL_CB_STOP)
-			return 0;
-	}
-}
-
-static void mnl_closep(struct mnl_socket **nl)
-{
-	if (*nl)
-		mnl_socket_close(*nl);
+	return ht_nl_request(nl, nlh, buf, HT_NL_DUMP_BUF_SIZE, diag_data_cb, sc, NULL);
 }
 
 static int scan_netlink(struct scan *sc)
 {
-	_cleanup_(mnl_closep) struct mnl_socket *nl = NULL;
-	_cleanup_free_ char *buf = malloc(NL_BUF_SIZE);
+	_cleanup_(ht_nl_closep) struct mnl_socket *nl = NULL;
+	_cleanup_free_ char *buf = malloc(HT_NL_DUMP_BUF_SIZE);
 	int r;
 
 	if (!buf)
 		return -ENOMEM;
-	nl = mnl_socket_open(NETLINK_SOCK_DIAG);
-	if (!nl)
-		return -errno;
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
-		return -errno;
+	r = ht_nl_open(NETLINK_SOCK_DIAG, &nl);
+	if (r < 0)
+		return r;
 	r = diag_dump(nl, buf, AF_INET, sc);
 	if (r < 0)
 		return r;
