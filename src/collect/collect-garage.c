@@ -786,9 +786,38 @@ static const char *db_engine_name(const char *s)
 	return s;
 }
 
-/* The facts of a parsed garage.toml, and its directories in @dirs. */
-static int config_facts(struct gctx *c, const struct ht_toml_table *t, struct gdir **dirs,
-                        size_t *ndirs)
+/* garage.metadata_dir and garage.data_dir (@d's @n paths, space-separated). */
+static int dir_facts(struct gctx *c, const struct ht_toml_table *t,
+                     const struct ht_toml_value *meta, const struct gdir *d, size_t n)
+{
+	_cleanup_free_ char *src = NULL, *list = NULL;
+	size_t len = 0;
+	int r;
+
+	if (!(src = file_line(c->file, meta->line)))
+		return -ENOMEM;
+	r = ht_facts_set_str(c->f, "garage.metadata_dir", meta->str, src);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(d[i].path) + 1;
+	if (!(list = calloc(1, len + 1)))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(list, " ");
+		strcat(list, d[i].path);
+	}
+	free(src);
+	src = file_line(c->file, ht_toml_get(t, "data_dir")->line);
+	return src ? ht_facts_set_str(c->f, "garage.data_dir", list, src) : -ENOMEM;
+}
+
+/*
+ * garage.db_engine, garage.block_size, garage.block_ram_buffer_max,
+ * garage.metadata_fsync and garage.data_fsync: as set, else Garage's default.
+ */
+static int setting_facts(struct gctx *c, const struct ht_toml_table *t)
 {
 	static const struct {
 		const char *key;
@@ -799,63 +828,18 @@ static int config_facts(struct gctx *c, const struct ht_toml_table *t, struct gd
 		{ "block_ram_buffer_max", "garage.block_ram_buffer_max", DEFAULT_BLOCK_RAM_BUFFER_MAX },
 	};
 	static const char *const bools[] = { "metadata_fsync", "data_fsync" };
-	const struct ht_toml_value *v, *meta;
-	struct gdir *d = NULL;
-	size_t n = 0;
-	_cleanup_free_ char *src = NULL, *list = NULL;
+	const struct ht_toml_value *v;
+	_cleanup_free_ char *src = NULL;
 	int r;
 
-	/* Everything Garage refuses is found before any fact is set. */
-	r = get_string(c, t, "metadata_dir", "metadata_dir", "a directory path", &meta);
-	if (r == 0 && !meta->str[0])
-		r = bad_value(c, "metadata_dir", meta, "a directory path");
-	if (r == 1)
-		r = missing(c, "metadata_dir", "\"DIR\"");
-	if (r < 0)
-		return r;
-	r = data_dirs(c, t, &d, &n);
-	if (r < 0)
-		return r;
-	v = ht_toml_get(t, "rpc_bind_addr");
-	if (!v)
-		r = missing(c, "rpc_bind_addr", "\"IP:PORT\"");
-
-	/* metadata_dir, data_dir */
-	if (r >= 0 && !(src = file_line(c->file, meta->line)))
-		r = -ENOMEM;
-	if (r >= 0)
-		r = ht_facts_set_str(c->f, "garage.metadata_dir", meta->str, src);
-	if (r >= 0) {
-		size_t len = 0;
-
-		for (size_t i = 0; i < n; i++)
-			len += strlen(d[i].path) + 1;
-		if (!(list = calloc(1, len + 1)))
-			r = -ENOMEM;
-		for (size_t i = 0; r >= 0 && i < n; i++) {
-			if (i)
-				strcat(list, " ");
-			strcat(list, d[i].path);
-		}
-	}
-	if (r >= 0) {
-		free(src);
-		src = file_line(c->file, ht_toml_get(t, "data_dir")->line);
-		r = src ? ht_facts_set_str(c->f, "garage.data_dir", list, src) : -ENOMEM;
-	}
-
 	/* db_engine */
-	if (r >= 0) {
-		r = get_string(c, t, "db_engine", "db_engine", "a string: \"lmdb\" or \"sqlite\"", &v);
-		if (r == 1)
-			r = ht_facts_set_str(c->f, "garage.db_engine", "lmdb", SRC_DEFAULT);
-		else if (r == 0) {
-			free(src);
-			src = file_line(c->file, v->line);
-			r = src ? ht_facts_set_str(c->f, "garage.db_engine",
-			                           db_engine_name(v->str), src)
-			        : -ENOMEM;
-		}
+	r = get_string(c, t, "db_engine", "db_engine", "a string: \"lmdb\" or \"sqlite\"", &v);
+	if (r == 1)
+		r = ht_facts_set_str(c->f, "garage.db_engine", "lmdb", SRC_DEFAULT);
+	else if (r == 0) {
+		src = file_line(c->file, v->line);
+		r = src ? ht_facts_set_str(c->f, "garage.db_engine", db_engine_name(v->str), src)
+		        : -ENOMEM;
 	}
 
 	/* block_size, block_ram_buffer_max */
@@ -891,53 +875,91 @@ static int config_facts(struct gctx *c, const struct ht_toml_table *t, struct gd
 			r = src ? ht_facts_set_bool(c->f, fact, b, src) : -ENOMEM;
 		}
 	}
+	return r;
+}
 
-	/* compression_level: an i32, or "none" in any case (deserialize_compression()) */
-	if (r >= 0) {
-		v = ht_toml_get(t, "compression_level");
-		if (!v)
-			r = ht_facts_set_str(c->f, "garage.compression_level", "1", SRC_DEFAULT);
-		else if (v->type == HT_TOML_INT && v->i >= INT32_MIN && v->i <= INT32_MAX) {
-			char num[24];
+/* garage.compression_level: an i32, or "none" in any case (deserialize_compression()). */
+static int compression_fact(struct gctx *c, const struct ht_toml_table *t)
+{
+	const struct ht_toml_value *v = ht_toml_get(t, "compression_level");
+	_cleanup_free_ char *src = NULL;
 
-			snprintf(num, sizeof(num), "%" PRId64, v->i);
-			free(src);
-			src = file_line(c->file, v->line);
-			r = src ? ht_facts_set_str(c->f, "garage.compression_level", num, src)
-			        : -ENOMEM;
-		} else if (v->type == HT_TOML_INT)
-			r = bad_value(c, "compression_level", v,
-			              "a level from -2147483648 to 2147483647 (zstd: -99 to 22)");
-		else if (v->type == HT_TOML_STRING && strcasecmp(v->str, "none") == 0) {
-			free(src);
-			src = file_line(c->file, v->line);
-			r = src ? ht_facts_set_str(c->f, "garage.compression_level", "none", src)
-			        : -ENOMEM;
-		} else
-			r = bad_value(c, "compression_level", v, "an integer or \"none\"");
+	if (!v)
+		return ht_facts_set_str(c->f, "garage.compression_level", "1", SRC_DEFAULT);
+	if (v->type == HT_TOML_INT && v->i >= INT32_MIN && v->i <= INT32_MAX) {
+		char num[24];
+
+		snprintf(num, sizeof(num), "%" PRId64, v->i);
+		src = file_line(c->file, v->line);
+		return src ? ht_facts_set_str(c->f, "garage.compression_level", num, src) : -ENOMEM;
 	}
+	if (v->type == HT_TOML_INT)
+		return bad_value(c, "compression_level", v,
+		                 "a level from -2147483648 to 2147483647 (zstd: -99 to 22)");
+	if (v->type == HT_TOML_STRING && strcasecmp(v->str, "none") == 0) {
+		src = file_line(c->file, v->line);
+		return src ? ht_facts_set_str(c->f, "garage.compression_level", "none", src)
+		           : -ENOMEM;
+	}
+	return bad_value(c, "compression_level", v, "an integer or \"none\"");
+}
 
-	/* metadata_auto_snapshot_interval: unset by default (no snapshots) */
-	if (r >= 0) {
-		r = get_string(c, t, "metadata_auto_snapshot_interval",
-		               "metadata_auto_snapshot_interval", "a duration string such as \"6h\"", &v);
-		if (r == 1) {
-			free(src);
-			if (asprintf(&src, "%s: no metadata_auto_snapshot_interval (Garage's default: "
-			             "no snapshots)", c->file) < 0)
-				src = NULL;
-			r = src ? ht_facts_set_unavailable(c->f, "garage.metadata_auto_snapshot_interval",
-			                                   ENOENT, NULL, src)
-			        : -ENOMEM;
-		} else if (r == 0) {
-			free(src);
-			src = file_line(c->file, v->line);
-			r = src ? ht_facts_set_str(c->f, "garage.metadata_auto_snapshot_interval",
-			                           v->str, src)
-			        : -ENOMEM;
+/* garage.metadata_auto_snapshot_interval: unset by default (no snapshots). */
+static int snapshot_fact(struct gctx *c, const struct ht_toml_table *t)
+{
+	const struct ht_toml_value *v;
+	_cleanup_free_ char *src = NULL;
+	int r;
+
+	r = get_string(c, t, "metadata_auto_snapshot_interval", "metadata_auto_snapshot_interval",
+	               "a duration string such as \"6h\"", &v);
+	if (r == 1) {
+		if (asprintf(&src, "%s: no metadata_auto_snapshot_interval (Garage's default: "
+		             "no snapshots)", c->file) < 0) {
+			src = NULL;
+			return -ENOMEM;
 		}
+		return ht_facts_set_unavailable(c->f, "garage.metadata_auto_snapshot_interval",
+		                                ENOENT, NULL, src);
 	}
+	if (r < 0)
+		return r;
+	src = file_line(c->file, v->line);
+	return src ? ht_facts_set_str(c->f, "garage.metadata_auto_snapshot_interval", v->str, src)
+	           : -ENOMEM;
+}
 
+/* The facts of a parsed garage.toml, and its directories in @dirs. */
+static int config_facts(struct gctx *c, const struct ht_toml_table *t, struct gdir **dirs,
+                        size_t *ndirs)
+{
+	const struct ht_toml_value *meta;
+	struct gdir *d = NULL;
+	size_t n = 0;
+	int r;
+
+	/* Everything Garage refuses is found before any fact is set. */
+	r = get_string(c, t, "metadata_dir", "metadata_dir", "a directory path", &meta);
+	if (r == 0 && !meta->str[0])
+		r = bad_value(c, "metadata_dir", meta, "a directory path");
+	if (r == 1)
+		r = missing(c, "metadata_dir", "\"DIR\"");
+	if (r < 0)
+		return r;
+	r = data_dirs(c, t, &d, &n);
+	if (r < 0)
+		return r;
+	if (!ht_toml_get(t, "rpc_bind_addr"))
+		r = missing(c, "rpc_bind_addr", "\"IP:PORT\"");
+
+	if (r >= 0)
+		r = dir_facts(c, t, meta, d, n);
+	if (r >= 0)
+		r = setting_facts(c, t);
+	if (r >= 0)
+		r = compression_fact(c, t);
+	if (r >= 0)
+		r = snapshot_fact(c, t);
 	/* Ports: rpc_bind_addr is a SocketAddr; the HTTP endpoints may be Unix sockets. */
 	if (r >= 0)
 		r = port_fact(c, t, "rpc_bind_addr", "garage.rpc_port", false);
