@@ -40,7 +40,6 @@ int ht_collect_boot(struct ht_facts *f, const char *root)
 		const struct ht_conf_key *k = ht_conf_find(&conf, keys[i].key);
 		const struct ht_conf_assign *a = k ? ht_conf_effective(k) : NULL;
 		_cleanup_free_ char *name = NULL, *src = NULL;
-		struct ht_value v;
 		char *end;
 		long long n;
 
@@ -66,8 +65,7 @@ int ht_collect_boot(struct ht_facts *f, const char *root)
 			r = ht_facts_set_unavailable(f, name, EINVAL, keys[i].unit, src);
 			continue;
 		}
-		v = ht_int((int64_t)n);
-		r = ht_facts_set(f, name, &v, keys[i].unit, src);
+		r = ht_facts_set_int(f, name, (int64_t)n, keys[i].unit, src);
 	}
 	ht_conf_free(&conf);
 	return r == -ENOMEM ? r : 0;

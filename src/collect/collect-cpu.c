@@ -56,26 +56,6 @@
 /* Buffers between two looks at the clock: 4 x 16 KiB is at most a few hundred microseconds. */
 #define MEASURE_CHECK_EVERY 4
 
-static int unavailable(struct ht_facts *f, const char *name, int r, const char *unit,
-                       const char *source)
-{
-	return ht_facts_set_unavailable(f, name, r < 0 ? -r : r, unit, source);
-}
-
-static int set_str(struct ht_facts *f, const char *name, const char *s, const char *source)
-{
-	struct ht_value v = { .type = HT_T_STR, .s = (char *)s };
-
-	return ht_facts_set(f, name, &v, NULL, source);
-}
-
-static int set_bool(struct ht_facts *f, const char *name, bool b, const char *source)
-{
-	struct ht_value v = ht_bool(b);
-
-	return ht_facts_set(f, name, &v, NULL, source);
-}
-
 /*
  * Copies @s (at most @len bytes) into @buf with control bytes and bytes that
  * are not UTF-8 as '?': sources and DMI strings must read back from a facts file.
@@ -287,33 +267,36 @@ static int collect_cpuinfo(struct ht_facts *f, const char *root, struct ht_cpuin
 	if (r < 0) {
 		int e = r;
 
-		if ((r = unavailable(f, "cpu.aes.flag", e, NULL, PATH_CPUINFO)) < 0 ||
-		    (r = unavailable(f, "cpu.pclmul.flag", e, NULL, PATH_CPUINFO)) < 0 ||
-		    (r = unavailable(f, "cpu.pclmul.name", e, NULL, PATH_CPUINFO)) < 0)
+		if ((r = ht_facts_set_errno(f, "cpu.aes.flag", e, NULL, PATH_CPUINFO)) < 0 ||
+		    (r = ht_facts_set_errno(f, "cpu.pclmul.flag", e, NULL, PATH_CPUINFO)) < 0 ||
+		    (r = ht_facts_set_errno(f, "cpu.pclmul.name", e, NULL, PATH_CPUINFO)) < 0)
 			return r;
-		return unavailable(f, "cpu.model", e, NULL, PATH_CPUINFO);
+		return ht_facts_set_errno(f, "cpu.model", e, NULL, PATH_CPUINFO);
 	}
 	if (ci->flags_key) {
 		snprintf(src, sizeof(src), PATH_CPUINFO " %s", ci->flags_key);
-		if ((r = set_bool(f, "cpu.aes.flag", ci->aes, src)) < 0 ||
-		    (r = set_bool(f, "cpu.pclmul.flag", ci->pclmul, src)) < 0 ||
-		    (r = set_str(f, "cpu.pclmul.name", ht_cpuinfo_pclmul_name(ci), src)) < 0)
+		if ((r = ht_facts_set_bool(f, "cpu.aes.flag", ci->aes, src)) < 0 ||
+		    (r = ht_facts_set_bool(f, "cpu.pclmul.flag", ci->pclmul, src)) < 0 ||
+		    (r = ht_facts_set_str(f, "cpu.pclmul.name", ht_cpuinfo_pclmul_name(ci),
+		                          src)) < 0)
 			return r;
 	} else {
 		static const char none[] = PATH_CPUINFO " has no flags or Features line";
 
-		if ((r = unavailable(f, "cpu.aes.flag", ENOENT, NULL, none)) < 0 ||
-		    (r = unavailable(f, "cpu.pclmul.flag", ENOENT, NULL, none)) < 0 ||
-		    (r = unavailable(f, "cpu.pclmul.name", ENOENT, NULL, none)) < 0)
+		if ((r = ht_facts_set_errno(f, "cpu.aes.flag", ENOENT, NULL, none)) < 0 ||
+		    (r = ht_facts_set_errno(f, "cpu.pclmul.flag", ENOENT, NULL, none)) < 0 ||
+		    (r = ht_facts_set_errno(f, "cpu.pclmul.name", ENOENT, NULL, none)) < 0)
 			return r;
 	}
 	if (!ci->model)
-		return unavailable(f, "cpu.model", ENOENT, NULL,
-		                   PATH_CPUINFO " has no model name, CPU part or Hardware line");
+		return ht_facts_set_errno(f, "cpu.model", ENOENT, NULL,
+		                          PATH_CPUINFO " has no model name, CPU part or Hardware "
+		                          "line");
 	snprintf(src, sizeof(src), PATH_CPUINFO " %s", ci->model_key);
 	if (ht_utf8_invalid(ci->model))
-		return unavailable(f, "cpu.model", EINVAL, NULL, PATH_CPUINFO " model is not UTF-8");
-	return set_str(f, "cpu.model", ci->model, src);
+		return ht_facts_set_errno(f, "cpu.model", EINVAL, NULL,
+		                          PATH_CPUINFO " model is not UTF-8");
+	return ht_facts_set_str(f, "cpu.model", ci->model, src);
 }
 
 /* ---- virtualisation ---- */
@@ -447,17 +430,19 @@ static int collect_virt(struct ht_facts *f, const char *root, const struct ht_cp
 				snprintf(src, sizeof(src), "CPUID leaf 0x40000000 '%s'", text);
 				name = ht_virt_from_cpuid_signature(sig);
 				if (name || text[0]) {
-					r = set_str(f, "cpu.virt", name ? name : text, src);
+					r = ht_facts_set_str(f, "cpu.virt", name ? name : text,
+					                     src);
 					goto out;
 				}
 			} else {
 				if (d.virt) {
 					snprintf(src, sizeof(src), "%s (CPUID hypervisor bit clear)",
 					         d.source);
-					r = set_str(f, "cpu.virt", d.virt, src);
+					r = ht_facts_set_str(f, "cpu.virt", d.virt, src);
 				} else {
-					r = set_str(f, "cpu.virt", "none",
-					            "CPUID leaf 1 ECX bit 31 (hypervisor) clear");
+					r = ht_facts_set_str(f, "cpu.virt", "none",
+					                     "CPUID leaf 1 ECX bit 31 "
+					                     "(hypervisor) clear");
 				}
 				goto out;
 			}
@@ -465,16 +450,17 @@ static int collect_virt(struct ht_facts *f, const char *root, const struct ht_cp
 	}
 #endif
 	if (d.virt)
-		r = set_str(f, "cpu.virt", d.virt, d.source);
+		r = ht_facts_set_str(f, "cpu.virt", d.virt, d.source);
 	else if (ci->flags_key && strcmp(ci->flags_key, "flags") == 0 && !ci->hypervisor)
-		r = set_str(f, "cpu.virt", "none", "no hypervisor flag in " PATH_CPUINFO " flags");
+		r = ht_facts_set_str(f, "cpu.virt", "none",
+		                     "no hypervisor flag in " PATH_CPUINFO " flags");
 	else if (ci->hypervisor)
-		r = unavailable(f, "cpu.virt", ENOENT, NULL,
-		                "hypervisor flag in " PATH_CPUINFO ", DMI names none");
+		r = ht_facts_set_errno(f, "cpu.virt", ENOENT, NULL,
+		                       "hypervisor flag in " PATH_CPUINFO ", DMI names none");
 	else if (d.rv >= 0)
-		r = set_str(f, "cpu.virt", "none", d.source);
+		r = ht_facts_set_str(f, "cpu.virt", "none", d.source);
 	else
-		r = unavailable(f, "cpu.virt", d.rv, NULL, PATH_DMI "/sys_vendor");
+		r = ht_facts_set_errno(f, "cpu.virt", d.rv, NULL, PATH_DMI "/sys_vendor");
 out:
 	free(d.vendor);
 	free(d.product);
@@ -653,40 +639,39 @@ static int collect_measure(struct ht_facts *f, const char *root, bool measure)
 		const char *why = live ? "skipped (--no-measure)" : "not measured in a --root tree";
 
 		for (size_t i = 0; i < ARRAY_SIZE(facts); i++)
-			if ((r = unavailable(f, facts[i], e, "MB/s", why)) < 0)
+			if ((r = ht_facts_set_errno(f, facts[i], e, "MB/s", why)) < 0)
 				return r;
-		return unavailable(f, "cpu.aes.hw", e, NULL, why);
+		return ht_facts_set_errno(f, "cpu.aes.hw", e, NULL, why);
 	}
 	r = ht_cipher_measure(runs, ARRAY_SIZE(runs), MEASURE_SLICES, MEASURE_SLICE_US,
 	                      MEASURE_WALL_MS);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < ARRAY_SIZE(runs); i++) {
-		struct ht_value v;
 		char safe[256];
 
 		if (runs[i].error) {
 			err = -runs[i].error;
 			printable(safe, sizeof(safe), runs[i].why, sizeof(runs[i].why));
 			snprintf(src, sizeof(src), "libcrypto EVP %s: %s", evp_names[i], safe);
-			r = unavailable(f, facts[i], runs[i].error, "MB/s", src);
+			r = ht_facts_set_errno(f, facts[i], runs[i].error, "MB/s", src);
 			if (r < 0)
 				return r;
 			continue;
 		}
 		/* One decimal: the figure varies by more than that from run to run. */
 		mbps[i] = round(runs[i].mbps * 10) / 10;
-		v = ht_dec(mbps[i]);
 		snprintf(src, sizeof(src),
 		         "libcrypto EVP %s, 16 KiB buffers, fastest of %u slices in %.0f ms of "
 		         "this thread's CPU time, MB = 10^6 bytes",
 		         evp_names[i], runs[i].slices, runs[i].total_seconds * 1000);
-		r = ht_facts_set(f, facts[i], &v, "MB/s", src);
+		r = ht_facts_set_dec(f, facts[i], mbps[i], "MB/s", src);
 		if (r < 0)
 			return r;
 	}
 	if (err)
-		return unavailable(f, "cpu.aes.hw", err, NULL, "a libcrypto measurement failed");
+		return ht_facts_set_errno(f, "cpu.aes.hw", err, NULL,
+		                          "a libcrypto measurement failed");
 	/*
 	 * Measured AES-GCM / ChaCha20-Poly1305 ratios, OpenSSL 3.0 on x86 VMs:
 	 * hardware 1.14 idle and 0.78-1.19 beside a build and 4 busy loops
@@ -698,7 +683,7 @@ static int collect_measure(struct ht_facts *f, const char *root, bool measure)
 	 */
 	snprintf(src, sizeof(src), "measured: AES-GCM %.1f MB/s vs ChaCha20-Poly1305 %.1f MB/s "
 	         "(hardware when AES-GCM reaches half of ChaCha20)", mbps[0], mbps[1]);
-	return set_bool(f, "cpu.aes.hw", mbps[0] * 2 >= mbps[1], src);
+	return ht_facts_set_bool(f, "cpu.aes.hw", mbps[0] * 2 >= mbps[1], src);
 }
 
 int ht_collect_cpu(struct ht_facts *f, const char *root, bool measure)

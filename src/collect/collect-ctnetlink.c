@@ -25,6 +25,7 @@
 #include "shared/util.h"
 #include "engine/value.h"
 #include "collect/watch.h"
+#include "shared/netlink.h"
 
 /*
  * Conntrack statistics: the per-CPU counters and the global entry count of
@@ -40,13 +41,6 @@
 #define PATH_STAT "/proc/net/stat/nf_conntrack"
 #define SRC_CPU "ctnetlink IPCTNL_MSG_CT_GET_STATS_CPU"
 #define SRC_GLOBAL "ctnetlink IPCTNL_MSG_CT_GET_STATS"
-
-/*
- * libmnl >= 1.0.5 calls this MNL_SOCKET_DUMP_SIZE: netlink_dump() in
- * net/netlink/af_netlink.c sizes a dump skb to the reader's largest recvmsg()
- * buffer, up to 32 KiB, so a smaller buffer could truncate a dump message.
- */
-#define NL_BUF_SIZE 32768
 
 /* The facts, in the order of struct ct_stats. */
 enum { ST_DROP, ST_EARLY_DROP, ST_INSERT_FAILED, ST_SEARCH_RESTART, ST_COUNT, ST_N };
@@ -74,14 +68,6 @@ struct ct_stats {
 	bool have[ST_N];
 };
 
-static int set_int(struct ht_facts *f, const char *name, int64_t i, const char *unit,
-                   const char *source)
-{
-	struct ht_value v = ht_int(i);
-
-	return ht_facts_set(f, name, &v, unit, source);
-}
-
 /* Adds @x to @sum unless that leaves int64_t. Returns 0 or -EOVERFLOW. */
 static int add_checked(int64_t *sum, uint64_t x)
 {
@@ -95,154 +81,36 @@ static int add_checked(int64_t *sum, uint64_t x)
 
 /* One request and what came back for it. */
 struct nl_req {
-	uint16_t reply_type;    /* nlmsg_type of the replies we read; others are skipped */
-	int error;              /* positive errno the kernel or the parser reported */
-	char extack[256];       /* NLMSGERR_ATTR_MSG, "" if none: short NL_SET_ERR_MSG literals */
-	unsigned messages;      /* replies parsed */
-	unsigned seen[ST_N];    /* replies that carried each attribute */
+	uint16_t reply_type;           /* nlmsg_type of the replies we read; others are skipped */
+	char extack[HT_NL_EXTACK_LEN]; /* the kernel's message when it failed, "" if none */
+	unsigned messages;             /* replies parsed */
+	unsigned seen[ST_N];           /* replies that carried each attribute */
 	struct ct_stats *stats;
-	struct ht_ct_table *table; /* the dump's counts */
+	struct ht_ct_table *table;     /* the dump's counts */
 };
-
-/* Copies an extack message, blanking control characters so that it fits in a fact source. */
-static void copy_message(char *dst, size_t size, const char *src)
-{
-	size_t n = 0;
-
-	for (; *src && n + 1 < size; src++)
-		dst[n++] = (unsigned char)*src < 0x20 || *src == 0x7f ? ' ' : *src;
-	while (n > 0 && dst[n - 1] == ' ')
-		n--;
-	dst[n] = '\0';
-}
-
-static int extack_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	uint16_t type = mnl_attr_get_type(attr);
-
-	if (type == NLMSGERR_ATTR_MSG && mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) >= 0)
-		tb[type] = attr;
-	return MNL_CB_OK;
-}
-
-/*
- * The extended ack TLVs (Documentation/userspace-api/netlink/intro.rst,
- * "Extended ACK") follow the error code at @offset into the payload; the
- * kernel sets NLM_F_ACK_TLVS when there are any.
- */
-static void parse_extack(const struct nlmsghdr *nlh, size_t offset, struct nl_req *req)
-{
-	const struct nlattr *tb[NLMSGERR_ATTR_MAX + 1] = { NULL };
-
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) || offset > mnl_nlmsg_get_payload_len(nlh))
-		return;
-	if (mnl_attr_parse(nlh, offset, extack_attr_cb, tb) < 0 || !tb[NLMSGERR_ATTR_MSG])
-		return;
-	copy_message(req->extack, sizeof(req->extack), mnl_attr_get_str(tb[NLMSGERR_ATTR_MSG]));
-}
-
-static int nl_noop_cb(const struct nlmsghdr *nlh _unused_, void *data _unused_)
-{
-	return MNL_CB_OK;
-}
-
-static int nl_error_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
-	struct nl_req *req = data;
-	size_t offset = sizeof(*err);
-
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*err)) {
-		req->error = EBADMSG;
-		errno = EBADMSG;
-		return MNL_CB_ERROR;
-	}
-	if (err->error == 0)
-		return MNL_CB_STOP; /* the ack of a request that succeeded */
-	/* Without NLM_F_CAPPED the kernel echoes our whole request before the TLVs. */
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED) && err->msg.nlmsg_len >= sizeof(struct nlmsghdr))
-		offset += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
-	parse_extack(nlh, offset, req);
-	req->error = err->error < 0 ? -err->error : err->error;
-	errno = req->error;
-	return MNL_CB_ERROR;
-}
-
-/* A dump ends with NLMSG_DONE, whose payload is the dump's return code (netlink_dump()). */
-static int nl_done_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct nl_req *req = data;
-	int code;
-
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(code))
-		return MNL_CB_STOP;
-	memcpy(&code, mnl_nlmsg_get_payload(nlh), sizeof(code));
-	if (code >= 0)
-		return MNL_CB_STOP;
-	parse_extack(nlh, sizeof(code), req);
-	req->error = -code;
-	errno = req->error;
-	return MNL_CB_ERROR;
-}
-
-static int nl_overrun_cb(const struct nlmsghdr *nlh _unused_, void *data)
-{
-	struct nl_req *req = data;
-
-	req->error = ENOBUFS;
-	errno = ENOBUFS;
-	return MNL_CB_ERROR;
-}
 
 /*
  * Sends the nfnetlink request @msg of the ctnetlink subsystem and runs
- * @data_cb on each reply until the ack or NLMSG_DONE. Returns 0 or a negative
- * errno (the kernel's, with req->extack filled when it explained).
+ * @data_cb on each reply until the ack or NLMSG_DONE (ht_nl_request()).
+ * Returns 0 or a negative errno (the kernel's, with req->extack filled when
+ * it explained).
  */
 static int nl_transact(struct mnl_socket *nl, char *buf, uint8_t msg, uint16_t flags,
                        mnl_cb_t data_cb, struct nl_req *req)
 {
-	/* Not const: libmnl 1.0.4 declares the parameter mnl_cb_t *. */
-	static mnl_cb_t ctl_cb[NLMSG_MIN_TYPE] = {
-		[NLMSG_NOOP] = nl_noop_cb,
-		[NLMSG_ERROR] = nl_error_cb,
-		[NLMSG_DONE] = nl_done_cb,
-		[NLMSG_OVERRUN] = nl_overrun_cb,
-	};
-	unsigned portid = mnl_socket_get_portid(nl);
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct nfgenmsg *nfg;
-	unsigned seq;
 
 	/* nfnetlink message types are SUBSYS << 8 | MSG (<linux/netfilter/nfnetlink.h>). */
 	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | msg;
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = seq = (unsigned)time(NULL);
+	nlh->nlmsg_seq = (unsigned)time(NULL);
 	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
 	nfg->nfgen_family = AF_UNSPEC;
 	nfg->version = NFNETLINK_V0;
 	nfg->res_id = 0;
 	req->reply_type = nlh->nlmsg_type;
-
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = mnl_socket_recvfrom(nl, buf, NL_BUF_SIZE);
-		int r;
-
-		if (n < 0)
-			return -errno;
-		r = mnl_cb_run2(buf, (size_t)n, seq, portid, data_cb, req, ctl_cb,
-		                ARRAY_SIZE(ctl_cb));
-		if (r < 0) {
-			int e = errno;
-
-			return -(req->error ? req->error : e ? e : EIO);
-		}
-		if (r == MNL_CB_STOP)
-			return 0;
-	}
+	return ht_nl_request(nl, nlh, buf, HT_NL_DUMP_BUF_SIZE, data_cb, req, req->extack);
 }
 
 /* The attribute table mnl_attr_parse() fills: attributes 0..max by type. */
@@ -280,7 +148,6 @@ static int add_reply(const struct nlmsghdr *nlh, struct nl_req *req, uint16_t ma
 		return MNL_CB_OK;
 	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(struct nfgenmsg) ||
 	    mnl_attr_parse(nlh, sizeof(struct nfgenmsg), stats_attr_cb, &t) < 0) {
-		req->error = EBADMSG;
 		errno = EBADMSG;
 		return MNL_CB_ERROR;
 	}
@@ -292,7 +159,6 @@ static int add_reply(const struct nlmsghdr *nlh, struct nl_req *req, uint16_t ma
 			continue;
 		if (mnl_attr_validate(a, MNL_TYPE_U32) < 0 ||
 		    add_checked(&req->stats->v[i], ntohl(mnl_attr_get_u32(a))) < 0) {
-			req->error = EBADMSG;
 			errno = EBADMSG;
 			return MNL_CB_ERROR;
 		}
@@ -345,12 +211,6 @@ static int ct_get_stats(struct mnl_socket *nl, char *buf, struct nl_req *req)
 	return r < 0 ? r : finish_request(req, ST_COUNT, ST_N);
 }
 
-static void mnl_socket_closep(struct mnl_socket **nl)
-{
-	if (*nl)
-		mnl_socket_close(*nl);
-}
-
 /*
  * Runs both requests. *r_cpu and *r_global receive 0 or the negative errno
  * of each; an error that prevents both (no socket) goes to both. Returns 0 or
@@ -358,32 +218,23 @@ static void mnl_socket_closep(struct mnl_socket **nl)
  */
 static int nl_collect(struct nl_req *cpu, struct nl_req *global, int *r_cpu, int *r_global)
 {
-	_cleanup_(mnl_socket_closep) struct mnl_socket *nl = NULL;
+	_cleanup_(ht_nl_closep) struct mnl_socket *nl = NULL;
 	_cleanup_free_ char *buf = NULL;
-	int on = 1, r;
+	int r;
 
-	buf = malloc(NL_BUF_SIZE);
+	buf = malloc(HT_NL_DUMP_BUF_SIZE);
 	if (!buf)
 		return -ENOMEM;
-	nl = mnl_socket_open(NETLINK_NETFILTER);
-	if (!nl) {
-		r = -errno;
-		goto fail;
-	}
-	/* Kernels before 4.12 lack NETLINK_EXT_ACK; they only give no message text. */
-	(void)mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &on, sizeof(on));
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		r = -errno;
-		goto fail;
+	r = ht_nl_open(NETLINK_NETFILTER, &nl);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		*r_cpu = *r_global = r;
+		return 0;
 	}
 	*r_cpu = ct_get_stats_cpu(nl, buf, cpu);
 	*r_global = ct_get_stats(nl, buf, global);
 	return *r_cpu == -ENOMEM || *r_global == -ENOMEM ? -ENOMEM : 0;
-fail:
-	if (r == -ENOMEM)
-		return r;
-	*r_cpu = *r_global = r;
-	return 0;
 }
 
 /* ---- /proc/net/stat/nf_conntrack ---- */
@@ -804,28 +655,8 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 	req->messages++;
 	return MNL_CB_OK;
 bad:
-	req->error = EBADMSG;
 	errno = EBADMSG;
 	return MNL_CB_ERROR;
-}
-
-static int nl_open(struct mnl_socket **out)
-{
-	struct mnl_socket *nl = mnl_socket_open(NETLINK_NETFILTER);
-	int on = 1;
-
-	if (!nl)
-		return -errno;
-	/* Kernels before 4.12 lack NETLINK_EXT_ACK; they only give no message text. */
-	(void)mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &on, sizeof(on));
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		int e = errno;
-
-		mnl_socket_close(nl);
-		return -e;
-	}
-	*out = nl;
-	return 0;
 }
 
 /*
@@ -837,18 +668,18 @@ static int nl_open(struct mnl_socket **out)
  */
 static int nl_dump_table(struct ht_ct_table *t, struct nl_req *req)
 {
-	_cleanup_free_ char *buf = malloc(NL_BUF_SIZE);
+	_cleanup_free_ char *buf = malloc(HT_NL_DUMP_BUF_SIZE);
 
 	if (!buf)
 		return -ENOMEM;
 	for (int i = 1;; i++) {
-		_cleanup_(mnl_socket_closep) struct mnl_socket *nl = NULL;
+		_cleanup_(ht_nl_closep) struct mnl_socket *nl = NULL;
 		struct ht_ct_table counted = { .est_timeout = t->est_timeout,
 			                       .unack_timeout = t->unack_timeout };
 		int r;
 
 		*req = (struct nl_req){ .table = &counted };
-		r = nl_open(&nl);
+		r = ht_nl_open(NETLINK_NETFILTER, &nl);
 		if (r < 0)
 			return r;
 		r = nl_transact(nl, buf, IPCTNL_MSG_CT_GET, NLM_F_DUMP, dump_cb, req);
@@ -894,12 +725,12 @@ static int set_table_facts(struct ht_facts *f, const struct ht_ct_table *t, cons
 	char name[64];
 	int r;
 
-	r = set_int(f, "conntrack.dump.entries", t->entries, "entries", source);
+	r = ht_facts_set_int(f, "conntrack.dump.entries", t->entries, "entries", source);
 	if (r >= 0)
-		r = set_int(f, "conntrack.dump.tcp", t->tcp, "entries", source);
+		r = ht_facts_set_int(f, "conntrack.dump.tcp", t->tcp, "entries", source);
 	for (int i = 0; r >= 0 && i < HT_CT_TCP_STATES; i++) {
 		snprintf(name, sizeof(name), "conntrack.state.%s", tcp_state_names[i]);
-		r = set_int(f, name, t->state[i], "entries", source);
+		r = ht_facts_set_int(f, name, t->state[i], "entries", source);
 	}
 	return r;
 }
@@ -1007,7 +838,7 @@ static int collect_table(struct ht_facts *f, const char *root, bool live, const 
 		return ht_facts_set_unavailable(f, "conntrack.stale.established", est_error,
 		                                "entries", why_est);
 	}
-	return set_int(f, "conntrack.stale.established", t.stale, "entries", src);
+	return ht_facts_set_int(f, "conntrack.stale.established", t.stale, "entries", src);
 }
 
 
@@ -1054,7 +885,7 @@ int ht_collect_ctnetlink(struct ht_facts *f, const char *root)
 			const char *s = is_cpu ? SRC_CPU : SRC_GLOBAL;
 
 			if (nl_stats.have[i]) {
-				r = set_int(f, fact, nl_stats.v[i], unit, s);
+				r = ht_facts_set_int(f, fact, nl_stats.v[i], unit, s);
 			} else {
 				snprintf(src, sizeof(src), "%s (no %s in the reply)", s,
 				         stat_defs[i].attr_name);
@@ -1068,7 +899,7 @@ int ht_collect_ctnetlink(struct ht_facts *f, const char *root)
 			else
 				snprintf(src, sizeof(src), "%s", PATH_STAT);
 			if (proc_stats.have[i]) {
-				r = set_int(f, fact, proc_stats.v[i], unit, src);
+				r = ht_facts_set_int(f, fact, proc_stats.v[i], unit, src);
 			} else {
 				snprintf(src, sizeof(src), "%s (no %s column)", PATH_STAT, col);
 				r = ht_facts_set_unavailable(f, fact, ENOENT, unit, src);

@@ -71,23 +71,6 @@ static int linkmodes_get(struct ht_ethnl *e, const char *ifname, struct linkmode
 	return ht_ethnl_talk(e, nlh, x);
 }
 
-/* ---- facts ---- */
-
-static int set_int(struct ht_facts *f, const char *name, int64_t i, const char *unit,
-                   const char *source)
-{
-	struct ht_value v = ht_int(i);
-
-	return ht_facts_set(f, name, &v, unit, source);
-}
-
-static int set_str(struct ht_facts *f, const char *name, const char *s, const char *source)
-{
-	struct ht_value v = { .type = HT_T_STR, .s = (char *)s };
-
-	return ht_facts_set(f, name, &v, NULL, source);
-}
-
 /* "@base: @why", or @base alone when @why is empty. 0 or -ENOMEM. */
 static int source_with(char **out, const char *base, const char *why)
 {
@@ -119,7 +102,7 @@ static int nic_int(struct ht_facts *f, const char *ifname, const char *suffix, i
 	char name[IFNAMSIZ + 32];
 
 	snprintf(name, sizeof(name), "nic.%s.%s", ifname, suffix);
-	return set_int(f, name, v, unit, source);
+	return ht_facts_set_int(f, name, v, unit, source);
 }
 
 static int nic_str(struct ht_facts *f, const char *ifname, const char *suffix, const char *v,
@@ -128,7 +111,7 @@ static int nic_str(struct ht_facts *f, const char *ifname, const char *suffix, c
 	char name[IFNAMSIZ + 32];
 
 	snprintf(name, sizeof(name), "nic.%s.%s", ifname, suffix);
-	return set_str(f, name, v, source);
+	return ht_facts_set_str(f, name, v, source);
 }
 
 static int emit_linkmodes(struct ht_facts *f, struct ht_ethnl *e, const char *ifname)
@@ -384,7 +367,7 @@ static int collect_max_speed(struct ht_facts *f)
 	if (best < 0)
 		return ht_facts_set_unavailable(f, "nic.max_speed", ENOENT, "Mb/s",
 		                                "no physical interface of nic.list reports a speed");
-	return set_int(f, "nic.max_speed", best, "Mb/s", src);
+	return ht_facts_set_int(f, "nic.max_speed", best, "Mb/s", src);
 }
 
 int ht_collect_ethtool(struct ht_facts *f, const char *root)

@@ -41,30 +41,6 @@
 #define DEFAULT_METADATA_DIR "/var/lib/garage/meta"
 #define DEFAULT_DATA_DIR "/var/lib/garage/data"
 
-/* ---- fact helpers ---- */
-
-static int set_str(struct ht_facts *f, const char *name, const char *s, const char *source)
-{
-	struct ht_value v = { .type = HT_T_STR, .s = (char *)s };
-
-	return ht_facts_set(f, name, &v, NULL, source);
-}
-
-static int set_int(struct ht_facts *f, const char *name, int64_t i, const char *unit,
-                   const char *source)
-{
-	struct ht_value v = ht_int(i);
-
-	return ht_facts_set(f, name, &v, unit, source);
-}
-
-static int set_bool(struct ht_facts *f, const char *name, bool b, const char *source)
-{
-	struct ht_value v = ht_bool(b);
-
-	return ht_facts_set(f, name, &v, NULL, source);
-}
-
 /* "FILE:LINE" as a new string, NULL when out of memory. */
 static char *file_line(const char *file, unsigned line)
 {
@@ -395,7 +371,7 @@ static int unit_facts(struct ht_facts *f, const struct unit_info *u)
 	int r;
 
 	if (u->unit_file && !u->masked)
-		r = set_str(f, "garage.unit", u->unit_file, "systemd unit search path");
+		r = ht_facts_set_str(f, "garage.unit", u->unit_file, "systemd unit search path");
 	else if (u->masked) {
 		if (asprintf(&src, "%s: masked (empty, or a link to /dev/null)", u->unit_file) < 0)
 			return -ENOMEM;
@@ -406,7 +382,8 @@ static int unit_facts(struct ht_facts *f, const struct unit_info *u)
 	if (r < 0)
 		return r;
 	if (u->has_nofile)
-		return set_int(f, "garage.unit.nofile", u->nofile, "descriptors", u->nofile_source);
+		return ht_facts_set_int(f, "garage.unit.nofile", u->nofile, "descriptors",
+		                        u->nofile_source);
 	return ht_facts_set_unavailable(f, "garage.unit.nofile", ENOENT, "descriptors",
 	                                "no LimitNOFILE= in " GARAGE_UNIT " or its drop-ins, no "
 	                                "DefaultLimitNOFILE= in systemd's system.conf or "
@@ -458,7 +435,7 @@ static int binary_facts(struct ht_facts *f, const char *root, const struct unit_
 			                             "no garage executable");
 		return r;
 	}
-	r = set_str(f, "garage.binary", bin, bin_src);
+	r = ht_facts_set_str(f, "garage.binary", bin, bin_src);
 	if (r < 0)
 		return r;
 	free(src);
@@ -474,7 +451,7 @@ static int binary_facts(struct ht_facts *f, const char *root, const struct unit_
 	if (n < (ssize_t)sizeof(hdr) || memcmp(hdr, "\177ELF", 4) != 0 ||
 	    (hdr[4] != 1 && hdr[4] != 2))
 		return ht_facts_set_unavailable(f, "garage.binary_bits", EINVAL, "bits", src);
-	return set_int(f, "garage.binary_bits", hdr[4] == 1 ? 32 : 64, "bits", src);
+	return ht_facts_set_int(f, "garage.binary_bits", hdr[4] == 1 ? 32 : 64, "bits", src);
 }
 
 /* ---- garage.toml ---- */
@@ -719,7 +696,7 @@ static int port_fact(struct gctx *c, const struct ht_toml_table *t, const char *
 	}
 	if (!(src = file_line(c->file, v->line)))
 		return -ENOMEM;
-	return set_int(c->f, fact, port, NULL, src);
+	return ht_facts_set_int(c->f, fact, port, NULL, src);
 }
 
 /*
@@ -809,9 +786,38 @@ static const char *db_engine_name(const char *s)
 	return s;
 }
 
-/* The facts of a parsed garage.toml, and its directories in @dirs. */
-static int config_facts(struct gctx *c, const struct ht_toml_table *t, struct gdir **dirs,
-                        size_t *ndirs)
+/* garage.metadata_dir and garage.data_dir (@d's @n paths, space-separated). */
+static int dir_facts(struct gctx *c, const struct ht_toml_table *t,
+                     const struct ht_toml_value *meta, const struct gdir *d, size_t n)
+{
+	_cleanup_free_ char *src = NULL, *list = NULL;
+	size_t len = 0;
+	int r;
+
+	if (!(src = file_line(c->file, meta->line)))
+		return -ENOMEM;
+	r = ht_facts_set_str(c->f, "garage.metadata_dir", meta->str, src);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(d[i].path) + 1;
+	if (!(list = calloc(1, len + 1)))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(list, " ");
+		strcat(list, d[i].path);
+	}
+	free(src);
+	src = file_line(c->file, ht_toml_get(t, "data_dir")->line);
+	return src ? ht_facts_set_str(c->f, "garage.data_dir", list, src) : -ENOMEM;
+}
+
+/*
+ * garage.db_engine, garage.block_size, garage.block_ram_buffer_max,
+ * garage.metadata_fsync and garage.data_fsync: as set, else Garage's default.
+ */
+static int setting_facts(struct gctx *c, const struct ht_toml_table *t)
 {
 	static const struct {
 		const char *key;
@@ -822,10 +828,114 @@ static int config_facts(struct gctx *c, const struct ht_toml_table *t, struct gd
 		{ "block_ram_buffer_max", "garage.block_ram_buffer_max", DEFAULT_BLOCK_RAM_BUFFER_MAX },
 	};
 	static const char *const bools[] = { "metadata_fsync", "data_fsync" };
-	const struct ht_toml_value *v, *meta;
+	const struct ht_toml_value *v;
+	_cleanup_free_ char *src = NULL;
+	int r;
+
+	/* db_engine */
+	r = get_string(c, t, "db_engine", "db_engine", "a string: \"lmdb\" or \"sqlite\"", &v);
+	if (r == 1)
+		r = ht_facts_set_str(c->f, "garage.db_engine", "lmdb", SRC_DEFAULT);
+	else if (r == 0) {
+		src = file_line(c->file, v->line);
+		r = src ? ht_facts_set_str(c->f, "garage.db_engine", db_engine_name(v->str), src)
+		        : -ENOMEM;
+	}
+
+	/* block_size, block_ram_buffer_max */
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(sizes); i++) {
+		int64_t size = 0;
+		unsigned line = 0;
+
+		r = get_size(c, t, sizes[i].key, &size, &line);
+		if (r == 1)
+			r = ht_facts_set_int(c->f, sizes[i].fact, sizes[i].def, "bytes",
+			                     SRC_DEFAULT);
+		else if (r == 0) {
+			free(src);
+			src = file_line(c->file, line);
+			r = src ? ht_facts_set_int(c->f, sizes[i].fact, size, "bytes", src)
+			        : -ENOMEM;
+		}
+	}
+
+	/* metadata_fsync, data_fsync */
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(bools); i++) {
+		char fact[64];
+		bool b = false;
+		unsigned line = 0;
+
+		snprintf(fact, sizeof(fact), "garage.%s", bools[i]);
+		r = get_bool(c, t, bools[i], &b, &line);
+		if (r == 1)
+			r = ht_facts_set_bool(c->f, fact, false, SRC_DEFAULT);
+		else if (r == 0) {
+			free(src);
+			src = file_line(c->file, line);
+			r = src ? ht_facts_set_bool(c->f, fact, b, src) : -ENOMEM;
+		}
+	}
+	return r;
+}
+
+/* garage.compression_level: an i32, or "none" in any case (deserialize_compression()). */
+static int compression_fact(struct gctx *c, const struct ht_toml_table *t)
+{
+	const struct ht_toml_value *v = ht_toml_get(t, "compression_level");
+	_cleanup_free_ char *src = NULL;
+
+	if (!v)
+		return ht_facts_set_str(c->f, "garage.compression_level", "1", SRC_DEFAULT);
+	if (v->type == HT_TOML_INT && v->i >= INT32_MIN && v->i <= INT32_MAX) {
+		char num[24];
+
+		snprintf(num, sizeof(num), "%" PRId64, v->i);
+		src = file_line(c->file, v->line);
+		return src ? ht_facts_set_str(c->f, "garage.compression_level", num, src) : -ENOMEM;
+	}
+	if (v->type == HT_TOML_INT)
+		return bad_value(c, "compression_level", v,
+		                 "a level from -2147483648 to 2147483647 (zstd: -99 to 22)");
+	if (v->type == HT_TOML_STRING && strcasecmp(v->str, "none") == 0) {
+		src = file_line(c->file, v->line);
+		return src ? ht_facts_set_str(c->f, "garage.compression_level", "none", src)
+		           : -ENOMEM;
+	}
+	return bad_value(c, "compression_level", v, "an integer or \"none\"");
+}
+
+/* garage.metadata_auto_snapshot_interval: unset by default (no snapshots). */
+static int snapshot_fact(struct gctx *c, const struct ht_toml_table *t)
+{
+	const struct ht_toml_value *v;
+	_cleanup_free_ char *src = NULL;
+	int r;
+
+	r = get_string(c, t, "metadata_auto_snapshot_interval", "metadata_auto_snapshot_interval",
+	               "a duration string such as \"6h\"", &v);
+	if (r == 1) {
+		if (asprintf(&src, "%s: no metadata_auto_snapshot_interval (Garage's default: "
+		             "no snapshots)", c->file) < 0) {
+			src = NULL;
+			return -ENOMEM;
+		}
+		return ht_facts_set_unavailable(c->f, "garage.metadata_auto_snapshot_interval",
+		                                ENOENT, NULL, src);
+	}
+	if (r < 0)
+		return r;
+	src = file_line(c->file, v->line);
+	return src ? ht_facts_set_str(c->f, "garage.metadata_auto_snapshot_interval", v->str, src)
+	           : -ENOMEM;
+}
+
+/* The facts of a parsed garage.toml, and its directories in @dirs. */
+static int config_facts(struct gctx *c, const struct ht_toml_table *t, struct gdir **dirs,
+                        size_t *ndirs)
+{
+	const struct ht_toml_value *meta;
 	struct gdir *d = NULL;
 	size_t n = 0;
-	_cleanup_free_ char *src = NULL, *list = NULL;
 	int r;
 
 	/* Everything Garage refuses is found before any fact is set. */
@@ -839,121 +949,17 @@ static int config_facts(struct gctx *c, const struct ht_toml_table *t, struct gd
 	r = data_dirs(c, t, &d, &n);
 	if (r < 0)
 		return r;
-	v = ht_toml_get(t, "rpc_bind_addr");
-	if (!v)
+	if (!ht_toml_get(t, "rpc_bind_addr"))
 		r = missing(c, "rpc_bind_addr", "\"IP:PORT\"");
 
-	/* metadata_dir, data_dir */
-	if (r >= 0 && !(src = file_line(c->file, meta->line)))
-		r = -ENOMEM;
 	if (r >= 0)
-		r = set_str(c->f, "garage.metadata_dir", meta->str, src);
-	if (r >= 0) {
-		size_t len = 0;
-
-		for (size_t i = 0; i < n; i++)
-			len += strlen(d[i].path) + 1;
-		if (!(list = calloc(1, len + 1)))
-			r = -ENOMEM;
-		for (size_t i = 0; r >= 0 && i < n; i++) {
-			if (i)
-				strcat(list, " ");
-			strcat(list, d[i].path);
-		}
-	}
-	if (r >= 0) {
-		free(src);
-		src = file_line(c->file, ht_toml_get(t, "data_dir")->line);
-		r = src ? set_str(c->f, "garage.data_dir", list, src) : -ENOMEM;
-	}
-
-	/* db_engine */
-	if (r >= 0) {
-		r = get_string(c, t, "db_engine", "db_engine", "a string: \"lmdb\" or \"sqlite\"", &v);
-		if (r == 1)
-			r = set_str(c->f, "garage.db_engine", "lmdb", SRC_DEFAULT);
-		else if (r == 0) {
-			free(src);
-			src = file_line(c->file, v->line);
-			r = src ? set_str(c->f, "garage.db_engine", db_engine_name(v->str), src) : -ENOMEM;
-		}
-	}
-
-	/* block_size, block_ram_buffer_max */
-	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(sizes); i++) {
-		int64_t size = 0;
-		unsigned line = 0;
-
-		r = get_size(c, t, sizes[i].key, &size, &line);
-		if (r == 1)
-			r = set_int(c->f, sizes[i].fact, sizes[i].def, "bytes", SRC_DEFAULT);
-		else if (r == 0) {
-			free(src);
-			src = file_line(c->file, line);
-			r = src ? set_int(c->f, sizes[i].fact, size, "bytes", src) : -ENOMEM;
-		}
-	}
-
-	/* metadata_fsync, data_fsync */
-	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(bools); i++) {
-		char fact[64];
-		bool b = false;
-		unsigned line = 0;
-
-		snprintf(fact, sizeof(fact), "garage.%s", bools[i]);
-		r = get_bool(c, t, bools[i], &b, &line);
-		if (r == 1)
-			r = set_bool(c->f, fact, false, SRC_DEFAULT);
-		else if (r == 0) {
-			free(src);
-			src = file_line(c->file, line);
-			r = src ? set_bool(c->f, fact, b, src) : -ENOMEM;
-		}
-	}
-
-	/* compression_level: an i32, or "none" in any case (deserialize_compression()) */
-	if (r >= 0) {
-		v = ht_toml_get(t, "compression_level");
-		if (!v)
-			r = set_str(c->f, "garage.compression_level", "1", SRC_DEFAULT);
-		else if (v->type == HT_TOML_INT && v->i >= INT32_MIN && v->i <= INT32_MAX) {
-			char num[24];
-
-			snprintf(num, sizeof(num), "%" PRId64, v->i);
-			free(src);
-			src = file_line(c->file, v->line);
-			r = src ? set_str(c->f, "garage.compression_level", num, src) : -ENOMEM;
-		} else if (v->type == HT_TOML_INT)
-			r = bad_value(c, "compression_level", v,
-			              "a level from -2147483648 to 2147483647 (zstd: -99 to 22)");
-		else if (v->type == HT_TOML_STRING && strcasecmp(v->str, "none") == 0) {
-			free(src);
-			src = file_line(c->file, v->line);
-			r = src ? set_str(c->f, "garage.compression_level", "none", src) : -ENOMEM;
-		} else
-			r = bad_value(c, "compression_level", v, "an integer or \"none\"");
-	}
-
-	/* metadata_auto_snapshot_interval: unset by default (no snapshots) */
-	if (r >= 0) {
-		r = get_string(c, t, "metadata_auto_snapshot_interval",
-		               "metadata_auto_snapshot_interval", "a duration string such as \"6h\"", &v);
-		if (r == 1) {
-			free(src);
-			if (asprintf(&src, "%s: no metadata_auto_snapshot_interval (Garage's default: "
-			             "no snapshots)", c->file) < 0)
-				src = NULL;
-			r = src ? ht_facts_set_unavailable(c->f, "garage.metadata_auto_snapshot_interval",
-			                                   ENOENT, NULL, src)
-			        : -ENOMEM;
-		} else if (r == 0) {
-			free(src);
-			src = file_line(c->file, v->line);
-			r = src ? set_str(c->f, "garage.metadata_auto_snapshot_interval", v->str, src)
-			        : -ENOMEM;
-		}
-	}
-
+		r = dir_facts(c, t, meta, d, n);
+	if (r >= 0)
+		r = setting_facts(c, t);
+	if (r >= 0)
+		r = compression_fact(c, t);
+	if (r >= 0)
+		r = snapshot_fact(c, t);
 	/* Ports: rpc_bind_addr is a SocketAddr; the HTTP endpoints may be Unix sockets. */
 	if (r >= 0)
 		r = port_fact(c, t, "rpc_bind_addr", "garage.rpc_port", false);
@@ -984,23 +990,24 @@ static int default_facts(struct ht_facts *f)
 	};
 	int r;
 
-	r = set_str(f, "garage.db_engine", "lmdb", SRC_DEFAULT);
+	r = ht_facts_set_str(f, "garage.db_engine", "lmdb", SRC_DEFAULT);
 	if (r >= 0)
-		r = set_int(f, "garage.block_size", DEFAULT_BLOCK_SIZE, "bytes", SRC_DEFAULT);
+		r = ht_facts_set_int(f, "garage.block_size", DEFAULT_BLOCK_SIZE, "bytes",
+		                     SRC_DEFAULT);
 	if (r >= 0)
-		r = set_int(f, "garage.block_ram_buffer_max", DEFAULT_BLOCK_RAM_BUFFER_MAX, "bytes",
-		            SRC_DEFAULT);
+		r = ht_facts_set_int(f, "garage.block_ram_buffer_max", DEFAULT_BLOCK_RAM_BUFFER_MAX,
+		                     "bytes", SRC_DEFAULT);
 	if (r >= 0)
-		r = set_bool(f, "garage.metadata_fsync", false, SRC_DEFAULT);
+		r = ht_facts_set_bool(f, "garage.metadata_fsync", false, SRC_DEFAULT);
 	if (r >= 0)
-		r = set_bool(f, "garage.data_fsync", false, SRC_DEFAULT);
+		r = ht_facts_set_bool(f, "garage.data_fsync", false, SRC_DEFAULT);
 	if (r >= 0)
-		r = set_str(f, "garage.compression_level", "1", SRC_DEFAULT);
+		r = ht_facts_set_str(f, "garage.compression_level", "1", SRC_DEFAULT);
 	if (r >= 0)
 		r = ht_facts_set_unavailable(f, "garage.metadata_auto_snapshot_interval", ENOENT, NULL,
 		                             SRC_DEFAULT ": no snapshots");
 	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(ports); i++)
-		r = set_int(f, ports[i].fact, ports[i].port, NULL, SRC_PORTS);
+		r = ht_facts_set_int(f, ports[i].fact, ports[i].port, NULL, SRC_PORTS);
 	/* [s3_web] and [admin] are Options in config.rs: no section, no listener. */
 	if (r >= 0)
 		r = ht_facts_set_unavailable(f, "garage.web_port", ENOENT, NULL,
@@ -1044,7 +1051,8 @@ static int storage_facts(struct ht_facts *f, const char *root, const char *file,
 		strcat(list, " ");
 		strcat(list, dirs[i].name);
 	}
-	r = set_str(f, "storage.list", list, file ? file : "garage.metadata_dir, garage.data_dir");
+	r = ht_facts_set_str(f, "storage.list", list,
+	                     file ? file : "garage.metadata_dir, garage.data_dir");
 	for (size_t i = 0; r >= 0 && i <= n; i++) {
 		const struct gdir *d = i == 0 ? meta : &dirs[i - 1];
 		_cleanup_free_ char *abs = absolute(d->path), *src = NULL;
@@ -1066,22 +1074,22 @@ static int storage_facts(struct ht_facts *f, const char *root, const char *file,
 			const char *from = gsrc ? gsrc : file ? file : "garage.metadata_dir, garage.data_dir";
 
 			snprintf(fact, sizeof(fact), "storage.%s.path", d->name);
-			r = set_str(f, fact, abs, from);
+			r = ht_facts_set_str(f, fact, abs, from);
 			if (r >= 0) {
 				snprintf(fact, sizeof(fact), "storage.%s.role", d->name);
-				r = set_str(f, fact, d->role, from);
+				r = ht_facts_set_str(f, fact, d->role, from);
 			}
 		}
 		if (r >= 0 && d->has_capacity) {
 			snprintf(fact, sizeof(fact), "storage.%s.capacity", d->name);
 			src = file_line(file, d->capacity_line);
-			r = src ? set_int(f, fact, d->capacity, "bytes", src) : -ENOMEM;
+			r = src ? ht_facts_set_int(f, fact, d->capacity, "bytes", src) : -ENOMEM;
 		}
 		if (r >= 0 && d->has_read_only) {
 			free(src);
 			snprintf(fact, sizeof(fact), "storage.%s.read_only", d->name);
 			src = file_line(file, d->read_only_line);
-			r = src ? set_bool(f, fact, d->read_only, src) : -ENOMEM;
+			r = src ? ht_facts_set_bool(f, fact, d->read_only, src) : -ENOMEM;
 		}
 	}
 	return r;
@@ -1196,13 +1204,14 @@ int ht_collect_garage(struct ht_facts *f, const char *root, const struct ht_gara
 		meta.path = meta_set ? in->metadata_dir : DEFAULT_METADATA_DIR;
 		one = (struct gdir){ .name = "data", .role = "data" };
 		one.path = data_set ? in->data_dir : DEFAULT_DATA_DIR;
-		r = set_str(f, "garage.metadata_dir", meta.path,
-		            meta_set ? "the profile's garage.metadata_dir (no garage.toml)"
-		                     : SRC_LAYOUT);
+		r = ht_facts_set_str(f, "garage.metadata_dir", meta.path,
+		                     meta_set ? "the profile's garage.metadata_dir (no garage.toml)"
+		                              : SRC_LAYOUT);
 		if (r >= 0)
-			r = set_str(f, "garage.data_dir", one.path,
-			            data_set ? "the profile's garage.data_dir (no garage.toml)"
-			                     : SRC_LAYOUT);
+			r = ht_facts_set_str(f, "garage.data_dir", one.path,
+			                     data_set ? "the profile's garage.data_dir (no "
+			                                "garage.toml)"
+			                              : SRC_LAYOUT);
 		if (r >= 0)
 			r = storage_facts(f, root, NULL, &meta, &one, 1, measure);
 		goto out;
@@ -1223,7 +1232,7 @@ int ht_collect_garage(struct ht_facts *f, const char *root, const struct ht_gara
 		r = config_facts(&c, t, &dirs, &ndirs);
 	}
 	if (r >= 0)
-		r = set_str(f, "garage.config", config, csrc);
+		r = ht_facts_set_str(f, "garage.config", config, csrc);
 	if (r >= 0) {
 		meta.path = ht_toml_get(t, "metadata_dir")->str;
 		r = storage_facts(f, root, config, &meta, dirs, ndirs, measure);

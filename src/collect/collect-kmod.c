@@ -67,27 +67,6 @@ static void closedirp(DIR **d)
 		closedir(*d);
 }
 
-static int unavailable(struct ht_facts *f, const char *name, int r, const char *unit,
-                       const char *source)
-{
-	return ht_facts_set_unavailable(f, name, r < 0 ? -r : r, unit, source);
-}
-
-static int set_str(struct ht_facts *f, const char *name, const char *s, const char *source)
-{
-	struct ht_value v = { .type = HT_T_STR, .s = (char *)s };
-
-	return ht_facts_set(f, name, &v, NULL, source);
-}
-
-static int set_int(struct ht_facts *f, const char *name, int64_t i, const char *unit,
-                   const char *source)
-{
-	struct ht_value v = ht_int(i);
-
-	return ht_facts_set(f, name, &v, unit, source);
-}
-
 static void log_silent(void *data, int priority, const char *file, int line, const char *fn,
                        const char *format, va_list args)
 {
@@ -332,8 +311,7 @@ static int collect_state(struct ht_facts *f, struct kmod_ctx *ctx, struct kmod_m
                          const char *root, const char *release)
 {
 	struct modstate st = { 0 };
-	bool live = ht_root_is_live(root);
-	struct ht_value v;
+	bool live = ht_root_is_live(root), loaded;
 	int r;
 
 	r = live ? state_live(ctx, mod, &st) : state_root(ctx, root, release, &st);
@@ -341,12 +319,12 @@ static int collect_state(struct ht_facts *f, struct kmod_ctx *ctx, struct kmod_m
 		return r;
 	if (!st.state)
 		/* conntrack.loaded keeps what the procfs collector found. */
-		return unavailable(f, "conntrack.module", st.error, NULL, st.source);
-	r = set_str(f, "conntrack.module", st.state, st.source);
+		return ht_facts_set_errno(f, "conntrack.module", st.error, NULL, st.source);
+	r = ht_facts_set_str(f, "conntrack.module", st.state, st.source);
 	if (r < 0)
 		return r;
-	v = ht_bool(strcmp(st.state, "builtin") == 0 || strcmp(st.state, "loaded") == 0);
-	return ht_facts_set(f, "conntrack.loaded", &v, NULL, live ? "libkmod" : st.source);
+	loaded = strcmp(st.state, "builtin") == 0 || strcmp(st.state, "loaded") == 0;
+	return ht_facts_set_bool(f, "conntrack.loaded", loaded, live ? "libkmod" : st.source);
 }
 
 /*
@@ -375,13 +353,13 @@ static int collect_param(struct ht_facts *f, const char *root, const char *param
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		r = unavailable(f, name, r, unit, path);
+		r = ht_facts_set_errno(f, name, r, unit, path);
 	else if (ht_parse_int64(text, &i) == 0 && ht_fact_max(name) && i > ht_fact_max(name))
 		r = 0; /* above what the kernel holds: collect.c's record says so */
 	else if (ht_parse_int64(text, &i) == 0)
-		r = set_int(f, name, i, unit, path);
+		r = ht_facts_set_int(f, name, i, unit, path);
 	else
-		r = set_str(f, name, text, path);
+		r = ht_facts_set_str(f, name, text, path);
 	/* A name the facts file cannot hold is skipped, never fatal. */
 	return r == -EINVAL ? 0 : r;
 }
@@ -407,7 +385,7 @@ static int collect_params(struct ht_facts *f, const char *root)
 			path = strdup_printf(PATH_PARAMS "/%s", known[i]);
 			if (!name || !path)
 				return -ENOMEM;
-			r = unavailable(f, name, e, "buckets", path);
+			r = ht_facts_set_errno(f, name, e, "buckets", path);
 			if (r < 0)
 				return r;
 		}
@@ -613,10 +591,10 @@ static int collect_options(struct ht_facts *f, struct kmod_module *mod, const ch
 	}
 	/* A facts file holds UTF-8 only: a Latin-1 byte in modprobe.d makes the fact unknown. */
 	if (ht_utf8_invalid(opts))
-		r = unavailable(f, "modprobe." MODNAME ".options", EINVAL, NULL,
-		                SRC_OPTIONS " (not UTF-8)");
+		r = ht_facts_set_errno(f, "modprobe." MODNAME ".options", EINVAL, NULL,
+		                       SRC_OPTIONS " (not UTF-8)");
 	else
-		r = set_str(f, "modprobe." MODNAME ".options", opts, SRC_OPTIONS);
+		r = ht_facts_set_str(f, "modprobe." MODNAME ".options", opts, SRC_OPTIONS);
 	if (r < 0)
 		return r;
 	r = option_value(opts, "hashsize", &val);
@@ -625,8 +603,10 @@ static int collect_options(struct ht_facts *f, struct kmod_module *mod, const ch
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return unavailable(f, "modprobe." MODNAME ".hashsize", r, "buckets", SRC_OPTIONS);
-	return set_int(f, "modprobe." MODNAME ".hashsize", hashsize, "buckets", SRC_OPTIONS);
+		return ht_facts_set_errno(f, "modprobe." MODNAME ".hashsize", r, "buckets",
+		                          SRC_OPTIONS);
+	return ht_facts_set_int(f, "modprobe." MODNAME ".hashsize", hashsize, "buckets",
+	                        SRC_OPTIONS);
 }
 
 int ht_collect_kmod(struct ht_facts *f, const char *root)

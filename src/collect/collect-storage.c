@@ -55,48 +55,6 @@ static void closedirp(DIR **d)
 }
 #define _cleanup_closedir_ _cleanup_(closedirp)
 
-/* ---- fact helpers: the unit is always the fact table's ---- */
-
-static const char *unit_of(const char *name)
-{
-	const struct ht_fact_def *d = ht_fact_def_find(name);
-
-	return d ? d->unit : NULL;
-}
-
-static int set_val(struct ht_facts *f, const char *name, const struct ht_value *v,
-                   const char *source)
-{
-	return ht_facts_set(f, name, v, unit_of(name), source);
-}
-
-static int set_int(struct ht_facts *f, const char *name, int64_t i, const char *source)
-{
-	struct ht_value v = ht_int(i);
-
-	return set_val(f, name, &v, source);
-}
-
-static int set_bool(struct ht_facts *f, const char *name, bool b, const char *source)
-{
-	struct ht_value v = ht_bool(b);
-
-	return set_val(f, name, &v, source);
-}
-
-static int set_str(struct ht_facts *f, const char *name, const char *s, const char *source)
-{
-	struct ht_value v = { .type = HT_T_STR, .s = (char *)s };
-
-	return set_val(f, name, &v, source);
-}
-
-/* @r a negative or positive errno. */
-static int set_unavail(struct ht_facts *f, const char *name, int r, const char *source)
-{
-	return ht_facts_set_unavailable(f, name, r < 0 ? -r : r, unit_of(name), source);
-}
-
 /* ---- filesystem type names ---- */
 
 /*
@@ -726,24 +684,27 @@ static int collect_fsync(struct ht_facts *f, const char *root, const char *name,
 
 	fact_name(fn, sizeof(fn), name, "fsync_rate");
 	if (!measure)
-		return set_unavail(f, fn, ECANCELED, "skipped (--no-measure)");
+		return ht_facts_set_errno(f, fn, ECANCELED, ht_fact_def_unit(fn),
+		                          "skipped (--no-measure)");
 	if (!ht_root_is_live(root))
-		return set_unavail(f, fn, EOPNOTSUPP, "not measured in a --root tree");
+		return ht_facts_set_errno(f, fn, EOPNOTSUPP, ht_fact_def_unit(fn),
+		                          "not measured in a --root tree");
 	if (probe_err < 0)
-		return set_unavail(f, fn, probe_err, "no directory to measure in");
+		return ht_facts_set_errno(f, fn, probe_err, ht_fact_def_unit(fn),
+		                          "no directory to measure in");
 	r = ht_fsync_rate(dir, FSYNC_BUDGET_MS, FSYNC_MAX_ROUNDS, &rate, &rounds, &ns);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
 		snprintf(src, sizeof(src), "a temporary file in %s", dir);
-		return set_unavail(f, fn, r, src);
+		return ht_facts_set_errno(f, fn, r, ht_fact_def_unit(fn), src);
 	}
 	per_s = llround(rate);
 	if (per_s < 1)
 		per_s = 1;
 	snprintf(src, sizeof(src), "measured: %u fdatasync() of 4 KiB in %" PRIu64 " ms in %s",
 	         rounds, (ns + 500000) / 1000000, dir);
-	return set_int(f, fn, per_s, src);
+	return ht_facts_set_int(f, fn, per_s, ht_fact_def_unit(fn), src);
 }
 
 /* Every filesystem fact unavailable with @r (the directory could not be probed). */
@@ -756,7 +717,8 @@ static int all_unavailable(struct ht_facts *f, const char *name, int r, const ch
 	char fn[256];
 
 	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
-		int q = set_unavail(f, fact_name(fn, sizeof(fn), name, suffixes[i]), r, source);
+		const char *fact = fact_name(fn, sizeof(fn), name, suffixes[i]);
+		int q = ht_facts_set_errno(f, fact, r, ht_fact_def_unit(fact), source);
 
 		if (q < 0)
 			return q;
@@ -779,27 +741,29 @@ static int collect_block(struct ht_facts *f, const char *name, dev_t dev)
 		const char *why = r == -ENODEV ? "no block device (major 0 in stat(2) st_dev)" : src;
 
 		for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
-			int q = set_unavail(f, fact_name(fn, sizeof(fn), name, suffixes[i]), r, why);
+			const char *fact = fact_name(fn, sizeof(fn), name, suffixes[i]);
+			int q = ht_facts_set_errno(f, fact, r, ht_fact_def_unit(fact), why);
 
 			if (q < 0)
 				return q;
 		}
 		return 0;
 	}
-	r = set_str(f, fact_name(fn, sizeof(fn), name, "device"), b.device, src);
+	r = ht_facts_set_str(f, fact_name(fn, sizeof(fn), name, "device"), b.device, src);
 	if (r >= 0) {
 		char dsrc[192];
 
 		snprintf(dsrc, sizeof(dsrc), "%s and /sys/block/*/slaves", src);
-		r = set_str(f, fact_name(fn, sizeof(fn), name, "devices"), b.devices, dsrc);
+		r = ht_facts_set_str(f, fact_name(fn, sizeof(fn), name, "devices"), b.devices,
+		                     dsrc);
 	}
 	if (r >= 0) {
 		fact_name(fn, sizeof(fn), name, "rotational");
 		if (b.rotational_error < 0)
-			r = set_unavail(f, fn, b.rotational_error,
-			                b.rotational_source ? b.rotational_source : src);
+			r = ht_facts_set_errno(f, fn, b.rotational_error, ht_fact_def_unit(fn),
+			                       b.rotational_source ? b.rotational_source : src);
 		else
-			r = set_bool(f, fn, b.rotational, b.rotational_source);
+			r = ht_facts_set_bool(f, fn, b.rotational, b.rotational_source);
 	}
 	ht_block_info_free(&b);
 	return r;
@@ -827,8 +791,8 @@ static int collect_fs(struct ht_facts *f, const char *name, int fd, const char *
 	if (fstatfs(fd, &sfs) < 0 || fstat(fd, &st) < 0) {
 		r = -errno;
 		for (size_t i = 0; i < ARRAY_SIZE(fs_suffixes); i++) {
-			int q = set_unavail(f, fact_name(fn, sizeof(fn), name, fs_suffixes[i]), r,
-			                    dir_src);
+			const char *fact = fact_name(fn, sizeof(fn), name, fs_suffixes[i]);
+			int q = ht_facts_set_errno(f, fact, r, ht_fact_def_unit(fact), dir_src);
 
 			if (q < 0)
 				return q;
@@ -849,9 +813,10 @@ static int collect_fs(struct ht_facts *f, const char *name, int fd, const char *
 		fact_name(fn, sizeof(fn), name, nums[i].suffix);
 		/* A count beyond int64_t is no filesystem's: a bogus f_files (-1 on some FUSE). */
 		if (nums[i].v > (uint64_t)INT64_MAX)
-			r = set_unavail(f, fn, ERANGE, dir_src);
+			r = ht_facts_set_errno(f, fn, ERANGE, ht_fact_def_unit(fn), dir_src);
 		else
-			r = set_int(f, fn, (int64_t)nums[i].v, dir_src);
+			r = ht_facts_set_int(f, fn, (int64_t)nums[i].v, ht_fact_def_unit(fn),
+			                     dir_src);
 		if (r < 0)
 			return r;
 	}
@@ -862,10 +827,11 @@ static int collect_fs(struct ht_facts *f, const char *name, int fd, const char *
 	 */
 	fact_name(fn, sizeof(fn), name, "read_only_mount");
 	if (sfs.f_flags & ST_VALID)
-		r = set_bool(f, fn, (sfs.f_flags & ST_RDONLY) != 0, dir_src);
+		r = ht_facts_set_bool(f, fn, (sfs.f_flags & ST_RDONLY) != 0, dir_src);
 	else
-		r = set_unavail(f, fn, EOPNOTSUPP, "statfs(2) f_flags without ST_VALID (a kernel "
-		                                   "before 2.6.36)");
+		r = ht_facts_set_errno(f, fn, EOPNOTSUPP, ht_fact_def_unit(fn),
+		                       "statfs(2) f_flags without ST_VALID (a kernel before "
+		                       "2.6.36)");
 	if (r < 0)
 		return r;
 
@@ -881,12 +847,13 @@ static int collect_fs(struct ht_facts *f, const char *name, int fd, const char *
 			return r;
 	}
 	if (type) {
-		r = set_str(f, fn, type, PATH_MOUNTINFO);
+		r = ht_facts_set_str(f, fn, type, PATH_MOUNTINFO);
 	} else {
 		magic_name = ht_fs_type_name((int64_t)sfs.f_type);
 		snprintf(src, sizeof(src), "statfs(2) of %s: f_type 0x%llx", full,
 		         (unsigned long long)(uint32_t)sfs.f_type);
-		r = magic_name ? set_str(f, fn, magic_name, src) : set_unavail(f, fn, ENOENT, src);
+		r = magic_name ? ht_facts_set_str(f, fn, magic_name, src)
+		               : ht_facts_set_errno(f, fn, ENOENT, ht_fact_def_unit(fn), src);
 	}
 	if (r < 0)
 		return r;
@@ -906,8 +873,8 @@ int ht_collect_storage(struct ht_facts *f, const char *root, const char *name, c
 	if (!f || !name || !*name || strlen(name) > 200 || !role || !path)
 		return -EINVAL;
 	metadata = strcmp(role, "metadata") == 0;
-	if ((r = set_str(f, fact_name(fn, sizeof(fn), name, "path"), path, NULL)) < 0 ||
-	    (r = set_str(f, fact_name(fn, sizeof(fn), name, "role"), role, NULL)) < 0)
+	if ((r = ht_facts_set_str(f, fact_name(fn, sizeof(fn), name, "path"), path, NULL)) < 0 ||
+	    (r = ht_facts_set_str(f, fact_name(fn, sizeof(fn), name, "role"), role, NULL)) < 0)
 		return r;
 
 	if (path[0] != '/') {
@@ -944,9 +911,9 @@ int ht_collect_storage(struct ht_facts *f, const char *root, const char *name, c
 	}
 
 	snprintf(src, sizeof(src), "stat(2) of %s", full);
-	if ((r = set_bool(f, fact_name(fn, sizeof(fn), name, "exists"), strcmp(want, probed) == 0,
-	                  src)) < 0 ||
-	    (r = set_str(f, fact_name(fn, sizeof(fn), name, "probed"), probed, src)) < 0)
+	if ((r = ht_facts_set_bool(f, fact_name(fn, sizeof(fn), name, "exists"),
+	                           strcmp(want, probed) == 0, src)) < 0 ||
+	    (r = ht_facts_set_str(f, fact_name(fn, sizeof(fn), name, "probed"), probed, src)) < 0)
 		return r;
 	/*
 	 * A --root tree is a copy of another host's files: they lie on one of
@@ -959,9 +926,11 @@ int ht_collect_storage(struct ht_facts *f, const char *root, const char *name, c
 			                                "devices",    "rotational", "read_only_mount" };
 
 		for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
-			r = set_unavail(f, fact_name(fn, sizeof(fn), name, suffixes[i]), -EOPNOTSUPP,
-			                "not probed under --root: the tree's files lie on this "
-			                "machine's filesystem, not on its host's");
+			const char *fact = fact_name(fn, sizeof(fn), name, suffixes[i]);
+
+			r = ht_facts_set_errno(f, fact, -EOPNOTSUPP, ht_fact_def_unit(fact),
+			                       "not probed under --root: the tree's files lie "
+			                       "on this machine's filesystem, not on its host's");
 			if (r < 0)
 				return r;
 		}

@@ -479,15 +479,6 @@ static int sysfs_scan(const char *root, struct nic_list *l, int *err)
 	return r;
 }
 
-/* ---- facts ---- */
-
-static int set_str(struct ht_facts *f, const char *name, const char *s, const char *source)
-{
-	struct ht_value v = { .type = HT_T_STR, .s = (char *)s };
-
-	return ht_facts_set(f, name, &v, NULL, source);
-}
-
 /* ARPHRD_* names (include/uapi/linux/if_arp.h) for link types that are a kind in themselves. */
 static const char *arphrd_kind(long long type)
 {
@@ -551,19 +542,18 @@ static int nic_kind(const struct nic *n, const char **kind, char **source)
 static int nic_emit(struct ht_facts *f, const struct nic *n)
 {
 	_cleanup_free_ char *kind_src = NULL;
-	struct ht_value b = ht_bool(n->physical);
 	const char *kind;
 	char name[IFNAMSIZ + 32];
 	int r;
 
 	snprintf(name, sizeof(name), "nic.%s.physical", n->name);
-	r = ht_facts_set(f, name, &b, NULL, n->physical_src);
+	r = ht_facts_set_bool(f, name, n->physical, n->physical_src);
 	if (r < 0)
 		return r;
 
 	snprintf(name, sizeof(name), "nic.%s.driver", n->name);
 	if (n->driver)
-		r = set_str(f, name, n->driver, n->driver_src);
+		r = ht_facts_set_str(f, name, n->driver, n->driver_src);
 	else
 		r = ht_facts_set_unavailable(f, name, ENOENT, NULL, n->driver_src);
 	if (r < 0)
@@ -571,9 +561,9 @@ static int nic_emit(struct ht_facts *f, const struct nic *n)
 
 	snprintf(name, sizeof(name), "nic.%s.bus", n->name);
 	if (!n->physical)
-		r = set_str(f, name, "none", n->physical_src);
+		r = ht_facts_set_str(f, name, "none", n->physical_src);
 	else if (n->bus)
-		r = set_str(f, name, n->bus, n->bus_src);
+		r = ht_facts_set_str(f, name, n->bus, n->bus_src);
 	else
 		r = ht_facts_set_unavailable(f, name, ENOENT, NULL, n->bus_src);
 	if (r < 0)
@@ -584,7 +574,7 @@ static int nic_emit(struct ht_facts *f, const struct nic *n)
 	if (r < 0)
 		return r;
 	if (kind)
-		return set_str(f, name, kind, kind_src);
+		return ht_facts_set_str(f, name, kind, kind_src);
 	return ht_facts_set_unavailable(f, name, ENODATA, NULL, kind_src);
 }
 
@@ -608,7 +598,7 @@ static int mac_emit(struct ht_facts *f, const char *root, const char *ifname)
 	/* 6 octets "xx:xx:xx:xx:xx:xx"; MAC-less devices (tun) have an empty one. */
 	if (strlen(text) != 17)
 		return ht_facts_set_unavailable(f, name, ENODATA, NULL, path);
-	return set_str(f, name, text, path);
+	return ht_facts_set_str(f, name, text, path);
 }
 
 /* nic.list: the names in @l (sorted), space-separated; "" when there are none. */
@@ -625,7 +615,7 @@ static int list_emit(struct ht_facts *f, const struct nic_list *l, const char *s
 	s[0] = '\0';
 	for (size_t i = 0; i < l->n; i++)
 		pos += (size_t)sprintf(s + pos, "%s%s", i ? " " : "", l->v[i].name);
-	return set_str(f, "nic.list", s, source);
+	return ht_facts_set_str(f, "nic.list", s, source);
 }
 
 int ht_collect_udev(struct ht_facts *f, const char *root)

@@ -40,36 +40,6 @@ static bool root_is_host(const char *root)
 	return true;
 }
 
-/* Records @name as unavailable for the negative errno @r. Returns 0 or -ENOMEM. */
-static int unavailable(struct ht_facts *f, const char *name, int r, const char *unit,
-                       const char *source)
-{
-	return ht_facts_set_unavailable(f, name, r < 0 ? -r : r, unit, source);
-}
-
-static int set_int(struct ht_facts *f, const char *name, int64_t i, const char *unit,
-                   const char *source)
-{
-	struct ht_value v = ht_int(i);
-
-	return ht_facts_set(f, name, &v, unit, source);
-}
-
-static int set_bool(struct ht_facts *f, const char *name, bool b, const char *source)
-{
-	struct ht_value v = ht_bool(b);
-
-	return ht_facts_set(f, name, &v, NULL, source);
-}
-
-/* Like ht_facts_set() for a string, which it copies. */
-static int set_str(struct ht_facts *f, const char *name, const char *s, const char *source)
-{
-	struct ht_value v = { .type = HT_T_STR, .s = (char *)s };
-
-	return ht_facts_set(f, name, &v, NULL, source);
-}
-
 /* ---- parsers ---- */
 
 static bool is_digit(char c)
@@ -219,8 +189,8 @@ static int collect_mem(struct ht_facts *f, const char *root)
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return unavailable(f, "mem.total", r, "bytes", source);
-	return set_int(f, "mem.total", bytes, "bytes", source);
+		return ht_facts_set_errno(f, "mem.total", r, "bytes", source);
+	return ht_facts_set_int(f, "mem.total", bytes, "bytes", source);
 }
 
 /* kernel.release and the kernel.version parsed from it. */
@@ -239,16 +209,16 @@ static int collect_kernel(struct ht_facts *f, const char *root)
 	if (r < 0) {
 		int e = r;
 
-		r = unavailable(f, "kernel.release", e, NULL, PATH_OSRELEASE);
+		r = ht_facts_set_errno(f, "kernel.release", e, NULL, PATH_OSRELEASE);
 		if (r < 0)
 			return r;
-		return unavailable(f, "kernel.version", e, NULL, "kernel.release");
+		return ht_facts_set_errno(f, "kernel.version", e, NULL, "kernel.release");
 	}
-	r = set_str(f, "kernel.release", rel, PATH_OSRELEASE);
+	r = ht_facts_set_str(f, "kernel.release", rel, PATH_OSRELEASE);
 	if (r < 0)
 		return r;
 	if (ht_version_parse(rel, &v.v, &end) < 0)
-		return unavailable(f, "kernel.version", EINVAL, NULL, "kernel.release");
+		return ht_facts_set_errno(f, "kernel.version", EINVAL, NULL, "kernel.release");
 	return ht_facts_set(f, "kernel.version", &v, NULL, "kernel.release");
 }
 
@@ -280,18 +250,18 @@ static int collect_arch(struct ht_facts *f, const char *root)
 	if (r < 0) {
 		int e = r;
 
-		r = unavailable(f, "cpu.arch", e, NULL, source);
+		r = ht_facts_set_errno(f, "cpu.arch", e, NULL, source);
 		if (r < 0)
 			return r;
-		return unavailable(f, "kernel.pointer_size", e, "bytes", "cpu.arch");
+		return ht_facts_set_errno(f, "kernel.pointer_size", e, "bytes", "cpu.arch");
 	}
-	r = set_str(f, "cpu.arch", arch, source);
+	r = ht_facts_set_str(f, "cpu.arch", arch, source);
 	if (r < 0)
 		return r;
 	size = ht_arch_pointer_size(arch);
 	if (size < 0)
-		return unavailable(f, "kernel.pointer_size", size, "bytes", "cpu.arch");
-	return set_int(f, "kernel.pointer_size", size, "bytes", "cpu.arch");
+		return ht_facts_set_errno(f, "kernel.pointer_size", size, "bytes", "cpu.arch");
+	return ht_facts_set_int(f, "kernel.pointer_size", size, "bytes", "cpu.arch");
 }
 
 static int collect_cpu_count(struct ht_facts *f, const char *root)
@@ -306,8 +276,8 @@ static int collect_cpu_count(struct ht_facts *f, const char *root)
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return unavailable(f, "cpu.count", r, "CPUs", PATH_CPU_ONLINE);
-	return set_int(f, "cpu.count", n, "CPUs", PATH_CPU_ONLINE);
+		return ht_facts_set_errno(f, "cpu.count", r, "CPUs", PATH_CPU_ONLINE);
+	return ht_facts_set_int(f, "cpu.count", n, "CPUs", PATH_CPU_ONLINE);
 }
 
 static int collect_page_size(struct ht_facts *f, const char *root)
@@ -316,13 +286,14 @@ static int collect_page_size(struct ht_facts *f, const char *root)
 	long ps;
 
 	if (!root_is_host(root))
-		return unavailable(f, "kernel.page_size", ENOENT, "bytes",
-		                   "not recorded in a --root tree");
+		return ht_facts_set_errno(f, "kernel.page_size", ENOENT, "bytes",
+		                          "not recorded in a --root tree");
 	errno = 0;
 	ps = sysconf(_SC_PAGESIZE);
 	if (ps <= 0)
-		return unavailable(f, "kernel.page_size", errno ? errno : EINVAL, "bytes", source);
-	return set_int(f, "kernel.page_size", ps, "bytes", source);
+		return ht_facts_set_errno(f, "kernel.page_size", errno ? errno : EINVAL, "bytes",
+		                          source);
+	return ht_facts_set_int(f, "kernel.page_size", ps, "bytes", source);
 }
 
 /*
@@ -370,14 +341,14 @@ static int collect_int_file(struct ht_facts *f, const char *root, const char *na
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return unavailable(f, name, r, unit, path);
+		return ht_facts_set_errno(f, name, r, unit, path);
 	if (ht_parse_int64(text, &v) < 0 || v < 0 || v > max) {
 		bad = bad_int_source(root, path, max, text);
 		if (!bad)
 			return -ENOMEM;
-		return unavailable(f, name, EINVAL, unit, bad);
+		return ht_facts_set_errno(f, name, EINVAL, unit, bad);
 	}
-	return set_int(f, name, v, unit, path);
+	return ht_facts_set_int(f, name, v, unit, path);
 }
 
 /*
@@ -471,10 +442,10 @@ static int collect_conntrack_loaded(struct ht_facts *f, const char *root)
 	if (r == -ENOMEM)
 		return r;
 	if (r == -ENOENT)
-		return set_bool(f, "conntrack.loaded", false, PATH_NF_MODULE);
+		return ht_facts_set_bool(f, "conntrack.loaded", false, PATH_NF_MODULE);
 	if (r < 0)
-		return unavailable(f, "conntrack.loaded", r, NULL, PATH_NF_MODULE);
-	return set_bool(f, "conntrack.loaded", true, PATH_NF_MODULE);
+		return ht_facts_set_errno(f, "conntrack.loaded", r, NULL, PATH_NF_MODULE);
+	return ht_facts_set_bool(f, "conntrack.loaded", true, PATH_NF_MODULE);
 }
 
 /*
@@ -491,8 +462,8 @@ static int collect_netns_initial(struct ht_facts *f, const char *root)
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)
-		return unavailable(f, "netns.initial", r, NULL, source);
-	return set_bool(f, "netns.initial", (st.st_mode & S_IWUSR) != 0, source);
+		return ht_facts_set_errno(f, "netns.initial", r, NULL, source);
+	return ht_facts_set_bool(f, "netns.initial", (st.st_mode & S_IWUSR) != 0, source);
 }
 
 /* The connection path's integer sysctls (net/core/sysctl_net_core.c, net/ipv4/sysctl_net_ipv4.c: ints). */

@@ -14,23 +14,6 @@
 #include "engine/value.h"
 #include "shared/util.h"
 
-/* Counts go in as they are: through a double, 2^63 - 1 would become 2^63, no int64_t. */
-static int set_int(struct ht_facts *f, const char *name, int64_t v, const char *unit,
-                   const char *source)
-{
-	struct ht_value val = ht_int(v);
-
-	return ht_facts_set(f, name, &val, unit, source);
-}
-
-static int set_dec(struct ht_facts *f, const char *name, double v, const char *unit,
-                   const char *source)
-{
-	struct ht_value val = ht_dec(v);
-
-	return ht_facts_set(f, name, &val, unit, source);
-}
-
 /*
  * The kernel keeps the entry count in an int (atomic_t count, struct
  * netns_ct, include/net/netns/conntrack.h), and nf_conntrack_max and the
@@ -64,7 +47,6 @@ int ht_collect_observed(struct ht_facts *f, const char *path, double headroom,
 	_cleanup_free_ struct ht_watch_sample *samples = NULL;
 	_cleanup_free_ char *src = NULL, *rate_src = NULL;
 	struct ht_watch_summary sum;
-	struct ht_value v;
 	size_t n = 0;
 	int r;
 
@@ -99,32 +81,31 @@ int ht_collect_observed(struct ht_facts *f, const char *path, double headroom,
 		rate_src = NULL;
 		return -ENOMEM;
 	}
-	v = (struct ht_value){ .type = HT_T_STR, .s = (char *)path };
-	if ((r = set_int(f, "observed.peak_count", sum.peak_count, "entries", src)) < 0 ||
-	    (r = set_int(f, "observed.pinned_samples", (int64_t)sum.pinned_samples, "samples",
-	                 src)) < 0 ||
-	    (r = set_int(f, "observed.samples", (int64_t)sum.samples, "samples", src)) < 0 ||
-	    (r = set_int(f, "observed.max", sum.max, "entries", src)) < 0 ||
-	    (r = set_int(f, "observed.time_wait", sum.time_wait, "seconds", src)) < 0 ||
-	    (r = ht_facts_set(f, "observed.source", &v, NULL, src)) < 0)
+	if ((r = ht_facts_set_int(f, "observed.peak_count", sum.peak_count, "entries", src)) < 0 ||
+	    (r = ht_facts_set_int(f, "observed.pinned_samples", (int64_t)sum.pinned_samples,
+	                          "samples", src)) < 0 ||
+	    (r = ht_facts_set_int(f, "observed.samples", (int64_t)sum.samples, "samples",
+	                          src)) < 0 ||
+	    (r = ht_facts_set_int(f, "observed.max", sum.max, "entries", src)) < 0 ||
+	    (r = ht_facts_set_int(f, "observed.time_wait", sum.time_wait, "seconds", src)) < 0 ||
+	    (r = ht_facts_set_str(f, "observed.source", path, src)) < 0)
 		return r;
 	if (sum.have_rate) {
-		struct ht_value lb = ht_bool(sum.rate_lower_bound);
-
-		if ((r = set_dec(f, "observed.peak_rate", sum.peak_rate, "connections/s",
-		                 rate_src)) < 0 ||
-		    (r = set_dec(f, "observed.mean_rate", sum.mean_rate, "connections/s",
-		                 rate_src)) < 0 ||
-		    (r = ht_facts_set(f, "observed.rate_lower_bound", &lb, NULL, src)) < 0)
+		if ((r = ht_facts_set_dec(f, "observed.peak_rate", sum.peak_rate, "connections/s",
+		                          rate_src)) < 0 ||
+		    (r = ht_facts_set_dec(f, "observed.mean_rate", sum.mean_rate, "connections/s",
+		                          rate_src)) < 0 ||
+		    (r = ht_facts_set_bool(f, "observed.rate_lower_bound", sum.rate_lower_bound,
+		                           src)) < 0)
 			return r;
 	}
 	if (sum.have_events_lost &&
-	    (r = set_int(f, "observed.events_lost", sum.events_lost, "events", src)) < 0)
+	    (r = ht_facts_set_int(f, "observed.events_lost", sum.events_lost, "events", src)) < 0)
 		return r;
 	if (sum.have_overruns &&
-	    (r = set_int(f, "observed.overruns", sum.overruns, "overruns", src)) < 0)
+	    (r = ht_facts_set_int(f, "observed.overruns", sum.overruns, "overruns", src)) < 0)
 		return r;
 	if (sum.have_drops)
-		return set_int(f, "observed.drops", sum.drops, "packets", src);
+		return ht_facts_set_int(f, "observed.drops", sum.drops, "packets", src);
 	return 0;
 }

@@ -27,7 +27,6 @@ int ht_collect_apply_counters(struct ht_facts *f, const char *root, const char *
 	_cleanup_free_ char *raw = NULL, *boot_now = NULL, *source = NULL;
 	struct json_object *state, *c, *b;
 	int64_t drop, early;
-	struct ht_value v;
 	int r;
 
 	r = state_path ? ht_read_file(NULL, state_path, &raw) :
@@ -58,11 +57,9 @@ int ht_collect_apply_counters(struct ht_facts *f, const char *root, const char *
 		source = ht_root_path(root, HT_STATE_FILE);
 	if (!source)
 		return -ENOMEM;
-	v = ht_int(drop);
-	r = ht_facts_set(f, "conntrack.stat.drop_at_apply", &v, "packets", source);
-	if (r >= 0) {
-		v = ht_int(early);
-		r = ht_facts_set(f, "conntrack.stat.early_drop_at_apply", &v, "packets", source);
-	}
+	r = ht_facts_set_int(f, "conntrack.stat.drop_at_apply", drop, "packets", source);
+	if (r >= 0)
+		r = ht_facts_set_int(f, "conntrack.stat.early_drop_at_apply", early, "packets",
+		                     source);
 	return r < 0 ? r : 0;
 }

@@ -829,6 +829,53 @@ int ht_facts_set_unavailable(struct ht_facts *f, const char *name, int errnum, c
 	return facts_set_checked(f, name, NULL, errnum, unit, source);
 }
 
+int ht_facts_set_int(struct ht_facts *f, const char *name, int64_t i, const char *unit,
+                     const char *source)
+{
+	struct ht_value v = ht_int(i);
+
+	return ht_facts_set(f, name, &v, unit, source);
+}
+
+int ht_facts_set_dec(struct ht_facts *f, const char *name, double d, const char *unit,
+                     const char *source)
+{
+	struct ht_value v = ht_dec(d);
+
+	return ht_facts_set(f, name, &v, unit, source);
+}
+
+int ht_facts_set_bool(struct ht_facts *f, const char *name, bool b, const char *source)
+{
+	struct ht_value v = ht_bool(b);
+
+	return ht_facts_set(f, name, &v, NULL, source);
+}
+
+int ht_facts_set_str(struct ht_facts *f, const char *name, const char *s, const char *source)
+{
+	/* ht_facts_set() copies the string: the cast only fits struct ht_value. */
+	struct ht_value v = { .type = HT_T_STR, .s = (char *)s };
+
+	return ht_facts_set(f, name, &v, NULL, source);
+}
+
+int ht_facts_set_errno(struct ht_facts *f, const char *name, int r, const char *unit,
+                       const char *source)
+{
+	/* No errno is below -4095 (the kernel's MAX_ERRNO), and -INT_MIN would overflow. */
+	if (r < -4095)
+		return -EINVAL;
+	return ht_facts_set_unavailable(f, name, r < 0 ? -r : r, unit, source);
+}
+
+const char *ht_fact_def_unit(const char *name)
+{
+	const struct ht_fact_def *def = name ? ht_fact_def_find(name) : NULL;
+
+	return def ? def->unit : NULL;
+}
+
 const struct ht_fact *ht_facts_get(const struct ht_facts *f, const char *name)
 {
 	bool found;

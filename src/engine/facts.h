@@ -115,6 +115,39 @@ int ht_facts_set(struct ht_facts *f, const char *name, const struct ht_value *v,
 int ht_facts_set_unavailable(struct ht_facts *f, const char *name, int errnum, const char *unit,
                              const char *source);
 
+/*
+ * The setters collectors use: ht_facts_set() with a value made from a C
+ * type, so each takes ht_facts_set()'s rules and returns what it returns (0,
+ * -EINVAL or -ENOMEM). @unit and @source may be NULL and are copied.
+ * ht_facts_set_int(): @i exact, whatever the unit (a count or size unit
+ * needs @i >= 0 for a known fact). ht_facts_set_dec(): @d finite.
+ * ht_facts_set_bool() and ht_facts_set_str() set no unit (no known fact of
+ * those types has one); ht_facts_set_str() copies @s, valid UTF-8 (NULL:
+ * -EINVAL).
+ */
+int ht_facts_set_int(struct ht_facts *f, const char *name, int64_t i, const char *unit,
+                     const char *source);
+int ht_facts_set_dec(struct ht_facts *f, const char *name, double d, const char *unit,
+                     const char *source);
+int ht_facts_set_bool(struct ht_facts *f, const char *name, bool b, const char *source);
+int ht_facts_set_str(struct ht_facts *f, const char *name, const char *s, const char *source);
+
+/*
+ * ht_facts_set_errno - ht_facts_set_unavailable() for the errno a collector
+ * holds: @r is the negative errno a call returned (-ENOENT), or the positive
+ * errno of a reason it names itself (ENOENT); both record ENOENT. Returns
+ * what ht_facts_set_unavailable() returns; -EINVAL also for @r 0.
+ */
+int ht_facts_set_errno(struct ht_facts *f, const char *name, int r, const char *unit,
+                       const char *source);
+
+/*
+ * The unit hosttune's table gives fact @name (ht_fact_def_find(), so
+ * listener.3900.backlog finds "entries"); NULL for a fact without a unit
+ * and for a name the table does not know. Static storage.
+ */
+const char *ht_fact_def_unit(const char *name);
+
 /* The fact named @name, or NULL when it was never set. Pointer valid until the next set. */
 const struct ht_fact *ht_facts_get(const struct ht_facts *f, const char *name);
 

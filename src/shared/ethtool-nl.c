@@ -11,102 +11,16 @@
 #include <linux/netlink.h>
 
 #include "shared/ethtool-nl.h"
+#include "shared/netlink.h"
 #include "shared/util.h"
 
 /* ---- netlink plumbing ---- */
 
-/* Copies an extack message that ht_facts_set() accepts as part of a source. */
-static void extack_copy(char *dst, const char *src)
-{
-	size_t n = 0;
-
-	while (*src == ' ')
-		src++;
-	for (; *src && n < HT_ETHNL_EXTACK_LEN - 1; src++)
-		dst[n++] = (unsigned char)*src < 0x20 || *src == 0x7f ? ' ' : *src;
-	while (n > 0 && dst[n - 1] == ' ')
-		n--;
-	dst[n] = '\0';
-}
-
-static int extack_attr_cb(const struct nlattr *a, void *data)
-{
-	struct ht_ethnl_exchange *x = data;
-
-	if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
-	    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
-		extack_copy(x->extack, mnl_attr_get_str(a));
-	return MNL_CB_OK;
-}
-
-/*
- * NLMSG_ERROR: error 0 is the ACK that ends a request. Otherwise keep the
- * errno and the extack message, which follows the echoed request (only its
- * header with NETLINK_CAP_ACK) when NLM_F_ACK_TLVS is set
- * (include/uapi/linux/netlink.h, struct nlmsgerr).
- */
-static int error_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
-	struct ht_ethnl_exchange *x = data;
-	size_t off = sizeof(*err);
-
-	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*err))) {
-		x->err = -EBADMSG;
-		return MNL_CB_ERROR;
-	}
-	if (err->error == 0)
-		return MNL_CB_STOP;
-	x->err = err->error < 0 ? err->error : -err->error;
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return MNL_CB_ERROR;
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
-		if (err->msg.nlmsg_len < sizeof(struct nlmsghdr))
-			return MNL_CB_ERROR;
-		off += err->msg.nlmsg_len - sizeof(struct nlmsghdr);
-	}
-	if (MNL_ALIGN(off) < mnl_nlmsg_get_payload_len(nlh))
-		mnl_attr_parse(nlh, (unsigned int)off, extack_attr_cb, x);
-	return MNL_CB_ERROR;
-}
-
-static int done_cb(const struct nlmsghdr *nlh _unused_, void *data _unused_)
-{
-	return MNL_CB_STOP;
-}
-
-static int data_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct ht_ethnl_exchange *x = data;
-
-	return x->parse(nlh, x->data);
-}
-
 int ht_ethnl_talk(struct ht_ethnl *e, const struct nlmsghdr *nlh, struct ht_ethnl_exchange *x)
 {
-	/* Not const: libmnl 1.0.4 declares the array non-const. */
-	static mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
-		[NLMSG_ERROR] = error_cb,
-		[NLMSG_DONE] = done_cb,
-	};
 	union ht_ethnl_buf buf;
-	int r;
 
-	x->err = 0;
-	x->extack[0] = '\0';
-	if (mnl_socket_sendto(e->nl, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	do {
-		ssize_t n = mnl_socket_recvfrom(e->nl, buf.b, sizeof(buf.b));
-
-		if (n < 0)
-			return -errno;
-		errno = 0;
-		r = mnl_cb_run2(buf.b, (size_t)n, nlh->nlmsg_seq, e->portid, data_cb, x, ctl,
-		                ARRAY_SIZE(ctl));
-		if (r < 0)
-			return x->err ? x->err : (errno ? -errno : -EPROTO);
-	} while (r > MNL_CB_STOP);
+	x->err = ht_nl_request(e->nl, nlh, buf.b, sizeof(buf.b), x->parse, x->data, x->extack);
 	return x->err;
 }
 
@@ -217,21 +131,17 @@ void ht_ethnl_close(struct ht_ethnl *e)
 
 int ht_ethnl_open(struct ht_ethnl *e, struct ht_ethnl_exchange *x)
 {
-	int one = 1;
+	int r;
 
-	e->nl = mnl_socket_open(NETLINK_GENERIC);
-	if (!e->nl)
-		return -errno;
-	/* Best effort: kernels before 4.12 have no extended ACK and answer ENOPROTOOPT. */
-	mnl_socket_setsockopt(e->nl, NETLINK_EXT_ACK, &one, sizeof(one));
-	mnl_socket_setsockopt(e->nl, NETLINK_CAP_ACK, &one, sizeof(one));
-	if (mnl_socket_bind(e->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		int r = -errno;
-
-		ht_ethnl_close(e);
+	/* The socket can fail before any request: no kernel message then. */
+	x->err = 0;
+	x->extack[0] = '\0';
+	r = ht_nl_open(NETLINK_GENERIC, &e->nl);
+	if (r < 0) {
+		e->nl = NULL;
+		x->err = r;
 		return r;
 	}
-	e->portid = mnl_socket_get_portid(e->nl);
 	e->seq = (unsigned int)time(NULL);
 	return family_resolve(e, x);
 }

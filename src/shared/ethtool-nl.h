@@ -7,12 +7,14 @@
 #include <libmnl/libmnl.h>
 #include <linux/ethtool_netlink.h>
 
+#include "shared/netlink.h"
+
 /*
  * Plumbing shared by the ethtool generic netlink users
  * (collect/collect-ethtool.c reads, persist/ethtool-set.c writes), so it
  * lives in shared/: one socket with extended ACKs, the family id
- * resolved once, one request at a time with its reply parsed into an
- * attribute table and the kernel's extack text kept
+ * resolved once, one request at a time (shared/netlink.h) with its reply
+ * parsed into an attribute table and the kernel's extack text kept
  * (Documentation/networking/ethtool-netlink.rst).
  */
 
@@ -23,7 +25,7 @@
 #define HT_ETHNL_BUF_SIZE 8192
 
 /* Room for the kernel's extack text; NL_SET_ERR_MSG messages are short literals. */
-#define HT_ETHNL_EXTACK_LEN 256
+#define HT_ETHNL_EXTACK_LEN HT_NL_EXTACK_LEN
 
 union ht_ethnl_buf {
 	struct nlmsghdr align;
@@ -32,7 +34,6 @@ union ht_ethnl_buf {
 
 struct ht_ethnl {
 	struct mnl_socket *nl;
-	unsigned int portid;
 	unsigned int seq;
 	uint16_t family;
 };
@@ -64,8 +65,8 @@ void ht_ethnl_put_header(struct nlmsghdr *nlh, uint16_t attr, const char *ifname
 
 /*
  * Sends @nlh (NLM_F_ACK set) and runs x->parse(nlh, x->data) on every reply
- * message until the ACK. Returns 0, or a negative errno with x->extack
- * filled when the kernel said why.
+ * message until the ACK (ht_nl_request()). Returns 0, or a negative errno
+ * with x->extack filled when the kernel said why; x->err receives the same.
  */
 int ht_ethnl_talk(struct ht_ethnl *e, const struct nlmsghdr *nlh, struct ht_ethnl_exchange *x);
 

@@ -19,13 +19,13 @@
 #include <linux/sock_diag.h>
 
 #include "collect/collect.h"
+#include "collect/procfs.h"
 #include "engine/facts.h"
-#include "shared/bootconf.h"
+#include "shared/netlink.h"
 #include "shared/util.h"
-#include "engine/value.h"
 
 /*
- * The connection path's sockets and processes:
+ * The connection path's sockets:
  * - every TCP socket of this network namespace from NETLINK_SOCK_DIAG
  *   (inet_diag, net/ipv4/inet_diag.c; one SOCK_DIAG_BY_FAMILY dump for
  *   AF_INET and one for AF_INET6), else /proc/net/tcp and tcp6
@@ -33,12 +33,8 @@
  *   get_tcp6_sock()), streamed: each socket is folded into per-port
  *   listener records and a hash table of client destinations, nothing is
  *   kept per socket but a listening socket's inode;
- * - the owners of listening sockets: "socket:[INODE]" among /proc/PID/fd;
- * - the checked processes' limits, descriptors and systemd unit;
- * - the nstat(8) counters of /proc/net/netstat and /proc/net/snmp.
+ * - the owners of listening sockets: "socket:[INODE]" among /proc/PID/fd.
  */
-
-#define NL_BUF_SIZE 32768 /* as collect-ctnetlink.c: netlink_dump()'s largest skb */
 
 #define SRC_DIAG "NETLINK_SOCK_DIAG inet_diag"
 #define PATH_TCP4 "/proc/net/tcp"
@@ -65,42 +61,6 @@ enum {
 	((1u << ST_ESTABLISHED) | (1u << ST_SYN_SENT) | (1u << ST_FIN_WAIT1) |           \
 	 (1u << ST_FIN_WAIT2) | (1u << ST_TIME_WAIT) | (1u << ST_CLOSE_WAIT) |           \
 	 (1u << ST_LAST_ACK) | (1u << ST_LISTEN) | (1u << ST_CLOSING))
-
-static void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
-}
-#define _cleanup_closedir_ _cleanup_(closedirp)
-
-/* ---- fact helpers: the unit is always the fact table's ---- */
-
-static const char *unit_of(const char *name)
-{
-	const struct ht_fact_def *d = ht_fact_def_find(name);
-
-	return d ? d->unit : NULL;
-}
-
-static int set_int(struct ht_facts *f, const char *name, int64_t i, const char *source)
-{
-	struct ht_value v = ht_int(i);
-
-	return ht_facts_set(f, name, &v, unit_of(name), source);
-}
-
-static int set_str(struct ht_facts *f, const char *name, const char *s, const char *source)
-{
-	struct ht_value v = { .type = HT_T_STR, .s = (char *)s };
-
-	return ht_facts_set(f, name, &v, unit_of(name), source);
-}
-
-/* @r a negative or positive errno. */
-static int set_unavail(struct ht_facts *f, const char *name, int r, const char *source)
-{
-	return ht_facts_set_unavailable(f, name, r < 0 ? -r : r, unit_of(name), source);
-}
 
 /* ---- parsers ---- */
 
@@ -132,20 +92,6 @@ static int parse_hex(const char **pp, int digits, uint64_t *out)
 	*pp = p;
 	*out = v;
 	return 0;
-}
-
-static const char *skip_blank(const char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
-static const char *skip_token(const char *p)
-{
-	while (*p && *p != ' ' && *p != '\t' && *p != '\n')
-		p++;
-	return p;
 }
 
 /* The 16-byte form of an IPv4 address: ::ffff:a.b.c.d (RFC 4291 2.5.5.2). */
@@ -268,196 +214,6 @@ int ht_port_range(const char *text, int64_t *low, int64_t *high)
 	*low = lo;
 	*high = hi;
 	return 0;
-}
-
-/* The value of "Max open files": a decimal or "unlimited" (RLIM_INFINITY). */
-static int parse_limit(const char **pp, int64_t *out)
-{
-	const char *p = skip_blank(*pp);
-	int64_t v = 0;
-
-	if (strncmp(p, "unlimited", 9) == 0) {
-		*out = INT64_MAX;
-		*pp = p + 9;
-		return 0;
-	}
-	if (*p < '0' || *p > '9')
-		return -EINVAL;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (v > (INT64_MAX - 9) / 10)
-			return -EINVAL;
-		v = v * 10 + (*p - '0');
-	}
-	*out = v;
-	*pp = p;
-	return 0;
-}
-
-int ht_limits_nofile(const char *text, int64_t *soft, int64_t *hard)
-{
-	static const char key[] = "Max open files";
-	const char *p = text;
-
-	if (!text || !soft || !hard)
-		return -EINVAL;
-	/* fs/proc/base.c proc_pid_limits(): "%-25s %-20s %-20s %-10s\n". */
-	for (;;) {
-		if (strncmp(p, key, sizeof(key) - 1) == 0 &&
-		    (p[sizeof(key) - 1] == ' ' || p[sizeof(key) - 1] == '\t'))
-			break;
-		p = strchr(p, '\n');
-		if (!p)
-			return -ENOENT;
-		p++;
-	}
-	p += sizeof(key) - 1;
-	if (parse_limit(&p, soft) < 0 || (*p != ' ' && *p != '\t') || parse_limit(&p, hard) < 0)
-		return -EINVAL;
-	if (*p && *p != ' ' && *p != '\t' && *p != '\n')
-		return -EINVAL;
-	return 0;
-}
-
-/* Whether [c, e) is "user@UID.service", a per-user service manager (user@.service). */
-static bool is_user_manager(const char *c, const char *e)
-{
-	return e - c > 13 && memcmp(c, "user@", 5) == 0 && memcmp(e - 8, ".service", 8) == 0;
-}
-
-/*
- * The last path component of [p, end) that ends in ".service", into a new
- * string; a service below a user manager's component: -ENOENT, with the
- * manager's name in *manager when @manager is not NULL.
- */
-static int unit_of_path(const char *p, const char *end, char **unit, char **manager)
-{
-	const char *best = NULL, *best_end = NULL, *mgr = NULL, *mgr_end = NULL;
-
-	while (p < end) {
-		const char *c = p, *e;
-
-		while (c < end && *c == '/')
-			c++;
-		e = c;
-		while (e < end && *e != '/')
-			e++;
-		if (e - c > 8 && memcmp(e - 8, ".service", 8) == 0) {
-			if (!mgr && is_user_manager(c, e)) {
-				mgr = c;
-				mgr_end = e;
-			}
-			best = c;
-			best_end = e;
-		}
-		p = e;
-	}
-	if (!best)
-		return -ENOENT;
-	if (mgr && best != mgr) {
-		if (manager) {
-			*manager = strndup(mgr, (size_t)(mgr_end - mgr));
-			if (!*manager)
-				return -ENOMEM;
-		}
-		return -ENOENT;
-	}
-	*unit = strndup(best, (size_t)(best_end - best));
-	return *unit ? 0 : -ENOMEM;
-}
-
-int ht_cgroup_unit(const char *text, char **unit, char **manager)
-{
-	const char *v2 = NULL, *v1 = NULL;
-
-	if (!text || !unit)
-		return -EINVAL;
-	*unit = NULL;
-	if (manager)
-		*manager = NULL;
-	/* kernel/cgroup/cgroup.c proc_cgroup_show(): "ID:CONTROLLERS:PATH" a line. */
-	for (const char *p = text; *p;) {
-		const char *nl = strchr(p, '\n');
-
-		if (strncmp(p, "0::", 3) == 0)
-			v2 = p + 3;
-		else {
-			const char *c = strchr(p, ':');
-
-			if (c && (!nl || c < nl) && strncmp(c + 1, "name=systemd:", 13) == 0)
-				v1 = c + 14;
-		}
-		if (!nl)
-			break;
-		p = nl + 1;
-	}
-	/* The unified hierarchy first; on a v1 host the name=systemd one. */
-	for (int i = 0; i < 2; i++) {
-		const char *p = i == 0 ? v2 : v1, *end;
-		int r;
-
-		if (!p)
-			continue;
-		end = strchr(p, '\n');
-		if (!end)
-			end = p + strlen(p);
-		r = unit_of_path(p, end, unit, manager);
-		if (r != -ENOENT || (manager && *manager))
-			return r;
-	}
-	return -ENOENT;
-}
-
-int ht_nstat_value(const char *text, const char *prefix, const char *field, int64_t *out)
-{
-	size_t plen = strlen(prefix), flen = strlen(field);
-
-	if (!text || !out)
-		return -EINVAL;
-	/* Pairs of lines: "PREFIX: Name1 Name2 ..." then "PREFIX: v1 v2 ...". */
-	for (const char *p = text; p && *p;) {
-		const char *names, *vals, *nl;
-		int idx = 0;
-
-		nl = strchr(p, '\n');
-		if (strncmp(p, prefix, plen) != 0 || p[plen] != ':') {
-			p = nl ? nl + 1 : NULL;
-			continue;
-		}
-		if (!nl)
-			return -EINVAL; /* a header without its value line */
-		names = p + plen + 1;
-		vals = nl + 1;
-		if (strncmp(vals, prefix, plen) != 0 || vals[plen] != ':')
-			return -EINVAL;
-		vals += plen + 1;
-		for (const char *n = skip_blank(names); *n && *n != '\n'; idx++) {
-			const char *ne = skip_token(n);
-
-			if ((size_t)(ne - n) == flen && memcmp(n, field, flen) == 0) {
-				const char *v = skip_blank(vals);
-				long long x;
-				char *end;
-
-				for (int i = 0; i < idx; i++) {
-					if (!*v || *v == '\n')
-						return -EINVAL;
-					v = skip_blank(skip_token(v));
-				}
-				if (!*v || *v == '\n')
-					return -EINVAL;
-				errno = 0;
-				x = strtoll(v, &end, 10);
-				if (errno || end == v || (*end && *end != ' ' && *end != '\n') || x < 0)
-					return -EINVAL;
-				*out = x;
-				return 0;
-			}
-			n = skip_blank(ne);
-		}
-		nl = strchr(vals, '\n');
-		p = nl ? nl + 1 : NULL;
-	}
-	return -ENOENT;
 }
 
 /* ---- what the socket scan keeps ---- */
@@ -695,14 +451,9 @@ static int scan_add(struct scan *sc, const struct ht_sock *s, bool have_backlog)
 
 /* ---- NETLINK_SOCK_DIAG ---- */
 
-struct diag_req {
-	struct scan *sc;
-	int error; /* positive errno */
-};
-
 static int diag_data_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct diag_req *req = data;
+	struct scan *sc = data;
 	const struct inet_diag_msg *m;
 	struct ht_sock s = { 0 };
 	int r;
@@ -710,7 +461,6 @@ static int diag_data_cb(const struct nlmsghdr *nlh, void *data)
 	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
 		return MNL_CB_OK;
 	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*m)) {
-		req->error = EBADMSG;
 		errno = EBADMSG;
 		return MNL_CB_ERROR;
 	}
@@ -731,113 +481,42 @@ static int diag_data_cb(const struct nlmsghdr *nlh, void *data)
 	s.rqueue = m->idiag_rqueue;
 	s.wqueue = m->idiag_wqueue;
 	s.inode = m->idiag_inode;
-	r = scan_add(req->sc, &s, true);
+	r = scan_add(sc, &s, true);
 	if (r < 0) {
-		req->error = -r;
 		errno = -r;
 		return MNL_CB_ERROR;
 	}
 	return MNL_CB_OK;
 }
 
-static int diag_error_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
-	struct diag_req *req = data;
-
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*err)) {
-		req->error = EBADMSG;
-	} else {
-		if (err->error == 0)
-			return MNL_CB_STOP;
-		req->error = err->error < 0 ? -err->error : err->error;
-	}
-	errno = req->error;
-	return MNL_CB_ERROR;
-}
-
-static int diag_done_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct diag_req *req = data;
-	int code;
-
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(code))
-		return MNL_CB_STOP;
-	memcpy(&code, mnl_nlmsg_get_payload(nlh), sizeof(code));
-	if (code >= 0)
-		return MNL_CB_STOP;
-	req->error = -code;
-	errno = req->error;
-	return MNL_CB_ERROR;
-}
-
-static int diag_noop_cb(const struct nlmsghdr *nlh _unused_, void *data _unused_)
-{
-	return MNL_CB_OK;
-}
-
 /* One SOCK_DIAG_BY_FAMILY dump of @family's TCP sockets into @sc. 0 or a negative errno. */
 static int diag_dump(struct mnl_socket *nl, char *buf, uint8_t family, struct scan *sc)
 {
-	static mnl_cb_t ctl_cb[NLMSG_MIN_TYPE] = {
-		[NLMSG_NOOP] = diag_noop_cb,
-		[NLMSG_ERROR] = diag_error_cb,
-		[NLMSG_DONE] = diag_done_cb,
-	};
-	struct diag_req req = { .sc = sc };
-	unsigned portid = mnl_socket_get_portid(nl);
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct inet_diag_req_v2 *d;
-	unsigned seq;
 
 	nlh->nlmsg_type = SOCK_DIAG_BY_FAMILY;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = seq = (unsigned)time(NULL) + family;
+	nlh->nlmsg_seq = (unsigned)time(NULL) + family;
 	d = mnl_nlmsg_put_extra_header(nlh, sizeof(*d));
 	d->sdiag_family = family;
 	d->sdiag_protocol = IPPROTO_TCP;
 	d->idiag_ext = 0;
 	d->idiag_states = DIAG_STATES;
-
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = mnl_socket_recvfrom(nl, buf, NL_BUF_SIZE);
-		int r;
-
-		if (n < 0)
-			return -errno;
-		r = mnl_cb_run2(buf, (size_t)n, seq, portid, diag_data_cb, &req, ctl_cb,
-		                ARRAY_SIZE(ctl_cb));
-		if (r < 0) {
-			int e = errno;
-
-			return -(req.error ? req.error : e ? e : EIO);
-		}
-		if (r == MNL_CB_STOP)
-			return 0;
-	}
-}
-
-static void mnl_closep(struct mnl_socket **nl)
-{
-	if (*nl)
-		mnl_socket_close(*nl);
+	return ht_nl_request(nl, nlh, buf, HT_NL_DUMP_BUF_SIZE, diag_data_cb, sc, NULL);
 }
 
 static int scan_netlink(struct scan *sc)
 {
-	_cleanup_(mnl_closep) struct mnl_socket *nl = NULL;
-	_cleanup_free_ char *buf = malloc(NL_BUF_SIZE);
+	_cleanup_(ht_nl_closep) struct mnl_socket *nl = NULL;
+	_cleanup_free_ char *buf = malloc(HT_NL_DUMP_BUF_SIZE);
 	int r;
 
 	if (!buf)
 		return -ENOMEM;
-	nl = mnl_socket_open(NETLINK_SOCK_DIAG);
-	if (!nl)
-		return -errno;
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
-		return -errno;
+	r = ht_nl_open(NETLINK_SOCK_DIAG, &nl);
+	if (r < 0)
+		return r;
 	r = diag_dump(nl, buf, AF_INET, sc);
 	if (r < 0)
 		return r;
@@ -893,22 +572,6 @@ static int lsock_cmp(const void *a, const void *b)
 	return x->inode < y->inode ? -1 : x->inode > y->inode;
 }
 
-static bool parse_pid(const char *s, int *pid)
-{
-	long v = 0;
-
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > 4194304) /* PID_MAX_LIMIT */
-			return false;
-		v = v * 10 + (*s - '0');
-	}
-	if (v <= 0)
-		return false;
-	*pid = (int)v;
-	return true;
-}
 
 /* Inode N of a descriptor link "socket:[N]", 0 for anything else. */
 static uint64_t socket_inode(const char *link)
@@ -1040,10 +703,6 @@ static int listener_cmp(const void *a, const void *b)
 	return (int)x->port - (int)y->port;
 }
 
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 static int set_listener_fact(struct ht_facts *f, uint16_t port, const char *suffix,
                              const struct ht_value *v, int err, const char *source)
@@ -1052,8 +711,8 @@ static int set_listener_fact(struct ht_facts *f, uint16_t port, const char *suff
 
 	snprintf(name, sizeof(name), "listener.%u.%s", port, suffix);
 	if (!v)
-		return set_unavail(f, name, err, source);
-	return ht_facts_set(f, name, v, unit_of(name), source);
+		return ht_facts_set_errno(f, name, err, ht_fact_def_unit(name), source);
+	return ht_facts_set(f, name, v, ht_fact_def_unit(name), source);
 }
 
 /* listener.PORT.{pid,process} of one listener. */
@@ -1166,27 +825,34 @@ static int listener_facts(struct ht_facts *f, const char *root, struct scan *sc,
 		if (r < 0)
 			return r;
 	}
-	r = set_str(f, "listener.list", list, source);
+	r = ht_facts_set_str(f, "listener.list", list, source);
 	if (r >= 0)
-		r = set_int(f, "listeners.count", (int64_t)sc->n_ls, source);
+		r = ht_facts_set_int(f, "listeners.count", (int64_t)sc->n_ls,
+		                     ht_fact_def_unit("listeners.count"), source);
 	if (r < 0)
 		return r;
 	if (!have_backlog) {
 		static const char why[] = "/proc/net/tcp has no backlog (NETLINK_SOCK_DIAG has)";
 
-		r = set_unavail(f, "listeners.full", ENOENT, why);
+		r = ht_facts_set_errno(f, "listeners.full", ENOENT,
+		                       ht_fact_def_unit("listeners.full"), why);
 		if (r >= 0)
-			r = set_unavail(f, "listeners.at_somaxconn", ENOENT, why);
+			r = ht_facts_set_errno(f, "listeners.at_somaxconn", ENOENT,
+			                       ht_fact_def_unit("listeners.at_somaxconn"), why);
 		return r;
 	}
-	r = set_int(f, "listeners.full", full, SRC_DIAG " idiag_rqueue >= idiag_wqueue");
+	r = ht_facts_set_int(f, "listeners.full", full, ht_fact_def_unit("listeners.full"),
+	                     SRC_DIAG " idiag_rqueue >= idiag_wqueue");
 	if (r < 0)
 		return r;
 	if (!have_somax)
-		return set_unavail(f, "listeners.at_somaxconn", somax_err ? somax_err : EINVAL,
-		                   "net.core.somaxconn");
-	return set_int(f, "listeners.at_somaxconn", at_max,
-	               SRC_DIAG " idiag_wqueue == net.core.somaxconn");
+		return ht_facts_set_errno(f, "listeners.at_somaxconn",
+		                          somax_err ? somax_err : EINVAL,
+		                          ht_fact_def_unit("listeners.at_somaxconn"),
+		                          "net.core.somaxconn");
+	return ht_facts_set_int(f, "listeners.at_somaxconn", at_max,
+	                        ht_fact_def_unit("listeners.at_somaxconn"),
+	                        SRC_DIAG " idiag_wqueue == net.core.somaxconn");
 }
 
 /* 127.0.0.0/8 (as ::ffff:127.x here) or ::1. */
@@ -1228,7 +894,8 @@ static int ports_facts(struct ht_facts *f, struct scan *sc, const char *source, 
 	char buf[INET6_ADDRSTRLEN + 16];
 	int r;
 
-	r = set_int(f, "ports.time_wait", (int64_t)sc->time_wait, source);
+	r = ht_facts_set_int(f, "ports.time_wait", (int64_t)sc->time_wait,
+	                     ht_fact_def_unit("ports.time_wait"), source);
 	if (r < 0)
 		return r;
 	if (!sc->have_range) {
@@ -1237,7 +904,8 @@ static int ports_facts(struct ht_facts *f, struct scan *sc, const char *source, 
 			                              "ports.top.source", "ports.top.time_wait" };
 
 		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-			r = set_unavail(f, names[i], range_err, "net.ipv4.ip_local_port_range");
+			r = ht_facts_set_errno(f, names[i], range_err, ht_fact_def_unit(names[i]),
+			                       "net.ipv4.ip_local_port_range");
 			if (r < 0)
 				return r;
 		}
@@ -1250,36 +918,41 @@ static int ports_facts(struct ht_facts *f, struct scan *sc, const char *source, 
 		                (d->sockets == top->sockets && dest_cmp(d, top) < 0)))
 			top = d;
 	}
-	r = set_int(f, "ports.destinations", (int64_t)sc->n_dests, source);
+	r = ht_facts_set_int(f, "ports.destinations", (int64_t)sc->n_dests,
+	                     ht_fact_def_unit("ports.destinations"), source);
 	if (r < 0)
 		return r;
 	if (!top) {
-		r = set_int(f, "ports.top.sockets", 0, source);
+		r = ht_facts_set_int(f, "ports.top.sockets", 0,
+		                     ht_fact_def_unit("ports.top.sockets"), source);
 		if (r >= 0)
-			r = set_int(f, "ports.top.time_wait", 0, source);
+			r = ht_facts_set_int(f, "ports.top.time_wait", 0,
+			                     ht_fact_def_unit("ports.top.time_wait"), source);
 		if (r >= 0)
-			r = set_unavail(f, "ports.top.destination", ENOENT, none);
+			r = ht_facts_set_errno(f, "ports.top.destination", ENOENT,
+			                       ht_fact_def_unit("ports.top.destination"), none);
 		if (r >= 0)
-			r = set_unavail(f, "ports.top.loopback", ENOENT, none);
+			r = ht_facts_set_errno(f, "ports.top.loopback", ENOENT,
+			                       ht_fact_def_unit("ports.top.loopback"), none);
 		if (r >= 0)
-			r = set_unavail(f, "ports.top.source", ENOENT, none);
+			r = ht_facts_set_errno(f, "ports.top.source", ENOENT,
+			                       ht_fact_def_unit("ports.top.source"), none);
 		return r;
 	}
 	dest_text(top->dst, top->dport, buf, sizeof(buf));
-	r = set_str(f, "ports.top.destination", buf, source);
-	if (r >= 0) {
-		struct ht_value v = ht_bool(is_loopback(top->dst));
-
-		r = ht_facts_set(f, "ports.top.loopback", &v, NULL, source);
-	}
+	r = ht_facts_set_str(f, "ports.top.destination", buf, source);
+	if (r >= 0)
+		r = ht_facts_set_bool(f, "ports.top.loopback", is_loopback(top->dst), source);
 	if (r < 0)
 		return r;
 	addr_text(top->src, buf, sizeof(buf));
-	r = set_str(f, "ports.top.source", buf, source);
+	r = ht_facts_set_str(f, "ports.top.source", buf, source);
 	if (r >= 0)
-		r = set_int(f, "ports.top.sockets", top->sockets, source);
+		r = ht_facts_set_int(f, "ports.top.sockets", top->sockets,
+		                     ht_fact_def_unit("ports.top.sockets"), source);
 	if (r >= 0)
-		r = set_int(f, "ports.top.time_wait", top->time_wait, source);
+		r = ht_facts_set_int(f, "ports.top.time_wait", top->time_wait,
+		                     ht_fact_def_unit("ports.top.time_wait"), source);
 	return r;
 }
 
@@ -1298,22 +971,28 @@ static int range_facts(struct ht_facts *f, const char *root, struct scan *sc, in
 		r = ht_port_range(text, &lo, &hi);
 	if (r < 0) {
 		*range_err = -r;
-		r = set_unavail(f, "net.ipv4.ip_local_port_range", *range_err, PATH_RANGE);
+		r = ht_facts_set_errno(f, "net.ipv4.ip_local_port_range", *range_err,
+		                       ht_fact_def_unit("net.ipv4.ip_local_port_range"),
+		                       PATH_RANGE);
 		if (r >= 0)
-			r = set_unavail(f, "ports.range.low", *range_err, PATH_RANGE);
+			r = ht_facts_set_errno(f, "ports.range.low", *range_err,
+			                       ht_fact_def_unit("ports.range.low"), PATH_RANGE);
 		if (r >= 0)
-			r = set_unavail(f, "ports.range.high", *range_err, PATH_RANGE);
+			r = ht_facts_set_errno(f, "ports.range.high", *range_err,
+			                       ht_fact_def_unit("ports.range.high"), PATH_RANGE);
 		return r;
 	}
 	sc->have_range = true;
 	sc->low = (uint16_t)lo;
 	sc->high = (uint16_t)hi;
 	snprintf(buf, sizeof(buf), "%" PRId64 " %" PRId64, lo, hi);
-	r = set_str(f, "net.ipv4.ip_local_port_range", buf, PATH_RANGE);
+	r = ht_facts_set_str(f, "net.ipv4.ip_local_port_range", buf, PATH_RANGE);
 	if (r >= 0)
-		r = set_int(f, "ports.range.low", lo, PATH_RANGE);
+		r = ht_facts_set_int(f, "ports.range.low", lo, ht_fact_def_unit("ports.range.low"),
+		                     PATH_RANGE);
 	if (r >= 0)
-		r = set_int(f, "ports.range.high", hi, PATH_RANGE);
+		r = ht_facts_set_int(f, "ports.range.high", hi,
+		                     ht_fact_def_unit("ports.range.high"), PATH_RANGE);
 	return r;
 }
 
@@ -1328,7 +1007,7 @@ static int sockets_unavailable(struct ht_facts *f, int err, const char *source)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		int r = set_unavail(f, names[i], err, source);
+		int r = ht_facts_set_errno(f, names[i], err, ht_fact_def_unit(names[i]), source);
 
 		if (r < 0)
 			return r;
@@ -1399,358 +1078,4 @@ int ht_collect_sockets(struct ht_facts *f, const char *root)
 out:
 	scan_free(&sc);
 	return r == -ENOMEM ? r : 0;
-}
-
-/* ---- processes ---- */
-
-/* NAME of process.NAME.*: comm with every character outside [A-Za-z0-9_-] made '_'. */
-static void sanitize(char *s)
-{
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
-			*s = '_';
-}
-
-struct proc_pick {
-	char *name;  /* sanitized comm */
-	int want;    /* a listener's owner: only this PID; 0 any (the most descriptors) */
-	int pid;     /* 0: none found yet */
-	int64_t fds; /* -1: unreadable */
-	int fds_err;
-};
-
-/* Entries of ROOT/proc/PID/fd: 0 or a negative errno. */
-static int count_fds(const char *root, int pid, int64_t *n)
-{
-	_cleanup_free_ char *path = NULL;
-	_cleanup_closedir_ DIR *d = NULL;
-	struct dirent *de;
-	char rel[64];
-
-	snprintf(rel, sizeof(rel), "/proc/%d/fd", pid);
-	path = ht_root_path(root, rel);
-	if (!path)
-		return -ENOMEM;
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	*n = 0;
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			(*n)++;
-	return 0;
-}
-
-/* @want: the PID a listener's name stands for, 0 when any process of the name. */
-static int add_pick(struct proc_pick **picks, size_t *n, const char *name, int want)
-{
-	struct proc_pick *p;
-	_cleanup_free_ char *s = strdup(name);
-
-	if (!s)
-		return -ENOMEM;
-	sanitize(s);
-	for (size_t i = 0; i < *n; i++)
-		if (strcmp((*picks)[i].name, s) == 0)
-			return 0;
-	p = reallocarray(*picks, *n + 1, sizeof(**picks));
-	if (!p)
-		return -ENOMEM;
-	*picks = p;
-	p[(*n)++] = (struct proc_pick){ .name = TAKE_PTR(s), .want = want, .fds = -1 };
-	return 0;
-}
-
-static int set_proc_fact(struct ht_facts *f, const char *pname, const char *suffix,
-                         const struct ht_value *v, int err, const char *source)
-{
-	_cleanup_free_ char *name = NULL;
-
-	if (asprintf(&name, "process.%s.%s", pname, suffix) < 0)
-		return -ENOMEM;
-	if (!v)
-		return set_unavail(f, name, err, source);
-	return ht_facts_set(f, name, v, unit_of(name), source);
-}
-
-static int process_facts(struct ht_facts *f, const char *root, const struct proc_pick *p)
-{
-	_cleanup_free_ char *comm = NULL, *limits = NULL, *cgroup = NULL, *unit = NULL;
-	_cleanup_free_ char *manager = NULL;
-	char path[64];
-	struct ht_value v;
-	int64_t soft, hard;
-	int r;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", p->pid);
-	r = ht_read_file(root, path, &comm);
-	if (r == -ENOMEM)
-		return r;
-	if (r >= 0 && ht_utf8_invalid(comm))
-		r = -EINVAL;
-	if (r < 0)
-		r = set_proc_fact(f, p->name, "comm", NULL, r, path);
-	else {
-		v = (struct ht_value){ .type = HT_T_STR, .s = comm };
-		r = set_proc_fact(f, p->name, "comm", &v, 0, path);
-	}
-	if (r < 0)
-		return r;
-	snprintf(path, sizeof(path), "/proc/%d", p->pid);
-	v = ht_int(p->pid);
-	r = set_proc_fact(f, p->name, "pid", &v, 0, path);
-	if (r < 0)
-		return r;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", p->pid);
-	if (p->fds < 0)
-		r = set_proc_fact(f, p->name, "fds", NULL, p->fds_err, path);
-	else {
-		v = ht_int(p->fds);
-		r = set_proc_fact(f, p->name, "fds", &v, 0, path);
-	}
-	if (r < 0)
-		return r;
-
-	snprintf(path, sizeof(path), "/proc/%d/limits", p->pid);
-	r = ht_read_file(root, path, &limits);
-	if (r == -ENOMEM)
-		return r;
-	if (r >= 0)
-		r = ht_limits_nofile(limits, &soft, &hard);
-	if (r < 0) {
-		/* A limits file without the line is not what the kernel writes. */
-		int e = r == -ENOENT && limits ? -EINVAL : r;
-
-		r = set_proc_fact(f, p->name, "nofile", NULL, e, path);
-		if (r >= 0)
-			r = set_proc_fact(f, p->name, "nofile_hard", NULL, e, path);
-	} else {
-		char src[96];
-
-		snprintf(src, sizeof(src), "%s Max open files", path);
-		v = ht_int(soft);
-		r = set_proc_fact(f, p->name, "nofile", &v, 0, src);
-		v = ht_int(hard);
-		if (r >= 0)
-			r = set_proc_fact(f, p->name, "nofile_hard", &v, 0, src);
-	}
-	if (r < 0)
-		return r;
-
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", p->pid);
-	r = ht_read_file(root, path, &cgroup);
-	if (r == -ENOMEM)
-		return r;
-	if (r >= 0)
-		r = ht_cgroup_unit(cgroup, &unit, &manager);
-	if (r == -ENOMEM)
-		return r;
-	/* A name systemd would refuse (or hosttune could not write a drop-in for). */
-	if (r >= 0 && (ht_utf8_invalid(unit) || !ht_unit_name_valid(unit)))
-		r = -EINVAL;
-	if (r < 0) {
-		char src[384];
-
-		if (r == -ENOENT && manager)
-			snprintf(src, sizeof(src), "%s: runs under the user manager %s", path,
-			         ht_utf8_invalid(manager) ? "user@?.service" : manager);
-		else if (r == -ENOENT && cgroup)
-			snprintf(src, sizeof(src), "%s: no *.service in its cgroup", path);
-		else if (r == -EINVAL && unit && !ht_utf8_invalid(unit))
-			snprintf(src, sizeof(src), "%s: %.255s is no valid service name", path, unit);
-		else
-			snprintf(src, sizeof(src), "%s", path);
-		return set_proc_fact(f, p->name, "unit", NULL, r, src);
-	}
-	v = (struct ht_value){ .type = HT_T_STR, .s = unit };
-	return set_proc_fact(f, p->name, "unit", &v, 0, path);
-}
-
-int ht_collect_processes(struct ht_facts *f, const char *root, const char *names)
-{
-	_cleanup_free_ char *proc = ht_root_path(root, "/proc"), *list = NULL;
-	_cleanup_closedir_ DIR *d = NULL;
-	struct proc_pick *picks = NULL;
-	size_t n = 0, len = 0;
-	const struct ht_fact *ll;
-	struct dirent *de;
-	int r = 0;
-
-	if (!f)
-		return -EINVAL;
-	if (!proc)
-		return -ENOMEM;
-	/* The owners of listeners, by comm (ht_collect_sockets() ran before). */
-	ll = ht_facts_get(f, "listener.list");
-	if (ll && ll->value.type == HT_T_STR) {
-		for (const char *p = ll->value.s; *p;) {
-			char key[64];
-			const struct ht_fact *pf, *pidf;
-			unsigned port;
-			int k, want = 0;
-
-			if (sscanf(p, "%u%n", &port, &k) != 1)
-				break;
-			p += k;
-			while (*p == ' ')
-				p++;
-			snprintf(key, sizeof(key), "listener.%u.pid", port);
-			pidf = ht_facts_get(f, key);
-			if (pidf && pidf->value.type == HT_T_INT && pidf->value.i > 0 &&
-			    pidf->value.i <= INT32_MAX)
-				want = (int)pidf->value.i;
-			snprintf(key, sizeof(key), "listener.%u.process", port);
-			pf = ht_facts_get(f, key);
-			if (pf && pf->value.type == HT_T_STR) {
-				/* The first (lowest) port's owner wins a name two owners share. */
-				r = add_pick(&picks, &n, pf->value.s, want);
-				if (r < 0)
-					goto out;
-			}
-		}
-	}
-	/* And the caller's names. */
-	for (const char *p = names ? names : ""; *p;) {
-		char word[64];
-		size_t w = 0;
-
-		while (*p == ' ' || *p == '\t')
-			p++;
-		while (*p && *p != ' ' && *p != '\t') {
-			if (w + 1 < sizeof(word))
-				word[w++] = *p;
-			p++;
-		}
-		word[w] = '\0';
-		if (w) {
-			r = add_pick(&picks, &n, word, 0);
-			if (r < 0)
-				goto out;
-		}
-	}
-
-	/*
-	 * Every process: a listener's name is its owner's PID (not another
-	 * process of that comm); another name the process with the most
-	 * descriptors, the lowest PID on a tie.
-	 */
-	if (n > 0)
-		d = opendir(proc);
-	while (d && (de = readdir(d))) {
-		_cleanup_free_ char *comm = NULL;
-		char path[64];
-		int64_t fds = -1;
-		int pid, fr;
-
-		if (!parse_pid(de->d_name, &pid))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-		fr = ht_read_file(root, path, &comm);
-		if (fr == -ENOMEM) {
-			r = fr;
-			goto out;
-		}
-		if (fr < 0)
-			continue;
-		sanitize(comm);
-		for (size_t i = 0; i < n; i++) {
-			struct proc_pick *p = &picks[i];
-
-			if (strcmp(p->name, comm) != 0)
-				continue;
-			if (p->want && pid != p->want)
-				break;
-			fr = count_fds(root, pid, &fds);
-			if (fr == -ENOMEM) {
-				r = fr;
-				goto out;
-			}
-			/* Unreadable (EACCES), or gone since its comm was read: fewest. */
-			if (fr < 0)
-				fds = -1;
-			if (!p->pid || fds > p->fds || (fds == p->fds && pid < p->pid)) {
-				p->pid = pid;
-				p->fds = fds;
-				p->fds_err = fr < 0 ? -fr : 0;
-			}
-			break;
-		}
-	}
-
-	/* process.list: the names found, sorted. */
-	/* name is the first member; picks is NULL when n is 0, which qsort() must not see. */
-	if (n > 1)
-		qsort(picks, n, sizeof(*picks), str_cmp);
-	list = calloc(1, 1);
-	if (!list) {
-		r = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		char *nl;
-
-		if (!picks[i].pid)
-			continue;
-		nl = realloc(list, len + strlen(picks[i].name) + 2);
-		if (!nl) {
-			r = -ENOMEM;
-			goto out;
-		}
-		list = nl;
-		len += (size_t)sprintf(list + len, "%s%s", len ? " " : "", picks[i].name);
-		r = process_facts(f, root, &picks[i]);
-		if (r < 0)
-			goto out;
-	}
-	r = set_str(f, "process.list", list, "/proc/PID/comm");
-out:
-	for (size_t i = 0; i < n; i++)
-		free(picks[i].name);
-	free(picks);
-	return r == -ENOMEM ? r : r < 0 ? 0 : r;
-}
-
-/* ---- nstat ---- */
-
-int ht_collect_nstat(struct ht_facts *f, const char *root)
-{
-	static const struct {
-		const char *fact, *path, *prefix, *field;
-	} defs[] = {
-		{ "nstat.TcpActiveOpens", "/proc/net/snmp", "Tcp", "ActiveOpens" },
-		{ "nstat.TcpExtListenDrops", "/proc/net/netstat", "TcpExt", "ListenDrops" },
-		{ "nstat.TcpExtListenOverflows", "/proc/net/netstat", "TcpExt", "ListenOverflows" },
-		{ "nstat.TcpExtTCPReqQFullDrop", "/proc/net/netstat", "TcpExt", "TCPReqQFullDrop" },
-		{ "nstat.TcpExtTCPTimeWaitOverflow", "/proc/net/netstat", "TcpExt",
-		  "TCPTimeWaitOverflow" },
-		{ "nstat.TcpExtTW", "/proc/net/netstat", "TcpExt", "TW" },
-		{ "nstat.TcpPassiveOpens", "/proc/net/snmp", "Tcp", "PassiveOpens" },
-	};
-	_cleanup_free_ char *netstat = NULL, *snmp = NULL;
-	int rn, rs;
-
-	rn = ht_read_file(root, "/proc/net/netstat", &netstat);
-	rs = ht_read_file(root, "/proc/net/snmp", &snmp);
-	if (rn == -ENOMEM || rs == -ENOMEM)
-		return -ENOMEM;
-	for (size_t i = 0; i < ARRAY_SIZE(defs); i++) {
-		bool is_snmp = strcmp(defs[i].path, "/proc/net/snmp") == 0;
-		const char *text = is_snmp ? snmp : netstat;
-		char src[96];
-		int64_t v;
-		int r = is_snmp ? rs : rn;
-
-		if (r >= 0)
-			r = ht_nstat_value(text, defs[i].prefix, defs[i].field, &v);
-		snprintf(src, sizeof(src), "%s %s: %s", defs[i].path, defs[i].prefix, defs[i].field);
-		if (r < 0)
-			r = set_unavail(f, defs[i].fact, r, r == -ENOENT && text ? src : defs[i].path);
-		else
-			r = set_int(f, defs[i].fact, v, src);
-		if (r < 0)
-			return r;
-	}
-	return 0;
 }

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect/collect.h"
+#include "collect/procfs.h"
+#include "engine/facts.h"
+#include "shared/util.h"
+
+/* The nstat(8) counters of /proc/net/netstat and /proc/net/snmp. */
+
+/* ---- parser ---- */
+
+int ht_nstat_value(const char *text, const char *prefix, const char *field, int64_t *out)
+{
+	size_t plen = strlen(prefix), flen = strlen(field);
+
+	if (!text || !out)
+		return -EINVAL;
+	/* Pairs of lines: "PREFIX: Name1 Name2 ..." then "PREFIX: v1 v2 ...". */
+	for (const char *p = text; p && *p;) {
+		const char *names, *vals, *nl;
+		int idx = 0;
+
+		nl = strchr(p, '\n');
+		if (strncmp(p, prefix, plen) != 0 || p[plen] != ':') {
+			p = nl ? nl + 1 : NULL;
+			continue;
+		}
+		if (!nl)
+			return -EINVAL; /* a header without its value line */
+		names = p + plen + 1;
+		vals = nl + 1;
+		if (strncmp(vals, prefix, plen) != 0 || vals[plen] != ':')
+			return -EINVAL;
+		vals += plen + 1;
+		for (const char *n = skip_blank(names); *n && *n != '\n'; idx++) {
+			const char *ne = skip_token(n);
+
+			if ((size_t)(ne - n) == flen && memcmp(n, field, flen) == 0) {
+				const char *v = skip_blank(vals);
+				long long x;
+				char *end;
+
+				for (int i = 0; i < idx; i++) {
+					if (!*v || *v == '\n')
+						return -EINVAL;
+					v = skip_blank(skip_token(v));
+				}
+				if (!*v || *v == '\n')
+					return -EINVAL;
+				errno = 0;
+				x = strtoll(v, &end, 10);
+				if (errno || end == v || (*end && *end != ' ' && *end != '\n') || x < 0)
+					return -EINVAL;
+				*out = x;
+				return 0;
+			}
+			n = skip_blank(ne);
+		}
+		nl = strchr(vals, '\n');
+		p = nl ? nl + 1 : NULL;
+	}
+	return -ENOENT;
+}
+
+/* ---- nstat ---- */
+
+int ht_collect_nstat(struct ht_facts *f, const char *root)
+{
+	static const struct {
+		const char *fact, *path, *prefix, *field;
+	} defs[] = {
+		{ "nstat.TcpActiveOpens", "/proc/net/snmp", "Tcp", "ActiveOpens" },
+		{ "nstat.TcpExtListenDrops", "/proc/net/netstat", "TcpExt", "ListenDrops" },
+		{ "nstat.TcpExtListenOverflows", "/proc/net/netstat", "TcpExt", "ListenOverflows" },
+		{ "nstat.TcpExtTCPReqQFullDrop", "/proc/net/netstat", "TcpExt", "TCPReqQFullDrop" },
+		{ "nstat.TcpExtTCPTimeWaitOverflow", "/proc/net/netstat", "TcpExt",
+		  "TCPTimeWaitOverflow" },
+		{ "nstat.TcpExtTW", "/proc/net/netstat", "TcpExt", "TW" },
+		{ "nstat.TcpPassiveOpens", "/proc/net/snmp", "Tcp", "PassiveOpens" },
+	};
+	_cleanup_free_ char *netstat = NULL, *snmp = NULL;
+	int rn, rs;
+
+	rn = ht_read_file(root, "/proc/net/netstat", &netstat);
+	rs = ht_read_file(root, "/proc/net/snmp", &snmp);
+	if (rn == -ENOMEM || rs == -ENOMEM)
+		return -ENOMEM;
+	for (size_t i = 0; i < ARRAY_SIZE(defs); i++) {
+		bool is_snmp = strcmp(defs[i].path, "/proc/net/snmp") == 0;
+		const char *text = is_snmp ? snmp : netstat;
+		char src[96];
+		int64_t v;
+		int r = is_snmp ? rs : rn;
+
+		if (r >= 0)
+			r = ht_nstat_value(text, defs[i].prefix, defs[i].field, &v);
+		snprintf(src, sizeof(src), "%s %s: %s", defs[i].path, defs[i].prefix, defs[i].field);
+		if (r < 0)
+			r = ht_facts_set_errno(f, defs[i].fact, r, ht_fact_def_unit(defs[i].fact),
+			                       r == -ENOENT && text ? src : defs[i].path);
+		else
+			r = ht_facts_set_int(f, defs[i].fact, v, ht_fact_def_unit(defs[i].fact),
+			                     src);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}

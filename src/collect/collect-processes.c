@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect/collect.h"
+#include "collect/procfs.h"
+#include "engine/facts.h"
+#include "shared/bootconf.h"
+#include "shared/util.h"
+
+/*
+ * The checked processes: the owners of listening sockets (by the
+ * listener.PORT.pid and .process facts of collect-sockets.c) and the
+ * processes named by the caller, found by a walk of /proc/PID/comm; of each
+ * its descriptor limit (/proc/PID/limits), its open descriptors
+ * (/proc/PID/fd) and its systemd unit (/proc/PID/cgroup).
+ */
+
+/* ---- parsers ---- */
+
+/* The value of "Max open files": a decimal or "unlimited" (RLIM_INFINITY). */
+static int parse_limit(const char **pp, int64_t *out)
+{
+	const char *p = skip_blank(*pp);
+	int64_t v = 0;
+
+	if (strncmp(p, "unlimited", 9) == 0) {
+		*out = INT64_MAX;
+		*pp = p + 9;
+		return 0;
+	}
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (INT64_MAX - 9) / 10)
+			return -EINVAL;
+		v = v * 10 + (*p - '0');
+	}
+	*out = v;
+	*pp = p;
+	return 0;
+}
+
+int ht_limits_nofile(const char *text, int64_t *soft, int64_t *hard)
+{
+	static const char key[] = "Max open files";
+	const char *p = text;
+
+	if (!text || !soft || !hard)
+		return -EINVAL;
+	/* fs/proc/base.c proc_pid_limits(): "%-25s %-20s %-20s %-10s\n". */
+	for (;;) {
+		if (strncmp(p, key, sizeof(key) - 1) == 0 &&
+		    (p[sizeof(key) - 1] == ' ' || p[sizeof(key) - 1] == '\t'))
+			break;
+		p = strchr(p, '\n');
+		if (!p)
+			return -ENOENT;
+		p++;
+	}
+	p += sizeof(key) - 1;
+	if (parse_limit(&p, soft) < 0 || (*p != ' ' && *p != '\t') || parse_limit(&p, hard) < 0)
+		return -EINVAL;
+	if (*p && *p != ' ' && *p != '\t' && *p != '\n')
+		return -EINVAL;
+	return 0;
+}
+
+/* Whether [c, e) is "user@UID.service", a per-user service manager (user@.service). */
+static bool is_user_manager(const char *c, const char *e)
+{
+	return e - c > 13 && memcmp(c, "user@", 5) == 0 && memcmp(e - 8, ".service", 8) == 0;
+}
+
+/*
+ * The last path component of [p, end) that ends in ".service", into a new
+ * string; a service below a user manager's component: -ENOENT, with the
+ * manager's name in *manager when @manager is not NULL.
+ */
+static int unit_of_path(const char *p, const char *end, char **unit, char **manager)
+{
+	const char *best = NULL, *best_end = NULL, *mgr = NULL, *mgr_end = NULL;
+
+	while (p < end) {
+		const char *c = p, *e;
+
+		while (c < end && *c == '/')
+			c++;
+		e = c;
+		while (e < end && *e != '/')
+			e++;
+		if (e - c > 8 && memcmp(e - 8, ".service", 8) == 0) {
+			if (!mgr && is_user_manager(c, e)) {
+				mgr = c;
+				mgr_end = e;
+			}
+			best = c;
+			best_end = e;
+		}
+		p = e;
+	}
+	if (!best)
+		return -ENOENT;
+	if (mgr && best != mgr) {
+		if (manager) {
+			*manager = strndup(mgr, (size_t)(mgr_end - mgr));
+			if (!*manager)
+				return -ENOMEM;
+		}
+		return -ENOENT;
+	}
+	*unit = strndup(best, (size_t)(best_end - best));
+	return *unit ? 0 : -ENOMEM;
+}
+
+int ht_cgroup_unit(const char *text, char **unit, char **manager)
+{
+	const char *v2 = NULL, *v1 = NULL;
+
+	if (!text || !unit)
+		return -EINVAL;
+	*unit = NULL;
+	if (manager)
+		*manager = NULL;
+	/* kernel/cgroup/cgroup.c proc_cgroup_show(): "ID:CONTROLLERS:PATH" a line. */
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+
+		if (strncmp(p, "0::", 3) == 0)
+			v2 = p + 3;
+		else {
+			const char *c = strchr(p, ':');
+
+			if (c && (!nl || c < nl) && strncmp(c + 1, "name=systemd:", 13) == 0)
+				v1 = c + 14;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	/* The unified hierarchy first; on a v1 host the name=systemd one. */
+	for (int i = 0; i < 2; i++) {
+		const char *p = i == 0 ? v2 : v1, *end;
+		int r;
+
+		if (!p)
+			continue;
+		end = strchr(p, '\n');
+		if (!end)
+			end = p + strlen(p);
+		r = unit_of_path(p, end, unit, manager);
+		if (r != -ENOENT || (manager && *manager))
+			return r;
+	}
+	return -ENOENT;
+}
+
+/* ---- processes ---- */
+
+/* NAME of process.NAME.*: comm with every character outside [A-Za-z0-9_-] made '_'. */
+static void sanitize(char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+			*s = '_';
+}
+
+struct proc_pick {
+	char *name;  /* sanitized comm */
+	int want;    /* a listener's owner: only this PID; 0 any (the most descriptors) */
+	int pid;     /* 0: none found yet */
+	int64_t fds; /* -1: unreadable */
+	int fds_err;
+};
+
+/* Entries of ROOT/proc/PID/fd: 0 or a negative errno. */
+static int count_fds(const char *root, int pid, int64_t *n)
+{
+	_cleanup_free_ char *path = NULL;
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "/proc/%d/fd", pid);
+	path = ht_root_path(root, rel);
+	if (!path)
+		return -ENOMEM;
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	*n = 0;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			(*n)++;
+	return 0;
+}
+
+/* @want: the PID a listener's name stands for, 0 when any process of the name. */
+static int add_pick(struct proc_pick **picks, size_t *n, const char *name, int want)
+{
+	struct proc_pick *p;
+	_cleanup_free_ char *s = strdup(name);
+
+	if (!s)
+		return -ENOMEM;
+	sanitize(s);
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*picks)[i].name, s) == 0)
+			return 0;
+	p = reallocarray(*picks, *n + 1, sizeof(**picks));
+	if (!p)
+		return -ENOMEM;
+	*picks = p;
+	p[(*n)++] = (struct proc_pick){ .name = TAKE_PTR(s), .want = want, .fds = -1 };
+	return 0;
+}
+
+static int set_proc_fact(struct ht_facts *f, const char *pname, const char *suffix,
+                         const struct ht_value *v, int err, const char *source)
+{
+	_cleanup_free_ char *name = NULL;
+
+	if (asprintf(&name, "process.%s.%s", pname, suffix) < 0)
+		return -ENOMEM;
+	if (!v)
+		return ht_facts_set_errno(f, name, err, ht_fact_def_unit(name), source);
+	return ht_facts_set(f, name, v, ht_fact_def_unit(name), source);
+}
+
+static int process_facts(struct ht_facts *f, const char *root, const struct proc_pick *p)
+{
+	_cleanup_free_ char *comm = NULL, *limits = NULL, *cgroup = NULL, *unit = NULL;
+	_cleanup_free_ char *manager = NULL;
+	char path[64];
+	struct ht_value v;
+	int64_t soft, hard;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", p->pid);
+	r = ht_read_file(root, path, &comm);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0 && ht_utf8_invalid(comm))
+		r = -EINVAL;
+	if (r < 0)
+		r = set_proc_fact(f, p->name, "comm", NULL, r, path);
+	else {
+		v = (struct ht_value){ .type = HT_T_STR, .s = comm };
+		r = set_proc_fact(f, p->name, "comm", &v, 0, path);
+	}
+	if (r < 0)
+		return r;
+	snprintf(path, sizeof(path), "/proc/%d", p->pid);
+	v = ht_int(p->pid);
+	r = set_proc_fact(f, p->name, "pid", &v, 0, path);
+	if (r < 0)
+		return r;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", p->pid);
+	if (p->fds < 0)
+		r = set_proc_fact(f, p->name, "fds", NULL, p->fds_err, path);
+	else {
+		v = ht_int(p->fds);
+		r = set_proc_fact(f, p->name, "fds", &v, 0, path);
+	}
+	if (r < 0)
+		return r;
+
+	snprintf(path, sizeof(path), "/proc/%d/limits", p->pid);
+	r = ht_read_file(root, path, &limits);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0)
+		r = ht_limits_nofile(limits, &soft, &hard);
+	if (r < 0) {
+		/* A limits file without the line is not what the kernel writes. */
+		int e = r == -ENOENT && limits ? -EINVAL : r;
+
+		r = set_proc_fact(f, p->name, "nofile", NULL, e, path);
+		if (r >= 0)
+			r = set_proc_fact(f, p->name, "nofile_hard", NULL, e, path);
+	} else {
+		char src[96];
+
+		snprintf(src, sizeof(src), "%s Max open files", path);
+		v = ht_int(soft);
+		r = set_proc_fact(f, p->name, "nofile", &v, 0, src);
+		v = ht_int(hard);
+		if (r >= 0)
+			r = set_proc_fact(f, p->name, "nofile_hard", &v, 0, src);
+	}
+	if (r < 0)
+		return r;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", p->pid);
+	r = ht_read_file(root, path, &cgroup);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0)
+		r = ht_cgroup_unit(cgroup, &unit, &manager);
+	if (r == -ENOMEM)
+		return r;
+	/* A name systemd would refuse (or hosttune could not write a drop-in for). */
+	if (r >= 0 && (ht_utf8_invalid(unit) || !ht_unit_name_valid(unit)))
+		r = -EINVAL;
+	if (r < 0) {
+		char src[384];
+
+		if (r == -ENOENT && manager)
+			snprintf(src, sizeof(src), "%s: runs under the user manager %s", path,
+			         ht_utf8_invalid(manager) ? "user@?.service" : manager);
+		else if (r == -ENOENT && cgroup)
+			snprintf(src, sizeof(src), "%s: no *.service in its cgroup", path);
+		else if (r == -EINVAL && unit && !ht_utf8_invalid(unit))
+			snprintf(src, sizeof(src), "%s: %.255s is no valid service name", path, unit);
+		else
+			snprintf(src, sizeof(src), "%s", path);
+		return set_proc_fact(f, p->name, "unit", NULL, r, src);
+	}
+	v = (struct ht_value){ .type = HT_T_STR, .s = unit };
+	return set_proc_fact(f, p->name, "unit", &v, 0, path);
+}
+
+int ht_collect_processes(struct ht_facts *f, const char *root, const char *names)
+{
+	_cleanup_free_ char *proc = ht_root_path(root, "/proc"), *list = NULL;
+	_cleanup_closedir_ DIR *d = NULL;
+	struct proc_pick *picks = NULL;
+	size_t n = 0, len = 0;
+	const struct ht_fact *ll;
+	struct dirent *de;
+	int r = 0;
+
+	if (!f)
+		return -EINVAL;
+	if (!proc)
+		return -ENOMEM;
+	/* The owners of listeners, by comm (ht_collect_sockets() ran before). */
+	ll = ht_facts_get(f, "listener.list");
+	if (ll && ll->value.type == HT_T_STR) {
+		for (const char *p = ll->value.s; *p;) {
+			char key[64];
+			const struct ht_fact *pf, *pidf;
+			unsigned port;
+			int k, want = 0;
+
+			if (sscanf(p, "%u%n", &port, &k) != 1)
+				break;
+			p += k;
+			while (*p == ' ')
+				p++;
+			snprintf(key, sizeof(key), "listener.%u.pid", port);
+			pidf = ht_facts_get(f, key);
+			if (pidf && pidf->value.type == HT_T_INT && pidf->value.i > 0 &&
+			    pidf->value.i <= INT32_MAX)
+				want = (int)pidf->value.i;
+			snprintf(key, sizeof(key), "listener.%u.process", port);
+			pf = ht_facts_get(f, key);
+			if (pf && pf->value.type == HT_T_STR) {
+				/* The first (lowest) port's owner wins a name two owners share. */
+				r = add_pick(&picks, &n, pf->value.s, want);
+				if (r < 0)
+					goto out;
+			}
+		}
+	}
+	/* And the caller's names. */
+	for (const char *p = names ? names : ""; *p;) {
+		char word[64];
+		size_t w = 0;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		while (*p && *p != ' ' && *p != '\t') {
+			if (w + 1 < sizeof(word))
+				word[w++] = *p;
+			p++;
+		}
+		word[w] = '\0';
+		if (w) {
+			r = add_pick(&picks, &n, word, 0);
+			if (r < 0)
+				goto out;
+		}
+	}
+
+	/*
+	 * Every process: a listener's name is its owner's PID (not another
+	 * process of that comm); another name the process with the most
+	 * descriptors, the lowest PID on a tie.
+	 */
+	if (n > 0)
+		d = opendir(proc);
+	while (d && (de = readdir(d))) {
+		_cleanup_free_ char *comm = NULL;
+		char path[64];
+		int64_t fds = -1;
+		int pid, fr;
+
+		if (!parse_pid(de->d_name, &pid))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		fr = ht_read_file(root, path, &comm);
+		if (fr == -ENOMEM) {
+			r = fr;
+			goto out;
+		}
+		if (fr < 0)
+			continue;
+		sanitize(comm);
+		for (size_t i = 0; i < n; i++) {
+			struct proc_pick *p = &picks[i];
+
+			if (strcmp(p->name, comm) != 0)
+				continue;
+			if (p->want && pid != p->want)
+				break;
+			fr = count_fds(root, pid, &fds);
+			if (fr == -ENOMEM) {
+				r = fr;
+				goto out;
+			}
+			/* Unreadable (EACCES), or gone since its comm was read: fewest. */
+			if (fr < 0)
+				fds = -1;
+			if (!p->pid || fds > p->fds || (fds == p->fds && pid < p->pid)) {
+				p->pid = pid;
+				p->fds = fds;
+				p->fds_err = fr < 0 ? -fr : 0;
+			}
+			break;
+		}
+	}
+
+	/* process.list: the names found, sorted. */
+	/* name is the first member; picks is NULL when n is 0, which qsort() must not see. */
+	if (n > 1)
+		qsort(picks, n, sizeof(*picks), str_cmp);
+	list = calloc(1, 1);
+	if (!list) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *nl;
+
+		if (!picks[i].pid)
+			continue;
+		nl = realloc(list, len + strlen(picks[i].name) + 2);
+		if (!nl) {
+			r = -ENOMEM;
+			goto out;
+		}
+		list = nl;
+		len += (size_t)sprintf(list + len, "%s%s", len ? " " : "", picks[i].name);
+		r = process_facts(f, root, &picks[i]);
+		if (r < 0)
+			goto out;
+	}
+	r = ht_facts_set_str(f, "process.list", list, "/proc/PID/comm");
+out:
+	for (size_t i = 0; i < n; i++)
+		free(picks[i].name);
+	free(picks);
+	return r == -ENOMEM ? r : r < 0 ? 0 : r;
+}

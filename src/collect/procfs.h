@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "shared/util.h"
+
+/*
+ * Small helpers of the readers of /proc text that collect-sockets.c,
+ * collect-processes.c and collect-nstat.c share; inside collect/ only.
+ */
+
+/* closedir() for _cleanup_closedir_; a NULL directory is left alone. */
+static inline void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+#define _cleanup_closedir_ _cleanup_(closedirp)
+
+/* The first character of @p that is not a space or a tab. */
+static inline const char *skip_blank(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* The end of the word at @p: its first space, tab, newline or NUL. */
+static inline const char *skip_token(const char *p)
+{
+	while (*p && *p != ' ' && *p != '\t' && *p != '\n')
+		p++;
+	return p;
+}
+
+/*
+ * Whether @s names a /proc/PID directory: a positive decimal number, into
+ * *@pid; digits stop being read a digit past PID_MAX_LIMIT (4194304), so
+ * the value fits an int.
+ */
+static inline bool parse_pid(const char *s, int *pid)
+{
+	long v = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > 4194304) /* PID_MAX_LIMIT */
+			return false;
+		v = v * 10 + (*s - '0');
+	}
+	if (v <= 0)
+		return false;
+	*pid = (int)v;
+	return true;
+}
+
+/* strcmp() of two char * array elements, for qsort(). */
+static inline int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
