@@ -375,7 +375,7 @@ static int collect_sysctl(struct ht_facts *f, const char *root, const char *key)
 	if (r < 0)
 		return ht_facts_set_unavailable(f, key, -r, NULL, path);
 	if (ht_parse_int64(text, &v) == 0)
-		return set_int(f, key, v, NULL, path);
+		return ht_facts_set_int(f, key, v, NULL, path);
 	full = ht_root_path(root, path);
 	if (!full || asprintf(&bad, "%s: expected one integer, found '%.*s'%s", full,
 	                      (int)strcspn(text, "\n"), text,
