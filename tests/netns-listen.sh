@@ -3,7 +3,7 @@
 # namespace of its own (`unshare -n`: nothing on the host changes):
 #  1. a listener that asks listen(4096) under somaxconn 128 and never
 #     accepts, flooded with 300 connects -> backlog 128, queue 129,
-#     listeners.full 1, overflows counted, owner and its process facts
+#     the audit's listen.full_ports 1, overflows counted, owner and its process facts
 #     (soft RLIMIT_NOFILE 1024), the same numbers as ss(8); the same
 #     process also listens on [::]:7000 (IPv6 only) with listen(50) and an
 #     empty queue: the port's backlog and queue are the full IPv4 socket's
@@ -77,7 +77,8 @@ L=$TMP/l.json
 pid=$(cat "$TMP/hold.pid")
 
 expect_eq "listener.list" 7000 "$(fact "$L" listener.list)"
-expect_eq "listeners.count" 1 "$(fact "$L" listeners.count)"
+expect_eq "the audit counts one listening port (listen.ports)" 1 \
+	"$(jget "$TMP/a.json" '.values["listen.ports"]')"
 expect_eq "listener source is sock_diag" "NETLINK_SOCK_DIAG inet_diag" \
 	"$(fact "$L" listener.list source)"
 # listen(4096) is capped at somaxconn: min(4096, 128) = 128 (__sys_listen()).
@@ -86,8 +87,9 @@ expect_eq "backlog = min(4096, somaxconn 128)" 128 "$(fact "$L" listener.7000.ba
 # takes connections until it holds 128 + 1 = 129; 300 - 129 = 171 more
 # SYNs (and their retransmissions) are dropped as overflows.
 expect_eq "queue = backlog + 1 = 129" 129 "$(fact "$L" listener.7000.queue)"
-expect_eq "listeners.full" 1 "$(fact "$L" listeners.full)"
-expect_eq "listeners.at_somaxconn" 1 "$(fact "$L" listeners.at_somaxconn)"
+expect_eq "one port full (listen.full_ports)" 1 "$(jget "$TMP/a.json" '.values["listen.full_ports"]')"
+expect_eq "one port at the cap (listen.capped_ports)" 1 \
+	"$(jget "$TMP/a.json" '.values["listen.capped_ports"]')"
 expect_eq "net.core.somaxconn of the namespace" 128 "$(fact "$L" net.core.somaxconn)"
 ovf=$(fact "$L" nstat.TcpExtListenOverflows)
 if [ "$ovf" -ge 171 ] 2>/dev/null; then ok "ListenOverflows >= 300 - 129 = 171 ($ovf)"
@@ -200,6 +202,6 @@ expect_contains "audit: the destination and the share" \
 expect_eq "audit: tcp_tw_reuse 0 -> 1" "warning|0|1" \
 	"$(jget "$TMP/pa.json" '.findings[] | select(.rule == "ports.tw_reuse") | "\(.severity)|\(.current)|\(.recommended)"')"
 expect_eq "no listener left" "" "$(fact "$P" listener.list)"
-expect_eq "listeners.count 0" 0 "$(fact "$P" listeners.count)"
+expect_eq "the audit counts no listening port" 0 "$(jget "$TMP/pa.json" '.values["listen.ports"]')"
 
 finish

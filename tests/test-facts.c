@@ -310,17 +310,18 @@ static void test_fact_defs(void **state)
 	 * 2 boot.* that sysctl.d gives (ht_collect_boot()): 48. The connection
 	 * path (issue 14): conntrack.dump.{entries,tcp}, conntrack.stale.established
 	 * and 10 conntrack.state.* (13), 4 more conntrack timeouts, listener.list
-	 * and listeners.{at_somaxconn,count,full} (4), 6 net.core/net.ipv4
-	 * sysctls, 7 nstat.*, 9 ports.* and process.list: 48 + 13 + 4 + 4 + 6 +
-	 * 7 + 9 + 1 = 92. The Garage pre-flight (issue 15): 19 garage.*
+	 * (1; the per-host listener counts are the rules' aggregates), 6
+	 * net.core/net.ipv4 sysctls, 7 nstat.*, 2 sockstat.tcp.*, 9 ports.* and
+	 * process.list: 48 + 13 + 4 + 1 + 6 + 7 + 2 + 9 + 1 = 91. The Garage pre-flight (issue 15): 19 garage.*
 	 * (admin_port, binary, binary_bits, block_ram_buffer_max, block_size,
 	 * checked, compression_level, config, data_dir, data_fsync, db_engine,
 	 * metadata_auto_snapshot_interval, metadata_dir, metadata_fsync,
 	 * rpc_port, s3_port, unit, unit.nofile, web_port), storage.list and
-	 * nic.max_speed: 92 + 19 + 1 + 1 = 113. The per-instance facts (nic,
-	 * listener, process, storage) are tables of their own.
+	 * nic.max_speed: 91 + 19 + 1 + 1 = 112. The per-instance facts (nic,
+	 * listener, process, storage) are tables of their own, and any other
+	 * sysctl finds one def of its own (below).
 	 */
-	assert_int_equal(n, 113);
+	assert_int_equal(n, 112);
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0)
 			assert_true(strcmp(defs[i - 1].name, defs[i].name) < 0);
@@ -338,6 +339,15 @@ static void test_fact_defs(void **state)
 	assert_non_null(strstr(ht_fact_def_find("net.netfilter.nf_conntrack_max")->doc,
 	                       "nf_conntrack_standalone.c"));
 	assert_null(ht_fact_def_find("mem.totally"));
+	/* A sysctl hosttune has no entry for: a number, below a top directory of /proc/sys only. */
+	assert_true(ht_fact_def_is_sysctl(ht_fact_def_find("vm.swappiness")));
+	assert_int_equal(ht_fact_def_find("net.ipv4.tcp_rmem")->type, HT_T_INT);
+	assert_false(ht_fact_def_is_sysctl(ht_fact_def_find("net.core.somaxconn")));
+	assert_null(ht_fact_def_find("vmm.swappiness"));
+	assert_null(ht_fact_def_find("vm"));
+	assert_null(ht_fact_def_find("vm."));
+	assert_null(ht_fact_def_find("vm..swappiness"));
+	assert_null(ht_fact_def_find("vm.swap/piness"));
 	assert_null(ht_fact_def_find(""));
 	assert_null(ht_fact_def_find(NULL));
 }
@@ -907,7 +917,7 @@ static void test_collect_garage_vm(void **state)
 	assert_bool_fact(f, "conntrack.loaded", true, "/sys/module/nf_conntrack");
 	/* git checks nf_conntrack_max out 0644 (or 0600 under umask 077): owner may write */
 	assert_bool_fact(f, "netns.initial", true, "mode of " NF "nf_conntrack_max");
-	assert_int_equal(ht_facts_count(f), 80); /* every known fact (32 + 2 boot.* + 4 timeouts + 13 of the table + 27 of the connection path + nic.max_speed + garage.checked), nothing else */
+	assert_int_equal(ht_facts_count(f), 79); /* every known fact (32 + 2 boot.* + 4 timeouts + 13 of the table + 26 of the connection path (27 less the three listener counts the rules make, and 2 sockstat.tcp.*) + nic.max_speed + garage.checked), nothing else */
 	assert_all_defs_collected(f);
 
 	/* The same as the expected file next to the tree, byte for byte. */
@@ -963,7 +973,7 @@ static void test_expected_files_read_back(void **state)
 
 		assert_int_equal(read_text(f, want, &err), 0);
 		assert_string_equal(err.msg, "");
-		assert_int_equal(ht_facts_count(f), 80);
+		assert_int_equal(ht_facts_count(f), 79);
 		text = facts_text(f);
 		assert_string_equal(text, want);
 		ht_facts_free(f);
@@ -1292,8 +1302,8 @@ static void test_json_garage_vm(void **state)
 	assert_non_null(back);
 	facts = member(back, "facts");
 	assert_true(json_object_is_type(facts, json_type_object));
-	/* the 32 host facts of test_fact_defs, 2 boot.*, 4 timeouts, 13 of the table, 27 of the connection path (collect-sockdiag.c), nic.max_speed and garage.checked (the Garage pre-flight's decision) */
-	assert_int_equal(json_object_object_length(facts), 80);
+	/* the 32 host facts of test_fact_defs, 2 boot.*, 4 timeouts, 13 of the table, 26 of the connection path (collect-sockets.c, collect-processes.c, collect-nstat.c), nic.max_speed and garage.checked (the Garage pre-flight's decision) */
+	assert_int_equal(json_object_object_length(facts), 79);
 
 	/* "mem.total": { "value": 503316480, "unit": "bytes", "source": ... } (491520 x 1024) */
 	o = member(facts, "mem.total");
@@ -1332,7 +1342,7 @@ static void test_json_garage_vm(void **state)
 		(void)val;
 		assert_string_equal(key, ht_facts_at(f, i++)->name);
 	}
-	assert_int_equal(i, 80);
+	assert_int_equal(i, 79);
 
 	json_object_put(back);
 	json_object_put(obj);

@@ -1619,8 +1619,7 @@ static void garage_vm_facts(struct fx *fx)
 			const char *name;
 			int64_t v;
 		} conn[] = {
-			{ "listeners.count", 0 }, { "listeners.full", 0 },
-			{ "listeners.at_somaxconn", 0 }, { "net.core.somaxconn", 4096 },
+			{ "net.core.somaxconn", 4096 },
 			{ "net.ipv4.tcp_max_syn_backlog", 512 }, { "nstat.TcpExtListenOverflows", 0 },
 			{ "nstat.TcpExtListenDrops", 0 }, { "nstat.TcpExtTCPReqQFullDrop", 0 },
 			{ "nstat.TcpExtTCPTimeWaitOverflow", 0 }, { "net.ipv4.tcp_tw_reuse", 2 },

@@ -330,15 +330,12 @@ static void test_listen_host(void **state)
 	/* Listeners: tcp has 0.0.0.0:3900 (rx 5), 0.0.0.0:3901, 0.0.0.0:22;
 	 * tcp6 has :::3900 (rx 7). Ports ascending, 3900's addresses together. */
 	assert_str_fact(f, "listener.list", "22 3900 3901", tcp);
-	assert_int_fact(f, "listeners.count", 3, "listeners", tcp);
 	assert_str_fact(f, "listener.3900.addresses", "0.0.0.0 ::", tcp);
 	assert_str_fact(f, "listener.22.addresses", "0.0.0.0", tcp);
 	/* queue = the largest rx_queue of the port's sockets: max(5, 7) = 7 */
 	assert_int_fact(f, "listener.3900.queue", 7, "entries", "/proc/net/tcp rx_queue");
 	assert_int_fact(f, "listener.3901.queue", 0, "entries", "/proc/net/tcp rx_queue");
 	assert_unavailable(f, "listener.3900.backlog", ENOENT, nobacklog);
-	assert_unavailable(f, "listeners.full", ENOENT, nobacklog);
-	assert_unavailable(f, "listeners.at_somaxconn", ENOENT, nobacklog);
 	assert_int_fact(f, "net.core.somaxconn", 4096, "entries", "/proc/sys/net/core/somaxconn");
 
 	/* Owners: 1234's fd/3, 4, 5 are socket:[40001] (3900 v4), [40002] (3901),
@@ -469,7 +466,6 @@ static void test_empty_tree(void **state)
 	(void)state;
 	assert_int_equal(ht_facts_collect(f, dir, HT_COLLECT_NO_MEASURE), 0);
 	assert_unavailable(f, "listener.list", ENOENT, "/proc/net/tcp");
-	assert_unavailable(f, "listeners.count", ENOENT, "/proc/net/tcp");
 	assert_unavailable(f, "ports.time_wait", ENOENT, "/proc/net/tcp");
 	assert_unavailable(f, "ports.top.sockets", ENOENT, "/proc/net/tcp");
 	assert_unavailable(f, "net.ipv4.ip_local_port_range", ENOENT,

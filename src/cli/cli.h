@@ -118,7 +118,7 @@ bool cli_swap_printed(bool printed);
  * after printing why: EXIT_USAGE for a bad facts file or a garage.toml that
  * does not parse (cli_collect_status()), EXIT_COLLECT when collecting failed.
  */
-int cli_load_facts(const struct options *o, const struct ht_ruleset *rs, bool all,
+int cli_load_facts(const struct options *o, struct ht_ruleset *rs, bool all,
                    struct ht_facts **out);
 
 /*

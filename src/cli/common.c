@@ -214,7 +214,7 @@ int cli_collect_status(int r)
 	               ? EXIT_USAGE : EXIT_COLLECT;
 }
 
-int cli_load_facts(const struct options *o, const struct ht_ruleset *rs, bool all,
+int cli_load_facts(const struct options *o, struct ht_ruleset *rs, bool all,
                    struct ht_facts **out)
 {
 	struct ht_facts *f = ht_facts_new();
@@ -252,7 +252,11 @@ int cli_load_facts(const struct options *o, const struct ht_ruleset *rs, bool al
 		ht_facts_free(f);
 		return EXIT_COLLECT;
 	}
-	/* Facts on demand: each source runs when a rule first reads one of its facts. */
+	/*
+	 * Facts on demand: each source runs when a rule first reads one of its
+	 * facts, an expensive one only when its rule wants it (ht_collect_rules()).
+	 */
+	ht_collect_rules(c, rs);
 	ht_collect_attach(c, f);
 	collection = c;
 	r = all ? ht_collect_all(c, f, &err) : 0;

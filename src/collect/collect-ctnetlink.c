@@ -842,7 +842,7 @@ static int collect_table(struct ht_facts *f, const char *root, bool live, const 
 }
 
 
-int ht_collect_ctnetlink(struct ht_facts *f, const char *root)
+int ht_collect_ctstats(struct ht_facts *f, const char *root)
 {
 	struct ct_stats nl_stats = { 0 }, proc_stats = { 0 };
 	struct nl_req cpu = { .stats = &nl_stats }, global = { .stats = &nl_stats };
@@ -915,8 +915,22 @@ int ht_collect_ctnetlink(struct ht_facts *f, const char *root)
 		if (r < 0)
 			return r;
 	}
+	return 0;
+}
+
+int ht_collect_cttable(struct ht_facts *f, const char *root)
+{
+	bool live = ht_root_is_live(root);
+
 	return collect_table(f, root, live, live && fact_is_false(f, "conntrack.loaded") ?
 	                     "ctnetlink not asked: conntrack.loaded is false" : NULL);
+}
+
+int ht_collect_ctnetlink(struct ht_facts *f, const char *root)
+{
+	int r = ht_collect_ctstats(f, root);
+
+	return r < 0 ? r : ht_collect_cttable(f, root);
 }
 
 /* ---- counters without a fact table (hosttune watch) ---- */

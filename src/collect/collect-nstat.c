@@ -112,3 +112,66 @@ int ht_collect_nstat(struct ht_facts *f, const char *root)
 	}
 	return 0;
 }
+
+/* ---- /proc/net/sockstat ---- */
+
+int ht_sockstat_value(const char *text, const char *prefix, const char *key, int64_t *out)
+{
+	size_t plen = strlen(prefix), klen = strlen(key);
+
+	if (!text || !out)
+		return -EINVAL;
+	/* One line a protocol: "PREFIX: key1 v1 key2 v2 ..." (net/ipv4/proc.c sockstat_seq_show()). */
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (strncmp(p, prefix, plen) != 0 || p[plen] != ':')
+			continue;
+		for (const char *w = skip_blank(p + plen + 1); *w && *w != '\n';) {
+			const char *end = skip_token(w), *v = skip_blank(end);
+			char *vend;
+			long long n;
+
+			if (!*v || *v == '\n')
+				return -EINVAL;
+			if ((size_t)(end - w) == klen && strncmp(w, key, klen) == 0) {
+				errno = 0;
+				n = strtoll(v, &vend, 10);
+				if (errno || vend == v || n < 0 ||
+				    (*vend != ' ' && *vend != '\n' && *vend != '\0'))
+					return -EINVAL;
+				*out = n;
+				return 0;
+			}
+			w = skip_blank(skip_token(v));
+		}
+		return -ENOENT;
+	}
+	return -ENOENT;
+}
+
+int ht_collect_sockstat(struct ht_facts *f, const char *root)
+{
+	static const struct {
+		const char *name, *key;
+	} facts[] = {
+		{ "sockstat.tcp.inuse", "inuse" },
+		{ "sockstat.tcp.tw", "tw" },
+	};
+	static const char path[] = "/proc/net/sockstat";
+	_cleanup_free_ char *text = NULL;
+	int r = ht_read_file(root, path, &text);
+
+	if (r == -ENOMEM)
+		return r;
+	for (size_t i = 0; i < ARRAY_SIZE(facts); i++) {
+		int64_t v;
+		int e = r < 0 ? r : ht_sockstat_value(text, "TCP", facts[i].key, &v);
+
+		e = e < 0 ? ht_facts_set_errno(f, facts[i].name, e, ht_fact_def_unit(facts[i].name),
+		                               path)
+		          : ht_facts_set_int(f, facts[i].name, v, ht_fact_def_unit(facts[i].name),
+		                             path);
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}

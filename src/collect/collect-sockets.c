@@ -226,11 +226,9 @@ struct listener {
 	uint16_t port;
 	uint32_t backlog; /* wqueue of the worst socket */
 	uint32_t queue;   /* rqueue of the same socket */
-	bool full;        /* some socket has rqueue >= wqueue */
-	bool at_max;      /* some socket has wqueue == net.core.somaxconn */
 	char **addrs;
 	size_t n_addrs;
-	int owner;        /* lowest PID, 0 none found */
+	int owner;        /* lowest PID, 0 none found (yet) */
 };
 
 struct lsock {
@@ -245,9 +243,14 @@ struct dest {
 	uint32_t sockets, time_wait;
 };
 
+/* What a scan keeps: the listening sockets, the others (ports.*), or both. */
+enum { WANT_LISTENERS = 1 << 0, WANT_PORTS = 1 << 1 };
+
 struct scan {
+	unsigned want;       /* WANT_* */
 	struct listener *ls;
 	size_t n_ls, cap_ls;
+	uint32_t *by_port;   /* 65536 slots: 1 + index in ls of a port's record, 0 none */
 	struct lsock *socks; /* listening sockets with an inode, for the owner search */
 	size_t n_socks, cap_socks;
 	struct dest *dests;  /* open addressing, capacity a power of two */
@@ -255,8 +258,6 @@ struct scan {
 	uint64_t time_wait;
 	bool have_range;
 	uint16_t low, high;
-	bool have_somax;    /* net.core.somaxconn is known */
-	int64_t somaxconn;
 };
 
 static void scan_free(struct scan *sc)
@@ -267,6 +268,7 @@ static void scan_free(struct scan *sc)
 		free(sc->ls[i].addrs);
 	}
 	free(sc->ls);
+	free(sc->by_port);
 	free(sc->socks);
 	free(sc->dests);
 	memset(sc, 0, sizeof(*sc));
@@ -326,25 +328,22 @@ static int add_listener(struct scan *sc, const struct ht_sock *s, bool have_back
 	char **addrs;
 	int r;
 
-	for (size_t i = 0; i < sc->n_ls; i++)
-		if (sc->ls[i].port == s->sport) {
-			l = &sc->ls[i];
-			break;
-		}
+	/* The port's record: an index by port, not a search (10,000 ports listen on some hosts). */
+	if (!sc->by_port && !(sc->by_port = calloc(65536, sizeof(*sc->by_port))))
+		return -ENOMEM;
+	if (sc->by_port[s->sport])
+		l = &sc->ls[sc->by_port[s->sport] - 1];
 	if (!l) {
 		r = grow((void **)&sc->ls, &sc->cap_ls, sc->n_ls + 1, sizeof(*sc->ls));
 		if (r < 0)
 			return r;
 		l = &sc->ls[sc->n_ls++];
 		*l = (struct listener){ .port = s->sport, .backlog = s->wqueue, .queue = s->rqueue };
+		sc->by_port[s->sport] = (uint32_t)sc->n_ls;
 	} else if (listener_worse(s->rqueue, s->wqueue, l->queue, l->backlog, have_backlog)) {
 		l->backlog = s->wqueue;
 		l->queue = s->rqueue;
 	}
-	if (have_backlog && s->rqueue >= s->wqueue)
-		l->full = true;
-	if (have_backlog && sc->have_somax && s->wqueue == sc->somaxconn)
-		l->at_max = true;
 
 	addr_text(s->src, text, sizeof(text));
 	for (size_t i = 0; i < l->n_addrs; i++)
@@ -427,7 +426,9 @@ static int scan_add(struct scan *sc, const struct ht_sock *s, bool have_backlog)
 	int r;
 
 	if (s->state == ST_LISTEN)
-		return add_listener(sc, s, have_backlog);
+		return sc->want & WANT_LISTENERS ? add_listener(sc, s, have_backlog) : 0;
+	if (!(sc->want & WANT_PORTS))
+		return 0;
 	if (s->state == ST_TIME_WAIT)
 		sc->time_wait++;
 	if (!sc->have_range || s->sport < sc->low || s->sport > sc->high)
@@ -502,7 +503,11 @@ static int diag_dump(struct mnl_socket *nl, char *buf, uint8_t family, struct sc
 	d->sdiag_family = family;
 	d->sdiag_protocol = IPPROTO_TCP;
 	d->idiag_ext = 0;
-	d->idiag_states = DIAG_STATES;
+	/* Listeners only: the kernel then walks the listening hash alone, not every connection. */
+	d->idiag_states = sc->want & WANT_PORTS ? DIAG_STATES :
+	                  sc->want & WANT_LISTENERS ? 1u << ST_LISTEN : 0;
+	if (!(sc->want & WANT_LISTENERS))
+		d->idiag_states &= ~(1u << ST_LISTEN);
 	return ht_nl_request(nl, nlh, buf, HT_NL_DUMP_BUF_SIZE, diag_data_cb, sc, NULL);
 }
 
@@ -596,102 +601,139 @@ struct owner_scan {
 };
 
 /*
- * Finds the lowest PID holding each listening socket, by readlink() of
- * every ROOT/proc/PID/fd/N. A process that vanishes is skipped; one whose
- * directory is refused (another user's, not root) is counted in @os.
+ * The listening sockets of one scan, and how far the walk of /proc/PID/fd
+ * for their owners went: it goes on, from the PID it stopped at, only as
+ * far as a port asked for needs (ht_listeners_owner()).
  */
-static bool all_owned(const struct scan *sc)
+struct ht_listeners {
+	struct scan sc;
+	char *root;          /* NULL: this host */
+	bool live;
+	bool have_backlog;   /* from inet_diag (not /proc/net/tcp) */
+	char *source;        /* of listener.list and .addresses */
+	DIR *proc;           /* the walk: NULL before it starts and once it ended */
+	bool walked;         /* the walk ended (every process read) */
+	size_t unowned;      /* ports without an owner so far */
+	struct owner_scan os;
+};
+
+/* Owners of listening sockets found among ROOT/proc/@pid/fd (a directory read once). */
+static void owners_of_pid(struct ht_listeners *L, int pid)
 {
-	for (size_t i = 0; i < sc->n_ls; i++)
-		if (!sc->ls[i].owner)
-			return false;
-	return true;
+	struct scan *sc = &L->sc;
+	_cleanup_closedir_ DIR *fdd = NULL;
+	struct dirent *fe;
+	bool refused = false;
+	char path[64];
+	int dfd;
+
+	snprintf(path, sizeof(path), "%d/fd", pid);
+	dfd = openat(dirfd(L->proc), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		if (errno == EACCES || errno == EPERM)
+			L->os.refused++;
+		else if (errno != ENOENT && errno != ESRCH && !L->os.errors++)
+			L->os.first_errno = errno;
+		return;
+	}
+	fdd = fdopendir(dfd);
+	if (!fdd) {
+		close(dfd);
+		return;
+	}
+	while ((fe = readdir(fdd))) {
+		char link[64];
+		struct lsock key, *hit;
+		ssize_t n;
+
+		if (fe->d_name[0] == '.')
+			continue;
+		n = readlinkat(dirfd(fdd), fe->d_name, link, sizeof(link) - 1);
+		/* proc_fd_link() checks ptrace access per link: a readable directory can still refuse. */
+		if (n < 0 && (errno == EACCES || errno == EPERM) && !refused) {
+			refused = true;
+			L->os.refused++;
+		}
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		key.inode = socket_inode(link);
+		if (!key.inode)
+			continue;
+		hit = bsearch(&key, sc->socks, sc->n_socks, sizeof(key), lsock_cmp);
+		if (!hit)
+			continue;
+		/* Several sockets can share an inode only in theory; check neighbours. */
+		while (hit > sc->socks && hit[-1].inode == key.inode)
+			hit--;
+		for (; hit < sc->socks + sc->n_socks && hit->inode == key.inode; hit++) {
+			struct listener *l = &sc->ls[sc->by_port[hit->port] - 1];
+
+			if (!l->owner)
+				L->unowned--;
+			if (!l->owner || pid < l->owner)
+				l->owner = pid;
+		}
+	}
 }
 
-static int find_owners(struct scan *sc, const char *root, struct owner_scan *os)
+/*
+ * Walks ROOT/proc/PID/fd, readlink() of each descriptor, until the port
+ * @want has an owner (0: every port does) or every process was read. The
+ * live /proc lists PIDs ascending (proc_pid_readdir() walks next_tgid()),
+ * so the first owner found is the lowest PID; a --root tree's directory
+ * order is the file system's, so there the walk reads everything at once.
+ * A process that vanishes is skipped; one whose directory is refused
+ * (another user's, not root) is counted.
+ */
+static void walk_owners(struct ht_listeners *L, uint16_t want)
 {
-	bool live = ht_root_is_live(root);
-	_cleanup_free_ char *proc = ht_root_path(root, "/proc");
-	_cleanup_closedir_ DIR *d = NULL;
+	struct scan *sc = &L->sc;
 	struct dirent *de;
 
-	if (!proc)
-		return -ENOMEM;
-	if (sc->n_socks == 0)
-		return 0;
-	qsort(sc->socks, sc->n_socks, sizeof(*sc->socks), lsock_cmp);
-	d = opendir(proc);
-	if (!d) {
-		os->errors++;
-		os->first_errno = errno;
-		return 0;
+	if (L->walked)
+		return;
+	if (!L->proc) {
+		_cleanup_free_ char *proc = ht_root_path(L->root, "/proc");
+
+		if (sc->n_socks == 0 || !proc) {
+			L->walked = true;
+			return;
+		}
+		L->proc = opendir(proc);
+		if (!L->proc) {
+			L->os.errors++;
+			L->os.first_errno = errno;
+			L->walked = true;
+			return;
+		}
 	}
-	while ((de = readdir(d))) {
-		_cleanup_closedir_ DIR *fdd = NULL;
-		struct dirent *fe;
-		char path[64];
-		int pid, dfd;
+	while ((de = readdir(L->proc))) {
+		int pid;
 
 		if (!parse_pid(de->d_name, &pid))
 			continue;
-		snprintf(path, sizeof(path), "%d/fd", pid);
-		dfd = openat(dirfd(d), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd < 0) {
-			if (errno == EACCES || errno == EPERM)
-				os->refused++;
-			else if (errno != ENOENT && errno != ESRCH) {
-				if (!os->errors++)
-					os->first_errno = errno;
-			}
+		owners_of_pid(L, pid);
+		if (!L->live)
 			continue;
-		}
-		fdd = fdopendir(dfd);
-		if (!fdd) {
-			close(dfd);
-			continue;
-		}
-		bool refused = false;
-
-		while ((fe = readdir(fdd))) {
-			char link[64];
-			struct lsock key, *hit;
-			ssize_t n;
-
-			if (fe->d_name[0] == '.')
-				continue;
-			n = readlinkat(dirfd(fdd), fe->d_name, link, sizeof(link) - 1);
-			/* proc_fd_link() checks ptrace access per link: a readable directory can still refuse. */
-			if (n < 0 && (errno == EACCES || errno == EPERM) && !refused) {
-				refused = true;
-				os->refused++;
-			}
-			if (n <= 0)
-				continue;
-			link[n] = '\0';
-			key.inode = socket_inode(link);
-			if (!key.inode)
-				continue;
-			hit = bsearch(&key, sc->socks, sc->n_socks, sizeof(key), lsock_cmp);
-			if (!hit)
-				continue;
-			/* Several sockets can share an inode only in theory; check neighbours. */
-			while (hit > sc->socks && hit[-1].inode == key.inode)
-				hit--;
-			for (; hit < sc->socks + sc->n_socks && hit->inode == key.inode; hit++)
-				for (size_t i = 0; i < sc->n_ls; i++)
-					if (sc->ls[i].port == hit->port &&
-					    (!sc->ls[i].owner || pid < sc->ls[i].owner))
-						sc->ls[i].owner = pid;
-		}
-		/*
-		 * The live /proc lists PIDs ascending (proc_pid_readdir() walks
-		 * next_tgid()), so once every port has an owner it has its lowest.
-		 * A --root tree's directory order is the file system's: read it all.
-		 */
-		if (live && all_owned(sc))
-			break;
+		if (L->unowned == 0 || (want && sc->ls[sc->by_port[want] - 1].owner))
+			return;
 	}
-	return 0;
+	closedir(L->proc);
+	L->proc = NULL;
+	L->walked = true;
+}
+
+void ht_listeners_free(struct ht_listeners *L)
+{
+	if (!L)
+		return;
+	if (L->proc)
+		closedir(L->proc);
+	scan_free(&L->sc);
+	free(L->root);
+	free(L->source);
+	free(L);
 }
 
 /* ---- facts ---- */
@@ -762,21 +804,20 @@ static int owner_facts(struct ht_facts *f, const char *root, const struct listen
 	return set_listener_fact(f, l->port, "process", &v, 0, src_comm);
 }
 
-static int listener_facts(struct ht_facts *f, const char *root, struct scan *sc, bool have_backlog,
-                          const char *source, const struct owner_scan *os)
+/* listener.list and listener.PORT.{addresses,backlog,queue}: what the scan gives each port. */
+static int listener_facts(struct ht_facts *f, struct scan *sc, bool have_backlog,
+                          const char *source)
 {
 	_cleanup_free_ char *list = NULL;
 	size_t len = 0;
-	int64_t full = 0, at_max = 0;
-	/* Copied: a fact pointer is valid only until the next set. */
-	const struct ht_fact *somax = ht_facts_get(f, "net.core.somaxconn");
-	bool have_somax = somax && somax->value.type == HT_T_INT;
-	int somax_err = somax ? somax->error : ENOENT;
 	int r;
 
 	/* qsort() with a NULL array is undefined even for 0 elements (no listener at all). */
-	if (sc->n_ls > 1)
+	if (sc->n_ls > 1) {
 		qsort(sc->ls, sc->n_ls, sizeof(*sc->ls), listener_cmp);
+		for (size_t i = 0; i < sc->n_ls; i++)
+			sc->by_port[sc->ls[i].port] = (uint32_t)i + 1;
+	}
 	list = calloc(1, sc->n_ls * 6 + 1);
 	if (!list)
 		return -ENOMEM;
@@ -810,8 +851,6 @@ static int listener_facts(struct ht_facts *f, const char *root, struct scan *sc,
 			if (r >= 0)
 				r = set_listener_fact(f, l->port, "queue", &v, 0,
 				                      SRC_DIAG " idiag_rqueue");
-			full += l->full;
-			at_max += l->at_max;
 		} else {
 			r = set_listener_fact(f, l->port, "backlog", NULL, ENOENT,
 			                      "/proc/net/tcp has no backlog (NETLINK_SOCK_DIAG has)");
@@ -820,39 +859,10 @@ static int listener_facts(struct ht_facts *f, const char *root, struct scan *sc,
 				r = set_listener_fact(f, l->port, "queue", &v, 0,
 				                      "/proc/net/tcp rx_queue");
 		}
-		if (r >= 0)
-			r = owner_facts(f, root, l, os);
 		if (r < 0)
 			return r;
 	}
-	r = ht_facts_set_str(f, "listener.list", list, source);
-	if (r >= 0)
-		r = ht_facts_set_int(f, "listeners.count", (int64_t)sc->n_ls,
-		                     ht_fact_def_unit("listeners.count"), source);
-	if (r < 0)
-		return r;
-	if (!have_backlog) {
-		static const char why[] = "/proc/net/tcp has no backlog (NETLINK_SOCK_DIAG has)";
-
-		r = ht_facts_set_errno(f, "listeners.full", ENOENT,
-		                       ht_fact_def_unit("listeners.full"), why);
-		if (r >= 0)
-			r = ht_facts_set_errno(f, "listeners.at_somaxconn", ENOENT,
-			                       ht_fact_def_unit("listeners.at_somaxconn"), why);
-		return r;
-	}
-	r = ht_facts_set_int(f, "listeners.full", full, ht_fact_def_unit("listeners.full"),
-	                     SRC_DIAG " idiag_rqueue >= idiag_wqueue");
-	if (r < 0)
-		return r;
-	if (!have_somax)
-		return ht_facts_set_errno(f, "listeners.at_somaxconn",
-		                          somax_err ? somax_err : EINVAL,
-		                          ht_fact_def_unit("listeners.at_somaxconn"),
-		                          "net.core.somaxconn");
-	return ht_facts_set_int(f, "listeners.at_somaxconn", at_max,
-	                        ht_fact_def_unit("listeners.at_somaxconn"),
-	                        SRC_DIAG " idiag_wqueue == net.core.somaxconn");
+	return ht_facts_set_str(f, "listener.list", list, source);
 }
 
 /* 127.0.0.0/8 (as ::ffff:127.x here) or ::1. */
@@ -996,17 +1006,11 @@ static int range_facts(struct ht_facts *f, const char *root, struct scan *sc, in
 	return r;
 }
 
-/* Every fact of the scan unavailable with @err (no source of sockets at all). */
-static int sockets_unavailable(struct ht_facts *f, int err, const char *source)
+/* @names unavailable with @err (no source of sockets at all). */
+static int sockets_unavailable(struct ht_facts *f, const char *const *names, size_t n, int err,
+                               const char *source)
 {
-	static const char *const names[] = {
-		"listener.list",         "listeners.at_somaxconn", "listeners.count",
-		"listeners.full",        "ports.destinations",     "ports.time_wait",
-		"ports.top.destination", "ports.top.loopback",     "ports.top.sockets",
-		"ports.top.source",      "ports.top.time_wait",
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+	for (size_t i = 0; i < n; i++) {
 		int r = ht_facts_set_errno(f, names[i], err, ht_fact_def_unit(names[i]), source);
 
 		if (r < 0)
@@ -1015,67 +1019,160 @@ static int sockets_unavailable(struct ht_facts *f, int err, const char *source)
 	return 0;
 }
 
-int ht_collect_sockets(struct ht_facts *f, const char *root)
+/*
+ * One scan of this network namespace's TCP sockets into @sc (sc->want
+ * says which): live, NETLINK_SOCK_DIAG (*@have_backlog true); under --root
+ * or when sock_diag is refused, ROOT/proc/net/tcp and tcp6. *@source names
+ * what was read, or, when nothing could be, why (caller frees). Returns 0,
+ * -ENOMEM, or the negative errno of the files (the scan is empty then).
+ */
+static int scan_sockets(struct scan *sc, const char *root, bool *have_backlog, char **source)
 {
-	struct scan sc = { 0 };
-	struct owner_scan os = { 0 };
-	int range_err = 0, r;
-	bool have_backlog = false;
-	const char *source;
-	/* Copied into sc: a fact pointer is valid only until the next set. */
-	const struct ht_fact *somax = ht_facts_get(f, "net.core.somaxconn");
+	unsigned want = sc->want;
+	int r = -ENOENT;
 
-	if (somax && somax->value.type == HT_T_INT) {
-		sc.have_somax = true;
-		sc.somaxconn = somax->value.i;
-	}
-	r = range_facts(f, root, &sc, &range_err);
-	if (r < 0)
-		return r;
-	r = -ENOENT;
+	*have_backlog = false;
 	if (ht_root_is_live(root)) {
-		r = scan_netlink(&sc);
+		r = scan_netlink(sc);
 		if (r == -ENOMEM)
-			goto out;
-		have_backlog = r >= 0;
-		source = SRC_DIAG;
+			return r;
+		*have_backlog = r >= 0;
+		if (r >= 0)
+			return (*source = strdup(SRC_DIAG)) ? 0 : -ENOMEM;
 	}
+	/* Under --root, or when sock_diag is refused: the files, without backlogs. */
+	{
+		struct scan fresh = { .want = want, .have_range = sc->have_range, .low = sc->low,
+			              .high = sc->high };
+
+		scan_free(sc);
+		*sc = fresh;
+	}
+	r = scan_file(sc, root, PATH_TCP4, false);
+	if (r >= 0) {
+		int r6 = scan_file(sc, root, PATH_TCP6, true);
+
+		/* A kernel without IPv6 has no tcp6. */
+		if (r6 >= 0)
+			return (*source = strdup("/proc/net/tcp and tcp6")) ? 0 : -ENOMEM;
+		if (r6 != -ENOENT)
+			r = r6;
+		else
+			return (*source = strdup(PATH_TCP4)) ? 0 : -ENOMEM;
+	}
+	if (r == -ENOMEM)
+		return r;
+	if (asprintf(source, PATH_TCP4 "%s", r == -EINVAL ? ": a line not as the kernel writes it"
+	                                                 : "") < 0)
+		return -ENOMEM;
+	return r;
+}
+
+int ht_collect_listeners(struct ht_facts *f, const char *root, struct ht_listeners **out)
+{
+	static const char *const names[] = { "listener.list" };
+	struct ht_listeners *L = calloc(1, sizeof(*L));
+	int r;
+
+	*out = NULL;
+	if (!L || (root && !(L->root = strdup(root)))) {
+		free(L);
+		return -ENOMEM;
+	}
+	L->live = ht_root_is_live(root);
+	L->sc.want = WANT_LISTENERS;
+	r = scan_sockets(&L->sc, root, &L->have_backlog, &L->source);
+	if (r == -ENOMEM)
+		goto fail;
 	if (r < 0) {
-		/* Under --root, or when sock_diag is refused: the files, without backlogs. */
-		struct scan fresh = { .have_range = sc.have_range, .low = sc.low, .high = sc.high };
-
-		scan_free(&sc);
-		sc = fresh;
-		source = PATH_TCP4;
-		r = scan_file(&sc, root, PATH_TCP4, false);
-		if (r >= 0) {
-			int r6 = scan_file(&sc, root, PATH_TCP6, true);
-
-			/* A kernel without IPv6 has no tcp6. */
-			if (r6 >= 0)
-				source = "/proc/net/tcp and tcp6";
-			else if (r6 != -ENOENT)
-				r = r6;
-		}
-		if (r == -ENOMEM)
-			goto out;
-		if (r < 0) {
-			_cleanup_free_ char *why = NULL;
-
-			if (asprintf(&why, PATH_TCP4 "%s", r == -EINVAL ? ": a line not as the kernel writes it" : "") < 0) {
-				r = -ENOMEM;
-				goto out;
-			}
-			r = sockets_unavailable(f, r, why);
-			goto out;
-		}
+		r = sockets_unavailable(f, names, ARRAY_SIZE(names), -r, L->source);
+		if (r < 0)
+			goto fail;
+		scan_free(&L->sc);
+	} else {
+		r = listener_facts(f, &L->sc, L->have_backlog, L->source);
+		if (r < 0)
+			goto fail;
 	}
-	r = find_owners(&sc, root, &os);
-	if (r >= 0)
-		r = listener_facts(f, root, &sc, have_backlog, source, &os);
-	if (r >= 0)
+	L->unowned = L->sc.n_ls;
+	if (L->sc.n_socks > 1)
+		qsort(L->sc.socks, L->sc.n_socks, sizeof(*L->sc.socks), lsock_cmp);
+	*out = L;
+	return 0;
+fail:
+	ht_listeners_free(L);
+	return r;
+}
+
+int ht_listeners_owner(struct ht_facts *f, struct ht_listeners *L, unsigned port)
+{
+	struct scan *sc = &L->sc;
+	const struct listener *l;
+
+	if (port == 0 || port > 65535 || !sc->by_port || !sc->by_port[port])
+		return 0;
+	l = &sc->ls[sc->by_port[port] - 1];
+	if (!l->owner)
+		walk_owners(L, (uint16_t)port);
+	/* Not found before the walk ended: the reason counts every process read. */
+	if (!l->owner && !L->walked)
+		walk_owners(L, 0);
+	return owner_facts(f, L->root, l, &L->os);
+}
+
+int ht_collect_ports(struct ht_facts *f, const char *root)
+{
+	static const char *const names[] = {
+		"ports.destinations", "ports.time_wait",   "ports.top.destination",
+		"ports.top.loopback", "ports.top.sockets", "ports.top.source",
+		"ports.top.time_wait",
+	};
+	struct scan sc = { .want = WANT_PORTS };
+	_cleanup_free_ char *source = NULL;
+	const struct ht_fact *lo = ht_facts_get(f, "ports.range.low");
+	const struct ht_fact *hi = ht_facts_get(f, "ports.range.high");
+	int range_err = ENOENT, r;
+	bool have_backlog;
+
+	/* The range ht_collect_port_range() read. */
+	if (lo && hi && lo->value.type == HT_T_INT && hi->value.type == HT_T_INT) {
+		sc.have_range = true;
+		sc.low = (uint16_t)lo->value.i;
+		sc.high = (uint16_t)hi->value.i;
+	} else if (lo && lo->error) {
+		range_err = lo->error;
+	}
+	r = scan_sockets(&sc, root, &have_backlog, &source);
+	if (r == -ENOMEM)
+		goto out;
+	if (r < 0)
+		r = sockets_unavailable(f, names, ARRAY_SIZE(names), -r, source);
+	else
 		r = ports_facts(f, &sc, source, range_err);
 out:
 	scan_free(&sc);
+	return r == -ENOMEM ? r : 0;
+}
+
+int ht_collect_port_range(struct ht_facts *f, const char *root)
+{
+	struct scan sc = { 0 };
+	int range_err = 0;
+
+	return range_facts(f, root, &sc, &range_err);
+}
+
+int ht_collect_sockets(struct ht_facts *f, const char *root)
+{
+	struct ht_listeners *L = NULL;
+	int r = ht_collect_listeners(f, root, &L);
+
+	for (size_t i = 0; r >= 0 && i < L->sc.n_ls; i++)
+		r = ht_listeners_owner(f, L, L->sc.ls[i].port);
+	ht_listeners_free(L);
+	if (r >= 0)
+		r = ht_collect_port_range(f, root);
+	if (r >= 0)
+		r = ht_collect_ports(f, root);
 	return r == -ENOMEM ? r : 0;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "collect/collect.h"
+#include "collect/procsys.h"
 #include "engine/facts.h"
 #include "shared/util.h"
 #include "engine/value.h"
@@ -176,7 +177,7 @@ int ht_arch_pointer_size(const char *arch)
 
 /* ---- collectors ---- */
 
-static int collect_mem(struct ht_facts *f, const char *root)
+int ht_collect_mem(struct ht_facts *f, const char *root)
 {
 	static const char source[] = PATH_MEMINFO " MemTotal";
 	_cleanup_free_ char *text = NULL;
@@ -194,7 +195,7 @@ static int collect_mem(struct ht_facts *f, const char *root)
 }
 
 /* kernel.release and the kernel.version parsed from it. */
-static int collect_kernel(struct ht_facts *f, const char *root)
+int ht_collect_kernel(struct ht_facts *f, const char *root)
 {
 	_cleanup_free_ char *rel = NULL;
 	struct ht_value v = { .type = HT_T_VER };
@@ -223,7 +224,7 @@ static int collect_kernel(struct ht_facts *f, const char *root)
 }
 
 /* cpu.arch and the kernel.pointer_size derived from it. */
-static int collect_arch(struct ht_facts *f, const char *root)
+int ht_collect_arch(struct ht_facts *f, const char *root)
 {
 	_cleanup_free_ char *arch = NULL;
 	const char *source = PATH_ARCH;
@@ -264,7 +265,7 @@ static int collect_arch(struct ht_facts *f, const char *root)
 	return ht_facts_set_int(f, "kernel.pointer_size", size, "bytes", "cpu.arch");
 }
 
-static int collect_cpu_count(struct ht_facts *f, const char *root)
+int ht_collect_cpu_count(struct ht_facts *f, const char *root)
 {
 	_cleanup_free_ char *list = NULL;
 	int64_t n;
@@ -280,7 +281,7 @@ static int collect_cpu_count(struct ht_facts *f, const char *root)
 	return ht_facts_set_int(f, "cpu.count", n, "CPUs", PATH_CPU_ONLINE);
 }
 
-static int collect_page_size(struct ht_facts *f, const char *root)
+int ht_collect_page_size(struct ht_facts *f, const char *root)
 {
 	static const char source[] = "sysconf(_SC_PAGESIZE)";
 	long ps;
@@ -358,7 +359,7 @@ static int collect_int_file(struct ht_facts *f, const char *root, const char *na
  * kernel); one that holds anything but one integer (several fields, text,
  * a number beyond 64 bits) EINVAL, the source saying what it holds.
  */
-static int collect_sysctl(struct ht_facts *f, const char *root, const char *key)
+int ht_collect_sysctl(struct ht_facts *f, const char *root, const char *key)
 {
 	_cleanup_free_ char *path = NULL, *text = NULL, *full = NULL, *bad = NULL;
 	long long v;
@@ -389,7 +390,7 @@ static int collect_sysctl(struct ht_facts *f, const char *root, const char *key)
 	return ht_facts_set_unavailable(f, key, EINVAL, NULL, bad);
 }
 
-static int collect_conntrack_files(struct ht_facts *f, const char *root)
+int ht_collect_conntrack_files(struct ht_facts *f, const char *root)
 {
 	static const struct {
 		const char *name, *path, *unit;
@@ -434,7 +435,7 @@ static int stat_below(const char *root, const char *path, struct stat *st)
 	return stat(full, st) < 0 ? -errno : 0;
 }
 
-static int collect_conntrack_loaded(struct ht_facts *f, const char *root)
+int ht_collect_conntrack_loaded(struct ht_facts *f, const char *root)
 {
 	struct stat st;
 	int r = stat_below(root, PATH_NF_MODULE, &st);
@@ -453,7 +454,7 @@ static int collect_conntrack_loaded(struct ht_facts *f, const char *root)
  * namespace but the initial one (net/netfilter/nf_conntrack_standalone.c,
  * since 5.12.2), so the owner-write bit tells which one we are in.
  */
-static int collect_netns_initial(struct ht_facts *f, const char *root)
+int ht_collect_netns_initial(struct ht_facts *f, const char *root)
 {
 	static const char source[] = "mode of " PATH_NF_MAX;
 	struct stat st;
@@ -467,7 +468,7 @@ static int collect_netns_initial(struct ht_facts *f, const char *root)
 }
 
 /* The connection path's integer sysctls (net/core/sysctl_net_core.c, net/ipv4/sysctl_net_ipv4.c: ints). */
-static int collect_net_files(struct ht_facts *f, const char *root)
+int ht_collect_net_files(struct ht_facts *f, const char *root)
 {
 	static const struct {
 		const char *name, *path;
@@ -490,352 +491,3 @@ static int collect_net_files(struct ht_facts *f, const char *root)
 	return 0;
 }
 
-/* The most sources the table may hold (static_assert below). */
-#define SOURCES_MAX 32
-
-struct ht_collect {
-	char *root;        /* NULL: this host */
-	unsigned flags;    /* HT_COLLECT_* */
-	char *service;     /* workload.service: process names checked without a listening port */
-	char *state_path;  /* --state: the apply counters' state file */
-	/* The profile's [garage] section: where Garage's files are before deployment. */
-	char *garage_config, *garage_metadata_dir, *garage_data_dir;
-	char *warning;     /* what a source could not do that nobody asked for (one line) */
-	unsigned char state[SOURCES_MAX]; /* SRC_NEW, SRC_RUNNING, SRC_DONE, by source */
-};
-
-/* True when space-separated @list has the word @word. */
-static bool has_word(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = list; p && (p = strstr(p, word)); p += n)
-		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
-			return true;
-	return false;
-}
-
-/*
- * Why this is, or is to become, a Garage host: the profile's service is
- * garage, --set garage.config names a garage.toml, or ROOT/etc/garage.toml
- * exists (*@etc_only true then); NULL when none holds.
- */
-static const char *garage_reason(const struct ht_collect *c, bool *etc_only)
-{
-	_cleanup_free_ char *etc = NULL;
-
-	*etc_only = false;
-	if (has_word(c->service, "garage"))
-		return "the profile's workload.service is garage";
-	if (c->garage_config)
-		return "--set garage.config names a garage.toml";
-	etc = ht_root_path(c->root, "/etc/garage.toml");
-	if (!etc || access(etc, F_OK) < 0)
-		return NULL;
-	*etc_only = true;
-	return "/etc/garage.toml exists";
-}
-
-/*
- * Listeners, then their owners' process facts, the service's and Garage's
- * on a Garage host even when the profile's service is another: the Garage
- * rules tell "not running yet" from a running one by it.
- */
-static int collect_sockets_processes(struct ht_collect *c, struct ht_facts *f,
-                                     struct ht_error *err)
-{
-	_cleanup_free_ char *names = NULL;
-	bool etc_only;
-	int r = ht_collect_sockets(f, c->root);
-
-	(void)err;
-	if (r < 0)
-		return r;
-	if (!has_word(c->service, "garage") && garage_reason(c, &etc_only) &&
-	    asprintf(&names, "%s%sgarage", c->service ? c->service : "",
-	             c->service ? " " : "") < 0)
-		return -ENOMEM;
-	return ht_collect_processes(f, c->root, names ? names : c->service);
-}
-
-/*
- * The Garage pre-flight's facts (garage.*, storage.*: ht_collect_garage())
- * on a Garage host (garage_reason()); garage.checked true then, its source
- * the reason, else unavailable ENOENT and nothing else collected, so the
- * Garage rules give no finding. When only ROOT/etc/garage.toml's existence
- * started it, a file that cannot be read as Garage would is a warning
- * (ht_collect_warning()) and garage.checked is unavailable with the message:
- * nobody asked for the pre-flight.
- */
-static int src_garage(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
-{
-	struct ht_garage_input in = {
-		.config = c->garage_config,
-		.metadata_dir = c->garage_metadata_dir,
-		.data_dir = c->garage_data_dir,
-	};
-	struct ht_value yes = ht_bool(true);
-	_cleanup_free_ char *skipped = NULL;
-	bool etc_only;
-	const char *why = garage_reason(c, &etc_only);
-	int r;
-
-	if (!why)
-		return ht_facts_set_unavailable(f, "garage.checked", ENOENT, NULL,
-		                                "no --profile garage, no --set garage.config, no "
-		                                "/etc/garage.toml: not a Garage host");
-	r = ht_collect_garage(f, c->root, &in, !(c->flags & HT_COLLECT_NO_MEASURE), err);
-	if (r == -ENOMEM || r >= 0)
-		return r < 0 ? r : ht_facts_set(f, "garage.checked", &yes, NULL, why);
-	if (!etc_only)
-		return r;
-	if (asprintf(&skipped, "skipped: %s", err->msg[0] ? err->msg : strerror(-r)) < 0 ||
-	    asprintf(&c->warning, "%s; the Garage pre-flight is skipped (--profile garage makes "
-	             "this an error)", err->msg[0] ? err->msg : strerror(-r)) < 0)
-		return -ENOMEM;
-	err->msg[0] = '\0';
-	return ht_facts_set_unavailable(f, "garage.checked", -r, NULL, skipped);
-}
-
-/* ---- the sources, and facts on demand ---- */
-
-/* A collector of the older form: the facts of one source below the root. */
-#define SIMPLE(fn)                                                                         \
-	static int src_##fn(struct ht_collect *c, struct ht_facts *f, struct ht_error *err) \
-	{                                                                                  \
-		(void)err;                                                                 \
-		return fn(f, c->root);                                                     \
-	}
-SIMPLE(collect_mem)
-SIMPLE(collect_kernel)
-SIMPLE(collect_arch)
-SIMPLE(collect_cpu_count)
-SIMPLE(collect_page_size)
-SIMPLE(collect_conntrack_files)
-SIMPLE(collect_netns_initial)
-SIMPLE(ht_collect_boot)
-SIMPLE(ht_collect_ctnetlink)
-SIMPLE(ht_collect_udev)
-SIMPLE(ht_collect_ethtool)
-SIMPLE(collect_net_files)
-SIMPLE(ht_collect_nstat)
-
-/* nf_conntrack's state: /sys/module first, then libkmod refines it. */
-static int src_kmod(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
-{
-	(void)err;
-	int r = collect_conntrack_loaded(f, c->root);
-
-	return r < 0 ? r : ht_collect_kmod(f, c->root);
-}
-
-static int src_cpu(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
-{
-	(void)err;
-	return ht_collect_cpu(f, c->root, !(c->flags & HT_COLLECT_NO_MEASURE));
-}
-
-static int src_apply_counters(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
-{
-	(void)err;
-	return ht_collect_apply_counters(f, c->root, c->state_path);
-}
-
-/*
- * The sources, in the order `hosttune facts` runs them all. A fact is asked
- * of the first source with a pattern that matches its name (fnmatch(3), '*'
- * across dots too), so a narrower pattern comes before a wider one of the
- * same family. A source runs once per collection, whatever it is asked for.
- */
-static const struct ht_source {
-	const char *name;
-	const char *const *provides; /* NULL-terminated patterns */
-	enum ht_cost cost;
-	int (*collect)(struct ht_collect *c, struct ht_facts *f, struct ht_error *err);
-	const char *const *needs; /* facts of other sources it reads, asked for first; or NULL */
-} sources[] = {
-#define P(...) ((const char *const[]){ __VA_ARGS__, NULL })
-	{ "meminfo", P("mem.total"), HT_COST_FILES, src_collect_mem, NULL },
-	{ "kernel release", P("kernel.release", "kernel.version"), HT_COST_FILES,
-	  src_collect_kernel, NULL },
-	{ "arch", P("cpu.arch", "kernel.pointer_size"), HT_COST_FILES, src_collect_arch, NULL },
-	{ "cpus online", P("cpu.count"), HT_COST_FILES, src_collect_cpu_count, NULL },
-	{ "page size", P("kernel.page_size"), HT_COST_FILES, src_collect_page_size, NULL },
-	{ "conntrack sysctls",
-	  P("module.nf_conntrack.hashsize", "net.netfilter.nf_conntrack_buckets",
-	    "net.netfilter.nf_conntrack_count", "net.netfilter.nf_conntrack_max",
-	    "net.netfilter.nf_conntrack_tcp_timeout_close_wait",
-	    "net.netfilter.nf_conntrack_tcp_timeout_established",
-	    "net.netfilter.nf_conntrack_tcp_timeout_fin_wait",
-	    "net.netfilter.nf_conntrack_tcp_timeout_syn_sent",
-	    "net.netfilter.nf_conntrack_tcp_timeout_time_wait"),
-	  HT_COST_FILES, src_collect_conntrack_files, NULL },
-	{ "kmod", P("conntrack.loaded", "conntrack.module", "module.nf_conntrack.*",
-	            "modprobe.nf_conntrack.*"),
-	  HT_COST_FILES, src_kmod, P("kernel.release") },
-	{ "netns", P("netns.initial"), HT_COST_FILES, src_collect_netns_initial, NULL },
-	{ "sysctl.d", P("boot.*"), HT_COST_FILES, src_ht_collect_boot, NULL },
-	{ "apply counters", P("conntrack.stat.drop_at_apply", "conntrack.stat.early_drop_at_apply"),
-	  HT_COST_FILES, src_apply_counters, NULL },
-	{ "ctnetlink", P("conntrack.stat.*", "conntrack.dump.*", "conntrack.state.*",
-	                 "conntrack.stale.*"),
-	  HT_COST_WALK, src_ht_collect_ctnetlink,
-	  P("conntrack.loaded", "net.netfilter.nf_conntrack_tcp_timeout_established") },
-	{ "ethtool", P("nic.*.speed", "nic.*.duplex", "nic.*.channels.*", "nic.max_speed"),
-	  HT_COST_FILES, src_ht_collect_ethtool, P("nic.list") },
-	{ "udev", P("nic.*"), HT_COST_FILES, src_ht_collect_udev, NULL },
-	{ "net sysctls", P("net.core.somaxconn", "net.ipv4.tcp_max_syn_backlog",
-	                   "net.ipv4.tcp_max_tw_buckets", "net.ipv4.tcp_timestamps",
-	                   "net.ipv4.tcp_tw_reuse"),
-	  HT_COST_FILES, src_collect_net_files, NULL },
-	{ "sockets", P("listener.*", "listeners.*", "ports.*", "net.ipv4.ip_local_port_range",
-	               "process.*"),
-	  HT_COST_WALK, collect_sockets_processes, P("net.core.somaxconn") },
-	{ "nstat", P("nstat.*"), HT_COST_FILES, src_ht_collect_nstat, NULL },
-	{ "cpu", P("cpu.*"), HT_COST_MEASURE, src_cpu, NULL },
-	{ "garage", P("garage.*", "storage.*"), HT_COST_MEASURE, src_garage, NULL },
-#undef P
-};
-
-_Static_assert(ARRAY_SIZE(sources) <= SOURCES_MAX, "SOURCES_MAX is too small");
-
-enum { SRC_NEW, SRC_RUNNING, SRC_DONE };
-
-
-int ht_collect_new(const char *root, unsigned flags, struct ht_collect **out)
-{
-	struct ht_collect *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return -ENOMEM;
-	c->flags = flags;
-	if (root && !root_is_host(root) && !(c->root = strdup(root))) {
-		free(c);
-		return -ENOMEM;
-	}
-	*out = c;
-	return 0;
-}
-
-void ht_collect_free(struct ht_collect *c)
-{
-	if (!c)
-		return;
-	free(c->root);
-	free(c->service);
-	free(c->state_path);
-	free(c->garage_config);
-	free(c->garage_metadata_dir);
-	free(c->garage_data_dir);
-	free(c->warning);
-	free(c);
-}
-
-int ht_collect_input(struct ht_collect *c, const char *name, const char *value)
-{
-	char **slot = strcmp(name, "workload.service") == 0    ? &c->service :
-	              strcmp(name, "state") == 0               ? &c->state_path :
-	              strcmp(name, "garage.config") == 0       ? &c->garage_config :
-	              strcmp(name, "garage.metadata_dir") == 0 ? &c->garage_metadata_dir :
-	              strcmp(name, "garage.data_dir") == 0     ? &c->garage_data_dir :
-	                                                         NULL;
-	char *v;
-
-	if (!slot)
-		return -EINVAL;
-	v = value && *value ? strdup(value) : NULL;
-	if (value && *value && !v)
-		return -ENOMEM;
-	free(*slot);
-	*slot = v;
-	return 0;
-}
-
-/* Runs source @i unless it ran (or runs: a source asking for its own facts gets none). */
-static int run_source(struct ht_collect *c, struct ht_facts *f, size_t i, struct ht_error *err)
-{
-	int r;
-
-	if (c->state[i] != SRC_NEW)
-		return 0;
-	c->state[i] = SRC_RUNNING;
-	for (const char *const *n = sources[i].needs; n && *n; n++) {
-		const struct ht_fact *dep;
-
-		r = ht_facts_need(f, *n, 0, &dep, err);
-		if (r < 0)
-			return r;
-	}
-	err->msg[0] = '\0';
-	r = sources[i].collect(c, f, err);
-	c->state[i] = SRC_DONE;
-	if (r < 0 && !err->msg[0])
-		ht_error_set(err, -r, "collecting %s: %s", sources[i].name, strerror(-r));
-	return r;
-}
-
-const char *ht_collect_warning(const struct ht_collect *c)
-{
-	return c->warning;
-}
-
-/* The source that provides fact @name: the first whose pattern matches; -1 for none. */
-static ssize_t source_of(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(sources); i++)
-		for (const char *const *p = sources[i].provides; *p; p++)
-			if (fnmatch(*p, name, 0) == 0)
-				return (ssize_t)i;
-	return -1;
-}
-
-/* ht_fact_provider_cb: the source of @name runs the first time one of its facts is asked. */
-static int provide(struct ht_facts *f, const char *name, unsigned flags, struct ht_error *err,
-                   void *userdata)
-{
-	struct ht_collect *c = userdata;
-	ssize_t i = source_of(name);
-
-	if (i < 0 && ht_fact_def_is_sysctl(ht_fact_def_find(name)))
-		return collect_sysctl(f, c->root, name);
-	if (i < 0 || ((flags & HT_NEED_CHEAP) && sources[i].cost != HT_COST_FILES))
-		return 0;
-	return run_source(c, f, (size_t)i, err);
-}
-
-static void collect_destroy(void *userdata)
-{
-	ht_collect_free(userdata);
-}
-
-void ht_collect_attach(struct ht_collect *c, struct ht_facts *f)
-{
-	ht_facts_set_provider(f, provide, c, collect_destroy);
-}
-
-int ht_collect_all(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(sources); i++) {
-		int r = run_source(c, f, i, err);
-
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-int ht_facts_collect(struct ht_facts *f, const char *root, unsigned flags)
-{
-	struct ht_error err = { "" };
-	struct ht_collect *c;
-	int r;
-
-	if (!f)
-		return -EINVAL;
-	r = ht_collect_new(root, flags, &c);
-	if (r < 0)
-		return r;
-	r = ht_collect_all(c, f, &err);
-	ht_collect_free(c);
-	return r;
-}

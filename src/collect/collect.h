@@ -54,6 +54,7 @@ enum ht_cost {
  * (ht_collect_attach()) or all of them (ht_collect_all()).
  */
 struct ht_collect;
+struct ht_ruleset;
 
 /*
  * ht_collect_new - a collection below @root (NULL, "" or "/" for this host)
@@ -72,6 +73,17 @@ void ht_collect_free(struct ht_collect *c);
  * profile's [garage] section). Returns 0, -EINVAL for another name, -ENOMEM.
  */
 int ht_collect_input(struct ht_collect *c, const char *name, const char *value);
+
+/*
+ * ht_collect_rules - the rules whose gates decide whether an expensive
+ * source runs on demand (@rs borrowed: it must outlive the use of @c; NULL
+ * for none): the conntrack table is dumped when conntrack.dump_wanted holds,
+ * the client sockets listed when ports.dump_wanted does, a listening port's
+ * owner looked up when its listener.owner_wanted does. A gate that cannot
+ * be evaluated (no such rule, an unavailable fact, no evaluation under way)
+ * lets the source run.
+ */
+void ht_collect_rules(struct ht_collect *c, struct ht_ruleset *rs);
 
 /*
  * ht_collect_attach - makes @c the provider of @f (ht_facts_set_provider()):
@@ -166,6 +178,15 @@ int ht_arch_pointer_size(const char *arch);
 int ht_collect_ctnetlink(struct ht_facts *f, const char *root);
 
 /*
+ * The two halves of ht_collect_ctnetlink(): the counters (a few bytes a
+ * CPU, cheap whatever the table holds) and what the table holds (a dump
+ * that walks every hash bucket, empty or not, and every entry). Sources of
+ * their own, so that the dump runs only when a rule wants it.
+ */
+int ht_collect_ctstats(struct ht_facts *f, const char *root);
+int ht_collect_cttable(struct ht_facts *f, const char *root);
+
+/*
  * nic.list and, for every interface but lo, nic.IF.{driver,bus,kind,physical}
  * from libudev (under --root: /sys/class/net below root).
  */
@@ -258,36 +279,74 @@ int ht_cgroup_unit(const char *text, char **unit, char **manager);
 int ht_nstat_value(const char *text, const char *prefix, const char *field, int64_t *out);
 
 /*
- * ht_collect_sockets - listener.list, listeners.{count,full,at_somaxconn},
- * listener.PORT.{addresses,backlog,queue,pid,process}, ports.* and
- * net.ipv4.ip_local_port_range.
+ * struct ht_listeners - the listening TCP sockets of one scan and how far
+ * the walk for their owners went (ht_collect_listeners()).
+ */
+struct ht_listeners;
+
+/*
+ * ht_collect_listeners - listener.list and listener.PORT.{addresses,
+ * backlog,queue}.
  *
- * Live: one NETLINK_SOCK_DIAG dump of AF_INET and one of AF_INET6 TCP
- * sockets (every state but SYN_RECV and CLOSE), streamed: a listening
- * socket adds to its port's record (its address, its inode; backlog =
- * idiag_wqueue and queue = idiag_rqueue of ONE socket, the port's worst:
- * a full one (queue >= backlog) first, then the highest queue / backlog,
- * then the smallest backlog; full and at_somaxconn when any socket of the
- * port is full / has backlog == somaxconn; without backlogs the largest
- * queue); any other socket
+ * Live: a NETLINK_SOCK_DIAG dump of AF_INET and one of AF_INET6 TCP
+ * sockets in LISTEN (the kernel walks its listening hash only, not every
+ * connection), streamed: a listening socket adds to its port's record (its
+ * address, its inode; backlog = idiag_wqueue and queue = idiag_rqueue of
+ * ONE socket, the port's worst: a full one (queue >= backlog) first, then
+ * the highest queue / backlog, then the smallest backlog; without backlogs
+ * the largest queue). Under --root, or when sock_diag fails: ROOT/proc/net/tcp
+ * and tcp6, which have no backlog (listener.PORT.backlog unavailable
+ * ENOENT). No owner is looked up yet: ht_listeners_owner() does, port by
+ * port. *@out receives the scan (free with ht_listeners_free()), also when
+ * no socket could be read (listener.list unavailable with the errno).
+ * Returns 0 or -ENOMEM (*@out NULL then).
+ */
+int ht_collect_listeners(struct ht_facts *f, const char *root, struct ht_listeners **out);
+
+/*
+ * ht_listeners_owner - listener.PORT.{pid,process} of @port (a port of the
+ * scan; another is ignored): the lowest PID whose /proc/PID/fd holds
+ * "socket:[INODE]" of one of the port's listening sockets, and its comm.
+ * The walk of /proc, a readlink() of each descriptor, goes on from where
+ * the last call stopped and stops once this port has an owner (the live
+ * /proc lists PIDs ascending, so the first is the lowest; a --root tree is
+ * read whole), recording the owners of every other port it passes: ports
+ * asked for one by one cost one walk at most. None found: both unavailable,
+ * ENOENT (another PID namespace's process, a kernel socket, a socket in
+ * flight in a unix message), or EACCES when some fd directories or links
+ * were refused (another user's process when not root; ptrace restrictions:
+ * proc_fd_link() checks ptrace access). Returns 0 or -ENOMEM.
+ */
+int ht_listeners_owner(struct ht_facts *f, struct ht_listeners *l, unsigned port);
+
+void ht_listeners_free(struct ht_listeners *l);
+
+/*
+ * ht_collect_ports - net.ipv4.ip_local_port_range, ports.range.* and
+ * ports.*: every TCP socket but the listening ones, from the same sources
+ * as ht_collect_listeners() (live: one dump of every state but LISTEN,
+ * SYN_RECV and CLOSE, which walks every connection of the host); a socket
  * whose local port is in ip_local_port_range adds to the count of its key
  * (source address, destination address, destination port) in a hash table,
- * so memory grows with listeners and distinct destinations, never with
- * sockets. Under --root, or when sock_diag fails: ROOT/proc/net/tcp and
- * tcp6, which have no backlog (listener.PORT.backlog, listeners.full and
- * listeners.at_somaxconn unavailable ENOENT). listeners.at_somaxconn
- * compares with the net.core.somaxconn fact already in @f.
- *
- * Owners: readlink() of every ROOT/proc/PID/fd/N; the lowest PID holding
- * "socket:[INODE]" of a port's listening socket is listener.PORT.pid, its
- * comm listener.PORT.process. None found: both unavailable, ENOENT (another
- * PID namespace's process, a kernel socket), or EACCES when some fd
- * directories or links were refused (another user's process when not
- * root; ptrace restrictions: proc_fd_link() checks ptrace access).
- *
+ * so memory grows with distinct destinations, never with sockets.
  * ports.top.*: the key with the most sockets, ties broken by the lowest
  * destination address, port, then source address; none: top.sockets and
  * top.time_wait 0, top.destination and top.source unavailable ENOENT.
+ * Returns 0 or -ENOMEM.
+ */
+int ht_collect_ports(struct ht_facts *f, const char *root);
+
+/*
+ * ht_collect_port_range - net.ipv4.ip_local_port_range and
+ * ports.range.{low,high} from ROOT/proc/sys/net/ipv4/ip_local_port_range
+ * (ht_port_range()); unavailable with the errno when it cannot be read or
+ * parsed. ht_collect_ports() reads them from @f. Returns 0 or -ENOMEM.
+ */
+int ht_collect_port_range(struct ht_facts *f, const char *root);
+
+/*
+ * ht_collect_sockets - ht_collect_listeners(), every port's owner
+ * (ht_listeners_owner()) and ht_collect_ports(): every socket fact at once.
  * Returns 0 or -ENOMEM.
  */
 int ht_collect_sockets(struct ht_facts *f, const char *root);
@@ -314,6 +373,22 @@ int ht_collect_sockets(struct ht_facts *f, const char *root);
  * Returns 0, -EINVAL when @f is NULL, or -ENOMEM.
  */
 int ht_collect_processes(struct ht_facts *f, const char *root, const char *names);
+
+/*
+ * ht_sockstat_value - the number after @key on the line "PREFIX: key v key
+ * v ..." of /proc/net/sockstat text @text ("TCP", "tw"). Returns 0;
+ * -ENOENT when there is no such line or key; -EINVAL for a line not as the
+ * kernel writes it or a value that is not a non-negative integer.
+ */
+int ht_sockstat_value(const char *text, const char *prefix, const char *key, int64_t *out);
+
+/*
+ * ht_collect_sockstat - sockstat.tcp.inuse (TCP sockets in the hash tables:
+ * listening, connecting, connected) and sockstat.tcp.tw (in TIME_WAIT) of
+ * this network namespace from ROOT/proc/net/sockstat: counters the kernel
+ * keeps, read without listing a socket. Returns 0 or -ENOMEM.
+ */
+int ht_collect_sockstat(struct ht_facts *f, const char *root);
 
 /*
  * ht_collect_nstat - nstat.TcpActiveOpens, nstat.TcpPassiveOpens

@@ -1366,9 +1366,9 @@ int ht_ruleset_holds(struct ht_ruleset *rs, const char *id, const char *instance
 	if (!r || !r->keys[K_VALUE].expr || r->type != HT_T_BOOL)
 		return ht_error_set(err, ENOENT, "no rule '%s' with a bool value", id);
 	if (!rs->facts)
-		return ht_error_set(err, EINVAL, "internal error: %s asked outside an evaluation", id);
+		return ht_error_set(err, ESRCH, "%s asked outside an evaluation", id);
 	if (!r->each != !instance)
-		return ht_error_set(err, EINVAL, "internal error: %s is %s", id,
+		return ht_error_set(err, ENOENT, "%s is %s", id,
 		                    r->each ? "evaluated per instance" : "a host rule");
 	fs = &rs->fam[r->each];
 	if (r->each) {

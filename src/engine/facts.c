@@ -152,13 +152,6 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "listener.list", HT_T_STR, NULL,
 	  "TCP ports with a listening socket (IPv4 and IPv6), space-separated, ascending "
 	  "(NETLINK_SOCK_DIAG inet_diag)" },
-	{ "listeners.at_somaxconn", HT_T_INT, "listeners",
-	  "listening ports with a socket whose backlog equals net.core.somaxconn: listen() asked "
-	  "for at least that and the kernel capped it" },
-	{ "listeners.count", HT_T_INT, "listeners", "listening TCP ports (listener.list)" },
-	{ "listeners.full", HT_T_INT, "listeners",
-	  "listening ports with a socket whose accept queue is at its backlog now (idiag_rqueue "
-	  ">= idiag_wqueue)" },
 	{ "mem.total", HT_T_INT, "bytes", "usable RAM, MemTotal in /proc/meminfo" },
 	{ "modprobe.nf_conntrack.hashsize", HT_T_INT, "buckets",
 	  "hashsize= that modprobe.d options give nf_conntrack (libkmod), used at the next load" },
@@ -264,6 +257,11 @@ static const struct ht_fact_def fact_defs[] = {
 	  "processes checked: owners of listening sockets and the profile's workload.service, "
 	  "by name (process.NAME.*), space-separated, sorted; only names a process has (a "
 	  "service that is not running is absent)" },
+	{ "sockstat.tcp.inuse", HT_T_INT, "sockets",
+	  "TCP sockets of this network namespace in the kernel's hash tables now (listening, "
+	  "connecting, connected), 'TCP: inuse' of /proc/net/sockstat" },
+	{ "sockstat.tcp.tw", HT_T_INT, "sockets",
+	  "TCP sockets of this network namespace in TIME_WAIT now, 'TCP: tw' of /proc/net/sockstat" },
 	{ "storage.list", HT_T_STR, NULL,
 	  "directories checked (storage.NAME.*): metadata, then data for one data_dir or data1, "
 	  "data2, ... for [[data_dir]] entries, space-separated in that order" },
@@ -1263,6 +1261,12 @@ static int read_line(struct read_state *st, const struct line_ctx *lc)
 	fact.name = strndup(name_start, (size_t)(p - name_start));
 	if (!fact.name)
 		return -ENOMEM;
+	/* The per-host listener counts of older files: the rules count listener.PORT.* now. */
+	if (strcmp(fact.name, "listeners.at_somaxconn") == 0 ||
+	    strcmp(fact.name, "listeners.count") == 0 || strcmp(fact.name, "listeners.full") == 0) {
+		r = 0;
+		goto out;
+	}
 	/*
 	 * A misspelt name would only make the rules see the fact as missing.
 	 * Module parameters differ between kernels, so module.* stays open.

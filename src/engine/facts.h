@@ -223,7 +223,10 @@ int ht_facts_write(const struct ht_facts *f, FILE *out);
  * file is not a facts file). After it, blank lines and lines starting with
  * '#' are skipped, except that another "# hosttune facts N" must say version
  * 1. A fact name must be one hosttune knows (ht_fact_def_find()), or a
- * module parameter module.MODULE.PARAM (those vary between kernels); a known
+ * module parameter module.MODULE.PARAM (those vary between kernels), or a
+ * sysctl key (ht_fact_def_find(): any number); lines of listeners.count,
+ * listeners.full and listeners.at_somaxconn, per-host counts that older
+ * facts files hold, are skipped (the rules count listener.PORT.* facts); a known
  * fact must have its type, any number for HT_T_INT, and one whose unit is a
  * count or size (bytes, entries, buckets, seconds, CPUs, packets, lookups,
  * queues, Mb/s, MB/s) must not be negative. Sources and strings are checked

@@ -249,9 +249,9 @@ int ht_ruleset_value(struct ht_ruleset *rs, const char *id, struct ht_value *out
  * aggregate does. For a collector that makes expensive evidence conditional
  * on what a rule says of cheap facts (a provider called by ht_facts_need()).
  * Returns 0 with *@holds set; -ENOENT when there is no such bool rule or
- * instance; -ENODATA when the rule needs an unavailable fact; -EINVAL
- * outside an evaluation or for the wrong kind of rule; an evaluation error;
- * @err says which.
+ * instance, or it is of the other kind (per instance, host); -ENODATA when
+ * the rule needs an unavailable fact; -ESRCH outside an evaluation; an
+ * evaluation error; @err says which.
  */
 int ht_ruleset_holds(struct ht_ruleset *rs, const char *id, const char *instance, bool *holds,
                      struct ht_error *err);

@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The sources of facts and facts on demand: a table of collectors, each with
+ * the facts it provides, what it costs, what it reads first and, for the
+ * expensive ones, the rule that must want its evidence; a collection runs a
+ * source the first time a rule asks for one of its facts.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collect/collect.h"
+#include "collect/procsys.h"
+#include "engine/facts.h"
+#include "engine/rules.h"
+#include "shared/util.h"
+
+/* The most sources the table may hold (static_assert below). */
+#define SOURCES_MAX 32
+
+struct ht_collect {
+	char *root;        /* NULL: this host */
+	unsigned flags;    /* HT_COLLECT_* */
+	char *service;     /* workload.service: process names checked without a listening port */
+	char *state_path;  /* --state: the apply counters' state file */
+	/* The profile's [garage] section: where Garage's files are before deployment. */
+	char *garage_config, *garage_metadata_dir, *garage_data_dir;
+	char *warning;     /* what a source could not do that nobody asked for (one line) */
+	struct ht_ruleset *rs;          /* the rules whose gates decide, or NULL (borrowed) */
+	struct ht_listeners *listeners; /* the listener scan, for the owners asked one by one */
+	unsigned char state[SOURCES_MAX]; /* SRC_NEW, SRC_RUNNING, SRC_DONE, by source */
+};
+
+/* True when space-separated @list has the word @word. */
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; p && (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return true;
+	return false;
+}
+
+/*
+ * Whether the rules want a source's evidence: the bool rule @gate, of the
+ * host (@instance NULL) or of one instance, holds. Without rules, without
+ * that rule, outside an evaluation, or when the rule cannot tell (a fact it
+ * needs is unavailable), the evidence is collected: 1. Returns 1, 0 when
+ * the rule says no, or an evaluation error (err set).
+ */
+static int gate_open(struct ht_collect *c, const char *gate, const char *instance,
+                     struct ht_error *err)
+{
+	bool holds = true;
+	int r;
+
+	if (!c->rs || !gate)
+		return 1;
+	r = ht_ruleset_holds(c->rs, gate, instance, &holds, err);
+	if (r == -ENOENT || r == -ENODATA || r == -ESRCH) {
+		err->msg[0] = '\0';
+		return 1;
+	}
+	return r < 0 ? r : holds;
+}
+
+/*
+ * Why this is, or is to become, a Garage host: the profile's service is
+ * garage, --set garage.config names a garage.toml, or ROOT/etc/garage.toml
+ * exists (*@etc_only true then); NULL when none holds.
+ */
+static const char *garage_reason(const struct ht_collect *c, bool *etc_only)
+{
+	_cleanup_free_ char *etc = NULL;
+
+	*etc_only = false;
+	if (has_word(c->service, "garage"))
+		return "the profile's workload.service is garage";
+	if (c->garage_config)
+		return "--set garage.config names a garage.toml";
+	etc = ht_root_path(c->root, "/etc/garage.toml");
+	if (!etc || access(etc, F_OK) < 0)
+		return NULL;
+	*etc_only = true;
+	return "/etc/garage.toml exists";
+}
+
+/* ---- the sources ---- */
+
+/* A collector of the simple form: the facts of one source below the root. */
+#define SIMPLE(fn)                                                                         \
+	static int src_##fn(struct ht_collect *c, struct ht_facts *f, struct ht_error *err) \
+	{                                                                                  \
+		(void)err;                                                                 \
+		return fn(f, c->root);                                                     \
+	}
+SIMPLE(ht_collect_mem)
+SIMPLE(ht_collect_kernel)
+SIMPLE(ht_collect_arch)
+SIMPLE(ht_collect_cpu_count)
+SIMPLE(ht_collect_page_size)
+SIMPLE(ht_collect_conntrack_files)
+SIMPLE(ht_collect_netns_initial)
+SIMPLE(ht_collect_boot)
+SIMPLE(ht_collect_ctstats)
+SIMPLE(ht_collect_cttable)
+SIMPLE(ht_collect_udev)
+SIMPLE(ht_collect_ethtool)
+SIMPLE(ht_collect_net_files)
+SIMPLE(ht_collect_port_range)
+SIMPLE(ht_collect_ports)
+SIMPLE(ht_collect_nstat)
+SIMPLE(ht_collect_sockstat)
+
+/* nf_conntrack's state: /sys/module first, then libkmod refines it. */
+static int src_kmod(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+{
+	int r = ht_collect_conntrack_loaded(f, c->root);
+
+	(void)err;
+	return r < 0 ? r : ht_collect_kmod(f, c->root);
+}
+
+static int src_cpu(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+{
+	(void)err;
+	return ht_collect_cpu(f, c->root, !(c->flags & HT_COLLECT_NO_MEASURE));
+}
+
+static int src_apply_counters(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+{
+	(void)err;
+	return ht_collect_apply_counters(f, c->root, c->state_path);
+}
+
+/* The listening sockets, kept for the owners asked for one port at a time. */
+static int src_listeners(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+{
+	(void)err;
+	return ht_collect_listeners(f, c->root, &c->listeners);
+}
+
+/* The port of a name listener.PORT.SUFFIX, 0 for another name. */
+static unsigned listener_port(const char *name)
+{
+	unsigned port = 0;
+	int n = 0;
+
+	if (sscanf(name, "listener.%5u.%n", &port, &n) != 1 || n == 0 || port > 65535)
+		return 0;
+	return port;
+}
+
+/*
+ * The owner of one listening port, when the rules want it
+ * (listener.owner_wanted of that port): a walk of every process's
+ * descriptors, as far as needed.
+ */
+static int owner_of(struct ht_collect *c, struct ht_facts *f, unsigned port, struct ht_error *err)
+{
+	char inst[16];
+	int r;
+
+	if (!c->listeners || port == 0)
+		return 0;
+	snprintf(inst, sizeof(inst), "%u", port);
+	r = gate_open(c, "listener.owner_wanted", inst, err);
+	if (r <= 0)
+		return r;
+	return ht_listeners_owner(f, c->listeners, port);
+}
+
+static int src_owner(struct ht_collect *c, struct ht_facts *f, const char *name,
+                     struct ht_error *err)
+{
+	const struct ht_fact *list;
+	int r = ht_facts_need(f, "listener.list", 0, &list, err);
+
+	return r < 0 ? r : owner_of(c, f, listener_port(name), err);
+}
+
+/* The owner of every listening port the rules want (every port outside an evaluation). */
+static int src_owners(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+{
+	_cleanup_free_ char *ports = NULL;
+	const struct ht_fact *list = ht_facts_get(f, "listener.list");
+	int r = 0;
+
+	if (!list || list->value.type != HT_T_STR)
+		return 0;
+	ports = strdup(list->value.s);
+	if (!ports)
+		return -ENOMEM;
+	for (char *save = NULL, *p = strtok_r(ports, " ", &save); p && r >= 0;
+	     p = strtok_r(NULL, " ", &save))
+		r = owner_of(c, f, (unsigned)atoi(p), err);
+	return r;
+}
+
+/* The processes: the owners of the ports the rules want, the service, Garage. */
+static int src_processes(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+{
+	_cleanup_free_ char *names = NULL;
+	bool etc_only;
+	int r = src_owners(c, f, err);
+
+	if (r < 0)
+		return r;
+	/* Garage's process on a Garage host even when the profile's service is another. */
+	if (!has_word(c->service, "garage") && garage_reason(c, &etc_only) &&
+	    asprintf(&names, "%s%sgarage", c->service ? c->service : "",
+	             c->service ? " " : "") < 0)
+		return -ENOMEM;
+	return ht_collect_processes(f, c->root, names ? names : c->service);
+}
+
+/*
+ * The Garage pre-flight's facts (garage.*, storage.*: ht_collect_garage())
+ * on a Garage host (garage_reason()); garage.checked true then, its source
+ * the reason, else unavailable ENOENT and nothing else collected, so the
+ * Garage rules give no finding. When only ROOT/etc/garage.toml's existence
+ * started it, a file that cannot be read as Garage would is a warning
+ * (ht_collect_warning()) and garage.checked is unavailable with the message:
+ * nobody asked for the pre-flight.
+ */
+static int src_garage(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+{
+	struct ht_garage_input in = {
+		.config = c->garage_config,
+		.metadata_dir = c->garage_metadata_dir,
+		.data_dir = c->garage_data_dir,
+	};
+	_cleanup_free_ char *skipped = NULL;
+	bool etc_only;
+	const char *why = garage_reason(c, &etc_only);
+	int r;
+
+	if (!why)
+		return ht_facts_set_unavailable(f, "garage.checked", ENOENT, NULL,
+		                                "no --profile garage, no --set garage.config, no "
+		                                "/etc/garage.toml: not a Garage host");
+	r = ht_collect_garage(f, c->root, &in, !(c->flags & HT_COLLECT_NO_MEASURE), err);
+	if (r == -ENOMEM || r >= 0)
+		return r < 0 ? r : ht_facts_set_bool(f, "garage.checked", true, why);
+	if (!etc_only)
+		return r;
+	if (asprintf(&skipped, "skipped: %s", err->msg[0] ? err->msg : strerror(-r)) < 0 ||
+	    asprintf(&c->warning, "%s; the Garage pre-flight is skipped (--profile garage makes "
+	             "this an error)", err->msg[0] ? err->msg : strerror(-r)) < 0)
+		return -ENOMEM;
+	err->msg[0] = '\0';
+	return ht_facts_set_unavailable(f, "garage.checked", -r, NULL, skipped);
+}
+
+/*
+ * The sources, in the order `hosttune facts` runs them all. A fact is asked
+ * of the first source with a pattern that matches its name (fnmatch(3), '*'
+ * across dots too), so a narrower pattern comes before a wider one of the
+ * same family. A source runs once per collection, whatever it is asked for;
+ * one with collect_one runs for each fact asked (the owner of one port) and
+ * its collect when everything is (ht_collect_all()).
+ */
+static const struct ht_source {
+	const char *name;
+	const char *const *provides; /* NULL-terminated patterns */
+	enum ht_cost cost;
+	int (*collect)(struct ht_collect *c, struct ht_facts *f, struct ht_error *err);
+	const char *const *needs; /* facts of other sources it reads, asked for first; or NULL */
+	/*
+	 * A host rule that must hold for the source to run on demand (the table
+	 * is dumped only when conntrack.dump_wanted holds); NULL for none.
+	 * ht_collect_all() runs every source whatever it says.
+	 */
+	const char *gate;
+	int (*collect_one)(struct ht_collect *c, struct ht_facts *f, const char *name,
+	                   struct ht_error *err);
+} sources[] = {
+#define P(...) ((const char *const[]){ __VA_ARGS__, NULL })
+	{ "meminfo", P("mem.total"), HT_COST_FILES, src_ht_collect_mem, NULL, NULL, NULL },
+	{ "kernel release", P("kernel.release", "kernel.version"), HT_COST_FILES,
+	  src_ht_collect_kernel, NULL, NULL, NULL },
+	{ "arch", P("cpu.arch", "kernel.pointer_size"), HT_COST_FILES, src_ht_collect_arch, NULL,
+	  NULL, NULL },
+	{ "cpus online", P("cpu.count"), HT_COST_FILES, src_ht_collect_cpu_count, NULL, NULL, NULL },
+	{ "page size", P("kernel.page_size"), HT_COST_FILES, src_ht_collect_page_size, NULL, NULL,
+	  NULL },
+	{ "conntrack sysctls",
+	  P("module.nf_conntrack.hashsize", "net.netfilter.nf_conntrack_buckets",
+	    "net.netfilter.nf_conntrack_count", "net.netfilter.nf_conntrack_max",
+	    "net.netfilter.nf_conntrack_tcp_timeout_close_wait",
+	    "net.netfilter.nf_conntrack_tcp_timeout_established",
+	    "net.netfilter.nf_conntrack_tcp_timeout_fin_wait",
+	    "net.netfilter.nf_conntrack_tcp_timeout_syn_sent",
+	    "net.netfilter.nf_conntrack_tcp_timeout_time_wait"),
+	  HT_COST_FILES, src_ht_collect_conntrack_files, NULL, NULL, NULL },
+	{ "kmod", P("conntrack.loaded", "conntrack.module", "module.nf_conntrack.*",
+	            "modprobe.nf_conntrack.*"),
+	  HT_COST_FILES, src_kmod, P("kernel.release"), NULL, NULL },
+	{ "netns", P("netns.initial"), HT_COST_FILES, src_ht_collect_netns_initial, NULL, NULL,
+	  NULL },
+	{ "sysctl.d", P("boot.*"), HT_COST_FILES, src_ht_collect_boot, NULL, NULL, NULL },
+	{ "apply counters", P("conntrack.stat.drop_at_apply", "conntrack.stat.early_drop_at_apply"),
+	  HT_COST_FILES, src_apply_counters, NULL, NULL, NULL },
+	{ "conntrack counters", P("conntrack.stat.*"), HT_COST_FILES, src_ht_collect_ctstats,
+	  P("conntrack.loaded"), NULL, NULL },
+	{ "conntrack table", P("conntrack.dump.*", "conntrack.state.*", "conntrack.stale.*"),
+	  HT_COST_WALK, src_ht_collect_cttable,
+	  P("conntrack.loaded", "net.netfilter.nf_conntrack_tcp_timeout_established"),
+	  "conntrack.dump_wanted", NULL },
+	{ "ethtool", P("nic.*.speed", "nic.*.duplex", "nic.*.channels.*", "nic.max_speed"),
+	  HT_COST_FILES, src_ht_collect_ethtool, P("nic.list"), NULL, NULL },
+	{ "udev", P("nic.*"), HT_COST_FILES, src_ht_collect_udev, NULL, NULL, NULL },
+	{ "net sysctls", P("net.core.somaxconn", "net.ipv4.tcp_max_syn_backlog",
+	                   "net.ipv4.tcp_max_tw_buckets", "net.ipv4.tcp_timestamps",
+	                   "net.ipv4.tcp_tw_reuse"),
+	  HT_COST_FILES, src_ht_collect_net_files, NULL, NULL, NULL },
+	{ "listeners", P("listener.list", "listener.*.addresses", "listener.*.backlog",
+	                 "listener.*.queue"),
+	  HT_COST_FILES, src_listeners, NULL, NULL, NULL },
+	{ "listener owners", P("listener.*.pid", "listener.*.process"), HT_COST_WALK,
+	  src_owners, P("listener.list"), NULL, src_owner },
+	{ "port range", P("net.ipv4.ip_local_port_range", "ports.range.*"), HT_COST_FILES,
+	  src_ht_collect_port_range, NULL, NULL, NULL },
+	{ "client sockets", P("ports.*"), HT_COST_WALK, src_ht_collect_ports, P("ports.range.low"),
+	  "ports.dump_wanted", NULL },
+	{ "processes", P("process.*"), HT_COST_WALK, src_processes, P("listener.list"), NULL,
+	  NULL },
+	{ "nstat", P("nstat.*"), HT_COST_FILES, src_ht_collect_nstat, NULL, NULL, NULL },
+	{ "sockstat", P("sockstat.*"), HT_COST_FILES, src_ht_collect_sockstat, NULL, NULL, NULL },
+	{ "cpu", P("cpu.*"), HT_COST_MEASURE, src_cpu, NULL, NULL, NULL },
+	{ "garage", P("garage.*", "storage.*"), HT_COST_MEASURE, src_garage, NULL, NULL, NULL },
+#undef P
+};
+
+_Static_assert(ARRAY_SIZE(sources) <= SOURCES_MAX, "SOURCES_MAX is too small");
+
+enum { SRC_NEW, SRC_RUNNING, SRC_DONE };
+
+int ht_collect_new(const char *root, unsigned flags, struct ht_collect **out)
+{
+	struct ht_collect *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->flags = flags;
+	if (!ht_root_is_live(root) && !(c->root = strdup(root))) {
+		free(c);
+		return -ENOMEM;
+	}
+	*out = c;
+	return 0;
+}
+
+void ht_collect_free(struct ht_collect *c)
+{
+	if (!c)
+		return;
+	ht_listeners_free(c->listeners);
+	free(c->root);
+	free(c->service);
+	free(c->state_path);
+	free(c->garage_config);
+	free(c->garage_metadata_dir);
+	free(c->garage_data_dir);
+	free(c->warning);
+	free(c);
+}
+
+int ht_collect_input(struct ht_collect *c, const char *name, const char *value)
+{
+	char **slot = strcmp(name, "workload.service") == 0    ? &c->service :
+	              strcmp(name, "state") == 0               ? &c->state_path :
+	              strcmp(name, "garage.config") == 0       ? &c->garage_config :
+	              strcmp(name, "garage.metadata_dir") == 0 ? &c->garage_metadata_dir :
+	              strcmp(name, "garage.data_dir") == 0     ? &c->garage_data_dir :
+	                                                         NULL;
+	char *v;
+
+	if (!slot)
+		return -EINVAL;
+	v = value && *value ? strdup(value) : NULL;
+	if (value && *value && !v)
+		return -ENOMEM;
+	free(*slot);
+	*slot = v;
+	return 0;
+}
+
+void ht_collect_rules(struct ht_collect *c, struct ht_ruleset *rs)
+{
+	c->rs = rs;
+}
+
+/* Asks for the facts source @i reads first. 0, or the provider's error. */
+static int source_needs(struct ht_facts *f, size_t i, struct ht_error *err)
+{
+	for (const char *const *n = sources[i].needs; n && *n; n++) {
+		const struct ht_fact *dep;
+		int r = ht_facts_need(f, *n, 0, &dep, err);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Runs source @i unless it ran (or runs: a source asking for its own facts gets none). */
+static int run_source(struct ht_collect *c, struct ht_facts *f, size_t i, struct ht_error *err)
+{
+	int r;
+
+	if (c->state[i] != SRC_NEW)
+		return 0;
+	c->state[i] = SRC_RUNNING;
+	r = source_needs(f, i, err);
+	if (r >= 0) {
+		err->msg[0] = '\0';
+		r = sources[i].collect(c, f, err);
+	}
+	c->state[i] = SRC_DONE;
+	if (r < 0 && !err->msg[0])
+		ht_error_set(err, -r, "collecting %s: %s", sources[i].name, strerror(-r));
+	return r;
+}
+
+const char *ht_collect_warning(const struct ht_collect *c)
+{
+	return c->warning;
+}
+
+/* The source that provides fact @name: the first whose pattern matches; -1 for none. */
+static ssize_t source_of(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(sources); i++)
+		for (const char *const *p = sources[i].provides; *p; p++)
+			if (fnmatch(*p, name, 0) == 0)
+				return (ssize_t)i;
+	return -1;
+}
+
+/*
+ * ht_fact_provider_cb: the source of @name runs the first time one of its
+ * facts is asked for, when it costs no more than @flags allow and its gate
+ * is open; a source of one fact at a time runs for each.
+ */
+static int provide(struct ht_facts *f, const char *name, unsigned flags, struct ht_error *err,
+                   void *userdata)
+{
+	struct ht_collect *c = userdata;
+	ssize_t i = source_of(name);
+	int r;
+
+	if (i < 0 && ht_fact_def_is_sysctl(ht_fact_def_find(name)))
+		return ht_collect_sysctl(f, c->root, name);
+	if (i < 0 || ((flags & HT_NEED_CHEAP) && sources[i].cost != HT_COST_FILES))
+		return 0;
+	if (sources[i].collect_one && c->state[i] == SRC_NEW) {
+		r = source_needs(f, (size_t)i, err);
+		return r < 0 ? r : sources[i].collect_one(c, f, name, err);
+	}
+	if (c->state[i] == SRC_NEW && sources[i].gate) {
+		r = gate_open(c, sources[i].gate, NULL, err);
+		if (r <= 0)
+			return r;
+	}
+	return run_source(c, f, (size_t)i, err);
+}
+
+static void collect_destroy(void *userdata)
+{
+	ht_collect_free(userdata);
+}
+
+void ht_collect_attach(struct ht_collect *c, struct ht_facts *f)
+{
+	ht_facts_set_provider(f, provide, c, collect_destroy);
+}
+
+int ht_collect_all(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(sources); i++) {
+		int r = run_source(c, f, i, err);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int ht_facts_collect(struct ht_facts *f, const char *root, unsigned flags)
+{
+	struct ht_error err = { "" };
+	struct ht_collect *c;
+	int r;
+
+	if (!f)
+		return -EINVAL;
+	r = ht_collect_new(root, flags, &c);
+	if (r < 0)
+		return r;
+	r = ht_collect_all(c, f, &err);
+	ht_collect_free(c);
+	return r;
+}
