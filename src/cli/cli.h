@@ -168,15 +168,6 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
                  struct ht_findings *findings);
 
 /*
- * cli_evaluate_audit - cli_evaluate(), then what the boot configuration
- * gives each value (ht_findings_add_boot(); not for a --facts file, whose
- * host's configuration is not here): the findings of audit and of its
- * metrics. Returns 0 or the exit status, as cli_evaluate().
- */
-int cli_evaluate_audit(const struct options *o, struct ht_ruleset **rs, struct ht_facts **facts,
-                       struct ht_findings *findings);
-
-/*
  * Prints @o (consumed) pretty on stdout, with "schema": CLI_JSON_SCHEMA as its
  * first key. Returns 0, or EXIT_COLLECT when @o is NULL (ENOMEM).
  */

@@ -73,7 +73,7 @@ int cmd_audit(const struct options *o)
 	struct ht_report_info info;
 	int r;
 
-	r = cli_evaluate_audit(o, &rs, &facts, &findings);
+	r = cli_evaluate(o, &rs, &facts, &findings);
 	if (r)
 		goto out;
 	/* The fixes alone: no file, no live value (a facts file's host has no files here). */

@@ -488,17 +488,3 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
 	return 0;
 }
 
-int cli_evaluate_audit(const struct options *o, struct ht_ruleset **rs, struct ht_facts **facts,
-                       struct ht_findings *findings)
-{
-	int r = cli_evaluate(o, rs, facts, findings);
-
-	if (r)
-		return r;
-	/* A facts file's host has no configuration here to compare with. */
-	if (!o->facts_file && ht_findings_add_boot(findings, o->root) < 0) {
-		cli_error("out of memory\n");
-		return EXIT_COLLECT;
-	}
-	return 0;
-}

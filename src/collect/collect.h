@@ -112,14 +112,36 @@ const char *ht_collect_warning(const struct ht_collect *c);
  */
 
 /*
- * boot.net.netfilter.nf_conntrack_max and boot.net.netfilter.
- * nf_conntrack_tcp_timeout_time_wait: the value the effective sysctl.d (or
- * /etc/sysctl.conf) line below @root sets, read as systemd-sysctl does
- * (shared/bootconf.h), with "FILE:LINE" as source. A key no file sets (or
- * a "-key" line without a value) is unavailable with ENOENT; a value that is not an
- * integer from 0 to 2147483647 an unavailable one (EINVAL). What the
- * conntrack rules judge when nf_conntrack is not loaded yet: the boot loads
- * it (modules-load.d) and then applies these.
+ * struct ht_boot - the boot configuration below a root, each part read the
+ * first time a fact needs it (shared/bootconf.h): sysctl.d with
+ * /etc/sysctl.conf as systemd-sysctl reads them, modprobe.d as kmod does.
+ */
+struct ht_boot;
+
+/* A boot configuration below @root (NULL: this host). Returns 0 or -ENOMEM. */
+int ht_boot_new(const char *root, struct ht_boot **out);
+void ht_boot_free(struct ht_boot *b);
+
+/*
+ * ht_collect_boot_fact - fact @name, boot.KEY: what the boot gives sysctl
+ * KEY (the effective sysctl.d or /etc/sysctl.conf line) or, for
+ * boot.module.MODULE.PARAM, the module parameter (modprobe.d's options for
+ * MODULE), with "FILE:LINE" as source (/etc/sysctl.conf named as such when
+ * read through Debian's 99-sysctl.conf link). An integer (within the live
+ * key's bound when hosttune knows one: nf_conntrack's are ints); nothing
+ * sets it: unavailable ENOENT; a "-KEY" line without a value (the boot
+ * leaves the kernel's value): ENODATA; a value that is not an integer in
+ * bounds: EINVAL; an unreadable configuration: its errno. Nothing for a
+ * name that is no boot.KEY. Returns 0 or -ENOMEM.
+ */
+int ht_collect_boot_fact(struct ht_facts *f, struct ht_boot *b, const char *name);
+
+/*
+ * ht_collect_boot - boot.net.netfilter.nf_conntrack_max and
+ * boot.net.netfilter.nf_conntrack_tcp_timeout_time_wait
+ * (ht_collect_boot_fact()): what the conntrack rules judge when
+ * nf_conntrack is not loaded yet (the boot loads it, modules-load.d, and
+ * then applies these). Returns 0 or -ENOMEM.
  */
 int ht_collect_boot(struct ht_facts *f, const char *root);
 

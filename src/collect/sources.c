@@ -32,6 +32,7 @@ struct ht_collect {
 	char *warning;     /* what a source could not do that nobody asked for (one line) */
 	struct ht_ruleset *rs;          /* the rules whose gates decide, or NULL (borrowed) */
 	struct ht_listeners *listeners; /* the listener scan, for the owners asked one by one */
+	struct ht_boot *boot;           /* the boot configuration, read once */
 	unsigned char state[SOURCES_MAX]; /* SRC_NEW, SRC_RUNNING, SRC_DONE, by source */
 };
 
@@ -106,7 +107,6 @@ SIMPLE(ht_collect_cpu_count)
 SIMPLE(ht_collect_page_size)
 SIMPLE(ht_collect_conntrack_files)
 SIMPLE(ht_collect_netns_initial)
-SIMPLE(ht_collect_boot)
 SIMPLE(ht_collect_ctstats)
 SIMPLE(ht_collect_cttable)
 SIMPLE(ht_collect_udev)
@@ -136,6 +136,25 @@ static int src_apply_counters(struct ht_collect *c, struct ht_facts *f, struct h
 {
 	(void)err;
 	return ht_collect_apply_counters(f, c->root, c->state_path);
+}
+
+/* What the boot gives the key of one boot.KEY fact; the configuration is read once. */
+static int src_boot_fact(struct ht_collect *c, struct ht_facts *f, const char *name,
+                         struct ht_error *err)
+{
+	(void)err;
+	if (!c->boot && ht_boot_new(c->root, &c->boot) < 0)
+		return -ENOMEM;
+	return ht_collect_boot_fact(f, c->boot, name);
+}
+
+/* Every boot.* fact a snapshot holds: the conntrack keys. */
+static int src_boot(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+{
+	int r = src_boot_fact(c, f, "boot.net.netfilter.nf_conntrack_max", err);
+
+	return r < 0 ? r : src_boot_fact(c, f, "boot.net.netfilter.nf_conntrack_tcp_timeout_time_wait",
+	                                 err);
 }
 
 /* The listening sockets, kept for the owners asked for one port at a time. */
@@ -303,7 +322,7 @@ static const struct ht_source {
 	  HT_COST_FILES, src_kmod, P("kernel.release"), NULL, NULL },
 	{ "netns", P("netns.initial"), HT_COST_FILES, src_ht_collect_netns_initial, NULL, NULL,
 	  NULL },
-	{ "sysctl.d", P("boot.*"), HT_COST_FILES, src_ht_collect_boot, NULL, NULL, NULL },
+	{ "boot configuration", P("boot.*"), HT_COST_FILES, src_boot, NULL, NULL, src_boot_fact },
 	{ "apply counters", P("conntrack.stat.drop_at_apply", "conntrack.stat.early_drop_at_apply"),
 	  HT_COST_FILES, src_apply_counters, NULL, NULL, NULL },
 	{ "conntrack counters", P("conntrack.stat.*"), HT_COST_FILES, src_ht_collect_ctstats,
@@ -361,6 +380,7 @@ void ht_collect_free(struct ht_collect *c)
 	if (!c)
 		return;
 	ht_listeners_free(c->listeners);
+	ht_boot_free(c->boot);
 	free(c->root);
 	free(c->service);
 	free(c->state_path);
@@ -459,7 +479,7 @@ static int provide(struct ht_facts *f, const char *name, unsigned flags, struct 
 		return ht_collect_sysctl(f, c->root, name);
 	if (i < 0 || ((flags & HT_NEED_CHEAP) && sources[i].cost != HT_COST_FILES))
 		return 0;
-	if (sources[i].collect_one && c->state[i] == SRC_NEW) {
+	if (sources[i].collect_one) {
 		r = source_needs(f, (size_t)i, err);
 		return r < 0 ? r : sources[i].collect_one(c, f, name, err);
 	}

@@ -998,23 +998,12 @@ static int render(struct ht_ruleset *rs, const struct ht_tmpl_seg *segs, size_t 
 	return 0;
 }
 
-static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_finding *f,
-                            struct ht_error *err)
+/* The finding's current value, and whether its target has no live value now (no_live). */
+static int finding_current(struct ht_ruleset *rs, struct ht_rule *r, struct ht_finding *f,
+                           struct ht_error *err)
 {
-	struct ht_value sev = { 0 };
-	bool unlimited = false;
-	int ret;
-
-	f->rule = r;
-	f->applicable = true;
-	rs->ntrace = 0;
-	ret = eval_when(rs, r, err);
-	if (ret == 0)
-		return 0; /* does not apply: no finding */
-	if (ret == -ENODATA)
-		goto not_applicable;
-	if (ret < 0)
-		return ret;
+	struct ht_value tv = { 0 };
+	int ret = 0;
 
 	if (r->keys[K_CURRENT].expr)
 		ret = eval_key(rs, &r->keys[K_CURRENT], &f->current, err);
@@ -1022,56 +1011,65 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 		ret = lookup(r->target, &r->pos, &f->current, err, rs);
 	if (ret < 0 && ret != -ENODATA)
 		return ret;
-	if (r->target && r->keys[K_CURRENT].expr &&
-	    (r->kind == HT_TARGET_SYSCTL || r->kind == HT_TARGET_MODULE)) {
-		/* The rule judges another value (what a module will load with): no live one now. */
-		struct ht_value tv = { 0 };
+	if (!r->target || !r->keys[K_CURRENT].expr ||
+	    (r->kind != HT_TARGET_SYSCTL && r->kind != HT_TARGET_MODULE))
+		return 0;
+	/* The rule judges another value (what a module will load with): no live one now. */
+	ret = lookup(r->target, &r->pos, &tv, err, rs);
+	if (ret < 0 && ret != -ENODATA)
+		return ret;
+	f->no_live = ret == -ENODATA;
+	ht_value_clear(&tv);
+	err->msg[0] = '\0';
+	return 0;
+}
 
-		ret = lookup(r->target, &r->pos, &tv, err, rs);
-		if (ret < 0 && ret != -ENODATA)
-			return ret;
-		f->no_live = ret == -ENODATA;
-		ht_value_clear(&tv);
-		err->msg[0] = '\0';
+/* The severity key's value into f->severity ("ok" without one). 0, -ENODATA or an error. */
+static int finding_severity(struct ht_ruleset *rs, struct ht_rule *r, struct ht_finding *f,
+                            struct ht_error *err)
+{
+	struct ht_value sev = { 0 };
+	int ret;
+
+	f->severity = HT_SEV_OK;
+	if (!r->keys[K_SEVERITY].expr)
+		return 0;
+	ret = eval_key(rs, &r->keys[K_SEVERITY], &sev, err);
+	if (ret < 0)
+		return ret;
+	if (ht_severity_from_name(sev.s, &f->severity) < 0) {
+		const struct ht_srcpos *p = &r->keys[K_SEVERITY].pos;
+
+		ret = ht_error_set(err, EINVAL, "%s:%u:%u: severity must be ok, info, warning or "
+		                   "critical, got '%s'", p->file, p->line, p->col, sev.s);
 	}
 	ht_value_clear(&sev);
-	if (r->keys[K_VALUE].expr) {
-		ret = rule_value(rs, r, &f->recommended, err);
-		if (ret == -ENODATA)
-			goto not_applicable;
-		if (ret < 0)
-			return ret;
-	}
-	f->severity = HT_SEV_OK;
-	if (r->keys[K_SEVERITY].expr) {
-		ret = eval_key(rs, &r->keys[K_SEVERITY], &sev, err);
-		if (ret == -ENODATA)
-			goto not_applicable;
-		if (ret < 0)
-			return ret;
-		if (ht_severity_from_name(sev.s, &f->severity) < 0) {
-			const struct ht_srcpos *p = &r->keys[K_SEVERITY].pos;
+	return ret;
+}
 
-			ret = ht_error_set(err, EINVAL, "%s:%u:%u: severity must be ok, info, warning or "
-			                   "critical, got '%s'", p->file, p->line, p->col, sev.s);
-			ht_value_clear(&sev);
-			return ret;
-		}
-		ht_value_clear(&sev);
-	}
+/*
+ * `default`, `writable`, and direction = raise: kept when the host has more
+ * than the recommendation, or the `unlimited` value (*@unlimited). 0 or an
+ * error.
+ */
+static int finding_keys(struct ht_ruleset *rs, struct ht_rule *r, struct ht_finding *f,
+                        bool *unlimited, struct ht_error *err)
+{
+	struct ht_value v = { 0 };
+	int ret;
+
+	*unlimited = false;
 	if (r->keys[K_DEFAULT].expr) {
 		ret = eval_key(rs, &r->keys[K_DEFAULT], &f->kernel_default, err);
 		if (ret < 0 && ret != -ENODATA)
 			return ret;
 	}
 	if (r->keys[K_WRITABLE].expr) {
-		struct ht_value w = { 0 };
-
-		ret = eval_key(rs, &r->keys[K_WRITABLE], &w, err);
+		ret = eval_key(rs, &r->keys[K_WRITABLE], &v, err);
 		if (ret < 0 && ret != -ENODATA)
 			return ret;
-		f->read_only = ret == 0 && !w.b;
-		ht_value_clear(&w);
+		f->read_only = ret == 0 && !v.b;
+		ht_value_clear(&v);
 	}
 	if (r->only_raise && ht_type_is_number(f->current.type) &&
 	    ht_type_is_number(f->recommended.type) &&
@@ -1082,21 +1080,27 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 			f->severity = HT_SEV_OK;
 	}
 	/* `unlimited = 0`: the current value means no limit, above any a rule could raise it to. */
-	if (r->only_raise && r->keys[K_UNLIMITED].expr && ht_type_is_number(f->current.type)) {
-		struct ht_value u = { 0 };
-
-		ret = eval_key(rs, &r->keys[K_UNLIMITED], &u, err);
-		if (ret < 0 && ret != -ENODATA)
-			return ret;
-		unlimited = ret == 0 &&
-		            ht_value_as_double(&u) == ht_value_as_double(&f->current);
-		if (unlimited) {
-			f->kept = true;
-			f->severity = HT_SEV_OK;
-		}
-		ht_value_clear(&u);
+	if (!r->only_raise || !r->keys[K_UNLIMITED].expr || !ht_type_is_number(f->current.type))
+		return 0;
+	ret = eval_key(rs, &r->keys[K_UNLIMITED], &v, err);
+	if (ret < 0 && ret != -ENODATA)
+		return ret;
+	*unlimited = ret == 0 && ht_value_as_double(&v) == ht_value_as_double(&f->current);
+	if (*unlimited) {
+		f->kept = true;
+		f->severity = HT_SEV_OK;
 	}
-	ret = render(rs, r->tmpl, r->ntmpl, &f->explanation, err);
+	ht_value_clear(&v);
+	return 0;
+}
+
+/* The explanation and remedy templates, and the lever. 0 or an error. */
+static int finding_texts(struct ht_ruleset *rs, struct ht_rule *r, struct ht_finding *f,
+                         struct ht_error *err)
+{
+	struct ht_value lv = { 0 };
+	int ret = render(rs, r->tmpl, r->ntmpl, &f->explanation, err);
+
 	if (ret < 0)
 		return ret;
 	if (r->nremedy > 0) {
@@ -1108,52 +1112,152 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 			f->remedy = NULL;
 		}
 	}
-	if (r->keys[K_LEVER].expr) {
-		struct ht_value lv = { 0 };
+	if (!r->keys[K_LEVER].expr)
+		return 0;
+	ret = eval_key(rs, &r->keys[K_LEVER], &lv, err);
+	if (ret < 0 && ret != -ENODATA)
+		return ret;
+	if (ret == 0 && lv.s[0]) {
+		if (!ht_ruleset_find(rs, lv.s)) {
+			const struct ht_srcpos *p = &r->keys[K_LEVER].pos;
 
-		ret = eval_key(rs, &r->keys[K_LEVER], &lv, err);
-		if (ret < 0 && ret != -ENODATA)
+			ret = ht_error_set(err, EINVAL, "%s:%u:%u: lever '%s' is not a rule", p->file,
+			                   p->line, p->col, lv.s);
+			ht_value_clear(&lv);
 			return ret;
-		if (ret == 0 && lv.s[0]) {
-			if (!ht_ruleset_find(rs, lv.s)) {
-				const struct ht_srcpos *p = &r->keys[K_LEVER].pos;
-
-				ret = ht_error_set(err, EINVAL, "%s:%u:%u: lever '%s' is not a rule", p->file,
-				                   p->line, p->col, lv.s);
-				ht_value_clear(&lv);
-				return ret;
-			}
-			f->lever = strdup(lv.s);
-			if (!f->lever) {
-				ht_value_clear(&lv);
-				return -ENOMEM;
-			}
 		}
-		ht_value_clear(&lv);
+		f->lever = strdup(lv.s);
+		if (!f->lever)
+			ret = -ENOMEM;
 	}
-	if (f->kept) {
-		_cleanup_free_ char *cur = ht_value_display(&f->current);
-		_cleanup_free_ char *rec = ht_value_display(&f->recommended);
-		char *n;
+	ht_value_clear(&lv);
+	return ret < 0 ? ret : 0;
+}
 
-		if (!cur || !rec ||
-		    (unlimited ? asprintf(&n, "%s%sThe host has %s, which means no limit: more than "
-		                          "the %s recommended here; hosttune never lowers it.",
-		                          f->explanation, *f->explanation ? "\n" : "", cur, rec)
-		               : asprintf(&n, "%s%sThe host already has %s, more than the %s "
-		                          "recommended here; hosttune never lowers it.", f->explanation,
-		                          *f->explanation ? "\n" : "", cur, rec)) < 0)
+/* "... hosttune never lowers it." after the explanation of a kept finding. */
+static int finding_kept_note(struct ht_finding *f, bool unlimited)
+{
+	_cleanup_free_ char *cur = ht_value_display(&f->current);
+	_cleanup_free_ char *rec = ht_value_display(&f->recommended);
+	char *n;
+
+	if (!cur || !rec ||
+	    (unlimited ? asprintf(&n, "%s%sThe host has %s, which means no limit: more than "
+	                          "the %s recommended here; hosttune never lowers it.",
+	                          f->explanation, *f->explanation ? "\n" : "", cur, rec)
+	               : asprintf(&n, "%s%sThe host already has %s, more than the %s "
+	                          "recommended here; hosttune never lowers it.", f->explanation,
+	                          *f->explanation ? "\n" : "", cur, rec)) < 0)
+		return -ENOMEM;
+	free(f->explanation);
+	f->explanation = n;
+	return 0;
+}
+
+/*
+ * What the host comes back with after a reboot: for a sysctl or module
+ * target, the fact boot.TARGET (the effective sysctl.d line, modprobe.d's
+ * options) when it gives another value than the live one, in boot_value
+ * and boot_source. Worse than the recommendation (below it for a raise-only
+ * rule, else another value; a "-KEY" line that leaves the kernel's value
+ * counts as the rule's `default`): boot_worse, the finding at least a
+ * warning, and a remedy naming the line when it has none. 0 or an error.
+ */
+static int finding_boot(struct ht_ruleset *rs, struct ht_rule *r, struct ht_finding *f,
+                        struct ht_error *err)
+{
+	_cleanup_free_ char *name = NULL, *live = NULL;
+	const struct ht_fact *b = NULL;
+	int64_t boot;
+	int ret;
+
+	if ((r->kind != HT_TARGET_SYSCTL && r->kind != HT_TARGET_MODULE) || !rs->facts)
+		return 0;
+	if (asprintf(&name, "boot.%s", r->target) < 0)
+		return -ENOMEM;
+	ret = ht_facts_need(rs->facts, name, rs->need_flags, &b, err);
+	if (ret < 0)
+		return ret;
+	if (!b || (b->value.type != HT_T_INT && b->error != ENODATA) || !b->source)
+		return 0;
+	if (b->value.type == HT_T_INT) {
+		/* Not loaded yet (no_live): current is what the boot gives it already. */
+		if (f->current.type != HT_T_NONE && !(live = ht_value_display(&f->current)))
 			return -ENOMEM;
-		free(f->explanation);
-		f->explanation = n;
+		f->boot_value = ht_value_display(&b->value);
+		if (!f->boot_value)
+			return -ENOMEM;
+		if (live && strcmp(live, f->boot_value) == 0) {
+			free(TAKE_PTR(f->boot_value));
+			return 0;
+		}
+		boot = b->value.i;
+	} else {
+		f->boot_value = strdup("left alone (-key)");
+		if (!f->boot_value)
+			return -ENOMEM;
+		boot = f->kernel_default.type == HT_T_INT ? f->kernel_default.i : 0;
 	}
-	return 1;
+	f->boot_source = strdup(b->source);
+	if (!f->boot_source)
+		return -ENOMEM;
+	f->boot_worse = f->applicable && f->recommended.type == HT_T_INT &&
+	                (b->value.type == HT_T_INT || f->kernel_default.type == HT_T_INT) &&
+	                (r->only_raise ? boot < f->recommended.i : boot != f->recommended.i);
+	if (!f->boot_worse)
+		return 0;
+	if (f->severity < HT_SEV_WARNING)
+		f->severity = HT_SEV_WARNING;
+	if (f->remedy)
+		return 0;
+	if (asprintf(&f->remedy, "edit or remove %s, which gives %s at boot; hosttune apply "
+	             "rewrites only its own file, and a file read later wins over it",
+	             f->boot_source, f->boot_value) < 0) {
+		f->remedy = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_finding *f,
+                            struct ht_error *err)
+{
+	bool unlimited = false;
+	int ret;
+
+	f->rule = r;
+	f->applicable = true;
+	rs->ntrace = 0;
+	ret = eval_when(rs, r, err);
+	if (ret == 0)
+		return 0; /* does not apply: no finding */
+	if (ret >= 0)
+		ret = finding_current(rs, r, f, err);
+	if (ret >= 0 && r->keys[K_VALUE].expr)
+		ret = rule_value(rs, r, &f->recommended, err);
+	if (ret >= 0)
+		ret = finding_severity(rs, r, f, err);
+	if (ret == -ENODATA)
+		goto not_applicable;
+	if (ret >= 0)
+		ret = finding_keys(rs, r, f, &unlimited, err);
+	if (ret >= 0)
+		ret = finding_texts(rs, r, f, err);
+	if (ret >= 0 && f->kept)
+		ret = finding_kept_note(f, unlimited);
+	if (ret >= 0)
+		ret = finding_boot(rs, r, f, err);
+	return ret < 0 ? ret : 1;
 
 not_applicable:
 	f->applicable = false;
 	ht_value_clear(&f->recommended);
 	f->reason = strdup(err->msg[0] ? err->msg : "a fact it needs is unavailable");
-	return f->reason ? 1 : -ENOMEM;
+	if (!f->reason)
+		return -ENOMEM;
+	/* What the boot gives it is known even when the finding is not applicable. */
+	ret = finding_boot(rs, r, f, err);
+	return ret < 0 ? ret : 1;
 }
 
 void ht_findings_free(struct ht_findings *f)

@@ -498,6 +498,28 @@ bool ht_sysctl_key_valid(const char *name)
 	return true;
 }
 
+/* What the boot configuration gives a sysctl or a module parameter hosttune has no entry for. */
+static const struct ht_fact_def boot_def = {
+	"boot.KEY", HT_T_INT, NULL,
+	"what the boot configuration gives KEY (a sysctl: the effective sysctl.d or "
+	"/etc/sysctl.conf line; module.MODULE.PARAM: modprobe.d's options), source FILE:LINE; "
+	"unavailable ENOENT when nothing sets it, ENODATA for a '-KEY' line that leaves the "
+	"kernel's value, EINVAL for a value that is not an integer"
+};
+
+/* boot.KEY for a sysctl KEY or a module parameter module.MODULE.PARAM. */
+static bool boot_name_valid(const char *name)
+{
+	const char *key = name + 5, *dot;
+
+	if (strncmp(name, "boot.", 5) != 0)
+		return false;
+	if (strncmp(key, "module.", 7) != 0)
+		return ht_sysctl_key_valid(key);
+	dot = strchr(key + 7, '.');
+	return dot && dot > key + 7 && dot[1] && !strchr(dot + 1, '.');
+}
+
 const struct ht_fact_def *ht_fact_def_find(const char *name)
 {
 	const struct ht_fact_def *d;
@@ -522,6 +544,8 @@ const struct ht_fact_def *ht_fact_def_find(const char *name)
 	d = bsearch(name, fact_defs, ARRAY_SIZE(fact_defs), sizeof(fact_defs[0]), fact_def_cmp);
 	if (!d && ht_sysctl_key_valid(name))
 		d = &sysctl_def;
+	if (!d && boot_name_valid(name))
+		d = &boot_def;
 	return d;
 }
 
@@ -529,6 +553,7 @@ bool ht_fact_def_is_sysctl(const struct ht_fact_def *d)
 {
 	return d == &sysctl_def;
 }
+
 
 /* The table: facts sorted by name in one array, and who collects what it lacks. */
 struct ht_facts {

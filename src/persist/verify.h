@@ -54,24 +54,6 @@ int ht_verify(struct ht_ruleset *rs, const struct ht_findings *findings,
 
 void ht_verify_report_free(struct ht_verify_report *r);
 
-/*
- * ht_findings_add_boot - for each sysctl or module finding, the value the
- * boot configuration below @root gives it (sysctl.d, modprobe.d), stored in
- * boot_value / boot_source when it differs from the live value: what audit
- * shows next to the current value. A finding whose boot value is worse than
- * the recommendation (ht_finding_boot_worse()) is raised to at least
- * warning: the host comes back from a reboot with that value.
- * Returns 0 or -ENOMEM.
- */
-int ht_findings_add_boot(struct ht_findings *f, const char *root);
-
-/*
- * True when @f's boot_value is an integer below the recommended value of a
- * raise-only rule, or another value than the recommended one for any other
- * rule ("left alone (-key)" counts as the kernel's default).
- */
-bool ht_finding_boot_worse(const struct ht_finding *f);
-
 /* Number of items with HT_VERIFY_PROBLEM. */
 size_t ht_verify_problems(const struct ht_verify_report *r);
 
