@@ -131,8 +131,9 @@ int cli_collect_status(int r);
 
 /*
  * cli_collect_rule_sysctls - collects into @f every sysctl @rs reads that
- * hosttune has no entry for (a site rule's vm.swappiness), so that a facts
- * file holds them. Returns 0, or EXIT_COLLECT after printing why.
+ * hosttune has no entry for (a site rule's vm.swappiness) and boot.TARGET
+ * of every sysctl and module target, so that a facts file holds what an
+ * audit reads. Returns 0, or EXIT_COLLECT after printing why.
  */
 int cli_collect_rule_sysctls(const struct ht_ruleset *rs, struct ht_facts *f);
 

@@ -293,6 +293,22 @@ int cli_collect_rule_sysctls(const struct ht_ruleset *rs, struct ht_facts *f)
 	struct rule_sysctls rsys = { .f = f };
 	int r = ht_ruleset_foreach_fact(rs, need_sysctl, &rsys);
 
+	/* And what the boot gives each sysctl and module target: the audit judges it. */
+	for (size_t i = 0; r >= 0 && i < ht_ruleset_rule_count(rs); i++) {
+		const struct ht_rule *rule = ht_ruleset_rule_at(rs, i);
+		_cleanup_free_ char *boot = NULL;
+		const struct ht_fact *fact;
+
+		if (ht_rule_kind(rule) != HT_TARGET_SYSCTL && ht_rule_kind(rule) != HT_TARGET_MODULE)
+			continue;
+		if (asprintf(&boot, "boot.%s", ht_rule_target(rule)) < 0) {
+			boot = NULL;
+			r = -ENOMEM;
+			break;
+		}
+		r = ht_facts_need(f, boot, 0, &fact, &rsys.err);
+	}
+
 	if (r < 0) {
 		cli_error("%s\n", rsys.err.msg[0] ? rsys.err.msg : strerror(-r));
 		return EXIT_COLLECT;
