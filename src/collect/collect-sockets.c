@@ -804,7 +804,39 @@ static int owner_facts(struct ht_facts *f, const char *root, const struct listen
 	return set_listener_fact(f, l->port, "process", &v, 0, src_comm);
 }
 
-/* listener.list and listener.PORT.{addresses,backlog,queue}: what the scan gives each port. */
+/* listener.PORT.addresses: the addresses of the port's sockets, sorted. */
+static int address_fact(struct ht_facts *f, struct listener *l, const char *source)
+{
+	_cleanup_free_ char *addrs = NULL;
+	size_t alen = 0;
+	struct ht_value v;
+
+	if (l->n_addrs > 1)
+		qsort(l->addrs, l->n_addrs, sizeof(*l->addrs), str_cmp);
+	for (size_t j = 0; j < l->n_addrs; j++)
+		alen += strlen(l->addrs[j]) + 1;
+	addrs = calloc(1, alen + 1);
+	if (!addrs)
+		return -ENOMEM;
+	for (size_t j = 0; j < l->n_addrs; j++) {
+		if (j)
+			strcat(addrs, " ");
+		strcat(addrs, l->addrs[j]);
+	}
+	v = (struct ht_value){ .type = HT_T_STR, .s = addrs };
+	return set_listener_fact(f, l->port, "addresses", &v, 0, source);
+}
+
+int ht_listeners_addresses(struct ht_facts *f, struct ht_listeners *L, unsigned port)
+{
+	struct scan *sc = &L->sc;
+
+	if (port == 0 || port > 65535 || !sc->by_port || !sc->by_port[port])
+		return 0;
+	return address_fact(f, &sc->ls[sc->by_port[port] - 1], L->source);
+}
+
+/* listener.list and listener.PORT.{backlog,queue}: what the scan gives each port. */
 static int listener_facts(struct ht_facts *f, struct scan *sc, bool have_backlog,
                           const char *source)
 {
@@ -823,27 +855,9 @@ static int listener_facts(struct ht_facts *f, struct scan *sc, bool have_backlog
 		return -ENOMEM;
 	for (size_t i = 0; i < sc->n_ls; i++) {
 		struct listener *l = &sc->ls[i];
-		_cleanup_free_ char *addrs = NULL;
-		size_t alen = 0;
 		struct ht_value v;
 
 		len += (size_t)sprintf(list + len, "%s%u", i ? " " : "", l->port);
-		if (l->n_addrs > 1)
-			qsort(l->addrs, l->n_addrs, sizeof(*l->addrs), str_cmp);
-		for (size_t j = 0; j < l->n_addrs; j++)
-			alen += strlen(l->addrs[j]) + 1;
-		addrs = calloc(1, alen + 1);
-		if (!addrs)
-			return -ENOMEM;
-		for (size_t j = 0; j < l->n_addrs; j++) {
-			if (j)
-				strcat(addrs, " ");
-			strcat(addrs, l->addrs[j]);
-		}
-		v = (struct ht_value){ .type = HT_T_STR, .s = addrs };
-		r = set_listener_fact(f, l->port, "addresses", &v, 0, source);
-		if (r < 0)
-			return r;
 		if (have_backlog) {
 			v = ht_int(l->backlog);
 			r = set_listener_fact(f, l->port, "backlog", &v, 0, SRC_DIAG " idiag_wqueue");
@@ -1167,8 +1181,11 @@ int ht_collect_sockets(struct ht_facts *f, const char *root)
 	struct ht_listeners *L = NULL;
 	int r = ht_collect_listeners(f, root, &L);
 
-	for (size_t i = 0; r >= 0 && i < L->sc.n_ls; i++)
-		r = ht_listeners_owner(f, L, L->sc.ls[i].port);
+	for (size_t i = 0; r >= 0 && i < L->sc.n_ls; i++) {
+		r = ht_listeners_addresses(f, L, L->sc.ls[i].port);
+		if (r >= 0)
+			r = ht_listeners_owner(f, L, L->sc.ls[i].port);
+	}
 	ht_listeners_free(L);
 	if (r >= 0)
 		r = ht_collect_port_range(f, root);

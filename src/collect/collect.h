@@ -307,8 +307,8 @@ int ht_nstat_value(const char *text, const char *prefix, const char *field, int6
 struct ht_listeners;
 
 /*
- * ht_collect_listeners - listener.list and listener.PORT.{addresses,
- * backlog,queue}.
+ * ht_collect_listeners - listener.list and listener.PORT.{backlog,queue}
+ * (the addresses: ht_listeners_addresses()).
  *
  * Live: a NETLINK_SOCK_DIAG dump of AF_INET and one of AF_INET6 TCP
  * sockets in LISTEN (the kernel walks its listening hash only, not every
@@ -324,6 +324,13 @@ struct ht_listeners;
  * Returns 0 or -ENOMEM (*@out NULL then).
  */
 int ht_collect_listeners(struct ht_facts *f, const char *root, struct ht_listeners **out);
+
+/*
+ * ht_listeners_addresses - listener.PORT.addresses of @port (a port of the
+ * scan; another is ignored): the local addresses of its listening sockets,
+ * sorted, space-separated ("0.0.0.0 ::"). Returns 0 or -ENOMEM.
+ */
+int ht_listeners_addresses(struct ht_facts *f, struct ht_listeners *l, unsigned port);
 
 /*
  * ht_listeners_owner - listener.PORT.{pid,process} of @port (a port of the

@@ -203,6 +203,33 @@ static int src_owner(struct ht_collect *c, struct ht_facts *f, const char *name,
 	return r < 0 ? r : owner_of(c, f, listener_port(name), err);
 }
 
+/* One listening port's addresses, from the scan. */
+static int src_address(struct ht_collect *c, struct ht_facts *f, const char *name,
+                       struct ht_error *err)
+{
+	(void)err;
+	return c->listeners ? ht_listeners_addresses(f, c->listeners, listener_port(name)) : 0;
+}
+
+/* Every listening port's addresses. */
+static int src_addresses(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+{
+	_cleanup_free_ char *ports = NULL;
+	const struct ht_fact *list = ht_facts_get(f, "listener.list");
+	int r = 0;
+
+	(void)err;
+	if (!c->listeners || !list || list->value.type != HT_T_STR)
+		return 0;
+	ports = strdup(list->value.s);
+	if (!ports)
+		return -ENOMEM;
+	for (char *save = NULL, *p = strtok_r(ports, " ", &save); p && r >= 0;
+	     p = strtok_r(NULL, " ", &save))
+		r = ht_listeners_addresses(f, c->listeners, (unsigned)atoi(p));
+	return r;
+}
+
 /* The owner of every listening port the rules want (every port outside an evaluation). */
 static int src_owners(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
 {
@@ -338,9 +365,10 @@ static const struct ht_source {
 	                   "net.ipv4.tcp_max_tw_buckets", "net.ipv4.tcp_timestamps",
 	                   "net.ipv4.tcp_tw_reuse"),
 	  HT_COST_FILES, src_ht_collect_net_files, NULL, NULL, NULL },
-	{ "listeners", P("listener.list", "listener.*.addresses", "listener.*.backlog",
-	                 "listener.*.queue"),
+	{ "listeners", P("listener.list", "listener.*.backlog", "listener.*.queue"),
 	  HT_COST_FILES, src_listeners, NULL, NULL, NULL },
+	{ "listener addresses", P("listener.*.addresses"), HT_COST_FILES, src_addresses,
+	  P("listener.list"), NULL, src_address },
 	{ "listener owners", P("listener.*.pid", "listener.*.process"), HT_COST_WALK,
 	  src_owners, P("listener.list"), NULL, src_owner },
 	{ "port range", P("net.ipv4.ip_local_port_range", "ports.range.*"), HT_COST_FILES,

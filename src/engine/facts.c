@@ -562,7 +562,61 @@ struct ht_facts {
 	ht_fact_provider_cb provider;
 	void *provider_data;
 	void (*provider_destroy)(void *userdata);
+	/*
+	 * The units and sources of the facts, each text once (10,000 listening
+	 * ports share two sources): an open-addressing set, capacity a power of
+	 * two, at most half full. The facts point into it; it owns the texts.
+	 */
+	char **pool;
+	size_t npool, cap_pool;
 };
+
+/* FNV-1a of a string. */
+static size_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return (size_t)h;
+}
+
+static char **pool_slot(char **slots, size_t cap, const char *s)
+{
+	for (size_t i = str_hash(s) & (cap - 1);; i = (i + 1) & (cap - 1))
+		if (!slots[i] || strcmp(slots[i], s) == 0)
+			return &slots[i];
+}
+
+/* The pooled copy of @s (NULL stays NULL); NULL with errno ENOMEM when it cannot be made. */
+static const char *facts_intern(struct ht_facts *f, const char *s)
+{
+	char **slot;
+
+	if (!s)
+		return NULL;
+	if ((f->npool + 1) * 2 > f->cap_pool) {
+		size_t cap = f->cap_pool ? f->cap_pool * 2 : 64;
+		char **n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < f->cap_pool; i++)
+			if (f->pool[i])
+				*pool_slot(n, cap, f->pool[i]) = f->pool[i];
+		free(f->pool);
+		f->pool = n;
+		f->cap_pool = cap;
+	}
+	slot = pool_slot(f->pool, f->cap_pool, s);
+	if (!*slot) {
+		*slot = strdup(s);
+		if (!*slot)
+			return NULL;
+		f->npool++;
+	}
+	return *slot;
+}
 
 void ht_facts_set_provider(struct ht_facts *f, ht_fact_provider_cb cb, void *userdata,
                            void (*destroy)(void *userdata))
@@ -594,12 +648,11 @@ struct ht_facts *ht_facts_new(void)
 	return calloc(1, sizeof(struct ht_facts));
 }
 
+/* Frees what @fact owns: its name and value (its unit and source are its table's). */
 static void fact_clear(struct ht_fact *fact)
 {
 	free(fact->name);
 	ht_value_clear(&fact->value);
-	free(fact->unit);
-	free(fact->source);
 	*fact = (struct ht_fact){ 0 };
 }
 
@@ -611,6 +664,9 @@ void ht_facts_free(struct ht_facts *f)
 	for (size_t i = 0; i < f->n; i++)
 		fact_clear(&f->v[i]);
 	free(f->v);
+	for (size_t i = 0; i < f->cap_pool; i++)
+		free(f->pool[i]);
+	free(f->pool);
 	free(f);
 }
 
@@ -763,9 +819,12 @@ static bool value_valid(const struct ht_value *v)
 	}
 }
 
-/* Builds a fact from copies of its parts; v == NULL for an unavailable one. */
-static int fact_build(struct ht_fact *out, const char *name, const struct ht_value *v, int errnum,
-                      const char *unit, const char *source)
+/*
+ * Builds a fact from copies of its parts, its unit and source pooled in @f;
+ * v == NULL for an unavailable one.
+ */
+static int fact_build(struct ht_facts *f, struct ht_fact *out, const char *name,
+                      const struct ht_value *v, int errnum, const char *unit, const char *source)
 {
 	struct ht_fact fact = { .error = errnum };
 
@@ -774,9 +833,9 @@ static int fact_build(struct ht_fact *out, const char *name, const struct ht_val
 		goto oom;
 	if (v && ht_value_copy(&fact.value, v) < 0)
 		goto oom;
-	if (unit && !(fact.unit = strdup(unit)))
+	if (unit && !(fact.unit = (char *)facts_intern(f, unit)))
 		goto oom;
-	if (source && !(fact.source = strdup(source)))
+	if (source && !(fact.source = (char *)facts_intern(f, source)))
 		goto oom;
 	*out = fact;
 	return 0;
@@ -794,7 +853,7 @@ static int facts_set_checked(struct ht_facts *f, const char *name, const struct 
 	if (!f || !name_valid(name) || (unit && !unit_valid(unit)) ||
 	    (source && !source_valid(source)))
 		return -EINVAL;
-	r = fact_build(&fact, name, v, errnum, unit, source);
+	r = fact_build(f, &fact, name, v, errnum, unit, source);
 	if (r < 0)
 		return r;
 	r = facts_put(f, &fact);
@@ -1223,8 +1282,9 @@ static int read_value(const struct line_ctx *lc, const char *name, const char **
 	return 0;
 }
 
-/* Parses [UNIT] [from SOURCE] at @p into @fact. */
-static int read_unit_source(const struct line_ctx *lc, const char *p, struct ht_fact *fact)
+/* Parses [UNIT] [from SOURCE] at @p into @fact, the texts pooled in @f. */
+static int read_unit_source(struct ht_facts *f, const struct line_ctx *lc, const char *p,
+                            struct ht_fact *fact)
 {
 	p = skip_blanks(p);
 	if (*p && !word_at(p, "from")) {
@@ -1234,8 +1294,9 @@ static int read_unit_source(const struct line_ctx *lc, const char *p, struct ht_
 			e++;
 		if (e == p || (*e && !is_blank(*e)))
 			return expected(lc, p, NULL, "a unit (one word of A-Za-z0-9/%_) or 'from'");
-		fact->unit = strndup(p, (size_t)(e - p));
-		if (!fact->unit)
+		_cleanup_free_ char *unit = strndup(p, (size_t)(e - p));
+
+		if (!unit || !(fact->unit = (char *)facts_intern(f, unit)))
 			return -ENOMEM;
 		p = skip_blanks(e);
 		if (*p && !word_at(p, "from"))
@@ -1257,7 +1318,7 @@ static int read_unit_source(const struct line_ctx *lc, const char *p, struct ht_
 			return expected(lc, bad, NULL, "a source of UTF-8 text");
 	}
 	/* The line has no trailing blanks left: the source is the rest of it. */
-	fact->source = strdup(p);
+	fact->source = (char *)facts_intern(f, p);
 	return fact->source ? 0 : -ENOMEM;
 }
 
@@ -1323,7 +1384,7 @@ static int read_line(struct read_state *st, const struct line_ctx *lc)
 	r = read_value(lc, fact.name, &p, &fact);
 	if (r < 0)
 		goto out;
-	r = read_unit_source(lc, p, &fact);
+	r = read_unit_source(st->tmp, lc, p, &fact);
 	if (r < 0)
 		goto out;
 	name = fact.name; /* moves into the table with the fact */
@@ -1391,6 +1452,16 @@ int ht_facts_read(struct ht_facts *f, FILE *in, const char *filename, struct ht_
 	r = facts_reserve(f, st.tmp->n);
 	if (r < 0)
 		goto out;
+	/* The units and sources into @f's pool first: then moving the facts cannot fail. */
+	for (size_t i = 0; i < st.tmp->n; i++) {
+		struct ht_fact *t = &st.tmp->v[i];
+
+		if ((t->unit && !(t->unit = (char *)facts_intern(f, t->unit))) ||
+		    (t->source && !(t->source = (char *)facts_intern(f, t->source)))) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
 	for (size_t i = 0; i < st.tmp->n; i++) {
 		r = facts_put(f, &st.tmp->v[i]);
 		if (r < 0) /* unreachable: room was reserved */

@@ -20,6 +20,7 @@ struct ht_fact {
 	char *name;
 	struct ht_value value; /* HT_T_NONE when unavailable */
 	int error;             /* 0, or a positive errno: why the value is unavailable */
+	/* The unit and source texts belong to the table (each text is kept once), valid while it is. */
 	char *unit;            /* "bytes", "entries", ...; NULL for none */
 	char *source;          /* "/proc/meminfo MemTotal", "uname(2)", ...; NULL if unknown */
 };
