@@ -303,6 +303,36 @@ static void test_nstat(void **state)
 	assert_int_equal(ht_nstat_value("TcpExt: A TW\nTcpExt: 1\n", "TcpExt", "TW", &v), -EINVAL);
 }
 
+static void test_sockstat(void **state)
+{
+	/* /proc/net/sockstat as sockstat_seq_show() (net/ipv4/proc.c) prints it. */
+	static const char text[] = "sockets: used 312\n"
+	                           "TCP: inuse 27 orphan 0 tw 1186 alloc 30 mem 4\n"
+	                           "UDP: inuse 3 mem 2\n"
+	                           "UDPLITE: inuse 0\n";
+	int64_t v;
+
+	(void)state;
+	assert_int_equal(ht_sockstat_value(text, "TCP", "inuse", &v), 0);
+	assert_true(v == 27);
+	assert_int_equal(ht_sockstat_value(text, "TCP", "tw", &v), 0);
+	assert_true(v == 1186);
+	assert_int_equal(ht_sockstat_value(text, "TCP", "mem", &v), 0);
+	assert_true(v == 4);
+	/* "UDP" is its own line, not "UDPLITE"'s prefix. */
+	assert_int_equal(ht_sockstat_value(text, "UDP", "inuse", &v), 0);
+	assert_true(v == 3);
+	assert_int_equal(ht_sockstat_value(text, "UDPLITE", "inuse", &v), 0);
+	assert_true(v == 0);
+	assert_int_equal(ht_sockstat_value(text, "TCP", "nosuch", &v), -ENOENT);
+	assert_int_equal(ht_sockstat_value(text, "RAW", "inuse", &v), -ENOENT);
+	/* A key without its value, a value that is no count. */
+	assert_int_equal(ht_sockstat_value("TCP: inuse\n", "TCP", "inuse", &v), -EINVAL);
+	assert_int_equal(ht_sockstat_value("TCP: inuse -1 tw 0\n", "TCP", "inuse", &v), -EINVAL);
+	assert_int_equal(ht_sockstat_value("TCP: inuse 1x tw 0\n", "TCP", "inuse", &v), -EINVAL);
+	assert_int_equal(ht_sockstat_value(NULL, "TCP", "inuse", &v), -EINVAL);
+}
+
 /* ---- the listen-host tree ---- */
 
 static char *fixture_root(void)
@@ -618,6 +648,7 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_cgroup),
 		cmocka_unit_test(test_nstat),
+		cmocka_unit_test(test_sockstat),
 		cmocka_unit_test(test_listen_host),
 		cmocka_unit_test(test_empty_tree),
 		cmocka_unit_test(test_bad_tree),
