@@ -343,6 +343,50 @@ static char *fixture_root(void)
 	return p;
 }
 
+/*
+ * Owners asked for one port at a time, in any order, give what the whole
+ * walk gives (test_listen_host: 3900 and 3901 are 1234's, no process holds
+ * 22's socket); a port that does not listen gets nothing; addresses are a
+ * fact only when asked.
+ */
+static void test_owners_on_demand(void **state)
+{
+	_cleanup_free_ char *root = fixture_root();
+	static const unsigned orders[][3] = { { 3901, 22, 3900 }, { 22, 3900, 3901 } };
+
+	(void)state;
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	skip(); /* the tree's /proc/net/tcp comes from a little-endian host */
+#endif
+	for (size_t o = 0; o < ARRAY_SIZE(orders); o++) {
+		struct ht_facts *f = ht_facts_new();
+		struct ht_listeners *l = NULL;
+
+		assert_non_null(f);
+		assert_int_equal(ht_collect_listeners(f, root, &l), 0);
+		assert_non_null(l);
+		assert_str_fact(f, "listener.list", "22 3900 3901", "/proc/net/tcp and tcp6");
+		assert_null(ht_facts_get(f, "listener.3900.pid"));
+		assert_null(ht_facts_get(f, "listener.3900.addresses"));
+		for (size_t k = 0; k < 3; k++)
+			assert_int_equal(ht_listeners_owner(f, l, orders[o][k]), 0);
+		assert_int_fact(f, "listener.3900.pid", 1234, NULL, "/proc/1234/fd");
+		assert_str_fact(f, "listener.3900.process", "garage", "/proc/1234/comm");
+		assert_int_fact(f, "listener.3901.pid", 1234, NULL, "/proc/1234/fd");
+		assert_unavailable(f, "listener.22.pid", ENOENT,
+		                   "no /proc/PID/fd holds the socket (a process of another PID "
+		                   "namespace, a kernel socket, or a socket in flight in a unix "
+		                   "message)");
+		/* Not a listening port of the scan: nothing. */
+		assert_int_equal(ht_listeners_owner(f, l, 8080), 0);
+		assert_null(ht_facts_get(f, "listener.8080.pid"));
+		assert_int_equal(ht_listeners_addresses(f, l, 3900), 0);
+		assert_str_fact(f, "listener.3900.addresses", "0.0.0.0 ::", "/proc/net/tcp and tcp6");
+		ht_listeners_free(l);
+		ht_facts_free(f);
+	}
+}
+
 static void test_listen_host(void **state)
 {
 	_cleanup_free_ char *root = fixture_root();
@@ -375,7 +419,7 @@ static void test_listen_host(void **state)
 	assert_int_fact(f, "listener.3901.pid", 1234, NULL, "/proc/1234/fd");
 	assert_unavailable(f, "listener.22.pid", ENOENT,
 	                   "no /proc/PID/fd holds the socket (a process of another PID namespace, "
-	                   "or a kernel socket)");
+	                   "a kernel socket, or a socket in flight in a unix message)");
 	assert_unavailable(f, "listener.22.process", ENOENT, NULL);
 
 	/* Processes: the owner's name. Three processes are "garage": 1234 and
@@ -649,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_cgroup),
 		cmocka_unit_test(test_nstat),
 		cmocka_unit_test(test_sockstat),
+		cmocka_unit_test(test_owners_on_demand),
 		cmocka_unit_test(test_listen_host),
 		cmocka_unit_test(test_empty_tree),
 		cmocka_unit_test(test_bad_tree),

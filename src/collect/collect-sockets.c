@@ -776,7 +776,7 @@ static int owner_facts(struct ht_facts *f, const char *root, const struct listen
 		} else {
 			e = ENOENT;
 			why = "no /proc/PID/fd holds the socket (a process of another PID namespace, "
-			      "or a kernel socket)";
+			      "a kernel socket, or a socket in flight in a unix message)";
 		}
 		r = set_listener_fact(f, l->port, "pid", NULL, e, why);
 		if (r < 0)
