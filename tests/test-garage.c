@@ -498,7 +498,8 @@ static void test_named_config(void **state)
 /* Before deployment: no garage.toml, no unit; the directories from the input. */
 static void test_no_config(void **state)
 {
-	struct ht_garage_input in = { .config = "", .metadata_dir = "/data/ssd/meta" };
+	struct ht_garage_input in = { .config = "", .metadata_dir = "/data/ssd/meta",
+		                      .data_dir = "/var/lib/garage/data" };
 	struct ht_facts *f;
 
 	(void)state;
@@ -508,7 +509,7 @@ static void test_no_config(void **state)
 	str_is(f, "garage.metadata_dir", "/data/ssd/meta",
 	       "the profile's garage.metadata_dir (no garage.toml)");
 	str_is(f, "garage.data_dir", "/var/lib/garage/data",
-	       "Garage's systemd unit layout (cookbook/systemd.md)");
+	       "the profile's garage.data_dir (no garage.toml)");
 	str_is(f, "garage.db_engine", "lmdb", "Garage default (reference-manual/configuration.md)");
 	int_is(f, "garage.block_size", 1048576, "Garage default (reference-manual/configuration.md)");
 	int_is(f, "garage.block_ram_buffer_max", 268435456,
@@ -532,23 +533,30 @@ static void test_no_config(void **state)
 	check_call(1, scratch, "data", "data", "/var/lib/garage/data", false);
 	ht_facts_free(f);
 
-	/* No input at all: both directories of Garage's systemd unit. */
+	/*
+	 * No input at all: the profile is the one place the directories are
+	 * set, so none is known: unavailable, no storage fact, no probe.
+	 */
+	ncalls = 0;
 	f = collect(scratch, NULL, false);
-	str_is(f, "garage.metadata_dir", "/var/lib/garage/meta",
-	       "Garage's systemd unit layout (cookbook/systemd.md)");
-	check_call(0, scratch, "metadata", "metadata", "/var/lib/garage/meta", false);
+	unavailable_is(f, "garage.metadata_dir", ENOENT,
+	               "no garage.toml, and the profile's garage.metadata_dir is empty");
+	unavailable_is(f, "garage.data_dir", ENOENT,
+	               "no garage.toml, and the profile's garage.data_dir is empty");
+	str_is(f, "storage.list", "", "garage.metadata_dir, garage.data_dir");
+	assert_int_equal(ncalls, 0);
 	ht_facts_free(f);
 
 	/* A unit whose -c names a file not there: unavailable, saying so, and the defaults. */
 	put("/etc/systemd/system/garage.service",
 	    "[Service]\nExecStart=/usr/local/bin/garage --config /etc/garage/main.toml server\n");
 	put("/etc/garage.toml", "metadata_dir = \"/not/this\"\n");
-	f = collect(scratch, NULL, false);
+	f = collect(scratch, &in, false);
 	unavailable_is(f, "garage.config", ENOENT,
 	               "/etc/garage/main.toml: no such file "
 	               "(/etc/systemd/system/garage.service:2 ExecStart=)");
-	str_is(f, "garage.metadata_dir", "/var/lib/garage/meta",
-	       "Garage's systemd unit layout (cookbook/systemd.md)");
+	str_is(f, "garage.metadata_dir", "/data/ssd/meta",
+	       "the profile's garage.metadata_dir (no garage.toml)");
 	ht_facts_free(f);
 }
 

@@ -33,13 +33,10 @@
 
 #define SRC_DEFAULT "Garage default (reference-manual/configuration.md)"
 #define SRC_PORTS "Garage's documented ports (reference-manual/configuration.md examples)"
-#define SRC_LAYOUT "Garage's systemd unit layout (cookbook/systemd.md)"
 
 /* Garage's defaults (src/util/config.rs default_block_size(), default_block_ram_buffer_max()). */
 #define DEFAULT_BLOCK_SIZE 1048576
 #define DEFAULT_BLOCK_RAM_BUFFER_MAX (256 * 1024 * 1024)
-#define DEFAULT_METADATA_DIR "/var/lib/garage/meta"
-#define DEFAULT_DATA_DIR "/var/lib/garage/data"
 
 /* "FILE:LINE" as a new string, NULL when out of memory. */
 static char *file_line(const char *file, unsigned line)
@@ -1039,21 +1036,23 @@ static int storage_facts(struct ht_facts *f, const char *root, const char *file,
                          const struct gdir *meta, const struct gdir *dirs, size_t n, bool measure)
 {
 	_cleanup_free_ char *list = NULL;
-	size_t len = strlen(meta->name) + 1;
+	size_t len = (meta ? strlen(meta->name) : 0) + 1;
 	int r;
 
 	for (size_t i = 0; i < n; i++)
 		len += strlen(dirs[i].name) + 1;
 	if (!(list = calloc(1, len)))
 		return -ENOMEM;
-	strcpy(list, meta->name);
+	if (meta)
+		strcpy(list, meta->name);
 	for (size_t i = 0; i < n; i++) {
-		strcat(list, " ");
+		if (*list)
+			strcat(list, " ");
 		strcat(list, dirs[i].name);
 	}
 	r = ht_facts_set_str(f, "storage.list", list,
 	                     file ? file : "garage.metadata_dir, garage.data_dir");
-	for (size_t i = 0; r >= 0 && i <= n; i++) {
+	for (size_t i = meta ? 0 : 1; r >= 0 && i <= n; i++) {
 		const struct gdir *d = i == 0 ? meta : &dirs[i - 1];
 		_cleanup_free_ char *abs = absolute(d->path), *src = NULL;
 		char fact[64];
@@ -1198,22 +1197,27 @@ int ht_collect_garage(struct ht_facts *f, const char *root, const struct ht_gara
 			r = default_facts(f);
 		if (r < 0)
 			goto out;
+		/* The directories before deployment are the profile's: none there, none known. */
 		bool meta_set = in && in->metadata_dir && in->metadata_dir[0];
 		bool data_set = in && in->data_dir && in->data_dir[0];
 
-		meta.path = meta_set ? in->metadata_dir : DEFAULT_METADATA_DIR;
+		meta.path = meta_set ? in->metadata_dir : NULL;
 		one = (struct gdir){ .name = "data", .role = "data" };
-		one.path = data_set ? in->data_dir : DEFAULT_DATA_DIR;
-		r = ht_facts_set_str(f, "garage.metadata_dir", meta.path,
-		                     meta_set ? "the profile's garage.metadata_dir (no garage.toml)"
-		                              : SRC_LAYOUT);
+		one.path = data_set ? in->data_dir : NULL;
+		r = meta_set ? ht_facts_set_str(f, "garage.metadata_dir", meta.path,
+		                                "the profile's garage.metadata_dir (no garage.toml)")
+		             : ht_facts_set_unavailable(f, "garage.metadata_dir", ENOENT, NULL,
+		                                        "no garage.toml, and the profile's "
+		                                        "garage.metadata_dir is empty");
 		if (r >= 0)
-			r = ht_facts_set_str(f, "garage.data_dir", one.path,
-			                     data_set ? "the profile's garage.data_dir (no "
-			                                "garage.toml)"
-			                              : SRC_LAYOUT);
+			r = data_set ? ht_facts_set_str(f, "garage.data_dir", one.path,
+			                                "the profile's garage.data_dir (no garage.toml)")
+			             : ht_facts_set_unavailable(f, "garage.data_dir", ENOENT, NULL,
+			                                        "no garage.toml, and the profile's "
+			                                        "garage.data_dir is empty");
 		if (r >= 0)
-			r = storage_facts(f, root, NULL, &meta, &one, 1, measure);
+			r = storage_facts(f, root, NULL, meta_set ? &meta : NULL, &one, data_set ? 1 : 0,
+			                  measure);
 		goto out;
 	}
 	if (r < 0)

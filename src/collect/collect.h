@@ -618,9 +618,10 @@ struct ht_garage_input {
  * --root it is refused (-EINVAL, @err "--set garage.config=PATH: expected
  * an absolute path below --root").
  * None exists: garage.config unavailable (ENOENT, the source names the
- * path and who named it), the directories from @in (NULL or "" members:
- * /var/lib/garage/meta and /var/lib/garage/data, Garage's systemd unit
- * layout), the rest Garage's documented defaults with source "Garage
+ * path and who named it), the directories from @in (the profile's [garage]
+ * variables, the one place their defaults are; a NULL or "" member: that
+ * directory unavailable ENOENT and no storage facts for it), the rest
+ * Garage's documented defaults with source "Garage
  * default (reference-manual/configuration.md)", the ports 3900 (S3) and
  * 3901 (RPC); garage.web_port and garage.admin_port unavailable (ENOENT,
  * "not configured: ..."): Garage binds [s3_web] and [admin] only when
