@@ -13,6 +13,7 @@ if [ "$(id -u)" != 0 ] || ! command -v nft >/dev/null || ! command -v ip >/dev/n
 	echo "# SKIP: needs root, nft, ip, jq, nf_conntrack and bench/storm built"
 	exit 77
 fi
+host_lock "named network namespaces, veth pairs and the global conntrack sysctls"
 snapshot() {
 	for k in nf_conntrack_max nf_conntrack_buckets nf_conntrack_tcp_timeout_time_wait; do
 		echo "$k $(cat "$NF/$k")"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * bootconf-dump - print what src/shared/bootconf.c reads below a root, for
+ * bootconf-dump - print what the readers of src/shared/bootconf.h find below a root, for
  * tests/bootconf-systemd.sh and for a person looking at a tree.
  *
  *   bootconf-dump ROOT               effective sysctl values, "key = value",

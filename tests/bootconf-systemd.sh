@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The sysctl.d reader (src/shared/bootconf.c, printed by tests/bootconf-dump) against
+# The sysctl.d reader (src/shared/bootconf-sysctl.c, printed by tests/bootconf-dump) against
 # systemd itself, on every tests/fixtures/bootconf-*/root tree.
 #
 # 1. The files and their order: systemd 252's systemd-sysctl has --cat-config

@@ -15,6 +15,7 @@ if ! grep -m1 '^flags' /proc/cpuinfo | grep -qw aes; then
 	echo "# SKIP the CPU has no AES-NI ('aes' not in /proc/cpuinfo flags)"
 	exit 77
 fi
+host_lock "every CPU kept busy, cipher speeds measured"
 
 # facts OUT [ARGS...]: JSON facts into $TMP/OUT.json
 facts() {

@@ -23,6 +23,61 @@ fi
 passed=0
 failed=0
 
+# host_lock WHAT: this test uses something the whole host shares (WHAT names
+# it, for the log), so it runs alone among the tests that call host_lock:
+# in this build tree, in any other (a worktree, make distcheck's) and under
+# make -j. It holds flock(1) on $HT_TEST_LOCK (default
+# /run/lock/hosttune-tests.lock, made if missing; in ${TMPDIR:-/tmp} when
+# /run/lock is not there) from the call to its exit, through descriptor 7,
+# which the processes it starts inherit; they all end with the test. Then,
+# holding it, it waits for $HT_BENCH_LOCK (default
+# /run/hosttune-conntrack-storm.lock, the directory bench/conntrack-storm
+# --lower-global-max and bench/watch-rate hold while the global
+# nf_conntrack_max may be lowered) to go. Each wait lasts at most
+# $HT_TEST_LOCK_WAIT seconds (default 1800), after which the test fails
+# (exit 99). Without flock(1) it runs unlocked and says so.
+# The tests that call it, and why: bench-storm.sh (named network
+# namespaces, veth pairs in the host's namespace, the global conntrack
+# sysctls), netns-apply.sh (the global nf_conntrack_max and the host's
+# TIME_WAIT, hosttune's own lock on /), metrics.sh (a port of the host's
+# 127.0.0.1), cpu-measure.sh (every CPU kept busy, cipher speeds) and
+# netns-watch.sh (connection rates against the clock, the global
+# nf_conntrack_max).
+host_lock() {
+	if ! command -v flock >/dev/null 2>&1; then
+		echo "# host lock: no flock(1), running unlocked ($1)"
+		return 0
+	fi
+	if [ -z "${HT_TEST_LOCK:-}" ]; then
+		if [ -d /run/lock ]; then
+			HT_TEST_LOCK=/run/lock/hosttune-tests.lock
+		else
+			HT_TEST_LOCK=${TMPDIR:-/tmp}/hosttune-tests.lock
+		fi
+	fi
+	: "${HT_BENCH_LOCK:=/run/hosttune-conntrack-storm.lock}"
+	: "${HT_TEST_LOCK_WAIT:=1800}"
+	[ -e "$HT_TEST_LOCK" ] || : >>"$HT_TEST_LOCK" 2>/dev/null
+	if [ ! -r "$HT_TEST_LOCK" ]; then
+		echo "# host lock: cannot read $HT_TEST_LOCK ($1)"
+		exit 99
+	fi
+	exec 7<"$HT_TEST_LOCK"
+	lock_t0=$(date +%s)
+	if ! flock -w "$HT_TEST_LOCK_WAIT" 7; then
+		echo "# host lock: $HT_TEST_LOCK still held after $HT_TEST_LOCK_WAIT s ($1)"
+		exit 99
+	fi
+	while [ -d "$HT_BENCH_LOCK" ]; do
+		if [ $(($(date +%s) - lock_t0)) -ge "$HT_TEST_LOCK_WAIT" ]; then
+			echo "# host lock: $HT_BENCH_LOCK (a conntrack bench) still there after $HT_TEST_LOCK_WAIT s ($1)"
+			exit 99
+		fi
+		sleep 1
+	done
+	echo "# host lock $HT_TEST_LOCK held after $(($(date +%s) - lock_t0)) s: $1"
+}
+
 ht() {
 	"$HOSTTUNE" --rules "$HT_RULES_DIR" "$@"
 }

@@ -306,6 +306,7 @@ NE=$(command -v prometheus-node-exporter || command -v node_exporter || true)
 if [ -z "$NE" ] || ! command -v curl >/dev/null 2>&1; then
 	echo "# SKIP node_exporter: prometheus-node-exporter or curl is not installed"
 else
+	host_lock "node_exporter on a port of the host's 127.0.0.1"
 	# scrape DIR: starts node_exporter on a free port of 127.0.0.1 with only
 	# the textfile collector on DIR, prints /metrics, stops it by its PID.
 	scrape() {

@@ -11,6 +11,7 @@ if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null || [ ! -e "$TW" ]; the
 	echo "# SKIP: needs root, unshare and nf_conntrack"
 	exit 77
 fi
+host_lock "the global nf_conntrack_max, the host's TIME_WAIT and hosttune's lock on /"
 host_tw=$(cat "$TW")
 host_max=$(cat /proc/sys/net/netfilter/nf_conntrack_max)
 export HOSTTUNE HT_RULES_DIR TMP TW

@@ -32,6 +32,7 @@ for p in "$WATCH_DUMP" "$STORM"; do
 done
 unshare -n true 2>/dev/null || skip "unshare -n refused"
 [ -e /proc/sys/net/netfilter/nf_conntrack_max ] || skip "nf_conntrack not loaded"
+host_lock "connection rates against the clock and the global nf_conntrack_max"
 
 ct_ruleset "$TMP/ct.nft"
 

@@ -20,6 +20,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "net-util.h"
+
 #define TIMEOUT_MS 5000
 #define MAX_CONNECTIONS 100000
 
@@ -30,36 +32,6 @@ static void closep(int *fd)
 }
 
 #define _cleanup_close_ __attribute__((cleanup(closep)))
-
-/* Waits until @fd is readable (or has an event for @events). 0, -ETIMEDOUT or -errno. */
-static int wait_fd(int fd, short events)
-{
-	struct pollfd p = { .fd = fd, .events = events };
-	int r = poll(&p, 1, TIMEOUT_MS);
-
-	if (r < 0)
-		return -errno;
-	return r == 0 ? -ETIMEDOUT : 0;
-}
-
-/* Reads until EOF (the peer's FIN). 0 or a negative errno. */
-static int read_eof(int fd)
-{
-	char buf[64];
-
-	for (;;) {
-		ssize_t n;
-		int r = wait_fd(fd, POLLIN);
-
-		if (r < 0)
-			return r;
-		n = read(fd, buf, sizeof(buf));
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 0;
-	}
-}
 
 /* One connection: connect, accept, client FIN, server FIN, both sides see EOF. */
 static int one_connection(int lfd, const struct sockaddr *sa, socklen_t salen)
@@ -77,7 +49,7 @@ static int one_connection(int lfd, const struct sockaddr *sa, socklen_t salen)
 		return -errno;
 	if (connect(cfd, sa, salen) < 0)
 		return -errno;
-	r = wait_fd(lfd, POLLIN);
+	r = ht_net_wait_fd(lfd, POLLIN, TIMEOUT_MS);
 	if (r < 0)
 		return r;
 	afd = accept(lfd, NULL, NULL);
@@ -86,7 +58,7 @@ static int one_connection(int lfd, const struct sockaddr *sa, socklen_t salen)
 	/* The client closes first, so the TIME_WAIT socket is the client's. */
 	if (shutdown(cfd, SHUT_WR) < 0)
 		return -errno;
-	r = read_eof(afd);
+	r = ht_net_read_eof(afd, TIMEOUT_MS);
 	if (r < 0)
 		return r;
 	if (close(afd) < 0) {
@@ -95,7 +67,7 @@ static int one_connection(int lfd, const struct sockaddr *sa, socklen_t salen)
 	}
 	afd = -1;
 	/* EOF here means the server's FIN arrived and the last ACK has been sent. */
-	return read_eof(cfd);
+	return ht_net_read_eof(cfd, TIMEOUT_MS);
 }
 
 int main(int argc, char **argv)

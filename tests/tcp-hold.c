@@ -21,42 +21,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "net-util.h"
+
 #define TIMEOUT_MS 5000
 #define MAX_CONNECTIONS 400 /* two descriptors each, under the usual limit of 1024 */
 
 struct conn {
 	int client, server;
 };
-
-/* Waits until @fd has @events. 0, -ETIMEDOUT or -errno. */
-static int wait_fd(int fd, short events)
-{
-	struct pollfd p = { .fd = fd, .events = events };
-	int r = poll(&p, 1, TIMEOUT_MS);
-
-	if (r < 0)
-		return -errno;
-	return r == 0 ? -ETIMEDOUT : 0;
-}
-
-/* Reads until EOF (the peer's FIN). 0 or a negative errno. */
-static int read_eof(int fd)
-{
-	char buf[64];
-
-	for (;;) {
-		ssize_t n;
-		int r = wait_fd(fd, POLLIN);
-
-		if (r < 0)
-			return r;
-		n = read(fd, buf, sizeof(buf));
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 0;
-	}
-}
 
 /* Connects and accepts one connection into @c. 0 or a negative errno. */
 static int open_one(int lfd, const struct sockaddr *sa, socklen_t salen, struct conn *c)
@@ -70,7 +42,7 @@ static int open_one(int lfd, const struct sockaddr *sa, socklen_t salen, struct 
 	if (setsockopt(c->client, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
 	    connect(c->client, sa, salen) < 0)
 		return -errno;
-	r = wait_fd(lfd, POLLIN);
+	r = ht_net_wait_fd(lfd, POLLIN, TIMEOUT_MS);
 	if (r < 0)
 		return r;
 	c->server = accept(lfd, NULL, NULL);
@@ -84,13 +56,13 @@ static int close_one(struct conn *c)
 
 	if (shutdown(c->client, SHUT_WR) < 0)
 		return -errno;
-	r = read_eof(c->server);
+	r = ht_net_read_eof(c->server, TIMEOUT_MS);
 	if (r < 0)
 		return r;
 	if (close(c->server) < 0)
 		return -errno;
 	c->server = -1;
-	r = read_eof(c->client);
+	r = ht_net_read_eof(c->client, TIMEOUT_MS);
 	if (r < 0)
 		return r;
 	if (close(c->client) < 0)

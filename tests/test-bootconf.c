@@ -16,6 +16,7 @@
 
 #include "shared/bootconf.h"
 #include "shared/util.h"
+#include "test-util.h"
 
 /*
  * The readers on the tests/fixtures/bootconf-* trees (each file there is
@@ -73,11 +74,6 @@ static void check_strv(char **v, size_t n, const char *const *want, size_t nwant
 
 static char scratch[64];
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(p);
-}
-
 static int scratch_setup(void **state)
 {
 	strcpy(scratch, "/tmp/test-bootconf.XXXXXX");
@@ -86,24 +82,13 @@ static int scratch_setup(void **state)
 
 static int scratch_teardown(void **state)
 {
-	return nftw(scratch, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return nftw(scratch, ht_test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Writes @text to ROOT/@path, making its directories. */
 static void put(const char *path, const char *text)
 {
-	_cleanup_free_ char *full = ht_root_path(scratch, path);
-	FILE *f;
-
-	assert_non_null(full);
-	for (char *s = full + strlen(scratch) + 1; (s = strchr(s, '/')); s++) {
-		*s = '\0';
-		assert_true(mkdir(full, 0755) == 0 || errno == EEXIST);
-		*s = '/';
-	}
-	assert_non_null(f = fopen(full, "w"));
-	assert_int_equal(fputs(text, f) >= 0, 1);
-	assert_int_equal(fclose(f), 0);
+	ht_test_put_file(scratch, path, text);
 }
 
 static void link_in(const char *target, const char *path)

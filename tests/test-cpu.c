@@ -13,32 +13,16 @@
 
 #include "collect/cpu.h"
 #include "shared/util.h"
+#include "test-util.h"
 
 /* ---- helpers ---- */
-
-/*
- * The fixtures as make check lays them out (tests/make-fixtures.sh: links
- * made, every file owner-writable), or $HT_FIXTURES_DIR.
- */
-static const char *fixtures_dir(void)
-{
-	const char *d = getenv("HT_FIXTURES_DIR");
-
-	if (d && *d)
-		return d;
-#ifdef FIXTURES_DIR
-	return FIXTURES_DIR;
-#else
-	return "tests/fixtures";
-#endif
-}
 
 /* Parses tests/fixtures/cpuinfo/NAME into @ci. */
 static void parse_fixture(const char *name, struct ht_cpuinfo *ci)
 {
 	_cleanup_free_ char *path = NULL, *text = NULL;
 
-	assert_true(asprintf(&path, "%s/cpuinfo/%s", fixtures_dir(), name) > 0);
+	assert_true(asprintf(&path, "%s/cpuinfo/%s", ht_test_fixtures_dir(), name) > 0);
 	assert_int_equal(ht_read_file(NULL, path, &text), 0);
 	assert_int_equal(ht_cpuinfo_parse(text, ci), 0);
 }

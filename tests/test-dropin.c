@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,6 +18,7 @@
 #include "persist/persist.h"
 #include "persist/persist-internal.h"
 #include "shared/util.h"
+#include "test-util.h"
 
 /*
  * The plan of a limit nofile finding (persist.h): the systemd drop-in
@@ -38,32 +38,6 @@ struct fx {
 	struct ht_error err;
 };
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-/* Writes @text to @dir/@rel, making the directories on the way. */
-static void put_file(const char *dir, const char *rel, const char *text)
-{
-	_cleanup_free_ char *p = NULL;
-	_cleanup_close_ int fd = -1;
-	size_t len = strlen(text);
-
-	assert_true(asprintf(&p, "%s/%s", dir, rel) > 0);
-	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		if (mkdir(p, 0755) < 0)
-			assert_int_equal(errno, EEXIST);
-		*s = '/';
-	}
-	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, len), (ssize_t)len);
-}
-
 static const char rules[] =
 	"[nofile.test]\n"
 	"title = open files of a storage service\n"
@@ -75,17 +49,15 @@ static const char rules[] =
 
 static int setup(void **state)
 {
-	const char *t = getenv("TMPDIR");
 	struct fx *fx = calloc(1, sizeof(*fx));
 	const char *dirs[1];
 
 	assert_non_null(fx);
-	assert_true(asprintf(&fx->dir, "%s/ht-dropin-XXXXXX", t && *t ? t : "/tmp") > 0);
-	assert_non_null(mkdtemp(fx->dir));
+	fx->dir = ht_test_tmp_dir("ht-dropin");
 	assert_true(asprintf(&fx->rules, "%s/rules", fx->dir) > 0);
 	assert_true(asprintf(&fx->root, "%s/root", fx->dir) > 0);
 	assert_int_equal(mkdir(fx->root, 0755), 0);
-	put_file(fx->rules, "a.rules", rules);
+	ht_test_put_file(fx->rules, "a.rules", rules);
 	dirs[0] = fx->rules;
 	assert_int_equal(ht_ruleset_load(dirs, 1, &fx->rs, &fx->err), 0);
 	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), 0);
@@ -103,19 +75,12 @@ static int teardown(void **state)
 	ht_findings_free(&fx->fd);
 	ht_ruleset_free(fx->rs);
 	ht_facts_free(fx->facts);
-	assert_int_equal(nftw(fx->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	ht_test_rm_tree(fx->dir);
 	free(fx->dir);
 	free(fx->rules);
 	free(fx->root);
 	free(fx);
 	return 0;
-}
-
-static void fact_int(struct fx *fx, const char *name, int64_t i)
-{
-	struct ht_value v = ht_int(i);
-
-	assert_int_equal(ht_facts_set(fx->facts, name, &v, NULL, NULL), 0);
 }
 
 static void fact_str(struct fx *fx, const char *name, const char *s)
@@ -132,13 +97,13 @@ static void process(struct fx *fx, const char *name, int64_t soft, int64_t hard,
 	_cleanup_free_ char *n = NULL;
 
 	assert_true(asprintf(&n, "process.%s.nofile", name) > 0);
-	fact_int(fx, n, soft);
+	ht_test_fact_int(fx->facts, n, soft);
 	free(n);
 	assert_true(asprintf(&n, "process.%s.nofile_hard", name) > 0);
-	fact_int(fx, n, hard);
+	ht_test_fact_int(fx->facts, n, hard);
 	free(n);
 	assert_true(asprintf(&n, "process.%s.fds", name) > 0);
-	fact_int(fx, n, 40);
+	ht_test_fact_int(fx->facts, n, 40);
 	free(n);
 	n = NULL;
 	if (unit) {
@@ -217,7 +182,7 @@ static void test_dropin_second_apply(void **state)
 
 	fact_str(fx, "process.list", "garage");
 	process(fx, "garage", 1024, 524288, "garage.service");
-	put_file(fx->root, GARAGE_DROPIN + 1, DROPIN("42000:524288"));
+	ht_test_put_file(fx->root, GARAGE_DROPIN + 1, DROPIN("42000:524288"));
 	plan(fx);
 	/* The file is as wanted: nothing to change, but the process still runs at 1024. */
 	assert_true(ht_plan_empty(&fx->plan));
@@ -225,7 +190,7 @@ static void test_dropin_second_apply(void **state)
 	assert_string_equal(fx->plan.restart[0], "garage.service");
 
 	/* A later drop-in lowers it: a restart would not help, the warning says what does. */
-	put_file(fx->root, "etc/systemd/system/garage.service.d/99-local.conf",
+	ht_test_put_file(fx->root, "etc/systemd/system/garage.service.d/99-local.conf",
 	         "[Service]\nLimitNOFILE=1024\n");
 	plan(fx);
 	assert_int_equal(fx->plan.nwarnings, 1);
@@ -291,18 +256,18 @@ static void test_dropin_removed_and_overridden(void **state)
 	fact_str(fx, "process.list", "garage");
 	process(fx, "garage", 1024, 524288, "garage.service");
 	/* hosttune's drop-in for a service no finding names any more: removed. */
-	put_file(fx->root, "etc/systemd/system/old.service.d/90-hosttune.conf",
+	ht_test_put_file(fx->root, "etc/systemd/system/old.service.d/90-hosttune.conf",
 	         "# This file is managed by hosttune (profile garage).\n[Service]\n"
 	         "LimitNOFILE=42000:524288\n");
 	/* The same name without hosttune's header: not ours, left alone. */
-	put_file(fx->root, "etc/systemd/system/other.service.d/90-hosttune.conf",
+	ht_test_put_file(fx->root, "etc/systemd/system/other.service.d/90-hosttune.conf",
 	         "[Service]\nLimitNOFILE=5000\n");
 	/* A later drop-in that lowers it; an earlier one and a higher later one do not. */
-	put_file(fx->root, "etc/systemd/system/garage.service.d/10-early.conf",
+	ht_test_put_file(fx->root, "etc/systemd/system/garage.service.d/10-early.conf",
 	         "[Service]\nLimitNOFILE=1024\n");
-	put_file(fx->root, "usr/lib/systemd/system/garage.service.d/95-high.conf",
+	ht_test_put_file(fx->root, "usr/lib/systemd/system/garage.service.d/95-high.conf",
 	         "[Service]\nLimitNOFILE=100000:1048576\n");
-	put_file(fx->root, "run/systemd/system/garage.service.d/99-override.conf",
+	ht_test_put_file(fx->root, "run/systemd/system/garage.service.d/99-override.conf",
 	         "[Service]\n# local\nLimitNOFILE=1024\n");
 	plan(fx);
 	assert_int_equal(fx->plan.nfiles, 2);
@@ -328,7 +293,7 @@ static void test_dropin_removed_and_overridden(void **state)
 	                    "it; remove that file (or its line) to have it sooner");
 
 	/* The same file in /etc: it will not hold at boot either. */
-	put_file(fx->root, "etc/systemd/system/garage.service.d/99-override.conf",
+	ht_test_put_file(fx->root, "etc/systemd/system/garage.service.d/99-override.conf",
 	         "[Service]\n# local\nLimitNOFILE=1024\n");
 	plan(fx);
 	assert_int_equal(fx->plan.nwarnings, 1);
@@ -349,7 +314,7 @@ static void test_dropin_removed_and_overridden(void **state)
 	}
 
 	/* An empty LimitNOFILE= resets nothing (systemd ignores it): no warning from it. */
-	put_file(fx->root, "run/systemd/system/garage.service.d/99-override.conf",
+	ht_test_put_file(fx->root, "run/systemd/system/garage.service.d/99-override.conf",
 	         "[Service]\nLimitNOFILE=\n");
 	plan(fx);
 	assert_int_equal(fx->plan.nwarnings, 0);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <setjmp.h>
@@ -22,32 +21,16 @@
 #include "engine/facts.h"
 #include "shared/util.h"
 #include "engine/value.h"
+#include "test-util.h"
 
 /* ---- helpers ---- */
-
-/*
- * The fixtures as make check lays them out (tests/make-fixtures.sh: links
- * made, every file owner-writable), or $HT_FIXTURES_DIR.
- */
-static const char *fixtures_dir(void)
-{
-	const char *d = getenv("HT_FIXTURES_DIR");
-
-	if (d && *d)
-		return d;
-#ifdef FIXTURES_DIR
-	return FIXTURES_DIR;
-#else
-	return "tests/fixtures";
-#endif
-}
 
 /* tests/fixtures/NAME/REL; caller frees. */
 static char *fixture_path(const char *name, const char *rel)
 {
 	char *p;
 
-	assert_true(asprintf(&p, "%s/%s/%s", fixtures_dir(), name, rel) > 0);
+	assert_true(asprintf(&p, "%s/%s/%s", ht_test_fixtures_dir(), name, rel) > 0);
 	return p;
 }
 
@@ -108,14 +91,6 @@ static struct ht_facts *collect_fixture(const char *name)
 	return collect(root);
 }
 
-static void assert_str_or_null(const char *a, const char *b)
-{
-	if (!a || !b)
-		assert_ptr_equal(a, b);
-	else
-		assert_string_equal(a, b);
-}
-
 static void assert_value_equal(const struct ht_value *a, const struct ht_value *b)
 {
 	assert_int_equal(a->type, b->type);
@@ -146,62 +121,53 @@ static void assert_fact_equal(const struct ht_fact *a, const struct ht_fact *b)
 	assert_string_equal(a->name, b->name);
 	assert_value_equal(&a->value, &b->value);
 	assert_int_equal(a->error, b->error);
-	assert_str_or_null(a->unit, b->unit);
-	assert_str_or_null(a->source, b->source);
-}
-
-static const struct ht_fact *get(const struct ht_facts *f, const char *name)
-{
-	const struct ht_fact *fact = ht_facts_get(f, name);
-
-	if (!fact)
-		fail_msg("fact %s missing", name);
-	return fact;
+	ht_test_assert_str_or_null(a->unit, b->unit);
+	ht_test_assert_str_or_null(a->source, b->source);
 }
 
 static void assert_int_fact(const struct ht_facts *f, const char *name, int64_t want,
                             const char *unit, const char *source)
 {
-	const struct ht_fact *fact = get(f, name);
+	const struct ht_fact *fact = ht_test_fact(f, name);
 
 	assert_int_equal(fact->value.type, HT_T_INT);
 	assert_int_equal(fact->error, 0);
 	assert_true(fact->value.i == want);
-	assert_str_or_null(fact->unit, unit);
-	assert_str_or_null(fact->source, source);
+	ht_test_assert_str_or_null(fact->unit, unit);
+	ht_test_assert_str_or_null(fact->source, source);
 }
 
 static void assert_bool_fact(const struct ht_facts *f, const char *name, bool want,
                              const char *source)
 {
-	const struct ht_fact *fact = get(f, name);
+	const struct ht_fact *fact = ht_test_fact(f, name);
 
 	assert_int_equal(fact->value.type, HT_T_BOOL);
 	assert_int_equal(fact->value.b, want);
 	assert_null(fact->unit);
-	assert_str_or_null(fact->source, source);
+	ht_test_assert_str_or_null(fact->source, source);
 }
 
 static void assert_str_fact(const struct ht_facts *f, const char *name, const char *want,
                             const char *source)
 {
-	const struct ht_fact *fact = get(f, name);
+	const struct ht_fact *fact = ht_test_fact(f, name);
 
 	assert_int_equal(fact->value.type, HT_T_STR);
 	assert_string_equal(fact->value.s, want);
 	assert_null(fact->unit);
-	assert_str_or_null(fact->source, source);
+	ht_test_assert_str_or_null(fact->source, source);
 }
 
 static void assert_unavailable(const struct ht_facts *f, const char *name, int errnum,
                                const char *unit, const char *source)
 {
-	const struct ht_fact *fact = get(f, name);
+	const struct ht_fact *fact = ht_test_fact(f, name);
 
 	assert_int_equal(fact->value.type, HT_T_NONE);
 	assert_int_equal(fact->error, errnum);
-	assert_str_or_null(fact->unit, unit);
-	assert_str_or_null(fact->source, source);
+	ht_test_assert_str_or_null(fact->unit, unit);
+	ht_test_assert_str_or_null(fact->source, source);
 }
 
 /* Every known fact is in @f, and every available one has its registered type and unit. */
@@ -222,8 +188,8 @@ static void assert_all_defs_collected(const struct ht_facts *f)
 		/* The Garage pre-flight's come from ht_collect_garage(), which the CLI runs. */
 		if (strncmp(defs[i].name, "garage.", 7) == 0 || strcmp(defs[i].name, "storage.list") == 0)
 			continue;
-		fact = get(f, defs[i].name);
-		assert_str_or_null(fact->unit, defs[i].unit);
+		fact = ht_test_fact(f, defs[i].name);
+		ht_test_assert_str_or_null(fact->unit, defs[i].unit);
 		assert_non_null(fact->source);
 		if (fact->value.type == HT_T_NONE)
 			assert_true(fact->error > 0);
@@ -232,64 +198,6 @@ static void assert_all_defs_collected(const struct ht_facts *f)
 		else
 			assert_int_equal(fact->value.type, defs[i].type);
 	}
-}
-
-/* A scratch tree under $TMPDIR for trees git cannot hold (modes, odd file types). */
-static char *tmp_tree(void)
-{
-	const char *t = getenv("TMPDIR");
-	char *d;
-
-	assert_true(asprintf(&d, "%s/ht-facts-XXXXXX", t && *t ? t : "/tmp") > 0);
-	assert_non_null(mkdtemp(d));
-	return d;
-}
-
-static void mkdirs(char *path)
-{
-	for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		if (mkdir(path, 0755) < 0)
-			assert_int_equal(errno, EEXIST);
-		*s = '/';
-	}
-}
-
-static void put_file(const char *dir, const char *rel, const char *content, mode_t mode)
-{
-	_cleanup_free_ char *p = NULL;
-	_cleanup_close_ int fd = -1;
-	size_t len = strlen(content);
-
-	assert_true(asprintf(&p, "%s/%s", dir, rel) > 0);
-	mkdirs(p);
-	if (unlink(p) < 0)
-		assert_int_equal(errno, ENOENT);
-	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, content, len), (ssize_t)len);
-	assert_int_equal(fchmod(fd, mode), 0);
-}
-
-static void put_dir(const char *dir, const char *rel)
-{
-	_cleanup_free_ char *p = NULL;
-
-	assert_true(asprintf(&p, "%s/%s/", dir, rel) > 0);
-	mkdirs(p);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-static void rm_tree(char *dir)
-{
-	assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
-	free(dir);
 }
 
 /* ---- the registry and the table ---- */
@@ -391,8 +299,8 @@ static void test_set_get(void **state)
 	assert_unavailable(f, "q", EACCES, NULL, NULL);
 	v = ht_dec(2.5);
 	assert_int_equal(ht_facts_set(f, "q", &v, NULL, "x"), 0);
-	assert_int_equal(get(f, "q")->value.type, HT_T_DEC);
-	assert_int_equal(get(f, "q")->error, 0);
+	assert_int_equal(ht_test_fact(f, "q")->value.type, HT_T_DEC);
+	assert_int_equal(ht_test_fact(f, "q")->error, 0);
 
 	/* The value is deep-copied. */
 	{
@@ -401,7 +309,7 @@ static void test_set_get(void **state)
 
 		assert_int_equal(ht_facts_set(f, "str", &sv, NULL, NULL), 0);
 		s[0] = 'X';
-		assert_string_equal(get(f, "str")->value.s, "copy me");
+		assert_string_equal(ht_test_fact(f, "str")->value.s, "copy me");
 	}
 
 	/* Bad arguments: what could not be written and read back unchanged. */
@@ -444,7 +352,7 @@ static void test_set_get(void **state)
 		assert_int_equal(ht_facts_set(f, "str", &neg, NULL, NULL), 0); /* not a known fact */
 		/* U+10FFFF, the last code point, is fine: set on "str" to keep the count. */
 		assert_int_equal(ht_facts_set(f, "str", &last, NULL, "\xe2\x82\xac"), 0);
-		assert_string_equal(get(f, "str")->value.s, "\xf4\x8f\xbf\xbf");
+		assert_string_equal(ht_test_fact(f, "str")->value.s, "\xf4\x8f\xbf\xbf");
 	}
 	assert_int_equal(ht_facts_set_unavailable(f, "a", 0, NULL, NULL), -EINVAL);
 	assert_int_equal(ht_facts_set_unavailable(f, "a", -ENOENT, NULL, NULL), -EINVAL);
@@ -577,12 +485,12 @@ static void test_read_tolerant(void **state)
 	assert_int_equal(ht_facts_count(f), 8); /* 7 in the file + keep.me */
 	assert_int_fact(f, "mem.total", 503316480, "bytes", "/proc/meminfo MemTotal");
 	assert_int_fact(f, "cpu.count", 1, NULL, NULL);
-	fact = get(f, "kernel.version");
+	fact = ht_test_fact(f, "kernel.version");
 	assert_int_equal(fact->value.type, HT_T_VER);
 	assert_int_equal(fact->value.v.n, 2);
 	assert_int_equal(fact->value.v.part[0], 5);
 	assert_int_equal(fact->value.v.part[1], 15);
-	fact = get(f, "module.x.future"); /* module parameters are open, with any type */
+	fact = ht_test_fact(f, "module.x.future"); /* module parameters are open, with any type */
 	assert_int_equal(fact->value.type, HT_T_DEC);
 	assert_true(fact->value.d == 0.5);
 	assert_string_equal(fact->source, "a source   with  inner  blanks");
@@ -604,7 +512,7 @@ static void test_read_tolerant(void **state)
 	                 0);
 	assert_string_equal(err.msg, "");
 	assert_int_fact(f, "mem.total", 0, "bytes", NULL);
-	assert_true(get(f, "cpu.count")->value.d > 0);
+	assert_true(ht_test_fact(f, "cpu.count")->value.d > 0);
 	assert_str_fact(f, "cpu.model", "Caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
 	                "caf\xc3\xa9 \xe2\x82\xac");
 
@@ -892,7 +800,7 @@ static void test_collect_garage_vm(void **state)
 	/* MemTotal: 491520 kB -> 491520 x 1024 = 503316480 bytes (480 MiB) */
 	assert_int_fact(f, "mem.total", 503316480, "bytes", "/proc/meminfo MemTotal");
 	assert_str_fact(f, "kernel.release", "5.15.0-91-generic", "/proc/sys/kernel/osrelease");
-	fact = get(f, "kernel.version"); /* "5.15.0-91-generic" -> 5.15.0, 3 parts */
+	fact = ht_test_fact(f, "kernel.version"); /* "5.15.0-91-generic" -> 5.15.0, 3 parts */
 	assert_int_equal(fact->value.type, HT_T_VER);
 	assert_int_equal(fact->value.v.n, 3);
 	assert_int_equal(fact->value.v.part[0], 5);
@@ -983,11 +891,11 @@ static void test_expected_files_read_back(void **state)
 /* nf_conntrack_max registered 0444, as the kernel does outside the initial netns. */
 static void test_collect_netns_readonly(void **state)
 {
-	char *dir = tmp_tree();
+	char *dir = ht_test_tmp_dir("ht-facts");
 	struct ht_facts *f;
 
 	(void)state;
-	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_max", "262144\n", 0444);
+	ht_test_put_file_mode(dir, "proc/sys/net/netfilter/nf_conntrack_max", "262144\n", 0444);
 	f = collect(dir);
 	assert_bool_fact(f, "netns.initial", false, "mode of " NF "nf_conntrack_max");
 	/* Read-only still reads. */
@@ -1004,30 +912,31 @@ static void test_collect_netns_readonly(void **state)
 	ht_facts_free(f);
 
 	/* The same file 0644: the owner may write, so this is the initial netns. */
-	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_max", "262144\n", 0644);
+	ht_test_put_file_mode(dir, "proc/sys/net/netfilter/nf_conntrack_max", "262144\n", 0644);
 	f = collect(dir);
 	assert_bool_fact(f, "netns.initial", true, "mode of " NF "nf_conntrack_max");
 	ht_facts_free(f);
-	rm_tree(dir);
+	ht_test_rm_tree(dir);
+	free(dir);
 }
 
 /* Sources that exist but do not hold what the kernel writes there. */
 static void test_collect_malformed(void **state)
 {
-	char *dir = tmp_tree();
+	char *dir = ht_test_tmp_dir("ht-facts");
 	struct ht_facts *f;
 
 	(void)state;
-	put_file(dir, "proc/meminfo", "MemTotal:       lots kB\nMemFree:  1 kB\n", 0644);
-	put_file(dir, "proc/sys/kernel/osrelease", "generic-5.15\n", 0644);
-	put_file(dir, "proc/sys/kernel/arch", "vax\n", 0644);
-	put_file(dir, "sys/devices/system/cpu/online", "3-1\n", 0644);
-	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_count", "abc\n", 0644);
-	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_buckets", "\n", 0644);
-	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait",
+	ht_test_put_file_mode(dir, "proc/meminfo", "MemTotal:       lots kB\nMemFree:  1 kB\n", 0644);
+	ht_test_put_file_mode(dir, "proc/sys/kernel/osrelease", "generic-5.15\n", 0644);
+	ht_test_put_file_mode(dir, "proc/sys/kernel/arch", "vax\n", 0644);
+	ht_test_put_file_mode(dir, "sys/devices/system/cpu/online", "3-1\n", 0644);
+	ht_test_put_file_mode(dir, "proc/sys/net/netfilter/nf_conntrack_count", "abc\n", 0644);
+	ht_test_put_file_mode(dir, "proc/sys/net/netfilter/nf_conntrack_buckets", "\n", 0644);
+	ht_test_put_file_mode(dir, "proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait",
 	         "99999999999999999999\n", 0644);
-	put_dir(dir, "proc/sys/net/netfilter/nf_conntrack_max"); /* read(2) gives EISDIR */
-	put_file(dir, "sys/module", "not a directory\n", 0644);   /* stat(2) gives ENOTDIR */
+	ht_test_mkdirs(dir, "proc/sys/net/netfilter/nf_conntrack_max"); /* read(2) gives EISDIR */
+	ht_test_put_file_mode(dir, "sys/module", "not a directory\n", 0644);   /* stat(2) gives ENOTDIR */
 	f = collect(dir);
 
 	assert_unavailable(f, "mem.total", EINVAL, "bytes", "/proc/meminfo MemTotal");
@@ -1061,20 +970,8 @@ static void test_collect_malformed(void **state)
 	assert_bool_fact(f, "netns.initial", true, "mode of " NF "nf_conntrack_max");
 	assert_all_defs_collected(f);
 	ht_facts_free(f);
-	rm_tree(dir);
-}
-
-/* Writes @len bytes of @content, NUL bytes and all, to DIR/REL. */
-static void put_bytes(const char *dir, const char *rel, const char *content, size_t len)
-{
-	_cleanup_free_ char *p = NULL;
-	_cleanup_close_ int fd = -1;
-
-	assert_true(asprintf(&p, "%s/%s", dir, rel) > 0);
-	mkdirs(p);
-	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, content, len), (ssize_t)len);
+	ht_test_rm_tree(dir);
+	free(dir);
 }
 
 static void put_fifo(const char *dir, const char *rel)
@@ -1082,7 +979,7 @@ static void put_fifo(const char *dir, const char *rel)
 	_cleanup_free_ char *p = NULL;
 
 	assert_true(asprintf(&p, "%s/%s", dir, rel) > 0);
-	mkdirs(p);
+	ht_test_mkdir_parents(dir, rel);
 	assert_int_equal(mkfifo(p, 0644), 0);
 }
 
@@ -1090,17 +987,17 @@ static void put_fifo(const char *dir, const char *rel)
 static void test_read_file_kinds(void **state)
 {
 	static const char nul[] = "4096\0garbage\n";
-	char *dir = tmp_tree();
+	char *dir = ht_test_tmp_dir("ht-facts");
 	char *buf = NULL;
 
 	(void)state;
-	put_file(dir, "ok", "4096\n\n", 0644);
+	ht_test_put_file_mode(dir, "ok", "4096\n\n", 0644);
 	assert_int_equal(ht_read_file(dir, "/ok", &buf), 0);
 	assert_string_equal(buf, "4096");
 	free(TAKE_PTR(buf));
 
 	/* sizeof - 1 = 13 bytes, the NUL at offset 4: it must not read as "4096". */
-	put_bytes(dir, "nul", nul, sizeof(nul) - 1);
+	ht_test_put_bytes(dir, "nul", nul, sizeof(nul) - 1);
 	assert_int_equal(ht_read_file(dir, "/nul", &buf), -EINVAL);
 	assert_null(buf);
 
@@ -1114,7 +1011,7 @@ static void test_read_file_kinds(void **state)
 	alarm(0);
 	assert_null(buf);
 
-	put_dir(dir, "dir");
+	ht_test_mkdirs(dir, "dir");
 	assert_int_equal(ht_read_file(dir, "/dir", &buf), -EISDIR);
 	/* /dev/null is a character device wherever this runs. */
 	assert_int_equal(ht_read_file(NULL, "/dev/null", &buf), -EINVAL);
@@ -1128,7 +1025,8 @@ static void test_read_file_kinds(void **state)
 		assert_int_equal(ht_read_file(NULL, "/sys/devices/system/cpu/online", &buf), 0);
 		free(TAKE_PTR(buf));
 	}
-	rm_tree(dir);
+	ht_test_rm_tree(dir);
+	free(dir);
 }
 
 /*
@@ -1139,16 +1037,16 @@ static void test_read_file_kinds(void **state)
 static void test_collect_odd_files(void **state)
 {
 	static const char nul[] = "4096\0garbage\n";
-	char *dir = tmp_tree();
+	char *dir = ht_test_tmp_dir("ht-facts");
 	struct ht_facts *f;
 
 	(void)state;
 	put_fifo(dir, "proc/meminfo");
-	put_file(dir, "proc/sys/kernel/osrelease", "5.15.0\n", 0644);
-	put_bytes(dir, "proc/sys/net/netfilter/nf_conntrack_max", nul, sizeof(nul) - 1);
-	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_buckets", "-1\n", 0644);
-	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_count", "-5\n", 0644);
-	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait", "-120\n", 0644);
+	ht_test_put_file_mode(dir, "proc/sys/kernel/osrelease", "5.15.0\n", 0644);
+	ht_test_put_bytes(dir, "proc/sys/net/netfilter/nf_conntrack_max", nul, sizeof(nul) - 1);
+	ht_test_put_file_mode(dir, "proc/sys/net/netfilter/nf_conntrack_buckets", "-1\n", 0644);
+	ht_test_put_file_mode(dir, "proc/sys/net/netfilter/nf_conntrack_count", "-5\n", 0644);
+	ht_test_put_file_mode(dir, "proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait", "-120\n", 0644);
 	put_fifo(dir, "sys/devices/system/cpu/online");
 	alarm(10);
 	f = collect(dir);
@@ -1178,7 +1076,7 @@ static void test_collect_odd_files(void **state)
 	ht_facts_free(f);
 
 	/* A negative module parameter: hashsize is a count of buckets. */
-	put_file(dir, "sys/module/nf_conntrack/parameters/hashsize", "-4096\n", 0644);
+	ht_test_put_file_mode(dir, "sys/module/nf_conntrack/parameters/hashsize", "-4096\n", 0644);
 	f = collect(dir);
 	{
 		_cleanup_free_ char *hs = bad_int(dir, "/sys/module/nf_conntrack/parameters/hashsize",
@@ -1188,7 +1086,7 @@ static void test_collect_odd_files(void **state)
 	}
 	ht_facts_free(f);
 	/* 2^32 = 4294967296 is one above an unsigned int; 2^32 - 1 is the largest hashsize. */
-	put_file(dir, "sys/module/nf_conntrack/parameters/hashsize", "4294967296\n", 0644);
+	ht_test_put_file_mode(dir, "sys/module/nf_conntrack/parameters/hashsize", "4294967296\n", 0644);
 	f = collect(dir);
 	{
 		_cleanup_free_ char *hs = bad_int(dir, "/sys/module/nf_conntrack/parameters/hashsize",
@@ -1197,12 +1095,12 @@ static void test_collect_odd_files(void **state)
 		assert_unavailable(f, "module.nf_conntrack.hashsize", EINVAL, "buckets", hs);
 	}
 	ht_facts_free(f);
-	put_file(dir, "sys/module/nf_conntrack/parameters/hashsize", "4294967295\n", 0644);
+	ht_test_put_file_mode(dir, "sys/module/nf_conntrack/parameters/hashsize", "4294967295\n", 0644);
 	f = collect(dir);
-	assert_int_equal(get(f, "module.nf_conntrack.hashsize")->value.i, INT64_C(4294967295));
+	assert_int_equal(ht_test_fact(f, "module.nf_conntrack.hashsize")->value.i, INT64_C(4294967295));
 	ht_facts_free(f);
 	/* Control characters and bytes above 0x7e show as '?', and 40 bytes at most. */
-	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_count",
+	ht_test_put_file_mode(dir, "proc/sys/net/netfilter/nf_conntrack_count",
 	         "\x1b[31m\xc3\xa9 0123456789012345678901234567890123456789\n", 0644);
 	f = collect(dir);
 	{
@@ -1213,7 +1111,8 @@ static void test_collect_odd_files(void **state)
 		assert_unavailable(f, "net.netfilter.nf_conntrack_count", EINVAL, "entries", count);
 	}
 	ht_facts_free(f);
-	rm_tree(dir);
+	ht_test_rm_tree(dir);
+	free(dir);
 }
 
 /* RFC 3629's well-formed sequences, at the edges of each row of its table. */
@@ -1270,7 +1169,7 @@ static void test_collect_host(void **state)
 		assert_int_fact(f, "kernel.page_size", sysconf(_SC_PAGESIZE), "bytes",
 		                "sysconf(_SC_PAGESIZE)");
 		/* arch from /proc/sys/kernel/arch or, on kernels before it, uname(2) */
-		assert_int_equal(get(f, "cpu.arch")->value.type, HT_T_STR);
+		assert_int_equal(ht_test_fact(f, "cpu.arch")->value.type, HT_T_STR);
 		assert_all_defs_collected(f);
 		ht_facts_free(f);
 	}
@@ -1538,14 +1437,14 @@ static void test_collect_ct_table(void **state)
 /* The table's facts on trees without the file, with a bad one, a long one. */
 static void test_collect_ct_table_bad(void **state)
 {
-	char *dir = tmp_tree();
+	char *dir = ht_test_tmp_dir("ht-facts");
 	struct ht_facts *f;
 	char *big;
 	size_t n = 0;
 
 	(void)state;
 	/* No file, no timeout: every fact unavailable ENOENT, stale too. */
-	put_dir(dir, "proc/net");
+	ht_test_mkdirs(dir, "proc/net");
 	f = collect(dir);
 	assert_unavailable(f, "conntrack.dump.entries", ENOENT, "entries", CT_TABLE_SRC);
 	assert_unavailable(f, "conntrack.state.TIME_WAIT", ENOENT, "entries", CT_TABLE_SRC);
@@ -1554,7 +1453,7 @@ static void test_collect_ct_table_bad(void **state)
 	ht_facts_free(f);
 
 	/* A good table without the timeout: the counts, but stale unavailable. */
-	put_file(dir, "proc/net/nf_conntrack", "ipv4 2 tcp 6 5 ESTABLISHED src=1.1.1.1\n", 0644);
+	ht_test_put_file_mode(dir, "proc/net/nf_conntrack", "ipv4 2 tcp 6 5 ESTABLISHED src=1.1.1.1\n", 0644);
 	f = collect(dir);
 	assert_int_fact(f, "conntrack.state.ESTABLISHED", 1, "entries", CT_TABLE_SRC);
 	assert_unavailable(f, "conntrack.stale.established", ENOENT, "entries",
@@ -1562,7 +1461,7 @@ static void test_collect_ct_table_bad(void **state)
 	ht_facts_free(f);
 
 	/* A timeout that is no number: stale unavailable with its EINVAL. */
-	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established", "x\n", 0644);
+	ht_test_put_file_mode(dir, "proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established", "x\n", 0644);
 	f = collect(dir);
 	assert_unavailable(f, "conntrack.stale.established", EINVAL, "entries",
 	                   "net.netfilter.nf_conntrack_tcp_timeout_established unavailable");
@@ -1573,21 +1472,21 @@ static void test_collect_ct_table_bad(void **state)
 	 * the unacknowledged timeout. Without its file that is 300: 200 is not
 	 * stale, 400 is; with the file's 100 both are.
 	 */
-	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established", "7200\n", 0644);
-	put_file(dir, "proc/net/nf_conntrack",
+	ht_test_put_file_mode(dir, "proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established", "7200\n", 0644);
+	ht_test_put_file_mode(dir, "proc/net/nf_conntrack",
 	         "ipv4 2 tcp 6 200 ESTABLISHED src=1.1.1.1\nipv4 2 tcp 6 400 ESTABLISHED src=1.1.1.1\n",
 	         0644);
 	f = collect(dir);
 	assert_int_fact(f, "conntrack.stale.established", 1, "entries", CT_TABLE_SRC);
 	ht_facts_free(f);
-	put_file(dir, "proc/sys/net/netfilter/nf_conntrack_tcp_timeout_unacknowledged", "100\n",
+	ht_test_put_file_mode(dir, "proc/sys/net/netfilter/nf_conntrack_tcp_timeout_unacknowledged", "100\n",
 	         0644);
 	f = collect(dir);
 	assert_int_fact(f, "conntrack.stale.established", 2, "entries", CT_TABLE_SRC);
 	ht_facts_free(f);
 
 	/* A line that is not the kernel's: every fact EINVAL. */
-	put_file(dir, "proc/net/nf_conntrack", "ipv4 2 tcp 6 5 ESTABLISHED\nhello\n", 0644);
+	ht_test_put_file_mode(dir, "proc/net/nf_conntrack", "ipv4 2 tcp 6 5 ESTABLISHED\nhello\n", 0644);
 	f = collect(dir);
 	assert_unavailable(f, "conntrack.dump.tcp", EINVAL, "entries", CT_TABLE_SRC);
 	assert_unavailable(f, "conntrack.stale.established", EINVAL, "entries", CT_TABLE_SRC);
@@ -1608,19 +1507,20 @@ static void test_collect_ct_table_bad(void **state)
 		n += 31;
 	}
 	big[n] = '\0';
-	put_file(dir, "proc/net/nf_conntrack", big, 0644);
+	ht_test_put_file_mode(dir, "proc/net/nf_conntrack", big, 0644);
 	f = collect(dir);
 	assert_int_fact(f, "conntrack.dump.entries", 3000, "entries", CT_TABLE_SRC);
 	assert_int_fact(f, "conntrack.state.TIME_WAIT", 1000, "entries", CT_TABLE_SRC);
 	ht_facts_free(f);
 	memset(big + n, 'x', 70000);
 	big[n + 70000] = '\0';
-	put_file(dir, "proc/net/nf_conntrack", big, 0644);
+	ht_test_put_file_mode(dir, "proc/net/nf_conntrack", big, 0644);
 	f = collect(dir);
 	assert_unavailable(f, "conntrack.dump.entries", EINVAL, "entries", CT_TABLE_SRC);
 	ht_facts_free(f);
 	free(big);
-	rm_tree(dir);
+	ht_test_rm_tree(dir);
+	free(dir);
 }
 
 int main(void)

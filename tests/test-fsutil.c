@@ -29,6 +29,7 @@
 #include "persist/persist.h"
 #include "persist/persist-internal.h"
 #include "shared/util.h"
+#include "test-util.h"
 
 /* ---- fault injection (the library's calls land here through --wrap) ---- */
 
@@ -122,14 +123,9 @@ ssize_t __wrap_write(int fd, const void *buf, size_t n)
 
 static char root[PATH_MAX / 2], outside[PATH_MAX / 2 + 16];
 
-static int rm_cb(const char *p, const struct stat *st _unused_, int flag, struct FTW *f _unused_)
-{
-	return flag == FTW_DP ? rmdir(p) : unlink(p);
-}
-
 static void rm_rf(const char *p)
 {
-	nftw(p, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(p, ht_test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static int setup(void **state _unused_)
@@ -167,30 +163,12 @@ static char *at(const char *rel)
 	return buf[k];
 }
 
-static void mkdirs(const char *full)
-{
-	char tmp[PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", full);
-	for (char *s = tmp + 1; *s; s++)
-		if (*s == '/') {
-			*s = '\0';
-			mkdir(tmp, 0755);
-			*s = '/';
-		}
-	mkdir(tmp, 0755);
-}
-
 /* Writes @rel below the root (parents created) with @mode. */
 static void put(const char *rel, const char *content, mode_t mode)
 {
-	char dir[PATH_MAX], *slash;
 	FILE *f;
 
-	snprintf(dir, sizeof(dir), "%s", at(rel));
-	slash = strrchr(dir, '/');
-	*slash = '\0';
-	mkdirs(dir);
+	ht_test_mkdir_parents(root, rel);
 	f = fopen(at(rel), "w");
 	assert_non_null(f);
 	fputs(content, f);

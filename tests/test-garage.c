@@ -16,6 +16,7 @@
 #include "collect/collect.h"
 #include "engine/facts.h"
 #include "shared/util.h"
+#include "test-util.h"
 
 /*
  * ht_collect_garage() on the trees of tests/fixtures/garage (garage.toml
@@ -76,29 +77,13 @@ static void check_call(size_t i, const char *root, const char *name, const char 
 
 /* ---- fixtures and facts ---- */
 
-static const char *fixtures_dir(void)
-{
-	const char *d = getenv("HT_FIXTURES_DIR");
-
-	return d && *d ? d : FIXTURES_DIR;
-}
-
 /* ROOT of tests/fixtures/garage/@name (static buffer). */
 static const char *tree(const char *name)
 {
 	static char path[512];
 
-	snprintf(path, sizeof(path), "%s/garage/%s", fixtures_dir(), name);
+	snprintf(path, sizeof(path), "%s/garage/%s", ht_test_fixtures_dir(), name);
 	return path;
-}
-
-static const struct ht_fact *get(const struct ht_facts *f, const char *name)
-{
-	const struct ht_fact *fact = ht_facts_get(f, name);
-
-	if (!fact)
-		fail_msg("fact %s missing", name);
-	return fact;
 }
 
 static void src_is(const struct ht_fact *fact, const char *source)
@@ -111,7 +96,7 @@ static void src_is(const struct ht_fact *fact, const char *source)
 static void str_is(const struct ht_facts *f, const char *name, const char *want,
                    const char *source)
 {
-	const struct ht_fact *fact = get(f, name);
+	const struct ht_fact *fact = ht_test_fact(f, name);
 
 	if (fact->value.type != HT_T_STR)
 		fail_msg("%s: not a string (error %d)", name, fact->error);
@@ -121,7 +106,7 @@ static void str_is(const struct ht_facts *f, const char *name, const char *want,
 
 static void int_is(const struct ht_facts *f, const char *name, int64_t want, const char *source)
 {
-	const struct ht_fact *fact = get(f, name);
+	const struct ht_fact *fact = ht_test_fact(f, name);
 
 	if (fact->value.type != HT_T_INT)
 		fail_msg("%s: not an integer (error %d)", name, fact->error);
@@ -132,7 +117,7 @@ static void int_is(const struct ht_facts *f, const char *name, int64_t want, con
 
 static void bool_is(const struct ht_facts *f, const char *name, bool want, const char *source)
 {
-	const struct ht_fact *fact = get(f, name);
+	const struct ht_fact *fact = ht_test_fact(f, name);
 
 	assert_int_equal(fact->value.type, HT_T_BOOL);
 	assert_int_equal(fact->value.b, want);
@@ -142,7 +127,7 @@ static void bool_is(const struct ht_facts *f, const char *name, bool want, const
 static void unavailable_is(const struct ht_facts *f, const char *name, int err,
                            const char *source)
 {
-	const struct ht_fact *fact = get(f, name);
+	const struct ht_fact *fact = ht_test_fact(f, name);
 
 	if (fact->value.type != HT_T_NONE)
 		fail_msg("%s: available, want errno %d", name, err);
@@ -186,14 +171,6 @@ static struct ht_facts *collect(const char *root, const struct ht_garage_input *
 
 static char scratch[64];
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 static int scratch_setup(void **state)
 {
 	(void)state;
@@ -204,24 +181,13 @@ static int scratch_setup(void **state)
 static int scratch_teardown(void **state)
 {
 	(void)state;
-	return nftw(scratch, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return nftw(scratch, ht_test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Writes @len bytes of @data to SCRATCH/@path, making its directories. */
 static void put_bytes(const char *path, const void *data, size_t len)
 {
-	_cleanup_free_ char *full = ht_root_path(scratch, path);
-	FILE *f;
-
-	assert_non_null(full);
-	for (char *s = full + strlen(scratch) + 1; (s = strchr(s, '/')); s++) {
-		*s = '\0';
-		assert_true(mkdir(full, 0755) == 0 || errno == EEXIST);
-		*s = '/';
-	}
-	assert_non_null(f = fopen(full, "w"));
-	assert_int_equal(fwrite(data, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
+	ht_test_put_bytes(scratch, path, data, len);
 }
 
 static void put(const char *path, const char *text)
@@ -336,8 +302,8 @@ static void test_multi(void **state)
 	int_is(f, "storage.data2.capacity", 2000000000000, "/etc/garage.toml:26");
 	int_is(f, "storage.data3.capacity", 2199023255552, "/etc/garage.toml:30");
 	assert_null(ht_facts_get(f, "storage.data2.read_only"));
-	assert_int_equal(get(f, "storage.data2.capacity")->unit != NULL, true);
-	assert_string_equal(get(f, "storage.data2.capacity")->unit, "bytes");
+	assert_int_equal(ht_test_fact(f, "storage.data2.capacity")->unit != NULL, true);
+	assert_string_equal(ht_test_fact(f, "storage.data2.capacity")->unit, "bytes");
 	ht_facts_free(f);
 }
 
@@ -372,7 +338,7 @@ static void test_inline(void **state)
 	assert_null(ht_facts_get(f, "storage.data1.capacity"));
 	/* "3T" = 3 x 1000^4 */
 	int_is(f, "storage.data2.capacity", 3000000000000, "/etc/garage.toml:7");
-	assert_string_equal(get(f, "storage.data2.capacity")->unit, "bytes");
+	assert_string_equal(ht_test_fact(f, "storage.data2.capacity")->unit, "bytes");
 	assert_null(ht_facts_get(f, "storage.data2.read_only"));
 	assert_null(ht_facts_get(f, "storage.data3.path"));
 	ht_facts_free(f);
@@ -391,7 +357,7 @@ static void test_unit_c(void **state)
 	/* 65536:524288 in the drop-in, applied after the unit's 42000: the soft limit */
 	int_is(f, "garage.unit.nofile", 65536,
 	       "/etc/systemd/system/garage.service.d/50-limits.conf:3");
-	assert_string_equal(get(f, "garage.unit.nofile")->unit, "descriptors");
+	assert_string_equal(ht_test_fact(f, "garage.unit.nofile")->unit, "descriptors");
 	str_is(f, "garage.config", "/srv/g.toml", "/usr/lib/systemd/system/garage.service:10 ExecStart=");
 	/* /etc/garage.toml of this tree says /wrong/...: not read. */
 	str_is(f, "garage.metadata_dir", "/var/lib/garage/meta", "/srv/g.toml:1");

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +17,7 @@
 #include "engine/rules.h"
 #include "shared/util.h"
 #include "engine/value.h"
+#include "test-util.h"
 
 /*
  * Every test gets a scratch directory for the rules and profiles it writes, a
@@ -34,23 +34,14 @@ struct fx {
 
 static int setup(void **state)
 {
-	const char *t = getenv("TMPDIR");
 	struct fx *fx = calloc(1, sizeof(*fx));
 
 	assert_non_null(fx);
-	assert_true(asprintf(&fx->dir, "%s/ht-rules-XXXXXX", t && *t ? t : "/tmp") > 0);
-	assert_non_null(mkdtemp(fx->dir));
+	fx->dir = ht_test_tmp_dir("ht-rules");
 	fx->facts = ht_facts_new();
 	assert_non_null(fx->facts);
 	*state = fx;
 	return 0;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
 }
 
 static int teardown(void **state)
@@ -60,29 +51,10 @@ static int teardown(void **state)
 	ht_findings_free(&fx->fd);
 	ht_ruleset_free(fx->rs);
 	ht_facts_free(fx->facts);
-	assert_int_equal(nftw(fx->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	ht_test_rm_tree(fx->dir);
 	free(fx->dir);
 	free(fx);
 	return 0;
-}
-
-/* Writes @text to DIR/REL, creating the directories on the way (profiles/, a second dir). */
-static void put_file(const char *dir, const char *rel, const char *text)
-{
-	_cleanup_free_ char *p = NULL;
-	_cleanup_close_ int fd = -1;
-	size_t len = strlen(text);
-
-	assert_true(asprintf(&p, "%s/%s", dir, rel) > 0);
-	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		if (mkdir(p, 0755) < 0)
-			assert_int_equal(errno, EEXIST);
-		*s = '/';
-	}
-	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, len), (ssize_t)len);
 }
 
 /* The error must read DIR/SUFFIX: every position message starts with the file's path. */
@@ -102,7 +74,7 @@ static int load(struct fx *fx, const char *text)
 	ht_findings_free(&fx->fd);
 	ht_ruleset_free(fx->rs);
 	fx->rs = NULL;
-	put_file(fx->dir, "a.rules", text);
+	ht_test_put_file(fx->dir, "a.rules", text);
 	fx->err.msg[0] = '\0';
 	return ht_ruleset_load(dirs, 1, &fx->rs, &fx->err);
 }
@@ -127,13 +99,6 @@ static void evaluate_ok(struct fx *fx)
 	if (r < 0)
 		print_error("evaluate: %s\n", fx->err.msg);
 	assert_int_equal(r, 0);
-}
-
-static void fact_int(struct fx *fx, const char *name, int64_t i)
-{
-	struct ht_value v = ht_int(i);
-
-	assert_int_equal(ht_facts_set(fx->facts, name, &v, NULL, NULL), 0);
 }
 
 static const struct ht_finding *finding(const struct fx *fx, const char *id)
@@ -188,7 +153,7 @@ static void test_evaluate_sysctl(void **state)
 	            "explain = max {" NF_MAX "} of {t.max|bytes}, budget {t.budget|pct}\n"
 	            "  ({t.budget * 2.5|pct}), {t.max / 3|.1} {{literal}} {t.budget}\n"
 	            "  {1.5GiB|bytes}\n");
-	fact_int(fx, NF_MAX, 4096);
+	ht_test_fact_int(fx->facts, NF_MAX, 4096);
 	evaluate_ok(fx);
 
 	/* The named value yields no finding; it only feeds t.max's explanation. */
@@ -239,9 +204,9 @@ static void test_plural(void **state)
 	            "  {mem.total|plural:entry:entries}, {cpu.aes.gcm_mbps|plural:CPU:CPUs},\n"
 	            "  {cpu.chacha.mbps|plural:packet:packets}, {kernel.page_size + 1|plural:connection/s:connections/s},\n"
 	            "  {kernel.page_size - 2|plural:byte:bytes}\n");
-	fact_int(fx, "cpu.count", 0);
-	fact_int(fx, "kernel.page_size", 1);
-	fact_int(fx, "mem.total", 2);
+	ht_test_fact_int(fx->facts, "cpu.count", 0);
+	ht_test_fact_int(fx->facts, "kernel.page_size", 1);
+	ht_test_fact_int(fx->facts, "mem.total", 2);
 	assert_int_equal(ht_facts_set(fx->facts, "cpu.aes.gcm_mbps", &d, NULL, NULL), 0);
 	assert_int_equal(ht_facts_set(fx->facts, "cpu.chacha.mbps", &h, NULL, NULL), 0);
 	evaluate_ok(fx);
@@ -292,18 +257,18 @@ static void test_each_listener_process(void **state)
 
 	load_ok(fx, rules);
 	assert_int_equal(ht_facts_set(fx->facts, "listener.list", &s, NULL, "sock_diag"), 0);
-	fact_int(fx, "listener.22.backlog", 128);
-	fact_int(fx, "listener.22.queue", 0);
-	fact_int(fx, "listener.3900.backlog", 128);
-	fact_int(fx, "listener.3900.queue", 129);
+	ht_test_fact_int(fx->facts, "listener.22.backlog", 128);
+	ht_test_fact_int(fx->facts, "listener.22.queue", 0);
+	ht_test_fact_int(fx->facts, "listener.3900.backlog", 128);
+	ht_test_fact_int(fx->facts, "listener.3900.queue", 129);
 	assert_int_equal(ht_facts_set(fx->facts, "listener.3900.process", &comm, NULL, NULL), 0);
 	comm.s = (char *)"sshd";
 	assert_int_equal(ht_facts_set(fx->facts, "listener.22.process", &comm, NULL, NULL), 0);
 	assert_int_equal(ht_facts_set(fx->facts, "process.list", &p, NULL, NULL), 0);
-	fact_int(fx, "process.garage.nofile", 1024);
-	fact_int(fx, "process.garage.fds", 40);
-	fact_int(fx, "process.sshd.nofile", 65536);
-	fact_int(fx, "process.sshd.fds", 7);
+	ht_test_fact_int(fx->facts, "process.garage.nofile", 1024);
+	ht_test_fact_int(fx->facts, "process.garage.fds", 40);
+	ht_test_fact_int(fx->facts, "process.sshd.nofile", 65536);
+	ht_test_fact_int(fx->facts, "process.sshd.fds", 7);
 	evaluate_ok(fx);
 	/* 2 listeners + 2 processes. */
 	assert_int_equal(fx->fd.n, 4);
@@ -554,7 +519,7 @@ static void test_each_nic_without_interfaces(void **state)
 	/* With an interface the rules evaluate for it as before. */
 	s.s = (char *)"eth0";
 	assert_int_equal(ht_facts_set(fx->facts, "nic.list", &s, NULL, NULL), 0);
-	fact_int(fx, "nic.eth0.channels.max.combined", 4);
+	ht_test_fact_int(fx->facts, "nic.eth0.channels.max.combined", 4);
 	evaluate_ok(fx);
 	assert_int_equal(fx->fd.n, 2);
 	assert_true(fx->fd.items[0].applicable);
@@ -575,7 +540,7 @@ static void test_when_false(void **state)
 	            "target = sysctl " NF_MAX "\n"
 	            "when = " NF_MAX " <= 100000\n"
 	            "value = 2\n");
-	fact_int(fx, NF_MAX, 4096);
+	ht_test_fact_int(fx->facts, NF_MAX, 4096);
 	evaluate_ok(fx);
 	assert_int_equal(fx->fd.n, 1);
 	assert_string_equal(ht_rule_id(fx->fd.items[0].rule), "t.small");
@@ -604,7 +569,7 @@ static void test_unavailable_fact(void **state)
 	            "[t.hole]\n"
 	            "target = advice\n"
 	            "explain = count {" NF_COUNT "}\n");
-	fact_int(fx, NF_MAX, 4096);
+	ht_test_fact_int(fx->facts, NF_MAX, 4096);
 	assert_int_equal(ht_facts_set_unavailable(fx->facts, NF_COUNT, ENOENT, NULL,
 	                                          "/proc/sys/net/netfilter/nf_conntrack_count"),
 	                 0);
@@ -653,8 +618,8 @@ static void test_direction_raise(void **state)
 	            "explain = Recommended {t.raise}.\n");
 
 	/* 262144 > 65536: kept, and the rule's info becomes ok (nothing to do). */
-	fact_int(fx, NF_MAX, 262144);
-	fact_int(fx, NF_COUNT, 1000);
+	ht_test_fact_int(fx->facts, NF_MAX, 262144);
+	ht_test_fact_int(fx->facts, NF_COUNT, 1000);
 	evaluate_ok(fx);
 	assert_int_equal(fx->fd.n, 1);
 	f = &fx->fd.items[0];
@@ -667,15 +632,15 @@ static void test_direction_raise(void **state)
 	                    "recommended here; hosttune never lowers it.");
 
 	/* Kept, but full (262144 of 262144): the critical stands, whoever sized the table. */
-	fact_int(fx, NF_COUNT, 262144);
+	ht_test_fact_int(fx->facts, NF_COUNT, 262144);
 	evaluate_ok(fx);
 	f = &fx->fd.items[0];
 	assert_true(f->kept);
 	assert_int_equal(f->severity, HT_SEV_CRITICAL);
 
 	/* Below the recommendation the rule's severity stands; a new evaluation starts afresh. */
-	fact_int(fx, NF_MAX, 4096);
-	fact_int(fx, NF_COUNT, 1000);
+	ht_test_fact_int(fx->facts, NF_MAX, 4096);
+	ht_test_fact_int(fx->facts, NF_COUNT, 1000);
 	evaluate_ok(fx);
 	f = &fx->fd.items[0];
 	assert_false(f->kept);
@@ -699,15 +664,15 @@ static void test_remedy_lever(void **state)
 	            "severity = \"warning\"\n"
 	            "remedy = Raise the owner's knob to {t.max / 4}.{?" NF_MAX " > 1} It has {" NF_MAX "}.{/?}\n"
 	            "lever = " NF_TW " > 30 ? \"t.tw\" : \"\"\n");
-	fact_int(fx, NF_MAX, 4096);
-	fact_int(fx, NF_TW, 120);
+	ht_test_fact_int(fx->facts, NF_MAX, 4096);
+	ht_test_fact_int(fx->facts, NF_TW, 120);
 	evaluate_ok(fx);
 	f = finding(fx, "t.max");
 	/* 65536 / 4 = 16384 */
 	assert_string_equal(f->remedy, "Raise the owner's knob to 16384. It has 4096.");
 	assert_string_equal(f->lever, "t.tw");
 	/* TIME_WAIT already 30: the lever expression gives "", no lever. */
-	fact_int(fx, NF_TW, 30);
+	ht_test_fact_int(fx->facts, NF_TW, 30);
 	evaluate_ok(fx);
 	assert_null(finding(fx, "t.max")->lever);
 
@@ -716,7 +681,7 @@ static void test_remedy_lever(void **state)
 	            "target = sysctl " NF_MAX "\n"
 	            "value = 65536\n"
 	            "lever = \"t.nope\"\n");
-	fact_int(fx, NF_MAX, 4096);
+	ht_test_fact_int(fx->facts, NF_MAX, 4096);
 	assert_int_equal(ht_ruleset_evaluate(fx->rs, fx->facts, &fx->fd, &fx->err), -EINVAL);
 	/* "lever = " is 8 bytes: the expression starts at column 9. */
 	assert_err(fx, "a.rules:4:9: lever 't.nope' is not a rule");
@@ -945,8 +910,8 @@ static void test_duplicate_rule_id(void **state)
 	free(TAKE_PTR(want));
 
 	/* Across files: a.rules is read first (file-name order), b.rules has it on line 2. */
-	put_file(fx->dir, "a.rules", "[t.a]\nvalue = 1\n");
-	put_file(fx->dir, "b.rules", "# again\n[t.a]\nvalue = 2\n");
+	ht_test_put_file(fx->dir, "a.rules", "[t.a]\nvalue = 1\n");
+	ht_test_put_file(fx->dir, "b.rules", "# again\n[t.a]\nvalue = 2\n");
 	assert_int_equal(ht_ruleset_load(dirs, 1, &fx->rs, &fx->err), -EINVAL);
 	assert_null(fx->rs);
 	assert_true(asprintf(&want, "%s/b.rules:2:2: duplicate rule id 't.a' "
@@ -982,7 +947,7 @@ static void test_division_by_zero(void **state)
 	load_ok(fx, "[t.div]\n"
 	            "target = sysctl " NF_MAX "\n"
 	            "value = 100 / " NF_COUNT "\n");
-	fact_int(fx, NF_COUNT, 0);
+	ht_test_fact_int(fx->facts, NF_COUNT, 0);
 	assert_int_equal(ht_ruleset_evaluate(fx->rs, fx->facts, &fx->fd, &fx->err), -EDOM);
 	/* "value = " is 8 bytes, "100" at 9..11, '/' at 13: errors point at the operator. */
 	assert_err(fx, "a.rules:3:13: division by zero");
@@ -1000,7 +965,7 @@ static void test_overflow(void **state)
 	            "[t.ovf]\n"
 	            "target = sysctl " NF_MAX "\n"
 	            "value = t.square / 2\n");
-	fact_int(fx, "mem.total", INT64_C(1) << 40); /* 2^80 does not fit */
+	ht_test_fact_int(fx->facts, "mem.total", INT64_C(1) << 40); /* 2^80 does not fit */
 	assert_int_equal(ht_ruleset_evaluate(fx->rs, fx->facts, &fx->fd, &fx->err), -ERANGE);
 	/* "mem.total" is 9 bytes at 9..17, '*' at 19; the input named, 2^40 = 1099511627776. */
 	assert_err(fx, "a.rules:2:19: integer overflow in '*' (inputs: mem.total = 1099511627776)");
@@ -1020,7 +985,7 @@ static void test_workload_ranges(void **state)
 	                          "m = > 0 and <= 1\n"
 	                          "t = >= 1s and <= 2min\n"
 	                          "[t.a]\nvalue = workload.b * workload.m\n"), 0);
-	put_file(fx->dir, "profiles/base.profile", "[workload]\nb = 2\nm = 0.05\nt = 30s\n"
+	ht_test_put_file(fx->dir, "profiles/base.profile", "[workload]\nb = 2\nm = 0.05\nt = 30s\n"
 	                                            "n = 1\n");
 	assert_int_equal(ht_ruleset_load_profile(fx->rs, "base", &fx->err), 0);
 
@@ -1051,12 +1016,12 @@ static void test_workload_ranges(void **state)
 	assert_string_equal(fx->err.msg, "--set workload.n=-1: expected a number >= 0, found -1");
 
 	/* A profile over base out of range: line 4 "m = 2", the value at column 5. */
-	put_file(fx->dir, "profiles/big.profile", "[profile]\ninclude = base\n[workload]\nm = 2\n");
+	ht_test_put_file(fx->dir, "profiles/big.profile", "[profile]\ninclude = base\n[workload]\nm = 2\n");
 	profile_fails(fx, "big", -EINVAL,
 	              "profiles/big.profile:4:5: workload.m: expected a number > 0 and <= 1, found 2");
 	/* Out of range in base, set right by the including profile: the final value counts. */
-	put_file(fx->dir, "profiles/base2.profile", "[workload]\nb = 0\nm = 0.05\nt = 30s\n");
-	put_file(fx->dir, "profiles/fixed.profile", "[profile]\ninclude = base2\n[workload]\nb = 3\n");
+	ht_test_put_file(fx->dir, "profiles/base2.profile", "[workload]\nb = 0\nm = 0.05\nt = 30s\n");
+	ht_test_put_file(fx->dir, "profiles/fixed.profile", "[profile]\ninclude = base2\n[workload]\nb = 3\n");
 	assert_int_equal(ht_ruleset_load_profile(fx->rs, "fixed", &fx->err), 0);
 	assert_int_equal(var(fx->rs, "workload.b")->i, 3);
 
@@ -1079,7 +1044,7 @@ static void test_unlimited(void **state)
 	            "unlimited = 0\n"
 	            "value = 65536\n"
 	            "severity = " NF_MAX " < t.max ? \"critical\" : \"ok\"\n");
-	fact_int(fx, NF_MAX, 0);
+	ht_test_fact_int(fx->facts, NF_MAX, 0);
 	evaluate_ok(fx);
 	f = finding(fx, "t.max");
 	assert_true(f->kept);
@@ -1087,7 +1052,7 @@ static void test_unlimited(void **state)
 	assert_non_null(strstr(f->explanation, "The host has 0, which means no limit: more than "
 	                                       "the 65536 recommended here"));
 	/* 4096 is a limit, below 65536: raised, critical. */
-	fact_int(fx, NF_MAX, 4096);
+	ht_test_fact_int(fx->facts, NF_MAX, 4096);
 	evaluate_ok(fx);
 	f = finding(fx, "t.max");
 	assert_false(f->kept);
@@ -1102,7 +1067,7 @@ static void test_bad_severity(void **state)
 	            "target = sysctl " NF_MAX "\n"
 	            "value = 1\n"
 	            "severity = " NF_MAX " > 0 ? \"severe\" : \"ok\"\n");
-	fact_int(fx, NF_MAX, 4096);
+	ht_test_fact_int(fx->facts, NF_MAX, 4096);
 	assert_int_equal(ht_ruleset_evaluate(fx->rs, fx->facts, &fx->fd, &fx->err), -EINVAL);
 	/* "severity = " is 11 bytes: the expression starts at column 12. */
 	assert_err(fx, "a.rules:4:12: severity must be ok, info, warning or critical, "
@@ -1117,7 +1082,7 @@ static void test_profile_include(void **state)
 	struct fx *fx = *state;
 	const struct ht_value *v;
 
-	put_file(fx->dir, "profiles/base.profile", "[profile]\n"
+	ht_test_put_file(fx->dir, "profiles/base.profile", "[profile]\n"
 	                                            "description = the base\n"
 	                                            "[workload]\n"
 	                                            "x = 1\n"
@@ -1125,7 +1090,7 @@ static void test_profile_include(void **state)
 	                                            "t = 120s\n"
 	                                            "s = \"slow\"\n");
 	/* Over an include only the variables base defines, with their types. */
-	put_file(fx->dir, "profiles/child.profile", "# y and s differ\n"
+	ht_test_put_file(fx->dir, "profiles/child.profile", "# y and s differ\n"
 	                                             "[profile]\n"
 	                                             "include = base\n"
 	                                             "[workload]\n"
@@ -1201,8 +1166,8 @@ static void test_profile_errors(void **state)
 
 	assert_int_equal(load(fx, "[t.a]\nvalue = 1\n"), 0);
 
-	put_file(fx->dir, "profiles/p1.profile", "[profile]\ninclude = p2\n");
-	put_file(fx->dir, "profiles/p2.profile", "[profile]\ninclude = p1\n");
+	ht_test_put_file(fx->dir, "profiles/p1.profile", "[profile]\ninclude = p2\n");
+	ht_test_put_file(fx->dir, "profiles/p2.profile", "[profile]\ninclude = p1\n");
 	assert_int_equal(ht_ruleset_load_profile(fx->rs, "p1", &fx->err), -ELOOP);
 	/*
 	 * p2's include of p1 closes the cycle: line 2, "include = " is 10 bytes,
@@ -1219,17 +1184,17 @@ static void test_profile_errors(void **state)
 	assert_string_equal(fx->err.msg, "profile name '../x': expected letters, digits and '_'");
 
 	/* Line 2 "x = 1 +": "x = " is 4 bytes, "1 +" at 5..7, the end at 8. */
-	put_file(fx->dir, "profiles/bad.profile", "[workload]\nx = 1 +\n");
+	ht_test_put_file(fx->dir, "profiles/bad.profile", "[workload]\nx = 1 +\n");
 	assert_int_equal(ht_ruleset_load_profile(fx->rs, "bad", &fx->err), -EINVAL);
 	assert_err(fx, "profiles/bad.profile:2:8: expected an expression, found end of expression");
 
-	put_file(fx->dir, "profiles/sect.profile", "[workload]\nx = 1\n[rules]\n");
+	ht_test_put_file(fx->dir, "profiles/sect.profile", "[workload]\nx = 1\n[rules]\n");
 	assert_int_equal(ht_ruleset_load_profile(fx->rs, "sect", &fx->err), -EINVAL);
 	assert_err(fx, "profiles/sect.profile:3:2: unknown section 'rules' (expected [profile], "
 	               "[workload] or [garage])");
 
 	/* A variable before any section would silently become a workload variable. */
-	put_file(fx->dir, "profiles/nosect.profile", "x = 1\n[workload]\ny = 2\n");
+	ht_test_put_file(fx->dir, "profiles/nosect.profile", "x = 1\n[workload]\ny = 2\n");
 	assert_int_equal(ht_ruleset_load_profile(fx->rs, "nosect", &fx->err), -EINVAL);
 	assert_err(fx, "profiles/nosect.profile:1:1: expected '[profile]' or '[workload]' before "
 	               "the first key");
@@ -1259,19 +1224,19 @@ static void test_profile_chain(void **state)
 
 	load_one_rule(fx);
 	/* "include = " is 10 bytes: every included name below is at column 11. */
-	put_file(fx->dir, "profiles/self.profile", "[profile]\ninclude = self\n");
+	ht_test_put_file(fx->dir, "profiles/self.profile", "[profile]\ninclude = self\n");
 	profile_fails(fx, "self", -ELOOP, "profiles/self.profile:2:11: profile include cycle: "
 	                                  "self -> self");
 
 	/* Entering a cycle from outside: the path starts where the cycle does. */
-	put_file(fx->dir, "profiles/entry.profile", "[profile]\ninclude = c1\n");
-	put_file(fx->dir, "profiles/c1.profile", "[profile]\ninclude = c2\n");
-	put_file(fx->dir, "profiles/c2.profile", "# back to c1\n[profile]\ninclude = c1\n");
+	ht_test_put_file(fx->dir, "profiles/entry.profile", "[profile]\ninclude = c1\n");
+	ht_test_put_file(fx->dir, "profiles/c1.profile", "[profile]\ninclude = c2\n");
+	ht_test_put_file(fx->dir, "profiles/c2.profile", "# back to c1\n[profile]\ninclude = c1\n");
 	profile_fails(fx, "entry", -ELOOP, "profiles/c2.profile:3:11: profile include cycle: "
 	                                   "c1 -> c2 -> c1");
 
 	/* A missing include is reported at the line that names it. */
-	put_file(fx->dir, "profiles/top.profile",
+	ht_test_put_file(fx->dir, "profiles/top.profile",
 	         "[profile]\ndescription = x\ninclude = nothere\n");
 	fx->err.msg[0] = '\0';
 	assert_int_equal(ht_ruleset_load_profile(fx->rs, "top", &fx->err), -ENOENT);
@@ -1280,7 +1245,7 @@ static void test_profile_chain(void **state)
 	                     fx->dir, fx->dir) > 0);
 	assert_string_equal(fx->err.msg, want);
 
-	put_file(fx->dir, "profiles/badname.profile", "[profile]\ninclude = a.b\n");
+	ht_test_put_file(fx->dir, "profiles/badname.profile", "[profile]\ninclude = a.b\n");
 	profile_fails(fx, "badname", -EINVAL, "profiles/badname.profile:2:11: profile name 'a.b': "
 	                                      "expected letters, digits and '_'");
 	assert_null(ht_ruleset_profile(fx->rs));
@@ -1298,13 +1263,13 @@ static void test_profile_chain(void **state)
 			                     i + 1, i) > 0);
 		else
 			assert_true(asprintf(&text, "[workload]\nx = %d\n", i) > 0);
-		put_file(fx->dir, rel, text);
+		ht_test_put_file(fx->dir, rel, text);
 	}
 	assert_int_equal(ht_ruleset_load_profile(fx->rs, "l1", &fx->err), 0);
 	assert_int_equal(var(fx->rs, "workload.x")->i, 1);
 	/* l0 makes it 65: l64 is the one too many, named by l63's include line. */
 	load_one_rule(fx);
-	put_file(fx->dir, "profiles/l0.profile", "[profile]\ninclude = l1\n");
+	ht_test_put_file(fx->dir, "profiles/l0.profile", "[profile]\ninclude = l1\n");
 	profile_fails(fx, "l0", -ELOOP, "profiles/l63.profile:2:11: profile includes nested "
 	                                "deeper than 64");
 }
@@ -1314,11 +1279,11 @@ static void test_profile_vars(void **state)
 	struct fx *fx = *state;
 
 	load_one_rule(fx);
-	put_file(fx->dir, "profiles/base.profile", "[profile]\ndescription = base\n[workload]\n"
+	ht_test_put_file(fx->dir, "profiles/base.profile", "[profile]\ndescription = base\n[workload]\n"
 	                                            "conn_rate = 100\nstorage = false\n"
 	                                            "mem_budget = 0.05\n");
 	/* A typo over an include would add a variable no rule reads: the key at column 1. */
-	put_file(fx->dir, "profiles/typo.profile", "[profile]\ninclude = base\n[workload]\n"
+	ht_test_put_file(fx->dir, "profiles/typo.profile", "[profile]\ninclude = base\n[workload]\n"
 	                                            "conn_rte = 570\n");
 	profile_fails(fx, "typo", -EINVAL,
 	              "profiles/typo.profile:4:1: unknown workload variable 'workload.conn_rte' "
@@ -1328,20 +1293,20 @@ static void test_profile_vars(void **state)
 
 	/* [workload] may come first; "conn_rate = " is 12 bytes, the value at 13. */
 	load_one_rule(fx);
-	put_file(fx->dir, "profiles/str.profile", "[workload]\nconn_rate = \"fast\"\n"
+	ht_test_put_file(fx->dir, "profiles/str.profile", "[workload]\nconn_rate = \"fast\"\n"
 	                                           "[profile]\ninclude = base\n");
 	profile_fails(fx, "str", -EINVAL,
 	              "profiles/str.profile:2:13: workload.conn_rate is a number, got a string");
 	load_one_rule(fx);
 	/* "storage = " is 10 bytes: the value at 11. */
-	put_file(fx->dir, "profiles/b.profile", "[profile]\ninclude = base\n[workload]\n"
+	ht_test_put_file(fx->dir, "profiles/b.profile", "[profile]\ninclude = base\n[workload]\n"
 	                                         "storage = 1\n");
 	profile_fails(fx, "b", -EINVAL,
 	              "profiles/b.profile:4:11: workload.storage is a bool, got a number");
 
 	/* Numbers stay numbers either way: a decimal for an integer and back. */
 	load_one_rule(fx);
-	put_file(fx->dir, "profiles/ok.profile", "[profile]\ninclude = base\n[workload]\n"
+	ht_test_put_file(fx->dir, "profiles/ok.profile", "[profile]\ninclude = base\n[workload]\n"
 	                                          "conn_rate = 570.5\nmem_budget = 1\n");
 	assert_int_equal(ht_ruleset_load_profile(fx->rs, "ok", &fx->err), 0);
 	assert_int_equal(ht_ruleset_var_count(fx->rs), 3);
@@ -1350,21 +1315,9 @@ static void test_profile_vars(void **state)
 
 	/* A base profile, without include, may define what it likes. */
 	load_one_rule(fx);
-	put_file(fx->dir, "profiles/fresh.profile", "[workload]\nconn_rte = 570\n");
+	ht_test_put_file(fx->dir, "profiles/fresh.profile", "[workload]\nconn_rte = 570\n");
 	assert_int_equal(ht_ruleset_load_profile(fx->rs, "fresh", &fx->err), 0);
 	assert_int_equal(var(fx->rs, "workload.conn_rte")->i, 570);
-}
-
-/* Writes @len bytes of @text (NUL bytes and all) to DIR/REL. */
-static void put_bytes(const char *dir, const char *rel, const char *text, size_t len)
-{
-	_cleanup_free_ char *p = NULL;
-	_cleanup_close_ int fd = -1;
-
-	assert_true(asprintf(&p, "%s/%s", dir, rel) > 0);
-	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, len), (ssize_t)len);
 }
 
 /* ht_ruleset_load() of DIR alone, expecting @ret and the message DIR/@suffix. */
@@ -1386,7 +1339,7 @@ static void test_rules_file_kinds(void **state)
 	struct fx *fx = *state;
 	_cleanup_free_ char *b = NULL, *one = NULL, *two = NULL, *want = NULL;
 
-	put_file(fx->dir, "a.rules", "[t.a]\nvalue = 1\n");
+	ht_test_put_file(fx->dir, "a.rules", "[t.a]\nvalue = 1\n");
 	assert_true(asprintf(&b, "%s/b.rules", fx->dir) > 0);
 
 	assert_int_equal(mkdir(b, 0755), 0);
@@ -1407,8 +1360,8 @@ static void test_rules_file_kinds(void **state)
 	/* A later directory's entry shadows an earlier one's file, so it is the error. */
 	assert_true(asprintf(&one, "%s/one", fx->dir) > 0);
 	assert_true(asprintf(&two, "%s/two", fx->dir) > 0);
-	put_file(one, "c.rules", "[t.c]\nvalue = 1\n");
-	put_file(two, "c.rules/README", "a directory\n");
+	ht_test_put_file(one, "c.rules", "[t.c]\nvalue = 1\n");
+	ht_test_put_file(two, "c.rules/README", "a directory\n");
 	{
 		const char *dirs[] = { one, two };
 
@@ -1420,7 +1373,7 @@ static void test_rules_file_kinds(void **state)
 
 	/* Profiles too. */
 	assert_int_equal(load(fx, "[t.a]\nvalue = 1\n"), 0);
-	put_file(fx->dir, "profiles/d.profile/README", "a directory\n");
+	ht_test_put_file(fx->dir, "profiles/d.profile/README", "a directory\n");
 	profile_fails(fx, "d", -EINVAL, "profiles/d.profile: not a regular file");
 }
 
@@ -1444,16 +1397,16 @@ static void test_rules_file_bytes(void **state)
 	assert_err(fx, "a.rules:1:2: expected a rule id of letters, digits, '_' and inner '.', "
 	               "found 't a'");
 	load_one_rule(fx);
-	put_file(fx->dir, "profiles/bom.profile", "\xef\xbb\xbf[workload]\nx = 1\n");
+	ht_test_put_file(fx->dir, "profiles/bom.profile", "\xef\xbb\xbf[workload]\nx = 1\n");
 	assert_int_equal(ht_ruleset_load_profile(fx->rs, "bom", &fx->err), 0);
 	assert_int_equal(var(fx->rs, "workload.x")->i, 1);
 
 	/* A NUL byte: "value = 1" is 9 bytes, so it is column 10 of line 2. */
-	put_bytes(fx->dir, "a.rules", nul_rules, sizeof(nul_rules) - 1);
+	ht_test_put_bytes(fx->dir, "a.rules", nul_rules, sizeof(nul_rules) - 1);
 	load_fails(fx, -EINVAL, "a.rules:2:10: NUL byte");
 	/* "x = " is 4 bytes: column 5. */
 	load_one_rule(fx);
-	put_bytes(fx->dir, "profiles/nul.profile", nul_profile, sizeof(nul_profile) - 1);
+	ht_test_put_bytes(fx->dir, "profiles/nul.profile", nul_profile, sizeof(nul_profile) - 1);
 	profile_fails(fx, "nul", -EINVAL, "profiles/nul.profile:2:5: NUL byte");
 
 	/*
@@ -1511,7 +1464,7 @@ static void test_rules_file_bytes(void **state)
 	assert_err(fx, "a.rules: larger than 1 MiB");
 	assert_null(fx->rs);
 	load_one_rule(fx);
-	put_file(fx->dir, "profiles/big.profile", big);
+	ht_test_put_file(fx->dir, "profiles/big.profile", big);
 	profile_fails(fx, "big", -EFBIG, "profiles/big.profile: larger than 1 MiB");
 	free(big);
 }
@@ -1527,11 +1480,11 @@ static void test_search_path(void **state)
 	assert_true(asprintf(&one, "%s/one", fx->dir) > 0);
 	assert_true(asprintf(&none, "%s/none", fx->dir) > 0);
 	assert_true(asprintf(&two, "%s/two", fx->dir) > 0);
-	put_file(one, "a.rules", "[t.a]\nvalue = 1\n");
-	put_file(one, "b.rules", "[t.b]\nvalue = 2\n");
-	put_file(one, "profiles/p.profile", "[workload]\nx = 1\n");
-	put_file(two, "b.rules", "# the local copy\n[t.b]\nvalue = 3\n");
-	put_file(two, "profiles/p.profile", "[workload]\nx = 2\n");
+	ht_test_put_file(one, "a.rules", "[t.a]\nvalue = 1\n");
+	ht_test_put_file(one, "b.rules", "[t.b]\nvalue = 2\n");
+	ht_test_put_file(one, "profiles/p.profile", "[workload]\nx = 1\n");
+	ht_test_put_file(two, "b.rules", "# the local copy\n[t.b]\nvalue = 3\n");
+	ht_test_put_file(two, "profiles/p.profile", "[workload]\nx = 2\n");
 
 	{
 		const char *dirs[] = { one, none, two };
@@ -1562,7 +1515,7 @@ static void test_search_path(void **state)
 	ht_ruleset_free(TAKE_PTR(fx->rs));
 
 	/* Nothing to read at all: neither a missing directory nor an empty one has rules. */
-	put_file(fx->dir, "empty/README", "no rules here\n");
+	ht_test_put_file(fx->dir, "empty/README", "no rules here\n");
 	{
 		_cleanup_free_ char *empty = NULL, *want = NULL;
 		const char *dirs[2] = { none, NULL };
@@ -1584,23 +1537,23 @@ static void garage_vm_facts(struct fx *fx)
 {
 	struct ht_value v = { .type = HT_T_VER };
 
-	fact_int(fx, "mem.total", 503316480);
+	ht_test_fact_int(fx->facts, "mem.total", 503316480);
 	assert_int_equal(ht_version_parse("5.15.0", &v.v, NULL), 0);
 	assert_int_equal(ht_facts_set(fx->facts, "kernel.version", &v, NULL, NULL), 0);
-	fact_int(fx, "kernel.pointer_size", 8);
-	fact_int(fx, "kernel.page_size", 4096);
-	fact_int(fx, "cpu.count", 1);
-	fact_int(fx, NF_MAX, 4096);
-	fact_int(fx, "net.netfilter.nf_conntrack_buckets", 4096);
-	fact_int(fx, NF_COUNT, 4096);
-	fact_int(fx, NF_TW, 120);
-	fact_int(fx, "module.nf_conntrack.hashsize", 4096);
+	ht_test_fact_int(fx->facts, "kernel.pointer_size", 8);
+	ht_test_fact_int(fx->facts, "kernel.page_size", 4096);
+	ht_test_fact_int(fx->facts, "cpu.count", 1);
+	ht_test_fact_int(fx->facts, NF_MAX, 4096);
+	ht_test_fact_int(fx->facts, "net.netfilter.nf_conntrack_buckets", 4096);
+	ht_test_fact_int(fx->facts, NF_COUNT, 4096);
+	ht_test_fact_int(fx->facts, NF_TW, 120);
+	ht_test_fact_int(fx->facts, "module.nf_conntrack.hashsize", 4096);
 	v = ht_bool(true);
 	assert_int_equal(ht_facts_set(fx->facts, "netns.initial", &v, NULL, NULL), 0);
 	/* ctnetlink counters of the field's VM (../shared/fixtures/README.md) */
-	fact_int(fx, "conntrack.stat.drop", 5937);
-	fact_int(fx, "conntrack.stat.early_drop", 77);
-	fact_int(fx, "conntrack.stat.insert_failed", 0);
+	ht_test_fact_int(fx->facts, "conntrack.stat.drop", 5937);
+	ht_test_fact_int(fx->facts, "conntrack.stat.early_drop", 77);
+	ht_test_fact_int(fx->facts, "conntrack.stat.insert_failed", 0);
 	/* a CPU with AES-NI in use, no network interfaces */
 	assert_int_equal(ht_facts_set(fx->facts, "cpu.aes.flag", &v, NULL, NULL), 0);
 	assert_int_equal(ht_facts_set(fx->facts, "cpu.pclmul.flag", &v, NULL, NULL), 0);
@@ -1640,7 +1593,7 @@ static void garage_vm_facts(struct fx *fx)
 		};
 
 		for (size_t i = 0; i < ARRAY_SIZE(conn); i++)
-			fact_int(fx, conn[i].name, conn[i].v);
+			ht_test_fact_int(fx->facts, conn[i].name, conn[i].v);
 	}
 }
 

@@ -16,6 +16,7 @@
 #include "engine/facts.h"
 #include "shared/util.h"
 #include "engine/value.h"
+#include "test-util.h"
 
 /*
  * The socket, process and nstat collectors (collect/collect-sockdiag.c):
@@ -24,74 +25,44 @@
  * under --root. The live NETLINK_SOCK_DIAG path is tests/netns-listen.sh's.
  */
 
-static const char *fixtures_dir(void)
-{
-	const char *d = getenv("HT_FIXTURES_DIR");
-
-	if (d && *d)
-		return d;
-#ifdef FIXTURES_DIR
-	return FIXTURES_DIR;
-#else
-	return "tests/fixtures";
-#endif
-}
-
-static const struct ht_fact *get(const struct ht_facts *f, const char *name)
-{
-	const struct ht_fact *fact = ht_facts_get(f, name);
-
-	if (!fact)
-		fail_msg("fact %s missing", name);
-	return fact;
-}
-
-static void assert_str_or_null(const char *a, const char *b)
-{
-	if (!a || !b)
-		assert_ptr_equal(a, b);
-	else
-		assert_string_equal(a, b);
-}
-
 static void assert_int_fact(const struct ht_facts *f, const char *name, int64_t want,
                             const char *unit, const char *source)
 {
-	const struct ht_fact *fact = get(f, name);
+	const struct ht_fact *fact = ht_test_fact(f, name);
 
 	if (fact->value.type != HT_T_INT)
 		fail_msg("%s: not an integer (error %d, source %s)", name, fact->error,
 		         fact->source ? fact->source : "-");
 	if (fact->value.i != want)
 		fail_msg("%s = %lld, expected %lld", name, (long long)fact->value.i, (long long)want);
-	assert_str_or_null(fact->unit, unit);
-	assert_str_or_null(fact->source, source);
+	ht_test_assert_str_or_null(fact->unit, unit);
+	ht_test_assert_str_or_null(fact->source, source);
 }
 
 static void assert_str_fact(const struct ht_facts *f, const char *name, const char *want,
                             const char *source)
 {
-	const struct ht_fact *fact = get(f, name);
+	const struct ht_fact *fact = ht_test_fact(f, name);
 
 	if (fact->value.type != HT_T_STR)
 		fail_msg("%s: not a string (error %d)", name, fact->error);
 	assert_string_equal(fact->value.s, want);
 	assert_null(fact->unit);
-	assert_str_or_null(fact->source, source);
+	ht_test_assert_str_or_null(fact->source, source);
 }
 
 static void assert_unavailable(const struct ht_facts *f, const char *name, int errnum,
                                const char *source)
 {
-	const struct ht_fact *fact = get(f, name);
+	const struct ht_fact *fact = ht_test_fact(f, name);
 	const struct ht_fact_def *def = ht_fact_def_find(name);
 
 	assert_int_equal(fact->value.type, HT_T_NONE);
 	assert_int_equal(fact->error, errnum);
 	assert_non_null(def);
-	assert_str_or_null(fact->unit, def->unit);
+	ht_test_assert_str_or_null(fact->unit, def->unit);
 	if (source)
-		assert_str_or_null(fact->source, source);
+		ht_test_assert_str_or_null(fact->source, source);
 }
 
 /* ---- /proc/net/tcp lines ---- */
@@ -339,7 +310,7 @@ static char *fixture_root(void)
 {
 	char *p;
 
-	assert_true(asprintf(&p, "%s/listen-host/root", fixtures_dir()) > 0);
+	assert_true(asprintf(&p, "%s/listen-host/root", ht_test_fixtures_dir()) > 0);
 	return p;
 }
 
@@ -447,8 +418,8 @@ static void test_listen_host(void **state)
 	assert_int_fact(f, "ports.destinations", 2, "destinations", tcp);
 	assert_str_fact(f, "ports.top.destination", "10.0.0.9:3900", tcp);
 	assert_str_fact(f, "ports.top.source", "10.0.0.5", tcp);
-	assert_true(get(f, "ports.top.loopback")->value.type == HT_T_BOOL &&
-	            !get(f, "ports.top.loopback")->value.b);
+	assert_true(ht_test_fact(f, "ports.top.loopback")->value.type == HT_T_BOOL &&
+	            !ht_test_fact(f, "ports.top.loopback")->value.b);
 	assert_int_fact(f, "ports.top.sockets", 90, "sockets", tcp);
 	assert_int_fact(f, "ports.top.time_wait", 90, "sockets", tcp);
 
@@ -497,44 +468,9 @@ static void test_listen_host(void **state)
 
 /* ---- trees without the sources, or with bad ones ---- */
 
-static char *tmp_tree(void)
-{
-	const char *t = getenv("TMPDIR");
-	char *d;
-
-	assert_true(asprintf(&d, "%s/ht-sock-XXXXXX", t && *t ? t : "/tmp") > 0);
-	assert_non_null(mkdtemp(d));
-	return d;
-}
-
-static void put_file(const char *dir, const char *rel, const char *text)
-{
-	_cleanup_free_ char *path = NULL;
-	FILE *out;
-
-	assert_true(asprintf(&path, "%s/%s", dir, rel) > 0);
-	for (char *s = strchr(path + strlen(dir) + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		mkdir(path, 0755);
-		*s = '/';
-	}
-	out = fopen(path, "w");
-	assert_non_null(out);
-	assert_true(fputs(text, out) >= 0);
-	assert_int_equal(fclose(out), 0);
-}
-
-static void rm_tree(const char *dir)
-{
-	_cleanup_free_ char *cmd = NULL;
-
-	assert_true(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
-	assert_int_equal(system(cmd), 0);
-}
-
 static void test_empty_tree(void **state)
 {
-	_cleanup_free_ char *dir = tmp_tree();
+	_cleanup_free_ char *dir = ht_test_tmp_dir("ht-sock");
 	struct ht_facts *f = ht_facts_new();
 
 	(void)state;
@@ -551,22 +487,22 @@ static void test_empty_tree(void **state)
 	/* No process found: an empty list. */
 	assert_str_fact(f, "process.list", "", "/proc/PID/comm");
 	ht_facts_free(f);
-	rm_tree(dir);
+	ht_test_rm_tree(dir);
 }
 
 static void test_bad_tree(void **state)
 {
-	_cleanup_free_ char *dir = tmp_tree();
+	_cleanup_free_ char *dir = ht_test_tmp_dir("ht-sock");
 	struct ht_facts *f = ht_facts_new();
 
 	(void)state;
-	put_file(dir, "proc/net/tcp",
+	ht_test_put_file(dir, "proc/net/tcp",
 	         "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt\n"
 	         "   0: 00000000:0F3C 00000000:0000 0A 00000000:00000005 00:00000000 00000000 0 0 1\n"
 	         "   1: hello\n");
-	put_file(dir, "proc/sys/net/ipv4/ip_local_port_range", "60999\t32768\n");
-	put_file(dir, "proc/net/netstat", "TcpExt: ListenOverflows\nTcpExt: many\n");
-	put_file(dir, "proc/net/snmp", "Tcp: ActiveOpens PassiveOpens\nTcp: 1 2\n");
+	ht_test_put_file(dir, "proc/sys/net/ipv4/ip_local_port_range", "60999\t32768\n");
+	ht_test_put_file(dir, "proc/net/netstat", "TcpExt: ListenOverflows\nTcpExt: many\n");
+	ht_test_put_file(dir, "proc/net/snmp", "Tcp: ActiveOpens PassiveOpens\nTcp: 1 2\n");
 	assert_int_equal(ht_facts_collect(f, dir, HT_COLLECT_NO_MEASURE), 0);
 	/* One bad line makes the whole file unreadable: no partial listener list. */
 	assert_unavailable(f, "listener.list", EINVAL,
@@ -578,18 +514,18 @@ static void test_bad_tree(void **state)
 	assert_unavailable(f, "nstat.TcpExtTW", ENOENT, "/proc/net/netstat TcpExt: TW");
 	assert_int_fact(f, "nstat.TcpActiveOpens", 1, "connections", "/proc/net/snmp Tcp: ActiveOpens");
 	ht_facts_free(f);
-	rm_tree(dir);
+	ht_test_rm_tree(dir);
 }
 
 /* A good tcp without a port range: listeners, but no client-port counts. */
 
 static void test_no_range(void **state)
 {
-	_cleanup_free_ char *dir = tmp_tree();
+	_cleanup_free_ char *dir = ht_test_tmp_dir("ht-sock");
 	struct ht_facts *f = ht_facts_new();
 
 	(void)state;
-	put_file(dir, "proc/net/tcp",
+	ht_test_put_file(dir, "proc/net/tcp",
 	         "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt\n"
 	         "   0: 00000000:0F3C 00000000:0000 0A 00000000:00000005 00:00000000 00000000 0 0 1\n"
 	         "   1: 0100007F:9C40 0100007F:0F3C 06 00000000:00000000 03:00001A2B 00000000 0 0 0\n");
@@ -599,23 +535,23 @@ static void test_no_range(void **state)
 	assert_unavailable(f, "ports.top.sockets", ENOENT, "net.ipv4.ip_local_port_range");
 	assert_unavailable(f, "ports.destinations", ENOENT, "net.ipv4.ip_local_port_range");
 	ht_facts_free(f);
-	rm_tree(dir);
+	ht_test_rm_tree(dir);
 }
 
 /* process.NAME.unit that is no system unit: a user manager's service, a bad name. */
 static void test_process_units(void **state)
 {
-	_cleanup_free_ char *dir = tmp_tree();
+	_cleanup_free_ char *dir = ht_test_tmp_dir("ht-sock");
 	struct ht_facts *f = ht_facts_new();
 
 	(void)state;
-	put_file(dir, "proc/500/comm", "garage\n");
-	put_file(dir, "proc/500/cgroup",
+	ht_test_put_file(dir, "proc/500/comm", "garage\n");
+	ht_test_put_file(dir, "proc/500/cgroup",
 	         "0::/user.slice/user-1000.slice/user@1000.service/app.slice/garage.service\n");
-	put_file(dir, "proc/600/comm", "minio\n");
-	put_file(dir, "proc/600/cgroup", "0::/system.slice/mi nio.service\n");
-	put_file(dir, "proc/700/comm", "sshd\n");
-	put_file(dir, "proc/700/cgroup", "0::/system.slice/ssh.service\n");
+	ht_test_put_file(dir, "proc/600/comm", "minio\n");
+	ht_test_put_file(dir, "proc/600/cgroup", "0::/system.slice/mi nio.service\n");
+	ht_test_put_file(dir, "proc/700/comm", "sshd\n");
+	ht_test_put_file(dir, "proc/700/cgroup", "0::/system.slice/ssh.service\n");
 	assert_int_equal(ht_collect_processes(f, dir, "garage minio sshd"), 0);
 	assert_str_fact(f, "process.list", "garage minio sshd", "/proc/PID/comm");
 	assert_unavailable(f, "process.garage.unit", ENOENT,
@@ -624,14 +560,14 @@ static void test_process_units(void **state)
 	                   "/proc/600/cgroup: mi nio.service is no valid service name");
 	assert_str_fact(f, "process.sshd.unit", "ssh.service", "/proc/700/cgroup");
 	ht_facts_free(f);
-	rm_tree(dir);
+	ht_test_rm_tree(dir);
 }
 
 static void put_link(const char *dir, const char *rel, const char *target)
 {
 	_cleanup_free_ char *path = NULL;
 
-	put_file(dir, rel, "");
+	ht_test_put_file(dir, rel, "");
 	assert_true(asprintf(&path, "%s/%s", dir, rel) > 0);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(symlink(target, path), 0);
@@ -647,28 +583,28 @@ static void put_link(const char *dir, const char *rel, const char *target)
  */
 static void test_listener_process(void **state)
 {
-	_cleanup_free_ char *dir = tmp_tree();
+	_cleanup_free_ char *dir = ht_test_tmp_dir("ht-sock");
 	struct ht_facts *f = ht_facts_new();
 
 	(void)state;
-	put_file(dir, "proc/net/tcp",
+	ht_test_put_file(dir, "proc/net/tcp",
 	         "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt\n"
 	         "   0: 00000000:1F40 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 50001\n"
 	         "   1: 00000000:2328 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 50002\n");
-	put_file(dir, "proc/300/comm", "python3\n");
+	ht_test_put_file(dir, "proc/300/comm", "python3\n");
 	for (int i = 0; i < 4; i++) {
 		char rel[64];
 
 		snprintf(rel, sizeof(rel), "proc/300/fd/%d", i);
 		put_link(dir, rel, "/dev/null");
 	}
-	put_file(dir, "proc/400/comm", "python3\n");
+	ht_test_put_file(dir, "proc/400/comm", "python3\n");
 	put_link(dir, "proc/400/fd/3", "socket:[50001]");
-	put_file(dir, "proc/500/comm", "python3\n");
+	ht_test_put_file(dir, "proc/500/comm", "python3\n");
 	put_link(dir, "proc/500/fd/3", "socket:[50002]");
-	put_file(dir, "proc/600/comm", "sshd\n");
+	ht_test_put_file(dir, "proc/600/comm", "sshd\n");
 	put_link(dir, "proc/600/fd/0", "/dev/null");
-	put_file(dir, "proc/610/comm", "sshd\n");
+	ht_test_put_file(dir, "proc/610/comm", "sshd\n");
 	put_link(dir, "proc/610/fd/0", "/dev/null");
 	put_link(dir, "proc/610/fd/1", "/dev/null");
 	assert_int_equal(ht_facts_collect(f, dir, HT_COLLECT_NO_MEASURE), 0);
@@ -681,7 +617,7 @@ static void test_listener_process(void **state)
 	assert_int_fact(f, "process.python3.fds", 1, "descriptors", "/proc/400/fd");
 	assert_int_fact(f, "process.sshd.pid", 610, NULL, "/proc/610");
 	ht_facts_free(f);
-	rm_tree(dir);
+	ht_test_rm_tree(dir);
 }
 
 int main(void)

@@ -2,7 +2,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -22,6 +21,7 @@
 #include "engine/facts.h"
 #include "shared/util.h"
 #include "engine/value.h"
+#include "test-util.h"
 
 /*
  * The storage collector (collect/collect-storage.c): the f_type names, the
@@ -81,28 +81,6 @@ static void reset_faults(void)
 
 /* ---- helpers ---- */
 
-static int rm_one(const char *p, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return type == FTW_DP ? rmdir(p) : unlink(p);
-}
-
-static void rm_tree(const char *dir)
-{
-	assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
-}
-
-static char *scratch(void)
-{
-	const char *tmp = getenv("TMPDIR");
-	char *d;
-
-	assert_true(asprintf(&d, "%s/test-storage-XXXXXX", tmp && *tmp ? tmp : "/tmp") > 0);
-	assert_non_null(mkdtemp(d));
-	return d;
-}
-
 /* Entries of @dir other than . and .. */
 static int entries(const char *dir)
 {
@@ -118,33 +96,6 @@ static int entries(const char *dir)
 	return n;
 }
 
-static void mkdirs(const char *base, const char *rel)
-{
-	char *p, *s;
-
-	assert_true(asprintf(&p, "%s/%s", base, rel) > 0);
-	for (s = p + strlen(base) + 1; (s = strchr(s, '/')); s++) {
-		*s = '\0';
-		assert_true(mkdir(p, 0755) == 0 || errno == EEXIST);
-		*s = '/';
-	}
-	assert_true(mkdir(p, 0755) == 0 || errno == EEXIST);
-	free(p);
-}
-
-static void put(const char *base, const char *rel, const char *content)
-{
-	char *p;
-	FILE *f;
-
-	assert_true(asprintf(&p, "%s/%s", base, rel) > 0);
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(content, f);
-	assert_int_equal(fclose(f), 0);
-	free(p);
-}
-
 static void link_to(const char *base, const char *rel, const char *target)
 {
 	char *p;
@@ -154,18 +105,9 @@ static void link_to(const char *base, const char *rel, const char *target)
 	free(p);
 }
 
-static const struct ht_fact *get(const struct ht_facts *f, const char *name)
-{
-	const struct ht_fact *fact = ht_facts_get(f, name);
-
-	if (!fact)
-		fail_msg("fact %s missing", name);
-	return fact;
-}
-
 static void assert_str_fact(const struct ht_facts *f, const char *name, const char *want)
 {
-	const struct ht_fact *fact = get(f, name);
+	const struct ht_fact *fact = ht_test_fact(f, name);
 
 	if (fact->value.type != HT_T_STR)
 		fail_msg("%s: not a string (error %d)", name, fact->error);
@@ -174,7 +116,7 @@ static void assert_str_fact(const struct ht_facts *f, const char *name, const ch
 
 static void assert_bool_fact(const struct ht_facts *f, const char *name, bool want)
 {
-	const struct ht_fact *fact = get(f, name);
+	const struct ht_fact *fact = ht_test_fact(f, name);
 
 	if (fact->value.type != HT_T_BOOL)
 		fail_msg("%s: not a boolean (error %d)", name, fact->error);
@@ -184,7 +126,7 @@ static void assert_bool_fact(const struct ht_facts *f, const char *name, bool wa
 static void assert_unavailable(const struct ht_facts *f, const char *name, int err,
                                const char *source)
 {
-	const struct ht_fact *fact = get(f, name);
+	const struct ht_fact *fact = ht_test_fact(f, name);
 
 	assert_int_equal(fact->value.type, HT_T_NONE);
 	assert_int_equal(fact->error, err);
@@ -324,71 +266,71 @@ static void test_mountinfo(void **state)
  */
 static char *fake_sysfs(void)
 {
-	char *t = scratch();
+	char *t = ht_test_tmp_dir("test-storage");
 	static const char *const disks[] = { "sda", "sdb", "sdc", "sdd" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(disks); i++) {
 		char rel[128], target[128];
 
 		snprintf(rel, sizeof(rel), "devices/pci0/block/%s/%s1", disks[i], disks[i]);
-		mkdirs(t, rel);
+		ht_test_mkdirs(t, rel);
 		snprintf(rel, sizeof(rel), "devices/pci0/block/%s/%s1/partition", disks[i], disks[i]);
-		put(t, rel, "1\n");
+		ht_test_put_file(t, rel, "1\n");
 		snprintf(rel, sizeof(rel), "devices/pci0/block/%s/slaves", disks[i]);
-		mkdirs(t, rel);
+		ht_test_mkdirs(t, rel);
 		snprintf(rel, sizeof(rel), "block/%s", disks[i]);
 		snprintf(target, sizeof(target), "../devices/pci0/block/%s", disks[i]);
-		mkdirs(t, "block");
+		ht_test_mkdirs(t, "block");
 		link_to(t, rel, target);
 	}
-	mkdirs(t, "devices/pci0/block/sda/queue");
-	put(t, "devices/pci0/block/sda/queue/rotational", "1\n");
-	mkdirs(t, "devices/pci0/block/sdb/queue");
-	put(t, "devices/pci0/block/sdb/queue/rotational", "0\n");
-	mkdirs(t, "devices/pci0/block/sdd/queue");
-	put(t, "devices/pci0/block/sdd/queue/rotational", "yes\n");
+	ht_test_mkdirs(t, "devices/pci0/block/sda/queue");
+	ht_test_put_file(t, "devices/pci0/block/sda/queue/rotational", "1\n");
+	ht_test_mkdirs(t, "devices/pci0/block/sdb/queue");
+	ht_test_put_file(t, "devices/pci0/block/sdb/queue/rotational", "0\n");
+	ht_test_mkdirs(t, "devices/pci0/block/sdd/queue");
+	ht_test_put_file(t, "devices/pci0/block/sdd/queue/rotational", "yes\n");
 
-	mkdirs(t, "devices/virtual/block/md0/slaves");
-	mkdirs(t, "devices/virtual/block/md0/queue");
-	put(t, "devices/virtual/block/md0/queue/rotational", "0\n");
+	ht_test_mkdirs(t, "devices/virtual/block/md0/slaves");
+	ht_test_mkdirs(t, "devices/virtual/block/md0/queue");
+	ht_test_put_file(t, "devices/virtual/block/md0/queue/rotational", "0\n");
 	link_to(t, "devices/virtual/block/md0/slaves/sda1", "../../../../pci0/block/sda/sda1");
 	link_to(t, "devices/virtual/block/md0/slaves/sdb1", "../../../../pci0/block/sdb/sdb1");
 	link_to(t, "block/md0", "../devices/virtual/block/md0");
 
-	mkdirs(t, "devices/virtual/block/dm-0/slaves");
-	mkdirs(t, "devices/virtual/block/dm-0/queue");
-	put(t, "devices/virtual/block/dm-0/queue/rotational", "0\n");
+	ht_test_mkdirs(t, "devices/virtual/block/dm-0/slaves");
+	ht_test_mkdirs(t, "devices/virtual/block/dm-0/queue");
+	ht_test_put_file(t, "devices/virtual/block/dm-0/queue/rotational", "0\n");
 	link_to(t, "devices/virtual/block/dm-0/slaves/md0", "../../md0");
 	link_to(t, "block/dm-0", "../devices/virtual/block/dm-0");
 
-	mkdirs(t, "devices/virtual/block/loop0/slaves");
-	mkdirs(t, "devices/virtual/block/loop0/loop");
-	put(t, "devices/virtual/block/loop0/loop/backing_file", "/var/lib/images/disk.img\n");
-	mkdirs(t, "devices/virtual/block/loop0/queue");
-	put(t, "devices/virtual/block/loop0/queue/rotational", "0\n");
+	ht_test_mkdirs(t, "devices/virtual/block/loop0/slaves");
+	ht_test_mkdirs(t, "devices/virtual/block/loop0/loop");
+	ht_test_put_file(t, "devices/virtual/block/loop0/loop/backing_file", "/var/lib/images/disk.img\n");
+	ht_test_mkdirs(t, "devices/virtual/block/loop0/queue");
+	ht_test_put_file(t, "devices/virtual/block/loop0/queue/rotational", "0\n");
 	link_to(t, "block/loop0", "../devices/virtual/block/loop0");
 
 	/* loop1: bound to nothing readable; dm-1 over loop0 and sda1. */
-	mkdirs(t, "devices/virtual/block/loop1/queue");
-	put(t, "devices/virtual/block/loop1/queue/rotational", "1\n");
+	ht_test_mkdirs(t, "devices/virtual/block/loop1/queue");
+	ht_test_put_file(t, "devices/virtual/block/loop1/queue/rotational", "1\n");
 	link_to(t, "block/loop1", "../devices/virtual/block/loop1");
-	mkdirs(t, "devices/virtual/block/dm-1/slaves");
+	ht_test_mkdirs(t, "devices/virtual/block/dm-1/slaves");
 	link_to(t, "devices/virtual/block/dm-1/slaves/loop0", "../../loop0");
 	link_to(t, "devices/virtual/block/dm-1/slaves/sda1", "../../../../pci0/block/sda/sda1");
 	link_to(t, "block/dm-1", "../devices/virtual/block/dm-1");
 
 	/* vda: virtio_blk, whose queue/rotational is the block layer's default. */
-	mkdirs(t, "devices/pci0/virtio1/block/vda/queue");
-	put(t, "devices/pci0/virtio1/block/vda/queue/rotational", "1\n");
-	mkdirs(t, "bus/virtio/drivers/virtio_blk");
+	ht_test_mkdirs(t, "devices/pci0/virtio1/block/vda/queue");
+	ht_test_put_file(t, "devices/pci0/virtio1/block/vda/queue/rotational", "1\n");
+	ht_test_mkdirs(t, "bus/virtio/drivers/virtio_blk");
 	link_to(t, "devices/pci0/virtio1/driver", "../../../bus/virtio/drivers/virtio_blk");
 	link_to(t, "devices/pci0/virtio1/block/vda/device", "../../../virtio1");
 	link_to(t, "block/vda", "../devices/pci0/virtio1/block/vda");
 
-	mkdirs(t, "devices/virtual/block/dm-9/slaves");
+	ht_test_mkdirs(t, "devices/virtual/block/dm-9/slaves");
 	link_to(t, "devices/virtual/block/dm-9/slaves/dm-9", "../../dm-9");
 
-	mkdirs(t, "dev/block");
+	ht_test_mkdirs(t, "dev/block");
 	link_to(t, "dev/block/253:0", "../../devices/virtual/block/dm-0");
 	link_to(t, "dev/block/253:9", "../../devices/virtual/block/dm-9");
 	link_to(t, "dev/block/9:0", "../../devices/virtual/block/md0");
@@ -458,7 +400,7 @@ static void test_block_info(void **state)
 	check_block(t, 8, 48, "sdd", "sdd", -EINVAL, false, "sdd/queue/rotational");
 
 	/* No spinning disk among several: every file read is named. */
-	put(t, "devices/pci0/block/sda/queue/rotational", "0\n");
+	ht_test_put_file(t, "devices/pci0/block/sda/queue/rotational", "0\n");
 	assert_int_equal(ht_block_info(t, 253, 0, &b), 0);
 	assert_false(b.rotational);
 	assert_true(asprintf(&two, "%s/block/sda/queue/rotational, %s/block/sdb/queue/rotational",
@@ -474,7 +416,7 @@ static void test_block_info(void **state)
 	assert_int_equal(ht_block_info(t, 253, 9, &b), -ELOOP);
 	assert_null(b.device);
 	assert_int_equal(ht_block_info(NULL, 8, 1, &b), -EINVAL);
-	rm_tree(t);
+	ht_test_rm_tree(t);
 	free(t);
 }
 
@@ -482,7 +424,7 @@ static void test_block_info(void **state)
 
 static void test_fsync_rate(void **state)
 {
-	char *d = scratch(), *file = NULL, *ro = NULL, *missing = NULL;
+	char *d = ht_test_tmp_dir("test-storage"), *file = NULL, *ro = NULL, *missing = NULL;
 	unsigned rounds = 0;
 	uint64_t ns = 0;
 	double rate = 0;
@@ -528,7 +470,7 @@ static void test_fsync_rate(void **state)
 	/* No directory, or not one. */
 	assert_true(asprintf(&missing, "%s/missing", d) > 0);
 	assert_int_equal(ht_fsync_rate(missing, 10, 5, &rate, &rounds, &ns), -ENOENT);
-	put(d, "file", "x");
+	ht_test_put_file(d, "file", "x");
 	assert_true(asprintf(&file, "%s/file", d) > 0);
 	assert_int_equal(ht_fsync_rate(file, 10, 5, &rate, &rounds, &ns), -ENOTDIR);
 	assert_int_equal(unlink(file), 0);
@@ -546,7 +488,7 @@ static void test_fsync_rate(void **state)
 	assert_int_equal(ht_fsync_rate(d, 10, 0, &rate, &rounds, &ns), -EINVAL);
 	assert_int_equal(ht_fsync_rate(NULL, 10, 5, &rate, &rounds, &ns), -EINVAL);
 	assert_int_equal(entries(d), 0);
-	rm_tree(d);
+	ht_test_rm_tree(d);
 	free(d);
 	free(file);
 	free(ro);
@@ -570,16 +512,16 @@ static char *fname(const char *name, const char *suffix)
 
 static void test_collect_root(void **state)
 {
-	char *root = scratch();
+	char *root = ht_test_tmp_dir("test-storage");
 	struct ht_facts *f = ht_facts_new();
 
 	(void)state;
 	assert_non_null(f);
-	mkdirs(root, "var/lib");
-	mkdirs(root, "only-in-tree/meta");
+	ht_test_mkdirs(root, "var/lib");
+	ht_test_mkdirs(root, "only-in-tree/meta");
 	/* An absolute link resolves inside the tree, as on the host it stands for. */
 	link_to(root, "data", "/only-in-tree");
-	put(root, "var/lib/garage", "a file where a directory should be");
+	ht_test_put_file(root, "var/lib/garage", "a file where a directory should be");
 
 	/* Before deployment: the nearest existing parent. */
 	reset_faults();
@@ -596,11 +538,11 @@ static void test_collect_root(void **state)
 		assert_unavailable(f, fname("metadata", fs_suffixes[i]), EOPNOTSUPP,
 		                   "not probed under --root: the tree's files lie on this "
 		                   "machine's filesystem, not on its host's");
-	assert_string_equal(get(f, "storage.metadata.size")->unit, "bytes");
+	assert_string_equal(ht_test_fact(f, "storage.metadata.size")->unit, "bytes");
 	/* Under --root nothing is measured. */
 	assert_unavailable(f, "storage.metadata.fsync_rate", EOPNOTSUPP, "not measured in a --root tree");
 	assert_int_equal(fdatasync_calls, 0);
-	assert_string_equal(get(f, "storage.metadata.fsync_rate")->unit, "fsyncs/s");
+	assert_string_equal(ht_test_fact(f, "storage.metadata.fsync_rate")->unit, "fsyncs/s");
 
 	/* --no-measure says so first. */
 	assert_int_equal(ht_collect_storage(f, root, "metadata", "metadata", "/var/lib", false), 0);
@@ -615,7 +557,7 @@ static void test_collect_root(void **state)
 	assert_null(ht_facts_get(f, "storage.data1.fsync_rate"));
 
 	/* Nothing exists: the root itself is missing. */
-	rm_tree(root);
+	ht_test_rm_tree(root);
 	assert_int_equal(ht_collect_storage(f, root, "data", "data", "/srv/garage", true), 0);
 	for (size_t i = 0; i < ARRAY_SIZE(fs_suffixes); i++)
 		assert_unavailable(f, fname("data", fs_suffixes[i]), ENOENT, NULL);
@@ -636,7 +578,7 @@ static void test_collect_root(void **state)
 
 static void test_collect_live(void **state)
 {
-	char *d = scratch();
+	char *d = ht_test_tmp_dir("test-storage");
 	struct ht_facts *f = ht_facts_new();
 	const struct ht_fact *rate;
 	char *want = NULL;
@@ -647,7 +589,7 @@ static void test_collect_live(void **state)
 	assert_int_equal(ht_collect_storage(f, "/", "metadata", "metadata", d, true), 0);
 	assert_bool_fact(f, "storage.metadata.exists", true);
 	assert_str_fact(f, "storage.metadata.probed", d);
-	rate = get(f, "storage.metadata.fsync_rate");
+	rate = ht_test_fact(f, "storage.metadata.fsync_rate");
 	assert_int_equal(rate->value.type, HT_T_INT);
 	assert_true(rate->value.i >= 1);
 	assert_true(fdatasync_calls >= 1);
@@ -664,8 +606,8 @@ static void test_collect_live(void **state)
 		assert_bool_fact(f, "storage.metadata.read_only_mount", (sv.f_flag & ST_RDONLY) != 0);
 		assert_false(sv.f_flag & ST_RDONLY);
 		assert_true(asprintf(&src, "statfs(2) of %s", d) > 0);
-		assert_string_equal(get(f, "storage.metadata.read_only_mount")->source, src);
-		assert_null(get(f, "storage.metadata.read_only_mount")->unit);
+		assert_string_equal(ht_test_fact(f, "storage.metadata.read_only_mount")->source, src);
+		assert_null(ht_test_fact(f, "storage.metadata.read_only_mount")->unit);
 	}
 
 	/* The measurement's error is the fact's. */
@@ -676,7 +618,7 @@ static void test_collect_live(void **state)
 	assert_int_equal(entries(d), 0);
 	reset_faults();
 
-	rm_tree(d);
+	ht_test_rm_tree(d);
 	ht_facts_free(f);
 	free(d);
 	free(want);

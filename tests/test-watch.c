@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
-#include <ftw.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -21,6 +20,7 @@
 #include "shared/util.h"
 #include "cli/watch-print.h"
 #include "collect/watch.h"
+#include "test-util.h"
 
 #define assert_near(a, b) assert_true(fabs((double)(a) - (double)(b)) < 1e-6)
 
@@ -1091,30 +1091,6 @@ static void test_huge_counts(void **state _unused_)
 	                              " > 2^30,\n  held to 2^30 = 1073741824,"));
 }
 
-static void write_file(const char *dir, const char *rel, const char *text)
-{
-	_cleanup_free_ char *path = NULL;
-	char *slash;
-	FILE *f;
-
-	assert_true(asprintf(&path, "%s/%s", dir, rel) > 0);
-	for (slash = strchr(path + strlen(dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0755);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
-static int remove_entry(const char *path, const struct stat *st _unused_, int flag _unused_,
-                        struct FTW *f _unused_)
-{
-	return remove(path);
-}
-
 static volatile sig_atomic_t test_stop;
 
 static void on_test_signal(int sig _unused_)
@@ -1192,10 +1168,10 @@ static void test_sampler_root(void **state _unused_)
 	assert_int_equal(ht_watch_new(&cfg, &w, &err), -ENOENT);
 	assert_string_equal(err.msg, "/proc/sys/net/netfilter/nf_conntrack_max: no such file: "
 	                             "nf_conntrack is not loaded");
-	write_file(dir, "proc/sys/net/netfilter/nf_conntrack_max", "4096\n");
-	write_file(dir, "proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait", "120\n");
+	ht_test_put_file(dir, "proc/sys/net/netfilter/nf_conntrack_max", "4096\n");
+	ht_test_put_file(dir, "proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait", "120\n");
 	/* Two CPUs; entries 0x1000 = 4096 on every row, drop 0x10 + 0x20 = 48, early_drop 1 + 2. */
-	write_file(dir, "proc/net/stat/nf_conntrack",
+	ht_test_put_file(dir, "proc/net/stat/nf_conntrack",
 	           "entries  clashres found new invalid ignore delete chainlength insert "
 	           "insert_failed drop early_drop icmp_error  expect_new expect_create "
 	           "expect_delete search_restart\n"
@@ -1266,7 +1242,7 @@ static void test_sampler_root(void **state _unused_)
 	ht_watch_free(w);
 
 	wait_stop(&cfg);
-	assert_int_equal(nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+	ht_test_rm_tree(dir);
 }
 
 /*

@@ -28,6 +28,11 @@
  * Paths in the results are host paths ("/etc/sysctl.d/90-hosttune.conf"),
  * without the root prefix, named by the configured directory (a file read
  * through ROOT/lib -> usr/lib is "/lib/modprobe.d/x.conf", as kmod names it).
+ *
+ * One file a source: bootconf-sysctl.c, bootconf-modprobe.c (and the kernel
+ * command line), bootconf-modules-load.c, bootconf-unit.c (unit files,
+ * drop-ins, system.conf); what they share, bootconf-internal.h, is in
+ * bootconf.c with struct ht_conf's functions.
  */
 
 /*
