@@ -367,15 +367,15 @@ static void test_aggregates(void **state)
 
 	load_ok(fx, rules);
 	assert_int_equal(ht_facts_set(fx->facts, "listener.list", &s, NULL, NULL), 0);
-	fact_int(fx, "listener.22.backlog", 128);
-	fact_int(fx, "listener.22.queue", 0);
-	fact_int(fx, "listener.80.backlog", 128);
-	fact_int(fx, "listener.80.queue", 129);
-	fact_int(fx, "listener.3900.backlog", 128);
-	fact_int(fx, "listener.3900.queue", 64);
+	ht_test_fact_int(fx->facts, "listener.22.backlog", 128);
+	ht_test_fact_int(fx->facts, "listener.22.queue", 0);
+	ht_test_fact_int(fx->facts, "listener.80.backlog", 128);
+	ht_test_fact_int(fx->facts, "listener.80.queue", 129);
+	ht_test_fact_int(fx->facts, "listener.3900.backlog", 128);
+	ht_test_fact_int(fx->facts, "listener.3900.queue", 64);
 	assert_int_equal(ht_facts_set(fx->facts, "process.list", &p, NULL, NULL), 0);
-	fact_int(fx, "process.a.fds", 1);
-	fact_int(fx, "process.b.fds", 2);
+	ht_test_fact_int(fx->facts, "process.a.fds", 1);
+	ht_test_fact_int(fx->facts, "process.b.fds", 2);
 	evaluate_ok(fx);
 	assert_int_equal(fx->fd.n, 5);
 	assert_int_equal(fx->fd.items[0].severity, HT_SEV_OK);
