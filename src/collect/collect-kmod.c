@@ -13,14 +13,18 @@
 
 #include "collect/collect.h"
 #include "engine/facts.h"
+#include "shared/dlopen.h"
 #include "shared/util.h"
 #include "engine/value.h"
 
 /*
- * nf_conntrack as the module tools see it: its state (built in, loaded,
- * installed but not loaded, absent), the parameters it runs with
- * (/sys/module/nf_conntrack/parameters) and the options modprobe.d gives it
- * for the next load, all through libkmod with every path below the root.
+ * nf_conntrack as the module tools see it, in two sources: what /sys and
+ * modules.builtin tell (its state when it is loaded or built in, and the
+ * parameters it runs with, /sys/module/nf_conntrack/parameters), read as
+ * files; and what only libkmod tells (whether modules.dep has it, when it is
+ * neither loaded nor built in, and the options modprobe.d gives it for the
+ * next load), with libkmod loaded (dlopen) the first time that source runs.
+ * Every path is below the root.
  */
 
 #define MODNAME "nf_conntrack"
@@ -28,6 +32,39 @@
 #define PATH_INITSTATE PATH_MODULE "/initstate"
 #define PATH_PARAMS PATH_MODULE "/parameters"
 #define SRC_OPTIONS "libkmod modprobe.d options"
+
+/* libkmod, loaded when the libkmod source first runs (shared/dlopen.h). */
+HT_DLSYM_DECLARE(kmod_new);
+HT_DLSYM_DECLARE(kmod_unref);
+HT_DLSYM_DECLARE(kmod_set_log_fn);
+HT_DLSYM_DECLARE(kmod_get_dirname);
+HT_DLSYM_DECLARE(kmod_list_next);
+HT_DLSYM_DECLARE(kmod_module_new_from_name);
+HT_DLSYM_DECLARE(kmod_module_new_from_lookup);
+HT_DLSYM_DECLARE(kmod_module_unref);
+HT_DLSYM_DECLARE(kmod_module_unref_list);
+HT_DLSYM_DECLARE(kmod_module_get_module);
+HT_DLSYM_DECLARE(kmod_module_get_name);
+HT_DLSYM_DECLARE(kmod_module_get_path);
+HT_DLSYM_DECLARE(kmod_module_get_options);
+
+static const struct ht_dlsym kmod_syms[] = {
+	HT_DLSYM(kmod_new),
+	HT_DLSYM(kmod_unref),
+	HT_DLSYM(kmod_set_log_fn),
+	HT_DLSYM(kmod_get_dirname),
+	HT_DLSYM(kmod_list_next),
+	HT_DLSYM(kmod_module_new_from_name),
+	HT_DLSYM(kmod_module_new_from_lookup),
+	HT_DLSYM(kmod_module_unref),
+	HT_DLSYM(kmod_module_unref_list),
+	HT_DLSYM(kmod_module_get_module),
+	HT_DLSYM(kmod_module_get_name),
+	HT_DLSYM(kmod_module_get_path),
+	HT_DLSYM(kmod_module_get_options),
+};
+
+static struct ht_dlib libkmod = HT_DLIB("libkmod.so.2", kmod_syms);
 
 /* asprintf() that leaves NULL on failure: glibc leaves its pointer undefined, cleanup frees it. */
 static char *strdup_printf(const char *fmt, ...) _printf_(1, 2);
@@ -46,19 +83,19 @@ static char *strdup_printf(const char *fmt, ...)
 static void kmod_unrefp(struct kmod_ctx **ctx)
 {
 	if (*ctx)
-		kmod_unref(*ctx);
+		sym_kmod_unref(*ctx);
 }
 
 static void kmod_module_unrefp(struct kmod_module **mod)
 {
 	if (*mod)
-		kmod_module_unref(*mod);
+		sym_kmod_module_unref(*mod);
 }
 
 static void kmod_module_unref_listp(struct kmod_list **list)
 {
 	if (*list)
-		kmod_module_unref_list(*list);
+		sym_kmod_module_unref_list(*list);
 }
 
 static void closedirp(DIR **d)
@@ -113,13 +150,13 @@ static struct kmod_ctx *kmod_open(const char *root, const char *release)
 		goto out;
 	if (setenv("KMOD_LOG", "0", 1) < 0)
 		goto out;
-	ctx = kmod_new(dirname, live ? NULL : (const char *const *)paths);
+	ctx = sym_kmod_new(dirname, live ? NULL : (const char *const *)paths);
 	if (saved)
 		setenv("KMOD_LOG", saved, 1);
 	else
 		unsetenv("KMOD_LOG");
 	if (ctx)
-		kmod_set_log_fn(ctx, log_silent, NULL);
+		sym_kmod_set_log_fn(ctx, log_silent, NULL);
 out:
 	for (size_t i = 0; i < ARRAY_SIZE(paths); i++)
 		free(paths[i]);
@@ -129,7 +166,8 @@ out:
 /* How nf_conntrack stands, and why we think so. */
 struct modstate {
 	const char *state; /* builtin, loaded, available, absent; NULL when unknown */
-	int error;         /* positive errno when state is NULL */
+	int error;         /* positive errno when state is NULL and the files settled it */
+	bool lookup;       /* the files do not settle it: modules.dep does (libkmod) */
 	char source[256];
 };
 
@@ -144,7 +182,6 @@ static int state_from_moddep(struct kmod_ctx *ctx, const char *root, const char 
 {
 	_cleanup_(kmod_module_unref_listp) struct kmod_list *list = NULL;
 	_cleanup_free_ char *rel = NULL, *index = NULL;
-	struct kmod_list *l;
 	struct stat sb;
 	int r;
 
@@ -157,7 +194,7 @@ static int state_from_moddep(struct kmod_ctx *ctx, const char *root, const char 
 		return 0;
 	}
 	snprintf(st->source, sizeof(st->source), "libkmod %s/modules.dep", moddir);
-	r = kmod_module_new_from_lookup(ctx, MODNAME, &list);
+	r = sym_kmod_module_new_from_lookup(ctx, MODNAME, &list);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
@@ -165,57 +202,18 @@ static int state_from_moddep(struct kmod_ctx *ctx, const char *root, const char 
 		return 0;
 	}
 	st->state = "absent";
-	kmod_list_foreach(l, list) {
-		struct kmod_module *m = kmod_module_get_module(l);
-		bool found = kmod_module_get_path(m) && strcmp(kmod_module_get_name(m), MODNAME) == 0;
+	/* kmod_list_foreach(), which is a macro over kmod_list_next() */
+	for (struct kmod_list *l = list; l; l = sym_kmod_list_next(list, l)) {
+		struct kmod_module *m = sym_kmod_module_get_module(l);
+		bool found = sym_kmod_module_get_path(m) &&
+		             strcmp(sym_kmod_module_get_name(m), MODNAME) == 0;
 
-		kmod_module_unref(m);
+		sym_kmod_module_unref(m);
 		if (found) {
 			st->state = "available";
 			break;
 		}
 	}
-	return 0;
-}
-
-static int state_live(struct kmod_ctx *ctx, struct kmod_module *mod, struct modstate *st)
-{
-	int r = kmod_module_get_initstate(mod);
-	struct stat sb;
-
-	snprintf(st->source, sizeof(st->source), "libkmod");
-	switch (r) {
-	case KMOD_MODULE_BUILTIN:
-		st->state = "builtin";
-		return 0;
-	case KMOD_MODULE_LIVE:
-	case KMOD_MODULE_GOING:
-		st->state = "loaded";
-		return 0;
-	case KMOD_MODULE_COMING:
-		/*
-		 * libkmod says "coming" for a /sys/module/NAME without initstate
-		 * when modules.builtin does not list it (no /lib/modules, or a
-		 * kernel without module support). The kernel gives every loaded
-		 * module an initstate attribute (kernel/module/sysfs.c) and creates
-		 * a bare /sys/module/NAME only for built-in code with parameters
-		 * (kernel/params.c, param_sysfs_builtin), so no initstate means
-		 * built in.
-		 */
-		if (stat(PATH_INITSTATE, &sb) < 0 && errno == ENOENT) {
-			st->state = "builtin";
-			snprintf(st->source, sizeof(st->source),
-			         "libkmod; " PATH_MODULE " without initstate");
-		} else {
-			st->state = "loaded";
-		}
-		return 0;
-	default:
-		break;
-	}
-	if (r == -ENOENT)
-		return state_from_moddep(ctx, NULL, kmod_get_dirname(ctx), st);
-	st->error = r < 0 ? -r : EINVAL;
 	return 0;
 }
 
@@ -252,79 +250,116 @@ static int builtin_listed(const char *root, const char *moddir, bool *listed)
 	return 0;
 }
 
-/*
- * Under --root libkmod would read the host's /sys, so the state comes from
- * the tree: its initstate, its modules.builtin, its /sys/module directory,
- * and only then libkmod's lookup in its modules.dep.
- */
-static int state_root(struct kmod_ctx *ctx, const char *root, const char *release,
-                      struct modstate *st)
+/* initstate: loaded (live, coming, going: kernel/module/sysfs.c show_initstate()). 1 when read. */
+static int state_initstate(const char *root, struct modstate *st)
 {
-	_cleanup_free_ char *text = NULL, *moddir = NULL, *dir = NULL;
+	_cleanup_free_ char *text = NULL;
+	int r = ht_read_file(root, PATH_INITSTATE, &text);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return 0;
+	snprintf(st->source, sizeof(st->source), PATH_INITSTATE);
+	if (strcmp(text, "live") == 0 || strcmp(text, "coming") == 0 || strcmp(text, "going") == 0)
+		st->state = "loaded";
+	else
+		st->error = EINVAL;
+	return 1;
+}
+
+/* /sys/module/nf_conntrack is a directory: @state, with @source. 1 when it is. */
+static int state_module_dir(const char *root, const char *state, const char *source,
+                            struct modstate *st)
+{
+	_cleanup_free_ char *dir = ht_root_path(root, PATH_MODULE);
 	struct stat sb;
+
+	if (!dir)
+		return -ENOMEM;
+	if (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		return 0;
+	st->state = state;
+	snprintf(st->source, sizeof(st->source), "%s", source);
+	return 1;
+}
+
+/* modules.builtin of @release lists nf_conntrack: built in. 1 when it does. */
+static int state_builtin(const char *root, const char *release, struct modstate *st)
+{
+	_cleanup_free_ char *moddir = NULL;
 	bool listed;
 	int r;
 
-	r = ht_read_file(root, PATH_INITSTATE, &text);
+	if (!release)
+		return 0;
+	moddir = strdup_printf("/lib/modules/%s", release);
+	if (!moddir)
+		return -ENOMEM;
+	r = builtin_listed(root, moddir, &listed);
 	if (r == -ENOMEM)
 		return r;
-	if (r >= 0) {
-		snprintf(st->source, sizeof(st->source), PATH_INITSTATE);
-		/* kernel/module/sysfs.c show_initstate(): live, coming or going */
-		if (strcmp(text, "live") == 0 || strcmp(text, "coming") == 0 ||
-		    strcmp(text, "going") == 0)
-			st->state = "loaded";
-		else
-			st->error = EINVAL;
+	if (r < 0 || !listed)
 		return 0;
-	}
-	if (release) {
-		moddir = strdup_printf("/lib/modules/%s", release);
-		if (!moddir)
-			return -ENOMEM;
-		r = builtin_listed(root, moddir, &listed);
-		if (r == -ENOMEM)
-			return r;
-		if (r >= 0 && listed) {
-			st->state = "builtin";
-			snprintf(st->source, sizeof(st->source), "%s/modules.builtin", moddir);
-			return 0;
-		}
-	}
-	dir = ht_root_path(root, PATH_MODULE);
-	if (!dir)
-		return -ENOMEM;
-	if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		st->state = "loaded";
-		snprintf(st->source, sizeof(st->source), PATH_MODULE);
-		return 0;
-	}
-	if (!release) {
+	st->state = "builtin";
+	snprintf(st->source, sizeof(st->source), "%s/modules.builtin", moddir);
+	return 1;
+}
+
+/*
+ * The state the files tell, without libkmod. Live: the kernel gives every
+ * loaded module an initstate attribute (kernel/module/sysfs.c) and creates a
+ * bare /sys/module/NAME only for built-in code with parameters
+ * (kernel/params.c, param_sysfs_builtin), so initstate means loaded and the
+ * directory without it built in; a built-in module without the directory
+ * is in modules.builtin (as libkmod's kmod_module_get_initstate() reads it).
+ * Under --root, a tree copied from another host may lack initstate: its
+ * initstate, its modules.builtin, then its /sys/module directory (loaded).
+ * Neither: st->lookup, modules.dep decides (libkmod: state_from_moddep()).
+ */
+static int state_files(const char *root, const char *release, struct modstate *st)
+{
+	bool live = ht_root_is_live(root);
+	int r = state_initstate(root, st);
+
+	if (r == 0 && live)
+		r = state_module_dir(root, "builtin", PATH_MODULE " without initstate", st);
+	if (r == 0)
+		r = state_builtin(root, release, st);
+	if (r == 0 && !live)
+		r = state_module_dir(root, "loaded", PATH_MODULE, st);
+	if (r != 0)
+		return r < 0 ? r : 0;
+	if (!live && !release) {
 		st->error = ENOENT;
 		snprintf(st->source, sizeof(st->source), "kernel.release unknown");
 		return 0;
 	}
-	return state_from_moddep(ctx, root, moddir, st);
+	st->lookup = true;
+	return 0;
 }
 
-static int collect_state(struct ht_facts *f, struct kmod_ctx *ctx, struct kmod_module *mod,
-                         const char *root, const char *release)
+/*
+ * conntrack.module and conntrack.loaded from what the files settled; the
+ * lookup in modules.dep is left to the libkmod source (conntrack.loaded
+ * keeps what /sys/module said then, and when the state is unknown).
+ */
+static int collect_state(struct ht_facts *f, const char *root, const char *release)
 {
 	struct modstate st = { 0 };
-	bool live = ht_root_is_live(root), loaded;
+	bool loaded;
 	int r;
 
-	r = live ? state_live(ctx, mod, &st) : state_root(ctx, root, release, &st);
-	if (r < 0)
+	r = state_files(root, release, &st);
+	if (r < 0 || st.lookup)
 		return r;
 	if (!st.state)
-		/* conntrack.loaded keeps what the procfs collector found. */
 		return ht_facts_set_errno(f, "conntrack.module", st.error, NULL, st.source);
 	r = ht_facts_set_str(f, "conntrack.module", st.state, st.source);
 	if (r < 0)
 		return r;
 	loaded = strcmp(st.state, "builtin") == 0 || strcmp(st.state, "loaded") == 0;
-	return ht_facts_set_bool(f, "conntrack.loaded", loaded, live ? "libkmod" : st.source);
+	return ht_facts_set_bool(f, "conntrack.loaded", loaded, st.source);
 }
 
 /*
@@ -565,7 +600,7 @@ static int kcmdline_options(char **out)
 static int collect_options(struct ht_facts *f, struct kmod_module *mod, const char *root)
 {
 	_cleanup_free_ char *opts = NULL, *kcmd = NULL, *val = NULL;
-	const char *o = kmod_module_get_options(mod);
+	const char *o = sym_kmod_module_get_options(mod);
 	int64_t hashsize;
 	int r;
 
@@ -609,29 +644,89 @@ static int collect_options(struct ht_facts *f, struct kmod_module *mod, const ch
 	                        SRC_OPTIONS);
 }
 
+/* kernel.release as a copy (the facts set later may move the table); NULL when unknown. */
+static int release_of(struct ht_facts *f, char **out)
+{
+	const struct ht_fact *rel = ht_facts_get(f, "kernel.release");
+
+	*out = NULL;
+	if (!rel || rel->value.type != HT_T_STR)
+		return 0;
+	*out = strdup(rel->value.s);
+	return *out ? 0 : -ENOMEM;
+}
+
+int ht_collect_module_state(struct ht_facts *f, const char *root)
+{
+	_cleanup_free_ char *release = NULL;
+	int r = release_of(f, &release);
+
+	if (r >= 0)
+		r = collect_state(f, root, release);
+	return r < 0 ? r : collect_params(f, root);
+}
+
+/* conntrack.module from libkmod's lookup in modules.dep (the files did not settle it). */
+static int collect_lookup(struct ht_facts *f, struct kmod_ctx *ctx, const char *root,
+                          const char *release)
+{
+	_cleanup_free_ char *moddir = NULL;
+	struct modstate st = { 0 };
+	int r;
+
+	if (ht_root_is_live(root))
+		r = state_from_moddep(ctx, NULL, sym_kmod_get_dirname(ctx), &st);
+	else if (!(moddir = strdup_printf("/lib/modules/%s", release ? release : "")))
+		r = -ENOMEM;
+	else
+		r = state_from_moddep(ctx, root, moddir, &st);
+	if (r < 0)
+		return r;
+	if (!st.state)
+		return ht_facts_set_errno(f, "conntrack.module", st.error, NULL, st.source);
+	return ht_facts_set_str(f, "conntrack.module", st.state, st.source);
+}
+
+/*
+ * libkmod could not be loaded (@r, -ENOENT or -ELIBACC): its facts are
+ * unavailable with that errno and a source naming the library.
+ */
+static int kmod_unavailable(struct ht_facts *f, bool need_state, int r)
+{
+	char src[384];
+	int e;
+
+	snprintf(src, sizeof(src), SRC_OPTIONS ": %s", ht_dlopen_error(&libkmod));
+	e = ht_facts_set_errno(f, "modprobe." MODNAME ".options", r, NULL, src);
+	if (e >= 0)
+		e = ht_facts_set_errno(f, "modprobe." MODNAME ".hashsize", r, "buckets", src);
+	if (e < 0 || !need_state)
+		return e;
+	snprintf(src, sizeof(src), "libkmod modules.dep: %s", ht_dlopen_error(&libkmod));
+	return ht_facts_set_errno(f, "conntrack.module", r, NULL, src);
+}
+
 int ht_collect_kmod(struct ht_facts *f, const char *root)
 {
 	_cleanup_(kmod_unrefp) struct kmod_ctx *ctx = NULL;
 	_cleanup_(kmod_module_unrefp) struct kmod_module *mod = NULL;
-	const struct ht_fact *rel = ht_facts_get(f, "kernel.release");
-	const char *release = rel && rel->value.type == HT_T_STR ? rel->value.s : NULL;
-	_cleanup_free_ char *release_copy = NULL;
+	_cleanup_free_ char *release = NULL;
+	bool need_state = !ht_facts_get(f, "conntrack.module");
 	int r;
 
-	/* The facts set below may move the table; keep our own copy. */
-	if (release && !(release_copy = strdup(release)))
-		return -ENOMEM;
-	ctx = kmod_open(root, release_copy);
-	if (!ctx)
-		return -ENOMEM;
-	r = kmod_module_new_from_name(ctx, MODNAME, &mod);
+	r = ht_dlopen(&libkmod);
 	if (r < 0)
-		return -ENOMEM; /* it fails only for want of memory for this name */
-	r = collect_state(f, ctx, mod, root, release_copy);
+		return kmod_unavailable(f, need_state, r);
+	r = release_of(f, &release);
 	if (r < 0)
 		return r;
-	r = collect_params(f, root);
+	ctx = kmod_open(root, release);
+	if (!ctx)
+		return -ENOMEM;
+	r = sym_kmod_module_new_from_name(ctx, MODNAME, &mod);
 	if (r < 0)
+		return -ENOMEM; /* it fails only for want of memory for this name */
+	if (need_state && (r = collect_lookup(f, ctx, root, release)) < 0)
 		return r;
 	return collect_options(f, mod, root);
 }

@@ -37,13 +37,18 @@ enum {
 
 /*
  * What a source costs, so that the expensive ones run only when a rule that
- * applies needs their facts: reading a few files (FILES), a walk or dump
- * whose cost follows what the host holds (WALK: the conntrack table, every
- * socket, every process's descriptors), or a measurement that takes time on
- * purpose (MEASURE: the ciphers, the fsync rate).
+ * applies needs their facts: reading a few files (FILES), loading a library
+ * for it alone (LIBRARY: dlopen(3) of libkmod, with libcrypto, libzstd and
+ * liblzma on Debian 12, about 1 ms of relocations and 1-2 MiB resident,
+ * then its own reading: libkmod's modprobe.d and modules.dep), a walk or
+ * dump whose cost follows what the host holds (WALK: the conntrack table,
+ * every socket, every process's descriptors), or a measurement that takes
+ * time on purpose (MEASURE: the ciphers, the fsync rate). Only FILES runs
+ * for HT_NEED_CHEAP.
  */
 enum ht_cost {
 	HT_COST_FILES,
+	HT_COST_LIBRARY,
 	HT_COST_WALK,
 	HT_COST_MEASURE,
 };
@@ -224,10 +229,30 @@ int ht_collect_udev(struct ht_facts *f, const char *root);
 int ht_collect_ethtool(struct ht_facts *f, const char *root);
 
 /*
- * conntrack.module, conntrack.loaded, module.nf_conntrack.* (every file of
- * /sys/module/nf_conntrack/parameters) and modprobe.nf_conntrack.{options,
- * hashsize} with libkmod; under --root, libkmod reads root's modprobe.d and
- * /lib/modules.
+ * ht_collect_module_state - what files tell of nf_conntrack, no library:
+ * module.nf_conntrack.* (every file of /sys/module/nf_conntrack/parameters)
+ * and, when they settle it, conntrack.module and conntrack.loaded with the
+ * file as source. Live: "loaded" when /sys/module/nf_conntrack/initstate
+ * exists, "builtin" when the directory has none or modules.builtin of
+ * kernel.release lists nf_conntrack. Under --root: initstate ("loaded"),
+ * modules.builtin ("builtin"), then the directory ("loaded"); without
+ * kernel.release, unavailable ENOENT. Otherwise conntrack.module is left
+ * unset for ht_collect_kmod() (modules.dep decides), and conntrack.loaded
+ * is what ht_collect_conntrack_loaded() set. Reads kernel.release from @f
+ * (collected before).
+ */
+int ht_collect_module_state(struct ht_facts *f, const char *root);
+
+/*
+ * ht_collect_kmod - what only libkmod tells, with libkmod loaded (dlopen
+ * "libkmod.so.2") on the first call: modprobe.nf_conntrack.{options,
+ * hashsize}, the options modprobe.d (and live, the kernel command line)
+ * give the next load, and conntrack.module when @f does not hold it yet
+ * (ht_collect_module_state() runs first): "available" or "absent" by
+ * modules.dep, unavailable (ENOENT) without modules.dep.bin. Under --root,
+ * libkmod reads root's modprobe.d and /lib/modules. When libkmod cannot be
+ * loaded, these facts are unavailable with ENOENT (not loadable) or ELIBACC
+ * (a symbol missing) and a source that names the library.
  */
 int ht_collect_kmod(struct ht_facts *f, const char *root);
 

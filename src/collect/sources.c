@@ -117,13 +117,20 @@ SIMPLE(ht_collect_ports)
 SIMPLE(ht_collect_nstat)
 SIMPLE(ht_collect_sockstat)
 
-/* nf_conntrack's state: /sys/module first, then libkmod refines it. */
-static int src_kmod(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+/* nf_conntrack as files tell it: /sys/module, then initstate and modules.builtin. */
+static int src_module_state(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
 {
 	int r = ht_collect_conntrack_loaded(f, c->root);
 
 	(void)err;
-	return r < 0 ? r : ht_collect_kmod(f, c->root);
+	return r < 0 ? r : ht_collect_module_state(f, c->root);
+}
+
+/* What only libkmod tells: modprobe.d's options, modules.dep for an unloaded module. */
+static int src_kmod(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+{
+	(void)err;
+	return ht_collect_kmod(f, c->root);
 }
 
 static int src_cpu(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
@@ -309,7 +316,11 @@ static int src_garage(struct ht_collect *c, struct ht_facts *f, struct ht_error 
  * across dots too), so a narrower pattern comes before a wider one of the
  * same family. A source runs once per collection, whatever it is asked for;
  * one with collect_one runs for each fact asked (the owner of one port) and
- * its collect when everything is (ht_collect_all()).
+ * its collect when everything is (ht_collect_all()). The same pattern in a
+ * later row is a fallback: when the first source ran and left the fact
+ * unset, the later one is asked (conntrack.module: the files settle it when
+ * nf_conntrack is loaded or built in, libkmod's modules.dep otherwise), so
+ * the cheap source comes first.
  */
 static const struct ht_source {
 	const char *name;
@@ -344,9 +355,10 @@ static const struct ht_source {
 	    "net.netfilter.nf_conntrack_tcp_timeout_syn_sent",
 	    "net.netfilter.nf_conntrack_tcp_timeout_time_wait"),
 	  HT_COST_FILES, src_ht_collect_conntrack_files, NULL, NULL, NULL },
-	{ "kmod", P("conntrack.loaded", "conntrack.module", "module.nf_conntrack.*",
-	            "modprobe.nf_conntrack.*"),
-	  HT_COST_FILES, src_kmod, P("kernel.release"), NULL, NULL },
+	{ "module state", P("conntrack.loaded", "conntrack.module", "module.nf_conntrack.*"),
+	  HT_COST_FILES, src_module_state, P("kernel.release"), NULL, NULL },
+	{ "libkmod", P("conntrack.module", "modprobe.nf_conntrack.*"), HT_COST_LIBRARY, src_kmod,
+	  P("kernel.release", "conntrack.loaded"), NULL, NULL },
 	{ "netns", P("netns.initial"), HT_COST_FILES, src_ht_collect_netns_initial, NULL, NULL,
 	  NULL },
 	{ "boot configuration", P("boot.*"), HT_COST_FILES, src_boot, NULL, NULL, src_boot_fact },
@@ -481,34 +493,45 @@ const char *ht_collect_warning(const struct ht_collect *c)
 	return c->warning;
 }
 
-/* The source that provides fact @name: the first whose pattern matches; -1 for none. */
-static ssize_t source_of(const char *name)
+/*
+ * The source that provides fact @name: the first whose pattern matches,
+ * that pattern in *@pattern; -1 for none.
+ */
+static ssize_t source_of(const char *name, const char **pattern)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(sources); i++)
 		for (const char *const *p = sources[i].provides; *p; p++)
-			if (fnmatch(*p, name, 0) == 0)
+			if (fnmatch(*p, name, 0) == 0) {
+				*pattern = *p;
 				return (ssize_t)i;
+			}
+	return -1;
+}
+
+/* The next source after @i with the same @pattern (the fallback of the table); -1 for none. */
+static ssize_t source_after(size_t i, const char *pattern)
+{
+	for (size_t j = i + 1; j < ARRAY_SIZE(sources); j++)
+		for (const char *const *p = sources[j].provides; *p; p++)
+			if (strcmp(*p, pattern) == 0)
+				return (ssize_t)j;
 	return -1;
 }
 
 /*
- * ht_fact_provider_cb: the source of @name runs the first time one of its
- * facts is asked for, when it costs no more than @flags allow and its gate
- * is open; a source of one fact at a time runs for each.
+ * Source @i asked for @name: it runs the first time one of its facts is
+ * asked for, when it costs no more than @flags allow and its gate is open;
+ * a source of one fact at a time runs for each.
  */
-static int provide(struct ht_facts *f, const char *name, unsigned flags, struct ht_error *err,
-                   void *userdata)
+static int provide_from(struct ht_collect *c, struct ht_facts *f, size_t i, const char *name,
+                        unsigned flags, struct ht_error *err)
 {
-	struct ht_collect *c = userdata;
-	ssize_t i = source_of(name);
 	int r;
 
-	if (i < 0 && ht_fact_def_is_sysctl(ht_fact_def_find(name)))
-		return ht_collect_sysctl(f, c->root, name);
-	if (i < 0 || ((flags & HT_NEED_CHEAP) && sources[i].cost != HT_COST_FILES))
+	if ((flags & HT_NEED_CHEAP) && sources[i].cost != HT_COST_FILES)
 		return 0;
 	if (sources[i].collect_one) {
-		r = source_needs(f, (size_t)i, err);
+		r = source_needs(f, i, err);
 		return r < 0 ? r : sources[i].collect_one(c, f, name, err);
 	}
 	if (c->state[i] == SRC_NEW && sources[i].gate) {
@@ -516,7 +539,30 @@ static int provide(struct ht_facts *f, const char *name, unsigned flags, struct 
 		if (r <= 0)
 			return r;
 	}
-	return run_source(c, f, (size_t)i, err);
+	return run_source(c, f, i, err);
+}
+
+/*
+ * ht_fact_provider_cb: the source of @name (provide_from()); when it ran
+ * and left @name unset, the next source with the same pattern; a sysctl no
+ * source provides is read by its key.
+ */
+static int provide(struct ht_facts *f, const char *name, unsigned flags, struct ht_error *err,
+                   void *userdata)
+{
+	struct ht_collect *c = userdata;
+	const char *pattern = NULL;
+	ssize_t i = source_of(name, &pattern);
+	int r = 0;
+
+	if (i < 0 && ht_fact_def_is_sysctl(ht_fact_def_find(name)))
+		return ht_collect_sysctl(f, c->root, name);
+	for (; i >= 0; i = source_after((size_t)i, pattern)) {
+		r = provide_from(c, f, (size_t)i, name, flags, err);
+		if (r < 0 || c->state[i] != SRC_DONE || ht_facts_get(f, name))
+			break;
+	}
+	return r;
 }
 
 static void collect_destroy(void *userdata)
