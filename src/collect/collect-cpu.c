@@ -19,6 +19,7 @@
 #include "collect/collect.h"
 #include "collect/cpu.h"
 #include "engine/facts.h"
+#include "shared/dlopen.h"
 #include "shared/util.h"
 #include "engine/value.h"
 
@@ -469,6 +470,31 @@ out:
 
 /* ---- cipher measurement ---- */
 
+/* libcrypto, loaded for the measurement alone (shared/dlopen.h). */
+HT_DLSYM_DECLARE(EVP_aes_128_gcm);
+HT_DLSYM_DECLARE(EVP_chacha20_poly1305);
+HT_DLSYM_DECLARE(EVP_CIPHER_CTX_new);
+HT_DLSYM_DECLARE(EVP_CIPHER_CTX_free);
+HT_DLSYM_DECLARE(EVP_EncryptInit_ex);
+HT_DLSYM_DECLARE(EVP_EncryptUpdate);
+HT_DLSYM_DECLARE(ERR_peek_last_error);
+HT_DLSYM_DECLARE(ERR_error_string_n);
+HT_DLSYM_DECLARE(ERR_clear_error);
+
+static const struct ht_dlsym crypto_syms[] = {
+	HT_DLSYM(EVP_aes_128_gcm),
+	HT_DLSYM(EVP_chacha20_poly1305),
+	HT_DLSYM(EVP_CIPHER_CTX_new),
+	HT_DLSYM(EVP_CIPHER_CTX_free),
+	HT_DLSYM(EVP_EncryptInit_ex),
+	HT_DLSYM(EVP_EncryptUpdate),
+	HT_DLSYM(ERR_peek_last_error),
+	HT_DLSYM(ERR_error_string_n),
+	HT_DLSYM(ERR_clear_error),
+};
+
+static struct ht_dlib libcrypto = HT_DLIB("libcrypto.so.3", crypto_syms);
+
 static double clock_s(clockid_t id)
 {
 	struct timespec ts;
@@ -480,15 +506,15 @@ static double clock_s(clockid_t id)
 /* libcrypto's reason for the last failure, and the error queue emptied. */
 static int evp_failed(char *why, size_t whylen)
 {
-	unsigned long e = ERR_peek_last_error();
+	unsigned long e = sym_ERR_peek_last_error();
 
 	if (why && whylen) {
 		if (e)
-			ERR_error_string_n(e, why, whylen);
+			sym_ERR_error_string_n(e, why, whylen);
 		else
 			snprintf(why, whylen, "no reason given");
 	}
-	ERR_clear_error();
+	sym_ERR_clear_error();
 	return -EOPNOTSUPP;
 }
 
@@ -505,8 +531,9 @@ static int cipher_start(struct ht_cipher_run *run, EVP_CIPHER_CTX *ctx, unsigned
 	const EVP_CIPHER *cipher;
 	int len;
 
-	cipher = run->cipher == HT_CIPHER_AES_128_GCM ? EVP_aes_128_gcm() : EVP_chacha20_poly1305();
-	if (!cipher || EVP_EncryptInit_ex(ctx, cipher, NULL, key, iv) != 1)
+	cipher = run->cipher == HT_CIPHER_AES_128_GCM ? sym_EVP_aes_128_gcm()
+	                                               : sym_EVP_chacha20_poly1305();
+	if (!cipher || sym_EVP_EncryptInit_ex(ctx, cipher, NULL, key, iv) != 1)
 		return evp_failed(run->why, sizeof(run->why));
 	/*
 	 * The first buffers pay for page faults, libcrypto's lazy set-up and
@@ -515,7 +542,7 @@ static int cipher_start(struct ht_cipher_run *run, EVP_CIPHER_CTX *ctx, unsigned
 	 * about 30 us at 4 GB/s.
 	 */
 	for (int i = 0; i < MEASURE_WARMUP; i++)
-		if (EVP_EncryptUpdate(ctx, buf, &len, in, HT_CIPHER_BUFFER) != 1)
+		if (sym_EVP_EncryptUpdate(ctx, buf, &len, in, HT_CIPHER_BUFFER) != 1)
 			return evp_failed(run->why, sizeof(run->why));
 	return 0;
 }
@@ -537,7 +564,7 @@ static int cipher_slice(struct ht_cipher_run *run, EVP_CIPHER_CTX *ctx, unsigned
 
 	do {
 		for (int i = 0; i < MEASURE_CHECK_EVERY; i++) {
-			if (EVP_EncryptUpdate(ctx, buf, &len, in, HT_CIPHER_BUFFER) != 1)
+			if (sym_EVP_EncryptUpdate(ctx, buf, &len, in, HT_CIPHER_BUFFER) != 1)
 				return evp_failed(run->why, sizeof(run->why));
 			bytes += HT_CIPHER_BUFFER;
 		}
@@ -572,6 +599,15 @@ int ht_cipher_measure(struct ht_cipher_run *runs, size_t n, unsigned slices, uns
 			return -EINVAL;
 		runs[i] = (struct ht_cipher_run){ .cipher = runs[i].cipher };
 	}
+	r = ht_dlopen(&libcrypto);
+	if (r < 0) {
+		/* Every cipher fails alike: the library is not there to measure with. */
+		for (size_t i = 0; i < n; i++) {
+			runs[i].error = r;
+			snprintf(runs[i].why, sizeof(runs[i].why), "%s", ht_dlopen_error(&libcrypto));
+		}
+		return 0;
+	}
 	in = calloc(1, HT_CIPHER_BUFFER);
 	/* Stream modes write what they read; the block size is slack for any other. */
 	buf = malloc(HT_CIPHER_BUFFER + EVP_MAX_BLOCK_LENGTH);
@@ -579,7 +615,7 @@ int ht_cipher_measure(struct ht_cipher_run *runs, size_t n, unsigned slices, uns
 	if (!in || !buf || !ctx)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		ctx[i] = EVP_CIPHER_CTX_new();
+		ctx[i] = sym_EVP_CIPHER_CTX_new();
 		if (!ctx[i]) {
 			r = -ENOMEM;
 			goto out;
@@ -616,7 +652,7 @@ int ht_cipher_measure(struct ht_cipher_run *runs, size_t n, unsigned slices, uns
 		}
 out:
 	for (size_t i = 0; i < n; i++)
-		EVP_CIPHER_CTX_free(ctx[i]);
+		sym_EVP_CIPHER_CTX_free(ctx[i]);
 	return r;
 }
 

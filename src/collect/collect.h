@@ -260,7 +260,9 @@ int ht_collect_kmod(struct ht_facts *f, const char *root);
  * cpu.aes.flag, cpu.pclmul.flag, cpu.model from /proc/cpuinfo; cpu.virt from
  * CPUID (live x86 only) and DMI (/sys/class/dmi/id/sys_vendor,
  * product_name); with @measure, cpu.aes.gcm_mbps, cpu.chacha.mbps and
- * cpu.aes.hw measured with libcrypto (live host only).
+ * cpu.aes.hw measured with libcrypto (live host only), loaded (dlopen
+ * "libcrypto.so.3") for the measurement alone: when it cannot be loaded,
+ * the three are unavailable with ENOENT or ELIBACC and a source naming it.
  */
 int ht_collect_cpu(struct ht_facts *f, const char *root, bool measure);
 

@@ -61,8 +61,10 @@ enum ht_cipher {
 /* One cipher of a measurement: filled by ht_cipher_measure(). */
 struct ht_cipher_run {
 	enum ht_cipher cipher; /* set by the caller */
-	int error;             /* 0, or -EOPNOTSUPP when libcrypto refused the cipher */
-	char why[256];         /* libcrypto's reason when it refused */
+	int error;             /* 0, -EOPNOTSUPP when libcrypto refused the cipher, or
+	                          -ENOENT / -ELIBACC when libcrypto could not be loaded */
+	char why[256];         /* libcrypto's reason when it refused, or why it did not
+	                          load (naming the library: ht_dlopen_error()) */
 	unsigned slices;       /* slices run, 1 to the number asked for */
 	uint64_t bytes;        /* encrypted in the fastest slice */
 	double seconds;        /* CPU time of the measuring thread (CLOCK_THREAD_CPUTIME_ID)
@@ -92,9 +94,11 @@ struct ht_cipher_run {
  * clock every few buffers and the scheduler may hold the thread off the CPU
  * past the bound: it is a deadline, not a guarantee. Every cipher gets at
  * least one slice of a few buffers.
+ * libcrypto ("libcrypto.so.3") is loaded with dlopen(3) on the first call.
  * Returns 0 (a cipher libcrypto refuses has its error set, the others are
- * measured), -EINVAL for a bad argument (a zero count or time, an unknown
- * cipher), -ENOMEM.
+ * measured; when libcrypto cannot be loaded, every run has the error
+ * ht_dlopen() gave), -EINVAL for a bad argument (a zero count or time, an
+ * unknown cipher), -ENOMEM.
  */
 int ht_cipher_measure(struct ht_cipher_run *runs, size_t n, unsigned slices, unsigned slice_us,
                       unsigned wall_ms);
