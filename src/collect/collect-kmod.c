@@ -399,9 +399,17 @@ static int collect_param(struct ht_facts *f, const char *root, const char *param
 	return r == -EINVAL ? 0 : r;
 }
 
+/*
+ * module.nf_conntrack.hashsize is the conntrack sysctls source's
+ * (ht_collect_conntrack_files(), the same file), which the source table
+ * asks for it: set here too, it would replace a fact that a rule may have
+ * read already (the engine keeps the fact's name: a use after free).
+ */
+#define PARAM_OTHERS "hashsize"
+
 static int collect_params(struct ht_facts *f, const char *root)
 {
-	static const char *const known[] = { "expect_hashsize", "hashsize" };
+	static const char *const known[] = { "expect_hashsize" };
 	_cleanup_free_ char *dir = ht_root_path(root, PATH_PARAMS);
 	_cleanup_(closedirp) DIR *d = NULL;
 	struct dirent *de;
@@ -434,7 +442,7 @@ static int collect_params(struct ht_facts *f, const char *root)
 				return -ENOMEM;
 			break;
 		}
-		if (de->d_name[0] == '.')
+		if (de->d_name[0] == '.' || strcmp(de->d_name, PARAM_OTHERS) == 0)
 			continue;
 		r = collect_param(f, root, de->d_name);
 		if (r < 0)

@@ -230,8 +230,8 @@ int ht_collect_ethtool(struct ht_facts *f, const char *root);
 
 /*
  * ht_collect_module_state - what files tell of nf_conntrack, no library:
- * module.nf_conntrack.* (every file of /sys/module/nf_conntrack/parameters)
- * and, when they settle it, conntrack.module and conntrack.loaded with the
+ * module.nf_conntrack.* (every file of /sys/module/nf_conntrack/parameters
+ * but hashsize, ht_collect_conntrack_files()'s fact) and, when they settle it, conntrack.module and conntrack.loaded with the
  * file as source. Live: "loaded" when /sys/module/nf_conntrack/initstate
  * exists, "builtin" when the directory has none or modules.builtin of
  * kernel.release lists nf_conntrack. Under --root: initstate ("loaded"),
