@@ -1464,7 +1464,7 @@ int ht_ruleset_holds(struct ht_ruleset *rs, const char *id, const char *instance
 	struct ht_family_state *fs;
 	struct ht_value v = { 0 };
 	long saved;
-	size_t k;
+	size_t k = 0;
 	int ret;
 
 	if (!r || !r->keys[K_VALUE].expr || r->type != HT_T_BOOL)

@@ -723,7 +723,16 @@ static int facts_put(struct ht_facts *f, struct ht_fact *fact)
 	int r;
 
 	if (found) {
+		/*
+		 * The name stays where it was: whoever read the fact may hold it
+		 * (the engine keeps the names of the inputs it read).
+		 */
+		char *name = f->v[i].name;
+
+		f->v[i].name = NULL;
 		fact_clear(&f->v[i]);
+		free(fact->name);
+		fact->name = name;
 		f->v[i] = *fact;
 		*fact = (struct ht_fact){ 0 };
 		return 0;

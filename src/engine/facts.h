@@ -149,7 +149,11 @@ int ht_facts_set_errno(struct ht_facts *f, const char *name, int r, const char *
  */
 const char *ht_fact_def_unit(const char *name);
 
-/* The fact named @name, or NULL when it was never set. Pointer valid until the next set. */
+/*
+ * The fact named @name, or NULL when it was never set. Pointer valid until
+ * the next set; its name stays valid as long as the table (a fact set again
+ * keeps its name string).
+ */
 const struct ht_fact *ht_facts_get(const struct ht_facts *f, const char *name);
 
 /*
