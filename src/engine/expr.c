@@ -114,26 +114,105 @@ struct ht_expr {
 	enum tok op;           /* N_UNARY, N_BINARY */
 	enum func fn;          /* N_CALL */
 	unsigned depth;
-	struct ht_value lit; /* N_LIT */
-	char *name;          /* N_NAME */
+	struct ht_value lit; /* N_LIT; a string's text is in the tree's arena */
+	char *name;          /* N_NAME; in the tree's arena */
+	struct ht_arena *own; /* the root of an ht_expr_parse() tree: the arena holding it all */
 	size_t nkids;
 	struct ht_expr *kids[];
 };
 
-void ht_expr_free(struct ht_expr *e)
+/* ---- arena ---- */
+
+#define ARENA_ALIGN _Alignof(max_align_t)
+#define ARENA_BLOCK_MAX ((size_t)1 << 20)
+#define ARENA_FIRST_DEFAULT ((size_t)16 << 10)
+
+struct arena_block {
+	struct arena_block *next;
+	size_t size, used; /* bytes of data[] */
+	_Alignas(max_align_t) unsigned char data[];
+};
+
+struct ht_arena {
+	struct arena_block *head; /* the block allocations come from; older ones follow */
+	size_t next_size;         /* data bytes of the block made next */
+	_Alignas(max_align_t) struct arena_block first; /* data[] follows, in the same malloc() */
+};
+
+struct ht_arena *ht_arena_new(size_t first)
 {
-	if (!e)
-		return;
-	for (size_t k = 0; k < e->nkids; k++)
-		ht_expr_free(e->kids[k]);
-	ht_value_clear(&e->lit);
-	free(e->name);
-	free(e);
+	struct ht_arena *a;
+
+	if (first == 0)
+		first = ARENA_FIRST_DEFAULT;
+	first = (first + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
+	if (first > ARENA_BLOCK_MAX)
+		first = ARENA_BLOCK_MAX;
+	a = malloc(sizeof(*a) + first);
+	if (!a)
+		return NULL;
+	a->first = (struct arena_block){ .size = first };
+	a->head = &a->first;
+	a->next_size = first * 2 > ARENA_BLOCK_MAX ? ARENA_BLOCK_MAX : first * 2;
+	return a;
 }
 
-static void expr_freep(struct ht_expr **e)
+void ht_arena_free(struct ht_arena *a)
 {
-	ht_expr_free(*e);
+	struct arena_block *b, *next;
+
+	if (!a)
+		return;
+	for (b = a->head; b != &a->first; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(a);
+}
+
+/* @size bytes at offset @align (a power of two) or more in a block, a new one if none fits. */
+static void *arena_take(struct ht_arena *a, size_t size, size_t align)
+{
+	struct arena_block *b = a->head;
+	size_t off = (b->used + align - 1) & ~(align - 1);
+
+	if (off <= b->size && b->size - off >= size) {
+		b->used = off + size;
+		return b->data + off;
+	}
+	if (size > SIZE_MAX / 2 - sizeof(*b))
+		return NULL;
+	off = size > a->next_size ? size : a->next_size;
+	b = malloc(sizeof(*b) + off);
+	if (!b)
+		return NULL;
+	*b = (struct arena_block){ .next = a->head, .size = off, .used = size };
+	a->head = b;
+	if (a->next_size < ARENA_BLOCK_MAX)
+		a->next_size *= 2;
+	return b->data;
+}
+
+void *ht_arena_alloc(struct ht_arena *a, size_t size)
+{
+	return arena_take(a, size, ARENA_ALIGN);
+}
+
+char *ht_arena_strndup(struct ht_arena *a, const char *s, size_t n)
+{
+	char *d = n < SIZE_MAX ? arena_take(a, n + 1, 1) : NULL;
+
+	if (!d)
+		return NULL;
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+void ht_expr_free(struct ht_expr *e)
+{
+	if (e)
+		ht_arena_free(e->own);
 }
 
 static void value_clearp(struct ht_value *v)
@@ -141,7 +220,6 @@ static void value_clearp(struct ht_value *v)
 	ht_value_clear(v);
 }
 
-#define _cleanup_expr_ _cleanup_(expr_freep)
 #define _cleanup_value_ _cleanup_(value_clearp)
 
 const struct ht_srcpos *ht_expr_pos(const struct ht_expr *e)
@@ -172,7 +250,7 @@ struct token {
 	uint64_t mag;      /* T_INT: magnitude, at most 2^63 */
 	double d;          /* T_DEC */
 	struct ht_version ver;
-	char *s; /* T_STR: the decoded text, owned until a node takes it */
+	char *s; /* T_STR: the decoded text, in the parser's arena */
 };
 
 struct parser {
@@ -180,6 +258,7 @@ struct parser {
 	size_t off; /* where the lexer continues */
 	struct ht_srcpos base;
 	struct ht_error *err;
+	struct ht_arena *arena; /* the tree's nodes, names and strings */
 	struct token cur;
 	unsigned depth;
 	/* at()'s last answer: the line of offset @seen_off and where it starts. */
@@ -431,15 +510,16 @@ static int lex_version(struct parser *p, size_t start)
 	return 0;
 }
 
+/*
+ * A string literal: its end and the errors are found first, so that the
+ * decoded text is copied once into the arena at its exact length.
+ */
 static int lex_string(struct parser *p, size_t start)
 {
 	const char *t = p->text;
-	_cleanup_free_ char *buf = NULL;
 	size_t i = start + 1, len = 0;
+	char *buf;
 
-	buf = malloc(strlen(t + start));
-	if (!buf)
-		return -ENOMEM;
 	for (;;) {
 		char c = t[i];
 
@@ -448,30 +528,29 @@ static int lex_string(struct parser *p, size_t start)
 		i++;
 		if (c == '"')
 			break;
-		if (c != '\\') {
-			buf[len++] = c;
+		if (c == '\\') {
+			if (t[i] != '"' && t[i] != '\\' && t[i] != 'n' && t[i] != 't')
+				return lex_expected(p, i, "'\"', '\\', 'n' or 't' after '\\'");
+			i++;
+		}
+		len++;
+	}
+	buf = arena_take(p->arena, len + 1, 1);
+	if (!buf)
+		return -ENOMEM;
+	len = 0;
+	for (size_t k = start + 1; k < i - 1; k++) {
+		if (t[k] != '\\') {
+			buf[len++] = t[k];
 			continue;
 		}
-		switch (t[i]) {
-		case '"':
-		case '\\':
-			buf[len++] = t[i];
-			break;
-		case 'n':
-			buf[len++] = '\n';
-			break;
-		case 't':
-			buf[len++] = '\t';
-			break;
-		default:
-			return lex_expected(p, i, "'\"', '\\', 'n' or 't' after '\\'");
-		}
-		i++;
+		k++;
+		buf[len++] = t[k] == 'n' ? '\n' : t[k] == 't' ? '\t' : t[k];
 	}
 	buf[len] = '\0';
 	p->cur.kind = T_STR;
 	p->cur.len = i - start;
-	p->cur.s = TAKE_PTR(buf);
+	p->cur.s = buf;
 	return 0;
 }
 
@@ -495,17 +574,32 @@ static int lex_name(struct parser *p, size_t start)
 	return 0;
 }
 
+/* An operator or punctuation at @t, *len its length: the two-character ones first; T_BAD if none. */
+static enum tok lex_punct(const char *t, size_t *len)
+{
+	static const enum tok one[128] = {
+		['('] = T_LPAREN, [')'] = T_RPAREN, [','] = T_COMMA, ['?'] = T_QUEST,
+		[':'] = T_COLON,  ['<'] = T_LT,     ['>'] = T_GT,    ['+'] = T_PLUS,
+		['-'] = T_MINUS,  ['*'] = T_STAR,   ['/'] = T_SLASH, ['%'] = T_PERCENT,
+		['!'] = T_NOT,
+	};
+	unsigned char c = (unsigned char)t[0];
+
+	*len = 2;
+	if ((c == '|' || c == '&') && t[1] == t[0])
+		return c == '|' ? T_OR : T_AND;
+	if (t[1] == '=' && (c == '=' || c == '!' || c == '<' || c == '>'))
+		return c == '=' ? T_EQ : c == '!' ? T_NE : c == '<' ? T_LE : T_GE;
+	*len = 1;
+	return c < ARRAY_SIZE(one) && one[c] != T_END ? one[c] : T_BAD;
+}
+
 static int lex(struct parser *p)
 {
-	static const enum tok two[] = { T_OR, T_AND, T_EQ, T_NE, T_LE, T_GE };
-	static const enum tok one[] = { T_LPAREN, T_RPAREN, T_COMMA, T_QUEST, T_COLON, T_LT,
-		                        T_GT,     T_PLUS,   T_MINUS, T_STAR,  T_SLASH, T_PERCENT,
-		                        T_NOT };
 	const char *t = p->text;
 	size_t i = p->off;
 	int r = 0;
 
-	free(p->cur.s);
 	p->cur = (struct token){ .kind = T_END };
 	while (t[i] == ' ' || t[i] == '\t' || t[i] == '\n')
 		i++;
@@ -522,16 +616,7 @@ static int lex(struct parser *p)
 	else if (t[i] == '"')
 		r = lex_string(p, i);
 	else {
-		p->cur.kind = T_BAD;
-		p->cur.len = 1;
-		for (size_t k = 0; k < ARRAY_SIZE(two) && p->cur.kind == T_BAD; k++)
-			if (!strncmp(t + i, tok_text[two[k]], 2)) {
-				p->cur.kind = two[k];
-				p->cur.len = 2;
-			}
-		for (size_t k = 0; k < ARRAY_SIZE(one) && p->cur.kind == T_BAD; k++)
-			if (t[i] == tok_text[one[k]][0])
-				p->cur.kind = one[k];
+		p->cur.kind = lex_punct(t + i, &p->cur.len);
 		/* Single '=', '|', '&' are almost always a typo for the doubled operator. */
 		if (p->cur.kind == T_BAD && (t[i] == '=' || t[i] == '|' || t[i] == '&')) {
 			struct ht_srcpos pos = at(p, i);
@@ -548,17 +633,15 @@ static int lex(struct parser *p)
 
 /* ---- parser ---- */
 
-static struct ht_expr *node_new(enum node_kind kind, struct ht_srcpos pos, size_t nkids)
+/* A node in the parser's arena; the caller fills kids[]. */
+static struct ht_expr *node_new(struct parser *p, enum node_kind kind, struct ht_srcpos pos,
+                                size_t nkids)
 {
-	struct ht_expr *e = calloc(1, sizeof(*e) + nkids * sizeof(e->kids[0]));
+	struct ht_expr *e = ht_arena_alloc(p->arena, sizeof(*e) + nkids * sizeof(e->kids[0]));
 
 	if (!e)
 		return NULL;
-	e->kind = kind;
-	e->pos = pos;
-	e->tpos = pos;
-	e->nkids = nkids;
-	e->depth = 1;
+	*e = (struct ht_expr){ .kind = kind, .pos = pos, .tpos = pos, .nkids = nkids, .depth = 1 };
 	return e;
 }
 
@@ -599,12 +682,50 @@ static int find_func(const char *name, size_t len)
 	return -1;
 }
 
+/* The arguments of a call up to its ')', in *args (@local, or malloc()ed when more). */
+static int parse_args(struct parser *p, struct ht_expr **local, size_t nlocal,
+                      struct ht_expr ***args, size_t *nargs)
+{
+	size_t cap = nlocal;
+	int r;
+
+	*args = local;
+	*nargs = 0;
+	if (p->cur.kind == T_RPAREN)
+		return 0;
+	for (;;) {
+		if (*nargs == cap) {
+			struct ht_expr **n = malloc(cap * 2 * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			memcpy(n, *args, cap * sizeof(*n));
+			if (*args != local)
+				free(*args);
+			*args = n;
+			cap *= 2;
+		}
+		r = parse_cond(p, &(*args)[*nargs]);
+		if (r < 0)
+			return r;
+		(*nargs)++;
+		if (p->cur.kind == T_COMMA) {
+			r = lex(p);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (p->cur.kind != T_RPAREN)
+			return syntax_error(p, "',' or ')'");
+		return 0;
+	}
+}
+
 static int parse_call(struct parser *p, struct ht_srcpos fpos, size_t nstart, size_t nlen,
                       struct ht_expr **out)
 {
-	_cleanup_expr_ struct ht_expr *call = NULL;
-	_cleanup_free_ struct ht_expr **args = NULL;
-	size_t nargs = 0, cap = 0;
+	struct ht_expr *local[8], **args = local, *call;
+	size_t nargs = 0;
 	unsigned lo, hi;
 	int fn, r;
 
@@ -613,77 +734,60 @@ static int parse_call(struct parser *p, struct ht_srcpos fpos, size_t nstart, si
 		return pos_error(p->err, EINVAL, &fpos, "unknown function '%.*s'", (int)nlen,
 		                 p->text + nstart);
 	r = lex(p); /* '(' */
+	if (r == 0)
+		r = parse_args(p, local, ARRAY_SIZE(local), &args, &nargs);
+	if (r == 0)
+		r = lex(p); /* ')' */
 	if (r < 0)
-		goto fail;
-	if (p->cur.kind != T_RPAREN) {
-		for (;;) {
-			if (nargs == cap) {
-				struct ht_expr **n;
-
-				cap = cap ? cap * 2 : 4;
-				n = realloc(args, cap * sizeof(*args));
-				if (!n) {
-					r = -ENOMEM;
-					goto fail;
-				}
-				args = n;
-			}
-			r = parse_cond(p, &args[nargs]);
-			if (r < 0)
-				goto fail;
-			nargs++;
-			if (p->cur.kind == T_COMMA) {
-				r = lex(p);
-				if (r < 0)
-					goto fail;
-				continue;
-			}
-			if (p->cur.kind != T_RPAREN) {
-				r = syntax_error(p, "',' or ')'");
-				goto fail;
-			}
-			break;
-		}
-	}
-	r = lex(p); /* ')' */
-	if (r < 0)
-		goto fail;
+		goto out;
 
 	lo = funcs[fn].min_args;
 	hi = funcs[fn].max_args;
 	if (nargs < lo || (hi && nargs > hi)) {
 		r = pos_error(p->err, EINVAL, &fpos, "%s() takes %s%u argument%s, got %zu",
 		              funcs[fn].name, hi ? "" : "at least ", lo, lo == 1 ? "" : "s", nargs);
-		goto fail;
+		goto out;
 	}
 	if (fn == F_AVAILABLE && args[0]->kind != N_NAME) {
 		r = pos_error(p->err, EINVAL, &args[0]->pos, "available() takes a name");
-		goto fail;
+		goto out;
 	}
-
-	call = node_new(N_CALL, fpos, nargs);
+	call = node_new(p, N_CALL, fpos, nargs);
 	if (!call) {
 		r = -ENOMEM;
-		goto fail;
+		goto out;
 	}
 	call->fn = (enum func)fn;
 	memcpy(call->kids, args, nargs * sizeof(*args));
-	nargs = 0;
 	r = node_seal(p, call);
-	if (r < 0)
-		return r;
-	*out = TAKE_PTR(call);
-	return 0;
-
-fail:
-	for (size_t k = 0; k < nargs; k++)
-		ht_expr_free(args[k]);
+	if (r == 0)
+		*out = call;
+out:
+	if (args != local)
+		free(args);
 	return r;
+}
+
+/* A literal token's value; a string's text stays in the arena. */
+static struct ht_value token_value(const struct token *t)
+{
+	switch (t->kind) {
+	case T_INT:
+		return ht_int((int64_t)t->mag);
+	case T_DEC:
+		return ht_dec(t->d);
+	case T_STR:
+		return (struct ht_value){ .type = HT_T_STR, .s = t->s };
+	case T_VER:
+		return (struct ht_value){ .type = HT_T_VER, .v = t->ver };
+	default:
+		return ht_bool(t->kind == T_TRUE);
+	}
 }
 
 static int parse_primary(struct parser *p, struct ht_expr **out)
 {
-	_cleanup_expr_ struct ht_expr *e = NULL;
+	struct ht_expr *e = NULL;
 	struct token *t = &p->cur;
 	struct ht_srcpos pos = at(p, t->start);
 	int r;
@@ -697,19 +801,10 @@ static int parse_primary(struct parser *p, struct ht_expr **out)
 	case T_FALSE:
 		if (t->kind == T_INT && t->mag > INT64_MAX)
 			return pos_error(p->err, ERANGE, &pos, "integer literal out of range");
-		e = node_new(N_LIT, pos, 0);
+		e = node_new(p, N_LIT, pos, 0);
 		if (!e)
 			return -ENOMEM;
-		if (t->kind == T_INT)
-			e->lit = ht_int((int64_t)t->mag);
-		else if (t->kind == T_DEC)
-			e->lit = ht_dec(t->d);
-		else if (t->kind == T_STR)
-			e->lit = (struct ht_value){ .type = HT_T_STR, .s = TAKE_PTR(t->s) };
-		else if (t->kind == T_VER)
-			e->lit = (struct ht_value){ .type = HT_T_VER, .v = t->ver };
-		else
-			e->lit = ht_bool(t->kind == T_TRUE);
+		e->lit = token_value(t);
 		r = lex(p);
 		break;
 	case T_NAME: {
@@ -720,10 +815,10 @@ static int parse_primary(struct parser *p, struct ht_expr **out)
 			return r;
 		if (p->cur.kind == T_LPAREN)
 			return parse_call(p, pos, start, len, out);
-		e = node_new(N_NAME, pos, 0);
+		e = node_new(p, N_NAME, pos, 0);
 		if (!e)
 			return -ENOMEM;
-		e->name = strndup(p->text + start, len);
+		e->name = ht_arena_strndup(p->arena, p->text + start, len);
 		if (!e->name)
 			return -ENOMEM;
 		break;
@@ -743,19 +838,20 @@ static int parse_primary(struct parser *p, struct ht_expr **out)
 	}
 	if (r < 0)
 		return r;
-	*out = TAKE_PTR(e);
+	*out = e;
 	return 0;
 }
 
 static int parse_unary(struct parser *p, struct ht_expr **out)
 {
-	_cleanup_expr_ struct ht_expr *operand = NULL, *e = NULL;
-	struct ht_srcpos pos = at(p, p->cur.start);
+	struct ht_expr *operand = NULL, *e = NULL;
+	struct ht_srcpos pos;
 	enum tok op = p->cur.kind;
 	int r;
 
 	if (op != T_NOT && op != T_MINUS)
 		return parse_primary(p, out);
+	pos = at(p, p->cur.start);
 	r = enter(p);
 	if (r < 0)
 		return r;
@@ -764,7 +860,7 @@ static int parse_unary(struct parser *p, struct ht_expr **out)
 		return r;
 	/* -9223372036854775808 is INT64_MIN, although its digits alone do not fit. */
 	if (op == T_MINUS && p->cur.kind == T_INT && p->cur.mag == INT64_MIN_MAG) {
-		e = node_new(N_LIT, pos, 0);
+		e = node_new(p, N_LIT, pos, 0);
 		if (!e)
 			return -ENOMEM;
 		e->lit = ht_int(INT64_MIN);
@@ -773,46 +869,42 @@ static int parse_unary(struct parser *p, struct ht_expr **out)
 		r = parse_unary(p, &operand);
 		if (r < 0)
 			return r;
-		e = node_new(N_UNARY, pos, 1);
+		e = node_new(p, N_UNARY, pos, 1);
 		if (!e)
 			return -ENOMEM;
 		e->op = op;
-		e->kids[0] = TAKE_PTR(operand);
+		e->kids[0] = operand;
 		r = node_seal(p, e);
 	}
 	if (r < 0)
 		return r;
 	p->depth--;
-	*out = TAKE_PTR(e);
+	*out = e;
 	return 0;
 }
 
-/* Binary operators by precedence, loosest first; each level is left-associative. */
-static const enum tok levels[][4] = {
-	{ T_OR }, { T_AND }, { T_EQ, T_NE }, { T_LT, T_LE, T_GT, T_GE }, { T_PLUS, T_MINUS },
-	{ T_STAR, T_SLASH, T_PERCENT },
+/*
+ * The precedence of binary operators, from 1 (||, the loosest) to 6 (* / %);
+ * 0 for any other token. Each level is left-associative.
+ */
+static const unsigned char binary_level[T_BAD + 1] = {
+	[T_OR] = 1,   [T_AND] = 2,  [T_EQ] = 3,   [T_NE] = 3,    [T_LT] = 4,    [T_LE] = 4,
+	[T_GT] = 4,   [T_GE] = 4,   [T_PLUS] = 5, [T_MINUS] = 5, [T_STAR] = 6,  [T_SLASH] = 6,
+	[T_PERCENT] = 6,
 };
 
-static bool in_level(enum tok t, size_t level)
+/* Operands joined by operators of level @min (>= 1) or tighter (precedence climbing). */
+static int parse_binary(struct parser *p, unsigned min, struct ht_expr **out)
 {
-	for (size_t k = 0; k < ARRAY_SIZE(levels[level]); k++)
-		if (levels[level][k] == t && t != T_END)
-			return true;
-	return false;
-}
-
-static int parse_binary(struct parser *p, size_t level, struct ht_expr **out)
-{
-	_cleanup_expr_ struct ht_expr *left = NULL;
+	struct ht_expr *left = NULL;
+	unsigned level;
 	int r;
 
-	if (level == ARRAY_SIZE(levels))
-		return parse_unary(p, out);
-	r = parse_binary(p, level + 1, &left);
+	r = parse_unary(p, &left);
 	if (r < 0)
 		return r;
-	while (in_level(p->cur.kind, level)) {
-		_cleanup_expr_ struct ht_expr *right = NULL, *e = NULL;
+	while ((level = binary_level[p->cur.kind]) >= min) {
+		struct ht_expr *right = NULL, *e;
 		struct ht_srcpos oppos = at(p, p->cur.start);
 		enum tok op = p->cur.kind;
 
@@ -822,32 +914,32 @@ static int parse_binary(struct parser *p, size_t level, struct ht_expr **out)
 		r = parse_binary(p, level + 1, &right);
 		if (r < 0)
 			return r;
-		e = node_new(N_BINARY, left->pos, 2);
+		e = node_new(p, N_BINARY, left->pos, 2);
 		if (!e)
 			return -ENOMEM;
 		e->op = op;
 		e->tpos = oppos;
-		e->kids[0] = TAKE_PTR(left);
-		e->kids[1] = TAKE_PTR(right);
+		e->kids[0] = left;
+		e->kids[1] = right;
 		r = node_seal(p, e);
 		if (r < 0)
 			return r;
-		left = TAKE_PTR(e);
+		left = e;
 	}
-	*out = TAKE_PTR(left);
+	*out = left;
 	return 0;
 }
 
 static int parse_cond(struct parser *p, struct ht_expr **out)
 {
-	_cleanup_expr_ struct ht_expr *c = NULL, *a = NULL, *b = NULL, *e = NULL;
+	struct ht_expr *c = NULL, *a = NULL, *b = NULL, *e;
 	struct ht_srcpos qpos;
 	int r;
 
 	r = enter(p);
 	if (r < 0)
 		return r;
-	r = parse_binary(p, 0, &c);
+	r = parse_binary(p, 1, &c);
 	if (r < 0)
 		return r;
 	if (p->cur.kind == T_QUEST) {
@@ -865,33 +957,34 @@ static int parse_cond(struct parser *p, struct ht_expr **out)
 		r = parse_cond(p, &b);
 		if (r < 0)
 			return r;
-		e = node_new(N_COND, c->pos, 3);
+		e = node_new(p, N_COND, c->pos, 3);
 		if (!e)
 			return -ENOMEM;
 		e->tpos = qpos;
-		e->kids[0] = TAKE_PTR(c);
-		e->kids[1] = TAKE_PTR(a);
-		e->kids[2] = TAKE_PTR(b);
+		e->kids[0] = c;
+		e->kids[1] = a;
+		e->kids[2] = b;
 		r = node_seal(p, e);
 		if (r < 0)
 			return r;
-		c = TAKE_PTR(e);
+		c = e;
 	}
 	p->depth--;
-	*out = TAKE_PTR(c);
+	*out = c;
 	return 0;
 }
 
-int ht_expr_parse(const char *text, const struct ht_srcpos *pos, struct ht_expr **out,
-                  struct ht_error *err)
+int ht_expr_parse_in(const char *text, const struct ht_srcpos *pos, struct ht_arena *arena,
+                     struct ht_expr **out, struct ht_error *err)
 {
 	static const struct ht_srcpos nowhere = { "<expression>", 1, 1 };
-	_cleanup_expr_ struct ht_expr *e = NULL;
+	struct ht_expr *e = NULL;
 	struct ht_error local;
 	struct parser p = {
 		.text = text,
 		.base = pos ? *pos : nowhere,
 		.err = err ? err : &local,
+		.arena = arena,
 	};
 	int r;
 
@@ -903,13 +996,34 @@ int ht_expr_parse(const char *text, const struct ht_srcpos *pos, struct ht_expr 
 		r = parse_cond(&p, &e);
 	if (r == 0 && p.cur.kind != T_END)
 		r = syntax_error(&p, "an operator or end of expression");
-	free(p.cur.s);
 	if (r < 0) {
 		if (!p.err->msg[0])
 			ht_error_set(p.err, -r, "%s", strerror(-r));
 		return r;
 	}
-	*out = TAKE_PTR(e);
+	*out = e;
+	return 0;
+}
+
+int ht_expr_parse(const char *text, const struct ht_srcpos *pos, struct ht_expr **out,
+                  struct ht_error *err)
+{
+	/* Room for the nodes of a short expression in the arena's first block. */
+	size_t len = strlen(text);
+	struct ht_arena *arena = ht_arena_new(len < 1024 ? 256 + 16 * len : 0);
+	int r;
+
+	if (!arena) {
+		if (err)
+			ht_error_set(err, ENOMEM, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	r = ht_expr_parse_in(text, pos, arena, out, err);
+	if (r < 0) {
+		ht_arena_free(arena);
+		return r;
+	}
+	(*out)->own = arena;
 	return 0;
 }
 
@@ -1170,11 +1284,16 @@ static int check(struct checker *c, const struct ht_expr *e, enum ht_type *t)
 		                 "expression: %s(listener, listener.queue_full)", funcs[e->fn].name,
 		                 funcs[e->fn].name);
 	{
-		_cleanup_free_ enum ht_type *types = calloc(e->nkids, sizeof(*types));
+		enum ht_type local[8];
+		_cleanup_free_ enum ht_type *heap = NULL;
+		enum ht_type *types = local;
 		bool ok = true;
 
-		if (!types)
-			return -ENOMEM;
+		if (e->nkids > ARRAY_SIZE(local)) {
+			types = heap = calloc(e->nkids, sizeof(*types));
+			if (!types)
+				return -ENOMEM;
+		}
 		for (size_t i = 0; i < e->nkids; i++) {
 			r = check(c, e->kids[i], &types[i]);
 			if (r < 0)
@@ -1561,8 +1680,12 @@ static int aggregate(struct evaluator *ev, const struct ht_expr *e, struct ht_va
 
 static int call(struct evaluator *ev, const struct ht_expr *e, struct ht_value *out)
 {
-	_cleanup_free_ struct ht_value *args = NULL;
-	_cleanup_free_ enum ht_type *types = NULL;
+	struct ht_value local_args[8];
+	enum ht_type local_types[8];
+	_cleanup_free_ struct ht_value *heap_args = NULL;
+	_cleanup_free_ enum ht_type *heap_types = NULL;
+	struct ht_value *args = local_args;
+	enum ht_type *types = local_types;
 	const struct ht_value *x;
 	bool any_dec = false, ok = true;
 	int64_t n = 0;
@@ -1591,10 +1714,13 @@ static int call(struct evaluator *ev, const struct ht_expr *e, struct ht_value *
 		r = 0;
 	}
 
-	args = calloc(e->nkids, sizeof(*args));
-	types = calloc(e->nkids, sizeof(*types));
-	if (!args || !types)
-		return -ENOMEM;
+	if (e->nkids > ARRAY_SIZE(local_args)) {
+		args = heap_args = calloc(e->nkids, sizeof(*args));
+		types = heap_types = calloc(e->nkids, sizeof(*types));
+		if (!args || !types)
+			return -ENOMEM;
+	} else
+		memset(local_args, 0, sizeof(local_args));
 	for (size_t k = 0; k < e->nkids && r == 0; k++) {
 		r = eval(ev, e->kids[k], &args[k]);
 		types[k] = args[k].type;

@@ -52,6 +52,30 @@ struct ht_srcpos {
 struct ht_expr; /* opaque AST */
 
 /*
+ * struct ht_arena - memory handed out by bumping a pointer and given back
+ * all at once: the expression trees of a ruleset (ht_expr_parse_in()) and
+ * the strings that live as long as they do. Blocks are malloc()ed as it
+ * grows (each at least twice the last, up to 1 MiB); nothing in it is freed
+ * on its own. Not safe to share between threads.
+ */
+struct ht_arena;
+
+/* A new arena whose first block holds @first bytes (0: a default); NULL on ENOMEM. */
+struct ht_arena *ht_arena_new(size_t first);
+
+/* Frees @a and everything allocated in it. NULL is a no-op. */
+void ht_arena_free(struct ht_arena *a);
+
+/*
+ * ht_arena_alloc - @size bytes owned by @a, aligned for any object and not
+ * initialised. NULL on ENOMEM (also when @size is absurdly large).
+ */
+void *ht_arena_alloc(struct ht_arena *a, size_t size);
+
+/* A copy of the @n bytes at @s with a NUL after them, owned by @a; NULL on ENOMEM. */
+char *ht_arena_strndup(struct ht_arena *a, const char *s, size_t n);
+
+/*
  * ht_expr_parse - parse @text into an expression tree.
  * @pos: where text[0] sits in its file; error positions are offsets from it
  *       (text is one line: a column offset is added to pos->col).
@@ -64,6 +88,16 @@ struct ht_expr; /* opaque AST */
 int ht_expr_parse(const char *text, const struct ht_srcpos *pos, struct ht_expr **out,
                   struct ht_error *err);
 
+/*
+ * ht_expr_parse_in - ht_expr_parse() with the tree (its nodes, names and
+ * string literals) allocated in @arena: it lives until ht_arena_free(), and
+ * ht_expr_free() on it does nothing. On failure what the parser allocated
+ * stays in @arena until then. Same returns and messages as ht_expr_parse().
+ */
+int ht_expr_parse_in(const char *text, const struct ht_srcpos *pos, struct ht_arena *arena,
+                     struct ht_expr **out, struct ht_error *err);
+
+/* Frees a tree of ht_expr_parse() (all of it at once); NULL and ht_expr_parse_in() trees: no-op. */
 void ht_expr_free(struct ht_expr *e);
 
 /* Source position of the expression's first token. */
