@@ -170,8 +170,27 @@ void ht_arena_free(struct ht_arena *a)
 	free(a);
 }
 
+/* arena_take() when the current block is full: @size bytes at the start of a new one. */
+static void *arena_grow(struct ht_arena *a, size_t size)
+{
+	struct arena_block *b;
+	size_t bytes;
+
+	if (size > SIZE_MAX / 2 - sizeof(*b))
+		return NULL;
+	bytes = size > a->next_size ? size : a->next_size;
+	b = malloc(sizeof(*b) + bytes);
+	if (!b)
+		return NULL;
+	*b = (struct arena_block){ .next = a->head, .size = bytes, .used = size };
+	a->head = b;
+	if (a->next_size < ARENA_BLOCK_MAX)
+		a->next_size *= 2;
+	return b->data;
+}
+
 /* @size bytes at offset @align (a power of two) or more in a block, a new one if none fits. */
-static void *arena_take(struct ht_arena *a, size_t size, size_t align)
+static inline void *arena_take(struct ht_arena *a, size_t size, size_t align)
 {
 	struct arena_block *b = a->head;
 	size_t off = (b->used + align - 1) & ~(align - 1);
@@ -180,17 +199,7 @@ static void *arena_take(struct ht_arena *a, size_t size, size_t align)
 		b->used = off + size;
 		return b->data + off;
 	}
-	if (size > SIZE_MAX / 2 - sizeof(*b))
-		return NULL;
-	off = size > a->next_size ? size : a->next_size;
-	b = malloc(sizeof(*b) + off);
-	if (!b)
-		return NULL;
-	*b = (struct arena_block){ .next = a->head, .size = off, .used = size };
-	a->head = b;
-	if (a->next_size < ARENA_BLOCK_MAX)
-		a->next_size *= 2;
-	return b->data;
+	return arena_grow(a, size);
 }
 
 void *ht_arena_alloc(struct ht_arena *a, size_t size)
@@ -293,11 +302,11 @@ static struct ht_srcpos at(const struct parser *p, size_t off)
 		pos.line = p->seen_line;
 		line_start = p->seen_line_start;
 	}
-	for (size_t i = from; i < off && p->text[i]; i++)
-		if (p->text[i] == '\n') {
-			pos.line++;
-			line_start = i + 1;
-		}
+	/* @off is at most the text's length: the lexer never passes its NUL. */
+	for (const char *nl; from < off && (nl = memchr(p->text + from, '\n', off - from));) {
+		pos.line++;
+		line_start = from = (size_t)(nl - p->text) + 1;
+	}
 	w->seen_off = off;
 	w->seen_line = pos.line;
 	w->seen_line_start = line_start;
@@ -554,12 +563,23 @@ static int lex_string(struct parser *p, size_t start)
 	return 0;
 }
 
+/* The characters of a name after its first: letters, digits, '_' and '.'. */
+static bool is_name_char(char c)
+{
+	static const bool table[256] = {
+		['0' ... '9'] = true, ['A' ... 'Z'] = true, ['a' ... 'z'] = true,
+		['_'] = true, ['.'] = true,
+	};
+
+	return table[(unsigned char)c];
+}
+
 static int lex_name(struct parser *p, size_t start)
 {
 	const char *t = p->text;
 	size_t i = start;
 
-	while (is_alpha(t[i]) || is_digit(t[i]) || t[i] == '.')
+	while (is_name_char(t[i]))
 		i++;
 	/* A name may not end with '.': leave trailing dots to be reported as unexpected. */
 	while (t[i - 1] == '.')
