@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stdint.h>
+
 #include "engine/rules.h"
 
 /* Private to engine/ (rules.c, vars.c, engine.c) and the persist/ and cli/ code that walks
@@ -32,6 +34,7 @@ enum {
  */
 enum { TMPL_PLAIN, TMPL_BYTES, TMPL_PCT, TMPL_FIXED, TMPL_IF, TMPL_END, TMPL_PLURAL };
 
+/* Texts, templates and expression trees of rules live in their ruleset's arena (rs->arena). */
 struct ht_key {
 	char *text;           /* source text; NULL when the rule does not set the key */
 	struct ht_srcpos pos; /* where the text starts */
@@ -44,7 +47,7 @@ struct ht_tmpl_seg {
 	struct ht_expr *expr;
 	int fmt;
 	int prec;
-	char *one, *many; /* TMPL_PLURAL: the word for 1 and for any other number; owned */
+	char *one, *many; /* TMPL_PLURAL: the word for 1 and for any other number */
 };
 
 enum { ST_NEW, ST_BUSY, ST_DONE };
@@ -53,7 +56,7 @@ enum { ST_NEW, ST_BUSY, ST_DONE };
 #define HT_INPUTS_MAX 16
 
 struct ht_rule {
-	char *id;
+	const char *id; /* the name table's text (struct ht_name) */
 	struct ht_srcpos pos;
 	enum ht_target_kind kind;
 	char *target;
@@ -61,9 +64,9 @@ struct ht_rule {
 	enum ht_each each; /* `each = nic|listener|process`: once per instance; HT_EACH_NONE */
 	struct ht_key keys[K__MAX];
 	struct ht_tmpl_seg *tmpl;     /* explain */
-	size_t ntmpl;
+	size_t ntmpl, tmpl_cap;
 	struct ht_tmpl_seg *remedy;   /* remedy: the same template language */
-	size_t nremedy;
+	size_t nremedy, remedy_cap;
 
 	/* ht_ruleset_check() */
 	int check_state;
@@ -105,11 +108,26 @@ struct ht_var_range {
 	char *expect; /* "a number >= 1 and <= 1000", "an integer ...", for messages */
 };
 
+/*
+ * A name of the rules (a rule id, or a name an expression reads) in the
+ * ruleset's name table (rules_name()): what it stands for, found once.
+ */
+struct ht_name {
+	const char *name;     /* the text, after the entry in the ruleset's arena */
+	uint32_t hash;
+	struct ht_rule *rule; /* the rule with this id, or NULL */
+	/* ht_ruleset_check()'s answers of the fact tables for the name (they never change) */
+	bool defs_known;
+	const struct ht_fact_def *def;                    /* ht_fact_def_find() */
+	const struct ht_fact_def *inst[HT_EACH_LAST + 1]; /* the per-instance def, by family */
+};
+
 struct ht_ruleset {
+	struct ht_arena *arena;       /* the rules, their texts, templates and trees, names */
 	struct ht_rule **rules;
-	size_t nrules;
-	struct ht_rule **by_id;       /* the rules sorted by id, for ht_ruleset_find() */
-	size_t nby_id;                /* how many rules by_id holds: made again when it differs */
+	size_t nrules, rules_cap;
+	struct ht_name **names;       /* open addressing: names_cap slots (a power of two or 0), */
+	size_t names_cap, nnames;     /* nnames of them used, at most half; entries in the arena */
 	struct ht_var *vars;
 	size_t nvars;
 	struct ht_var_range *ranges; /* in declaration order; a later one for a name wins */
@@ -148,6 +166,14 @@ struct ht_ruleset {
 	enum ht_each no_instance;     /* a per-instance rule on a host without instances of its
 	                               * family: FAMILY.X and its name fail with -ENXIO */
 };
+
+/*
+ * rules_name - the entry of @name in rs->names, or NULL when it has none.
+ * With @add a missing name gets a new entry (its text copied into
+ * rs->arena); NULL then means ENOMEM (or a ruleset without an arena, a
+ * profile's probe). Entries live as long as the ruleset.
+ */
+struct ht_name *rules_name(struct ht_ruleset *rs, const char *name, bool add);
 
 int rules_key_from_name(const char *name);
 const char *rules_key_name(int k);

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ini.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,7 @@ const char *ht_target_kind_name(enum ht_target_kind k)
 int rules_key_from_name(const char *name)
 {
 	for (int k = 0; k < K__MAX; k++)
-		if (strcmp(name, key_names[k]) == 0)
+		if (name[0] == key_names[k][0] && strcmp(name, key_names[k]) == 0)
 			return k;
 	return -1;
 }
@@ -92,33 +93,6 @@ bool rules_valid_name(const char *s)
 	return true;
 }
 
-static void tmpl_free(struct ht_tmpl_seg *segs, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(segs[i].text);
-		free(segs[i].one);
-		free(segs[i].many);
-		ht_expr_free(segs[i].expr);
-	}
-	free(segs);
-}
-
-static void rule_free(struct ht_rule *r)
-{
-	if (!r)
-		return;
-	free(r->id);
-	free(r->target);
-	for (int k = 0; k < K__MAX; k++) {
-		free(r->keys[k].text);
-		ht_expr_free(r->keys[k].expr);
-	}
-	tmpl_free(r->tmpl, r->ntmpl);
-	tmpl_free(r->remedy, r->nremedy);
-	ht_value_clear(&r->val);
-	free(r);
-}
-
 void rules_families_clear(struct ht_ruleset *rs)
 {
 	for (size_t e = 0; e < ARRAY_SIZE(rs->fam); e++) {
@@ -132,10 +106,11 @@ void ht_ruleset_free(struct ht_ruleset *rs)
 {
 	if (!rs)
 		return;
+	/* The rules and all they hold are in the arena; only an evaluated value is not. */
 	for (size_t i = 0; i < rs->nrules; i++)
-		rule_free(rs->rules[i]);
+		ht_value_clear(&rs->rules[i]->val);
 	free(rs->rules);
-	free(rs->by_id);
+	free(rs->names);
 	rules_families_clear(rs);
 	for (size_t i = 0; i < rs->nvars; i++) {
 		free(rs->vars[i].name);
@@ -154,6 +129,7 @@ void ht_ruleset_free(struct ht_ruleset *rs)
 		free(rs->dirs[i]);
 	free(rs->dirs);
 	free(rs->profile);
+	ht_arena_free(rs->arena);
 	free(rs);
 }
 
@@ -179,39 +155,80 @@ const char *rules_intern(struct ht_ruleset *rs, const char *s)
 	return copy;
 }
 
-static int rule_ptr_cmp(const void *a, const void *b)
+/* The hash of the name table: eight bytes at a time, mixed by multiplication (as MurmurHash3's). */
+static uint32_t name_hash(const char *s)
 {
-	return strcmp((*(struct ht_rule *const *)a)->id, (*(struct ht_rule *const *)b)->id);
+	size_t len = strlen(s);
+	uint64_t h = 0x9e3779b97f4a7c15u ^ len, w;
+
+	for (; len >= 8; s += 8, len -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdu;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, len);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdu;
+	h ^= h >> 33;
+	return (uint32_t)h;
 }
 
-static int rule_key_cmp(const void *key, const void *elem)
+/* The slot of @name (hash @h) in @slots (@cap a power of two): its entry's, or a free one. */
+static struct ht_name **name_slot(struct ht_name **slots, size_t cap, const char *name, uint32_t h)
 {
-	return strcmp(key, (*(struct ht_rule *const *)elem)->id);
+	for (size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1))
+		if (!slots[i] || (slots[i]->hash == h && strcmp(slots[i]->name, name) == 0))
+			return &slots[i];
+}
+
+static int names_grow(struct ht_ruleset *rs)
+{
+	size_t cap = rs->names_cap ? rs->names_cap * 2 : 512;
+	struct ht_name **n = calloc(cap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < rs->names_cap; i++)
+		if (rs->names[i])
+			*name_slot(n, cap, rs->names[i]->name, rs->names[i]->hash) = rs->names[i];
+	free(rs->names);
+	rs->names = n;
+	rs->names_cap = cap;
+	return 0;
+}
+
+struct ht_name *rules_name(struct ht_ruleset *rs, const char *name, bool add)
+{
+	uint32_t h = name_hash(name);
+	struct ht_name **slot = rs->names_cap ? name_slot(rs->names, rs->names_cap, name, h) : NULL;
+	struct ht_name *e;
+	size_t len;
+
+	if ((slot && *slot) || !add || !rs->arena)
+		return slot ? *slot : NULL;
+	if ((rs->nnames + 1) * 2 > rs->names_cap) {
+		if (names_grow(rs) < 0)
+			return NULL;
+		slot = name_slot(rs->names, rs->names_cap, name, h);
+	}
+	len = strlen(name);
+	e = ht_arena_alloc(rs->arena, sizeof(*e) + len + 1);
+	if (!e)
+		return NULL;
+	*e = (struct ht_name){ .name = memcpy(e + 1, name, len + 1), .hash = h };
+	*slot = e;
+	rs->nnames++;
+	return e;
 }
 
 const struct ht_rule *ht_ruleset_find(const struct ht_ruleset *rs, const char *id)
 {
-	struct ht_ruleset *w = (struct ht_ruleset *)rs;
-	struct ht_rule **hit;
+	/* Without @add the table is only read. */
+	const struct ht_name *n = rules_name((struct ht_ruleset *)rs, id, false);
 
-	/* The index by id, made again when rules were added since (ids are unique). */
-	if (w->nby_id != rs->nrules) {
-		struct ht_rule **n = reallocarray(w->by_id, rs->nrules + 1, sizeof(*n));
-
-		if (!n) { /* out of memory: look the slow way */
-			for (size_t i = 0; i < rs->nrules; i++)
-				if (strcmp(rs->rules[i]->id, id) == 0)
-					return rs->rules[i];
-			return NULL;
-		}
-		memcpy(n, rs->rules, rs->nrules * sizeof(*n));
-		qsort(n, rs->nrules, sizeof(*n), rule_ptr_cmp);
-		w->by_id = n;
-		w->nby_id = rs->nrules;
-	}
-	hit = rs->nrules ? bsearch(id, rs->by_id, rs->nrules, sizeof(*rs->by_id), rule_key_cmp)
-	                 : NULL;
-	return hit ? *hit : NULL;
+	return n ? n->rule : NULL;
 }
 
 size_t ht_ruleset_rule_count(const struct ht_ruleset *rs)
@@ -343,8 +360,18 @@ struct load_ctx {
 	unsigned lineno;
 	char *raw; /* the raw line inih is processing */
 	size_t rawcap;
+	size_t rawlen;     /* its length */
+	const char *buf;   /* inih's copy of it (load_reader()'s @str), of @bufsize bytes */
+	size_t bufsize;
 	struct ht_rule *cur;
 	int last_key; /* key of the previous line of this rule, for continuations */
+	/*
+	 * The text of a key continued on more lines is built here, and the key's
+	 * text points here until finish_key() copies it into the arena.
+	 */
+	struct ht_key *kkey; /* the key being continued, or NULL */
+	char *kbuf;
+	size_t klen, kcap;
 	unsigned cur_section_line;
 	bool is_profile;
 	bool in_workload; /* rules file: in a [workload] section (ranges of variables) */
@@ -363,6 +390,8 @@ struct load_ctx {
  */
 #define RULES_FILE_MAX (1024 * 1024)
 #define RULES_KEY_MAX 65536
+/* The first block of a ruleset's arena, which doubles from there: the shipped rules take 1 MiB. */
+#define RULES_ARENA_FIRST (64 * 1024)
 
 static int load_fail(struct load_ctx *c, unsigned line, unsigned col, int errnum, const char *fmt, ...)
 	_printf_(5, 6);
@@ -388,12 +417,37 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
+/* A new rule @id (in the name table) at @col of the current line, in rs->rules. */
+static int add_rule(struct load_ctx *c, struct ht_name *id, unsigned col)
+{
+	struct ht_ruleset *rs = c->rs;
+	struct ht_rule *r;
+
+	if (rs->nrules == rs->rules_cap) {
+		size_t cap = rs->rules_cap ? rs->rules_cap * 2 : 64;
+		struct ht_rule **n = reallocarray(rs->rules, cap, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		rs->rules = n;
+		rs->rules_cap = cap;
+	}
+	r = ht_arena_alloc(rs->arena, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	*r = (struct ht_rule){ .id = id->name,
+		               .pos = { .file = c->file, .line = c->lineno, .col = col } };
+	id->rule = r;
+	rs->rules[rs->nrules++] = r;
+	c->cur = r;
+	return 0;
+}
+
 static int start_section(struct load_ctx *c, const char *line, unsigned col)
 {
 	const char *close = strchr(line, ']');
 	_cleanup_free_ char *name = NULL;
-	struct ht_rule *r;
-	struct ht_rule **nr;
+	struct ht_name *id;
 
 	if (!close)
 		return load_fail(c, c->lineno, col, EINVAL, "expected ']' to close the section name");
@@ -422,28 +476,14 @@ static int start_section(struct load_ctx *c, const char *line, unsigned col)
 		return load_fail(c, c->lineno, col + 1, EINVAL,
 		                 "expected a rule id of letters, digits, '_' and inner '.', found '%s'",
 		                 name);
-	for (size_t i = 0; i < c->rs->nrules; i++) {
-		const struct ht_rule *o = c->rs->rules[i];
-
-		if (strcmp(o->id, name) == 0)
-			return load_fail(c, c->lineno, col + 1, EINVAL,
-			                 "duplicate rule id '%s' (first at %s:%u)", name, o->pos.file,
-			                 o->pos.line);
-	}
-	r = calloc(1, sizeof(*r));
-	if (!r)
+	id = rules_name(c->rs, name, true);
+	if (!id)
 		return -ENOMEM;
-	r->id = TAKE_PTR(name);
-	r->pos = (struct ht_srcpos){ .file = c->file, .line = c->lineno, .col = col };
-	nr = realloc(c->rs->rules, (c->rs->nrules + 1) * sizeof(*nr));
-	if (!nr) {
-		rule_free(r);
-		return -ENOMEM;
-	}
-	c->rs->rules = nr;
-	c->rs->rules[c->rs->nrules++] = r;
-	c->cur = r;
-	return 0;
+	if (id->rule)
+		return load_fail(c, c->lineno, col + 1, EINVAL,
+		                 "duplicate rule id '%s' (first at %s:%u)", name, id->rule->pos.file,
+		                 id->rule->pos.line);
+	return add_rule(c, id, col);
 }
 
 /* inih's reader callback: one call per line, which is what lets us count lines. */
@@ -495,7 +535,28 @@ static char *load_reader(char *str, int num, void *stream)
 	memcpy(str, c->raw, (size_t)n);
 	str[n] = '\n';
 	str[n + 1] = '\0';
+	c->rawlen = (size_t)n;
+	c->buf = str;
+	c->bufsize = (size_t)num;
 	return str;
+}
+
+/*
+ * Where @value, a part of inih's copy of the line, is in c->raw: the same
+ * offset (load_reader() copied it there and inih only cuts it with NULs).
+ * NULL when @value is not from that copy or differs from the text there.
+ */
+static const char *raw_of(const struct load_ctx *c, const char *value)
+{
+	size_t off, len;
+
+	if (!c->buf || value < c->buf || value >= c->buf + c->bufsize)
+		return NULL;
+	off = (size_t)(value - c->buf);
+	len = strlen(value);
+	if (off > c->rawlen || len > c->rawlen - off || memcmp(c->raw + off, value, len) != 0)
+		return NULL;
+	return c->raw + off;
 }
 
 /* Column (from 1) where inih's stripped value starts in the raw line. */
@@ -512,63 +573,194 @@ static unsigned value_col(const struct load_ctx *c, bool continuation, const cha
 		p++;
 	/* inih strips the value; find it from there so the column is exact. */
 	if (*value) {
-		const char *q = strstr(p, value);
+		const char *q = raw_of(c, value);
 
+		/*
+		 * The first occurrence from p on is where inih took it from when no
+		 * character between is its first one; else search, as always.
+		 */
+		if (q && q < p)
+			q = NULL;
+		for (const char *s = p; q && s < q; s++)
+			if (*s == *value)
+				q = NULL;
+		if (!q)
+			q = strstr(p, value);
 		if (q)
 			p = q;
 	}
 	return (unsigned)(p - c->raw) + 1;
 }
 
-/* Whether @text with @extra more bytes stays within RULES_KEY_MAX; else the error. */
-static int key_fits(struct load_ctx *c, const char *text, size_t extra, int k, unsigned col)
+/* Whether @key's text with @extra more bytes stays within RULES_KEY_MAX; else the error. */
+static int key_fits(struct load_ctx *c, const struct ht_key *key, size_t extra, int k,
+                    unsigned col)
 {
-	if (strlen(text) + extra <= RULES_KEY_MAX)
+	size_t len = key == c->kkey ? c->klen : strlen(key->text);
+
+	if (len + extra <= RULES_KEY_MAX)
 		return 0;
 	return load_fail(c, c->lineno, col, EINVAL, "'%s' is longer than %d bytes", key_names[k],
 	                 RULES_KEY_MAX);
 }
 
-static int append_text(char **dst, const char *sep, const char *text)
+/*
+ * Continues @key's text with @sep, @pad blanks and @value, in c->kbuf (the
+ * key's text points there until finish_key()).
+ */
+static int key_continue(struct load_ctx *c, struct ht_key *key, const char *sep, unsigned pad,
+                        const char *value)
 {
-	char *n;
+	size_t sl = strlen(sep), vl = strlen(value);
+	size_t len = key == c->kkey ? c->klen : strlen(key->text);
+	size_t need = len + sl + pad + vl + 1;
 
-	if (!*dst) {
-		*dst = strdup(text);
-		return *dst ? 0 : -ENOMEM;
+	if (need > c->kcap) {
+		size_t cap = need < 256 ? 512 : need * 2;
+		char *n = realloc(c->kbuf, cap);
+
+		if (!n)
+			return -ENOMEM;
+		c->kbuf = n;
+		c->kcap = cap;
 	}
-	if (asprintf(&n, "%s%s%s", *dst, sep, text) < 0)
-		return -ENOMEM;
-	free(*dst);
-	*dst = n;
+	if (key != c->kkey) {
+		memcpy(c->kbuf, key->text, len);
+		c->kkey = key;
+	}
+	memcpy(c->kbuf + len, sep, sl);
+	memset(c->kbuf + len + sl, ' ', pad);
+	memcpy(c->kbuf + len + sl + pad, value, vl + 1);
+	c->klen = need - 1;
+	key->text = c->kbuf;
 	return 0;
 }
 
 /* A template being parsed: the segments of a rule's explain or remedy. */
 struct tmpl_dst {
 	struct ht_tmpl_seg **segs;
-	size_t *n;
+	size_t *n, *cap;
 };
 
-static int tmpl_add(struct tmpl_dst d, const char *text, size_t len, struct ht_expr *e, int fmt,
-                    int prec)
+/* A new segment at the end of @d (the array grows by doubling in the arena). */
+static int tmpl_add(struct load_ctx *c, struct tmpl_dst d, const char *text, size_t len,
+                    struct ht_expr *e, int fmt, int prec)
 {
-	struct ht_tmpl_seg *n = realloc(*d.segs, (*d.n + 1) * sizeof(*n));
+	struct ht_tmpl_seg *seg;
 
-	if (!n) {
-		ht_expr_free(e);
-		return -ENOMEM;
-	}
-	*d.segs = n;
-	n[*d.n] = (struct ht_tmpl_seg){ .expr = e, .fmt = fmt, .prec = prec };
-	if (text) {
-		n[*d.n].text = strndup(text, len);
-		if (!n[*d.n].text) {
-			ht_expr_free(e);
+	if (*d.n == *d.cap) {
+		size_t cap = *d.cap ? *d.cap * 2 : 8;
+		struct ht_tmpl_seg *n = ht_arena_alloc(c->rs->arena, cap * sizeof(*n));
+
+		if (!n)
 			return -ENOMEM;
-		}
+		if (*d.n)
+			memcpy(n, *d.segs, *d.n * sizeof(*n));
+		*d.segs = n;
+		*d.cap = cap;
 	}
+	seg = &(*d.segs)[*d.n];
+	*seg = (struct ht_tmpl_seg){ .expr = e, .fmt = fmt, .prec = prec };
+	if (text && !(seg->text = ht_arena_strndup(c->rs->arena, text, len)))
+		return -ENOMEM;
 	(*d.n)++;
+	return 0;
+}
+
+/* A hole's format: the text between '|' at @bar and '}' at @end, with @buf to copy it in. */
+struct tmpl_hole {
+	int fmt, prec;
+	char *one, *many; /* TMPL_PLURAL's words, in the arena */
+};
+
+static int tmpl_format(struct load_ctx *c, const char *line, unsigned col, const char *bar,
+                       const char *end, char *buf, struct tmpl_hole *h)
+{
+	char *fs = buf;
+
+	memcpy(buf, bar + 1, (size_t)(end - bar - 1));
+	buf[end - bar - 1] = '\0';
+	while (is_blank(*fs))
+		fs++;
+	fs[strcspn(fs, " \t")] = '\0';
+	if (strcmp(fs, "bytes") == 0)
+		h->fmt = TMPL_BYTES;
+	else if (strcmp(fs, "pct") == 0)
+		h->fmt = TMPL_PCT;
+	else if (fs[0] == '.' && fs[1] >= '0' && fs[1] <= '6' && !fs[2]) {
+		h->fmt = TMPL_FIXED;
+		h->prec = fs[1] - '0';
+	} else if (strncmp(fs, "plural:", 7) == 0) {
+		/* plural:ONE:MANY, two words of letters, '/' or '-' */
+		const char *w1 = fs + 7, *colon = strchr(w1, ':');
+		unsigned fcol = col + (unsigned)(bar + 1 - line);
+		bool good = colon && colon > w1 && colon[1];
+
+		for (const char *q = w1; good && *q; q++)
+			good = q == colon || isalpha((unsigned char)*q) || *q == '/' || *q == '-';
+		if (!good)
+			return load_fail(c, c->lineno, fcol, EINVAL, "bad format '%s' "
+			                 "(expected plural:ONE:MANY, two words such as "
+			                 "plural:queue:queues)", fs);
+		h->fmt = TMPL_PLURAL;
+		h->one = ht_arena_strndup(c->rs->arena, w1, (size_t)(colon - w1));
+		h->many = ht_arena_strndup(c->rs->arena, colon + 1, strlen(colon + 1));
+		if (!h->one || !h->many)
+			return -ENOMEM;
+	} else
+		return load_fail(c, c->lineno, col + (unsigned)(bar + 1 - line), EINVAL,
+		                 "unknown format '%s' (expected bytes, pct, .N or "
+		                 "plural:ONE:MANY)", fs);
+	return 0;
+}
+
+/*
+ * A hole {EXPR} or {EXPR|FORMAT} of @line from @p ('{') to @end ('}'), in
+ * @d after the literal text before it (@lit, @litlen); @buf is scratch space
+ * as long as the line.
+ */
+static int tmpl_hole(struct load_ctx *c, struct tmpl_dst d, const char *line, unsigned col,
+                     const char *p, const char *end, const char *lit, size_t litlen, char *buf)
+{
+	const char *start = p + 1, *bar = NULL, *src;
+	struct tmpl_hole h = { .fmt = TMPL_PLAIN, .prec = -1 };
+	struct ht_expr *e = NULL;
+	struct ht_srcpos pos;
+	size_t srclen;
+	int ret;
+
+	for (const char *q = end - 1; q >= start; q--)
+		if (*q == '|' && (q == start || q[-1] != '|') && q[1] != '|') {
+			bar = q;
+			break;
+		}
+	if (bar && (ret = tmpl_format(c, line, col, bar, end, buf, &h)) < 0)
+		return ret;
+	if (litlen > 0 && (ret = tmpl_add(c, d, lit, litlen, NULL, 0, 0)) < 0)
+		return ret;
+	src = start;
+	srclen = (size_t)((bar ? bar : end) - start);
+	pos = (struct ht_srcpos){ .file = c->file, .line = c->lineno,
+	                          .col = col + (unsigned)(start - line) };
+	if (srclen == 2 && src[0] == '/' && src[1] == '?')
+		return tmpl_add(c, d, NULL, 0, NULL, TMPL_END, 0);
+	if (src[0] == '?' && !bar) {
+		h.fmt = TMPL_IF;
+		pos.col++;
+		src++;
+		srclen--;
+	}
+	memcpy(buf, src, srclen);
+	buf[srclen] = '\0';
+	ret = ht_expr_parse_in(buf, &pos, c->rs->arena, &e, c->err);
+	if (ret < 0) {
+		c->ret = ret;
+		return ret;
+	}
+	if ((ret = tmpl_add(c, d, NULL, 0, e, h.fmt, h.prec)) < 0)
+		return ret;
+	(*d.segs)[*d.n - 1].one = h.one;
+	(*d.segs)[*d.n - 1].many = h.many;
 	return 0;
 }
 
@@ -580,21 +772,36 @@ static int tmpl_add(struct tmpl_dst d, const char *text, size_t len, struct ht_e
 static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, int key, const char *line,
                            unsigned col)
 {
-	struct tmpl_dst d = key == K_REMEDY ? (struct tmpl_dst){ &r->remedy, &r->nremedy } :
-	                                      (struct tmpl_dst){ &r->tmpl, &r->ntmpl };
+	struct tmpl_dst d = key == K_REMEDY ?
+	        (struct tmpl_dst){ &r->remedy, &r->nremedy, &r->remedy_cap } :
+	        (struct tmpl_dst){ &r->tmpl, &r->ntmpl, &r->tmpl_cap };
+	size_t len = strlen(line), litlen = 0;
+	char lit_local[256], buf_local[256];
+	_cleanup_free_ char *lit_heap = NULL, *buf_heap = NULL;
+	char *lit = lit_local, *buf = buf_local;
 	const char *p = line;
-	_cleanup_free_ char *lit = NULL;
-	size_t litlen = 0;
 	int ret;
 
-	lit = malloc(strlen(line) + 1);
-	if (!lit)
-		return -ENOMEM;
+	if (len >= sizeof(lit_local)) {
+		lit = lit_heap = malloc(len + 1);
+		buf = buf_heap = malloc(len + 1);
+		if (!lit || !buf)
+			return -ENOMEM;
+	}
 	/* Continuation lines are one paragraph; the text report wraps it. */
-	if (*d.n > 0 && (ret = tmpl_add(d, " ", 1, NULL, 0, 0)) < 0)
+	if (*d.n > 0 && (ret = tmpl_add(c, d, " ", 1, NULL, 0, 0)) < 0)
 		return ret;
 	while (*p) {
-		if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
+		size_t run = strcspn(p, "{}");
+		const char *end;
+
+		/* Up to the next brace: literal text. */
+		memcpy(lit + litlen, p, run);
+		litlen += run;
+		p += run;
+		if (!*p)
+			break;
+		if (p[0] == p[1]) { /* "{{" or "}}" */
 			lit[litlen++] = p[0];
 			p += 2;
 			continue;
@@ -602,104 +809,31 @@ static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, int key, const
 		if (*p == '}')
 			return load_fail(c, c->lineno, col + (unsigned)(p - line), EINVAL,
 			                 "unmatched '}' in explanation (write '}}' for a brace)");
-		if (*p != '{') {
-			lit[litlen++] = *p++;
-			continue;
-		}
-		/* a hole */
-		const char *start = p + 1, *end = strchr(start, '}'), *bar = NULL;
-		_cleanup_free_ char *src = NULL;
-		struct ht_expr *e = NULL;
-		struct ht_srcpos pos;
-		int fmt = TMPL_PLAIN, prec = -1;
-		_cleanup_free_ char *one = NULL, *many = NULL;
-
+		end = strchr(p + 1, '}');
 		if (!end)
 			return load_fail(c, c->lineno, col + (unsigned)(p - line), EINVAL,
 			                 "expected '}' to close '{' in explanation");
-		for (const char *q = end - 1; q >= start; q--)
-			if (*q == '|' && (q == start || q[-1] != '|') && q[1] != '|') {
-				bar = q;
-				break;
-			}
-		if (bar) {
-			_cleanup_free_ char *f = strndup(bar + 1, (size_t)(end - bar - 1));
-			char *fs;
-
-			if (!f)
-				return -ENOMEM;
-			fs = f;
-			while (is_blank(*fs))
-				fs++;
-			fs[strcspn(fs, " \t")] = '\0';
-			if (strcmp(fs, "bytes") == 0)
-				fmt = TMPL_BYTES;
-			else if (strcmp(fs, "pct") == 0)
-				fmt = TMPL_PCT;
-			else if (fs[0] == '.' && fs[1] >= '0' && fs[1] <= '6' && !fs[2]) {
-				fmt = TMPL_FIXED;
-				prec = fs[1] - '0';
-			} else if (strncmp(fs, "plural:", 7) == 0) {
-				/* plural:ONE:MANY, two words of letters, '/' or '-' */
-				const char *w1 = fs + 7, *colon = strchr(w1, ':');
-				unsigned fcol = col + (unsigned)(bar + 1 - line);
-				bool good = colon && colon > w1 && colon[1];
-
-				for (const char *q = w1; good && *q; q++)
-					good = q == colon || isalpha((unsigned char)*q) || *q == '/' ||
-					       *q == '-';
-				if (!good)
-					return load_fail(c, c->lineno, fcol, EINVAL, "bad format '%s' "
-					                 "(expected plural:ONE:MANY, two words such as "
-					                 "plural:queue:queues)", fs);
-				fmt = TMPL_PLURAL;
-				one = strndup(w1, (size_t)(colon - w1));
-				many = strdup(colon + 1);
-				if (!one || !many)
-					return -ENOMEM;
-			} else
-				return load_fail(c, c->lineno, col + (unsigned)(bar + 1 - line), EINVAL,
-				                 "unknown format '%s' (expected bytes, pct, .N or "
-				                 "plural:ONE:MANY)", fs);
-		}
-		if (litlen > 0 && (ret = tmpl_add(d, lit, litlen, NULL, 0, 0)) < 0)
+		ret = tmpl_hole(c, d, line, col, p, end, lit, litlen, buf);
+		if (ret < 0)
 			return ret;
 		litlen = 0;
-		src = strndup(start, (size_t)((bar ? bar : end) - start));
-		if (!src)
-			return -ENOMEM;
-		pos = (struct ht_srcpos){ .file = c->file, .line = c->lineno,
-		                          .col = col + (unsigned)(start - line) };
-		if (strcmp(src, "/?") == 0) {
-			if ((ret = tmpl_add(d, NULL, 0, NULL, TMPL_END, 0)) < 0)
-				return ret;
-			p = end + 1;
-			continue;
-		}
-		if (src[0] == '?' && !bar) {
-			fmt = TMPL_IF;
-			pos.col++;
-			memmove(src, src + 1, strlen(src));
-		}
-		ret = ht_expr_parse(src, &pos, &e, c->err);
-		if (ret < 0) {
-			c->ret = ret;
-			return ret;
-		}
-		if ((ret = tmpl_add(d, NULL, 0, e, fmt, prec)) < 0)
-			return ret;
-		(*d.segs)[*d.n - 1].one = TAKE_PTR(one);
-		(*d.segs)[*d.n - 1].many = TAKE_PTR(many);
 		p = end + 1;
 	}
 	if (litlen > 0)
-		return tmpl_add(d, lit, litlen, NULL, 0, 0);
+		return tmpl_add(c, d, lit, litlen, NULL, 0, 0);
 	return 0;
+}
+
+/* A copy of @s in the ruleset's arena as r->target. */
+static int set_target(struct load_ctx *c, struct ht_rule *r, const char *s)
+{
+	r->target = ht_arena_strndup(c->rs->arena, s, strlen(s));
+	return r->target ? 0 : -ENOMEM;
 }
 
 static int parse_target(struct load_ctx *c, struct ht_rule *r, const char *v, unsigned col)
 {
-	char kind[16], a[160], b[96], extra[2];
+	char kind[16], a[160], b[96], extra[2], t[sizeof(a) + sizeof(b) + 16];
 	int n = sscanf(v, "%15s %159s %95s %1s", kind, a, b, extra);
 
 	if (n == 1 && strcmp(kind, "advice") == 0) {
@@ -715,33 +849,27 @@ static int parse_target(struct load_ctx *c, struct ht_rule *r, const char *v, un
 			return load_fail(c, c->lineno, col + 7, EINVAL, "expected a sysctl key, found '%s'",
 			                 a);
 		r->kind = HT_TARGET_SYSCTL;
-		r->target = strdup(a);
-		return r->target ? 0 : -ENOMEM;
+		return set_target(c, r, a);
 	}
 	if (n == 2 && strcmp(kind, "channels") == 0) {
 		if (strcmp(a, "combined") != 0 && strcmp(a, "rx") != 0 && strcmp(a, "tx") != 0)
 			return load_fail(c, c->lineno, col + 9, EINVAL,
 			                 "expected combined, rx or tx, found '%s'", a);
 		r->kind = HT_TARGET_CHANNELS;
-		if (asprintf(&r->target, "nic.channels.%s", a) < 0) {
-			r->target = NULL;
-			return -ENOMEM;
-		}
-		return 0;
+		snprintf(t, sizeof(t), "nic.channels.%s", a);
+		return set_target(c, r, t);
 	}
 	if (n == 2 && strcmp(kind, "limit") == 0) {
 		if (strcmp(a, "nofile") != 0)
 			return load_fail(c, c->lineno, col + 6, EINVAL, "expected nofile, found '%s'", a);
 		r->kind = HT_TARGET_LIMIT;
-		r->target = strdup("process.nofile");
-		return r->target ? 0 : -ENOMEM;
+		return set_target(c, r, "process.nofile");
 	}
 	if (n == 3 && strcmp(kind, "module") == 0) {
 		r->kind = HT_TARGET_MODULE;
-		if (asprintf(&r->target, "module.%s.%s", a, b) < 0) {
-			r->target = NULL;
+		snprintf(t, sizeof(t), "module.%s.%s", a, b);
+		if (set_target(c, r, t) < 0)
 			return -ENOMEM;
-		}
 		if (!rules_valid_name(r->target))
 			return load_fail(c, c->lineno, col + 7, EINVAL,
 			                 "expected a module and a parameter name, found '%s %s'", a, b);
@@ -767,6 +895,14 @@ static int finish_key(struct load_ctx *c)
 		return c->ret;
 	k = &r->keys[c->last_key];
 	c->last_key = -1;
+	/* A text built in c->kbuf (always this key's) goes to the arena. */
+	if (c->kkey) {
+		struct ht_key *built = TAKE_PTR(c->kkey);
+
+		built->text = ht_arena_strndup(c->rs->arena, c->kbuf, c->klen);
+		if (!built->text)
+			return c->ret = -ENOMEM;
+	}
 	if (k->expr || !k->text)
 		return 0;
 	switch ((int)(k - r->keys)) {
@@ -778,24 +914,13 @@ static int finish_key(struct load_ctx *c)
 	case K_DEFAULT:
 	case K_LEVER:
 	case K_UNLIMITED:
-		ret = ht_expr_parse(k->text, &k->pos, &k->expr, c->err);
+		ret = ht_expr_parse_in(k->text, &k->pos, c->rs->arena, &k->expr, c->err);
 		if (ret < 0)
 			c->ret = ret;
 		return ret;
 	default:
 		return 0;
 	}
-}
-
-static int append_continuation(char **text, unsigned col, const char *value)
-{
-	char *n;
-
-	if (asprintf(&n, "%s\n%*s%s", *text, (int)col - 1, "", value) < 0)
-		return -ENOMEM;
-	free(*text);
-	*text = n;
-	return 0;
 }
 
 static int rule_key(struct load_ctx *c, const char *name, const char *value)
@@ -822,16 +947,16 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 		if (k == K_EXPLAIN || k == K_REMEDY)
 			return tmpl_parse_line(c, r, k, value, col);
 		if (k == K_RATIONALE || k == K_TITLE) {
-			if (key_fits(c, r->keys[k].text, 1 + strlen(value), k, col) < 0)
+			if (key_fits(c, &r->keys[k], 1 + strlen(value), k, col) < 0)
 				return c->ret;
-			return append_text(&r->keys[k].text, k == K_TITLE ? " " : "\n", value);
+			return key_continue(c, &r->keys[k], k == K_TITLE ? " " : "\n", 0, value);
 		}
 		if (k == K_WHEN || k == K_CURRENT || k == K_VALUE || k == K_SEVERITY ||
 		    k == K_WRITABLE || k == K_DEFAULT || k == K_LEVER || k == K_UNLIMITED) {
 			/* The newline and the padding to @col are part of the text. */
-			if (key_fits(c, r->keys[k].text, col + strlen(value), k, col) < 0)
+			if (key_fits(c, &r->keys[k], col + strlen(value), k, col) < 0)
 				return c->ret;
-			return append_continuation(&r->keys[k].text, col, value);
+			return key_continue(c, &r->keys[k], "\n", col - 1, value);
 		}
 		return load_fail(c, c->lineno, col, EINVAL, "'%s' must fit on one line", name);
 	}
@@ -843,7 +968,7 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 		                 r->keys[k].pos.line);
 	c->last_key = k;
 	r->keys[k].pos = (struct ht_srcpos){ .file = c->file, .line = c->lineno, .col = col };
-	r->keys[k].text = strdup(value);
+	r->keys[k].text = ht_arena_strndup(c->rs->arena, value, strlen(value));
 	if (!r->keys[k].text)
 		return -ENOMEM;
 	switch (k) {
@@ -1043,6 +1168,7 @@ int rules_parse_file(struct ht_ruleset *rs, const char *path, bool is_profile,
 	if (r == 0)
 		finish_key(&c);
 	free(c.raw);
+	free(c.kbuf);
 	if (c.ret == 0 && ferror(f))
 		c.ret = ht_error_set(err, EIO, "%s: read error", path);
 	if (c.ret == 0 && r > 0) {
@@ -1143,8 +1269,9 @@ int ht_ruleset_load(const char *const *dirs, size_t ndirs, struct ht_ruleset **o
 
 	if (!rs)
 		return -ENOMEM;
+	rs->arena = ht_arena_new(RULES_ARENA_FIRST);
 	rs->dirs = calloc(ndirs ? ndirs : 1, sizeof(char *));
-	if (!rs->dirs) {
+	if (!rs->arena || !rs->dirs) {
 		r = -ENOMEM;
 		goto out;
 	}
