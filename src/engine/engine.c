@@ -178,15 +178,22 @@ static const struct ht_fact_def *inst_def(enum ht_each e, const char *name)
 {
 	char pattern[256];
 	const struct ht_fact_def *d;
-	size_t fl, n;
+	size_t fl, sl, n;
 
 	if (e == HT_EACH_NONE || (size_t)e >= ARRAY_SIZE(each_kinds))
 		return NULL;
-	fl = strlen(each_kinds[e].family);
-	if (strncmp(name, each_kinds[e].family, fl) != 0 || name[fl] != '.' ||
-	    (size_t)snprintf(pattern, sizeof(pattern), "%s.*.%s", each_kinds[e].family,
-	                     name + fl + 1) >= sizeof(pattern))
+	if (name[0] != each_kinds[e].family[0])
 		return NULL;
+	fl = strlen(each_kinds[e].family);
+	if (strncmp(name, each_kinds[e].family, fl) != 0 || name[fl] != '.')
+		return NULL;
+	/* "FAMILY.*.SUFFIX" */
+	sl = strlen(name + fl + 1);
+	if (fl + 3 + sl >= sizeof(pattern))
+		return NULL;
+	memcpy(pattern, name, fl);
+	memcpy(pattern + fl, ".*.", 3);
+	memcpy(pattern + fl + 3, name + fl + 1, sl + 1);
 	d = ht_fact_def_find(pattern);
 	/* Only a def of that family's table (not a host fact that happens to match). */
 	if (d) {
@@ -207,16 +214,55 @@ static enum ht_each any_inst_def(const char *name)
 	return HT_EACH_NONE;
 }
 
+/*
+ * What the fact tables say of @name, asked once per name of the ruleset and
+ * kept in its entry of the name table (@n; NULL: ask them every time).
+ */
+static void name_defs(struct ht_name *n, const char *name)
+{
+	if (!n || n->defs_known)
+		return;
+	n->def = ht_fact_def_find(name);
+	for (enum ht_each e = HT_EACH_NIC; e <= HT_EACH_LAST; e++)
+		n->inst[e] = inst_def(e, name);
+	n->defs_known = true;
+}
+
+/* ht_fact_def_find(@name), from @n's memo when there is one. */
+static const struct ht_fact_def *name_def(struct ht_name *n, const char *name)
+{
+	name_defs(n, name);
+	return n ? n->def : ht_fact_def_find(name);
+}
+
+/* inst_def(@e, @name), from @n's memo when there is one. */
+static const struct ht_fact_def *name_inst(struct ht_name *n, enum ht_each e, const char *name)
+{
+	name_defs(n, name);
+	return n ? n->inst[e] : inst_def(e, name);
+}
+
+/* any_inst_def(@name), from @n's memo when there is one. */
+static enum ht_each name_any_inst(struct ht_name *n, const char *name)
+{
+	for (enum ht_each e = HT_EACH_NIC; e <= HT_EACH_LAST; e++)
+		if (name_inst(n, e, name) || strcmp(name, each_kinds[e].name) == 0)
+			return e;
+	return HT_EACH_NONE;
+}
+
 static int type_of(const char *name, const struct ht_srcpos *pos, enum ht_type *type,
                    struct ht_error *err, void *userdata)
 {
 	struct ht_ruleset *rs = userdata;
+	/* Without an entry (out of memory) the answers are only not kept. */
+	struct ht_name *n = rules_name(rs, name, true);
 	const struct ht_fact_def *d;
 	struct ht_var *v;
 	struct ht_rule *r;
 	int ret;
 
-	if ((r = rule_find(rs, name))) {
+	if ((r = n ? n->rule : rule_find(rs, name))) {
 		if (r->each && !(rs->check_scope & (1u << r->each)))
 			return ht_error_set(err, EINVAL, "%s:%u:%u: '%s' is evaluated per %s "
 			                    "(each = %s); only an 'each = %s' rule or an aggregate "
@@ -244,12 +290,12 @@ static int type_of(const char *name, const struct ht_srcpos *pos, enum ht_type *
 			*type = each_kinds[e].type;
 			return 0;
 		}
-		if ((d = inst_def(e, name))) {
+		if ((d = name_inst(n, e, name))) {
 			*type = ht_type_is_number(d->type) ? HT_T_INT : d->type;
 			return 0;
 		}
 	}
-	if ((d = ht_fact_def_find(name))) {
+	if ((d = name_def(n, name))) {
 		*type = ht_type_is_number(d->type) ? HT_T_INT : d->type;
 		return 0;
 	}
@@ -422,18 +468,18 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 
 	for (size_t i = 0; i < rs->nrules; i++) {
 		struct ht_rule *r = rs->rules[i];
-
-		enum ht_each fam = any_inst_def(r->id);
+		struct ht_name *n = rules_name(rs, r->id, false);
+		enum ht_each fam = name_any_inst(n, r->id);
 
 		if (fam)
 			return ht_error_set(err, EINVAL, "%s:%u:%u: rule id '%s' is already the name of "
 			                    "a per-%s fact (%s.INSTANCE%s)", r->pos.file, r->pos.line,
 			                    r->pos.col + 1, r->id, each_kinds[fam].what,
 			                    each_kinds[fam].family, r->id + strlen(each_kinds[fam].family));
-		if (ht_fact_def_find(r->id) || rules_var_find(rs, r->id))
+		if (name_def(n, r->id) || rules_var_find(rs, r->id))
 			return ht_error_set(err, EINVAL, "%s:%u:%u: rule id '%s' is already the name of "
 			                    "a %s", r->pos.file, r->pos.line, r->pos.col + 1, r->id,
-			                    ht_fact_def_find(r->id) ? "fact" : "workload variable");
+			                    name_def(n, r->id) ? "fact" : "workload variable");
 		if (r->kind != HT_TARGET_ADVICE && !r->keys[K_VALUE].expr)
 			return ht_error_set(err, EINVAL, "%s:%u:%u: rule '%s' needs a 'value'",
 			                    r->pos.file, r->pos.line, r->pos.col, r->id);
@@ -490,8 +536,9 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 			ret = check_expr(rs, &r->keys[K_CURRENT], HT_T_NONE, NULL, err);
 		if (ret < 0)
 			return ret;
-		if (!r->keys[K_CURRENT].expr && r->target && !ht_fact_def_find(r->target) &&
-		    !(r->each && inst_def(r->each, r->target)))
+		if (!r->keys[K_CURRENT].expr && r->target &&
+		    !name_def(rules_name(rs, r->target, true), r->target) &&
+		    !(r->each && name_inst(rules_name(rs, r->target, true), r->each, r->target)))
 			return ht_error_set(err, EINVAL, "%s:%u:%u: '%s' is not a fact hosttune collects; "
 			                    "give the rule a 'current'", r->keys[K_TARGET].pos.file,
 			                    r->keys[K_TARGET].pos.line, r->keys[K_TARGET].pos.col,

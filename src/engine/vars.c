@@ -13,12 +13,15 @@
 
 #include "engine/rules-internal.h"
 
+static int var_key_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct ht_var *)elem)->name);
+}
+
 struct ht_var *rules_var_find(const struct ht_ruleset *rs, const char *name)
 {
-	for (size_t i = 0; i < rs->nvars; i++)
-		if (strcmp(rs->vars[i].name, name) == 0)
-			return &rs->vars[i];
-	return NULL;
+	/* rules_set_var_text() keeps them sorted by name. */
+	return rs->nvars ? bsearch(name, rs->vars, rs->nvars, sizeof(*rs->vars), var_key_cmp) : NULL;
 }
 
 struct ht_var *rules_var_of_rules(const struct ht_ruleset *rs, const char *name)
