@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "engine/expr.h"
 #include "shared/util.h"
@@ -126,32 +127,73 @@ struct ht_expr {
 #define ARENA_ALIGN _Alignof(max_align_t)
 #define ARENA_BLOCK_MAX ((size_t)1 << 20)
 #define ARENA_FIRST_DEFAULT ((size_t)16 << 10)
+/*
+ * Blocks from this size on are mapped with MAP_POPULATE: one system call
+ * instead of a page fault at the first touch of each page (a ruleset's
+ * arena is filled as soon as it is made; on a VM a fault costs ~0.7 us).
+ */
+#define ARENA_MAP_MIN ((size_t)64 << 10)
+#define ARENA_PAGE ((size_t)4096)
 
 struct arena_block {
 	struct arena_block *next;
 	size_t size, used; /* bytes of data[] */
+	size_t mapped;     /* bytes of the mapping that starts the block (or its arena); 0: malloc() */
 	_Alignas(max_align_t) unsigned char data[];
 };
 
 struct ht_arena {
 	struct arena_block *head; /* the block allocations come from; older ones follow */
 	size_t next_size;         /* data bytes of the block made next */
-	_Alignas(max_align_t) struct arena_block first; /* data[] follows, in the same malloc() */
+	_Alignas(max_align_t) struct arena_block first; /* data[] follows, in the same memory */
 };
+
+/*
+ * @header + @data bytes or more (*data raised to what a mapping rounded to
+ * pages holds): mapped and populated when large, else malloc()ed. *mapped
+ * is the mapping's length, 0 for malloc(). NULL on ENOMEM.
+ */
+static void *block_get(size_t header, size_t *data, size_t *mapped)
+{
+	size_t bytes = header + *data;
+
+	*mapped = 0;
+	if (*data >= ARENA_MAP_MIN) {
+		size_t len = (bytes + ARENA_PAGE - 1) & ~(ARENA_PAGE - 1);
+		void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+		if (p != MAP_FAILED) {
+			*mapped = len;
+			*data = len - header;
+			return p;
+		}
+	}
+	return malloc(bytes);
+}
+
+static void block_put(void *p, size_t mapped)
+{
+	if (mapped)
+		munmap(p, mapped);
+	else
+		free(p);
+}
 
 struct ht_arena *ht_arena_new(size_t first)
 {
 	struct ht_arena *a;
+	size_t mapped;
 
 	if (first == 0)
 		first = ARENA_FIRST_DEFAULT;
 	first = (first + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
 	if (first > ARENA_BLOCK_MAX)
 		first = ARENA_BLOCK_MAX;
-	a = malloc(sizeof(*a) + first);
+	a = block_get(sizeof(*a), &first, &mapped);
 	if (!a)
 		return NULL;
-	a->first = (struct arena_block){ .size = first };
+	a->first = (struct arena_block){ .size = first, .mapped = mapped };
 	a->head = &a->first;
 	a->next_size = first * 2 > ARENA_BLOCK_MAX ? ARENA_BLOCK_MAX : first * 2;
 	return a;
@@ -165,24 +207,24 @@ void ht_arena_free(struct ht_arena *a)
 		return;
 	for (b = a->head; b != &a->first; b = next) {
 		next = b->next;
-		free(b);
+		block_put(b, b->mapped);
 	}
-	free(a);
+	block_put(a, a->first.mapped);
 }
 
 /* arena_take() when the current block is full: @size bytes at the start of a new one. */
 static void *arena_grow(struct ht_arena *a, size_t size)
 {
 	struct arena_block *b;
-	size_t bytes;
+	size_t bytes, mapped;
 
 	if (size > SIZE_MAX / 2 - sizeof(*b))
 		return NULL;
 	bytes = size > a->next_size ? size : a->next_size;
-	b = malloc(sizeof(*b) + bytes);
+	b = block_get(sizeof(*b), &bytes, &mapped);
 	if (!b)
 		return NULL;
-	*b = (struct arena_block){ .next = a->head, .size = bytes, .used = size };
+	*b = (struct arena_block){ .next = a->head, .size = bytes, .used = size, .mapped = mapped };
 	a->head = b;
 	if (a->next_size < ARENA_BLOCK_MAX)
 		a->next_size *= 2;
