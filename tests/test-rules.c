@@ -758,6 +758,43 @@ static void test_multiline(void **state)
 	assert_err(fx, "a.rules:5:5: unknown name 'nosuch'");
 }
 
+/*
+ * The INI syntax the loader keeps from libinih r55, which it no longer links:
+ * comments, ':' for '=', a ';' comment only after white space and never on
+ * a continuation line, and which error of a file is the one reported.
+ */
+static void test_ini_syntax(void **state)
+{
+	struct fx *fx = *state;
+	const struct ht_rule *r;
+
+	load_ok(fx, "; a comment\n"
+	            "# another\n"
+	            "[t.a] ; the section line may have one\n"
+	            "title = one ; cut after white space\n"
+	            "rationale: two;three\n"
+	            "  # an indented comment, not a continuation\n"
+	            "  four ; kept on a continuation\n"
+	            "value = 2 ;1\n");
+	r = ht_ruleset_find(fx->rs, "t.a");
+	assert_non_null(r);
+	assert_string_equal(ht_rule_title(r), "one");
+	assert_string_equal(ht_rule_rationale(r), "two;three\nfour ; kept on a continuation");
+	assert_string_equal(ht_rule_key_text(r, "value"), "2");
+
+	/* A line that is none of the kinds: the first one is the error, unless a key's comes after. */
+	assert_int_equal(load(fx, "[t.a]\nvalue = 1\nnot a key\n[t.b]\nvalue = 1 +\n"), -EINVAL);
+	assert_err(fx, "a.rules:3:1: expected '[section]', 'key = value' or a comment");
+	assert_int_equal(load(fx, "[t.a]\nvalue = 1\nnot a key\nbogus = 1\n"), -EINVAL);
+	assert_err(fx, "a.rules:4:1: unknown key 'bogus' in rule 't.a' (expected title, target, "
+	               "when, current, value, severity, explain, remedy, lever, rationale, "
+	               "direction, unit, each, writable, default or unlimited)");
+
+	/* A vertical tab is white space to INI, not a blank: a continuation the rule refuses. */
+	assert_int_equal(load(fx, "[t.a]\nvalue = 1\n\v[t.b]\n"), -EINVAL);
+	assert_err(fx, "a.rules:3:1: duplicate key 'value' in rule 't.a' (first on line 2)");
+}
+
 /* ---- static errors ---- */
 
 struct bad_case {
@@ -1743,6 +1780,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_remedy_lever, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_target_integer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_multiline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ini_syntax, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_static_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_duplicate_rule_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_line, setup, teardown),
