@@ -54,9 +54,10 @@ struct ht_expr; /* opaque AST */
 /*
  * struct ht_arena - memory handed out by bumping a pointer and given back
  * all at once: the expression trees of a ruleset (ht_expr_parse_in()) and
- * the strings that live as long as they do. Blocks are malloc()ed as it
- * grows (each at least twice the last, up to 1 MiB); nothing in it is freed
- * on its own. Not safe to share between threads.
+ * the strings that live as long as they do. It grows by blocks, each at
+ * least twice the last, up to 1 MiB: malloc()ed below 64 KiB, mapped and
+ * populated at once from there (no page fault at each first touch).
+ * Nothing in it is freed on its own. Not safe to share between threads.
  */
 struct ht_arena;
 

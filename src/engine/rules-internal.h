@@ -34,7 +34,7 @@ enum {
  */
 enum { TMPL_PLAIN, TMPL_BYTES, TMPL_PCT, TMPL_FIXED, TMPL_IF, TMPL_END, TMPL_PLURAL };
 
-/* Texts, templates and expression trees of rules live in their ruleset's arena (rs->arena). */
+/* Rules, their texts, templates and expression trees live in their ruleset's arena (rs->arena). */
 struct ht_key {
 	char *text;           /* source text; NULL when the rule does not set the key */
 	struct ht_srcpos pos; /* where the text starts */
