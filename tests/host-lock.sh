@@ -22,6 +22,14 @@ sleep "$2"
 echo "end $1 $(date +%s.%N)" >>"$LOG"
 EOT
 at() { sed -n "s/^$1 $2 //p" "$LOG"; }
+# held: waits (at most 10 s) until some process holds the lock.
+held() {
+	for _ in $(seq 100); do
+		flock -n "$HT_TEST_LOCK" true || return 0
+		sleep 0.1
+	done
+	return 1
+}
 before() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && b != "" && a <= b) }'; }
 
 # Two at once: one starts when the other has ended.
@@ -43,7 +51,7 @@ expect_contains "a holder says what it holds" "held after" "$(cat "$TMP/a.out")"
 # Held elsewhere for longer than HT_TEST_LOCK_WAIT: exit 99, with the reason.
 flock "$HT_TEST_LOCK" sleep 3 &
 pf=$!
-sleep 0.3
+held || not_ok "the lock is taken by flock(1)"
 HT_TEST_LOCK_WAIT=1 sh "$TMP/holder.sh" c 0 >"$TMP/c.out" 2>&1
 expect_eq "a holder that waited too long exits 99" 99 $?
 expect_contains "and says so" "still held after 1 s (holder c)" "$(cat "$TMP/c.out")"
@@ -54,6 +62,7 @@ wait "$pf"
 mkdir "$HT_BENCH_LOCK"
 sh "$TMP/holder.sh" d 0 >"$TMP/d.out" 2>&1 &
 pd=$!
+held || not_ok "the holder takes the lock first"
 sleep 1.5
 expect_eq "a bench's lock: the holder waits" "" "$(at start d)"
 gone=$(date +%s.%N)

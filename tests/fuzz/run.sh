@@ -1,7 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Runs the libFuzzer targets (make fuzz, make fuzz-replay): one after the
-# other, or $FUZZ_JOBS at a time (CI: one a CPU).
+# Runs the libFuzzer targets one after the other (make fuzz, make fuzz-replay).
 #
 #   run.sh fuzz   SECONDS BUILDDIR CORPUSDIR NAME...
 #       each target for SECONDS, starting from CORPUSDIR/NAME (read only: new
@@ -36,16 +35,16 @@ inputs() {
 	else sed -n 's/^Running: //p' "$2" | tail -n 1; fi
 }
 
-# target NAME: one target, run as MODE says; its line of the table goes to
-# BUILDDIR/work/NAME/row and what it found, if anything, to .../summary.
-target() {
-	name=$1
+failed=0
+summary=""
+printf '%-9s %-7s %12s %7s %6s %6s %8s %4s %9s\n' target mode executions seconds crash leak timeout oom property
+for name in "$@"; do
 	bin=$build/fuzz-$name
 	work=$build/work/$name
 	art=$work/artifacts
 	log=$work/$mode.log
 	mkdir -p "$work/corpus" "$art"
-	rm -f "$art"/* "$log" "$work/row" "$work/summary"
+	rm -f "$art"/* "$log"
 	: >"$log"
 	start=$(date +%s)
 	rc=0
@@ -80,53 +79,21 @@ target() {
 		[ "$crash" -lt 0 ] && crash=0
 	fi
 	printf '%-9s %-7s %12s %7s %6s %6s %8s %4s %9s\n' "$name" "$mode" "$execs" "$secs" \
-		"$crash" "$leak" "$timeout" "$oom" "$prop" >"$work/row"
+		"$crash" "$leak" "$timeout" "$oom" "$prop"
 	found=$((crash + leak + timeout + oom + prop))
 	if [ "$rc" -ne 0 ] && [ "$found" -eq 0 ]; then
-		echo "$name: exit status $rc without an artifact, see $log" >>"$work/summary"
+		summary="$summary
+$name: exit status $rc without an artifact, see $log"
+		failed=1
 	fi
 	if [ "$found" -gt 0 ]; then
-		echo "$name: $(grep -a -m1 -e '^PROPERTY VIOLATED' -e 'ERROR: AddressSanitizer' -e 'runtime error' \
+		failed=1
+		summary="$summary
+$name: $(grep -a -m1 -e '^PROPERTY VIOLATED' -e 'ERROR: AddressSanitizer' -e 'runtime error' \
 			-e 'ERROR: LeakSanitizer' -e 'ERROR: libFuzzer' "$log")
-  log $log, input(s): $(inputs "$art" "$log")" >>"$work/summary"
+  log $log, input(s): $(inputs "$art" "$log")"
 	fi
-}
-
-# FUZZ_JOBS targets at a time (default 1), each on a CPU of its own when
-# there are as many: every target still runs for SECONDS. The lines are
-# printed in the order of the names, a group at a time.
-jobs=${FUZZ_JOBS:-1}
-case $jobs in '' | *[!0-9]* | 0) jobs=1 ;; esac
-failed=0
-summary=""
-printf '%-9s %-7s %12s %7s %6s %6s %8s %4s %9s\n' target mode executions seconds crash leak timeout oom property
-group=""
-# flush: waits for the targets of the group and prints their lines.
-flush() {
-	wait
-	for g in $group; do
-		work=$build/work/$g
-		mkdir -p "$work"
-		if [ -f "$work/row" ]; then
-			cat "$work/row"
-		else
-			printf '%-9s %-7s did not run\n' "$g" "$mode"
-			echo "$g: did not run" >>"$work/summary"
-		fi
-		if [ -s "$work/summary" ]; then
-			failed=1
-			summary="$summary
-$(cat "$work/summary")"
-		fi
-	done
-	group=""
-}
-for name in "$@"; do
-	target "$name" &
-	group="$group $name"
-	if [ "$(echo $group | wc -w)" -ge "$jobs" ]; then flush; fi
 done
-flush
 if [ "$failed" -ne 0 ]; then
 	echo "FUZZ FINDINGS:$summary"
 	echo "Replay one input: BUILDDIR/tests/fuzz/fuzz-NAME FILE"
