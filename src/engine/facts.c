@@ -555,10 +555,17 @@ bool ht_fact_def_is_sysctl(const struct ht_fact_def *d)
 }
 
 
-/* The table: facts sorted by name in one array, and who collects what it lacks. */
+/*
+ * The table: facts in one array, found by name through a hash index and put
+ * in name order when someone walks them (ht_facts_at()): 10,000 listening
+ * ports make 50,000 facts, and inserting each in order moved the rest.
+ */
 struct ht_facts {
 	struct ht_fact *v;
 	size_t n, cap;
+	uint32_t *idx;    /* open addressing: 1 + index in v, 0 empty; cap_idx >= 2 x cap */
+	size_t cap_idx;
+	bool sorted;      /* v is in name order */
 	ht_fact_provider_cb provider;
 	void *provider_data;
 	void (*provider_destroy)(void *userdata);
@@ -664,52 +671,89 @@ void ht_facts_free(struct ht_facts *f)
 	for (size_t i = 0; i < f->n; i++)
 		fact_clear(&f->v[i]);
 	free(f->v);
+	free(f->idx);
 	for (size_t i = 0; i < f->cap_pool; i++)
 		free(f->pool[i]);
 	free(f->pool);
 	free(f);
 }
 
-/* Index of @name, or of the place to insert it; *found tells which. */
-static size_t facts_search(const struct ht_facts *f, const char *name, bool *found)
+
+/* The index slot of @name: its fact's, or the empty one where it would go. */
+static uint32_t *idx_slot(const struct ht_facts *f, const char *name)
 {
-	size_t lo = 0, hi = f->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(name, f->v[mid].name);
-
-		if (c == 0) {
-			*found = true;
-			return mid;
-		}
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	*found = false;
-	return lo;
+	for (size_t i = str_hash(name) & (f->cap_idx - 1);; i = (i + 1) & (f->cap_idx - 1))
+		if (!f->idx[i] || strcmp(f->v[f->idx[i] - 1].name, name) == 0)
+			return &f->idx[i];
 }
 
+/* The index made again for the array as it is now. 0 or -ENOMEM. */
+static int idx_rebuild(struct ht_facts *f, size_t cap_idx)
+{
+	uint32_t *n = calloc(cap_idx, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	free(f->idx);
+	f->idx = n;
+	f->cap_idx = cap_idx;
+	for (size_t i = 0; i < f->n; i++)
+		*idx_slot(f, f->v[i].name) = (uint32_t)i + 1;
+	return 0;
+}
+
+/* The fact named @name, or NULL. */
+static struct ht_fact *facts_find(const struct ht_facts *f, const char *name)
+{
+	uint32_t *slot;
+
+	if (!f->cap_idx)
+		return NULL;
+	slot = idx_slot(f, name);
+	return *slot ? &f->v[*slot - 1] : NULL;
+}
+
+/* Room for @extra more facts, in the array and in its index. 0 or -ENOMEM. */
 static int facts_reserve(struct ht_facts *f, size_t extra)
 {
 	struct ht_fact *nv;
 	size_t cap;
 
-	if (f->cap - f->n >= extra)
-		return 0;
-	if (extra > SIZE_MAX / sizeof(*nv) - f->n)
+	if (extra > UINT32_MAX / 4 - f->n)
 		return -ENOMEM;
-	cap = f->cap ? f->cap : 16;
-	while (cap < f->n + extra)
-		cap = cap > SIZE_MAX / sizeof(*nv) / 2 ? f->n + extra : cap * 2;
-	nv = realloc(f->v, cap * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	f->v = nv;
-	f->cap = cap;
-	return 0;
+	if (f->cap - f->n < extra) {
+		cap = f->cap ? f->cap : 16;
+		while (cap < f->n + extra)
+			cap *= 2;
+		nv = realloc(f->v, cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		f->v = nv;
+		f->cap = cap;
+	}
+	return f->cap_idx >= 2 * f->cap ? 0 : idx_rebuild(f, 2 * f->cap);
+}
+
+static int fact_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct ht_fact *)a)->name, ((const struct ht_fact *)b)->name);
+}
+
+/* The array in name order, for those who walk it (facts file, JSON, ht_facts_at()). */
+static void facts_sort(const struct ht_facts *cf)
+{
+	struct ht_facts *f = (struct ht_facts *)cf;
+
+	if (f->sorted || f->n < 2) {
+		f->sorted = true;
+		return;
+	}
+	qsort(f->v, f->n, sizeof(*f->v), fact_cmp);
+	/* The same capacity: the slots are already there, only their contents move. */
+	memset(f->idx, 0, f->cap_idx * sizeof(*f->idx));
+	for (size_t i = 0; i < f->n; i++)
+		*idx_slot(f, f->v[i].name) = (uint32_t)i + 1;
+	f->sorted = true;
 }
 
 /*
@@ -718,30 +762,33 @@ static int facts_reserve(struct ht_facts *f, size_t extra)
  */
 static int facts_put(struct ht_facts *f, struct ht_fact *fact)
 {
-	bool found;
-	size_t i = facts_search(f, fact->name, &found);
+	struct ht_fact *old = facts_find(f, fact->name);
 	int r;
 
-	if (found) {
+	if (old) {
 		/*
 		 * The name stays where it was: whoever read the fact may hold it
 		 * (the engine keeps the names of the inputs it read).
 		 */
-		char *name = f->v[i].name;
+		char *name = old->name;
 
-		f->v[i].name = NULL;
-		fact_clear(&f->v[i]);
+		old->name = NULL;
+		fact_clear(old);
 		free(fact->name);
 		fact->name = name;
-		f->v[i] = *fact;
+		*old = *fact;
 		*fact = (struct ht_fact){ 0 };
 		return 0;
 	}
 	r = facts_reserve(f, 1);
 	if (r < 0)
 		return r;
-	memmove(&f->v[i + 1], &f->v[i], (f->n - i) * sizeof(f->v[0]));
-	f->v[i] = *fact;
+	if (f->n && strcmp(f->v[f->n - 1].name, fact->name) > 0)
+		f->sorted = false;
+	else if (!f->n)
+		f->sorted = true;
+	f->v[f->n] = *fact;
+	*idx_slot(f, fact->name) = (uint32_t)f->n + 1;
 	f->n++;
 	*fact = (struct ht_fact){ 0 };
 	return 0;
@@ -969,13 +1016,9 @@ const char *ht_fact_def_unit(const char *name)
 
 const struct ht_fact *ht_facts_get(const struct ht_facts *f, const char *name)
 {
-	bool found;
-	size_t i;
-
 	if (!f || !name)
 		return NULL;
-	i = facts_search(f, name, &found);
-	return found ? &f->v[i] : NULL;
+	return facts_find(f, name);
 }
 
 size_t ht_facts_count(const struct ht_facts *f)
@@ -985,7 +1028,10 @@ size_t ht_facts_count(const struct ht_facts *f)
 
 const struct ht_fact *ht_facts_at(const struct ht_facts *f, size_t i)
 {
-	return f && i < f->n ? &f->v[i] : NULL;
+	if (!f || i >= f->n)
+		return NULL;
+	facts_sort(f);
+	return &f->v[i];
 }
 
 /* ---- facts file: writing ---- */
@@ -998,6 +1044,7 @@ int ht_facts_write(const struct ht_facts *f, FILE *out)
 		return -EINVAL;
 	if (fputs(FACTS_HEADER "\n", out) == EOF)
 		return -EIO;
+	facts_sort(f);
 	for (size_t i = 0; i < f->n; i++) {
 		const struct ht_fact *fact = &f->v[i];
 		int r;
@@ -1564,6 +1611,7 @@ struct json_object *ht_facts_to_json(const struct ht_facts *f)
 	facts = json_object_new_object();
 	if (!root || !facts)
 		goto fail;
+	facts_sort(f);
 	for (size_t i = 0; i < f->n; i++) {
 		struct json_object *o = fact_to_json(&f->v[i]);
 
