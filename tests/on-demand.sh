@@ -13,7 +13,8 @@
 #     (the snapshot holds what the audit reads);
 #  4. live, in a private network namespace with an empty conntrack table and
 #     an idle listener (root, strace): no conntrack dump, no dump of every
-#     socket, and no walk of every process's descriptors.
+#     socket, and no walk of every process's descriptors; a second listener's
+#     process at its descriptor limit is judged, its links alone read.
 . "$(dirname "$0")/lib.sh"
 
 fresh() {
@@ -141,7 +142,21 @@ done
 strace -f -o "$TMP/strace.out" -e trace=sendto,sendmsg,readlinkat "$HOSTTUNE" --rules "$HT_RULES_DIR" \
 	--no-measure --format json audit >"$TMP/idle.json" 2>"$TMP/idle.err"
 echo $? >"$TMP/idle.rc"
-kill "$pid"
+# The same listener's twin at its descriptor limit: ulimit -n 4 and
+# 0, 1, 2 and the socket open (4 >= 4 - 4 / 10 = 4).
+# (The output is redirected before the limit: a shell saves descriptors above 9.)
+(ulimit -n 4 && exec "$HOLD" 127.0.0.1 7001 16 0) >"$TMP/hold2.out" 2>&1 &
+pid2=$!
+i=0
+until grep -q ready "$TMP/hold2.out" 2>/dev/null; do
+	i=$((i + 1))
+	[ "$i" -le 100 ] || { kill "$pid" "$pid2"; exit 13; }
+	sleep 0.1
+done
+strace -f -o "$TMP/strace2.out" -e trace=readlinkat "$HOSTTUNE" --rules "$HT_RULES_DIR" \
+	--no-measure --format json audit >"$TMP/limit.json" 2>"$TMP/limit.err"
+echo "$pid2" >"$TMP/hold2.pid"
+kill "$pid" "$pid2"
 EOT
 HOLD=$HT_BUILD_TESTS_DIR/listen-hold
 export TMP HOLD HOSTTUNE HT_RULES_DIR
@@ -160,4 +175,10 @@ else not_ok "no walk of every descriptor" "got $n readlinkat calls"; fi
 expect_eq "the idle port has no row" 0 \
 	"$(jget "$TMP/idle.json" '[.findings[] | select(.rule == "listen.backlog")] | length')"
 expect_eq "but listen.somaxconn counts it" 1 "$(jget "$TMP/idle.json" '.values["listen.ports"]')"
+expect_eq "a listener's process at its descriptor limit: critical, by its PID" \
+	"critical $(cat "$TMP/hold2.pid")" \
+	"$(jget "$TMP/limit.json" '.findings[] | select(.rule == "process.limit_nofile" and .instance == "listen-hold") | "\(.severity) \(.explanation | capture("PID (?<p>[0-9]+)").p)"')"
+n=$(grep -c '^[0-9]* *readlinkat' "$TMP/strace2.out")
+if [ "$n" -lt 50 ]; then ok "its descriptors only are read ($n readlinkat calls)"
+else not_ok "its descriptors only are read" "got $n readlinkat calls"; fi
 finish

@@ -446,7 +446,7 @@ static void test_listen_host(void **state)
 
 	/* The caller's names (the profile's service): sshd 900 runs (cgroup v1,
 	 * unlimited descriptors, fd/0 and fd/3), "minio" does not and is not listed. */
-	assert_int_equal(ht_collect_processes(f, root, "sshd  minio garage"), 0);
+	assert_int_equal(ht_collect_processes(f, root, "sshd  minio garage", NULL, 0), 0);
 	assert_str_fact(f, "process.list", "garage sshd", "/proc/PID/comm");
 	assert_int_fact(f, "process.sshd.pid", 900, NULL, "/proc/900");
 	assert_int_fact(f, "process.sshd.fds", 2, "descriptors", "/proc/900/fd");
@@ -455,14 +455,14 @@ static void test_listen_host(void **state)
 	assert_str_fact(f, "process.sshd.unit", "ssh.service", "/proc/900/cgroup");
 	assert_null(ht_facts_get(f, "process.minio.pid"));
 	/* A kernel thread's comm "kworker/0:1-eve" is named kworker_0_1-eve. */
-	assert_int_equal(ht_collect_processes(f, root, "kworker/0:1-eve"), 0);
+	assert_int_equal(ht_collect_processes(f, root, "kworker/0:1-eve", NULL, 0), 0);
 	assert_str_fact(f, "process.list", "garage kworker_0_1-eve", "/proc/PID/comm");
 	assert_int_fact(f, "process.kworker_0_1-eve.pid", 77, NULL, "/proc/77");
 	/* It has no fd directory, limits or cgroup in the tree. */
 	assert_unavailable(f, "process.kworker_0_1-eve.fds", ENOENT, "/proc/77/fd");
 	assert_unavailable(f, "process.kworker_0_1-eve.nofile", ENOENT, "/proc/77/limits");
 	assert_unavailable(f, "process.kworker_0_1-eve.unit", ENOENT, "/proc/77/cgroup");
-	assert_int_equal(ht_collect_processes(NULL, root, NULL), -EINVAL);
+	assert_int_equal(ht_collect_processes(NULL, root, NULL, NULL, 0), -EINVAL);
 	ht_facts_free(f);
 }
 
@@ -552,7 +552,7 @@ static void test_process_units(void **state)
 	ht_test_put_file(dir, "proc/600/cgroup", "0::/system.slice/mi nio.service\n");
 	ht_test_put_file(dir, "proc/700/comm", "sshd\n");
 	ht_test_put_file(dir, "proc/700/cgroup", "0::/system.slice/ssh.service\n");
-	assert_int_equal(ht_collect_processes(f, dir, "garage minio sshd"), 0);
+	assert_int_equal(ht_collect_processes(f, dir, "garage minio sshd", NULL, 0), 0);
 	assert_str_fact(f, "process.list", "garage minio sshd", "/proc/PID/comm");
 	assert_unavailable(f, "process.garage.unit", ENOENT,
 	                   "/proc/500/cgroup: runs under the user manager user@1000.service");
@@ -611,11 +611,80 @@ static void test_listener_process(void **state)
 	assert_str_fact(f, "listener.list", "8000 9000", "/proc/net/tcp");
 	assert_int_fact(f, "listener.8000.pid", 400, NULL, "/proc/400/fd");
 	assert_int_fact(f, "listener.9000.pid", 500, NULL, "/proc/500/fd");
-	assert_int_equal(ht_collect_processes(f, dir, "sshd"), 0);
+	assert_int_equal(ht_collect_processes(f, dir, "sshd", NULL, 0), 0);
 	assert_str_fact(f, "process.list", "python3 sshd", "/proc/PID/comm");
 	assert_int_fact(f, "process.python3.pid", 400, NULL, "/proc/400");
 	assert_int_fact(f, "process.python3.fds", 1, "descriptors", "/proc/400/fd");
 	assert_int_fact(f, "process.sshd.pid", 610, NULL, "/proc/610");
+	ht_facts_free(f);
+	ht_test_rm_tree(dir);
+}
+
+/*
+ * The descriptor census: each process's descriptors counted against its
+ * soft "Max open files" with process.near_limit's integers,
+ * fds >= nofile - nofile / 10:
+ *   100: 9 fds, limit 10 -> 9 >= 10 - 1 = 9: near, holds port 8000's socket;
+ *   200: 8 fds, limit 10 -> 8 < 9: not near;
+ *   300: 4 fds, limit 4 -> 4 >= 4 - 0: near, holds no listening socket;
+ *   400: 3 fds, unlimited -> not near; 500: no limits file -> skipped.
+ */
+static void test_near_limit(void **state)
+{
+	_cleanup_free_ char *dir = ht_test_tmp_dir("ht-sock");
+	_cleanup_free_ int *pids = NULL;
+	struct ht_facts *f = ht_facts_new();
+	struct ht_listeners *L = NULL;
+	static const struct { int pid, fds; const char *limit; } procs[] = {
+		{ 100, 9, "10" }, { 200, 8, "10" }, { 300, 4, "4" },
+		{ 400, 3, "unlimited" }, { 500, 20, NULL },
+	};
+	size_t n = 0;
+
+	(void)state;
+	ht_test_put_file(dir, "proc/net/tcp",
+	         "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt\n"
+	         "   0: 00000000:1F40 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 50001\n");
+	for (size_t i = 0; i < ARRAY_SIZE(procs); i++) {
+		char rel[64], text[256];
+
+		snprintf(rel, sizeof(rel), "proc/%d/comm", procs[i].pid);
+		ht_test_put_file(dir, rel, procs[i].pid == 100 ? "minio\n" : "other\n");
+		for (int k = 0; k < procs[i].fds; k++) {
+			snprintf(rel, sizeof(rel), "proc/%d/fd/%d", procs[i].pid, k);
+			put_link(dir, rel, k == 5 && procs[i].pid == 100 ? "socket:[50001]"
+			                   : k == 2 && procs[i].pid == 300 ? "socket:[777]"
+			                   : "/dev/null");
+		}
+		if (!procs[i].limit)
+			continue;
+		snprintf(rel, sizeof(rel), "proc/%d/limits", procs[i].pid);
+		snprintf(text, sizeof(text),
+		         "Limit                     Soft Limit           Hard Limit           Units     \n"
+		         "Max open files            %-20s %-20s files     \n",
+		         procs[i].limit, procs[i].limit);
+		ht_test_put_file(dir, rel, text);
+	}
+	assert_int_equal(ht_processes_near_limit(dir, &pids, &n), 0);
+	/* A tree's directory order is the file system's. */
+	assert_int_equal(n, 2);
+	assert_true((pids[0] == 100 && pids[1] == 300) || (pids[0] == 300 && pids[1] == 100));
+	assert_int_equal(ht_collect_listeners(f, dir, &L), 0);
+	assert_int_equal(ht_listeners_held(L, 100), 1);
+	assert_int_equal(ht_listeners_held(L, 300), 0);
+	assert_int_equal(ht_listeners_held(L, 200), 0);
+	assert_int_equal(ht_listeners_held(L, 999), 0);
+	/* Owners are not changed: port 8000's still unknown until asked. */
+	assert_null(ht_facts_get(f, "listener.8000.pid"));
+	ht_listeners_free(L);
+	/* Judged first by its PID: minio 100 with its 9 descriptors. */
+	pids[0] = 100;
+	assert_int_equal(ht_collect_processes(f, dir, NULL, pids, 1), 0);
+	assert_str_fact(f, "process.list", "minio", "/proc/PID/comm");
+	assert_int_fact(f, "process.minio.pid", 100, NULL, "/proc/100");
+	assert_int_fact(f, "process.minio.fds", 9, "descriptors", "/proc/100/fd");
+	assert_int_fact(f, "process.minio.nofile", 10, "descriptors",
+	                "/proc/100/limits Max open files");
 	ht_facts_free(f);
 	ht_test_rm_tree(dir);
 }
@@ -636,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_no_range),
 		cmocka_unit_test(test_process_units),
 		cmocka_unit_test(test_listener_process),
+		cmocka_unit_test(test_near_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
 
 #include "collect/collect.h"
 #include "collect/procfs.h"
@@ -201,6 +206,105 @@ static int count_fds(const char *root, int pid, int64_t *n)
 	return 0;
 }
 
+/*
+ * Open descriptors of @pid (relative to @procfd, ROOT/proc): the live procfs
+ * gives their count as the size of /proc/PID/fd (Linux 6.2 and later:
+ * proc_fd_getattr() counts the open-fd bitmap, no entry listed); else,
+ * and in a --root tree, the entries of one getdents() pass.
+ */
+static int census_fds(int procfd, int pid, bool live, int64_t *n)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	char rel[32];
+	int dfd;
+
+	snprintf(rel, sizeof(rel), "%d/fd", pid);
+	if (live) {
+		struct stat st;
+
+		if (fstatat(procfd, rel, &st, 0) < 0)
+			return -errno;
+		if (st.st_size > 0) {
+			*n = st.st_size;
+			return 0;
+		}
+	}
+	dfd = openat(procfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return -ENOMEM;
+	}
+	*n = 0;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			(*n)++;
+	return 0;
+}
+
+/* The soft "Max open files" of /proc/@pid/limits (relative to @procfd). */
+static int census_nofile(int procfd, int pid, int64_t *soft)
+{
+	_cleanup_close_ int fd = -1;
+	char rel[32], buf[4096];
+	int64_t hard;
+	ssize_t n;
+
+	snprintf(rel, sizeof(rel), "%d/limits", pid);
+	fd = openat(procfd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return ht_limits_nofile(buf, soft, &hard);
+}
+
+int ht_processes_near_limit(const char *root, int **pids, size_t *n)
+{
+	_cleanup_free_ char *proc = ht_root_path(root, "/proc");
+	_cleanup_closedir_ DIR *d = NULL;
+	struct statfs sfs;
+	struct dirent *de;
+	bool live;
+
+	*pids = NULL;
+	*n = 0;
+	if (!proc)
+		return -ENOMEM;
+	d = opendir(proc);
+	if (!d)
+		return 0;
+	live = fstatfs(dirfd(d), &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
+	while ((de = readdir(d))) {
+		int64_t fds = 0, soft = 0;
+		int pid, *np;
+
+		if (!parse_pid(de->d_name, &pid))
+			continue;
+		if (census_fds(dirfd(d), pid, live, &fds) < 0 ||
+		    census_nofile(dirfd(d), pid, &soft) < 0)
+			continue;
+		/* process.near_limit in process.rules, the same integers. */
+		if (fds < soft - soft / 10)
+			continue;
+		np = reallocarray(*pids, *n + 1, sizeof(**pids));
+		if (!np) {
+			free(*pids);
+			*pids = NULL;
+			*n = 0;
+			return -ENOMEM;
+		}
+		*pids = np;
+		np[(*n)++] = pid;
+	}
+	return 0;
+}
+
 /* @want: the PID a listener's name stands for, 0 when any process of the name. */
 static int add_pick(struct proc_pick **picks, size_t *n, const char *name, int want)
 {
@@ -327,7 +431,8 @@ static int process_facts(struct ht_facts *f, const char *root, const struct proc
 	return set_proc_fact(f, p->name, "unit", &v, 0, path);
 }
 
-int ht_collect_processes(struct ht_facts *f, const char *root, const char *names)
+int ht_collect_processes(struct ht_facts *f, const char *root, const char *names,
+                         const int *first, size_t n_first)
 {
 	_cleanup_free_ char *proc = ht_root_path(root, "/proc"), *list = NULL;
 	_cleanup_closedir_ DIR *d = NULL;
@@ -341,6 +446,24 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 		return -EINVAL;
 	if (!proc)
 		return -ENOMEM;
+	/* The PIDs asked for first, each by its comm. */
+	for (size_t i = 0; i < n_first; i++) {
+		_cleanup_free_ char *comm = NULL;
+		char path[64];
+		int fr;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", first[i]);
+		fr = ht_read_file(root, path, &comm);
+		if (fr == -ENOMEM) {
+			r = fr;
+			goto out;
+		}
+		if (fr < 0 || !*comm)
+			continue;
+		r = add_pick(&picks, &n, comm, first[i]);
+		if (r < 0)
+			goto out;
+	}
 	/* The owners of listeners, by comm (ht_collect_sockets() ran before). */
 	ll = ht_facts_get(f, "listener.list");
 	if (ll && ll->value.type == HT_T_STR) {

@@ -724,6 +724,47 @@ static void walk_owners(struct ht_listeners *L, uint16_t want)
 	L->walked = true;
 }
 
+int ht_listeners_held(struct ht_listeners *L, int pid)
+{
+	struct scan *sc = &L->sc;
+	_cleanup_free_ char *proc = NULL;
+	_cleanup_closedir_ DIR *fdd = NULL;
+	struct dirent *fe;
+	char rel[64];
+	int dfd;
+
+	if (!L || pid <= 0 || sc->n_socks == 0)
+		return 0;
+	snprintf(rel, sizeof(rel), "/proc/%d/fd", pid);
+	proc = ht_root_path(L->root, rel);
+	if (!proc)
+		return -ENOMEM;
+	dfd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return 0;
+	fdd = fdopendir(dfd);
+	if (!fdd) {
+		close(dfd);
+		return errno == ENOMEM ? -ENOMEM : 0;
+	}
+	while ((fe = readdir(fdd))) {
+		char link[64];
+		struct lsock key;
+		ssize_t n;
+
+		if (fe->d_name[0] == '.')
+			continue;
+		n = readlinkat(dirfd(fdd), fe->d_name, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		key.inode = socket_inode(link);
+		if (key.inode && bsearch(&key, sc->socks, sc->n_socks, sizeof(key), lsock_cmp))
+			return 1;
+	}
+	return 0;
+}
+
 void ht_listeners_free(struct ht_listeners *L)
 {
 	if (!L)

@@ -375,6 +375,14 @@ int ht_listeners_addresses(struct ht_facts *f, struct ht_listeners *l, unsigned 
  */
 int ht_listeners_owner(struct ht_facts *f, struct ht_listeners *l, unsigned port);
 
+/*
+ * ht_listeners_held - whether ROOT/proc/@pid/fd holds one of the scan's
+ * listening sockets ("socket:[INODE]", a readlink() of each descriptor of
+ * that one process); owners are not changed. Returns 1, 0 (none, or the
+ * directory or its links could not be read), or -ENOMEM.
+ */
+int ht_listeners_held(struct ht_listeners *l, int pid);
+
 void ht_listeners_free(struct ht_listeners *l);
 
 /*
@@ -409,7 +417,8 @@ int ht_collect_sockets(struct ht_facts *f, const char *root);
 
 /*
  * ht_collect_processes - process.list and process.NAME.{comm,pid,fds,nofile,
- * nofile_hard,unit} for the owners of listeners (the listener.PORT.process
+ * nofile_hard,unit} for the PIDs of @first (n_first of them, each named by
+ * its comm; one whose comm cannot be read is skipped), the owners of listeners (the listener.PORT.process
  * facts in @f: run after ht_collect_sockets()) and the processes named in
  * @names (space-separated comm names, such as the profile's
  * workload.service "garage"; NULL for none). NAME is the comm with every
@@ -428,7 +437,20 @@ int ht_collect_sockets(struct ht_facts *f, const char *root);
  * (fds: EACCES for another user's process when not root).
  * Returns 0, -EINVAL when @f is NULL, or -ENOMEM.
  */
-int ht_collect_processes(struct ht_facts *f, const char *root, const char *names);
+int ht_collect_processes(struct ht_facts *f, const char *root, const char *names,
+                         const int *first, size_t n_first);
+
+/*
+ * ht_processes_near_limit - the PIDs of ROOT/proc whose open descriptors
+ * are at 90% of their soft RLIMIT_NOFILE or more (process.near_limit's
+ * bound: fds >= nofile - nofile / 10), ascending as /proc lists them
+ * (a --root tree: its directory order). A process's descriptors are
+ * counted, never read one by one: the size of the live /proc/PID/fd
+ * (Linux 6.2 and later), else one getdents() pass; its limit from
+ * /proc/PID/limits. A process that cannot be read is skipped. *@pids is
+ * allocated (free() it; NULL when *@n is 0). Returns 0 or -ENOMEM.
+ */
+int ht_processes_near_limit(const char *root, int **pids, size_t *n);
 
 /*
  * ht_sockstat_value - the number after @key on the line "PREFIX: key v key

@@ -255,21 +255,38 @@ static int src_owners(struct ht_collect *c, struct ht_facts *f, struct ht_error 
 	return r;
 }
 
-/* The processes: the owners of the ports the rules want, the service, Garage. */
+/*
+ * The processes: those at 90% of their descriptor limit that hold a
+ * listening socket (every process's descriptors counted, the links read
+ * of those near their limit only), the owners of the ports the rules
+ * want, the service, Garage.
+ */
 static int src_processes(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
 {
 	_cleanup_free_ char *names = NULL;
+	_cleanup_free_ int *near = NULL;
+	size_t n_near = 0, n_held = 0;
 	bool etc_only;
 	int r = src_owners(c, f, err);
 
 	if (r < 0)
 		return r;
+	if (c->listeners) {
+		r = ht_processes_near_limit(c->root, &near, &n_near);
+		for (size_t i = 0; r >= 0 && i < n_near; i++) {
+			r = ht_listeners_held(c->listeners, near[i]);
+			if (r > 0)
+				near[n_held++] = near[i];
+		}
+		if (r < 0)
+			return r;
+	}
 	/* Garage's process on a Garage host even when the profile's service is another. */
 	if (!has_word(c->service, "garage") && garage_reason(c, &etc_only) &&
 	    asprintf(&names, "%s%sgarage", c->service ? c->service : "",
 	             c->service ? " " : "") < 0)
 		return -ENOMEM;
-	return ht_collect_processes(f, c->root, names ? names : c->service);
+	return ht_collect_processes(f, c->root, names ? names : c->service, near, n_held);
 }
 
 /*
