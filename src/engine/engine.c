@@ -1390,8 +1390,9 @@ static int add_finding(struct ht_ruleset *rs, struct ht_rule *r, const char *ins
 static int add_no_instance_finding(struct ht_ruleset *rs, struct ht_rule *r,
                                    struct ht_findings *res, size_t *cap, struct ht_error *err)
 {
+	/* Got again after eval_when(): facts it collects can move the table. */
 	const struct ht_fact *list = ht_facts_get(rs->facts, each_kinds[r->each].list);
-	const char *src = list && list->source ? list->source : NULL;
+	const char *src;
 	_cleanup_free_ char *none = NULL;
 	struct ht_finding *f;
 	int ret;
@@ -1410,6 +1411,8 @@ static int add_no_instance_finding(struct ht_ruleset *rs, struct ht_rule *r,
 		return 0;
 	if (ret < 0 && ret != -ENODATA && ret != -ENXIO)
 		return ret;
+	list = ht_facts_get(rs->facts, each_kinds[r->each].list);
+	src = list && list->source ? list->source : NULL;
 	ret = findings_grow(res, cap);
 	if (ret < 0)
 		return ret;
