@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# busy-host.sh BENCH HOSTTUNE SRCDIR HOLD: issue 23's busy host, built in a
+# busy-host.sh BENCH HOSTTUNE SRCDIR HOLD: a busy host, built in a
 # private network namespace (unshare -n; nothing of the host's own settings
 # changes), then hosttune's CPU time beside what a user would run to see the
 # same: `conntrack -L` and `ss -tlnp` (the CPU time of both added). The host:
@@ -47,7 +47,7 @@ skip() {
 	exit 0
 }
 
-echo "hosttune on a busy host (issue 23), in a private netns: $procs processes holding" \
+echo "hosttune on a busy host, in a private netns: $procs processes holding" \
 	"$fds_min-$fds_max descriptors each, a listener no process holds, a conntrack table" \
 	"19% then $high_percent% full"
 [ "$(id -u)" -eq 0 ] || skip "needs root (unshare -n, conntrack -R, every /proc/PID/fd)"

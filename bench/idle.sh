@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# idle.sh BENCH HOSTTUNE SRCDIR NOOP: hosttune on this host as it is (issue
-# 23's idle host): the CPU time (user + system, wait4(2); the median of RUNS
+# idle.sh BENCH HOSTTUNE SRCDIR NOOP: hosttune on this host as it is (an
+# idle host): the CPU time (user + system, wait4(2); the median of RUNS
 # runs, default 200) of `hosttune --rules SRCDIR/rules --no-measure audit`
 # beside `sysctl -a`, which reads every setting hosttune could ask for, and
 # beside NOOP (bench/noop), a program that does nothing linked with the same

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # listeners.sh BENCH HOSTTUNE SRCDIR HOLD: hosttune's memory at 10,000
-# listening ports (issue 23). In a private network namespace (unshare -n;
+# listening ports. In a private network namespace (unshare -n;
 # nothing of the host's own settings changes) one process (bench/hold
 # listeners) listens on 127.0.0.1 ports 20000-29999; then the peak resident
 # set size (bench/bench: wait4(2) ru_maxrss, the largest of RUNS runs,

@@ -70,6 +70,36 @@ expect_eq "2047 of 4096, no drop: not wanted" false "$(jget "$TMP/a.json" '.valu
 ht --root "$TMP/g" --no-measure facts >"$TMP/g.facts"
 expect_contains "facts holds the dump all the same" "conntrack.dump.entries = 23 entries" \
 	"$(cat "$TMP/g.facts")"
+# A timeout apply lowered while the table filled stays in hosttune's file
+# once the table is idle: 2048 of 4096 with 420 more ESTABLISHED entries
+# idle for 332000 s (remaining 100000 s of 432000: 420 / 4096 = 10.3% of
+# max is stale, >= 10%) -> established is lowered to 86400 and max raised
+# to 32768. Then 10 of 32768 and no drop: no dump, and plan keeps the line.
+fresh
+echo 2048 >"$TMP/g/proc/sys/net/netfilter/nf_conntrack_count"
+stat_drops 00000000 00000000
+i=1
+while [ "$i" -le 420 ]; do
+	echo "ipv4     2 tcp      6 100000 ESTABLISHED src=10.1.$((i / 200)).$((i % 200 + 1)) dst=10.0.0.1 sport=40000 dport=3900 src=10.0.0.1 dst=10.1.$((i / 200)).$((i % 200 + 1)) sport=3900 dport=40000 [ASSURED] mark=0 zone=0 use=2"
+	i=$((i + 1))
+done >>"$TMP/g/proc/net/nf_conntrack"
+ht --root "$TMP/g" --no-measure apply >"$TMP/apply.out" 2>&1
+expect_eq "a stale table: apply lowers established to a day" 86400 \
+	"$(cat "$TMP/g/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_established")"
+cp "$TMP/g/etc/sysctl.d/90-hosttune.conf" "$TMP/applied.conf"
+echo 10 >"$TMP/g/proc/sys/net/netfilter/nf_conntrack_count"
+audit_json
+expect_eq "then 10 of 32768, no drop: not wanted" false "$(jget "$TMP/a.json" '.values["conntrack.dump_wanted"]')"
+expect_eq "the established row keeps the live value" "ok 86400" \
+	"$(jget "$TMP/a.json" '.findings[] | select(.rule == "conntrack.established_timeout") | "\(.severity) \(.recommended)"')"
+ht --root "$TMP/g" --no-measure plan >"$TMP/plan.out" 2>&1
+expect_eq "plan keeps hosttune's established line" \
+	"No changes: the files and live values already match the plan." "$(cat "$TMP/plan.out")"
+ht --root "$TMP/g" --no-measure apply >"$TMP/apply.out" 2>&1
+if cmp -s "$TMP/applied.conf" "$TMP/g/etc/sysctl.d/90-hosttune.conf"; then ok "a second apply leaves the file as it was"
+else not_ok "a second apply leaves the file as it was" "$(diff "$TMP/applied.conf" "$TMP/g/etc/sysctl.d/90-hosttune.conf")"; fi
+expect_contains "verify names it" "nf_conntrack_tcp_timeout_established = 86400 live and at boot" \
+	"$(ht --root "$TMP/g" --no-measure verify 2>&1)"
 
 # ---- 2. the client sockets ----
 # The tree with the default port range and the TIME_WAIT sysctls, and no
