@@ -110,6 +110,47 @@ expect_eq "a key that does not exist: no finding (its when needs it)" "" \
 site --no-measure facts >"$TMP/nokey.facts"
 expect_contains "facts: unavailable ENOENT with its path" \
 	"vm.no_such_key = unavailable ENOENT from /proc/sys/vm/no_such_key" "$(cat "$TMP/nokey.facts")"
+# Without a `when`, a key that does not exist gets no line: systemd-sysctl
+# would fail on it at every boot, and verify would call it ok.
+cat >"$RULES/site.rules" <<'EOF'
+[site.nokey]
+title = a key this kernel lacks
+target = sysctl vm.no_such_key
+value = 1
+severity = "warning"
+EOF
+site --no-measure audit >"$TMP/nokey.txt"
+expect_contains "no such key: the fix says none, and why" \
+	"fix: none from here: vm.no_such_key does not exist on this host (no /proc/sys/vm/no_such_key)" \
+	"$(cat "$TMP/nokey.txt")"
+site --no-measure plan >"$TMP/nokey.plan"
+expect_eq "no such key: plan writes no line for it" 0 "$(grep -c no_such_key "$TMP/nokey.plan")"
+# An interface's key, with a '-' in its name and in the slash spelling
+# sysctl(8) also takes: net/ipv4/conf/br-lan/forwarding.
+mkdir -p "$TMP/g/proc/sys/net/ipv4/conf/br-lan"
+echo 0 >"$TMP/g/proc/sys/net/ipv4/conf/br-lan/forwarding"
+cat >"$RULES/site.rules" <<'EOF'
+[site.forward]
+title = the bridge forwards
+target = sysctl net/ipv4/conf/br-lan/forwarding
+value = 1
+severity = "warning"
+EOF
+site --no-measure --only site.forward apply >/dev/null 2>&1
+expect_eq "a key with '-', slash spelling: apply sets it live" 1 \
+	"$(cat "$TMP/g/proc/sys/net/ipv4/conf/br-lan/forwarding")"
+expect_contains "and writes it dotted" "net.ipv4.conf.br-lan.forwarding = 1" \
+	"$(cat "$TMP/g/etc/sysctl.d/90-hosttune.conf")"
+expect_contains "verify: it holds" "ok      net.ipv4.conf.br-lan.forwarding = 1 live and at boot" \
+	"$(site --no-measure verify 2>&1)"
+site revert >/dev/null 2>&1
+expect_eq "revert puts 0 back" 0 "$(cat "$TMP/g/proc/sys/net/ipv4/conf/br-lan/forwarding")"
+# A '.' inside a name of the slash spelling (VLAN eth0.100) cannot be a name here.
+sed -i 's|^target = .*|target = sysctl net/ipv4/conf/eth0.100/rp_filter|' "$RULES/site.rules"
+site audit >/dev/null 2>"$TMP/err"
+expect_eq "a '.' inside a name: exit 2" 2 $?
+expect_contains "the error says what is expected" \
+	"site.rules:3:17: expected a sysctl key without a '.' inside a name" "$(cat "$TMP/err")"
 # A key of several fields is not one number: unavailable EINVAL, what it holds in the source.
 mkdir -p "$TMP/g/proc/sys/net/ipv4"
 printf '4096\t131072\t6291456\n' >"$TMP/g/proc/sys/net/ipv4/tcp_rmem"

@@ -860,7 +860,7 @@ static const struct bad_case bad_cases[] = {
 	  "fact (listener.INSTANCE.backlog)" },
 	/* "sysctl " is 7 more bytes: the key at column 17. */
 	{ "[t.a]\ntarget = sysctl a..b\nvalue = 1\n", true,
-	  "a.rules:2:17: expected a sysctl key, found 'a..b'" },
+	  "a.rules:2:17: expected a sysctl key as sysctl(8) prints it (vm.swappiness), found 'a..b'" },
 	/* "explain = " is 10 bytes: "total" at 11..15, '}' at 16. */
 	{ "[t.a]\ntarget = advice\nexplain = total} here\n", true,
 	  "a.rules:3:16: unmatched '}' in explanation (write '}}' for a brace)" },
@@ -899,8 +899,9 @@ static const struct bad_case bad_cases[] = {
 	{ "[t.a]\nvalue = 1\nseverity = \"ok\"\n", false,
 	  "a.rules:3:12: 'severity' needs a 'target' (rule 't.a' is a value only)" },
 	/* Not below a top directory of /proc/sys: no sysctl (vm.nosuch would be one, read when asked). */
-	{ "[t.a]\ntarget = sysctl vmm.nosuch\nvalue = 1\n", false,
-	  "a.rules:2:10: 'vmm.nosuch' is not a fact hosttune collects; give the rule a 'current'" },
+	{ "[t.a]\ntarget = sysctl vmm.nosuch\nvalue = 1\n", true,
+	  "a.rules:2:17: expected a sysctl key as sysctl(8) prints it (vm.swappiness), found "
+	  "'vmm.nosuch'" },
 	{ "value = 1\n[t.a]\nvalue = 1\n", true,
 	  "a.rules:1:1: expected '[rule-id]' before the first key" },
 	{ "[t a]\nvalue = 1\n", true,

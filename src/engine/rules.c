@@ -841,13 +841,22 @@ static int parse_target(struct load_ctx *c, struct ht_rule *r, const char *v, un
 		return 0;
 	}
 	if (n == 2 && strcmp(kind, "sysctl") == 0) {
-		/* sysctl(8) accepts the slash spelling; keep the dotted one. */
-		for (char *s = a; *s; s++)
-			if (*s == '/')
-				*s = '.';
-		if (!rules_valid_name(a))
-			return load_fail(c, c->lineno, col + 7, EINVAL, "expected a sysctl key, found '%s'",
-			                 a);
+		/*
+		 * sysctl(8) and systemd-sysctl take the slash spelling too: a key
+		 * whose first separator is '/' has '/' and '.' swapped
+		 * (net/ipv4/conf/eth0.100/rp_filter is net.ipv4.conf.eth0/100.rp_filter).
+		 */
+		if (a[strcspn(a, "./")] == '/')
+			for (char *s = a; *s; s++)
+				*s = *s == '/' ? '.' : *s == '.' ? '/' : *s;
+		if (strchr(a, '/'))
+			return load_fail(c, c->lineno, col + 7, EINVAL,
+			                 "expected a sysctl key without a '.' inside a name (an interface "
+			                 "such as eth0.100), found '%s'", a);
+		if (!ht_sysctl_key_valid(a))
+			return load_fail(c, c->lineno, col + 7, EINVAL,
+			                 "expected a sysctl key as sysctl(8) prints it "
+			                 "(vm.swappiness), found '%s'", a);
 		r->kind = HT_TARGET_SYSCTL;
 		return set_target(c, r, a);
 	}
