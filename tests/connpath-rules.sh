@@ -91,6 +91,19 @@ expect_eq "somaxconn without evidence: info" "info|128|4096|" "$(finding "$TMP/l
 vary "$V/listen-capped-419.facts" "$TMP/l.facts" "kernel.version=v5.4.0" "net.core.somaxconn=4096 entries"
 ht --facts "$TMP/l.facts" --format json audit >"$TMP/l.json"
 expect_eq "somaxconn 4096 on 5.4: ok" "ok|4096|4096|" "$(finding "$TMP/l.json" listen.somaxconn "")"
+# One port at the cap of 4096 (22, idle) and another full (9000, 129 of
+# 128): the full queue is not at the cap, so the cap is no reason to double:
+# max(4096, 4096) = 4096. The same full queue on the capped port: 2 x 4096.
+vary "$V/listen-capped-419.facts" "$TMP/l.facts" "kernel.version=v5.4.0" "net.core.somaxconn=4096 entries" \
+	"listener.22.backlog=4096 entries" "listener.9000.backlog=128 entries" "listener.9000.queue=129 entries"
+ht --facts "$TMP/l.facts" --format json audit >"$TMP/l.json"
+expect_eq "somaxconn: capped 22 idle, 9000 full below the cap: stays 4096" "4096" \
+	"$(finding "$TMP/l.json" listen.somaxconn "" | cut -d'|' -f3)"
+vary "$V/listen-capped-419.facts" "$TMP/l.facts" "kernel.version=v5.4.0" "net.core.somaxconn=4096 entries" \
+	"listener.22.backlog=4096 entries" "listener.22.queue=4097 entries"
+ht --facts "$TMP/l.facts" --format json audit >"$TMP/l.json"
+expect_eq "somaxconn: capped 22 full: twice the cap" "8192" \
+	"$(finding "$TMP/l.json" listen.somaxconn "" | cut -d'|' -f3)"
 
 # ---- ephemeral ports: the busiest destination's share of the range ---------
 # size = high - low + 1; critical at 90% or more, warning above half.
