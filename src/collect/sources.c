@@ -218,14 +218,16 @@ static int src_address(struct ht_collect *c, struct ht_facts *f, const char *nam
 	return c->listeners ? ht_listeners_addresses(f, c->listeners, listener_port(name)) : 0;
 }
 
-/* Every listening port's addresses. */
-static int src_addresses(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+/* @fn for every port of listener.list (a copy: @fn may add facts). */
+static int each_port(struct ht_collect *c, struct ht_facts *f,
+                     int (*fn)(struct ht_collect *c, struct ht_facts *f, unsigned port,
+                               struct ht_error *err),
+                     struct ht_error *err)
 {
 	_cleanup_free_ char *ports = NULL;
 	const struct ht_fact *list = ht_facts_get(f, "listener.list");
 	int r = 0;
 
-	(void)err;
 	if (!c->listeners || !list || list->value.type != HT_T_STR)
 		return 0;
 	ports = strdup(list->value.s);
@@ -233,26 +235,27 @@ static int src_addresses(struct ht_collect *c, struct ht_facts *f, struct ht_err
 		return -ENOMEM;
 	for (char *save = NULL, *p = strtok_r(ports, " ", &save); p && r >= 0;
 	     p = strtok_r(NULL, " ", &save))
-		r = ht_listeners_addresses(f, c->listeners, (unsigned)atoi(p));
+		r = fn(c, f, (unsigned)atoi(p), err);
 	return r;
+}
+
+static int address_of(struct ht_collect *c, struct ht_facts *f, unsigned port,
+                      struct ht_error *err)
+{
+	(void)err;
+	return ht_listeners_addresses(f, c->listeners, port);
+}
+
+/* Every listening port's addresses. */
+static int src_addresses(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+{
+	return each_port(c, f, address_of, err);
 }
 
 /* The owner of every listening port the rules want (every port outside an evaluation). */
 static int src_owners(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
 {
-	_cleanup_free_ char *ports = NULL;
-	const struct ht_fact *list = ht_facts_get(f, "listener.list");
-	int r = 0;
-
-	if (!list || list->value.type != HT_T_STR)
-		return 0;
-	ports = strdup(list->value.s);
-	if (!ports)
-		return -ENOMEM;
-	for (char *save = NULL, *p = strtok_r(ports, " ", &save); p && r >= 0;
-	     p = strtok_r(NULL, " ", &save))
-		r = owner_of(c, f, (unsigned)atoi(p), err);
-	return r;
+	return each_port(c, f, owner_of, err);
 }
 
 /*
