@@ -63,7 +63,7 @@ struct options {
  * NO_COLOR is unset or empty (no-color.org) and TERM is not "dumb"; never
  * with --color=never. The width: on a terminal COLUMNS when it is a number,
  * else the terminal's (TIOCGWINSZ), else 80; not a terminal, or --output: 100 (the
- * report's width before issue 13, what scripts and tests read). At least 40.
+ * report's width scripts and tests read). At least 40.
  */
 void cli_terminal(struct options *o);
 

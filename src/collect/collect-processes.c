@@ -223,14 +223,14 @@ static int census_fds(int procfd, int pid, bool live, int64_t *n)
 	if (live) {
 		struct stat st;
 
-		if (fstatat(procfd, rel, &st, 0) < 0)
+		if (fstatat(procfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			return -errno;
 		if (st.st_size > 0) {
 			*n = st.st_size;
 			return 0;
 		}
 	}
-	dfd = openat(procfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = openat(procfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dfd < 0)
 		return -errno;
 	d = fdopendir(dfd);
@@ -284,7 +284,8 @@ int ht_processes_near_limit(const char *root, int **pids, size_t *n)
 		int64_t fds = 0, soft = 0;
 		int pid, *np;
 
-		if (!parse_pid(de->d_name, &pid))
+		/* A PID that is a link (a planted tree) is not followed out of ROOT/proc. */
+		if (!parse_pid(de->d_name, &pid) || de->d_type == DT_LNK)
 			continue;
 		if (census_fds(dirfd(d), pid, live, &fds) < 0 ||
 		    census_nofile(dirfd(d), pid, &soft) < 0)

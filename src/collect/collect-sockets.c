@@ -739,7 +739,7 @@ int ht_listeners_held(struct ht_listeners *L, int pid)
 	proc = ht_root_path(L->root, rel);
 	if (!proc)
 		return -ENOMEM;
-	dfd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dfd < 0)
 		return 0;
 	fdd = fdopendir(dfd);
