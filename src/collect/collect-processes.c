@@ -432,72 +432,70 @@ static int process_facts(struct ht_facts *f, const char *root, const struct proc
 	return set_proc_fact(f, p->name, "unit", &v, 0, path);
 }
 
-int ht_collect_processes(struct ht_facts *f, const char *root, const char *names,
-                         const int *first, size_t n_first)
+/* The PIDs asked for first, each named by its comm. */
+static int picks_first(const char *root, const int *first, size_t n_first,
+                       struct proc_pick **picks, size_t *n)
 {
-	_cleanup_free_ char *proc = ht_root_path(root, "/proc"), *list = NULL;
-	_cleanup_closedir_ DIR *d = NULL;
-	struct proc_pick *picks = NULL;
-	size_t n = 0, len = 0;
-	const struct ht_fact *ll;
-	struct dirent *de;
-	int r = 0;
-
-	if (!f)
-		return -EINVAL;
-	if (!proc)
-		return -ENOMEM;
-	/* The PIDs asked for first, each by its comm. */
 	for (size_t i = 0; i < n_first; i++) {
 		_cleanup_free_ char *comm = NULL;
 		char path[64];
-		int fr;
+		int r;
 
 		snprintf(path, sizeof(path), "/proc/%d/comm", first[i]);
-		fr = ht_read_file(root, path, &comm);
-		if (fr == -ENOMEM) {
-			r = fr;
-			goto out;
-		}
-		if (fr < 0 || !*comm)
+		r = ht_read_file(root, path, &comm);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0 || !*comm)
 			continue;
-		r = add_pick(&picks, &n, comm, first[i]);
+		r = add_pick(picks, n, comm, first[i]);
 		if (r < 0)
-			goto out;
+			return r;
 	}
-	/* The owners of listeners, by comm (ht_collect_sockets() ran before). */
-	ll = ht_facts_get(f, "listener.list");
-	if (ll && ll->value.type == HT_T_STR) {
-		for (const char *p = ll->value.s; *p;) {
-			char key[64];
-			const struct ht_fact *pf, *pidf;
-			unsigned port;
-			int k, want = 0;
+	return 0;
+}
 
-			if (sscanf(p, "%u%n", &port, &k) != 1)
-				break;
-			p += k;
-			while (*p == ' ')
-				p++;
-			snprintf(key, sizeof(key), "listener.%u.pid", port);
-			pidf = ht_facts_get(f, key);
-			if (pidf && pidf->value.type == HT_T_INT && pidf->value.i > 0 &&
-			    pidf->value.i <= INT32_MAX)
-				want = (int)pidf->value.i;
-			snprintf(key, sizeof(key), "listener.%u.process", port);
-			pf = ht_facts_get(f, key);
-			if (pf && pf->value.type == HT_T_STR) {
-				/* The first (lowest) port's owner wins a name two owners share. */
-				r = add_pick(&picks, &n, pf->value.s, want);
-				if (r < 0)
-					goto out;
-			}
+/* The owners of listeners, by comm (ht_collect_sockets() ran before). */
+static int picks_owners(struct ht_facts *f, struct proc_pick **picks, size_t *n)
+{
+	const struct ht_fact *ll = ht_facts_get(f, "listener.list");
+
+	if (!ll || ll->value.type != HT_T_STR)
+		return 0;
+	for (const char *p = ll->value.s; *p;) {
+		char key[64];
+		const struct ht_fact *pf, *pidf;
+		unsigned port;
+		int k, want = 0, r;
+
+		if (sscanf(p, "%u%n", &port, &k) != 1)
+			break;
+		p += k;
+		while (*p == ' ')
+			p++;
+		snprintf(key, sizeof(key), "listener.%u.pid", port);
+		pidf = ht_facts_get(f, key);
+		if (pidf && pidf->value.type == HT_T_INT && pidf->value.i > 0 &&
+		    pidf->value.i <= INT32_MAX)
+			want = (int)pidf->value.i;
+		snprintf(key, sizeof(key), "listener.%u.process", port);
+		pf = ht_facts_get(f, key);
+		if (pf && pf->value.type == HT_T_STR) {
+			/* The first (lowest) port's owner wins a name two owners share. */
+			r = add_pick(picks, n, pf->value.s, want);
+			if (r < 0)
+				return r;
 		}
 	}
-	/* And the caller's names. */
+	return 0;
+}
+
+/* The caller's names, space- or tab-separated. */
+static int picks_names(const char *names, struct proc_pick **picks, size_t *n)
+{
 	for (const char *p = names ? names : ""; *p;) {
 		char word[64];
 		size_t w = 0;
+		int r;
 
 		while (*p == ' ' || *p == '\t')
 			p++;
@@ -507,12 +505,33 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 			p++;
 		}
 		word[w] = '\0';
-		if (w) {
-			r = add_pick(&picks, &n, word, 0);
-			if (r < 0)
-				goto out;
-		}
+		if (w && (r = add_pick(picks, n, word, 0)) < 0)
+			return r;
 	}
+	return 0;
+}
+
+int ht_collect_processes(struct ht_facts *f, const char *root, const char *names,
+                         const int *first, size_t n_first)
+{
+	_cleanup_free_ char *proc = ht_root_path(root, "/proc"), *list = NULL;
+	_cleanup_closedir_ DIR *d = NULL;
+	struct proc_pick *picks = NULL;
+	size_t n = 0, len = 0;
+	struct dirent *de;
+	int r = 0;
+
+	if (!f)
+		return -EINVAL;
+	if (!proc)
+		return -ENOMEM;
+	r = picks_first(root, first, n_first, &picks, &n);
+	if (r >= 0)
+		r = picks_owners(f, &picks, &n);
+	if (r >= 0)
+		r = picks_names(names, &picks, &n);
+	if (r < 0)
+		goto out;
 
 	/*
 	 * Every process: a listener's name is its owner's PID (not another
