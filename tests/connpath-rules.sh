@@ -237,4 +237,24 @@ ht --facts "$V/ct-stale-515.facts" --format json audit >"$TMP/s.json"
 expect_eq "stale established, room left: info" "info|432000|86400|" \
 	"$(finding "$TMP/s.json" conntrack.established_timeout "")"
 
+# ---- listen.somaxconn under --root: backlogs unknown ----------------------
+# /proc/net/tcp gives the listeners (3 in the listen-host tree: ports 3900,
+# 3901, 22) but not their backlogs, so whether one is at the cap is unknown:
+# no evidence for twice the cap, and the recommendation is max(128, 4096) =
+# 4096 at info, not n/a.
+rm -rf "$TMP/lt"
+cp -a "$FIXTURES/garage-vm/root" "$TMP/lt"
+cp "$FIXTURES"/listen-host/root/proc/net/tcp "$FIXTURES"/listen-host/root/proc/net/tcp6 "$TMP/lt/proc/net/"
+mkdir -p "$TMP/lt/proc/sys/net/core"
+echo 128 >"$TMP/lt/proc/sys/net/core/somaxconn"
+ht --root "$TMP/lt" --no-measure --format json audit >"$TMP/lt.json"
+expect_eq "--root, backlogs unknown: somaxconn 128 -> 4096 at info" "info|128|4096|" \
+	"$(finding "$TMP/lt.json" listen.somaxconn "")"
+expect_eq "--root: listen.cap_full is false, not unknown" false \
+	"$(jq -r '.values["listen.cap_full"]' "$TMP/lt.json")"
+expect_contains "--root: the text says the backlogs are unknown" "whether a port is at the cap cannot be told" \
+	"$(jq -r '.findings[] | select(.rule == "listen.somaxconn") | .explanation' "$TMP/lt.json")"
+ht --root "$TMP/lt" --no-measure plan >"$TMP/lt.plan"
+expect_contains "--root: plan writes somaxconn" "net.core.somaxconn = 4096" "$(cat "$TMP/lt.plan")"
+
 finish
