@@ -627,7 +627,13 @@ static void test_listener_process(void **state)
  *   100: 9 fds, limit 10 -> 9 >= 10 - 1 = 9: near, holds port 8000's socket;
  *   200: 8 fds, limit 10 -> 8 < 9: not near;
  *   300: 4 fds, limit 4 -> 4 >= 4 - 0: near, holds no listening socket;
- *   400: 3 fds, unlimited -> not near; 500: no limits file -> skipped.
+ *   400: 3 fds, unlimited -> not near; 500: no limits file -> skipped;
+ *   600: 9 fds, limit 10, but a descriptor table of 8 (status FDSize): 8 < 9
+ *        rules it out before its fd directory is listed (a tree that
+ *        disagrees with itself, to show the bound is used);
+ *   700: 9 fds, limit 10, FDSize 64 >= 9: listed, 9 >= 9, near;
+ *   800: 9 fds, limits a FIFO: not read (and the open does not block), skipped.
+ * In PID order: 100, 300, 700.
  */
 static void test_near_limit(void **state)
 {
@@ -637,7 +643,8 @@ static void test_near_limit(void **state)
 	struct ht_listeners *L = NULL;
 	static const struct { int pid, fds; const char *limit; } procs[] = {
 		{ 100, 9, "10" }, { 200, 8, "10" }, { 300, 4, "4" },
-		{ 400, 3, "unlimited" }, { 500, 20, NULL },
+		{ 400, 3, "unlimited" }, { 500, 20, NULL }, { 600, 9, "10" },
+		{ 700, 9, "10" }, { 800, 9, "fifo" },
 	};
 	size_t n = 0;
 
@@ -656,9 +663,22 @@ static void test_near_limit(void **state)
 			                   : k == 2 && procs[i].pid == 300 ? "socket:[777]"
 			                   : "/dev/null");
 		}
+		if (procs[i].pid == 600 || procs[i].pid == 700) {
+			snprintf(rel, sizeof(rel), "proc/%d/status", procs[i].pid);
+			snprintf(text, sizeof(text), "Name:\tother\nUmask:\t0022\nFDSize:\t%d\n",
+			         procs[i].pid == 600 ? 8 : 64);
+			ht_test_put_file(dir, rel, text);
+		}
 		if (!procs[i].limit)
 			continue;
 		snprintf(rel, sizeof(rel), "proc/%d/limits", procs[i].pid);
+		if (strcmp(procs[i].limit, "fifo") == 0) {
+			_cleanup_free_ char *path = NULL;
+
+			assert_true(asprintf(&path, "%s/%s", dir, rel) > 0);
+			assert_int_equal(mkfifo(path, 0600), 0);
+			continue;
+		}
 		snprintf(text, sizeof(text),
 		         "Limit                     Soft Limit           Hard Limit           Units     \n"
 		         "Max open files            %-20s %-20s files     \n",
@@ -666,9 +686,10 @@ static void test_near_limit(void **state)
 		ht_test_put_file(dir, rel, text);
 	}
 	assert_int_equal(ht_processes_near_limit(dir, &pids, &n), 0);
-	/* A tree's directory order is the file system's. */
-	assert_int_equal(n, 2);
-	assert_true((pids[0] == 100 && pids[1] == 300) || (pids[0] == 300 && pids[1] == 100));
+	assert_int_equal(n, 3);
+	assert_int_equal(pids[0], 100);
+	assert_int_equal(pids[1], 300);
+	assert_int_equal(pids[2], 700);
 	assert_int_equal(ht_collect_listeners(f, dir, &L), 0);
 	assert_int_equal(ht_listeners_held(L, 100), 1);
 	assert_int_equal(ht_listeners_held(L, 300), 0);

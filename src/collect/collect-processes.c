@@ -206,13 +206,18 @@ static int count_fds(const char *root, int pid, int64_t *n)
 	return 0;
 }
 
+static int census_fdsize(int procfd, int pid, int64_t *fdsize);
+
 /*
- * Open descriptors of @pid (relative to @procfd, ROOT/proc): the live procfs
- * gives their count as the size of /proc/PID/fd (Linux 6.2 and later:
- * proc_fd_getattr() counts the open-fd bitmap, no entry listed); else,
- * and in a --root tree, the entries of one getdents() pass.
+ * Open descriptors of @pid (relative to @procfd, ROOT/proc), or a bound of
+ * them below @bound: the live procfs gives their count as the size of
+ * /proc/PID/fd (Linux 6.2 and later: proc_fd_getattr() counts the open-fd
+ * bitmap, no entry listed). Else the size of the descriptor table (FDSize)
+ * when it is below @bound already: a process with 200 descriptors has a
+ * table of 256, and listing it costs a getdents() pass per 2 KiB or so.
+ * Else, and in a --root tree without status, the entries of one listing.
  */
-static int census_fds(int procfd, int pid, bool live, int64_t *n)
+static int census_fds(int procfd, int pid, bool live, int64_t bound, int64_t *n)
 {
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
@@ -230,6 +235,8 @@ static int census_fds(int procfd, int pid, bool live, int64_t *n)
 			return 0;
 		}
 	}
+	if (census_fdsize(procfd, pid, n) == 0 && *n < bound)
+		return 0;
 	dfd = openat(procfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dfd < 0)
 		return -errno;
@@ -245,23 +252,85 @@ static int census_fds(int procfd, int pid, bool live, int64_t *n)
 	return 0;
 }
 
+/*
+ * Read ROOT/proc/@pid/@name (relative to @procfd) into @buf (NUL-terminated,
+ * at most @size - 1 bytes: the head of a longer file). A link is not
+ * followed and anything but a regular file (a FIFO planted in a --root tree,
+ * opened without blocking) is -EINVAL.
+ */
+static int census_read(int procfd, int pid, const char *name, char *buf, size_t size)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	char rel[48];
+	size_t n = 0;
+
+	snprintf(rel, sizeof(rel), "%d/%s", pid, name);
+	fd = openat(procfd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	while (n < size - 1) {
+		ssize_t r = read(fd, buf + n, size - 1 - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
 /* The soft "Max open files" of /proc/@pid/limits (relative to @procfd). */
 static int census_nofile(int procfd, int pid, int64_t *soft)
 {
-	_cleanup_close_ int fd = -1;
-	char rel[32], buf[4096];
+	char buf[4096];
 	int64_t hard;
-	ssize_t n;
+	int r = census_read(procfd, pid, "limits", buf, sizeof(buf));
 
-	snprintf(rel, sizeof(rel), "%d/limits", pid);
-	fd = openat(procfd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
+	if (r < 0)
+		return r;
 	return ht_limits_nofile(buf, soft, &hard);
+}
+
+/*
+ * FDSize of /proc/@pid/status: the size of the process's descriptor table,
+ * which no open descriptor number reaches (fs/proc/array.c), so an upper
+ * bound of the count that costs no listing. -ENOENT when the line is absent.
+ */
+static int census_fdsize(int procfd, int pid, int64_t *fdsize)
+{
+	char buf[8192];
+	const char *p;
+	long long v;
+	int r = census_read(procfd, pid, "status", buf, sizeof(buf));
+
+	if (r < 0)
+		return r;
+	p = strstr(buf, "\nFDSize:");
+	if (!p)
+		return -ENOENT;
+	p += strlen("\nFDSize:");
+	errno = 0;
+	v = strtoll(p, NULL, 10);
+	if (errno || v < 0)
+		return -EINVAL;
+	*fdsize = v;
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
 }
 
 int ht_processes_near_limit(const char *root, int **pids, size_t *n)
@@ -287,10 +356,10 @@ int ht_processes_near_limit(const char *root, int **pids, size_t *n)
 		/* A PID that is a link (a planted tree) is not followed out of ROOT/proc. */
 		if (!parse_pid(de->d_name, &pid) || de->d_type == DT_LNK)
 			continue;
-		if (census_fds(dirfd(d), pid, live, &fds) < 0 ||
-		    census_nofile(dirfd(d), pid, &soft) < 0)
-			continue;
 		/* process.near_limit in process.rules, the same integers. */
+		if (census_nofile(dirfd(d), pid, &soft) < 0 ||
+		    census_fds(dirfd(d), pid, live, soft - soft / 10, &fds) < 0)
+			continue;
 		if (fds < soft - soft / 10)
 			continue;
 		np = reallocarray(*pids, *n + 1, sizeof(**pids));
@@ -303,6 +372,9 @@ int ht_processes_near_limit(const char *root, int **pids, size_t *n)
 		*pids = np;
 		np[(*n)++] = pid;
 	}
+	/* In PID order, whatever order the directory (a --root tree's) lists. */
+	if (*n > 1)
+		qsort(*pids, *n, sizeof(**pids), cmp_int);
 	return 0;
 }
 

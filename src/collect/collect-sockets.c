@@ -724,17 +724,23 @@ static void walk_owners(struct ht_listeners *L, uint16_t want)
 	L->walked = true;
 }
 
+size_t ht_listeners_sockets(const struct ht_listeners *L)
+{
+	return L ? L->sc.n_socks : 0;
+}
+
 int ht_listeners_held(struct ht_listeners *L, int pid)
 {
-	struct scan *sc = &L->sc;
+	struct scan *sc;
 	_cleanup_free_ char *proc = NULL;
 	_cleanup_closedir_ DIR *fdd = NULL;
 	struct dirent *fe;
 	char rel[64];
 	int dfd;
 
-	if (!L || pid <= 0 || sc->n_socks == 0)
+	if (!L || pid <= 0 || L->sc.n_socks == 0)
 		return 0;
+	sc = &L->sc;
 	snprintf(rel, sizeof(rel), "/proc/%d/fd", pid);
 	proc = ht_root_path(L->root, rel);
 	if (!proc)

@@ -383,6 +383,13 @@ int ht_listeners_owner(struct ht_facts *f, struct ht_listeners *l, unsigned port
  */
 int ht_listeners_held(struct ht_listeners *l, int pid);
 
+/*
+ * ht_listeners_sockets - how many listening sockets of the scan carry an
+ * inode, the ones ht_listeners_held() and the owner walk can find in a
+ * process's descriptors (0 for NULL, and when /proc/net/tcp listed none).
+ */
+size_t ht_listeners_sockets(const struct ht_listeners *l);
+
 void ht_listeners_free(struct ht_listeners *l);
 
 /*
@@ -443,11 +450,13 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 /*
  * ht_processes_near_limit - the PIDs of ROOT/proc whose open descriptors
  * are at 90% of their soft RLIMIT_NOFILE or more (process.near_limit's
- * bound: fds >= nofile - nofile / 10), ascending as /proc lists them
- * (a --root tree: its directory order). A process's descriptors are
- * counted, never read one by one: the size of the live /proc/PID/fd
- * (Linux 6.2 and later), else one getdents() pass; its limit from
- * /proc/PID/limits. A process that cannot be read is skipped. *@pids is
+ * bound: fds >= nofile - nofile / 10), in ascending PID order. A process's
+ * descriptors are counted, never read one by one: the size of the live
+ * /proc/PID/fd (Linux 6.2 and later), else the size of its descriptor table
+ * (FDSize of /proc/PID/status) when that is below the bound, else one
+ * getdents() pass; its limit from /proc/PID/limits. Links and anything but
+ * regular files in a --root tree are not read. A process that cannot be
+ * read is skipped. *@pids is
  * allocated (free() it; NULL when *@n is 0). Returns 0 or -ENOMEM.
  */
 int ht_processes_near_limit(const char *root, int **pids, size_t *n);

@@ -274,7 +274,8 @@ static int src_processes(struct ht_collect *c, struct ht_facts *f, struct ht_err
 
 	if (r < 0)
 		return r;
-	if (c->listeners) {
+	/* No listening socket to hold: nobody to count. */
+	if (ht_listeners_sockets(c->listeners) > 0) {
 		r = ht_processes_near_limit(c->root, &near, &n_near);
 		for (size_t i = 0; r >= 0 && i < n_near; i++) {
 			r = ht_listeners_held(c->listeners, near[i]);
