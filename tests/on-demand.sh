@@ -100,6 +100,28 @@ if cmp -s "$TMP/applied.conf" "$TMP/g/etc/sysctl.d/90-hosttune.conf"; then ok "a
 else not_ok "a second apply leaves the file as it was" "$(diff "$TMP/applied.conf" "$TMP/g/etc/sysctl.d/90-hosttune.conf")"; fi
 expect_contains "verify names it" "nf_conntrack_tcp_timeout_established = 86400 live and at boot" \
 	"$(ht --root "$TMP/g" --no-measure verify 2>&1)"
+# The table fills again (16384 of 32768: wanted) but its entries cannot be
+# read (the tree's /proc/net/nf_conntrack is gone): what it holds is
+# unknown, so both timeout rows keep the live value and plan keeps the lines.
+echo 16384 >"$TMP/g/proc/sys/net/netfilter/nf_conntrack_count"
+rm "$TMP/g/proc/net/nf_conntrack"
+audit_json
+expect_eq "16384 of 32768, dump failed: wanted" true "$(jget "$TMP/a.json" '.values["conntrack.dump_wanted"]')"
+expect_eq "dump failed: the established row keeps the live value" "ok 86400" \
+	"$(jget "$TMP/a.json" '.findings[] | select(.rule == "conntrack.established_timeout") | "\(.severity) \(.recommended)"')"
+expect_eq "dump failed: the close_wait row keeps the live value" "ok 60" \
+	"$(jget "$TMP/a.json" '.findings[] | select(.rule == "conntrack.close_wait_timeout") | "\(.severity) \(.recommended)"')"
+expect_contains "dump failed: the text says the entries could not be read" "its entries could not be read" \
+	"$(jget "$TMP/a.json" '.findings[] | select(.rule == "conntrack.close_wait_timeout") | .explanation')"
+ht --root "$TMP/g" --no-measure plan >"$TMP/plan.out" 2>&1
+expect_eq "dump failed: plan keeps hosttune's lines" \
+	"No changes: the files and live values already match the plan." "$(cat "$TMP/plan.out")"
+# No cap (nf_conntrack_max = 0): nothing to fill, no dump, the text says so
+# instead of "16384 of 0".
+echo 0 >"$TMP/g/proc/sys/net/netfilter/nf_conntrack_max"
+audit_json
+expect_contains "no cap: said so" "The table has no cap (nf_conntrack_max = 0)" \
+	"$(jget "$TMP/a.json" '.findings[] | select(.rule == "conntrack.established_timeout") | .explanation')"
 
 # ---- 2. the client sockets ----
 # The tree with the default port range and the TIME_WAIT sysctls, and no
