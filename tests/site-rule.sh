@@ -110,8 +110,10 @@ expect_eq "a key that does not exist: no finding (its when needs it)" "" \
 site --no-measure facts >"$TMP/nokey.facts"
 expect_contains "facts: unavailable ENOENT with its path" \
 	"vm.no_such_key = unavailable ENOENT from /proc/sys/vm/no_such_key" "$(cat "$TMP/nokey.facts")"
-# Without a `when`, a key that does not exist gets no line: systemd-sysctl
-# would fail on it at every boot, and verify would call it ok.
+# Without a `when`, a key that does not exist now still gets its line:
+# systemd-sysctl sets it at boot once the kernel has it (a module loaded,
+# an interface there) and otherwise logs that it ignores it; no live write,
+# and verify says there is no live value, not that it holds live.
 cat >"$RULES/site.rules" <<'EOF'
 [site.nokey]
 title = a key this kernel lacks
@@ -120,11 +122,21 @@ value = 1
 severity = "warning"
 EOF
 site --no-measure audit >"$TMP/nokey.txt"
-expect_contains "no such key: the fix says none, and why" \
-	"fix: none from here: vm.no_such_key does not exist on this host (no /proc/sys/vm/no_such_key)" \
-	"$(cat "$TMP/nokey.txt")"
-site --no-measure plan >"$TMP/nokey.plan"
-expect_eq "no such key: plan writes no line for it" 0 "$(grep -c no_such_key "$TMP/nokey.plan")"
+expect_contains "no such key: the fix is the file, applied at boot" \
+	"fix: vm.no_such_key = 1 in /etc/sysctl.d/90-hosttune.conf (/proc/sys/vm/no_such_key does not exist now: the file applies at boot once the kernel has it)" \
+	"$(tr -s ' \n' ' ' <"$TMP/nokey.txt")"
+site --no-measure --only site.nokey apply >"$TMP/nokey.apply" 2>&1
+expect_eq "no such key: apply writes the line" "vm.no_such_key = 1" \
+	"$(grep no_such_key "$TMP/g/etc/sysctl.d/90-hosttune.conf")"
+if [ -e "$TMP/g/proc/sys/vm/no_such_key" ]; then not_ok "no such key: no live file made"
+else ok "no such key: no live file made"; fi
+expect_contains "no such key: verify says there is no live value" \
+	"vm.no_such_key = 1 at boot (/etc/sysctl.d/90-hosttune.conf:" "$(site --no-measure verify 2>&1)"
+expect_contains "no such key: not that it holds live" "no live value on this host now" \
+	"$(site --no-measure verify 2>&1)"
+site revert >"$TMP/nokey.revert" 2>&1 || cat "$TMP/nokey.revert"
+expect_eq "no such key: revert takes the line out" 0 \
+	"$(cat "$TMP/g/etc/sysctl.d/90-hosttune.conf" 2>/dev/null | grep -c no_such_key)"
 # An interface's key, with a '-' in its name and in the slash spelling
 # sysctl(8) also takes: net/ipv4/conf/br-lan/forwarding.
 mkdir -p "$TMP/g/proc/sys/net/ipv4/conf/br-lan"
@@ -149,8 +161,15 @@ expect_eq "revert puts 0 back" 0 "$(cat "$TMP/g/proc/sys/net/ipv4/conf/br-lan/fo
 sed -i 's|^target = .*|target = sysctl net/ipv4/conf/eth0.100/rp_filter|' "$RULES/site.rules"
 site audit >/dev/null 2>"$TMP/err"
 expect_eq "a '.' inside a name: exit 2" 2 $?
-expect_contains "the error says what is expected" \
-	"site.rules:3:17: expected a sysctl key without a '.' inside a name" "$(cat "$TMP/err")"
+expect_contains "the error says what is expected, and quotes the key as written" \
+	"site.rules:3:17: expected a sysctl key without a '.' inside a name (an interface such as eth0.100), found 'net/ipv4/conf/eth0.100/rp_filter'" \
+	"$(cat "$TMP/err")"
+# A trailing '/' is no interface's '.': the key itself is malformed.
+sed -i 's|^target = .*|target = sysctl net/ipv4/tcp_rmem/|' "$RULES/site.rules"
+site audit >/dev/null 2>"$TMP/err"
+expect_contains "a trailing '/': not a key, as written" \
+	"site.rules:3:17: expected a sysctl key as sysctl(8) prints it (vm.swappiness), found 'net/ipv4/tcp_rmem/'" \
+	"$(cat "$TMP/err")"
 # A key of several fields is not one number: unavailable EINVAL, what it holds in the source.
 mkdir -p "$TMP/g/proc/sys/net/ipv4"
 printf '4096\t131072\t6291456\n' >"$TMP/g/proc/sys/net/ipv4/tcp_rmem"

@@ -393,8 +393,8 @@ static int print_fix(const struct ht_fix *fx, const struct ht_report_info *info,
 	switch (fx->kind) {
 	case HT_FIX_FILE:
 		if (fx->live_absent)
-			return print_item(out, info, width, "fix: %s in %s (%s does not exist until the "
-			                  "module loads: the file applies from the next boot)", fx->line,
+			return print_item(out, info, width, "fix: %s in %s (%s does not exist now: the "
+			                  "file applies at boot once the kernel has it)", fx->line,
 			                  fx->file, fx->live);
 		return print_item(out, info, width, "fix: %s in %s, and live in %s", fx->line,
 		                  fx->file, fx->live);

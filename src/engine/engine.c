@@ -1058,6 +1058,14 @@ static int finding_current(struct ht_ruleset *rs, struct ht_rule *r, struct ht_f
 		ret = lookup(r->target, &r->pos, &f->current, err, rs);
 	if (ret < 0 && ret != -ENODATA)
 		return ret;
+	if (ret == -ENODATA && r->target && !r->keys[K_CURRENT].expr && r->kind == HT_TARGET_SYSCTL) {
+		/* A key this kernel has no file for now (a module not loaded, an interface not there). */
+		const struct ht_fact *k = rs->facts ? ht_facts_get(rs->facts, r->target) : NULL;
+
+		f->no_live = k && k->error == ENOENT;
+		err->msg[0] = '\0';
+		return 0;
+	}
 	if (!r->target || !r->keys[K_CURRENT].expr ||
 	    (r->kind != HT_TARGET_SYSCTL && r->kind != HT_TARGET_MODULE))
 		return 0;

@@ -42,8 +42,9 @@ struct ht_fix {
 	 * there is none ("ethtool netlink CHANNELS_SET eth0 combined 4 (ethtool
 	 * -L eth0 combined 4)"); NULL otherwise. */
 	char *live;
-	/* @live does not exist now (nf_conntrack not loaded): no live write, the
-	 * file applies from the next boot. */
+	/* @live does not exist now (nf_conntrack not loaded, a sysctl of a module
+	 * or interface that is not there): no live write, the file applies at
+	 * boot once the kernel has it. */
 	bool live_absent;
 	/* HT_FIX_DROPIN, HT_FIX_UNIT_GIVES: the service to restart ("garage.service"). */
 	char *restart;

@@ -846,17 +846,21 @@ static int parse_target(struct load_ctx *c, struct ht_rule *r, const char *v, un
 		 * whose first separator is '/' has '/' and '.' swapped
 		 * (net/ipv4/conf/eth0.100/rp_filter is net.ipv4.conf.eth0/100.rp_filter).
 		 */
+		char written[sizeof(a)];
+
+		snprintf(written, sizeof(written), "%s", a);
 		if (a[strcspn(a, "./")] == '/')
 			for (char *s = a; *s; s++)
 				*s = *s == '/' ? '.' : *s == '.' ? '/' : *s;
-		if (strchr(a, '/'))
+		/* The errors quote the key as the rule wrote it. */
+		if (strchr(a, '/') && a[strlen(a) - 1] != '/' && !strstr(a, "//"))
 			return load_fail(c, c->lineno, col + 7, EINVAL,
 			                 "expected a sysctl key without a '.' inside a name (an interface "
-			                 "such as eth0.100), found '%s'", a);
+			                 "such as eth0.100), found '%s'", written);
 		if (!ht_sysctl_key_valid(a))
 			return load_fail(c, c->lineno, col + 7, EINVAL,
 			                 "expected a sysctl key as sysctl(8) prints it "
-			                 "(vm.swappiness), found '%s'", a);
+			                 "(vm.swappiness), found '%s'", written);
 		r->kind = HT_TARGET_SYSCTL;
 		return set_target(c, r, a);
 	}

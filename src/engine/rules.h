@@ -191,7 +191,8 @@ struct ht_finding {
 	bool kept;                /* only-raise: the host already has more; nothing to change */
 	bool read_only;           /* `writable` is false here (e.g. in a container): no fix */
 	bool no_live;             /* the target's live value does not exist now (nf_conntrack not
-	                             loaded yet): the files apply when it appears, no live write */
+	                             loaded yet; a sysctl target whose /proc/sys file is ENOENT):
+	                             the files apply when it appears, no live write */
 	struct ht_value kernel_default; /* `default`: the value the kernel boots with, or NONE */
 	char *boot_value;         /* what the boot configuration sets, when it differs from
 	                             current (ht_findings_add_boot(), persist/verify.h), else NULL */

@@ -55,23 +55,9 @@ static const char *sysctl_boot_key(const char *target)
 	return target;
 }
 
-/*
- * A key with no live value that is not nf_conntrack's (whose keys appear
- * when hosttune's modules-load.d line loads it): this kernel lacks it, or a
- * module hosttune does not load provides it. Nothing is written for it:
- * systemd-sysctl would fail on the line at every boot.
- */
-static bool sysctl_absent(const struct ht_finding *f)
-{
-	return f->current.type == HT_T_NONE &&
-	       strncmp(ht_rule_target(f->rule), "net.netfilter.nf_conntrack", 26) != 0;
-}
-
 static int sysctl_setting(struct ht_plan_ctx *c, const struct ht_finding *f,
                           struct ht_setting *s)
 {
-	if (sysctl_absent(f))
-		return 0;
 	return ht_setting_init(s, f, ht_rule_target(f->rule), NULL, true);
 }
 
@@ -82,22 +68,18 @@ static int sysctl_fix(const struct ht_plan_ctx *c, const struct ht_finding *f, s
 
 	if (!val)
 		return -ENOMEM;
-	if (sysctl_absent(f)) {
-		_cleanup_free_ char *path = sysctl_live_path(key);
-
-		fix->kind = HT_FIX_NONE_HERE;
-		if (!path || asprintf(&fix->reason, "%s does not exist on this host (no %s): this "
-		                      "kernel lacks it, or the module that provides it is not loaded; "
-		                      "nothing is written until it exists", key, path) < 0) {
-			fix->reason = NULL;
-			return -ENOMEM;
-		}
-		return 0;
-	}
 	fix->kind = HT_FIX_FILE;
 	fix->file = strdup(SYSCTL_FILE);
 	fix->line = sysctl_line(key, val);
 	fix->live = sysctl_live_path(key);
+	/*
+	 * No live file (nf_conntrack not loaded, a module or interface that is
+	 * not there): the line is written all the same. systemd-sysctl applies
+	 * it when the key exists at boot and, for a key it cannot find, logs
+	 * that it ignores it and goes on (sysctl_write_or_warn() in
+	 * src/sysctl/sysctl.c); a network interface's keys are applied again
+	 * when the interface appears (99-systemd.rules).
+	 */
 	fix->live_absent = f->no_live;
 	return fix->file && fix->line && fix->live ? 0 : -ENOMEM;
 }

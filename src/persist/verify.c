@@ -196,7 +196,8 @@ static int check_sysctl(struct ht_verify_report *r, const struct ht_finding *fi,
 		return 0;
 	if (fi->no_live)
 		return add(r, HT_VERIFY_OK, "holds", key, "%s = %s at boot (%s:%u); no live value "
-		           "until nf_conntrack loads", key, eff->value, ht_conf_file_shown(eff->file), eff->line);
+		           "%s", key, eff->value, ht_conf_file_shown(eff->file), eff->line,
+		           needs_module ? "until nf_conntrack loads" : "on this host now");
 	return add(r, HT_VERIFY_OK, "holds", key, "%s = %s live and at boot (%s:%u)", key,
 	           live ? live : eff->value, ht_conf_file_shown(eff->file), eff->line);
 }
