@@ -209,15 +209,31 @@ static int count_fds(const char *root, int pid, int64_t *n)
 static int census_fdsize(int procfd, int pid, int64_t *fdsize);
 
 /*
- * Open descriptors of @pid (relative to @procfd, ROOT/proc), or a bound of
- * them below @bound: the live procfs gives their count as the size of
- * /proc/PID/fd (Linux 6.2 and later: proc_fd_getattr() counts the open-fd
- * bitmap, no entry listed). Else the size of the descriptor table (FDSize)
- * when it is below @bound already: a process with 200 descriptors has a
- * table of 256, and listing it costs a getdents() pass per 2 KiB or so.
- * Else, and in a --root tree without status, the entries of one listing.
+ * The open descriptors of @pid as the size of the live /proc/@pid/fd
+ * (relative to @procfd): Linux 6.2 and later count the open-fd bitmap there
+ * (proc_fd_getattr()), no entry listed; 0 for a kernel thread.
  */
-static int census_fds(int procfd, int pid, bool live, int64_t bound, int64_t *n)
+static int census_fds_exact(int procfd, int pid, int64_t *n)
+{
+	struct stat st;
+	char rel[32];
+
+	snprintf(rel, sizeof(rel), "%d/fd", pid);
+	if (fstatat(procfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	*n = st.st_size;
+	return 0;
+}
+
+/*
+ * Open descriptors of @pid (relative to @procfd, ROOT/proc) where the size
+ * of /proc/PID/fd does not count them (before Linux 6.2, a --root tree), or
+ * a bound of them below @bound: the size of the descriptor table (FDSize)
+ * when it is below @bound already (a process with 200 descriptors has a
+ * table of 256; listing it costs a getdents() pass per 2 KiB or so). Else,
+ * and in a tree without status, the entries of one listing.
+ */
+static int census_fds(int procfd, int pid, int64_t bound, int64_t *n)
 {
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
@@ -225,16 +241,6 @@ static int census_fds(int procfd, int pid, bool live, int64_t bound, int64_t *n)
 	int dfd;
 
 	snprintf(rel, sizeof(rel), "%d/fd", pid);
-	if (live) {
-		struct stat st;
-
-		if (fstatat(procfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			return -errno;
-		if (st.st_size > 0) {
-			*n = st.st_size;
-			return 0;
-		}
-	}
 	if (census_fdsize(procfd, pid, n) == 0 && *n < bound)
 		return 0;
 	dfd = openat(procfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
@@ -339,7 +345,8 @@ int ht_processes_near_limit(const char *root, int **pids, size_t *n)
 	_cleanup_closedir_ DIR *d = NULL;
 	struct statfs sfs;
 	struct dirent *de;
-	bool live;
+	struct stat st;
+	bool exact;
 
 	*pids = NULL;
 	*n = 0;
@@ -348,7 +355,12 @@ int ht_processes_near_limit(const char *root, int **pids, size_t *n)
 	d = opendir(proc);
 	if (!d)
 		return 0;
-	live = fstatfs(dirfd(d), &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
+	/*
+	 * The sizes of /proc/PID/fd count descriptors when this process's own
+	 * (it holds at least the one of /proc) is not 0: Linux 6.2 and later.
+	 */
+	exact = fstatfs(dirfd(d), &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC &&
+	        fstatat(dirfd(d), "self/fd", &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_size > 0;
 	while ((de = readdir(d))) {
 		int64_t fds = 0, soft = 0;
 		int pid, *np;
@@ -356,9 +368,14 @@ int ht_processes_near_limit(const char *root, int **pids, size_t *n)
 		/* A PID that is a link (a planted tree) is not followed out of ROOT/proc. */
 		if (!parse_pid(de->d_name, &pid) || de->d_type == DT_LNK)
 			continue;
-		/* process.near_limit in process.rules, the same integers. */
+		/*
+		 * process.near_limit in process.rules, the same integers. A
+		 * process without a descriptor (a kernel thread) holds no socket.
+		 */
+		if (exact && (census_fds_exact(dirfd(d), pid, &fds) < 0 || fds == 0))
+			continue;
 		if (census_nofile(dirfd(d), pid, &soft) < 0 ||
-		    census_fds(dirfd(d), pid, live, soft - soft / 10, &fds) < 0)
+		    (!exact && census_fds(dirfd(d), pid, soft - soft / 10, &fds) < 0))
 			continue;
 		if (fds < soft - soft / 10)
 			continue;

@@ -858,18 +858,23 @@ static int rule_value(struct ht_ruleset *rs, struct ht_rule *r, struct ht_value 
 	}
 	if (r->eval_state == ST_NEW) {
 		size_t from = rs->ntrace;
+		/* Here, not in the rule: 168 rules would each carry 1 KiB of message. */
+		struct ht_error e = { "" };
 
 		r->eval_gen = rs->gen;
 		r->eval_inst = inst;
 		r->eval_state = ST_BUSY;
-		r->eval_ret = eval_when(rs, r, &r->eval_err);
+		free(r->eval_msg);
+		r->eval_msg = NULL;
+		r->eval_ret = eval_when(rs, r, &e);
 		if (r->eval_ret == 0)
-			r->eval_ret = ht_error_set(&r->eval_err, ENODATA, "rule %s does not apply here",
-			                           r->id);
+			r->eval_ret = ht_error_set(&e, ENODATA, "rule %s does not apply here", r->id);
 		if (r->eval_ret > 0)
-			r->eval_ret = eval_key(rs, &r->keys[K_VALUE], &r->val, &r->eval_err);
+			r->eval_ret = eval_key(rs, &r->keys[K_VALUE], &r->val, &e);
 		if (r->eval_ret >= 0 && (r->kind == HT_TARGET_SYSCTL || r->kind == HT_TARGET_MODULE))
-			r->eval_ret = to_integer(r, &r->val, &r->eval_err);
+			r->eval_ret = to_integer(r, &r->val, &e);
+		if (r->eval_ret < 0 && !(r->eval_msg = strdup(e.msg)) && r->eval_ret != -ENOMEM)
+			r->eval_ret = -ENOMEM;
 		r->eval_state = ST_DONE;
 		/* Its distinct inputs, for an overflow in a rule that reads its value later. */
 		r->ninputs = 0;
@@ -886,7 +891,8 @@ static int rule_value(struct ht_ruleset *rs, struct ht_rule *r, struct ht_value 
 			trace_add(rs, r->inputs[i]);
 	}
 	if (r->eval_ret < 0) {
-		*err = r->eval_err;
+		if (err)
+			snprintf(err->msg, sizeof(err->msg), "%s", r->eval_msg ? r->eval_msg : "");
 		return r->eval_ret;
 	}
 	return ht_value_copy(out, &r->val);

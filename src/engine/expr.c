@@ -125,7 +125,7 @@ struct ht_expr {
 /* ---- arena ---- */
 
 #define ARENA_ALIGN _Alignof(max_align_t)
-#define ARENA_BLOCK_MAX ((size_t)1 << 20)
+#define ARENA_BLOCK_MAX ((size_t)1 << 17)
 #define ARENA_FIRST_DEFAULT ((size_t)16 << 10)
 /*
  * Blocks from this size on are mapped with MAP_POPULATE: one system call

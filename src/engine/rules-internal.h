@@ -83,7 +83,7 @@ struct ht_rule {
 	int eval_state;
 	int eval_ret;
 	struct ht_value val;
-	struct ht_error eval_err;
+	char *eval_msg; /* eval_ret < 0: its message (malloc()ed; NULL when none could be kept) */
 	const char *inputs[HT_INPUTS_MAX]; /* facts and workload variables it read, */
 	size_t ninputs;                    /* rules' included (names not owned) */
 };

@@ -107,8 +107,10 @@ void ht_ruleset_free(struct ht_ruleset *rs)
 	if (!rs)
 		return;
 	/* The rules and all they hold are in the arena; only an evaluated value is not. */
-	for (size_t i = 0; i < rs->nrules; i++)
+	for (size_t i = 0; i < rs->nrules; i++) {
 		ht_value_clear(&rs->rules[i]->val);
+		free(rs->rules[i]->eval_msg);
+	}
 	free(rs->rules);
 	free(rs->names);
 	rules_families_clear(rs);
