@@ -134,9 +134,35 @@ expect_contains "no such key: verify says there is no live value" \
 	"vm.no_such_key = 1 at boot (/etc/sysctl.d/90-hosttune.conf:" "$(site --no-measure verify 2>&1)"
 expect_contains "no such key: not that it holds live" "no live value on this host now" \
 	"$(site --no-measure verify 2>&1)"
+site --no-measure --only site.nokey plan >"$TMP/nokey.plan2"
+expect_contains "no such key, applied: plan lists it as not set live" \
+	"vm.no_such_key  1           does not exist now: the file applies at boot once the kernel has it" \
+	"$(cat "$TMP/nokey.plan2")"
+if grep -q "^Live changes:" "$TMP/nokey.plan2"; then not_ok "no such key, applied: no live change listed"
+else ok "no such key, applied: no live change listed"; fi
+expect_contains "no such key, applied: the audit says the boot value has no live one" \
+	"at boot: 1 from /etc/sysctl.d/90-hosttune.conf:" "$(site --no-measure audit 2>&1)"
+expect_contains "no such key, applied: no live value now" "; no live value now" \
+	"$(site --no-measure audit 2>&1)"
 site revert >"$TMP/nokey.revert" 2>&1 || cat "$TMP/nokey.revert"
 expect_eq "no such key: revert takes the line out" 0 \
 	"$(cat "$TMP/g/etc/sysctl.d/90-hosttune.conf" 2>/dev/null | grep -c no_such_key)"
+# A key that exists but is no one integer (two fields): neither the live
+# write nor verify could read it back: no line, and the fix says why.
+printf '1\t2\n' >"$TMP/g/proc/sys/vm/two_fields"
+sed -i 's/vm\.no_such_key/vm.two_fields/' "$RULES/site.rules"
+site --no-measure audit >"$TMP/two.txt"
+expect_contains "two fields: the fix says it cannot be read" \
+	"fix: none from here: vm.two_fields cannot be read as one integer (/proc/sys/vm/two_fields: Invalid argument)" \
+	"$(tr -s ' \n' ' ' <"$TMP/two.txt")"
+site --no-measure --only site.nokey apply >/dev/null 2>&1
+expect_eq "two fields: apply writes no line" 0 \
+	"$(cat "$TMP/g/etc/sysctl.d/90-hosttune.conf" 2>/dev/null | grep -c two_fields)"
+expect_eq "two fields: the live file is as it was" "$(printf '1\t2')" "$(cat "$TMP/g/proc/sys/vm/two_fields")"
+if site --no-measure verify 2>&1 | grep -q "two_fields.*live"; then
+	not_ok "two fields: verify claims no live value for it"
+else ok "two fields: verify claims no live value for it"; fi
+rm "$TMP/g/proc/sys/vm/two_fields"
 # An interface's key, with a '-' in its name and in the slash spelling
 # sysctl(8) also takes: net/ipv4/conf/br-lan/forwarding.
 mkdir -p "$TMP/g/proc/sys/net/ipv4/conf/br-lan"

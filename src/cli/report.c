@@ -374,6 +374,9 @@ static int print_boot(const struct ht_finding *fi, const struct ht_report_info *
 
 	if (!fi->boot_value)
 		return 0;
+	if (!fi->boot_worse && fi->no_live)
+		return print_item(out, info, width, "at boot: %s from %s; no live value now",
+		                  fi->boot_value, fi->boot_source);
 	if (!fi->boot_worse)
 		return print_item(out, info, width, "at boot: %s from %s, not the live value: "
 		                  "hosttune verify tells why", fi->boot_value, fi->boot_source);

@@ -55,9 +55,29 @@ static const char *sysctl_boot_key(const char *target)
 	return target;
 }
 
+/*
+ * The errno of a key that exists but gives no value hosttune can read back
+ * (several fields or text: EINVAL; a directory: EISDIR; EACCES): no line is
+ * written for it, since neither the live write nor verify could check it.
+ * 0 when it reads, or does not exist now (no_live: the line waits for it).
+ */
+static int sysctl_unreadable(const struct ht_plan_ctx *c, const struct ht_finding *f)
+{
+	const char *key = ht_rule_target(f->rule);
+	const struct ht_fact *k;
+
+	if (f->current.type != HT_T_NONE || f->no_live || !c->facts ||
+	    strncmp(key, "net.netfilter.nf_conntrack", 26) == 0)
+		return 0;
+	k = ht_facts_get(c->facts, key);
+	return k && k->value.type == HT_T_NONE ? k->error : 0;
+}
+
 static int sysctl_setting(struct ht_plan_ctx *c, const struct ht_finding *f,
                           struct ht_setting *s)
 {
+	if (sysctl_unreadable(c, f))
+		return 0;
 	return ht_setting_init(s, f, ht_rule_target(f->rule), NULL, true);
 }
 
@@ -65,9 +85,22 @@ static int sysctl_fix(const struct ht_plan_ctx *c, const struct ht_finding *f, s
 {
 	_cleanup_free_ char *val = ht_value_display(&f->recommended);
 	const char *key = ht_rule_target(f->rule);
+	int e;
 
 	if (!val)
 		return -ENOMEM;
+	if ((e = sysctl_unreadable(c, f))) {
+		_cleanup_free_ char *path = sysctl_live_path(key);
+
+		fix->kind = HT_FIX_NONE_HERE;
+		if (!path || asprintf(&fix->reason, "%s cannot be read as one integer (%s: %s): "
+		                      "hosttune writes no line for a value it cannot read back",
+		                      key, path, strerror(e)) < 0) {
+			fix->reason = NULL;
+			return -ENOMEM;
+		}
+		return 0;
+	}
 	fix->kind = HT_FIX_FILE;
 	fix->file = strdup(SYSCTL_FILE);
 	fix->line = sysctl_line(key, val);

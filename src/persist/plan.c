@@ -176,7 +176,7 @@ static int live_for(struct ht_plan_ctx *c, const struct ht_setting *s)
 		r = l->path ? 0 : -ENOMEM;
 	}
 	if (r >= 0 && !s->current && !l->note)
-		l->note = strdup("does not exist now (module not loaded): applies at the next boot");
+		l->note = strdup("does not exist now: the file applies at boot once the kernel has it");
 	return r;
 }
 
@@ -386,7 +386,7 @@ bool ht_plan_empty(const struct ht_plan *p)
 int ht_plan_print(const struct ht_plan *p, FILE *out)
 {
 	size_t w = 3;
-	bool any_live = false;
+	bool any_live = false, any_note = false;
 	int r;
 
 	for (size_t i = 0; i < p->nfiles; i++) {
@@ -406,20 +406,29 @@ int ht_plan_print(const struct ht_plan *p, FILE *out)
 
 		if (l > w)
 			w = l;
-		any_live = true;
+		if (ht_plan_live_changes(&p->live[i]))
+			any_live = true;
+		else
+			any_note = true;
 	}
 	if (any_live) {
-		fprintf(out, "\nLive changes:\n%-*s  %-10s  %-10s  %s\n", (int)w, "KEY", "NOW", "NEW",
-		        "NOTE");
+		fprintf(out, "\nLive changes:\n%-*s  %-10s  %s\n", (int)w, "KEY", "NOW", "NEW");
 		for (size_t i = 0; i < p->nlive; i++) {
 			const struct ht_plan_live *l = &p->live[i];
 
-			if (l->note)
-				fprintf(out, "%-*s  %-10s  %-10s  %s\n", (int)w, l->key,
-				        l->old ? l->old : "-", l->new, l->note);
-			else
+			if (ht_plan_live_changes(l))
 				fprintf(out, "%-*s  %-10s  %s\n", (int)w, l->key, l->old ? l->old : "-",
 				        l->new);
+		}
+	}
+	/* What the plan's files set but nothing writes live now: no change, a note. */
+	if (any_note) {
+		fprintf(out, "\nNot set live:\n%-*s  %-10s  %s\n", (int)w, "KEY", "VALUE", "WHY");
+		for (size_t i = 0; i < p->nlive; i++) {
+			const struct ht_plan_live *l = &p->live[i];
+
+			if (!ht_plan_live_changes(l))
+				fprintf(out, "%-*s  %-10s  %s\n", (int)w, l->key, l->new, l->note);
 		}
 	}
 	if (ht_plan_empty(p))
