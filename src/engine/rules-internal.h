@@ -63,9 +63,9 @@ struct ht_rule {
 	bool only_raise;
 	enum ht_each each; /* `each = nic|listener|process`: once per instance; HT_EACH_NONE */
 	struct ht_key keys[K__MAX];
-	struct ht_tmpl_seg *tmpl;     /* explain */
+	struct ht_tmpl_seg *tmpl;     /* explain (malloc()ed; its texts in the arena) */
 	size_t ntmpl, tmpl_cap;
-	struct ht_tmpl_seg *remedy;   /* remedy: the same template language */
+	struct ht_tmpl_seg *remedy;   /* remedy: the same template language (malloc()ed) */
 	size_t nremedy, remedy_cap;
 
 	/* ht_ruleset_check() */

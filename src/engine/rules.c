@@ -110,6 +110,8 @@ void ht_ruleset_free(struct ht_ruleset *rs)
 	for (size_t i = 0; i < rs->nrules; i++) {
 		ht_value_clear(&rs->rules[i]->val);
 		free(rs->rules[i]->eval_msg);
+		free(rs->rules[i]->tmpl);
+		free(rs->rules[i]->remedy);
 	}
 	free(rs->rules);
 	free(rs->names);
@@ -651,13 +653,12 @@ static int tmpl_add(struct load_ctx *c, struct tmpl_dst d, const char *text, siz
 	struct ht_tmpl_seg *seg;
 
 	if (*d.n == *d.cap) {
+		/* On the heap: arrays outgrown in the arena would stay there (240 KB of 10 files). */
 		size_t cap = *d.cap ? *d.cap * 2 : 8;
-		struct ht_tmpl_seg *n = ht_arena_alloc(c->rs->arena, cap * sizeof(*n));
+		struct ht_tmpl_seg *n = reallocarray(*d.segs, cap, sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
-		if (*d.n)
-			memcpy(n, *d.segs, *d.n * sizeof(*n));
 		*d.segs = n;
 		*d.cap = cap;
 	}
