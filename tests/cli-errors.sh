@@ -432,4 +432,26 @@ if [ -w /dev/full ]; then
 		"hosttune: writing the output: No space left on device" "$(cat "$TMP/err")"
 fi
 
+# A reader that is gone (hosttune apply | head): no death by SIGPIPE half way.
+# perl gives a pipe whose read end is closed before hosttune writes, so the
+# first write fails (EPIPE) whatever the timing. apply and revert change
+# the tree and say the report was lost (5); audit fails (3).
+closed_pipe() {
+	perl -e 'pipe(R, W) or die; close R; open(STDOUT, ">&", \*W) or die; close W; exec @ARGV' "$@"
+}
+rm -rf "$TMP/gp"
+cp -a "$FIXTURES/garage-vm/root" "$TMP/gp"
+closed_pipe "$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/gp" --no-measure apply 2>"$TMP/err"
+expect_eq "apply into a closed pipe: exit 5, not 141" 5 $?
+expect_eq "apply into a closed pipe: the host changed" "net.netfilter.nf_conntrack_max = 32768" \
+	"$(grep '^net.netfilter.nf_conntrack_max' "$TMP/gp/etc/sysctl.d/90-hosttune.conf")"
+expect_eq "apply into a closed pipe: says the report is lost" \
+	"hosttune: apply is complete, but the report could not be written: Broken pipe" "$(cat "$TMP/err")"
+closed_pipe "$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/gp" --no-measure audit 2>"$TMP/err"
+expect_eq "audit into a closed pipe: exit 3" 3 $?
+closed_pipe "$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/gp" revert 2>"$TMP/err"
+expect_eq "revert into a closed pipe: exit 5" 5 $?
+if [ -e "$TMP/gp/etc/sysctl.d/90-hosttune.conf" ]; then not_ok "revert into a closed pipe: the file is gone"
+else ok "revert into a closed pipe: the file is gone"; fi
+
 finish

@@ -74,9 +74,11 @@ int cmd_watch(const struct options *o)
 			ht_watch_free(w);
 			return EXIT_COLLECT;
 		}
-		if (!o->json) {
-			ht_watch_format_sample(stdout, &smp);
-			fflush(stdout);
+		/* A reader that went away (watch | head) ends the watch. */
+		if (!o->json && (ht_watch_format_sample(stdout, &smp) < 0 || fflush(stdout) != 0)) {
+			cli_error("writing the output: %s\n", strerror(errno ? errno : EIO));
+			ht_watch_free(w);
+			return EXIT_COLLECT;
 		}
 		if (rec && (ht_watch_record_sample(rec, &smp) < 0 || fflush(rec) != 0))
 			goto write_error;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* hosttune's entry point: the options, then one command (cli.h). */
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -546,6 +547,12 @@ int main(int argc, char **argv)
 
 	if (!sets)
 		return EXIT_COLLECT;
+	/*
+	 * A reader that went away (hosttune apply | head) must not kill a run
+	 * half way: writes fail with EPIPE instead, and the exit status says
+	 * the report was lost (3, or 5 when apply or revert changed the host).
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	/*
 	 * JSON decimals in 15 significant digits (DBL_DIG: every decimal of up
 	 * to 15 digits prints as written): 0.05, not json-c's %.17g
