@@ -18,7 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <setjmp.h>
 #include <cmocka.h>
@@ -963,6 +966,74 @@ static void test_apply_symlinked_dir(void **state _unused_)
 	ht_plan_free(&p);
 }
 
+/*
+ * The host's lock (no --root), in a mount namespace of its own whose /run is
+ * an empty tmpfs (never the host's): /run/hosttune.lock made 0600 by root;
+ * nobody (uid 65534) cannot open it, so cannot hold apply off; a second run
+ * waits for it (-EWOULDBLOCK); a link there, or a file others may read, is
+ * refused (-EPERM) and says so.
+ */
+static int host_lock_child(void)
+{
+	struct ht_error err = { "" };
+	struct stat st;
+	int fd, status;
+	pid_t pid;
+
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", "/run", "tmpfs", 0, "mode=0755") < 0)
+		return 77;
+	fd = ht_persist_lock(NULL, 0, &err);
+	if (fd < 0 || stat("/run/hosttune.lock", &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_mode & 07777) != 0600 || st.st_uid != 0)
+		return 10;
+	pid = fork();
+	if (pid == 0) {
+		/* Another user: no way to the lock. */
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(1);
+		_exit(open("/run/hosttune.lock", O_RDONLY) < 0 && errno == EACCES ? 0 : 2);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return 11;
+	pid = fork();
+	if (pid == 0) {
+		struct ht_error e2 = { "" };
+
+		_exit(ht_persist_lock(NULL, 0, &e2) == -EWOULDBLOCK &&
+		      strstr(e2.msg, "flock(2) on /run/hosttune.lock") ? 0 : 3);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return 12;
+	close(fd);
+	if (chmod("/run/hosttune.lock", 0644) < 0 || ht_persist_lock(NULL, 0, &err) != -EPERM ||
+	    !strstr(err.msg, "is not hosttune's lock"))
+		return 13;
+	if (unlink("/run/hosttune.lock") < 0 || symlink("/etc/passwd", "/run/hosttune.lock") < 0 ||
+	    ht_persist_lock(NULL, 0, &err) != -EPERM || !strstr(err.msg, "symbolic link"))
+		return 14;
+	return 0;
+}
+
+static void test_host_lock(void **state)
+{
+	int status;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(host_lock_child());
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77)
+		skip(); /* no mount namespace here */
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -984,6 +1055,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tmp_sweep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_remove, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_write_keeps_old, setup, teardown),
+		cmocka_unit_test(test_host_lock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

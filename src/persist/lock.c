@@ -3,11 +3,15 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "persist/persist.h"
 #include "shared/fsutil.h"
+
+/* The host's lock file (no --root). */
+#define HT_LOCK_FILE "/run/hosttune.lock"
 
 /* How often a waiting run tries the lock again: 20 ms. */
 #define LOCK_POLL_NS (20 * 1000 * 1000L)
@@ -20,14 +24,48 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/*
+ * The host's lock: HT_LOCK_FILE, which only root can create in /run and
+ * nobody else may open (0600, owned by root): a user who can read "/" cannot
+ * take it and hold apply off. -ENOENT (no /run), -EACCES/-EPERM (not root)
+ * or -EROFS: the caller falls back to "/" itself. -EPERM with err set when a
+ * file there is not one hosttune would have made (a link is not followed).
+ */
+static int host_lock_file(const char *path, struct ht_error *err)
+{
+	_cleanup_close_ int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
+	                              O_NONBLOCK, 0600);
+	struct stat st;
+
+	if (fd < 0)
+		return errno == ELOOP ? ht_error_set(err, EPERM, "%s is a symbolic link: refusing "
+		                                     "it as hosttune's lock", path) : -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
+		return ht_error_set(err, EPERM, "%s is not hosttune's lock (a regular file of uid %u, "
+		                    "mode 0600): remove it", path, (unsigned)geteuid());
+	return TAKE_FD(fd);
+}
+
 int ht_persist_lock(const char *root, double wait_s, struct ht_error *err)
 {
 	const char *dir = ht_root_confined(root) ? root : "/";
+	const char *what = dir;
 	_cleanup_close_ int fd = -1;
 	double end = now_s() + (wait_s > 0 ? wait_s : 0);
 
-	/* A directory, not a lock file: nothing is created, nothing is left to remove. */
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err->msg[0] = '\0';
+	if (!ht_root_confined(root)) {
+		fd = host_lock_file(HT_LOCK_FILE, err);
+		if (fd < 0 && err->msg[0])
+			return fd;
+		if (fd >= 0)
+			what = HT_LOCK_FILE;
+	}
+	/* A tree: its directory (nothing is created in it), as without /run. */
+	if (fd < 0)
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return ht_error_set(err, errno, "%s: %s", dir, strerror(errno));
 	for (;;) {
@@ -38,13 +76,12 @@ int ht_persist_lock(const char *root, double wait_s, struct ht_error *err)
 		if (errno == EINTR)
 			continue;
 		if (errno != EWOULDBLOCK)
-			return ht_error_set(err, errno, "locking %s: %s", dir, strerror(errno));
+			return ht_error_set(err, errno, "locking %s: %s", what, strerror(errno));
 		if (now_s() >= end)
 			break;
 		nanosleep(&ts, NULL);
 	}
 	return ht_error_set(err, EWOULDBLOCK, "another hosttune apply or revert is running on %s "
-	                    "(it holds flock(2) on that directory); waited %gs: try again when "
-	                    "it has finished, or give --wait a longer time", dir,
-	                    wait_s > 0 ? wait_s : 0);
+	                    "(it holds flock(2) on %s); waited %gs: try again when it has finished, "
+	                    "or give --wait a longer time", dir, what, wait_s > 0 ? wait_s : 0);
 }

@@ -270,12 +270,16 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 
 /*
  * ht_persist_lock - serialise apply and revert on one tree: an exclusive
- * flock(2) on the @root directory ("/" without a --root; no lock file is
- * created), held until the returned descriptor is closed (at exit). Take it
- * before the plan is built and keep it past the last fsync.
+ * flock(2) on the @root directory (nothing is created in a tree), or on the
+ * host (no --root) on /run/hosttune.lock, created 0600 by root and refused
+ * when it is a link or not a 0600 file of this user, so that no other user
+ * can take the lock; "/" itself where /run does not exist or cannot be
+ * written (not root). Held until the returned descriptor is closed (at
+ * exit). Take it before the plan is built and keep it past the last fsync.
  * @wait_s: how long to wait for another run to finish, in seconds (0: try once).
  * Returns the descriptor; -EWOULDBLOCK when another run still holds it after
- * @wait_s (err says so); another negative errno from open/flock.
+ * @wait_s (err says so); -EPERM for a lock file that is not hosttune's;
+ * another negative errno from open/flock.
  */
 int ht_persist_lock(const char *root, double wait_s, struct ht_error *err);
 
