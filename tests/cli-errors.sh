@@ -454,4 +454,24 @@ expect_eq "revert into a closed pipe: exit 5" 5 $?
 if [ -e "$TMP/gp/etc/sysctl.d/90-hosttune.conf" ]; then not_ok "revert into a closed pipe: the file is gone"
 else ok "revert into a closed pipe: the file is gone"; fi
 
+# A state file given as a host path (--state, inside the tree): apply and
+# revert sweep only what writing it leaves (".st.hosttune-XXXXXX" next to
+# it), and nothing above the tree: not another temp name beside the tree,
+# not a temp-named directory further up.
+rm -rf "$TMP/sw"
+mkdir -p "$TMP/sw/t"
+cp -a "$FIXTURES/garage-vm/root" "$TMP/sw/t/g2"
+echo precious >"$TMP/sw/t/.precious.hosttune-ABCDEF"
+mkdir -p "$TMP/sw/.t.hosttune-ABCDEF/tree"
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/sw/t/g2" --state "$TMP/sw/t/g2/st" --no-measure apply >/dev/null 2>&1
+expect_eq "--state as a host path: apply exits 0" 0 $?
+echo half >"$TMP/sw/t/g2/.st.hosttune-Ab12Cd"
+"$HOSTTUNE" --root "$TMP/sw/t/g2" --state "$TMP/sw/t/g2/st" revert >/dev/null 2>&1
+expect_eq "--state as a host path: revert exits 0" 0 $?
+expect_eq "--state as a host path: a temp name beside the tree stays" precious \
+	"$(cat "$TMP/sw/t/.precious.hosttune-ABCDEF" 2>&1)"
+if [ -d "$TMP/sw/.t.hosttune-ABCDEF/tree" ]; then ok "--state as a host path: a temp-named directory above the tree stays"
+else not_ok "--state as a host path: a temp-named directory above the tree stays"; fi
+if [ -e "$TMP/sw/t/g2/.st.hosttune-Ab12Cd" ]; then not_ok "--state as a host path: its own temp file is swept"
+else ok "--state as a host path: its own temp file is swept"; fi
 finish

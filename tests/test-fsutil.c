@@ -867,7 +867,13 @@ static void test_tmp_sweep(void **state _unused_)
 	assert_int_equal(ht_paths_add(&dirs, "/etc/sysctl.d"), 0);
 	assert_int_equal(ht_paths_add(&dirs, "/etc/modprobe.d"), 0); /* absent: skipped */
 	put("/etc/sysctl.d/.90-hosttune.conf.hosttune-DDDDDD/data", "d\n", 0644);
-	assert_int_equal(ht_tmp_sweep(root, &dirs, names, &removed), 0);
+	/* Another user's file under a temp name is never hosttune's (root can give it away). */
+	if (geteuid() == 0) {
+		put("/etc/sysctl.d/.other.conf.hosttune-Oo00oO", "o\n", 0644);
+		assert_int_equal(chown(at("/etc/sysctl.d/.other.conf.hosttune-Oo00oO"), 65534, 65534), 0);
+	}
+	assert_int_equal(ht_tmp_sweep(root, &dirs, names, NULL, &removed), 0);
+	assert_true(geteuid() != 0 || exists(at("/etc/sysctl.d/.other.conf.hosttune-Oo00oO")));
 	/* A directory under a file's temp name is none of hosttune's: it stays. */
 	assert_true(exists(at("/etc/sysctl.d/.90-hosttune.conf.hosttune-DDDDDD/data")));
 	/* "/" first, then /etc, then /etc/sysctl.d: one entry each. */
@@ -881,7 +887,30 @@ static void test_tmp_sweep(void **state _unused_)
 	assert_false(exists(at("/etc/sysctl.d/.90-hosttune.conf.hosttune-Ab12Cd")));
 	assert_true(exists(at("/etc/sysctl.d/keep.conf")));
 	assert_true(exists(at("/etc/sysctl.d/.keep.conf")));
-	assert_int_equal(temps("/etc/sysctl.d"), 1);
+	assert_int_equal(temps("/etc/sysctl.d"), geteuid() == 0 ? 2 : 1);
+}
+
+/*
+ * With @file_bases, only temp files of those names go: a state file's
+ * sweep outside a tree leaves ".precious.hosttune-ABCDEF" next to it.
+ */
+static void test_tmp_sweep_bases(void **state _unused_)
+{
+	static const char *const files[] = { "st", NULL };
+	static const char *const dirs_named[] = { "x", NULL };
+	_cleanup_(ht_paths_free) struct ht_paths dirs = { 0 }, removed = { 0 };
+
+	put("/t/.st.hosttune-Ab12Cd", "half", 0600);
+	put("/t/.precious.hosttune-ABCDEF", "mine\n", 0600);
+	put("/t/.y.hosttune-Zz99zZ/keep", "k\n", 0600);
+	put("/t/.x.hosttune-Zz99zZ/st", "{}", 0600);
+	assert_int_equal(ht_paths_add(&dirs, "/t"), 0);
+	assert_int_equal(ht_tmp_sweep(root, &dirs, dirs_named, files, &removed), 0);
+	assert_int_equal(removed.n, 2);
+	assert_false(exists(at("/t/.st.hosttune-Ab12Cd")));
+	assert_false(exists(at("/t/.x.hosttune-Zz99zZ")));
+	assert_true(exists(at("/t/.precious.hosttune-ABCDEF")));
+	assert_true(exists(at("/t/.y.hosttune-Zz99zZ/keep")));
 }
 
 /*
@@ -1053,6 +1082,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_apply_symlinked_dir, setup, teardown),
 		cmocka_unit_test(test_tmp_name),
 		cmocka_unit_test_setup_teardown(test_tmp_sweep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tmp_sweep_bases, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_remove, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_write_keeps_old, setup, teardown),
 		cmocka_unit_test(test_host_lock),

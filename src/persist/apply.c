@@ -457,6 +457,16 @@ static int add_ancestors(struct ht_paths *dirs, const char *path)
 	return 0;
 }
 
+/* Whether host path @path is @dir or below it. */
+static bool path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
 /*
  * Removes what an interrupted apply or revert left (ht_tmp_sweep()): in the
  * directories of the files hosttune writes and of the state file, and below
@@ -472,6 +482,7 @@ static int sweep(const char *root, const struct state_loc *sl, const char *const
 {
 	_cleanup_(ht_paths_free) struct ht_paths dirs = { 0 }, sdirs = { 0 }, ignored = { 0 };
 	_cleanup_(ht_paths_free) struct ht_paths names = { 0 }, units = { 0 }, none = { 0 };
+	_cleanup_(ht_paths_free) struct ht_paths all_sdirs = { 0 };
 	_cleanup_free_ const char **all = NULL, **base = NULL;
 	int r = created_dir_names(&names);
 
@@ -490,8 +501,17 @@ static int sweep(const char *root, const struct state_loc *sl, const char *const
 	for (size_t i = 0; i < nlive && r == 0 && ht_root_confined(root); i++)
 		if (live_paths[i])
 			r = add_ancestors(&dirs, live_paths[i]);
-	if (r == 0)
-		r = add_ancestors(sl->root == root ? &dirs : &sdirs, sl->path);
+	/*
+	 * A state file given as a host path (--state): its own directories
+	 * only, for its own temp names (below), and none above the tree.
+	 */
+	if (r == 0 && sl->root == root)
+		r = add_ancestors(&dirs, sl->path);
+	else if (r == 0)
+		r = add_ancestors(&all_sdirs, sl->path);
+	for (size_t i = 0; r == 0 && i < all_sdirs.n; i++)
+		if (!ht_root_confined(root) || path_within(all_sdirs.v[i], root))
+			r = ht_paths_add(&sdirs, all_sdirs.v[i]);
 	/* A known file in a directory of its own: that directory, and its name. */
 	for (size_t i = 0; i < nmore && r == 0; i++) {
 		const struct ht_kind *k = more[i] ? managed_kind(more[i]) : NULL;
@@ -512,11 +532,24 @@ static int sweep(const char *root, const struct state_loc *sl, const char *const
 	if (r < 0)
 		return r;
 	all = name_list(&names, &units);
-	base = name_list(&names, &none);
-	if (!all || !base)
+	if (!all)
 		return -ENOMEM;
-	ht_tmp_sweep(root, &dirs, all, swept);
-	ht_tmp_sweep(NULL, &sdirs, base, swept);
+	ht_tmp_sweep(root, &dirs, all, NULL, swept);
+	if (sdirs.n) {
+		/*
+		 * Outside the tree only what writing this state file leaves: a
+		 * temp file of its name, temp directories of its path's names.
+		 */
+		_cleanup_(ht_paths_free) struct ht_paths own = { 0 };
+		const char *slash = strrchr(sl->path, '/');
+		const char *file[] = { slash ? slash + 1 : sl->path, NULL };
+
+		r = add_components(&own, sl->path, false);
+		base = r < 0 ? NULL : name_list(&own, &none);
+		if (!base)
+			return -ENOMEM;
+		ht_tmp_sweep(NULL, &sdirs, base, file, swept);
+	}
 	return 0;
 }
 

@@ -739,9 +739,24 @@ static bool tmp_dir_name(const char *name, const char *const *dir_names)
 	return false;
 }
 
-int ht_tmp_sweep(const char *root, const struct ht_paths *dirs, const char *const *dir_names,
-                 struct ht_paths *removed)
+/* A temp file's name ".BASE.hosttune-XXXXXX" for one of @bases (NULL: any BASE). */
+static bool tmp_file_of(const char *name, const char *const *bases)
 {
+	size_t n = strlen(name) - strlen(TMP_MARK) - TMP_RANDOM - 1;
+
+	if (!bases)
+		return true;
+	for (size_t i = 0; bases[i]; i++)
+		if (strlen(bases[i]) == n && strncmp(name + 1, bases[i], n) == 0)
+			return true;
+	return false;
+}
+
+int ht_tmp_sweep(const char *root, const struct ht_paths *dirs, const char *const *dir_names,
+                 const char *const *file_bases, struct ht_paths *removed)
+{
+	uid_t self = geteuid();
+
 	int first = 0;
 
 	for (size_t i = 0; i < dirs->n; i++) {
@@ -761,8 +776,12 @@ int ht_tmp_sweep(const char *root, const struct ht_paths *dirs, const char *cons
 			if (!ht_tmp_name(de->d_name) ||
 			    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 				continue;
-			/* Files; directories only under the names hosttune builds them with. */
-			if (S_ISDIR(st.st_mode) && !tmp_dir_name(de->d_name, dir_names))
+			/* Only what this user could have made: never another user's file. */
+			if (st.st_uid != self)
+				continue;
+			/* Files of the names asked for; directories only under the names hosttune builds them with. */
+			if (S_ISDIR(st.st_mode) ? !tmp_dir_name(de->d_name, dir_names)
+			                        : !tmp_file_of(de->d_name, file_bases))
 				continue;
 			if (ht_paths_add(&names, de->d_name) < 0) {
 				closedir(d);

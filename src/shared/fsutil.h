@@ -124,14 +124,17 @@ bool ht_tmp_name(const char *name);
  * an interrupted hosttune left in the directories @dirs (host paths below
  * @root; absent ones are skipped). Call it only while holding the lock
  * (persist.h ht_persist_lock()): then no other hosttune is writing them.
- * Files are removed; a directory only when its name is the temp name of one
- * of @dir_names (NULL-terminated: the directories hosttune creates), with
- * what it holds (never following a symlink).
+ * Only entries owned by this process's effective uid are touched (another
+ * user's file is never hosttune's). A file is removed when it is the temp
+ * name of one of @file_bases (NULL-terminated; NULL: any), a directory only
+ * when its name is the temp name of one of @dir_names (NULL-terminated: the
+ * directories hosttune creates), with what it holds (never following a
+ * symlink).
  * @removed: receives each path removed, with the root prefix.
  * Returns 0, or the first error removing one (the others are still tried).
  */
 int ht_tmp_sweep(const char *root, const struct ht_paths *dirs, const char *const *dir_names,
-                 struct ht_paths *removed);
+                 const char *const *file_bases, struct ht_paths *removed);
 
 /*
  * ht_chain_remove_at - remove the directory @top below @root at once when it
