@@ -462,4 +462,28 @@ else
 	echo "# SKIP sysctl -p: needs root, unshare, sysctl and nf_conntrack"
 fi
 
+# ---- revert restores only the live values still at what apply wrote ----
+# apply sets nf_conntrack_max 4096 -> 65536 (garage profile at 570/s);
+# then an admin raises it to 1048576 by hand: revert leaves theirs and says
+# so; hashsize, still at hosttune's value, goes back to 4096. A live value
+# already back at its old value is not written again.
+fresh
+ht --root "$TMP/g" $G apply >/dev/null
+expect_eq "apply wrote max" 65536 "$(cat "$TMP/g/proc/sys/net/netfilter/nf_conntrack_max")"
+echo 1048576 >"$TMP/g/proc/sys/net/netfilter/nf_conntrack_max"
+ht --root "$TMP/g" revert >"$TMP/revert.out"
+expect_eq "revert after a hand change: exit 0" 0 $?
+expect_eq "revert leaves the admin's value" 1048576 "$(cat "$TMP/g/proc/sys/net/netfilter/nf_conntrack_max")"
+expect_contains "revert says so" \
+	"left net.netfilter.nf_conntrack_max at 1048576: changed since hosttune set 65536 (it was 4096 before)" \
+	"$(cat "$TMP/revert.out")"
+expect_eq "revert restores hashsize, still at hosttune's value" 4096 \
+	"$(cat "$TMP/g/sys/module/nf_conntrack/parameters/hashsize")"
+fresh
+ht --root "$TMP/g" $G apply >/dev/null
+echo 4096 >"$TMP/g/proc/sys/net/netfilter/nf_conntrack_max"
+ht --root "$TMP/g" revert >"$TMP/revert.out"
+expect_contains "a value already back: said, not written" "net.netfilter.nf_conntrack_max is 4096 already" \
+	"$(cat "$TMP/revert.out")"
+
 finish

@@ -296,6 +296,10 @@ static int check_live_entry(struct json_object *e, size_t i, const char *sp, boo
 		                 present ? jtext(v) : "missing");
 	}
 	old = jget_str(e, "old");
+	/* "written": what apply set (absent in state files of older versions). */
+	if (!jmember(e, "written", json_type_string, true, &present) ||
+	    (jget_str(e, "written") && !live_value_ok(jget_str(e, "written"))))
+		return entry_bad(err, sp, "live", i, "\"written\" is not a procfs/sysfs value or null");
 	if (kind && strcmp(kind, "path") == 0) {
 		_cleanup_free_ char *want = live_key_path(key);
 		const char *path = jget_str(e, "path");
@@ -711,8 +715,11 @@ static int state_merge(struct json_object *state, const struct ht_plan *p,
 		for (size_t k = 0; k < json_object_array_length(live) && !e; k++)
 			if (same(jget_str(json_object_array_get_idx(live, k), "key"), l->key))
 				e = json_object_array_get_idx(live, k);
-		if (e)
+		/* The first apply's "old" stays; "written" is this apply's value. */
+		if (e) {
+			json_object_object_add(e, "written", jstr_or_null(l->new));
 			continue;
+		}
 		e = json_object_new_object();
 		if (!e)
 			return -ENOMEM;
@@ -723,6 +730,7 @@ static int state_merge(struct json_object *state, const struct ht_plan *p,
 		json_object_object_add(e, "ifname", jstr_or_null(l->ifname));
 		json_object_object_add(e, "channel", jstr_or_null(l->channel));
 		json_object_object_add(e, "old", jstr_or_null(l->old));
+		json_object_object_add(e, "written", jstr_or_null(l->new));
 		json_object_array_add(live, e);
 	}
 	if (!json_object_object_get_ex(state, "created_dirs", &cdirs)) {
@@ -1259,6 +1267,25 @@ static void revert_live(const char *root, struct json_object *live, FILE *report
 		if (!old) {
 			say(report, "skipped %s: no earlier value recorded\n", key);
 			continue;
+		}
+		if (strcmp(kind, "path") == 0) {
+			_cleanup_free_ char *now = NULL;
+			const char *written = jget_str(e, "written");
+
+			/* Unreadable: the write below says why. */
+			if (ht_live_read_at(root, jget_str(e, "path"), &now, &e2) == 0 && now) {
+				if (ht_int_text_equal(now, old)) {
+					say(report, "%s is %s already\n", key, old);
+					continue;
+				}
+				/* Someone set it since apply: theirs stays. */
+				if (written && !ht_int_text_equal(now, written)) {
+					say(report, "left %s at %s: changed since hosttune set %s "
+					    "(it was %s before)\n", key, now, written, old);
+					continue;
+				}
+			}
+			e2.msg[0] = '\0';
 		}
 		r = live_set(root, strcmp(kind, "channels") == 0 ? HT_LIVE_CHANNELS : HT_LIVE_PATH,
 		             jget_str(e, "path"), jget_str(e, "ifname"), jget_str(e, "channel"),
