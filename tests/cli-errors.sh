@@ -474,4 +474,12 @@ if [ -d "$TMP/sw/.t.hosttune-ABCDEF/tree" ]; then ok "--state as a host path: a 
 else not_ok "--state as a host path: a temp-named directory above the tree stays"; fi
 if [ -e "$TMP/sw/t/g2/.st.hosttune-Ab12Cd" ]; then not_ok "--state as a host path: its own temp file is swept"
 else ok "--state as a host path: its own temp file is swept"; fi
+# A --state path with '..' is refused with what is wrong, not "(null)".
+rm -rf "$TMP/sg"
+cp -a "$FIXTURES/garage-vm/root" "$TMP/sg"
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/sg" --state "$TMP/sg/proc/../st" --no-measure apply >/dev/null 2>"$TMP/err"
+expect_eq "--state with '..': exit 2" 2 $?
+expect_contains "--state with '..': says what is wrong" "has a '..': hosttune writes no path with one" "$(cat "$TMP/err")"
+if grep -q "(null)" "$TMP/err"; then not_ok "--state with '..': no (null)"; else ok "--state with '..': no (null)"; fi
+
 finish

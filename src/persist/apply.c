@@ -297,7 +297,7 @@ static int check_live_entry(struct json_object *e, size_t i, const char *sp, boo
 	}
 	old = jget_str(e, "old");
 	/* "written": what apply set (absent in state files of older versions). */
-	if (!jmember(e, "written", json_type_string, true, &present) ||
+	if ((!jmember(e, "written", json_type_string, true, &present) && present) ||
 	    (jget_str(e, "written") && !live_value_ok(jget_str(e, "written"))))
 		return entry_bad(err, sp, "live", i, "\"written\" is not a procfs/sysfs value or null");
 	if (kind && strcmp(kind, "path") == 0) {
@@ -1065,6 +1065,29 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
 
 rollback:
 	r = rollback(p, root, fs, live_done, &sl, state_written, old_state, &dirs, r, err);
+	if (r == -ENOTRECOVERABLE && state_written) {
+		/*
+		 * The state stays for revert, but a value whose write took effect
+		 * may hold neither its old value nor the one written (the kernel
+		 * clamped it): "written" unknown, so that revert restores it.
+		 */
+		struct json_object *live = NULL;
+		bool again = false;
+
+		json_object_object_get_ex(state, "live", &live);
+		for (size_t i = 0; live && i < p->nlive; i++)
+			for (size_t k = 0; live_done[i] && k < json_object_array_length(live); k++) {
+				struct json_object *e = json_object_array_get_idx(live, k);
+
+				if (same(jget_str(e, "key"), p->live[i].key))
+					json_object_object_add(e, "written", NULL);
+			}
+		if (live) {
+			struct ht_error e2 = { "" };
+
+			state_save(&sl, state, &again, &e2);
+		}
+	}
 	json_object_put(state);
 	return r;
 }

@@ -97,8 +97,11 @@ static int path_why(struct ht_error *err, int errnum, const char *root, const ch
 	if (errnum == ELOOP)
 		return ht_error_set(err, ELOOP, "%s is a symlink; hosttune does not write through "
 		                    "symlinks", p);
-	if (errnum == EXDEV)
+	if (errnum == EXDEV && ht_root_confined(root))
 		return ht_error_set(err, EXDEV, "%s leaves --root %s ('..')", p, root);
+	if (errnum == EXDEV)
+		return ht_error_set(err, EXDEV, "%s has a '..': hosttune writes no path with one "
+		                    "(give the path without it)", p);
 	return ht_error_set(err, errnum, "%s: %s", p, strerror(errnum));
 }
 
