@@ -479,7 +479,45 @@ rm -rf "$TMP/sg"
 cp -a "$FIXTURES/garage-vm/root" "$TMP/sg"
 "$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/sg" --state "$TMP/sg/proc/../st" --no-measure apply >/dev/null 2>"$TMP/err"
 expect_eq "--state with '..': exit 2" 2 $?
-expect_contains "--state with '..': says what is wrong" "has a '..': hosttune writes no path with one" "$(cat "$TMP/err")"
+expect_contains "--state with '..': says what is wrong" "sg/proc/.. leaves --root $TMP/sg ('..')" "$(cat "$TMP/err")"
 if grep -q "(null)" "$TMP/err"; then not_ok "--state with '..': no (null)"; else ok "--state with '..': no (null)"; fi
+
+# The --state path below the tree is walked as the tree's own: a directory on
+# its way swapped for a link (after the command line was checked) is refused,
+# and nothing beside the tree is swept or written.
+rm -rf "$TMP/sl"
+mkdir -p "$TMP/sl/out" "$TMP/sl/t"
+cp -a "$FIXTURES/garage-vm/root" "$TMP/sl/t/g"
+echo keep >"$TMP/sl/out/.st.hosttune-ABCDEF"
+ln -s "$TMP/sl/out" "$TMP/sl/t/g/sub"
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/sl/t/g" --state "$TMP/sl/t/g/sub/st" --no-measure apply >/dev/null 2>"$TMP/err"
+expect_eq "--state through a link in the tree: refused" 2 $?
+expect_eq "--state through a link: nothing beside the tree touched" "keep" "$(cat "$TMP/sl/out/.st.hosttune-ABCDEF")"
+if [ -e "$TMP/sl/out/st" ]; then not_ok "--state through a link: no state file outside the tree"
+else ok "--state through a link: no state file outside the tree"; fi
+
+# The same swap made while apply waits for the lock (the command line was
+# checked before): the walk below the tree refuses the link. Whatever the
+# timing, nothing beside the tree may change.
+if command -v flock >/dev/null 2>&1; then
+	rm -rf "$TMP/sl"
+	mkdir -p "$TMP/sl/out" "$TMP/sl/t"
+	cp -a "$FIXTURES/garage-vm/root" "$TMP/sl/t/g"
+	mkdir "$TMP/sl/t/g/sub"
+	echo keep >"$TMP/sl/out/.st.hosttune-ABCDEF"
+	flock "$TMP/sl/t/g" sh -c "sleep 1; mv '$TMP/sl/t/g/sub' '$TMP/sl/t/g/sub.old'; ln -s '$TMP/sl/out' '$TMP/sl/t/g/sub'; sleep 0.5" &
+	holder=$!
+	sleep 0.3
+	"$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/sl/t/g" --state "$TMP/sl/t/g/sub/st" --wait 10 \
+		--no-measure apply >/dev/null 2>"$TMP/err"
+	rc=$?
+	wait "$holder"
+	if [ $rc -ne 0 ]; then ok "--state swapped for a link while waiting: refused (exit $rc)"
+	else not_ok "--state swapped for a link while waiting: refused" "$(cat "$TMP/err")"; fi
+	expect_eq "--state swapped for a link: nothing beside the tree touched" keep \
+		"$(cat "$TMP/sl/out/.st.hosttune-ABCDEF")"
+	if [ -e "$TMP/sl/out/st" ]; then not_ok "--state swapped for a link: no state file outside the tree"
+	else ok "--state swapped for a link: no state file outside the tree"; fi
+fi
 
 finish

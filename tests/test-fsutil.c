@@ -1038,9 +1038,15 @@ static int host_lock_child(void)
 	if (chmod("/run/hosttune.lock", 0644) < 0 || ht_persist_lock(NULL, 0, &err) != -EPERM ||
 	    !strstr(err.msg, "is not hosttune's lock"))
 		return 13;
+	if (chmod("/run/hosttune.lock", 0400) < 0 || ht_persist_lock(NULL, 0, &err) != -EPERM)
+		return 15;
 	if (unlink("/run/hosttune.lock") < 0 || symlink("/etc/passwd", "/run/hosttune.lock") < 0 ||
 	    ht_persist_lock(NULL, 0, &err) != -EPERM || !strstr(err.msg, "symbolic link"))
 		return 14;
+	/* A directory in its place: an error, not a quiet fall back to "/". */
+	if (unlink("/run/hosttune.lock") < 0 || mkdir("/run/hosttune.lock", 0700) < 0 ||
+	    ht_persist_lock(NULL, 0, &err) != -EISDIR || !strstr(err.msg, "/run/hosttune.lock"))
+		return 16;
 	return 0;
 }
 

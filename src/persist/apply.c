@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -88,15 +89,47 @@ static bool same(const char *a, const char *b)
 
 /* Where the state file is: below --root by default, or --state FILE as given. */
 struct state_loc {
-	const char *root;  /* the --root for the default path; NULL for --state FILE */
-	const char *path;
+	const char *root;  /* --root, also for a --state FILE below it; NULL for another FILE */
+	const char *path;  /* below root when root is set */
 	char *shown;       /* for messages */
+	char *own;         /* path's storage when made here */
 };
+
+/*
+ * A --state FILE below a --root tree is the tree's path from there on, read,
+ * written and swept with no link followed, as the tree's own files are: a
+ * link put in its way after the command line was checked leads nowhere.
+ */
+static int state_in_root(struct state_loc *sl, const char *root, const char *state_path)
+{
+	char real[PATH_MAX], cwd[PATH_MAX];
+	_cleanup_free_ char *abs = NULL;
+	size_t n;
+
+	if (!realpath(root, real))
+		return 0;
+	if (state_path[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		return 0;
+	if (state_path[0] == '/' ? !(abs = strdup(state_path)) :
+	    asprintf(&abs, "%s/%s", cwd, state_path) < 0)
+		return -ENOMEM;
+	n = strlen(real);
+	if (strcmp(real, "/") == 0 || strncmp(abs, real, n) != 0 || abs[n] != '/')
+		return 0;
+	sl->own = strdup(abs + n);
+	if (!sl->own)
+		return -ENOMEM;
+	sl->root = root;
+	sl->path = sl->own;
+	return 0;
+}
 
 static int state_loc_init(struct state_loc *sl, const char *root, const char *state_path)
 {
-	sl->root = state_path ? NULL : root;
-	sl->path = state_path ? state_path : HT_STATE_FILE;
+	*sl = (struct state_loc){ .root = state_path ? NULL : root,
+	                          .path = state_path ? state_path : HT_STATE_FILE };
+	if (state_path && ht_root_confined(root) && state_in_root(sl, root, state_path) < 0)
+		return -ENOMEM;
 	sl->shown = state_path ? strdup(state_path) : ht_root_join(root, HT_STATE_FILE);
 	return sl->shown ? 0 : -ENOMEM;
 }
@@ -104,6 +137,7 @@ static int state_loc_init(struct state_loc *sl, const char *root, const char *st
 static void state_loc_done(struct state_loc *sl)
 {
 	free(sl->shown);
+	free(sl->own);
 }
 
 /*
@@ -298,7 +332,8 @@ static int check_live_entry(struct json_object *e, size_t i, const char *sp, boo
 	old = jget_str(e, "old");
 	/* "written": what apply set (absent in state files of older versions). */
 	if ((!jmember(e, "written", json_type_string, true, &present) && present) ||
-	    (jget_str(e, "written") && !live_value_ok(jget_str(e, "written"))))
+	    (jget_str(e, "written") && (!*jget_str(e, "written") ||
+	                                !live_value_ok(jget_str(e, "written")))))
 		return entry_bad(err, sp, "live", i, "\"written\" is not a procfs/sysfs value or null");
 	if (kind && strcmp(kind, "path") == 0) {
 		_cleanup_free_ char *want = live_key_path(key);
@@ -1069,14 +1104,17 @@ rollback:
 		/*
 		 * The state stays for revert, but a value whose write took effect
 		 * may hold neither its old value nor the one written (the kernel
-		 * clamped it): "written" unknown, so that revert restores it.
+		 * clamped it), and one not written yet holds an earlier apply's
+		 * value: "written" unknown for all this apply set out to change,
+		 * so that revert restores them.
 		 */
 		struct json_object *live = NULL;
 		bool again = false;
 
 		json_object_object_get_ex(state, "live", &live);
 		for (size_t i = 0; live && i < p->nlive; i++)
-			for (size_t k = 0; live_done[i] && k < json_object_array_length(live); k++) {
+			for (size_t k = 0; ht_plan_live_changes(&p->live[i]) &&
+			                   k < json_object_array_length(live); k++) {
 				struct json_object *e = json_object_array_get_idx(live, k);
 
 				if (same(jget_str(e, "key"), p->live[i].key))

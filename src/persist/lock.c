@@ -27,9 +27,10 @@ static double now_s(void)
 /*
  * The host's lock: HT_LOCK_FILE, which only root can create in /run and
  * nobody else may open (0600, owned by root): a user who can read "/" cannot
- * take it and hold apply off. -ENOENT (no /run), -EACCES/-EPERM (not root)
- * or -EROFS: the caller falls back to "/" itself. -EPERM with err set when a
- * file there is not one hosttune would have made (a link is not followed).
+ * take it and hold apply off. -ENOENT (no /run), -EROFS, or -EACCES/-EPERM
+ * when not root, with err empty: the caller falls back to "/" itself. Any
+ * other error has err set (a full /run, a directory there), and so does
+ * -EPERM for a file hosttune would not have made (a link is not followed).
  */
 static int host_lock_file(const char *path, struct ht_error *err)
 {
@@ -37,12 +38,22 @@ static int host_lock_file(const char *path, struct ht_error *err)
 	                              O_NONBLOCK, 0600);
 	struct stat st;
 
-	if (fd < 0)
-		return errno == ELOOP ? ht_error_set(err, EPERM, "%s is a symbolic link: refusing "
-		                                     "it as hosttune's lock", path) : -errno;
-	if (fstat(fd, &st) < 0)
+	if (fd < 0 && errno == ELOOP)
+		return ht_error_set(err, EPERM, "%s is a symbolic link: refusing it as hosttune's "
+		                    "lock", path);
+	/*
+	 * No /run, a read-only one, or not root: "/" instead. Anything else (a
+	 * full /run, a directory there) is an error, not a quiet fall back to
+	 * a lock another user can hold.
+	 */
+	if (fd < 0 && (errno == ENOENT || errno == EROFS ||
+	               (geteuid() != 0 && (errno == EACCES || errno == EPERM))))
 		return -errno;
-	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
+	if (fd < 0)
+		return ht_error_set(err, errno, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0)
+		return ht_error_set(err, errno, "%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 07777) != 0600)
 		return ht_error_set(err, EPERM, "%s is not hosttune's lock (a regular file of uid %u, "
 		                    "mode 0600): remove it", path, (unsigned)geteuid());
 	return TAKE_FD(fd);
