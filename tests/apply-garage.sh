@@ -486,4 +486,21 @@ ht --root "$TMP/g" revert >"$TMP/revert.out"
 expect_contains "a value already back: said, not written" "net.netfilter.nf_conntrack_max is 4096 already" \
 	"$(cat "$TMP/revert.out")"
 
+# ---- a state revert could not read is refused up front ----
+# A foreign file of 1,040,000 bytes taken over with --force would be kept in
+# the state: over the 1 MiB revert reads. apply refuses (exit 2) and the
+# tree is as it was.
+fresh
+mkdir -p "$TMP/g/etc/sysctl.d"
+i=0
+while [ $i -lt 10400 ]; do printf '# %097d\n' 0; i=$((i + 1)); done >"$TMP/g/etc/sysctl.d/90-hosttune.conf"
+expect_eq "the foreign file: 1,040,000 bytes" 1040000 "$(wc -c <"$TMP/g/etc/sysctl.d/90-hosttune.conf")"
+sums >"$TMP/before-big.sums"
+ht --root "$TMP/g" $G --force apply >"$TMP/out" 2>"$TMP/err"
+expect_eq "a state over 1 MiB: apply refused, exit 2" 2 $?
+expect_contains "a state over 1 MiB: says why" "over the 1 MiB revert reads" "$(cat "$TMP/err")"
+sums >"$TMP/after-big.sums"
+if cmp -s "$TMP/before-big.sums" "$TMP/after-big.sums"; then ok "a state over 1 MiB: nothing changed"
+else not_ok "a state over 1 MiB: nothing changed" "$(diff "$TMP/before-big.sums" "$TMP/after-big.sums" | head)"; fi
+
 finish

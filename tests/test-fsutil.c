@@ -1069,6 +1069,33 @@ static void test_host_lock(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/*
+ * The 1 MiB bound: a file of 1,044,481 or 1,048,576 bytes is read whole (the
+ * buffer once grew past the bound early and refused those), one of
+ * 1,048,577 bytes is -EFBIG; the same through ht_read_file().
+ */
+static void test_read_bound(void **state _unused_)
+{
+	static const size_t sizes[] = { 1044481, 1048576, 1048577 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		_cleanup_free_ char *text = malloc(sizes[i] + 1), *c = NULL, *c2 = NULL;
+		struct ht_error err = { "" };
+		int want = sizes[i] <= 1048576 ? 0 : -EFBIG;
+
+		assert_non_null(text);
+		memset(text, 'x', sizes[i]);
+		text[sizes[i]] = '\0';
+		put("/etc/big.conf", text, 0644);
+		assert_int_equal(ht_file_read_at(root, "/etc/big.conf", &c, NULL, &err), want);
+		assert_int_equal(ht_read_file(root, "/etc/big.conf", &c2), want);
+		if (want == 0) {
+			assert_int_equal(strlen(c), sizes[i]);
+			assert_int_equal(strlen(c2), sizes[i]);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1092,6 +1119,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_chain_remove, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_write_keeps_old, setup, teardown),
 		cmocka_unit_test(test_host_lock),
+		cmocka_unit_test_setup_teardown(test_read_bound, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -786,6 +786,25 @@ static int state_merge(struct json_object *state, const struct ht_plan *p,
 	return 0;
 }
 
+/* The largest state file revert reads (ht_file_read_at()'s limit). */
+#define STATE_MAX ((size_t)1024 * 1024)
+
+/* -EFBIG (err says so) when @state's text would be more than revert reads. */
+static int state_fits(const struct state_loc *sl, struct json_object *state,
+                      struct ht_error *err)
+{
+	const char *s = json_object_to_json_string_ext(state, JSON_C_TO_STRING_PRETTY |
+	                                                      JSON_C_TO_STRING_NOSLASHESCAPE);
+	size_t n = s ? strlen(s) + 1 : 0;
+
+	if (!s)
+		return -ENOMEM;
+	if (n > STATE_MAX)
+		return ht_error_set(err, EFBIG, "%s would be %zu bytes, over the 1 MiB revert reads "
+		                    "(a file taken over with --force is kept in it)", sl->shown, n);
+	return 0;
+}
+
 static int state_save(const struct state_loc *sl, struct json_object *state, bool *written,
                       struct ht_error *err)
 {
@@ -796,6 +815,11 @@ static int state_save(const struct state_loc *sl, struct json_object *state, boo
 	*written = false;
 	if (!s || asprintf(&text, "%s\n", s) < 0)
 		return -ENOMEM;
+	/* revert reads at most 1 MiB: a larger state could never be reverted. */
+	if (strlen(text) > STATE_MAX)
+		return ht_error_set(err, EFBIG, "%s would be %zu bytes, over the 1 MiB revert reads "
+		                    "(a file taken over with --force is kept in it)", sl->shown,
+		                    strlen(text));
 	return ht_file_write_at(sl->root, sl->path, text, 0600, written, err);
 }
 
@@ -1053,6 +1077,8 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
 		r = ht_dirs_missing(root, HT_STATE_FILE, &dirs, err);
 	if (r >= 0)
 		r = state_merge(state, p, fs, &dirs);
+	if (r >= 0)
+		r = state_fits(&sl, state, err);
 	if (r < 0) {
 		json_object_put(state);
 		/* Nothing changed: refused (what is there), or reading failed (I/O). */

@@ -66,16 +66,21 @@ int ht_read_fd(int fd, size_t max, char **out, size_t *len)
 	for (;;) {
 		ssize_t r;
 
-		if (cap - n < 4096) {
+		/*
+		 * At most @max + 2 bytes: one past @max tells a larger file,
+		 * one for the NUL. A file of exactly @max bytes is read.
+		 */
+		if (cap - n < 4096 && cap < max + 2) {
+			size_t nc = cap ? cap * 2 : 8192;
 			char *nb;
 
-			cap = cap ? cap * 2 : 8192;
-			if (cap > max + 8192)
-				return -EFBIG;
-			nb = realloc(buf, cap);
+			if (nc > max + 2)
+				nc = max + 2;
+			nb = realloc(buf, nc);
 			if (!nb)
 				return -ENOMEM;
 			buf = nb;
+			cap = nc;
 		}
 		r = read(fd, buf + n, cap - n - 1);
 		if (r < 0) {
