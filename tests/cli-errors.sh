@@ -520,4 +520,20 @@ if command -v flock >/dev/null 2>&1; then
 	else ok "--state swapped for a link: no state file outside the tree"; fi
 fi
 
+# A file not every user may read (/etc/shadow) is not quoted by the header
+# error of --facts or --observed; one all may read still is.
+printf 'root:$6$SECRETHASH:20000:0:99999:7:::\n' >"$TMP/private"
+chmod 0640 "$TMP/private"
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$TMP/private" audit >/dev/null 2>"$TMP/err"
+expect_eq "--facts of a private file: exit 2" 2 $?
+expect_contains "--facts of a private file: says what is expected" \
+	"private:1:1: expected '# hosttune facts 1', found another line (not shown: the file is not readable by every user)" \
+	"$(cat "$TMP/err")"
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$FACTS" --observed "$TMP/private" audit >/dev/null 2>>"$TMP/err"
+if grep -q SECRETHASH "$TMP/err"; then not_ok "--facts/--observed of a private file: its content is not shown" "$(cat "$TMP/err")"
+else ok "--facts/--observed of a private file: its content is not shown"; fi
+chmod 0644 "$TMP/private"
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$TMP/private" audit >/dev/null 2>"$TMP/err"
+expect_contains "--facts of a file all may read: the line is quoted" "found 'root:" "$(cat "$TMP/err")"
+
 finish

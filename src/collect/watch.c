@@ -697,6 +697,11 @@ int ht_watch_record_read(FILE *in, const char *name, struct ht_watch_sample **sa
 			version = strcmp(line, HT_WATCH_RECORD_HEADER) == 0      ? 2
 			          : strcmp(line, HT_WATCH_RECORD_HEADER_V1) == 0 ? 1
 			                                                         : 0;
+			if (version == 0 && ht_fd_private(fileno(in)))
+				return ht_error_set(err, EINVAL, "%s:1:1: expected '%s' or '%s', found "
+				                    "another line (not shown: the file is not readable "
+				                    "by every user)", name, HT_WATCH_RECORD_HEADER,
+				                    HT_WATCH_RECORD_HEADER_V1);
 			if (version == 0)
 				return rec_error(err, &pos, line, (size_t)len,
 				                 "'" HT_WATCH_RECORD_HEADER "' or '"

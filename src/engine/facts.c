@@ -1083,6 +1083,7 @@ struct line_ctx {
 	size_t lineno;
 	const char *line; /* start of the line, for columns */
 	struct ht_error *err;
+	bool private;     /* not readable by every user: the header error quotes nothing */
 };
 
 /*
@@ -1220,6 +1221,10 @@ static int read_header(struct read_state *st, const struct line_ctx *lc, const c
 		if (!word_at(v, "1"))
 			return expected(lc, v, NULL, "facts format version 1");
 	}
+	if (lc->private)
+		return ht_error_set(lc->err, EINVAL, "%s:%zu:1: expected '" FACTS_HEADER "', found "
+		                    "another line (not shown: the file is not readable by every "
+		                    "user)", lc->filename, lc->lineno);
 	return expected(lc, p, p + strlen(p), "'" FACTS_HEADER "'");
 }
 
@@ -1456,7 +1461,8 @@ out:
 int ht_facts_read(struct ht_facts *f, FILE *in, const char *filename, struct ht_error *err)
 {
 	struct read_state st = { 0 };
-	struct line_ctx lc = { .filename = filename ? filename : "-", .err = err };
+	struct line_ctx lc = { .filename = filename ? filename : "-", .err = err,
+	                       .private = in && ht_fd_private(fileno(in)) };
 	_cleanup_free_ char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;

@@ -102,6 +102,13 @@ int ht_read_fd(int fd, size_t max, char **out, size_t *len)
 	return 0;
 }
 
+bool ht_fd_private(int fd)
+{
+	struct stat st;
+
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !(st.st_mode & S_IROTH);
+}
+
 int ht_open_file(const char *root, const char *path)
 {
 	_cleanup_free_ char *full = ht_root_path(root, path);

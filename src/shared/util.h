@@ -121,6 +121,13 @@ int ht_open_file(const char *root, const char *path);
 int ht_read_fd(int fd, size_t max, char **out, size_t *len);
 
 /*
+ * ht_fd_private - true when @fd is a regular file that not every user may
+ * read (no S_IROTH: /etc/shadow): an error about it must not quote what it
+ * holds. False for anything else, and when fstat(2) fails.
+ */
+bool ht_fd_private(int fd);
+
+/*
  * ht_parse_int64 - parse a whole decimal integer (optional sign, optional
  * surrounding white space). Returns 0, -EINVAL if it is not one, -ERANGE if
  * it does not fit in int64_t.
