@@ -536,4 +536,15 @@ chmod 0644 "$TMP/private"
 "$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$TMP/private" audit >/dev/null 2>"$TMP/err"
 expect_contains "--facts of a file all may read: the line is quoted" "found 'root:" "$(cat "$TMP/err")"
 
+# A file option given twice: refused, not the second silently winning.
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --rules "$TMP" --facts "$FACTS" audit >/dev/null 2>"$TMP/err"
+expect_eq "--rules twice: exit 2" 2 $?
+expect_eq "--rules twice: says so" \
+	"hosttune: --rules given twice ('$HT_RULES_DIR', then '$TMP'): give it once (hosttune --help lists the usage)" \
+	"$(cat "$TMP/err")"
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$FACTS" --profile garage --profile default audit >/dev/null 2>"$TMP/err"
+expect_eq "--profile twice: exit 2" 2 $?
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --rules "$HT_RULES_DIR" --facts "$FACTS" audit >/dev/null 2>"$TMP/err"
+expect_eq "--rules twice with the same value: taken (exit of the audit, 1)" 1 $?
+
 finish

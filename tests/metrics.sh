@@ -174,7 +174,7 @@ unit = "odd" C:\units
 severity = "info"
 explain = a test rule
 EOT
-ht --rules "$TMP/rules" --root "$GARAGE" --profile garage --no-measure --format prometheus \
+"$HOSTTUNE" --rules "$TMP/rules" --root "$GARAGE" --profile garage --no-measure --format prometheus \
 	audit >"$TMP/quoted.prom" 2>"$TMP/quoted.err"
 expect_eq "quote and backslash escaped in the label" 7 \
 	"$(sample "$TMP/quoted.prom" 'hosttune_finding_current_value{rule="test.quoted",unit="\"odd\" C:\\units"}')"

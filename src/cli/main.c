@@ -311,6 +311,19 @@ static int bad_option(int c, char **argv)
  * -1 to go on, else the exit status (--help and --version print and return
  * EXIT_CLEAN). @g receives the options given.
  */
+/*
+ * A file or directory option given once: a second one would silently win
+ * over the first (a site rules directory is not added to the shipped one).
+ */
+static int set_once(const char **dst, const char *name, const char *value)
+{
+	if (*dst && strcmp(*dst, value) != 0)
+		return cli_usage_error("%s given twice ('%s', then '%s'): give it once", name, *dst,
+		                       value);
+	*dst = value;
+	return -1;
+}
+
 static int parse_options(int argc, char **argv, struct options *o, struct given *g)
 {
 	struct option longopts[ARRAY_SIZE(opts) + 1] = { 0 };
@@ -326,16 +339,20 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 			given_add(g, opt);
 		switch (c) {
 		case 'r':
-			o->root = optarg;
+			if ((c = set_once(&o->root, "--root", optarg)) >= 0)
+				return c;
 			break;
 		case 'F':
-			o->facts_file = optarg;
+			if ((c = set_once(&o->facts_file, "--facts", optarg)) >= 0)
+				return c;
 			break;
 		case 'R':
-			o->rules_dir = optarg;
+			if ((c = set_once(&o->rules_dir, "--rules", optarg)) >= 0)
+				return c;
 			break;
 		case 'p':
-			o->profile = optarg;
+			if ((c = set_once(&o->profile, "--profile", optarg)) >= 0)
+				return c;
 			break;
 		case 's':
 			o->sets[o->nsets++] = optarg;
@@ -385,7 +402,8 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 			o->force = true;
 			break;
 		case 'S':
-			o->state = optarg;
+			if ((c = set_once(&o->state, "--state", optarg)) >= 0)
+				return c;
 			break;
 		case 'o':
 			o->output = optarg;
