@@ -184,26 +184,37 @@ struct proc_pick {
 	int fds_err;
 };
 
+/* The entries of the directory @dfd (taken: closed here), "." and ".." left out. */
+static int count_entries(int dfd, int64_t *n)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+
+	if (dfd < 0)
+		return -errno;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return -ENOMEM;
+	}
+	*n = 0;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			(*n)++;
+	return 0;
+}
+
 /* Entries of ROOT/proc/PID/fd: 0 or a negative errno. */
 static int count_fds(const char *root, int pid, int64_t *n)
 {
 	_cleanup_free_ char *path = NULL;
-	_cleanup_closedir_ DIR *d = NULL;
-	struct dirent *de;
 	char rel[64];
 
 	snprintf(rel, sizeof(rel), "/proc/%d/fd", pid);
 	path = ht_root_path(root, rel);
 	if (!path)
 		return -ENOMEM;
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	*n = 0;
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			(*n)++;
-	return 0;
+	return count_entries(open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), n);
 }
 
 static int census_fdsize(int procfd, int pid, int64_t *fdsize);
@@ -235,27 +246,13 @@ static int census_fds_exact(int procfd, int pid, int64_t *n)
  */
 static int census_fds(int procfd, int pid, int64_t bound, int64_t *n)
 {
-	_cleanup_closedir_ DIR *d = NULL;
-	struct dirent *de;
 	char rel[32];
-	int dfd;
 
 	snprintf(rel, sizeof(rel), "%d/fd", pid);
 	if (census_fdsize(procfd, pid, n) == 0 && *n < bound)
 		return 0;
-	dfd = openat(procfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (dfd < 0)
-		return -errno;
-	d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return -ENOMEM;
-	}
-	*n = 0;
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			(*n)++;
-	return 0;
+	return count_entries(openat(procfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW),
+	                     n);
 }
 
 /*
