@@ -9,14 +9,15 @@
 #include "engine/facts.h"
 #include "engine/rules.h"
 #include "persist/persist.h"
+#include "shared/rootfs.h"
 #include "shared/util.h"
 
 /* ROOT/etc/garage.toml exists: audit runs the Garage pre-flight then, so facts does too. */
 static bool garage_toml_exists(const char *root)
 {
-	_cleanup_free_ char *p = ht_root_path(root, "/etc/garage.toml");
+	struct stat st;
 
-	return p && access(p, F_OK) == 0;
+	return ht_root_stat(root, "/etc/garage.toml", false, &st) == 0;
 }
 
 int cmd_facts(const struct options *o)

@@ -17,6 +17,7 @@
 #include "engine/rules.h"
 #include "engine/value.h"
 #include "persist/verify.h"
+#include "shared/rootfs.h"
 #include "shared/util.h"
 
 #ifndef PKGDATADIR
@@ -325,6 +326,43 @@ void cli_collect_warnings(void)
 	warned = warned || w;
 }
 
+/*
+ * The site's rules directory (SYSCONFDIR/hosttune/rules.d below @root) as
+ * the rules loader may open it: its real path with links resolved inside
+ * the tree (ht_root_libdir()), NULL in *@dir when the tree has none.
+ * -ELOOP, with the link's path in the tree in *@dir, when a rules or profile file
+ * there is a link, or profiles/ is; -ENOMEM.
+ */
+static int tree_rules_dir(const char *root, char **dir)
+{
+	_cleanup_free_ char *prof = NULL;
+	int r;
+
+	*dir = NULL;
+	r = ht_root_libdir(root, SYSCONFDIR "/hosttune/rules.d", NULL, ".rules", dir);
+	if (r == -ELOOP || r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		free(*dir);
+		*dir = NULL;
+		return 0;
+	}
+	r = ht_root_libdir(root, SYSCONFDIR "/hosttune/rules.d/profiles", NULL, ".profile", &prof);
+	if (r == -ENOMEM)
+		return r;
+	if (r == -ELOOP || (r == 0 && !ht_root_is_live(root) &&
+	                    (strncmp(prof, *dir, strlen(*dir)) != 0 ||
+	                     strcmp(prof + strlen(*dir), "/profiles") != 0))) {
+		free(*dir);
+		if (r == -ELOOP)
+			*dir = TAKE_PTR(prof);
+		else if (!(*dir = strdup(SYSCONFDIR "/hosttune/rules.d/profiles")))
+			return -ENOMEM;
+		return -ELOOP;
+	}
+	return 0;
+}
+
 /* cli_load_rules(), saying nothing when @quiet (the caller goes on without rules). */
 static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **out)
 {
@@ -338,13 +376,20 @@ static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **o
 	if (o->rules_dir)
 		dirs[n++] = o->rules_dir;
 	else {
-		etc = ht_root_path(o->root, SYSCONFDIR "/hosttune/rules.d");
-		if (!etc) {
+		r = tree_rules_dir(o->root, &etc);
+		if (r == -ENOMEM) {
 			cli_error("out of memory\n");
 			return EXIT_COLLECT;
 		}
+		if (r < 0 && !quiet)
+			cli_error("%s%s is a symbolic link: below --root, rules are read from regular "
+			          "files only (a link could lead out of the tree)\n",
+			          o->root, etc);
+		if (r < 0)
+			return EXIT_USAGE;
 		dirs[n++] = PKGDATADIR "/rules";
-		dirs[n++] = etc;
+		if (etc)
+			dirs[n++] = etc;
 	}
 	r = ht_ruleset_load(dirs, n, &rs, &err);
 	if (r >= 0)

@@ -16,6 +16,7 @@
 #include "collect/collect.h"
 #include "shared/ethtool-nl.h"
 #include "engine/facts.h"
+#include "shared/rootfs.h"
 #include "shared/util.h"
 #include "engine/value.h"
 
@@ -273,7 +274,7 @@ static bool queue_dir(const char *name, const char *prefix)
  */
 static int sysfs_queues(struct ht_facts *f, const char *root, const char *ifname)
 {
-	_cleanup_free_ char *path = NULL, *full = NULL;
+	_cleanup_free_ char *path = NULL;
 	int64_t rx = 0, tx = 0;
 	struct dirent *de;
 	DIR *d;
@@ -281,10 +282,7 @@ static int sysfs_queues(struct ht_facts *f, const char *root, const char *ifname
 
 	if (asprintf(&path, "/sys/class/net/%s/queues", ifname) < 0)
 		return -ENOMEM;
-	full = ht_root_path(root, path);
-	if (!full)
-		return -ENOMEM;
-	d = opendir(full);
+	d = ht_root_opendir(root, path);
 	if (!d) {
 		err = errno;
 		if (err == ENOMEM)

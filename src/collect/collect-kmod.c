@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include "collect/collect.h"
 #include "engine/facts.h"
 #include "shared/dlopen.h"
+#include "shared/rootfs.h"
 #include "shared/util.h"
 #include "engine/value.h"
 
@@ -109,13 +111,42 @@ static void log_silent(void *data, int priority, const char *file, int line, con
 {
 }
 
+/* Where libkmod reads a directory that is not in the tree: a path no open(2) gets through. */
+#define NO_DIR "/dev/null/absent"
+
+/*
+ * @dir below the tree @root as a path libkmod may open (ht_root_libdir():
+ * the files named @prefix* or *@suffix are those libkmod reads there), or
+ * NO_DIR when it is not in the tree or holds a link libkmod would follow
+ * out of it: @why (of @size bytes) names the first such link. NULL on
+ * ENOMEM.
+ */
+static char *tree_dir(const char *root, const char *dir, const char *prefix, const char *suffix,
+                      char *why, size_t size)
+{
+	char *path = NULL;
+	int r = ht_root_libdir(root, dir, prefix, suffix, &path);
+
+	if (r == -ENOMEM)
+		return NULL;
+	if (r == -ELOOP && !*why)
+		snprintf(why, size, "%s is a symbolic link, which libkmod would follow out of the "
+		         "tree", path);
+	if (r < 0) {
+		free(path);
+		return strdup(NO_DIR);
+	}
+	return path;
+}
+
 /*
  * The libkmod context for @root: the live host's defaults, or ROOT's
  * /lib/modules/RELEASE and the modprobe.d directories libkmod reads by
- * default (libkmod.c default_config_paths), in the same order.
+ * default (libkmod.c default_config_paths), in the same order, each
+ * resolved inside the tree (tree_dir(): @why says what was left out).
  * Returns NULL on ENOMEM.
  */
-static struct kmod_ctx *kmod_open(const char *root, const char *release)
+static struct kmod_ctx *kmod_open(const char *root, const char *release, char *why, size_t size)
 {
 	static const char *const conf_dirs[] = {
 		"/etc/modprobe.d", "/run/modprobe.d", "/usr/local/lib/modprobe.d", "/lib/modprobe.d",
@@ -133,10 +164,10 @@ static struct kmod_ctx *kmod_open(const char *root, const char *release)
 		moddir = strdup_printf("/lib/modules/%s", release ? release : "");
 		if (!moddir)
 			return NULL;
-		if (!(dirname = ht_root_path(root, moddir)))
+		if (!(dirname = tree_dir(root, moddir, "modules.", NULL, why, size)))
 			return NULL;
 		for (size_t i = 0; i < ARRAY_SIZE(conf_dirs); i++)
-			if (!(paths[i] = ht_root_path(root, conf_dirs[i])))
+			if (!(paths[i] = tree_dir(root, conf_dirs[i], NULL, ".conf", why, size)))
 				goto out;
 	}
 	/*
@@ -181,15 +212,17 @@ static int state_from_moddep(struct kmod_ctx *ctx, const char *root, const char 
                              struct modstate *st)
 {
 	_cleanup_(kmod_module_unref_listp) struct kmod_list *list = NULL;
-	_cleanup_free_ char *rel = NULL, *index = NULL;
+	_cleanup_free_ char *rel = NULL;
 	struct stat sb;
 	int r;
 
 	rel = strdup_printf("%s/modules.dep.bin", moddir);
-	if (!rel || !(index = ht_root_path(root, rel)))
+	if (!rel)
 		return -ENOMEM;
-	if (stat(index, &sb) < 0) {
-		st->error = errno;
+	if ((r = ht_root_stat(root, rel, false, &sb)) < 0) {
+		if (r == -ENOMEM)
+			return r;
+		st->error = -r;
 		snprintf(st->source, sizeof(st->source), "libkmod %s", rel);
 		return 0;
 	}
@@ -272,12 +305,9 @@ static int state_initstate(const char *root, struct modstate *st)
 static int state_module_dir(const char *root, const char *state, const char *source,
                             struct modstate *st)
 {
-	_cleanup_free_ char *dir = ht_root_path(root, PATH_MODULE);
 	struct stat sb;
 
-	if (!dir)
-		return -ENOMEM;
-	if (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
+	if (ht_root_stat(root, PATH_MODULE, false, &sb) < 0 || !S_ISDIR(sb.st_mode))
 		return 0;
 	st->state = state;
 	snprintf(st->source, sizeof(st->source), "%s", source);
@@ -410,14 +440,11 @@ static int collect_param(struct ht_facts *f, const char *root, const char *param
 static int collect_params(struct ht_facts *f, const char *root)
 {
 	static const char *const known[] = { "expect_hashsize" };
-	_cleanup_free_ char *dir = ht_root_path(root, PATH_PARAMS);
 	_cleanup_(closedirp) DIR *d = NULL;
 	struct dirent *de;
 	int r;
 
-	if (!dir)
-		return -ENOMEM;
-	d = opendir(dir);
+	d = ht_root_opendir(root, PATH_PARAMS);
 	if (!d) {
 		int e = errno;
 
@@ -696,21 +723,24 @@ static int collect_lookup(struct ht_facts *f, struct kmod_ctx *ctx, const char *
 }
 
 /*
- * libkmod could not be loaded (@r, -ENOENT or -ELIBACC): its facts are
- * unavailable with that errno and a source naming the library.
+ * libkmod could not be loaded (@r, -ENOENT or -ELIBACC; @why NULL: the
+ * loader's error), or may not read the tree (-EXDEV, @why): its facts are
+ * unavailable with that errno and a source saying why.
  */
-static int kmod_unavailable(struct ht_facts *f, bool need_state, int r)
+static int kmod_unavailable(struct ht_facts *f, bool need_state, int r, const char *why)
 {
-	char src[384];
+	char src[PATH_MAX + 512];
 	int e;
 
-	snprintf(src, sizeof(src), SRC_OPTIONS ": %s", ht_dlopen_error(&libkmod));
+	if (!why)
+		why = ht_dlopen_error(&libkmod);
+	snprintf(src, sizeof(src), SRC_OPTIONS ": %s", why);
 	e = ht_facts_set_errno(f, "modprobe." MODNAME ".options", r, NULL, src);
 	if (e >= 0)
 		e = ht_facts_set_errno(f, "modprobe." MODNAME ".hashsize", r, "buckets", src);
 	if (e < 0 || !need_state)
 		return e;
-	snprintf(src, sizeof(src), "libkmod modules.dep: %s", ht_dlopen_error(&libkmod));
+	snprintf(src, sizeof(src), "libkmod modules.dep: %s", why);
 	return ht_facts_set_errno(f, "conntrack.module", r, NULL, src);
 }
 
@@ -720,17 +750,20 @@ int ht_collect_kmod(struct ht_facts *f, const char *root)
 	_cleanup_(kmod_module_unrefp) struct kmod_module *mod = NULL;
 	_cleanup_free_ char *release = NULL;
 	bool need_state = !ht_facts_get(f, "conntrack.module");
+	char why[PATH_MAX + 128] = "";
 	int r;
 
 	r = ht_dlopen(&libkmod);
 	if (r < 0)
-		return kmod_unavailable(f, need_state, r);
+		return kmod_unavailable(f, need_state, r, NULL);
 	r = release_of(f, &release);
 	if (r < 0)
 		return r;
-	ctx = kmod_open(root, release);
+	ctx = kmod_open(root, release, why, sizeof(why));
 	if (!ctx)
 		return -ENOMEM;
+	if (why[0])
+		return kmod_unavailable(f, need_state, -EXDEV, why);
 	r = sym_kmod_module_new_from_name(ctx, MODNAME, &mod);
 	if (r < 0)
 		return -ENOMEM; /* it fails only for want of memory for this name */

@@ -16,6 +16,7 @@
 #include "collect/procfs.h"
 #include "engine/facts.h"
 #include "shared/bootconf.h"
+#include "shared/rootfs.h"
 #include "shared/util.h"
 
 /*
@@ -184,14 +185,17 @@ struct proc_pick {
 	int fds_err;
 };
 
-/* The entries of the directory @dfd (taken: closed here), "." and ".." left out. */
+/*
+ * The entries of the directory @dfd (taken: closed here), "." and ".." left
+ * out. A negative @dfd is the errno of its open, returned.
+ */
 static int count_entries(int dfd, int64_t *n)
 {
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
 
 	if (dfd < 0)
-		return -errno;
+		return dfd;
 	d = fdopendir(dfd);
 	if (!d) {
 		close(dfd);
@@ -207,17 +211,13 @@ static int count_entries(int dfd, int64_t *n)
 /* Entries of ROOT/proc/PID/fd: 0 or a negative errno. */
 static int count_fds(const char *root, int pid, int64_t *n)
 {
-	_cleanup_free_ char *path = NULL;
 	char rel[64];
 
 	snprintf(rel, sizeof(rel), "/proc/%d/fd", pid);
-	path = ht_root_path(root, rel);
-	if (!path)
-		return -ENOMEM;
-	return count_entries(open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), n);
+	return count_entries(ht_root_open(root, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC), n);
 }
 
-static int census_fdsize(int procfd, int pid, int64_t *fdsize);
+static int census_fdsize(int procfd, bool confined, int pid, int64_t *fdsize);
 
 /*
  * The open descriptors of @pid as the size of the live /proc/@pid/fd
@@ -244,14 +244,15 @@ static int census_fds_exact(int procfd, int pid, int64_t *n)
  * table of 256; listing it costs a getdents() pass per 2 KiB or so). Else,
  * and in a tree without status, the entries of one listing.
  */
-static int census_fds(int procfd, int pid, int64_t bound, int64_t *n)
+static int census_fds(int procfd, bool confined, int pid, int64_t bound, int64_t *n)
 {
 	char rel[32];
 
 	snprintf(rel, sizeof(rel), "%d/fd", pid);
-	if (census_fdsize(procfd, pid, n) == 0 && *n < bound)
+	if (census_fdsize(procfd, confined, pid, n) == 0 && *n < bound)
 		return 0;
-	return count_entries(openat(procfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW),
+	return count_entries(ht_openat_in(procfd, rel,
+	                                  O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW, confined),
 	                     n);
 }
 
@@ -261,7 +262,8 @@ static int census_fds(int procfd, int pid, int64_t bound, int64_t *n)
  * followed and anything but a regular file (a FIFO planted in a --root tree,
  * opened without blocking) is -EINVAL.
  */
-static int census_read(int procfd, int pid, const char *name, char *buf, size_t size)
+static int census_read(int procfd, bool confined, int pid, const char *name, char *buf,
+                       size_t size)
 {
 	_cleanup_close_ int fd = -1;
 	struct stat st;
@@ -269,9 +271,10 @@ static int census_read(int procfd, int pid, const char *name, char *buf, size_t 
 	size_t n = 0;
 
 	snprintf(rel, sizeof(rel), "%d/%s", pid, name);
-	fd = openat(procfd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	fd = ht_openat_in(procfd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY,
+	                  confined);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
@@ -292,11 +295,11 @@ static int census_read(int procfd, int pid, const char *name, char *buf, size_t 
 }
 
 /* The soft "Max open files" of /proc/@pid/limits (relative to @procfd). */
-static int census_nofile(int procfd, int pid, int64_t *soft)
+static int census_nofile(int procfd, bool confined, int pid, int64_t *soft)
 {
 	char buf[4096];
 	int64_t hard;
-	int r = census_read(procfd, pid, "limits", buf, sizeof(buf));
+	int r = census_read(procfd, confined, pid, "limits", buf, sizeof(buf));
 
 	if (r < 0)
 		return r;
@@ -308,12 +311,12 @@ static int census_nofile(int procfd, int pid, int64_t *soft)
  * which no open descriptor number reaches (fs/proc/array.c), so an upper
  * bound of the count that costs no listing. -ENOENT when the line is absent.
  */
-static int census_fdsize(int procfd, int pid, int64_t *fdsize)
+static int census_fdsize(int procfd, bool confined, int pid, int64_t *fdsize)
 {
 	char buf[8192];
 	const char *p;
 	long long v;
-	int r = census_read(procfd, pid, "status", buf, sizeof(buf));
+	int r = census_read(procfd, confined, pid, "status", buf, sizeof(buf));
 
 	if (r < 0)
 		return r;
@@ -338,7 +341,7 @@ static int cmp_int(const void *a, const void *b)
 
 int ht_processes_near_limit(const char *root, int **pids, size_t *n)
 {
-	_cleanup_free_ char *proc = ht_root_path(root, "/proc");
+	bool confined = !ht_root_is_live(root);
 	_cleanup_closedir_ DIR *d = NULL;
 	struct statfs sfs;
 	struct dirent *de;
@@ -347,9 +350,7 @@ int ht_processes_near_limit(const char *root, int **pids, size_t *n)
 
 	*pids = NULL;
 	*n = 0;
-	if (!proc)
-		return -ENOMEM;
-	d = opendir(proc);
+	d = ht_root_opendir(root, "/proc");
 	if (!d)
 		return 0;
 	/*
@@ -371,8 +372,8 @@ int ht_processes_near_limit(const char *root, int **pids, size_t *n)
 		 */
 		if (exact && (census_fds_exact(dirfd(d), pid, &fds) < 0 || fds == 0))
 			continue;
-		if (census_nofile(dirfd(d), pid, &soft) < 0 ||
-		    (!exact && census_fds(dirfd(d), pid, soft - soft / 10, &fds) < 0))
+		if (census_nofile(dirfd(d), confined, pid, &soft) < 0 ||
+		    (!exact && census_fds(dirfd(d), confined, pid, soft - soft / 10, &fds) < 0))
 			continue;
 		if (fds < soft - soft / 10)
 			continue;
@@ -600,7 +601,7 @@ static int picks_names(const char *names, struct proc_pick **picks, size_t *n)
 int ht_collect_processes(struct ht_facts *f, const char *root, const char *names,
                          const int *first, size_t n_first)
 {
-	_cleanup_free_ char *proc = ht_root_path(root, "/proc"), *list = NULL;
+	_cleanup_free_ char *list = NULL;
 	_cleanup_closedir_ DIR *d = NULL;
 	struct proc_pick *picks = NULL;
 	size_t n = 0, len = 0;
@@ -609,8 +610,6 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 
 	if (!f)
 		return -EINVAL;
-	if (!proc)
-		return -ENOMEM;
 	r = picks_first(root, first, n_first, &picks, &n);
 	if (r >= 0)
 		r = picks_owners(f, &picks, &n);
@@ -625,7 +624,7 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 	 * descriptors, the lowest PID on a tie.
 	 */
 	if (n > 0)
-		d = opendir(proc);
+		d = ht_root_opendir(root, "/proc");
 	while (d && (de = readdir(d))) {
 		_cleanup_free_ char *comm = NULL;
 		char path[64];

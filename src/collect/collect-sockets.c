@@ -22,6 +22,7 @@
 #include "collect/procfs.h"
 #include "engine/facts.h"
 #include "shared/netlink.h"
+#include "shared/rootfs.h"
 #include "shared/util.h"
 
 /*
@@ -537,16 +538,19 @@ static int scan_netlink(struct scan *sc)
 /* Folds ROOT@path into @sc line by line. 0, a negative errno of the file, or -ENOMEM. */
 static int scan_file(struct scan *sc, const char *root, const char *path, bool v6)
 {
-	_cleanup_free_ char *full = ht_root_path(root, path), *line = NULL;
+	_cleanup_free_ char *line = NULL;
 	_cleanup_fclose_ FILE *in = NULL;
 	size_t size = 0;
 	bool header = true;
+	int fd = ht_open_file(root, path);
 
-	if (!full)
-		return -ENOMEM;
-	in = fopen(full, "re");
-	if (!in)
+	if (fd < 0)
+		return fd;
+	in = fdopen(fd, "re");
+	if (!in) {
+		close(fd);
 		return -errno;
+	}
 	for (;;) {
 		struct ht_sock s;
 		ssize_t n;
@@ -628,12 +632,12 @@ static void owners_of_pid(struct ht_listeners *L, int pid)
 	int dfd;
 
 	snprintf(path, sizeof(path), "%d/fd", pid);
-	dfd = openat(dirfd(L->proc), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = ht_openat_in(dirfd(L->proc), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, !L->live);
 	if (dfd < 0) {
-		if (errno == EACCES || errno == EPERM)
+		if (dfd == -EACCES || dfd == -EPERM)
 			L->os.refused++;
-		else if (errno != ENOENT && errno != ESRCH && !L->os.errors++)
-			L->os.first_errno = errno;
+		else if (dfd != -ENOENT && dfd != -ESRCH && !L->os.errors++)
+			L->os.first_errno = -dfd;
 		return;
 	}
 	fdd = fdopendir(dfd);
@@ -694,13 +698,11 @@ static void walk_owners(struct ht_listeners *L, uint16_t want)
 	if (L->walked)
 		return;
 	if (!L->proc) {
-		_cleanup_free_ char *proc = ht_root_path(L->root, "/proc");
-
-		if (sc->n_socks == 0 || !proc) {
+		if (sc->n_socks == 0) {
 			L->walked = true;
 			return;
 		}
-		L->proc = opendir(proc);
+		L->proc = ht_root_opendir(L->root, "/proc");
 		if (!L->proc) {
 			L->os.errors++;
 			L->os.first_errno = errno;
@@ -732,7 +734,6 @@ size_t ht_listeners_sockets(const struct ht_listeners *L)
 int ht_listeners_held(struct ht_listeners *L, int pid)
 {
 	struct scan *sc;
-	_cleanup_free_ char *proc = NULL;
 	_cleanup_closedir_ DIR *fdd = NULL;
 	struct dirent *fe;
 	char rel[64];
@@ -742,10 +743,9 @@ int ht_listeners_held(struct ht_listeners *L, int pid)
 		return 0;
 	sc = &L->sc;
 	snprintf(rel, sizeof(rel), "/proc/%d/fd", pid);
-	proc = ht_root_path(L->root, rel);
-	if (!proc)
-		return -ENOMEM;
-	dfd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	dfd = ht_root_open(L->root, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd == -ENOMEM)
+		return dfd;
 	if (dfd < 0)
 		return 0;
 	fdd = fdopendir(dfd);

@@ -18,10 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/openat2.h>
 
 #include "collect/collect.h"
 #include "engine/facts.h"
+#include "shared/rootfs.h"
 #include "shared/util.h"
 #include "engine/value.h"
 
@@ -621,30 +621,16 @@ static bool go_up(char *p)
 }
 
 /*
- * An O_PATH descriptor of directory @path below @root. Below a --root,
- * symbolic links resolve inside the tree (openat2 RESOLVE_IN_ROOT), as
- * they would on the host the tree stands for; where the kernel has no
- * openat2 (before 5.6, or a seccomp filter refuses it), the joined path.
+ * An O_PATH descriptor of directory @path below @root (@full: the same,
+ * joined, on the live host). Below a --root, symbolic links resolve inside
+ * the tree (ht_root_open()), as they would on the host the tree stands for.
  */
 static int open_dir(const char *root, const char *path, const char *full)
 {
 	int fd;
 
-	if (!ht_root_is_live(root)) {
-		_cleanup_close_ int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		struct open_how how = {
-			.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-			.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-		};
-
-		if (rfd < 0)
-			return -errno;
-		fd = (int)syscall(SYS_openat2, rfd, path, &how, sizeof(how));
-		if (fd >= 0)
-			return fd;
-		if (errno != ENOSYS && errno != EPERM)
-			return -errno;
-	}
+	if (!ht_root_is_live(root))
+		return ht_root_open(root, path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	fd = open(full, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }

@@ -22,6 +22,7 @@
 
 #include "collect/collect.h"
 #include "engine/facts.h"
+#include "shared/rootfs.h"
 #include "shared/util.h"
 #include "engine/value.h"
 
@@ -146,22 +147,21 @@ static int _printf_(2, 3) fmt(char **dst, const char *format, ...)
 }
 
 /*
- * readlink(2) of @path: the basename of the target in *base (NULL when the
+ * readlink(2) of @path below @root: the basename of the target in *base (NULL when the
  * link is absent) and whether the target lies under a "bus" directory
  * (subsystem links point to /sys/bus/NAME or /sys/class/NAME). Returns 0,
  * a negative errno other than ENOENT, or -ENOMEM.
  */
-static int link_basename(const char *path, char **base, bool *under_bus)
+static int link_basename(const char *root, const char *path, char **base, bool *under_bus)
 {
 	char target[PATH_MAX];
 	const char *slash;
-	ssize_t len;
+	int len;
 
 	*base = NULL;
-	len = readlink(path, target, sizeof(target) - 1);
+	len = ht_root_readlink(root, path, target, sizeof(target));
 	if (len < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
-	target[len] = '\0';
+		return len == -ENOENT || len == -ENOTDIR ? 0 : len;
 	if (under_bus)
 		*under_bus = strstr(target, "/bus/") != NULL || strncmp(target, "bus/", 4) == 0;
 	slash = strrchr(target, '/');
@@ -209,7 +209,7 @@ static struct udev_device *bus_parent(struct udev_device *d)
 
 		if (fmt(&link, "%s/subsystem", udev_device_get_syspath(p)) < 0)
 			return NULL;
-		if (link_basename(link, &base, &under_bus) == 0 && base && under_bus)
+		if (link_basename(NULL, link, &base, &under_bus) == 0 && base && under_bus)
 			return p;
 	}
 	return NULL;
@@ -374,8 +374,7 @@ static int uevent_devtype(const char *text, char **out)
 
 static int sysfs_gather(const char *root, const char *name, struct nic *n)
 {
-	_cleanup_free_ char *base = NULL, *dev = NULL, *drv = NULL, *subsys = NULL;
-	_cleanup_free_ char *path = NULL, *text = NULL;
+	_cleanup_free_ char *base = NULL, *path = NULL, *text = NULL;
 	bool under_bus = false;
 	struct stat st;
 	long long v;
@@ -386,26 +385,17 @@ static int sysfs_gather(const char *root, const char *name, struct nic *n)
 
 	if (fmt(&n->physical_src, "%s/device", base) < 0)
 		return -ENOMEM;
-	dev = ht_root_path(root, n->physical_src);
-	if (!dev)
-		return -ENOMEM;
-	n->physical = lstat(dev, &st) == 0;
+	n->physical = ht_root_stat(root, n->physical_src, true, &st) == 0;
 
 	if (fmt(&n->driver_src, "%s/device/driver", base) < 0)
 		return -ENOMEM;
-	drv = ht_root_path(root, n->driver_src);
-	if (!drv)
-		return -ENOMEM;
-	r = link_basename(drv, &n->driver, NULL);
+	r = link_basename(root, n->driver_src, &n->driver, NULL);
 	if (r == -ENOMEM)
 		return r;
 
 	if (fmt(&n->bus_src, "%s/device/subsystem", base) < 0)
 		return -ENOMEM;
-	subsys = ht_root_path(root, n->bus_src);
-	if (!subsys)
-		return -ENOMEM;
-	r = link_basename(subsys, &n->bus, &under_bus);
+	r = link_basename(root, n->bus_src, &n->bus, &under_bus);
 	if (r == -ENOMEM)
 		return r;
 	if (n->bus && !under_bus) {
@@ -452,14 +442,11 @@ static int sysfs_gather(const char *root, const char *name, struct nic *n)
 
 static int sysfs_scan(const char *root, struct nic_list *l, int *err)
 {
-	_cleanup_free_ char *dir = ht_root_path(root, SYS_CLASS_NET);
 	struct dirent *de;
 	DIR *d;
 	int r = 0;
 
-	if (!dir)
-		return -ENOMEM;
-	d = opendir(dir);
+	d = ht_root_opendir(root, SYS_CLASS_NET);
 	if (!d) {
 		*err = errno;
 		return errno == ENOMEM ? -ENOMEM : 0;

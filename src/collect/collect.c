@@ -14,6 +14,7 @@
 #include "collect/collect.h"
 #include "collect/procsys.h"
 #include "engine/facts.h"
+#include "shared/rootfs.h"
 #include "shared/util.h"
 #include "engine/value.h"
 
@@ -428,11 +429,7 @@ int ht_collect_conntrack_files(struct ht_facts *f, const char *root)
 /* stat(2) of @path below @root: 0 or a negative errno. */
 static int stat_below(const char *root, const char *path, struct stat *st)
 {
-	_cleanup_free_ char *full = ht_root_path(root, path);
-
-	if (!full)
-		return -ENOMEM;
-	return stat(full, st) < 0 ? -errno : 0;
+	return ht_root_stat(root, path, false, st);
 }
 
 int ht_collect_conntrack_loaded(struct ht_facts *f, const char *root)

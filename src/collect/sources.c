@@ -17,6 +17,7 @@
 #include "collect/procsys.h"
 #include "engine/facts.h"
 #include "engine/rules.h"
+#include "shared/rootfs.h"
 #include "shared/util.h"
 
 /* The most sources the table may hold (static_assert below). */
@@ -77,15 +78,14 @@ static int gate_open(struct ht_collect *c, const char *gate, const char *instanc
  */
 static const char *garage_reason(const struct ht_collect *c, bool *etc_only)
 {
-	_cleanup_free_ char *etc = NULL;
+	struct stat st;
 
 	*etc_only = false;
 	if (has_word(c->service, "garage"))
 		return "the profile's workload.service is garage";
 	if (c->garage_config)
 		return "--set garage.config names a garage.toml";
-	etc = ht_root_path(c->root, "/etc/garage.toml");
-	if (!etc || access(etc, F_OK) < 0)
+	if (ht_root_stat(c->root, "/etc/garage.toml", false, &st) < 0)
 		return NULL;
 	*etc_only = true;
 	return "/etc/garage.toml exists";

@@ -19,6 +19,7 @@
 #include "engine/fix.h"
 #include "engine/rules.h"
 #include "shared/fsutil.h"
+#include "shared/rootfs.h"
 #include "persist/ethtool-set.h"
 #include "persist/kind.h"
 #include "persist/persist-internal.h"
@@ -177,13 +178,10 @@ static int cmp_str(const void *a, const void *b)
  */
 static int old_link_files(const char *root, struct ht_paths *names)
 {
-	_cleanup_free_ char *dir = ht_root_join(root, LINK_DIR);
 	struct dirent *de;
 	DIR *d;
 
-	if (!dir)
-		return -ENOMEM;
-	d = opendir(dir);
+	d = ht_root_opendir(root, LINK_DIR);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while ((de = readdir(d))) {

@@ -20,6 +20,7 @@
 #include "engine/fix.h"
 #include "engine/rules.h"
 #include "shared/bootconf.h"
+#include "shared/rootfs.h"
 #include "persist/kind.h"
 #include "persist/persist-internal.h"
 #include "persist/templates.h"
@@ -412,13 +413,10 @@ static int dropin_file(struct ht_plan_ctx *c, const struct ht_setting *s, size_t
 /* hosttune's drop-ins of services no setting needs any more: removed, and a restart each. */
 static int stale_dropins(struct ht_plan_ctx *c)
 {
-	_cleanup_free_ char *dir = ht_root_join(c->root, UNIT_DIR);
 	DIR *d;
 	int r = 0;
 
-	if (!dir)
-		return -ENOMEM;
-	d = opendir(dir);
+	d = ht_root_opendir(c->root, UNIT_DIR);
 	if (!d)
 		return 0;
 	for (struct dirent *de; r >= 0 && (de = readdir(d));) {

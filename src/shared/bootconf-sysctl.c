@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <dirent.h>
+#include <sys/stat.h>
 
 #include "shared/bootconf-internal.h"
 #include "shared/bootconf.h"
+#include "shared/rootfs.h"
 #include "shared/util.h"
 
 /* bootconf: sysctl.d, as systemd-sysctl reads it (ht_sysctl_conf_read()). */
@@ -374,18 +377,68 @@ static char *glob_escape(const char *s)
  * one fails. @g is the caller's, to free with globfree(); the matches
  * are its paths with *@skip bytes of prefix.
  */
+/*
+ * glob(3)'s directory functions below a --root tree (GLOB_ALTDIRFUNC): the
+ * paths glob() builds begin with the tree's path (glob_root_len bytes of
+ * it), the rest is resolved inside the tree, so a link in ROOT/proc/sys is
+ * not followed out of it. glob() has no argument for them: set for the one
+ * call.
+ */
+static const char *glob_root;
+static size_t glob_root_len;
+
+static void *glob_opendir(const char *path)
+{
+	return ht_root_opendir(glob_root, path + glob_root_len);
+}
+
+static struct dirent *glob_readdir(void *d)
+{
+	return readdir(d);
+}
+
+static void glob_closedir(void *d)
+{
+	closedir(d);
+}
+
+static int glob_stat(const char *path, struct stat *st)
+{
+	int r = ht_root_stat(glob_root, path + glob_root_len, false, st);
+
+	return r < 0 ? (errno = -r, -1) : 0;
+}
+
+static int glob_lstat(const char *path, struct stat *st)
+{
+	int r = ht_root_stat(glob_root, path + glob_root_len, true, st);
+
+	return r < 0 ? (errno = -r, -1) : 0;
+}
+
 static int sysctl_glob(const char *root, const char *pattern, glob_t *g, size_t *skip)
 {
 	_cleanup_free_ char *base = ht_root_path(root, "/proc/sys");
 	_cleanup_free_ char *ebase = NULL, *full = NULL;
-	int r;
+	int flags = GLOB_MARK, r;
 
 	if (!base || !(ebase = glob_escape(base)))
 		return -ENOMEM;
 	if (asprintf(&full, "%s/%s", ebase, pattern) < 0)
 		return (full = NULL), -ENOMEM;
 	*skip = strlen(base) + 1;
-	r = glob(full, GLOB_MARK, NULL, g);
+	if (!ht_root_is_live(root)) {
+		glob_root = root;
+		glob_root_len = strlen(base) - strlen("/proc/sys");
+		g->gl_opendir = glob_opendir;
+		g->gl_readdir = glob_readdir;
+		g->gl_closedir = glob_closedir;
+		g->gl_stat = glob_stat;
+		g->gl_lstat = glob_lstat;
+		flags |= GLOB_ALTDIRFUNC;
+	}
+	r = glob(full, flags, NULL, g);
+	glob_root = NULL;
 	if (r == GLOB_NOSPACE)
 		return -ENOMEM;
 	if (r != 0) {

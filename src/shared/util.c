@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "shared/rootfs.h"
 #include "shared/util.h"
 
 int ht_error_set(struct ht_error *err, int errnum, const char *fmt, ...)
@@ -111,21 +112,18 @@ bool ht_fd_private(int fd)
 
 int ht_open_file(const char *root, const char *path)
 {
-	_cleanup_free_ char *full = ht_root_path(root, path);
 	_cleanup_close_ int fd = -1;
 	struct stat st;
 
-	if (!full)
-		return -ENOMEM;
 	/*
 	 * O_NONBLOCK: a FIFO planted in a --root tree must not block the open;
 	 * procfs and sysfs attributes are regular files, so anything else is
 	 * refused before it is read. A directory keeps the EISDIR that read(2)
 	 * gives it.
 	 */
-	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = ht_root_open(root, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (S_ISDIR(st.st_mode))

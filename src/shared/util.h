@@ -104,7 +104,8 @@ bool ht_root_is_live(const char *root);
 int ht_read_file(const char *root, const char *path, char **out);
 
 /*
- * ht_open_file - open @path below @root (ht_root_path()) for reading, as
+ * ht_open_file - open @path below @root for reading (links resolve inside
+ * the tree: ht_root_open() of rootfs.h), as
  * ht_read_file() does, for a file too large to read whole (a conntrack
  * table's text). Returns the descriptor (caller closes); a negative errno
  * from open(2)/fstat(2); -EISDIR for a directory; -EINVAL for anything else
