@@ -1,0 +1,144 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Path safety below --root: nothing is read, written or removed outside the
+# tree, whatever links the tree holds. For each of three fixture trees (the
+# Garage VM, a host with listening processes, a host with NICs in sysfs)
+# a clean run of audit, facts, plan, apply, verify and revert under strace
+# (-f -y -e trace=%file,%desc) gives the paths hosttune opens in the tree.
+# Then each of them in turn is replaced by a symbolic link leading out of
+# the tree (an absolute link: a file holding a marker, or a copy of the
+# directory; a path apply creates: a link to a place outside that does not
+# exist), and the six commands run again on that tree. A run fails the test
+# when any descriptor of it resolves outside the tree (strace -y shows where
+# each one leads), when a path outside is named by any call but readlink,
+# when the marker appears in its output, or when anything outside changed.
+# It prints the counts: paths tried, runs, escapes found.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh" || exit 99
+[ -n "${TMP:-}" ] && [ -d "$TMP" ] || exit 99
+
+if ! command -v strace >/dev/null; then
+	echo "# SKIP: strace is not installed"
+	exit 77
+fi
+if ! strace -f -qq -o /dev/null -e trace=none true 2>/dev/null; then
+	echo "# SKIP: ptrace is not permitted here (strace cannot trace)"
+	exit 77
+fi
+# LeakSanitizer cannot run under ptrace.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+
+MARK=HT-OUTSIDE-MARKER-4711
+O=$TMP/outside
+T=$TMP/tree
+CMDS="audit facts plan apply verify revert"
+tried=0 runs=0 escapes=0
+
+# outside_snap: every path outside with its type and content, to see a change.
+outside_snap() {
+	(cd "$O" && find . -printf '%y %p %l\n' | sort && find . -type f -exec sha256sum {} + | sort)
+}
+
+# run_cmds TAG PROFILE: the six commands on $T, each traced into
+# $TMP/TAG.CMD.trace with its output in $TMP/TAG.CMD.out.
+run_cmds() {
+	local tag=$1 profile=$2 cmd
+	for cmd in $CMDS; do
+		strace -f -qq -y -s 256 -e trace=%file,%desc -o "$TMP/$tag.$cmd.trace" \
+			"$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$T" --profile "$profile" \
+			--set workload.conn_rate=570 "$cmd" >"$TMP/$tag.$cmd.out" 2>&1 </dev/null
+		runs=$((runs + 1))
+	done
+}
+
+# escaped TAG: 0 when a run of TAG reached outside the tree (said on stdout).
+escaped() {
+	local tag=$1 cmd found=1
+	for cmd in $CMDS; do
+		# A descriptor that leads outside; a call other than readlink naming a
+		# path outside (readlink shows a link's target, which is no access).
+		if grep -F "<$O" "$TMP/$tag.$cmd.trace" | head -3 | sed "s/^/#   $cmd: /" | grep .; then
+			found=0
+		fi
+		if grep -F "\"$O" "$TMP/$tag.$cmd.trace" | grep -v 'readlink' | head -3 |
+			sed "s/^/#   $cmd: /" | grep .; then
+			found=0
+		fi
+		if grep -qF "$MARK" "$TMP/$tag.$cmd.out"; then
+			echo "#   $cmd: the marker is in its output"
+			found=0
+		fi
+	done
+	if [ "$(outside_snap)" != "$SNAP" ]; then
+		echo "#   something outside the tree changed"
+		found=0
+	fi
+	return $found
+}
+
+# paths TAG: the paths below $T that the runs of TAG opened, created or
+# named (descriptors strace -y resolved into the tree, and openat2's paths,
+# which are the tree's own), relative to $T, without $T itself.
+paths() {
+	local tag=$1
+	{
+		sed -n "s|.*<$T/\([^>]*\)>.*|\1|p" "$TMP/$tag".*.trace
+		sed -n 's|^[0-9]* *openat2([0-9]*<'"$T"'>, "/\([^"]*\)".*|\1|p' "$TMP/$tag".*.trace
+		grep -ho "\"$T/[^\"]*\"" "$TMP/$tag".*.trace | sed "s|^\"$T/||; s|\"\$||"
+	} | grep -v '\.hosttune-' | grep -v '^\.$' | sed 's|/*$||' | sort -u
+}
+
+mkdir -p "$O"
+printf '%s\n' "$MARK" >"$O/marker"
+
+for spec in garage-vm:garage listen-host:default nic-sysfs:default; do
+	fx=${spec%%:*} profile=${spec#*:}
+	P=$TMP/pristine-$fx
+	cp -a "$FIXTURES/$fx/root" "$P"
+	rm -rf "$T"
+	cp -a "$P" "$T"
+	SNAP=$(outside_snap)
+	run_cmds "$fx.clean" "$profile"
+	if escaped "$fx.clean"; then
+		not_ok "$fx: a clean run stays in the tree"
+	fi
+	list=$(paths "$fx.clean")
+	n=$(printf '%s\n' "$list" | grep -c .)
+	echo "# $fx: $n paths in the tree"
+	[ "$n" -gt 10 ] && ok "$fx: the clean runs open $n paths in the tree" ||
+		not_ok "$fx: the clean runs open $n paths in the tree (expected more than 10)"
+	i=0
+	while IFS= read -r rel; do
+		[ -n "$rel" ] || continue
+		i=$((i + 1))
+		rm -rf "$T" "$O/copy"
+		cp -a "$P" "$T"
+		if [ -d "$P/$rel" ] && [ ! -L "$P/$rel" ]; then
+			cp -a "$P/$rel" "$O/copy"
+			target=$O/copy
+		elif [ -e "$P/$rel" ] || [ -L "$P/$rel" ]; then
+			target=$O/marker
+		else
+			target=$O/absent/x
+		fi
+		mkdir -p "$T/$(dirname "$rel")"
+		rm -rf "${T:?}/$rel"
+		ln -s "$target" "$T/$rel"
+		SNAP=$(outside_snap)
+		tried=$((tried + 1))
+		run_cmds "$fx.$i" "$profile"
+		if escaped "$fx.$i"; then
+			escapes=$((escapes + 1))
+			not_ok "$fx: /$rel as a link to $target: a run reached outside the tree"
+		fi
+		rm -f "$TMP/$fx.$i".*
+	done <<EOF
+$list
+EOF
+	rm -rf "$O/copy"
+done
+
+echo "# paths tried: $tried; runs: $runs; escapes found: $escapes"
+[ "$tried" -gt 30 ] && ok "paths tried: $tried" || not_ok "only $tried paths tried"
+[ "$escapes" -eq 0 ] && ok "no run left the tree ($runs runs)" || not_ok "$escapes escapes"
+finish
