@@ -21,6 +21,7 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <setjmp.h>
@@ -29,6 +30,7 @@
 #include <json-c/json.h>
 
 #include "shared/fsutil.h"
+#include "shared/rootfs.h"
 #include "persist/persist.h"
 #include "persist/persist-internal.h"
 #include "shared/util.h"
@@ -1096,6 +1098,103 @@ static void test_read_bound(void **state _unused_)
 	}
 }
 
+/* ---- rootfs: resolution inside a tree ---- */
+
+/*
+ * Property: over random trees of directories, files and links (absolute,
+ * relative, with "..", loops, dangling), ht_walk_in_root() resolves every
+ * random path to the same inode, or fails with the same errno, as the
+ * kernel's openat2(RESOLVE_IN_ROOT) -- and neither ever opens anything
+ * outside the tree (a file "outside" beside it holds a marker inode).
+ */
+static void test_walk_in_root(void **state _unused_)
+{
+	static const char *const names[] = { "a", "b", "c", "..", ".", "d" };
+	struct open_how_probe { uint64_t flags, mode, resolve; } how = { O_PATH | O_CLOEXEC, 0, 0x10 | 0x02 };
+	unsigned seed = 4711, compared = 0, failures = 0, links = 0;
+	struct stat out_st;
+	int probe;
+
+	/* RESOLVE_IN_ROOT = 0x10, RESOLVE_NO_MAGICLINKS = 0x02 (linux/openat2.h). */
+	probe = (int)syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how));
+	if (probe < 0) {
+		print_message("openat2 not available (%s): nothing to compare with\n", strerror(errno));
+		skip();
+	}
+	close(probe);
+	assert_int_equal(stat(outside, &out_st), 0);
+	for (int t = 0; t < 200; t++) {
+		_cleanup_close_ int rfd = -1;
+		char tdir[PATH_MAX];
+
+		snprintf(tdir, sizeof(tdir), "%s/t%d", root, t);
+		assert_int_equal(mkdir(tdir, 0755), 0);
+		rfd = open(tdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		assert_true(rfd >= 0);
+		/* Up to 12 entries, each at a random place of depth <= 2. */
+		for (int e = 0; e < 12; e++) {
+			char rel[64], tgt[PATH_MAX];
+			int kind = rand_r(&seed) % 4;
+
+			snprintf(rel, sizeof(rel), "%s", names[rand_r(&seed) % 3]);
+			if (rand_r(&seed) % 2)
+				snprintf(rel + strlen(rel), sizeof(rel) - strlen(rel), "/%s",
+				         names[rand_r(&seed) % 3]);
+			if (kind == 0)
+				mkdirat(rfd, rel, 0755);
+			else if (kind == 1)
+				close(openat(rfd, rel, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+			else {
+				/* A target: absolute (the tree's or the real "/"), or relative. */
+				int tk = rand_r(&seed) % 4;
+
+				snprintf(tgt, sizeof(tgt), "%s%s/%s",
+				         tk == 0 ? "/" : tk == 1 ? "../../" : tk == 2 ? outside : "",
+				         names[rand_r(&seed) % 6], names[rand_r(&seed) % 6]);
+				if (symlinkat(tgt, rfd, rel) == 0)
+					links++;
+			}
+		}
+		for (int q = 0; q < 40; q++) {
+			_cleanup_close_ int k = -1, w = -1;
+			char path[128] = "";
+			int depth = 1 + rand_r(&seed) % 4;
+			struct stat ks, ws;
+
+			if (rand_r(&seed) % 2)
+				strcat(path, "/");
+			for (int c = 0; c < depth; c++) {
+				strcat(path, names[rand_r(&seed) % 6]);
+				if (c + 1 < depth)
+					strcat(path, "/");
+			}
+			how.flags = O_PATH | O_CLOEXEC;
+			k = (int)syscall(SYS_openat2, rfd, path, &how, sizeof(how));
+			k = k < 0 ? -errno : k;
+			w = ht_walk_in_root(rfd, path, O_PATH | O_CLOEXEC);
+			compared++;
+			if (k < 0 || w < 0) {
+				if (k != w) {
+					print_message("%s in %s: openat2 %d, walk %d\n", path, tdir, k, w);
+					failures++;
+				}
+				continue;
+			}
+			assert_int_equal(fstat(k, &ks), 0);
+			assert_int_equal(fstat(w, &ws), 0);
+			if (ks.st_ino != ws.st_ino || ks.st_dev != ws.st_dev) {
+				print_message("%s in %s: different inodes\n", path, tdir);
+				failures++;
+			}
+			assert_false(ws.st_ino == out_st.st_ino && ws.st_dev == out_st.st_dev);
+			assert_false(ks.st_ino == out_st.st_ino && ks.st_dev == out_st.st_dev);
+		}
+	}
+	print_message("%u paths in 200 trees (%u links): %u differ\n", compared, links, failures);
+	assert_true(links > 250);
+	assert_int_equal(failures, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1120,6 +1219,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_live_write_keeps_old, setup, teardown),
 		cmocka_unit_test(test_host_lock),
 		cmocka_unit_test_setup_teardown(test_read_bound, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_in_root, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

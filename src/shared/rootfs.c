@@ -77,6 +77,9 @@ int ht_walk_in_root(int dirfd, const char *path, int flags)
 		if (fstat(fd, &st) < 0)
 			return -errno;
 		p += len;
+		/* "file/..", "file/." and "file/" are ENOTDIR, as the kernel says. */
+		if (!S_ISLNK(st.st_mode) && !S_ISDIR(st.st_mode) && *p == '/')
+			return -ENOTDIR;
 		if (!S_ISLNK(st.st_mode))
 			continue;
 		if ((last && (flags & O_NOFOLLOW)) || ++links > LINKS_MAX)
@@ -86,7 +89,7 @@ int ht_walk_in_root(int dirfd, const char *path, int flags)
 			return -errno;
 		target[n] = '\0';
 		/* The link's target, then what was left after the link. */
-		if (asprintf(&next, "%s/%s", target, p) < 0)
+		if (asprintf(&next, "%s%s", target, p) < 0)
 			return -ENOMEM;
 		free(todo);
 		todo = p = next;
