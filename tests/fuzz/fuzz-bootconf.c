@@ -14,8 +14,13 @@
  * kept to [A-Za-z0-9._-]. Links are made after every file, so the harness
  * itself never writes through one.
  *
+ * The same tree is then read by the collectors of facts below a root
+ * (procfs and sysfs files, /proc/PID, NICs in sysfs, the module's state,
+ * garage.toml and the garage unit).
+ *
  * Properties: the readers write nothing and open nothing outside the tree
- * (a link to / or ../.. must not lead out: fuzz-common.c's guard); keys are
+ * (a link to / or ../.. must not lead out: fuzz-common.c's guard, which
+ * sees openat2 too); keys are
  * sorted and unique, each in normal form and found by ht_conf_find(); each
  * assignment's file is one of the files read; a value is text of the input;
  * a key expanded from a glob names a file below ROOT/proc/sys; every
@@ -29,6 +34,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "collect/collect.h"
+#include "collect/procsys.h"
+#include "engine/facts.h"
 #include "shared/bootconf.h"
 #include "shared/util.h"
 
@@ -47,7 +55,11 @@ static const struct {
 	{ 'c', "run/modules-load.d" },    { 'd', "usr/lib/modules-load.d" },
 	{ 'e', "lib/modules-load.d" },    { 'f', "proc/sys/net/ipv4/conf/eth0" },
 	{ 'g', "proc/sys/net/netfilter" }, { 'h', "proc" },
-	{ 'r', "" },
+	{ 'i', "proc/sys/kernel" },       { 'j', "proc/net" },
+	{ 'k', "sys/class/net" },         { 'l', "sys/class/net/eth0" },
+	{ 'm', "proc/1" },                { 'n', "proc/1/fd" },
+	{ 'o', "sys/module/nf_conntrack/parameters" },
+	{ 'p', "lib/modules/6.1.0" },     { 'r', "" },
 };
 
 #define MAX_SECTIONS 32
@@ -285,6 +297,38 @@ static void check_conf(const struct ht_conf *c, enum kind kind, const char *in, 
 	free(text);
 }
 
+/*
+ * The collectors that read below a root: no crash, nothing opened outside.
+ * Not libkmod's (ht_collect_kmod()): libkmod reads the running kernel's
+ * /proc/cmdline for any context, which hosttune then takes out of the
+ * tree's facts; its opens are its own, not wrapped here.
+ */
+static void read_facts(void)
+{
+	static int (*const collectors[])(struct ht_facts *, const char *) = {
+		ht_collect_mem,           ht_collect_kernel,       ht_collect_arch,
+		ht_collect_cpu_count,     ht_collect_conntrack_files, ht_collect_netns_initial,
+		ht_collect_net_files,     ht_collect_ctstats,      ht_collect_cttable,
+		ht_collect_nstat,         ht_collect_sockstat,     ht_collect_port_range,
+		ht_collect_udev,          ht_collect_ethtool,      ht_collect_module_state,
+	};
+	struct ht_facts *f = ht_facts_new();
+	struct ht_garage_input in = { .config = "" };
+	struct ht_error err = { "" };
+	int r;
+
+	if (!f)
+		abort();
+	for (size_t i = 0; i < ARRAY_SIZE(collectors); i++) {
+		r = collectors[i](f, root);
+		FZ_CHECK(r >= 0 || r == -ENOMEM, "collector %zu returned %d", i, r);
+	}
+	r = ht_collect_processes(f, root, "garage", NULL, 0);
+	FZ_CHECK(r >= 0 || r == -ENOMEM, "ht_collect_processes returned %d", r);
+	(void)ht_collect_garage(f, root, &in, false, &err);
+	ht_facts_free(f);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ht_conf c = { 0 };
@@ -315,6 +359,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK(r == 0 || r == -ENOMEM, "ht_modules_load_read returned %d", r);
 	check_conf(&c, MODULES, (const char *)data, size);
 	ht_conf_free(&c);
+
+	read_facts();
 
 	param = ht_kcmdline_param(root, "nf_conntrack.hashsize");
 	/* (A cmdline that is a link is read through it: not checked.) */
