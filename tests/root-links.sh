@@ -61,4 +61,17 @@ out=$(ht --root "$T" facts 2>&1)
 case $out in *"would follow out"*) not_ok "a modprobe.d mask (link to /dev/null) is taken" "$out" ;;
 *) ok "a modprobe.d mask (link to /dev/null) is taken" ;; esac
 
+# A NIC's uevent whose DEVTYPE is not UTF-8 (bytes of the tree): that
+# NIC's type is unknown, and the audit runs (it stopped with "collecting
+# udev: Invalid argument", exit 2).
+cp -a "$FIXTURES/nic-sysfs/root" "$TMP/n"
+mkdir -p "$TMP/n/proc/sys/kernel"
+printf '6.1.0\n' >"$TMP/n/proc/sys/kernel/osrelease"
+printf 'MemTotal:        2000000 kB\n' >"$TMP/n/proc/meminfo"
+printf 'DEVTYPE=wla\212n\nINTERFACE=eth0\n' >"$(readlink -f "$TMP/n/sys/class/net/eth0")/uevent"
+ht --root "$TMP/n" audit >/dev/null 2>"$TMP/err"
+rc=$?
+[ "$rc" -le 1 ] && ok "a uevent DEVTYPE that is not UTF-8: the audit runs (exit $rc)" ||
+	not_ok "a uevent DEVTYPE that is not UTF-8: the audit runs" "exit $rc: $(cat "$TMP/err")"
+
 finish

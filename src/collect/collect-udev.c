@@ -119,10 +119,11 @@ static bool ifname_usable(const char *s)
 	return true;
 }
 
-/* Like strdup() for a possibly NULL string: 0, or -ENOMEM. */
+/* Like strdup() for a possibly NULL string (or one not UTF-8: NULL): 0, or -ENOMEM. */
 static int dup_opt(char **dst, const char *s)
 {
-	if (!s) {
+	/* A fact's text is UTF-8: a name that is not (a tree's bytes) is unknown. */
+	if (!s || ht_utf8_invalid(s)) {
 		*dst = NULL;
 		return 0;
 	}
@@ -368,8 +369,11 @@ static int uevent_devtype(const char *text, char **out)
 	p += strlen(key);
 	if (!*p || *p == '\n')
 		return 0;
-	*out = strndup(p, strcspn(p, "\n"));
-	return *out ? 0 : -ENOMEM;
+	{
+		_cleanup_free_ char *v = strndup(p, strcspn(p, "\n"));
+
+		return v ? dup_opt(out, v) : -ENOMEM;
+	}
 }
 
 static int sysfs_gather(const char *root, const char *name, struct nic *n)
