@@ -995,6 +995,14 @@ int ht_facts_set_str(struct ht_facts *f, const char *name, const char *s, const 
 	/* ht_facts_set() copies the string: the cast only fits struct ht_value. */
 	struct ht_value v = { .type = HT_T_STR, .s = (char *)s };
 
+	/* Bytes of a file that are not UTF-8 (a tree's): the fact is not known. */
+	if (s && ht_utf8_invalid(s)) {
+		_cleanup_free_ char *src = NULL;
+
+		if (asprintf(&src, "%s (not UTF-8)", source ? source : "the text read") < 0)
+			return -ENOMEM;
+		return ht_facts_set_unavailable(f, name, EILSEQ, NULL, src);
+	}
 	return ht_facts_set(f, name, &v, NULL, source);
 }
 

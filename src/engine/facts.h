@@ -123,8 +123,9 @@ int ht_facts_set_unavailable(struct ht_facts *f, const char *name, int errnum, c
  * ht_facts_set_int(): @i exact, whatever the unit (a count or size unit
  * needs @i >= 0 for a known fact). ht_facts_set_dec(): @d finite.
  * ht_facts_set_bool() and ht_facts_set_str() set no unit (no known fact of
- * those types has one); ht_facts_set_str() copies @s, valid UTF-8 (NULL:
- * -EINVAL).
+ * those types has one); ht_facts_set_str() copies @s (NULL: -EINVAL);
+ * text that is not valid UTF-8 (bytes of a file) records the fact as
+ * unavailable instead, EILSEQ, with "SOURCE (not UTF-8)".
  */
 int ht_facts_set_int(struct ht_facts *f, const char *name, int64_t i, const char *unit,
                      const char *source);

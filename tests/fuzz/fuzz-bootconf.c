@@ -59,7 +59,9 @@ static const struct {
 	{ 'k', "sys/class/net" },         { 'l', "sys/class/net/eth0" },
 	{ 'm', "proc/1" },                { 'n', "proc/1/fd" },
 	{ 'o', "sys/module/nf_conntrack/parameters" },
-	{ 'p', "lib/modules/6.1.0" },     { 'r', "" },
+	{ 'p', "lib/modules/6.1.0" },     { 'q', "etc/systemd/system" },
+	{ 's', "etc/systemd/system/garage.service.d" }, { 't', "usr/lib/systemd/system" },
+	{ 'u', "usr/local/bin" },         { 'r', "" },
 };
 
 #define MAX_SECTIONS 32
