@@ -250,19 +250,34 @@ expect_contains "symlinked var/: names it" "$TMP/g/var is a symlink" "$(cat "$TM
 expect_eq "symlinked var/: no state file outside" "" "$(ls -A "$TMP/outside")"
 same_tree before-link "symlinked var/: the tree as it was"
 
-# proc/sys/net a symlink out of the tree: the live write is refused, the
-# files and the first live value (hashsize) rolled back, the outside untouched.
+# proc/sys/net a symlink out of the tree: it resolves inside the tree, where
+# nothing is, so no net value is read or planned; the outside is untouched.
 fresh
 rm -rf "$TMP/outnet"
 mv "$TMP/g/proc/sys/net" "$TMP/outnet"
 ln -s "$TMP/outnet" "$TMP/g/proc/sys/net"
+ht --root "$TMP/g" $G plan >"$TMP/out" 2>"$TMP/err"
+if grep -q nf_conntrack_max "$TMP/out"; then
+	not_ok "proc/sys/net linked out of the tree: no net value planned" "$(cat "$TMP/out")"
+else ok "proc/sys/net linked out of the tree: no net value planned"; fi
+ht --root "$TMP/g" $G apply >"$TMP/out" 2>"$TMP/err"
+expect_eq "proc/sys/net linked out of the tree: the value outside untouched" 4096 \
+	"$(cat "$TMP/outnet/netfilter/nf_conntrack_max")"
+
+# proc/sys/net a symlink inside the tree: read through it, as the host
+# would, but the live write is refused (apply writes through no link), the
+# files and the first live value (hashsize) rolled back.
+fresh
+rm -rf "$TMP/g/proc/net-real"
+mv "$TMP/g/proc/sys/net" "$TMP/g/proc/net-real"
+ln -s ../net-real "$TMP/g/proc/sys/net"
 sums >"$TMP/before-link.sums"
 ht --root "$TMP/g" $G apply >"$TMP/out" 2>"$TMP/err"
 expect_eq "symlinked proc/sys/net: exit 3" 3 $?
 expect_contains "symlinked proc/sys/net: names it" "$TMP/g/proc/sys/net is a symlink" \
 	"$(cat "$TMP/err")"
-expect_eq "symlinked proc/sys/net: the value outside untouched" 4096 \
-	"$(cat "$TMP/outnet/netfilter/nf_conntrack_max")"
+expect_eq "symlinked proc/sys/net: the value behind the link untouched" 4096 \
+	"$(cat "$TMP/g/proc/net-real/netfilter/nf_conntrack_max")"
 same_tree before-link "symlinked proc/sys/net: everything rolled back"
 
 # ---- plan with a symlink at a target path ----

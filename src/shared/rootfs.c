@@ -307,3 +307,52 @@ int ht_root_libdir(const char *root, const char *dir, const char *prefix, const 
 	}
 	return 0;
 }
+
+/* ---- the readers of util.h (ht_open_file(), ht_read_file()) ---- */
+
+#define HT_READ_FILE_MAX (1024 * 1024)
+
+int ht_open_file(const char *root, const char *path)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+
+	/*
+	 * O_NONBLOCK: a FIFO planted in a --root tree must not block the open;
+	 * procfs and sysfs attributes are regular files, so anything else is
+	 * refused before it is read. A directory keeps the EISDIR that read(2)
+	 * gives it.
+	 */
+	fd = ht_root_open(root, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	return TAKE_FD(fd);
+}
+
+int ht_read_file(const char *root, const char *path, char **out)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int fd = ht_open_file(root, path);
+	size_t len = 0;
+	int r;
+
+	if (fd < 0)
+		return fd;
+	r = ht_read_fd(fd, HT_READ_FILE_MAX, &buf, &len);
+	if (r < 0)
+		return r;
+	/* Text the kernel writes has no NUL; "4096\0garbage" must not read as "4096". */
+	if (memchr(buf, '\0', len))
+		return -EINVAL;
+	while (len > 0 && buf[len - 1] == '\n')
+		len--;
+	buf[len] = '\0';
+	*out = TAKE_PTR(buf);
+	return 0;
+}

@@ -5,7 +5,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "shared/rootfs.h"
 #include "shared/util.h"
 
 int ht_error_set(struct ht_error *err, int errnum, const char *fmt, ...)
@@ -57,8 +56,6 @@ char *ht_root_path(const char *root, const char *path)
 	return p;
 }
 
-#define HT_READ_FILE_MAX (1024 * 1024)
-
 int ht_read_fd(int fd, size_t max, char **out, size_t *len)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -108,51 +105,6 @@ bool ht_fd_private(int fd)
 	struct stat st;
 
 	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !(st.st_mode & S_IROTH);
-}
-
-int ht_open_file(const char *root, const char *path)
-{
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-
-	/*
-	 * O_NONBLOCK: a FIFO planted in a --root tree must not block the open;
-	 * procfs and sysfs attributes are regular files, so anything else is
-	 * refused before it is read. A directory keeps the EISDIR that read(2)
-	 * gives it.
-	 */
-	fd = ht_root_open(root, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	return TAKE_FD(fd);
-}
-
-int ht_read_file(const char *root, const char *path, char **out)
-{
-	_cleanup_free_ char *buf = NULL;
-	_cleanup_close_ int fd = ht_open_file(root, path);
-	size_t len = 0;
-	int r;
-
-	if (fd < 0)
-		return fd;
-	r = ht_read_fd(fd, HT_READ_FILE_MAX, &buf, &len);
-	if (r < 0)
-		return r;
-	/* Text the kernel writes has no NUL; "4096\0garbage" must not read as "4096". */
-	if (memchr(buf, '\0', len))
-		return -EINVAL;
-	while (len > 0 && buf[len - 1] == '\n')
-		len--;
-	buf[len] = '\0';
-	*out = TAKE_PTR(buf);
-	return 0;
 }
 
 int ht_parse_int64(const char *s, long long *out)

@@ -92,7 +92,8 @@ bool ht_root_is_live(const char *root);
 
 /*
  * ht_read_file - read a whole small file below @root into a NUL-terminated
- * buffer with the trailing newline(s) removed.
+ * buffer with the trailing newline(s) removed (shared/rootfs.c: links
+ * resolve inside a --root tree).
  * @out: set to a newly allocated buffer (caller frees) on success.
  *
  * Returns 0, or a negative errno from open(2)/read(2) (-ENOENT when the file
