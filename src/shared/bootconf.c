@@ -12,6 +12,7 @@
 
 #include "shared/bootconf-internal.h"
 #include "shared/bootconf.h"
+#include "shared/rootfs.h"
 #include "shared/util.h"
 
 /*
@@ -253,7 +254,7 @@ int bootconf_list_files(struct ht_conf *c, const char *root, const char *const *
 	int r = 0;
 
 	for (size_t i = 0; i < ndirs && r >= 0; i++) {
-		_cleanup_free_ char *res = NULL, *full = NULL;
+		_cleanup_free_ char *res = NULL;
 		struct dirent *de;
 		DIR *d;
 
@@ -265,11 +266,7 @@ int bootconf_list_files(struct ht_conf *c, const char *root, const char *const *
 						 "cannot resolve: %s", strerror(-r));
 			continue;
 		}
-		if (!(full = ht_root_path(root, res))) {
-			r = -ENOMEM;
-			break;
-		}
-		d = opendir(full);
+		d = ht_root_opendir(root, res);
 		if (!d) {
 			if (errno != ENOENT && errno != ENOTDIR)
 				r = bootconf_add_problem(c, HT_CONF_UNREADABLE, dirs[i], 0, NULL,
@@ -326,7 +323,7 @@ int bootconf_list_files(struct ht_conf *c, const char *root, const char *const *
 int bootconf_read_entry(struct ht_conf *c, const char *root, const char *path,
 			struct content *ct)
 {
-	_cleanup_free_ char *res = NULL, *full = NULL, *buf = NULL;
+	_cleanup_free_ char *res = NULL, *buf = NULL;
 	_cleanup_close_ int fd = -1;
 	size_t len = 0, cap = 0;
 	struct stat st;
@@ -341,15 +338,16 @@ int bootconf_read_entry(struct ht_conf *c, const char *root, const char *path,
 	/* A link to /dev/null masks even below a root that has no dev/null. */
 	if (streq(res, "/dev/null"))
 		return bootconf_strv_push(&c->masked, &c->nmasked, path);
-	if (!(full = ht_root_path(root, res)))
-		return -ENOMEM;
-	/* O_NONBLOCK: a FIFO planted in a tree must not hang the reader. */
-	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	/*
+	 * O_NONBLOCK: a FIFO planted in a tree must not hang the reader. The
+	 * open resolves inside the tree too, should a link appear since.
+	 */
+	fd = ht_root_open(root, res, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
-		if (errno == ENOENT)
+		if (fd == -ENOENT)
 			return 0;
 		return bootconf_add_problem(c, HT_CONF_UNREADABLE, path, 0, NULL, "cannot open: %s",
-					    strerror(errno));
+					    strerror(-fd));
 	}
 	if (fstat(fd, &st) < 0)
 		return bootconf_add_problem(c, HT_CONF_UNREADABLE, path, 0, NULL, "cannot stat: %s",
