@@ -87,6 +87,32 @@ vary "$V/listen-capped-419.facts" "$TMP/l.facts" "nstat.TcpExtListenOverflows=0 
 	"listener.9000.queue=0 entries"
 ht --facts "$TMP/l.facts" --format json audit >"$TMP/l.json"
 expect_eq "somaxconn without evidence: info" "info|128|4096|" "$(finding "$TMP/l.json" listen.somaxconn "")"
+# SYN-queue evidence alone (no overflow, no full queue): 731 SYNs answered
+# with cookies because a SYN queue was full (TcpExtTCPReqQFullDoCookies,
+# tcp_syncookies = 1) and 2 ports at the cap: the cap bites, a warning. With
+# tcp_syncookies = 2 every SYN gets a cookie and counts there: no evidence,
+# info. Cookies off, 40 SYNs dropped (TcpExtTCPReqQFullDrop): a warning.
+vary "$V/listen-capped-419.facts" "$TMP/l.facts" "nstat.TcpExtListenOverflows=0 packets" \
+	"nstat.TcpExtListenDrops=0 packets" "listener.9000.queue=0 entries" \
+	"nstat.TcpExtTCPReqQFullDoCookies=731 packets" "net.ipv4.tcp_syncookies=1"
+ht --facts "$TMP/l.facts" --format json audit >"$TMP/l.json"
+expect_eq "somaxconn with full SYN queues: warning" "warning|128|4096|" \
+	"$(finding "$TMP/l.json" listen.somaxconn "")"
+expect_contains "somaxconn: the SYN-queue evidence" \
+	"731 SYNs met a full SYN queue (TcpExtTCPReqQFullDoCookies" \
+	"$(jq -r '.findings[] | select(.rule == "listen.somaxconn") | .explanation' "$TMP/l.json")"
+vary "$V/listen-capped-419.facts" "$TMP/l.facts" "nstat.TcpExtListenOverflows=0 packets" \
+	"nstat.TcpExtListenDrops=0 packets" "listener.9000.queue=0 entries" \
+	"nstat.TcpExtTCPReqQFullDoCookies=731 packets" "net.ipv4.tcp_syncookies=2"
+ht --facts "$TMP/l.facts" --format json audit >"$TMP/l.json"
+expect_eq "somaxconn, cookies always on (tcp_syncookies = 2): no evidence, info" "info|128|4096|" \
+	"$(finding "$TMP/l.json" listen.somaxconn "")"
+vary "$V/listen-capped-419.facts" "$TMP/l.facts" "nstat.TcpExtListenOverflows=0 packets" \
+	"nstat.TcpExtListenDrops=0 packets" "listener.9000.queue=0 entries" \
+	"nstat.TcpExtTCPReqQFullDrop=40 packets" "net.ipv4.tcp_syncookies=0"
+ht --facts "$TMP/l.facts" --format json audit >"$TMP/l.json"
+expect_eq "somaxconn, SYNs dropped by a full SYN queue: warning" "warning|128|4096|" \
+	"$(finding "$TMP/l.json" listen.somaxconn "")"
 # 5.4 and later: 4096 is the default, nothing to do.
 vary "$V/listen-capped-419.facts" "$TMP/l.facts" "kernel.version=v5.4.0" "net.core.somaxconn=4096 entries"
 ht --facts "$TMP/l.facts" --format json audit >"$TMP/l.json"

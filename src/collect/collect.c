@@ -473,6 +473,7 @@ int ht_collect_net_files(struct ht_facts *f, const char *root)
 		{ "net.core.somaxconn", "/proc/sys/net/core/somaxconn" },
 		{ "net.ipv4.tcp_max_syn_backlog", "/proc/sys/net/ipv4/tcp_max_syn_backlog" },
 		{ "net.ipv4.tcp_max_tw_buckets", "/proc/sys/net/ipv4/tcp_max_tw_buckets" },
+		{ "net.ipv4.tcp_syncookies", "/proc/sys/net/ipv4/tcp_syncookies" },
 		{ "net.ipv4.tcp_timestamps", "/proc/sys/net/ipv4/tcp_timestamps" },
 		{ "net.ipv4.tcp_tw_reuse", "/proc/sys/net/ipv4/tcp_tw_reuse" },
 	};

@@ -171,6 +171,9 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "net.ipv4.tcp_max_tw_buckets", HT_T_INT, "sockets",
 	  NET_SYSCTL("most TIME_WAIT sockets; past it a closing socket skips TIME_WAIT "
 	             "(TcpExtTCPTimeWaitOverflow)") },
+	{ "net.ipv4.tcp_syncookies", HT_T_INT, NULL,
+	  NET_SYSCTL("SYN cookies: 0 never, 1 when a listener's SYN queue is full (the default), "
+	             "2 always") },
 	{ "net.ipv4.tcp_timestamps", HT_T_INT, NULL,
 	  NET_SYSCTL("TCP timestamps (RFC 7323): 0 off, 1 on (the default), 2 without random offsets") },
 	{ "net.ipv4.tcp_tw_reuse", HT_T_INT, NULL,
@@ -206,6 +209,12 @@ static const struct ht_fact_def fact_defs[] = {
 	  NSTAT_DOC("SYNs and handshake ACKs a listener dropped, overflows included") },
 	{ "nstat.TcpExtListenOverflows", HT_T_INT, "packets",
 	  NSTAT_DOC("handshakes dropped because a listener's accept queue was full") },
+	{ "nstat.TcpExtSyncookiesSent", HT_T_INT, "packets",
+	  NSTAT_DOC("SYN cookies sent: a SYN queue was full (\"Possible SYN flooding on port\" "
+	            "in the kernel log), or net.ipv4.tcp_syncookies = 2 sends them always") },
+	{ "nstat.TcpExtTCPReqQFullDoCookies", HT_T_INT, "packets",
+	  NSTAT_DOC("SYNs answered with a cookie because a listener's SYN queue was full "
+	            "(tcp_conn_request() in net/ipv4/tcp_input.c)") },
 	{ "nstat.TcpExtTCPReqQFullDrop", HT_T_INT, "packets",
 	  NSTAT_DOC("SYNs dropped because the SYN queue was full and syncookies were off") },
 	{ "nstat.TcpExtTCPTimeWaitOverflow", HT_T_INT, "sockets",
