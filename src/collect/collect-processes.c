@@ -178,12 +178,38 @@ static void sanitize(char *s)
 }
 
 struct proc_pick {
-	char *name;  /* sanitized comm */
-	int want;    /* a listener's owner: only this PID; 0 any (the most descriptors) */
-	int pid;     /* 0: none found yet */
-	int64_t fds; /* -1: unreadable */
+	char *name;   /* sanitized comm */
+	int pid;      /* the worst process of the name so far; 0: none found yet */
+	int64_t fds;  /* its open descriptors; -1: unreadable */
+	int64_t soft; /* its soft RLIMIT_NOFILE; -1: unreadable */
 	int fds_err;
+	int64_t count; /* processes of the name */
 };
+
+/*
+ * Whether a process with @fds of @soft descriptors is worse than the pick's:
+ * a larger share of its soft limit (compared without dividing: fds x
+ * other soft), then more descriptors, then the lower PID. What cannot be
+ * read counts as least.
+ */
+static bool worse(const struct proc_pick *p, int pid, int64_t fds, int64_t soft)
+{
+	__int128 a, b;
+
+	if (!p->pid)
+		return true;
+	if ((fds >= 0 && soft > 0) != (p->fds >= 0 && p->soft > 0))
+		return fds >= 0 && soft > 0;
+	if (fds >= 0 && soft > 0) {
+		a = (__int128)fds * p->soft;
+		b = (__int128)p->fds * soft;
+		if (a != b)
+			return a > b;
+	}
+	if (fds != p->fds)
+		return fds > p->fds;
+	return pid < p->pid;
+}
 
 /*
  * The entries of the directory @dfd (taken: closed here), "." and ".." left
@@ -367,15 +393,16 @@ int ht_processes_near_limit(const char *root, int **pids, size_t *n)
 		if (!parse_pid(de->d_name, &pid) || de->d_type == DT_LNK)
 			continue;
 		/*
-		 * process.near_limit in process.rules, the same integers. A
-		 * process without a descriptor (a kernel thread) holds no socket.
+		 * process.high in process.rules (75% of the soft limit), the
+		 * same integers. A process without a descriptor (a kernel
+		 * thread) holds no socket.
 		 */
 		if (exact && (census_fds_exact(dirfd(d), pid, &fds) < 0 || fds == 0))
 			continue;
 		if (census_nofile(dirfd(d), confined, pid, &soft) < 0 ||
-		    (!exact && census_fds(dirfd(d), confined, pid, soft - soft / 10, &fds) < 0))
+		    (!exact && census_fds(dirfd(d), confined, pid, soft - soft / 4, &fds) < 0))
 			continue;
-		if (fds < soft - soft / 10)
+		if (fds < soft - soft / 4)
 			continue;
 		np = reallocarray(*pids, *n + 1, sizeof(**pids));
 		if (!np) {
@@ -393,8 +420,8 @@ int ht_processes_near_limit(const char *root, int **pids, size_t *n)
 	return 0;
 }
 
-/* @want: the PID a listener's name stands for, 0 when any process of the name. */
-static int add_pick(struct proc_pick **picks, size_t *n, const char *name, int want)
+/* A name to judge: every process of it is read, the worst reported. */
+static int add_pick(struct proc_pick **picks, size_t *n, const char *name)
 {
 	struct proc_pick *p;
 	_cleanup_free_ char *s = strdup(name);
@@ -409,7 +436,7 @@ static int add_pick(struct proc_pick **picks, size_t *n, const char *name, int w
 	if (!p)
 		return -ENOMEM;
 	*picks = p;
-	p[(*n)++] = (struct proc_pick){ .name = TAKE_PTR(s), .want = want, .fds = -1 };
+	p[(*n)++] = (struct proc_pick){ .name = TAKE_PTR(s), .fds = -1, .soft = -1 };
 	return 0;
 }
 
@@ -451,6 +478,10 @@ static int process_facts(struct ht_facts *f, const char *root, const struct proc
 	snprintf(path, sizeof(path), "/proc/%d", p->pid);
 	v = ht_int(p->pid);
 	r = set_proc_fact(f, p->name, "pid", &v, 0, path);
+	if (r < 0)
+		return r;
+	v = ht_int(p->count);
+	r = set_proc_fact(f, p->name, "count", &v, 0, "/proc/PID/comm");
 	if (r < 0)
 		return r;
 
@@ -534,7 +565,7 @@ static int picks_first(const char *root, const int *first, size_t n_first,
 			return r;
 		if (r < 0 || !*comm)
 			continue;
-		r = add_pick(picks, n, comm, first[i]);
+		r = add_pick(picks, n, comm);
 		if (r < 0)
 			return r;
 	}
@@ -550,25 +581,19 @@ static int picks_owners(struct ht_facts *f, struct proc_pick **picks, size_t *n)
 		return 0;
 	for (const char *p = ll->value.s; *p;) {
 		char key[64];
-		const struct ht_fact *pf, *pidf;
+		const struct ht_fact *pf;
 		unsigned port;
-		int k, want = 0, r;
+		int k, r;
 
 		if (sscanf(p, "%u%n", &port, &k) != 1)
 			break;
 		p += k;
 		while (*p == ' ')
 			p++;
-		snprintf(key, sizeof(key), "listener.%u.pid", port);
-		pidf = ht_facts_get(f, key);
-		if (pidf && pidf->value.type == HT_T_INT && pidf->value.i > 0 &&
-		    pidf->value.i <= INT32_MAX)
-			want = (int)pidf->value.i;
 		snprintf(key, sizeof(key), "listener.%u.process", port);
 		pf = ht_facts_get(f, key);
 		if (pf && pf->value.type == HT_T_STR) {
-			/* The first (lowest) port's owner wins a name two owners share. */
-			r = add_pick(picks, n, pf->value.s, want);
+			r = add_pick(picks, n, pf->value.s);
 			if (r < 0)
 				return r;
 		}
@@ -592,7 +617,7 @@ static int picks_names(const char *names, struct proc_pick **picks, size_t *n)
 			p++;
 		}
 		word[w] = '\0';
-		if (w && (r = add_pick(picks, n, word, 0)) < 0)
+		if (w && (r = add_pick(picks, n, word)) < 0)
 			return r;
 	}
 	return 0;
@@ -619,17 +644,17 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 		goto out;
 
 	/*
-	 * Every process: a listener's name is its owner's PID (not another
-	 * process of that comm); another name the process with the most
-	 * descriptors, the lowest PID on a tie.
+	 * Every process of each name is judged: the name's facts are the worst
+	 * of them (worse()), so that one proxy near its limit is not hidden
+	 * behind an idle one of the same name that owns a lower port.
 	 */
 	if (n > 0)
 		d = ht_root_opendir(root, "/proc");
 	while (d && (de = readdir(d))) {
-		_cleanup_free_ char *comm = NULL;
+		_cleanup_free_ char *comm = NULL, *limits = NULL;
 		char path[64];
-		int64_t fds = -1;
-		int pid, fr;
+		int64_t fds = -1, soft = -1, hard;
+		int pid, fr, lr;
 
 		if (!parse_pid(de->d_name, &pid))
 			continue;
@@ -647,8 +672,7 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 
 			if (strcmp(p->name, comm) != 0)
 				continue;
-			if (p->want && pid != p->want)
-				break;
+			p->count++;
 			fr = count_fds(root, pid, &fds);
 			if (fr == -ENOMEM) {
 				r = fr;
@@ -657,9 +681,18 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 			/* Unreadable (EACCES), or gone since its comm was read: fewest. */
 			if (fr < 0)
 				fds = -1;
-			if (!p->pid || fds > p->fds || (fds == p->fds && pid < p->pid)) {
+			snprintf(path, sizeof(path), "/proc/%d/limits", pid);
+			lr = ht_read_file(root, path, &limits);
+			if (lr == -ENOMEM) {
+				r = lr;
+				goto out;
+			}
+			if (lr < 0 || ht_limits_nofile(limits, &soft, &hard) < 0)
+				soft = -1;
+			if (worse(p, pid, fds, soft)) {
 				p->pid = pid;
 				p->fds = fds;
+				p->soft = soft;
 				p->fds_err = fr < 0 ? -fr : 0;
 			}
 			break;

@@ -431,12 +431,11 @@ int ht_collect_sockets(struct ht_facts *f, const char *root);
  * workload.service "garage"; NULL for none). NAME is the comm with every
  * character outside [A-Za-z0-9_-] made '_'; a name of @names matches a
  * process whose comm, so changed, equals it (a comm is at most 15 bytes).
- * A listener owner's NAME describes THAT process, listener.PORT.pid (the
- * lowest PID holding the port), not another process of the same comm; two
- * listeners whose owners share a comm: the lowest port's owner. A NAME only
- * from @names: of several processes, the one with the most entries in
- * /proc/PID/fd, the lowest PID on a tie (an unreadable fd directory counts
- * as fewest). process.list lists only the NAMEs a process was found for,
+ * Every process of a NAME is read (/proc/PID/fd and /proc/PID/limits) and
+ * the NAME's facts describe the worst: the largest share of its soft limit
+ * open, then the most entries in /proc/PID/fd, then the lowest PID (what
+ * cannot be read counts as least); process.NAME.count is how many there
+ * are. process.list lists only the NAMEs a process was found for,
  * sorted, space-separated ("" when none): a named service that is not
  * running is absent from it and has no process.NAME.* facts. Facts of
  * earlier calls are replaced, not removed (a second call with more names
@@ -449,8 +448,8 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 
 /*
  * ht_processes_near_limit - the PIDs of ROOT/proc whose open descriptors
- * are at 90% of their soft RLIMIT_NOFILE or more (process.near_limit's
- * bound: fds >= nofile - nofile / 10), in ascending PID order. A process's
+ * are at 75% of their soft RLIMIT_NOFILE or more (process.high's bound, a
+ * warning: fds >= nofile - nofile / 4), in ascending PID order. A process's
  * descriptors are counted, never read one by one: the size of the live
  * /proc/PID/fd (Linux 6.2 and later), else the size of its descriptor table
  * (FDSize of /proc/PID/status) when that is below the bound, else one

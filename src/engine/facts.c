@@ -379,20 +379,22 @@ static const struct ht_fact_def listener_fact_defs[] = {
 /*
  * Facts of each checked process NAME (process.list), named
  * process.NAME.SUFFIX: NAME is its comm with every character outside
- * [A-Za-z0-9_-] made '_'. When several processes share the name, the one
- * with the most open descriptors. Sorted by name.
+ * [A-Za-z0-9_-] made '_'. When several processes share the name, every one
+ * is read and the facts are the worst one's: the largest share of its soft
+ * limit open. Sorted by name.
  */
 static const struct ht_fact_def process_fact_defs[] = {
 	{ "process.*.comm", HT_T_STR, NULL, "the process name as /proc/PID/comm has it" },
+	{ "process.*.count", HT_T_INT, "processes",
+	  "processes of that name (comm); the other process.NAME facts are the worst one's: the "
+	  "largest share of its soft limit open, then the most descriptors, then the lowest PID" },
 	{ "process.*.fds", HT_T_INT, "descriptors", "open file descriptors, entries of /proc/PID/fd" },
 	{ "process.*.nofile", HT_T_INT, "descriptors",
 	  "soft RLIMIT_NOFILE, 'Max open files' in /proc/PID/limits (unlimited: 2^63 - 1)" },
 	{ "process.*.nofile_hard", HT_T_INT, "descriptors",
 	  "hard RLIMIT_NOFILE, 'Max open files' in /proc/PID/limits" },
 	{ "process.*.pid", HT_T_INT, NULL,
-	  "its PID: for a listener's owner listener.PORT.pid (the lowest port's when two owners "
-	  "share the name); for a name only from workload.service the lowest PID of those with "
-	  "the name and the most descriptors" },
+	  "its PID: the worst of the processes of the name (process.NAME.count)" },
 	{ "process.*.unit", HT_T_STR, NULL,
 	  "systemd service that runs it, the last *.service of its cgroup in /proc/PID/cgroup; "
 	  "unavailable (ENOENT) when it runs outside a service or under a user manager "
@@ -936,7 +938,7 @@ static bool unit_nonnegative(const char *unit)
 	static const char *const units[] = {
 		"bytes", "entries", "buckets", "seconds", "CPUs",
 		"packets", "lookups", "queues", "Mb/s", "MB/s", "sockets", "listeners", "ports",
-		"descriptors", "destinations", "connections",
+		"descriptors", "destinations", "connections", "processes",
 	};
 
 	if (!unit)

@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Processes judged one by one, on --root trees made here: /proc/net/tcp with
+# listening sockets, /proc/PID/{comm,limits,cgroup} and /proc/PID/fd with
+# one entry a descriptor (a socket:[INODE] link for a listening socket).
+#
+# - Several processes of one name (a container runtime's docker-proxy, one a
+#   published port): the name's finding is the worst of them by the share
+#   of its soft limit open, named by PID, whichever owns the lowest port.
+#   Random families check the same against the arithmetic done here.
+# - Any listening daemon at 75% of its limit is a warning and at 90% a
+#   critical, whether or not it is the profile's workload.service.
+# - A limit above the hard one: the remedy says how the hard limit is
+#   raised, never only "ulimit -n".
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh" || exit 99
+[ -n "${TMP:-}" ] && [ -d "$TMP" ] || exit 99
+
+# tree DIR: a host's minimal tree (5.15, 4 GiB).
+tree() {
+	rm -rf "$1"
+	mkdir -p "$1/proc/sys/kernel" "$1/proc/net"
+	printf '5.15.0-91-generic\n' >"$1/proc/sys/kernel/osrelease"
+	printf 'MemTotal:        4194304 kB\n' >"$1/proc/meminfo"
+	printf '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n' \
+		>"$1/proc/net/tcp"
+	nsock=0
+}
+# listen DIR PORT INODE: a listening IPv4 socket on PORT.
+listen() {
+	printf '%4d: 00000000:%04X 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 %d 1 ffff8d6c41a2b000 100 0 0 10 0\n' \
+		"$nsock" "$2" "$3" >>"$1/proc/net/tcp"
+	nsock=$((nsock + 1))
+}
+# proc DIR PID COMM SOFT HARD FDS CGROUP [INODE]: a process with FDS
+# descriptors, the first of them the listening socket INODE.
+proc() {
+	local d=$1/proc/$2
+	mkdir -p "$d/fd"
+	printf '%s\n' "$3" >"$d/comm"
+	printf 'Limit                     Soft Limit           Hard Limit           Units     \n' >"$d/limits"
+	printf 'Max open files            %-20s %-20s files     \n' "$4" "$5" >>"$d/limits"
+	printf '0::%s\n' "$7" >"$d/cgroup"
+	local first=0
+	if [ -n "${8:-}" ]; then
+		ln -s "socket:[$8]" "$d/fd/0"
+		first=1
+	fi
+	if [ "$6" -gt "$first" ]; then
+		(cd "$d/fd" && seq "$first" $(($6 - 1)) | xargs touch)
+	fi
+}
+# finding JSON RULE INSTANCE: severity|current|value
+finding() {
+	jq -r --arg r "$2" --arg i "$3" \
+		'.findings[] | select(.rule == $r and (.instance // "") == $i) | "\(.severity)|\(.current)|\(.recommended)"' "$1"
+}
+explanation() {
+	jq -r --arg r "$2" --arg i "$3" \
+		'.findings[] | select(.rule == $r and (.instance // "") == $i) | .explanation + " REMEDY " + (.remedy // "")' "$1"
+}
+
+# ---- docker-proxy: the worst of two, not the lowest port's ----------------
+# PID 100 owns port 80 with 4 of 1024; PID 200 owns 443 with 1010 of 1024:
+# 1010 x 10 >= 1024 x 9, critical; twice 1010 rounded up to a power of two
+# is 2048. Both run in docker.service: the drop-in is docker.service's.
+T=$TMP/t
+tree "$T"
+listen "$T" 80 5001
+listen "$T" 443 5002
+proc "$T" 100 docker-proxy 1024 1024 4 /system.slice/docker.service 5001
+proc "$T" 200 docker-proxy 1024 1024 1010 /system.slice/docker.service 5002
+ht --root "$T" --format json audit >"$TMP/a.json" 2>"$TMP/err"
+expect_eq "two docker-proxy: the worst is judged (1010 of 1024: critical, 2048)" \
+	"critical|1024|2048" "$(finding "$TMP/a.json" process.limit_nofile docker-proxy)"
+expect_contains "... and named by PID, with how many there are" \
+	"Of 2 processes named docker-proxy, the one with the largest share of its limit open: docker-proxy (PID 200, docker.service)" \
+	"$(explanation "$TMP/a.json" process.limit_nofile docker-proxy)"
+ht --root "$T" facts >"$TMP/f" 2>&1
+expect_contains "process.docker-proxy.count = 2" "process.docker-proxy.count = 2 processes" "$(cat "$TMP/f")"
+expect_contains "process.docker-proxy.pid = 200" "process.docker-proxy.pid = 200" "$(cat "$TMP/f")"
+
+# ---- a daemon at 75% and 90% that is not the profile's service ------------
+# minio, default profile (workload.service empty): 770 of 1024 is 75.2%
+# (770 >= 1024 - 1024 / 4 = 768): warning, 2048; 921 of 1024 is below
+# 1024 - 1024 / 10 = 922: still a warning; 922: critical; 767: ok, 1024.
+for case in 767:ok:1024 768:warning:2048 921:warning:2048 922:critical:2048; do
+	fds=${case%%:*} rest=${case#*:}
+	sev=${rest%%:*} val=${rest#*:}
+	tree "$T"
+	listen "$T" 9000 7001
+	proc "$T" 300 minio 1024 524288 "$fds" /system.slice/minio.service 7001
+	ht --root "$T" --format json audit >"$TMP/a.json" 2>"$TMP/err"
+	expect_eq "minio with $fds of 1024, not the profile's service: $sev" "$sev|1024|$val" \
+		"$(finding "$TMP/a.json" process.limit_nofile minio)"
+done
+
+# ---- a limit above the hard one, no unit to write ---------------------------
+# 900 of 1024, hard 1024, in a login session (no system service): the
+# remedy raises the hard limit (2048 > 1024), not only the soft one.
+tree "$T"
+listen "$T" 9000 7001
+proc "$T" 300 minio 1024 1024 900 /user.slice/user-1000.slice/session-3.scope 7001
+ht --root "$T" --format json audit >"$TMP/a.json" 2>"$TMP/err"
+r=$(explanation "$TMP/a.json" process.limit_nofile minio)
+expect_contains "hard limit 1024 below 2048: the remedy raises the hard limit" \
+	"Its hard limit is 1024: a soft limit cannot go above it" "$r"
+expect_contains "... with ulimit -Hn" "ulimit -Hn 2048" "$r"
+# The same with a hard limit of 524288: no word of the hard limit.
+tree "$T"
+listen "$T" 9000 7001
+proc "$T" 300 minio 1024 524288 900 /user.slice/user-1000.slice/session-3.scope 7001
+ht --root "$T" --format json audit >"$TMP/a.json" 2>"$TMP/err"
+r=$(explanation "$TMP/a.json" process.limit_nofile minio)
+case $r in *"hard limit is"*) not_ok "hard limit above the need: not mentioned" "$r" ;;
+*) ok "hard limit above the need: not mentioned" ;; esac
+
+# ---- random families: the one named is the worst ----------------------------
+# 12 families of 2 to 4 processes of one name, each with a random soft limit
+# (256 to 4096) and random descriptors (1 to the limit); the worst is the
+# largest fds / soft (compared as fds x other soft), then the most fds, then
+# the lowest PID.
+RANDOM=4711
+for round in $(seq 12); do
+	tree "$T"
+	n=$((2 + RANDOM % 3))
+	best_pid=0 best_fds=0 best_soft=1
+	for i in $(seq "$n"); do
+		pid=$((1000 + i * 7 + RANDOM % 5))
+		soft=$((256 + RANDOM % 3841))
+		fds=$((1 + RANDOM % soft))
+		listen "$T" $((8000 + i)) $((9000 + i))
+		proc "$T" "$pid" proxy "$soft" 1048576 "$fds" /system.slice/docker.service $((9000 + i))
+		a=$((fds * best_soft)) b=$((best_fds * soft))
+		if [ "$best_pid" -eq 0 ] || [ "$a" -gt "$b" ] ||
+			{ [ "$a" -eq "$b" ] && { [ "$fds" -gt "$best_fds" ] ||
+				{ [ "$fds" -eq "$best_fds" ] && [ "$pid" -lt "$best_pid" ]; }; }; }; then
+			best_pid=$pid best_fds=$fds best_soft=$soft
+		fi
+	done
+	ht --root "$T" facts >"$TMP/f" 2>&1
+	got=$(sed -n 's/^process\.proxy\.pid = \([0-9]*\) .*/\1/p' "$TMP/f")
+	expect_eq "family $round of $n: the worst, PID $best_pid ($best_fds of $best_soft), is named" \
+		"$best_pid" "$got"
+done
+
+finish
