@@ -831,6 +831,53 @@ static void test_revert_incomplete(void **state _unused_)
 	ht_plan_free(&p);
 }
 
+/*
+ * The tree's machine ID: ROOT/etc/machine-id when it holds one, else none
+ * (absent, empty, an image's "uninitialized", not 32 hex digits, a link
+ * below the root); the tree as one path.
+ */
+static void test_machine_id(void **state _unused_)
+{
+	static const char *const none[] = { "", "\n", "uninitialized\n",
+		                            "0123456789ABCDEF0123456789abcdef\n",
+		                            "0123456789abcdef0123456789abcde\n" };
+	_cleanup_free_ char *c = NULL, *tidy = NULL;
+	char *id = NULL, real[PATH_MAX];
+
+	assert_int_equal(ht_machine_id_read(root, &id), 0);
+	assert_null(id);
+	for (size_t i = 0; i < ARRAY_SIZE(none); i++) {
+		put("/etc/machine-id", none[i], 0644);
+		assert_int_equal(ht_machine_id_read(root, &id), 0);
+		if (id)
+			fail_msg("'%s' taken as machine ID %s", none[i], id);
+	}
+	put("/etc/machine-id", "0123456789abcdef0123456789abcdef\n", 0644);
+	assert_int_equal(ht_machine_id_read(root, &id), 0);
+	assert_non_null(id);
+	assert_string_equal(id, "0123456789abcdef0123456789abcdef");
+	free(id);
+	/* A link is not followed below a --root: none. */
+	assert_int_equal(rename(at("/etc/machine-id"), at("/etc/id.real")), 0);
+	assert_int_equal(symlink("id.real", at("/etc/machine-id")), 0);
+	assert_int_equal(ht_machine_id_read(root, &id), 0);
+	assert_null(id);
+
+	assert_non_null(realpath(root, real));
+	assert_true(asprintf(&tidy, "%s/./etc/..//", root) > 0);
+	assert_int_equal(ht_root_canonical(tidy, &c), 0);
+	assert_string_equal(c, real);
+	free(c);
+	assert_int_equal(ht_root_canonical(NULL, &c), 0);
+	assert_string_equal(c, "/");
+	free(c);
+	assert_int_equal(ht_root_canonical("//", &c), 0);
+	assert_string_equal(c, "/");
+	free(c);
+	c = NULL;
+	assert_int_equal(ht_root_canonical(at("/no-such-tree"), &c), -ENOENT);
+}
+
 /* The temp names ht_file_write_at() gives, and only those, are hosttune's. */
 static void test_tmp_name(void **state _unused_)
 {
@@ -1114,6 +1161,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_revert_incomplete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_apply_symlinked_dir, setup, teardown),
 		cmocka_unit_test(test_tmp_name),
+		cmocka_unit_test_setup_teardown(test_machine_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tmp_sweep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tmp_sweep_bases, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_remove, setup, teardown),

@@ -225,11 +225,10 @@ static int open_file_read(const char *root, const char *path, struct ht_error *e
 	return fd;
 }
 
-int ht_file_read_at(const char *root, const char *path, char **out, mode_t *mode,
-                    struct ht_error *err)
+int ht_file_read_stat_at(const char *root, const char *path, char **out, struct stat *st,
+                         struct ht_error *err)
 {
 	_cleanup_close_ int fd = -1;
-	struct stat st;
 	int r;
 
 	*out = NULL;
@@ -238,14 +237,12 @@ int ht_file_read_at(const char *root, const char *path, char **out, mode_t *mode
 		return 0;
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0)
+	if (fstat(fd, st) < 0)
 		return path_error(err, errno, root, path, strlen(path));
-	if (S_ISDIR(st.st_mode))
+	if (S_ISDIR(st->st_mode))
 		return path_error(err, EISDIR, root, path, strlen(path));
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(st->st_mode))
 		return path_why(err, EINVAL, root, path, strlen(path), "not a regular file");
-	if (mode)
-		*mode = st.st_mode & 07777;
 	r = read_fd(fd, out);
 	if (r == -EBADMSG || r == -EFBIG)
 		return path_why(err, -r, root, path, strlen(path), r == -EFBIG ?
@@ -254,6 +251,55 @@ int ht_file_read_at(const char *root, const char *path, char **out, mode_t *mode
 	if (r < 0)
 		return path_error(err, -r, root, path, strlen(path));
 	return 0;
+}
+
+int ht_file_read_at(const char *root, const char *path, char **out, mode_t *mode,
+                    struct ht_error *err)
+{
+	struct stat st;
+	int r = ht_file_read_stat_at(root, path, out, &st, err);
+
+	if (r == 0 && *out && mode)
+		*mode = st.st_mode & 07777;
+	return r;
+}
+
+/* The 32 lowercase hexadecimal digits of a machine ID (machine-id(5)). */
+static bool machine_id_valid(const char *s)
+{
+	return strlen(s) == 32 && strspn(s, "0123456789abcdef") == 32;
+}
+
+int ht_machine_id_read(const char *root, char **out)
+{
+	_cleanup_free_ char *raw = NULL;
+	int r;
+
+	*out = NULL;
+	if (ht_root_confined(root)) {
+		r = ht_file_read_at(root, "/etc/machine-id", &raw, NULL, NULL);
+	} else {
+		/* The host's own: a link (to /run/machine-id, say) is followed as systemd does. */
+		_cleanup_close_ int fd = open("/etc/machine-id", O_RDONLY | O_CLOEXEC | O_NOCTTY |
+		                              O_NONBLOCK);
+
+		r = fd < 0 ? -errno : read_fd(fd, &raw);
+	}
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 || !raw)
+		return 0;
+	raw[strcspn(raw, "\n")] = '\0';
+	if (!machine_id_valid(raw))
+		return 0;
+	*out = TAKE_PTR(raw);
+	return 0;
+}
+
+int ht_root_canonical(const char *root, char **out)
+{
+	*out = ht_root_confined(root) ? realpath(root, NULL) : strdup("/");
+	return *out ? 0 : -errno;
 }
 
 int ht_file_read(const char *path, char **out, mode_t *mode)

@@ -60,6 +60,35 @@ void ht_paths_free(struct ht_paths *p);
 int ht_file_read_at(const char *root, const char *path, char **out, mode_t *mode,
                     struct ht_error *err);
 
+struct stat;
+
+/*
+ * ht_file_read_stat_at - ht_file_read_at() that also gives the file's
+ * fstat(2) (@st, filled when *@out is set): owner and mode of the very file
+ * read, for a caller that trusts a file only when it is its own.
+ */
+int ht_file_read_stat_at(const char *root, const char *path, char **out, struct stat *st,
+                         struct ht_error *err);
+
+/*
+ * ht_machine_id_read - the machine ID of the system below @root:
+ * ROOT/etc/machine-id's first line when it is one (32 lowercase hexadecimal
+ * digits, machine-id(5)). Below a --root no link is followed (as
+ * ht_file_read_at()); on the host /etc/machine-id is read as systemd reads
+ * it. @out: newly allocated (caller frees), or NULL when there is none: the
+ * file is absent, unreadable, empty or "uninitialized" (an image before its
+ * first boot). Returns 0 or -ENOMEM.
+ */
+int ht_machine_id_read(const char *root, char **out);
+
+/*
+ * ht_root_canonical - the tree @root names as one path: realpath(3) of a
+ * --root (ht_root_confined()), "/" for the host. @out: newly allocated
+ * (caller frees). Returns 0, or the negative errno of realpath(3) (-ENOENT:
+ * the tree does not exist) or -ENOMEM.
+ */
+int ht_root_canonical(const char *root, char **out);
+
 /*
  * ht_file_write_at - replace @path below @root with @content: a temp file in
  * the same directory (missing directories are created, see above), fchmod
