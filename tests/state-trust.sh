@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The state file and the trees it belongs to, on copies of the Garage VM's
+# --root tree (tests/fixtures/garage-vm/root): revert in a tree with no free
+# inode (a tmpfs in a private mount namespace).
+. "$(dirname "$0")/lib.sh"
+
+# ---- revert in a tree with no free inode ----
+# A tmpfs of its own (private mount namespace); after apply every inode is
+# taken by empty files. revert must get through without a new one: the
+# tree's live values are plain files it rewrites, the state file and its
+# directories go at last.
+ino() {
+	# ino NAME APPLY-OPTIONS [PREP]: in a new tmpfs, apply, run PREP (shell
+	# text), fill every inode, revert. Leaves $TMP/NAME.{before,after}.sums,
+	# .rc, .out, .err and .full (the exit status of one more touch: 1 when
+	# no inode was left).
+	unshare -m sh -c '
+		T=$1 H=$2 R=$3 N=$4 A=$5 P=$6
+		mkdir -p "$T/ino" && mount -t tmpfs -o size=4m,nr_inodes=400 none "$T/ino" || exit 99
+		cp -a "$7" "$T/ino/g" && mkdir "$T/ino/fill" || exit 99
+		(cd "$T/ino/g" && find . | LC_ALL=C sort | while read -r f; do
+			if [ -d "$f" ]; then echo "dir $(stat -c %a "$f") $f"
+			else echo "file $(stat -c %a "$f") $(sha256sum <"$f" | cut -d" " -f1) $f"; fi
+		done) >"$T/$N.before.sums"
+		"$H" --rules "$R" --root "$T/ino/g" --profile garage --no-measure $A apply >/dev/null || exit 99
+		eval "$P"
+		(cd "$T/ino/fill" && seq 1 1000 | xargs touch 2>/dev/null)
+		touch "$T/ino/fill/one-more" 2>/dev/null
+		echo $? >"$T/$N.full"
+		"$H" --rules "$R" --root "$T/ino/g" revert >"$T/$N.out" 2>"$T/$N.err"
+		echo $? >"$T/$N.rc"
+		rm -r "$T/ino/fill"
+		(cd "$T/ino/g" && find . | LC_ALL=C sort | while read -r f; do
+			if [ -d "$f" ]; then echo "dir $(stat -c %a "$f") $f"
+			else echo "file $(stat -c %a "$f") $(sha256sum <"$f" | cut -d" " -f1) $f"; fi
+		done) >"$T/$N.after.sums"
+		umount "$T/ino"
+	' sh "$TMP" "$HOSTTUNE" "$HT_RULES_DIR" "$1" "$2" "${3:-}" "$FIXTURES/garage-vm/root"
+}
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null && command -v seq >/dev/null; then
+	# Files and live values: revert rewrites the values in place.
+	ino full ""
+	expect_eq "no free inode: every inode taken before revert" 1 "$(cat "$TMP/full.full")"
+	expect_eq "no free inode: revert exits 0" "0 " "$(cat "$TMP/full.rc") $(cat "$TMP/full.err")"
+	if cmp -s "$TMP/full.before.sums" "$TMP/full.after.sums"; then ok "no free inode: the tree as before apply"
+	else not_ok "no free inode: the tree as before apply" "$(diff "$TMP/full.before.sums" "$TMP/full.after.sums" | head)"; fi
+	# Live values only, put back by hand: all revert has to do is remove the
+	# state file and the directories apply made for it.
+	ino live --live-only 'for f in proc/sys/net/netfilter/nf_conntrack_max sys/module/nf_conntrack/parameters/hashsize; do echo 4096 >"$T/ino/g/$f"; done; echo 120 >"$T/ino/g/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait"'
+	expect_eq "no free inode, values back by hand: every inode taken" 1 "$(cat "$TMP/live.full")"
+	expect_eq "no free inode, values back by hand: revert exits 0" "0 " \
+		"$(cat "$TMP/live.rc") $(cat "$TMP/live.err")"
+	expect_contains "no free inode, values back by hand: the state's directories removed" \
+		"removed directory /var" "$(cat "$TMP/live.out")"
+	if cmp -s "$TMP/live.before.sums" "$TMP/live.after.sums"; then ok "no free inode, values back by hand: the tree as before apply"
+	else not_ok "no free inode, values back by hand: the tree as before apply" "$(diff "$TMP/live.before.sums" "$TMP/live.after.sums" | head)"; fi
+else
+	echo "# SKIP no free inode: needs root, unshare -m (a tmpfs of its own) and seq"
+fi
+
+finish
