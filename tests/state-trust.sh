@@ -1,9 +1,84 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The state file and the trees it belongs to, on copies of the Garage VM's
-# --root tree (tests/fixtures/garage-vm/root): revert in a tree with no free
-# inode (a tmpfs in a private mount namespace).
+# --root tree (tests/fixtures/garage-vm/root): a --state path below the tree
+# in directories apply made (recorded, removed by revert when empty, and only
+# those), then revert in a tree with no free inode (a tmpfs in a private
+# mount namespace).
 . "$(dirname "$0")/lib.sh"
+
+G="--profile garage --no-measure"
+
+# fresh [DIR]: DIR (default $TMP/g) a new copy of the fixture tree.
+fresh() {
+	rm -rf "${1:-$TMP/g}"
+	cp -a "$FIXTURES/garage-vm/root" "${1:-$TMP/g}"
+}
+# sums [DIR]: every directory, file and symlink of DIR (default $TMP/g) with modes and hashes.
+sums() {
+	(cd "${1:-$TMP/g}" && find . | LC_ALL=C sort | while read -r f; do
+		if [ -L "$f" ]; then echo "link $f -> $(readlink "$f")"
+		elif [ -d "$f" ]; then echo "dir $(stat -c %a "$f") $f"
+		else echo "file $(stat -c %a "$f") $(sha256sum <"$f" | cut -d' ' -f1) $f"; fi
+	done)
+}
+# same_tree NAME DESCRIPTION [DIR]: DIR now is the tree saved as $TMP/NAME.sums
+same_tree() {
+	sums "${3:-$TMP/g}" >"$TMP/now.sums"
+	if cmp -s "$TMP/$1.sums" "$TMP/now.sums"; then ok "$2"
+	else not_ok "$2" "$(diff "$TMP/$1.sums" "$TMP/now.sums" | head -20)"; fi
+}
+# ---- a --state path below the tree in directories that did not exist ----
+# apply creates x/ and x/y/ for it and records them; revert removes them when
+# empty, and only those it created.
+fresh
+sums >"$TMP/before.sums"
+(cd "$TMP" && ht --root g $G --state g/x/y/state apply >/dev/null)
+expect_eq "--state g/x/y/state: apply exits 0" 0 $?
+expect_eq "--state g/x/y/state: the directories it created are recorded" '["/x","/x/y"]' \
+	"$(jq -c '[.created_dirs[] | select(startswith("/x"))]' "$TMP/g/x/y/state")"
+(cd "$TMP" && ht --root g --state g/x/y/state revert >"$TMP/out")
+expect_eq "--state g/x/y/state: revert exits 0" 0 $?
+same_tree before "--state g/x/y/state: revert removes x/y/ and x/ (the tree as before apply)"
+mkdir "$TMP/g/x"
+sums >"$TMP/before.sums"
+ht --root "$TMP/g" $G --state "$TMP/g/x/y/state" apply >/dev/null
+ht --root "$TMP/g" --state "$TMP/g/x/y/state" revert >"$TMP/out"
+expect_eq "x/ there before: revert exits 0" 0 $?
+same_tree before "x/ there before: it stays, x/y/ goes"
+rmdir "$TMP/g/x"
+sums >"$TMP/before.sums"
+ht --root "$TMP/g" $G --state "$TMP/g/x/y/state" apply >/dev/null
+echo mine >"$TMP/g/x/mine"
+ht --root "$TMP/g" --state "$TMP/g/x/y/state" revert >"$TMP/out"
+expect_eq "a file of the admin's in x/: revert exits 0" 0 $?
+expect_contains "a file of the admin's in x/: x/ left, and said" "left directory /x: not empty" \
+	"$(cat "$TMP/out")"
+expect_eq "a file of the admin's in x/: x/y/ gone, x/mine kept" "mine mine" \
+	"$(ls "$TMP/g/x") $(cat "$TMP/g/x/mine")"
+rm -r "$TMP/g/x"
+same_tree before "a file of the admin's in x/: the rest as before apply"
+# A failed apply (a live value it cannot write: a symlink) takes the state
+# file's directories back with it.
+NF=proc/sys/net/netfilter
+mv "$TMP/g/$NF/nf_conntrack_max" "$TMP/g/$NF/max.real"
+ln -s max.real "$TMP/g/$NF/nf_conntrack_max"
+sums >"$TMP/before.sums"
+ht --root "$TMP/g" $G --state "$TMP/g/x/y/state" apply >/dev/null 2>"$TMP/err"
+expect_eq "a failed apply with --state g/x/y/state: exit 3" 3 $?
+same_tree before "a failed apply with --state g/x/y/state: x/ and x/y/ gone again"
+rm "$TMP/g/$NF/nf_conntrack_max"
+mv "$TMP/g/$NF/max.real" "$TMP/g/$NF/nf_conntrack_max"
+# What a run killed while it made x/ and x/y/ leaves (".x.hosttune-XXXXXX"
+# with the rest inside) is the next run's to remove.
+sums >"$TMP/before.sums"
+mkdir -p "$TMP/g/.x.hosttune-Ab12Cd/y"
+echo '{}' >"$TMP/g/.x.hosttune-Ab12Cd/y/state"
+ht --root "$TMP/g" $G --state "$TMP/g/x/y/state" apply >/dev/null 2>"$TMP/err"
+expect_eq "a killed run's x/: apply removes it, and says so" \
+	"hosttune: removed $TMP/g/.x.hosttune-Ab12Cd, left by an interrupted hosttune" "$(cat "$TMP/err")"
+ht --root "$TMP/g" --state "$TMP/g/x/y/state" revert >/dev/null
+same_tree before "a killed run's x/: apply and revert leave the tree as before"
 
 # ---- revert in a tree with no free inode ----
 # A tmpfs of its own (private mount namespace); after apply every inode is

@@ -51,10 +51,16 @@ static bool dir_on(const char *dir, const char *path)
 	return n > 1 && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
+/* True when @dir is a directory above @path ("/etc" above "/etc/sysctl.d/x"), "/" left out. */
+static bool above(const char *dir, const char *path)
+{
+	return dir[0] == '/' && dir_on(dir, path) && path[strlen(dir)] == '/';
+}
+
 bool ht_managed_dir(const char *dir)
 {
 	/* A directory above the default state file. */
-	if (dir_on(dir, HT_STATE_FILE) && strcmp(dir, HT_STATE_FILE) != 0)
+	if (above(dir, HT_STATE_FILE))
 		return true;
 	for (size_t k = 0; k < HT_NKINDS; k++) {
 		const struct ht_kind *kind = ht_kinds[k];
@@ -93,7 +99,43 @@ struct state_loc {
 	const char *path;  /* below root when root is set */
 	char *shown;       /* for messages */
 	char *own;         /* path's storage when made here */
+	/*
+	 * The state file is the tree's (the default, or a --state FILE below
+	 * the tree): apply records the directories it creates for it, and
+	 * revert removes them with it. A FILE elsewhere is in the caller's.
+	 */
+	bool in_tree;
 };
+
+/*
+ * @p with no empty or "." component ("/x//./y" is "/x/y"), in place; ".."
+ * stays. Returns true when a ".." is left in it.
+ */
+static bool path_tidy(char *p)
+{
+	char *out = p;
+	bool dotdot = false;
+
+	for (const char *c = p; *c;) {
+		size_t len;
+
+		c += strspn(c, "/");
+		len = strcspn(c, "/");
+		if (len == 0 || (len == 1 && c[0] == '.')) {
+			c += len;
+			continue;
+		}
+		dotdot = dotdot || (len == 2 && c[0] == '.' && c[1] == '.');
+		*out++ = '/';
+		memmove(out, c, len);
+		out += len;
+		c += len;
+	}
+	if (out == p)
+		*out++ = '/';
+	*out = '\0';
+	return dotdot;
+}
 
 /*
  * A --state FILE below a --root tree is the tree's path from there on, read,
@@ -121,15 +163,29 @@ static int state_in_root(struct state_loc *sl, const char *root, const char *sta
 		return -ENOMEM;
 	sl->root = root;
 	sl->path = sl->own;
+	sl->in_tree = true;
+	/* Walked one component at a time: no '..' below the tree, and no '.' in what is recorded. */
+	if (path_tidy(sl->own))
+		return -EXDEV;
 	return 0;
 }
 
-static int state_loc_init(struct state_loc *sl, const char *root, const char *state_path)
+/* Returns 0, -ENOMEM, or -EBADMSG (@err says why) for a --state path the tree cannot have. */
+static int state_loc_init(struct state_loc *sl, const char *root, const char *state_path,
+                          struct ht_error *err)
 {
+	int r = 0;
+
 	*sl = (struct state_loc){ .root = state_path ? NULL : root,
-	                          .path = state_path ? state_path : HT_STATE_FILE };
-	if (state_path && ht_root_confined(root) && state_in_root(sl, root, state_path) < 0)
-		return -ENOMEM;
+	                          .path = state_path ? state_path : HT_STATE_FILE,
+	                          .in_tree = !state_path };
+	if (state_path && ht_root_confined(root))
+		r = state_in_root(sl, root, state_path);
+	if (r == -EXDEV)
+		return ht_error_set(err, EBADMSG, "--state %s has a '..': below --root %s hosttune "
+		                    "follows none (give the path without it)", state_path, root);
+	if (r < 0)
+		return r;
 	sl->shown = state_path ? strdup(state_path) : ht_root_join(root, HT_STATE_FILE);
 	return sl->shown ? 0 : -ENOMEM;
 }
@@ -416,8 +472,10 @@ static int state_check(struct json_object *state, const struct state_loc *sl, bo
 		return ht_error_set(err, EBADMSG, "%s: \"created_dirs\" is not an array", sp);
 	for (size_t i = 0; i < json_object_array_length(dirs); i++) {
 		struct json_object *d = json_object_array_get_idx(dirs, i);
-		bool ok = json_object_is_type(d, json_type_string) &&
-		          ht_managed_dir(json_object_get_string(d));
+		const char *dir = json_object_is_type(d, json_type_string) ?
+		                  json_object_get_string(d) : NULL;
+		/* One hosttune creates, or one on the way to the tree's state file. */
+		bool ok = dir && (ht_managed_dir(dir) || (sl->in_tree && above(dir, sl->path)));
 
 		if (!ok)
 			return entry_bad(err, sp, "created_dirs", i, "%.300s is not a directory "
@@ -451,18 +509,18 @@ static int add_components(struct ht_paths *names, const char *dir, bool last)
 }
 
 /*
- * The names of the directories hosttune creates (ht_managed_dir(): the
- * kinds' directories and the state file's), the only ones it builds under a
- * temp name (".var.hosttune-XXXXXX"). 0 or -ENOMEM.
+ * The names of the directories hosttune creates (the kinds' directories and
+ * the state file's when it is the tree's, @sl), the only ones it builds
+ * under a temp name (".var.hosttune-XXXXXX"). 0 or -ENOMEM.
  */
-static int created_dir_names(struct ht_paths *names)
+static int created_dir_names(struct ht_paths *names, const struct state_loc *sl)
 {
 	int r = 0;
 
 	for (size_t k = 0; k < HT_NKINDS && r == 0; k++)
 		for (size_t i = 0; ht_kinds[k]->dirs[i] && r == 0; i++)
 			r = add_components(names, ht_kinds[k]->dirs[i], true);
-	return r < 0 ? r : add_components(names, HT_STATE_FILE, false);
+	return r < 0 || !sl->in_tree ? r : add_components(names, sl->path, false);
 }
 
 /* @names->v and @more[0..n) as one NULL-terminated list (not owning them); NULL on ENOMEM. */
@@ -523,7 +581,7 @@ static int sweep(const char *root, const struct state_loc *sl, const char *const
 	_cleanup_(ht_paths_free) struct ht_paths names = { 0 }, units = { 0 }, none = { 0 };
 	_cleanup_(ht_paths_free) struct ht_paths all_sdirs = { 0 };
 	_cleanup_free_ const char **all = NULL, **base = NULL;
-	int r = created_dir_names(&names);
+	int r = created_dir_names(&names, sl);
 
 	if (!swept)
 		swept = &ignored;
@@ -593,32 +651,26 @@ static int sweep(const char *root, const struct state_loc *sl, const char *const
 }
 
 /*
- * The directory that apply created for the default state file and that holds
- * it, outermost (from @created, host paths), or NULL: with --state FILE, or
- * when /var/lib/hosttune existed before.
+ * The outermost directory that apply created for the state file and that
+ * holds it (from @created, host paths), or NULL: a --state FILE outside the
+ * tree, or none created (/var/lib/hosttune existed before).
  */
-static const char *state_top(const struct state_loc *sl, const char *root,
-                             const struct ht_paths *created)
+static const char *state_top(const struct state_loc *sl, const struct ht_paths *created)
 {
 	const char *top = NULL;
 
-	if (sl->root != root || strcmp(sl->path, HT_STATE_FILE) != 0)
+	if (!sl->in_tree)
 		return NULL;
-	for (size_t i = 0; i < created->n; i++) {
-		size_t n = strlen(created->v[i]);
-
-		if (strncmp(HT_STATE_FILE, created->v[i], n) == 0 && HT_STATE_FILE[n] == '/' &&
-		    (!top || n < strlen(top)))
+	for (size_t i = 0; i < created->n; i++)
+		if (above(created->v[i], sl->path) && (!top || strlen(created->v[i]) < strlen(top)))
 			top = created->v[i];
-	}
 	return top;
 }
 
-static bool on_state_path(const char *dir)
+/* True when @dir is on the way to the tree's state file: it goes with the state file. */
+static bool on_state_path(const struct state_loc *sl, const char *dir)
 {
-	size_t n = strlen(dir);
-
-	return strncmp(HT_STATE_FILE, dir, n) == 0 && HT_STATE_FILE[n] == '/';
+	return sl->in_tree && above(dir, sl->path);
 }
 
 /*
@@ -972,7 +1024,7 @@ static int rollback(const struct ht_plan *p, const char *root, const struct file
 			made = (fs[f].main_done || fs[f].backup_done) &&
 			       strncmp(p->files[f].path, dirs->v[i], dl) == 0 &&
 			       p->files[f].path[dl] == '/';
-		if (!made || on_state_path(dirs->v[i]))
+		if (!made || on_state_path(sl, dirs->v[i]))
 			continue;
 		k = ht_dir_remove_at(root, dirs->v[i], &removed, &e2);
 		/* Not empty: something not ours appeared in it; it stays, as revert would leave it. */
@@ -994,7 +1046,7 @@ static int rollback(const struct ht_plan *p, const char *root, const struct file
 		bool retired = false;
 		int k = old_state ? restore_file(sl->root, sl->path, old_state, 0600, &unsynced,
 		                                 &e2) :
-		                    state_discard(sl, root, state_top(sl, root, dirs), NULL,
+		                    state_discard(sl, root, state_top(sl, dirs), NULL,
 		                                  &unsynced, &retired, &e2);
 
 		if (k < 0 && retired) {
@@ -1050,8 +1102,11 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
 	fs = calloc(p->nfiles + 1, sizeof(*fs));
 	live_done = calloc(p->nlive + 1, sizeof(*live_done));
 	live_paths = calloc(p->nlive + 1, sizeof(*live_paths));
-	if (!fs || !live_done || !live_paths || state_loc_init(&sl, root, state_path) < 0)
+	if (!fs || !live_done || !live_paths)
 		return -ENOMEM;
+	r = state_loc_init(&sl, root, state_path, err);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < p->nlive; i++)
 		live_paths[i] = p->live[i].path;
 	{
@@ -1072,9 +1127,12 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
 		r = state_check(state, &sl, ht_root_confined(root), err);
 	if (r >= 0)
 		r = preflight(p, root, fs, &dirs, err);
-	/* With --state FILE its directory is the caller's: not recorded, never removed. */
-	if (r >= 0 && !state_path)
-		r = ht_dirs_missing(root, HT_STATE_FILE, &dirs, err);
+	/*
+	 * The tree's state file: the directories made for it are recorded too.
+	 * A --state FILE elsewhere is in the caller's: none recorded or removed.
+	 */
+	if (r >= 0 && sl.in_tree)
+		r = ht_dirs_missing(sl.root, sl.path, &dirs, err);
 	if (r >= 0)
 		r = state_merge(state, p, fs, &dirs);
 	if (r >= 0)
@@ -1236,11 +1294,13 @@ static int cmp_len_desc(const void *a, const void *b)
 
 /*
  * Removes the directories apply created (@dirs), deepest first, when they
- * are empty; not those of the state file (@skip_state), which go with it.
+ * are empty; not those on the way to the tree's state file (@sl), which go
+ * with it.
  * @left receives those that could not be removed (not an empty one that is
  * not: it stays by design). Returns 0 or the first error (@err).
  */
-static int remove_created_dirs(const char *root, struct json_object *dirs, bool skip_state,
+static int remove_created_dirs(const char *root, struct json_object *dirs,
+                               const struct state_loc *sl,
                                FILE *report, struct ht_paths *left, struct ht_error *err)
 {
 	size_t n = dirs ? json_object_array_length(dirs) : 0;
@@ -1258,7 +1318,7 @@ static int remove_created_dirs(const char *root, struct json_object *dirs, bool 
 		bool removed;
 		int r;
 
-		if (skip_state && on_state_path(v[i]))
+		if (on_state_path(sl, v[i]))
 			continue;
 		r = ht_dir_remove_at(root, v[i], &removed, &e2);
 		if (r == -ENOTEMPTY)
@@ -1426,8 +1486,9 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 	if (!err)
 		err = &ignored;
 	err->msg[0] = '\0';
-	if (state_loc_init(&sl, root, state_path) < 0)
-		return -ENOMEM;
+	r = state_loc_init(&sl, root, state_path, err);
+	if (r < 0)
+		return r;
 	/* What an interrupted run left, also when there is nothing else to revert. */
 	r = sweep(root, &sl, NULL, 0, NULL, 0, &swept);
 	if (r < 0)
@@ -1483,7 +1544,7 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 		const char *top;
 		struct ht_error e2 = { "" };
 
-		r = remove_created_dirs(root, dirs, sl.root == root, report, &dirs_left, &e2);
+		r = remove_created_dirs(root, dirs, &sl, report, &dirs_left, &e2);
 		if (r == -ENOMEM) {
 			json_object_put(state);
 			return r;
@@ -1499,7 +1560,7 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 					json_object_put(state);
 					return -ENOMEM;
 				}
-			top = state_top(&sl, root, &created);
+			top = state_top(&sl, &created);
 			r = state_discard(&sl, root, top, report, &unsynced, &retired, err);
 			json_object_put(state);
 			if (r == 0 && unsynced)

@@ -199,9 +199,11 @@ int ht_plan_print_warnings(const struct ht_plan *p, FILE *out);
  * it without following any symlink (shared/fsutil.h); on the live root the files
  * themselves must not be symlinks. The previous content and mode of every
  * file, the previous live values and the directories apply creates
- * ("created_dirs") are recorded in the state file (@root + HT_STATE_FILE, or
- * @state_path as given) before anything changes, merged with an earlier
- * apply's record so that revert returns to the state before hosttune.
+ * ("created_dirs": for the files, and for the state file when it is the
+ * tree's, the default or a @state_path below a --root) are recorded in the
+ * state file (@root + HT_STATE_FILE, or @state_path as given) before
+ * anything changes, merged with an earlier apply's record so that revert
+ * returns to the state before hosttune.
  * On any failure every file, live value and directory already changed is
  * restored, the failed step too when it took effect (a value that read back
  * clamped, a file renamed into place whose directory fsync failed).
@@ -220,8 +222,8 @@ int ht_plan_print_warnings(const struct ht_plan *p, FILE *out);
  *             PATH.hosttune-orig of a file to take over exists; nothing changed;
  *   -EBADMSG  refused before any change: the state file is not JSON, names
  *             something hosttune does not write, holds a NUL byte or is a
- *             symlink; a file to write resolves through a symlink or changed
- *             since the plan;
+ *             symlink; @state_path has a ".." below the tree; a file to
+ *             write resolves through a symlink or changed since the plan;
  *   -ECANCELED  reading the state file or a file to replace failed (an I/O
  *             error, err names it) before any change: nothing changed;
  *   -ENOTRECOVERABLE  a step failed and the rollback could not restore
@@ -259,7 +261,8 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
  * JSON type refuse the whole file.
  * Returns 0; -ENOENT when there is no state file (and only then); -EBADMSG
  * when the state file is refused (err: "STATE: files entry 3: path ... is not
- * a file hosttune writes", a symlink, a NUL byte), nothing changed;
+ * a file hosttune writes", a symlink, a NUL byte) or @state_path has a ".."
+ * below the tree, nothing changed;
  * -ECANCELED when reading it failed (I/O), nothing changed; another negative
  * errno when some changes could not be restored or a directory apply created
  * could not be removed: they stay in the rewritten state file for another
