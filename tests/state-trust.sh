@@ -1,13 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The state file and the trees it belongs to, on copies of the Garage VM's
-# --root tree (tests/fixtures/garage-vm/root): a --state path below the tree
-# in directories apply made (recorded, removed by revert when empty, and only
-# those), then revert in a tree with no free inode (a tmpfs in a private
-# mount namespace).
+# --root tree (tests/fixtures/garage-vm/root):
+# - the tree and the machine it belongs to: a state copied from another tree,
+#   or kept in a tree whose machine-id is another now, is refused (one line
+#   on stderr naming the state file and whose it is, exit 2, the tree as it
+#   was, the state file too); one that records neither is taken as this
+#   tree's, with a note;
+# - a --state path below the tree in directories apply made (recorded,
+#   removed by revert when empty, and only those);
+# - revert in a tree with no free inode (a tmpfs in a private mount
+#   namespace).
 . "$(dirname "$0")/lib.sh"
 
 G="--profile garage --no-measure"
+S=var/lib/hosttune/state
+ID_A=0123456789abcdef0123456789abcdef
+ID_B=fedcba9876543210fedcba9876543210
 
 # fresh [DIR]: DIR (default $TMP/g) a new copy of the fixture tree.
 fresh() {
@@ -28,6 +37,96 @@ same_tree() {
 	if cmp -s "$TMP/$1.sums" "$TMP/now.sums"; then ok "$2"
 	else not_ok "$2" "$(diff "$TMP/$1.sums" "$TMP/now.sums" | head -20)"; fi
 }
+# state_json FILTER: rewrites $TMP/g's state file with a jq filter (its mode and owner kept)
+state_json() {
+	jq "$1" "$TMP/g/$S" >"$TMP/state.new" && cat "$TMP/state.new" >"$TMP/g/$S"
+}
+# refused CMD WHAT TEXT [DIR]: CMD (revert, or apply) of DIR (default $TMP/g)
+# is refused: exit 2, one line on stderr naming the state file and holding
+# TEXT, and the tree (its state file too) as it was.
+refused() {
+	d=${4:-$TMP/g}
+	sums "$d" >"$TMP/before-refused.sums"
+	if [ "$1" = apply ]; then ht --root "$d" $G apply >"$TMP/out" 2>"$TMP/err"
+	else ht --root "$d" revert >"$TMP/out" 2>"$TMP/err"; fi
+	expect_eq "$2: $1 exits 2 with one line" "2 1" "$? $(wc -l <"$TMP/err")"
+	expect_contains "$2: names the state file" \
+		"hosttune: $1 refused, nothing was changed: $d/$S: " "$(cat "$TMP/err")"
+	expect_contains "$2: says what is wrong" "$3" "$(cat "$TMP/err")"
+	same_tree before-refused "$2: $1 changed nothing" "$d"
+}
+
+# ---- the state records its tree and machine ----
+fresh
+ht --root "$TMP/g" $G apply >/dev/null
+expect_eq "apply exits 0" 0 $?
+REAL_G=$(cd "$TMP/g" && pwd -P)
+expect_eq "the state records the tree (canonical) and no machine-id (none in the tree)" \
+	"$REAL_G null" "$(jq -r '"\(.root) \(.machine_id)"' "$TMP/g/$S")"
+fresh
+mkdir -p "$TMP/g/etc"
+echo "$ID_A" >"$TMP/g/etc/machine-id"
+sums >"$TMP/before-a.sums"
+# Given as a relative path with a '.': recorded as the canonical one all the same.
+(cd "$TMP" && ht --root ./g $G apply >/dev/null)
+expect_eq "the state records the tree's machine-id" "$REAL_G $ID_A" \
+	"$(jq -r '"\(.root) \(.machine_id)"' "$TMP/g/$S")"
+
+# The same path, another machine-id now (the tree of another machine, or one
+# whose identity changed): refused; with the machine-id back, it reverts.
+echo "$ID_B" >"$TMP/g/etc/machine-id"
+refused revert "machine-id changed" \
+	"the state of --root $REAL_G (machine-id $ID_A), not of --root $REAL_G (machine-id $ID_B): revert it there"
+echo "$ID_A" >"$TMP/g/etc/machine-id"
+ht --root "$TMP/g" revert >/dev/null
+expect_eq "machine-id as recorded: revert exits 0" 0 $?
+same_tree before-a "machine-id as recorded: the tree as before apply"
+
+# A state file copied into another tree: h's admin set nf_conntrack_max to
+# the value apply wrote in g and made an (empty) etc/modprobe.d of their own.
+# Reverting g's state there would lower h's value and remove h's directory.
+fresh
+ht --root "$TMP/g" $G apply >/dev/null
+fresh "$TMP/h"
+jq -r '.live[] | select(.key == "net.netfilter.nf_conntrack_max") | .written' "$TMP/g/$S" \
+	>"$TMP/h/proc/sys/net/netfilter/nf_conntrack_max"
+mkdir -p "$TMP/h/etc/modprobe.d" "$TMP/h/var/lib/hosttune"
+cp -p "$TMP/g/$S" "$TMP/h/$S"
+REAL_H=$(cd "$TMP/h" && pwd -P)
+refused revert "a state copied from another tree" \
+	"the state of --root $REAL_G (machine-id none), not of --root $REAL_H (machine-id none): revert it there, or remove it to keep this tree as it is" \
+	"$TMP/h"
+refused apply "apply over a state copied from another tree" "the state of --root $REAL_G" "$TMP/h"
+expect_eq "the copy's tree keeps its value" \
+	"$(jq -r '.live[] | select(.key == "net.netfilter.nf_conntrack_max") | .written' "$TMP/g/$S")" \
+	"$(cat "$TMP/h/proc/sys/net/netfilter/nf_conntrack_max")"
+# audit counts drops since the last apply from the state's counters: not from
+# another tree's.
+expect_eq "audit: the drop counters at apply, from the tree's own state" 2 \
+	"$(ht --root "$TMP/g" --no-measure facts | grep -c '_at_apply = ')"
+expect_eq "audit: none from a state copied from another tree" 0 \
+	"$(ht --root "$TMP/h" --no-measure facts | grep -c '_at_apply = ')"
+
+# A state that records neither (written before hosttune recorded them): taken
+# as this tree's, and revert says so.
+fresh
+sums >"$TMP/before.sums"
+ht --root "$TMP/g" $G apply >/dev/null
+state_json 'del(.root, .machine_id)'
+ht --root "$TMP/g" revert >"$TMP/out" 2>"$TMP/err"
+expect_eq "a state without owner: revert exits 0" 0 $?
+expect_contains "a state without owner: revert says it takes it as this tree's" \
+	"note: $TMP/g/$S records no tree or machine-id: taken as the state of --root $REAL_G (machine-id none)" \
+	"$(cat "$TMP/out")"
+same_tree before "a state without owner: the tree as before apply"
+# One of the two alone is no state apply writes.
+ht --root "$TMP/g" $G apply >/dev/null
+state_json 'del(.machine_id)'
+refused revert "a state with a tree but no machine-id" '"machine_id" is missing'
+state_json ".machine_id = null | .root = 7"
+refused revert "a tree that is not a string" '"root" is not a path'
+ht --root "$TMP/g" revert >/dev/null 2>&1 || true
+
 # ---- a --state path below the tree in directories that did not exist ----
 # apply creates x/ and x/y/ for it and records them; revert removes them when
 # empty, and only those it created.

@@ -763,6 +763,9 @@ static void test_revert_refuses(void **state _unused_)
 	expect_refused("{\"files\":[],\"live\":[],\"created_dirs\":[\"/etc\",\"/tmp\"]}",
 	               "created_dirs entry 2: \"/tmp\" is not a directory hosttune creates");
 	expect_refused("{\"version\":2,\"files\":[],\"live\":[]}", "\"version\" is not 1");
+	expect_refused("{\"root\":\"/\",\"files\":[],\"live\":[]}", "\"machine_id\" is missing");
+	expect_refused("{\"root\":\"/elsewhere\",\"machine_id\":null,\"files\":[],\"live\":[]}",
+	               "the state of --root /elsewhere (machine-id none), not of --root ");
 	expect_refused("[1,2]", "not a hosttune state file");
 }
 

@@ -333,6 +333,38 @@ static bool jmember(struct json_object *o, const char *key, enum json_type type,
 	return json_object_is_type(v, type) || (null_ok && !v);
 }
 
+/* What a state file is checked against: what apply writes for this tree. */
+struct state_want {
+	const struct state_loc *sl;
+	bool confined;               /* a --root: no channels are set there */
+	char *root;                  /* this tree as one path, "/" for the host */
+	char *machine_id;            /* its machine ID, NULL for none */
+};
+
+/*
+ * Fills @w for a run on @root (@w->root and ->machine_id allocated here,
+ * state_want_done() frees them). A tree realpath(3) cannot resolve counts
+ * as the path given. 0 or -ENOMEM.
+ */
+static int state_want_init(struct state_want *w, const struct state_loc *sl, const char *root)
+{
+	int r;
+
+	*w = (struct state_want){ .sl = sl, .confined = ht_root_confined(root) };
+	r = ht_root_canonical(root, &w->root);
+	if (r < 0 && r != -ENOMEM)
+		w->root = strdup(root);
+	if (!w->root)
+		return -ENOMEM;
+	return ht_machine_id_read(root, &w->machine_id);
+}
+
+static void state_want_done(struct state_want *w)
+{
+	free(w->root);
+	free(w->machine_id);
+}
+
 static int check_file_entry(struct json_object *e, size_t i, const char *sp, struct ht_error *err)
 {
 	static const char *const texts[] = { "content", "written" };
@@ -429,10 +461,64 @@ static int check_live_entry(struct json_object *e, size_t i, const char *sp, boo
 	return entry_bad(err, sp, "live", i, "\"kind\" is not \"path\" or \"channels\"");
 }
 
-/* -EBADMSG (err names the entry) unless every entry is one hosttune could have written. */
-static int state_check(struct json_object *state, const struct state_loc *sl, bool confined,
+/* "--root /srv/img (machine-id 0123...)", "the host (machine-id none)"; NULL on ENOMEM. */
+static char *owner_text(const char *root, const char *machine_id)
+{
+	char *s;
+
+	if (asprintf(&s, "%s%s (machine-id %s)", strcmp(root, "/") == 0 ? "the host" : "--root ",
+	             strcmp(root, "/") == 0 ? "" : root, machine_id ? machine_id : "none") < 0)
+		return NULL;
+	return s;
+}
+
+/*
+ * The tree and machine the state belongs to ("root", "machine_id"): 1 when
+ * it records them and they are this tree's, 0 when it records neither (a
+ * state file of a hosttune that did not record them: taken as this tree's),
+ * -EBADMSG (err says whose it is and what to do) otherwise.
+ */
+static int check_owner(struct json_object *state, const struct state_want *w,
                        struct ht_error *err)
 {
+	const char *sp = w->sl->shown, *root, *mid;
+	_cleanup_free_ char *theirs = NULL, *ours = NULL;
+	struct json_object *rv, *mv;
+	bool has_root = json_object_object_get_ex(state, "root", &rv);
+	bool has_mid = json_object_object_get_ex(state, "machine_id", &mv);
+
+	if (!has_root && !has_mid)
+		return 0;
+	if (!has_root || !has_mid)
+		return ht_error_set(err, EBADMSG, "%s: \"%s\" is missing (apply records the tree "
+		                    "and the machine-id together)", sp,
+		                    has_root ? "machine_id" : "root");
+	root = json_object_is_type(rv, json_type_string) ? json_object_get_string(rv) : NULL;
+	if (!root || root[0] != '/')
+		return ht_error_set(err, EBADMSG, "%s: \"root\" is not a path", sp);
+	mid = json_object_is_type(mv, json_type_string) ? json_object_get_string(mv) : NULL;
+	if (mv && !mid)
+		return ht_error_set(err, EBADMSG, "%s: \"machine_id\" is not a string or null", sp);
+	if (strcmp(root, w->root) == 0 && same(mid, w->machine_id))
+		return 1;
+	theirs = owner_text(root, mid);
+	ours = owner_text(w->root, w->machine_id);
+	if (!theirs || !ours)
+		return -ENOMEM;
+	return ht_error_set(err, EBADMSG, "%s: the state of %s, not of %s: revert it there, or "
+	                    "remove it to keep this %s as it is", sp, theirs, ours,
+	                    strcmp(w->root, "/") == 0 ? "host" : "tree");
+}
+
+/*
+ * -EBADMSG (err names the entry) unless every entry is one hosttune could
+ * have written for this tree. @owned (may be NULL): whether the state
+ * records its tree and machine (check_owner()).
+ */
+static int state_check(struct json_object *state, const struct state_want *w, bool *owned,
+                       struct ht_error *err)
+{
+	const struct state_loc *sl = w->sl;
 	struct json_object *files, *live, *dirs, *v;
 	const char *sp = sl->shown;
 	int r;
@@ -440,6 +526,11 @@ static int state_check(struct json_object *state, const struct state_loc *sl, bo
 	if (json_object_object_get_ex(state, "version", &v) &&
 	    (!json_object_is_type(v, json_type_int) || json_object_get_int(v) != 1))
 		return ht_error_set(err, EBADMSG, "%s: \"version\" is not 1", sp);
+	r = check_owner(state, w, err);
+	if (r < 0)
+		return r;
+	if (owned)
+		*owned = r > 0;
 	json_object_object_get_ex(state, "files", &files);
 	json_object_object_get_ex(state, "live", &live);
 	for (size_t i = 0; i < json_object_array_length(files); i++) {
@@ -457,7 +548,7 @@ static int state_check(struct json_object *state, const struct state_loc *sl, bo
 	for (size_t i = 0; i < json_object_array_length(live); i++) {
 		struct json_object *e = json_object_array_get_idx(live, i);
 
-		r = check_live_entry(e, i, sp, confined, err);
+		r = check_live_entry(e, i, sp, w->confined, err);
 		if (r < 0)
 			return r;
 		for (size_t k = 0; k < i; k++)
@@ -750,12 +841,16 @@ struct file_step {
 
 /* Records what the plan changes, keeping the oldest "before" of every file and value. */
 static int state_merge(struct json_object *state, const struct ht_plan *p,
-                       const struct file_step *fs, const struct ht_paths *dirs)
+                       const struct file_step *fs, const struct ht_paths *dirs,
+                       const struct state_want *w)
 {
 	struct json_object *files, *live, *cdirs;
 
 	json_object_object_get_ex(state, "files", &files);
 	json_object_object_get_ex(state, "live", &live);
+	/* Whose it is: revert refuses it in another tree or on another machine. */
+	json_object_object_add(state, "root", json_object_new_string(w->root));
+	json_object_object_add(state, "machine_id", jstr_or_null(w->machine_id));
 	json_object_object_add(state, "profile", json_object_new_string(p->profile));
 	/* The drop counters at this apply (replacing an earlier apply's): audit counts from them. */
 	if (p->ct_drop >= 0 && p->ct_early_drop >= 0) {
@@ -1077,6 +1172,7 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
                   struct ht_paths *swept, struct ht_error *err)
 {
 	_cleanup_(state_loc_done) struct state_loc sl = { 0 };
+	_cleanup_(state_want_done) struct state_want want = { 0 };
 	_cleanup_(ht_paths_free) struct ht_paths dirs = { 0 };
 	_cleanup_free_ struct file_step *fs = NULL;
 	_cleanup_free_ bool *live_done = NULL;
@@ -1105,6 +1201,8 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
 	if (!fs || !live_done || !live_paths)
 		return -ENOMEM;
 	r = state_loc_init(&sl, root, state_path, err);
+	if (r >= 0)
+		r = state_want_init(&want, &sl, root);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < p->nlive; i++)
@@ -1124,7 +1222,7 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
 	/* Nothing changes before this block has passed: its errors are -EBADMSG. */
 	r = state_load(&sl, &state, &old_state, err);
 	if (r >= 0)
-		r = state_check(state, &sl, ht_root_confined(root), err);
+		r = state_check(state, &want, NULL, err);
 	if (r >= 0)
 		r = preflight(p, root, fs, &dirs, err);
 	/*
@@ -1134,7 +1232,7 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
 	if (r >= 0 && sl.in_tree)
 		r = ht_dirs_missing(sl.root, sl.path, &dirs, err);
 	if (r >= 0)
-		r = state_merge(state, p, fs, &dirs);
+		r = state_merge(state, p, fs, &dirs, &want);
 	if (r >= 0)
 		r = state_fits(&sl, state, err);
 	if (r < 0) {
@@ -1472,6 +1570,7 @@ static void revert_files(const char *root, struct json_object *files, FILE *repo
 int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_error *err)
 {
 	_cleanup_(state_loc_done) struct state_loc sl = { 0 };
+	_cleanup_(state_want_done) struct state_want want = { 0 };
 	_cleanup_(ht_paths_free) struct ht_paths swept = { 0 }, dirs_left = { 0 }, created = { 0 };
 	_cleanup_free_ bool *keep_live = NULL, *keep_file = NULL;
 	_cleanup_free_ const char **live_paths = NULL;
@@ -1480,13 +1579,15 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 	struct ht_error ignored, first_err = { "" };
 	size_t nl, nf, kept = 0;
 	struct revert_fail fail = { 0 };
-	bool unsynced = false, retired = false;
+	bool unsynced = false, retired = false, owned = false;
 	int r, first = 0;
 
 	if (!err)
 		err = &ignored;
 	err->msg[0] = '\0';
 	r = state_loc_init(&sl, root, state_path, err);
+	if (r >= 0)
+		r = state_want_init(&want, &sl, root);
 	if (r < 0)
 		return r;
 	/* What an interrupted run left, also when there is nothing else to revert. */
@@ -1502,10 +1603,20 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 		json_object_put(state);
 		return ht_error_set(err, ENOENT, "%s: no state file: nothing to revert", sl.shown);
 	}
-	r = state_check(state, &sl, ht_root_confined(root), err);
+	r = state_check(state, &want, &owned, err);
 	if (r < 0) {
 		json_object_put(state);
 		return r;
+	}
+	if (!owned) {
+		_cleanup_free_ char *ours = owner_text(want.root, want.machine_id);
+
+		if (!ours) {
+			json_object_put(state);
+			return -ENOMEM;
+		}
+		say(report, "note: %s records no tree or machine-id: taken as the state of %s\n",
+		    sl.shown, ours);
 	}
 	json_object_object_get_ex(state, "files", &files);
 	json_object_object_get_ex(state, "live", &live);

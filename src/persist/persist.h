@@ -203,7 +203,10 @@ int ht_plan_print_warnings(const struct ht_plan *p, FILE *out);
  * tree's, the default or a @state_path below a --root) are recorded in the
  * state file (@root + HT_STATE_FILE, or @state_path as given) before
  * anything changes, merged with an earlier apply's record so that revert
- * returns to the state before hosttune.
+ * returns to the state before hosttune; so are the tree the state belongs
+ * to ("root": ht_root_canonical()) and its machine ID ("machine_id":
+ * ht_machine_id_read(), null for none). An existing state file of another
+ * tree or machine is refused, as ht_revert() refuses it.
  * On any failure every file, live value and directory already changed is
  * restored, the failed step too when it took effect (a value that read back
  * clamped, a file renamed into place whose directory fsync failed).
@@ -220,9 +223,10 @@ int ht_plan_print_warnings(const struct ht_plan *p, FILE *out);
  * Returns 0, or, with err saying why:
  *   -EEXIST   a file lacks the header and @force is false, or the
  *             PATH.hosttune-orig of a file to take over exists; nothing changed;
- *   -EBADMSG  refused before any change: the state file is not JSON, names
- *             something hosttune does not write, holds a NUL byte or is a
- *             symlink; @state_path has a ".." below the tree; a file to
+ *   -EBADMSG  refused before any change: the state file is not JSON, is
+ *             another tree's or machine's, names something hosttune does
+ *             not write, holds a NUL byte or is a symlink; @state_path has
+ *             a ".." below the tree; a file to
  *             write resolves through a symlink or changed since the plan;
  *   -ECANCELED  reading the state file or a file to replace failed (an I/O
  *             error, err names it) before any change: nothing changed;
@@ -255,14 +259,20 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
  * A file whose content is no longer what apply wrote ("written") is left as
  * the admin made it, and counts as done; so is one that is no longer text
  * ("left PATH: edited since hosttune wrote it (it holds a NUL byte now)").
+ * A state file of another tree or machine ("root" and "machine_id" are not
+ * this tree's) is refused; one recording neither is taken as this tree's,
+ * and @report gets "note: STATE records no tree or machine-id: taken as the
+ * state of ..." first.
  * Every entry is checked before anything changes: a path that is not one of
  * the files hosttune writes (ht_managed_file()), a live path that is not the
  * procfs/sysfs file of its key, channels under --root, a value of the wrong
  * JSON type refuse the whole file.
  * Returns 0; -ENOENT when there is no state file (and only then); -EBADMSG
  * when the state file is refused (err: "STATE: files entry 3: path ... is not
- * a file hosttune writes", a symlink, a NUL byte) or @state_path has a ".."
- * below the tree, nothing changed;
+ * a file hosttune writes", "STATE: the state of --root A (machine-id X), not
+ * of --root B (machine-id none): revert it there, or remove it to keep this
+ * tree as it is", a symlink, a NUL byte) or @state_path has a ".." below the
+ * tree, nothing changed;
  * -ECANCELED when reading it failed (I/O), nothing changed; another negative
  * errno when some changes could not be restored or a directory apply created
  * could not be removed: they stay in the rewritten state file for another
