@@ -410,7 +410,7 @@ json_run "watch on an empty tree" 3 --rules "$HT_RULES_DIR" --root "$TMP/empty" 
 cp -a "$FIXTURES/garage-vm/root" "$TMP/gs"
 mkdir -p "$TMP/gs/var/lib/hosttune"
 printf '{ "files": [ \n' >"$TMP/gs/var/lib/hosttune/state"
-json_run "revert of a corrupt state file" 2 --root "$TMP/gs" revert
+json_run "revert of a corrupt state file" 2 --rules "$HT_RULES_DIR" --root "$TMP/gs" revert
 json_run "apply with a corrupt state file" 2 --rules "$HT_RULES_DIR" --root "$TMP/gs" \
 	--profile garage apply
 rm "$TMP/gs/var/lib/hosttune/state"
@@ -420,7 +420,8 @@ if command -v flock >/dev/null 2>&1; then
 	flock -n 9
 	json_run "apply while the lock is held" 4 --rules "$HT_RULES_DIR" --root "$TMP/gs" \
 		--profile garage --wait 0 apply
-	json_run "revert while the lock is held" 4 --root "$TMP/gs" --wait 0 revert
+	json_run "revert while the lock is held" 4 --rules "$HT_RULES_DIR" --root "$TMP/gs" \
+		--wait 0 revert
 	exec 9<&-
 fi
 
@@ -466,7 +467,7 @@ mkdir -p "$TMP/sw/.t.hosttune-ABCDEF/tree"
 "$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/sw/t/g2" --state "$TMP/sw/t/g2/st" --no-measure apply >/dev/null 2>&1
 expect_eq "--state as a host path: apply exits 0" 0 $?
 echo half >"$TMP/sw/t/g2/.st.hosttune-Ab12Cd"
-"$HOSTTUNE" --root "$TMP/sw/t/g2" --state "$TMP/sw/t/g2/st" revert >/dev/null 2>&1
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/sw/t/g2" --state "$TMP/sw/t/g2/st" revert >/dev/null 2>&1
 expect_eq "--state as a host path: revert exits 0" 0 $?
 expect_eq "--state as a host path: a temp name beside the tree stays" precious \
 	"$(cat "$TMP/sw/t/.precious.hosttune-ABCDEF" 2>&1)"

@@ -1,16 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The state file and the trees it belongs to, on copies of the Garage VM's
+# What apply and revert take from a state file, on copies of the Garage VM's
 # --root tree (tests/fixtures/garage-vm/root):
 # - the tree and the machine it belongs to: a state copied from another tree,
-#   or kept in a tree whose machine-id is another now, is refused (one line
-#   on stderr naming the state file and whose it is, exit 2, the tree as it
-#   was, the state file too); one that records neither is taken as this
-#   tree's, with a note;
-# - a --state path below the tree in directories apply made (recorded,
-#   removed by revert when empty, and only those);
-# - revert in a tree with no free inode (a tmpfs in a private mount
-#   namespace).
+#   or kept in a tree whose machine-id is another now, is refused; one that
+#   records neither is taken as this tree's, with a note;
+# - only what apply writes: live keys a rule sets, integer values, files of
+#   hosttune's kinds with modes without setuid/setgid/sticky bits,
+#   directories on the way to a file of the state, no NUL anywhere;
+# - a state file of the user running hosttune that no one else may write.
+# Each refusal is one line on stderr naming the state file and what is wrong,
+# exit 2, and the tree as it was, the state file too.
+# Then a --state path below the tree in directories apply made, and revert
+# in a tree with no free inode (a tmpfs in a private mount namespace).
 . "$(dirname "$0")/lib.sh"
 
 G="--profile garage --no-measure"
@@ -126,6 +128,112 @@ refused revert "a state with a tree but no machine-id" '"machine_id" is missing'
 state_json ".machine_id = null | .root = 7"
 refused revert "a tree that is not a string" '"root" is not a path'
 ht --root "$TMP/g" revert >/dev/null 2>&1 || true
+
+# ---- only what apply writes ----
+fresh
+mkdir -p "$TMP/g/proc/sys/kernel"
+echo core >"$TMP/g/proc/sys/kernel/core_pattern"
+echo 0 >"$TMP/g/proc/sys/kernel/sysrq"
+sums >"$TMP/before.sums"
+ht --root "$TMP/g" $G apply >/dev/null
+cp -p "$TMP/g/$S" "$TMP/state.good"
+good() { cp -p "$TMP/state.good" "$TMP/g/$S"; }
+# kernel.core_pattern is no key a rule sets; nor kernel.sysrq (an integer).
+state_json '.live += [{"key": "kernel.core_pattern", "kind": "path",
+	"path": "/proc/sys/kernel/core_pattern", "ifname": null, "channel": null,
+	"old": "|/tmp/evil %p", "written": "core"}]'
+refused revert "kernel.core_pattern" "live entry 4: no rule sets kernel.core_pattern"
+expect_eq "kernel.core_pattern: as it was" core "$(cat "$TMP/g/proc/sys/kernel/core_pattern")"
+# apply reads the state only when it has something to change.
+echo 4096 >"$TMP/g/proc/sys/net/netfilter/nf_conntrack_max"
+refused apply "apply over a state with kernel.core_pattern" "live entry 4: no rule sets kernel.core_pattern"
+good
+state_json '.live += [{"key": "kernel.sysrq", "kind": "path", "path": "/proc/sys/kernel/sysrq",
+	"ifname": null, "channel": null, "old": "1", "written": "0"}]'
+refused revert "kernel.sysrq" "live entry 4: no rule sets kernel.sysrq"
+# A key a rule sets, with a value that is no integer.
+good
+state_json '(.live[] | select(.key == "net.netfilter.nf_conntrack_max") | .old) = "4096 |/tmp/evil"'
+refused revert "a value that is no integer" '"old" is not an integer'
+good
+state_json '.live[0].written = "1e9"'
+refused revert "a written value that is no integer" '"written" is not an integer'
+# A file mode with setuid and setgid bits (06777), for a file revert would write.
+good
+state_json '.files[0].content = "x\n" | .files[0].mode = 3583'
+refused revert "mode 06777" '"mode" 06777 has setuid, setgid or sticky bits'
+good
+state_json '.files[0].content = "x\n" | .files[0].mode = 512'
+refused revert "mode 01000 (sticky)" '"mode" 01000 has setuid, setgid or sticky bits'
+# apply takes over no file with such bits (revert would give them back).
+fresh "$TMP/m"
+mkdir -p "$TMP/m/etc/modprobe.d"
+printf 'options nf_conntrack hashsize=1024\n' >"$TMP/m/etc/modprobe.d/hosttune.conf"
+chmod 4644 "$TMP/m/etc/modprobe.d/hosttune.conf"
+sums "$TMP/m" >"$TMP/before-m.sums"
+ht --root "$TMP/m" $G --force apply >/dev/null 2>"$TMP/err"
+expect_eq "a file of mode 04644 to take over: apply refused (exit 2), says why" \
+	"2 hosttune: apply refused, nothing was changed: $TMP/m/etc/modprobe.d/hosttune.conf has mode 4644: hosttune replaces no file with setuid, setgid or sticky bits (revert would give them back)" \
+	"$? $(cat "$TMP/err")"
+same_tree before-m "a file of mode 04644 to take over: the tree as it was" "$TMP/m"
+# A NUL in a string: json-c would cut the content there.
+good
+state_json '.files[0].content = "net.core.somaxconn = 1\n\u0000# and more\n"'
+refused revert "a NUL in a file's content" 'holds a NUL character (\u0000)'
+good
+state_json '.live[0].key = "module.nf_conntrack.hashsize\u0000x"'
+refused revert "a NUL in a live key" 'holds a NUL character (\u0000)'
+good
+state_json '. + {"pro\u0000file": "garage"}'
+refused revert "a NUL in a member's name" 'holds a NUL character (\u0000)'
+# A directory no file of the state is in: an admin's empty UNIT.d made since
+# apply, /etc/systemd. revert would remove them as its own.
+good
+mkdir -p "$TMP/g/etc/systemd/system/ssh.service.d"
+state_json '.created_dirs += ["/etc/systemd/system/ssh.service.d"]'
+refused revert "a UNIT.d of no file of the state" \
+	"created_dirs entry 8: /etc/systemd/system/ssh.service.d holds no file of this state"
+good
+state_json '.created_dirs += ["/etc/systemd"]'
+refused revert "a directory above no file of the state" \
+	"created_dirs entry 8: /etc/systemd holds no file of this state"
+rm -r "$TMP/g/etc/systemd"
+# The state file itself: writable by its group or by others, or another user's.
+# Refused before anything, even what an interrupted run left is not removed.
+good
+chmod 0620 "$TMP/g/$S"
+echo half >"$TMP/g/etc/sysctl.d/.90-hosttune.conf.hosttune-Ab12Cd"
+refused revert "a state file its group may write" "writable by its group or by others"
+rm "$TMP/g/etc/sysctl.d/.90-hosttune.conf.hosttune-Ab12Cd"
+chmod 0602 "$TMP/g/$S"
+refused revert "a state file others may write" "writable by its group or by others"
+chmod 0600 "$TMP/g/$S"
+if [ "$(id -u)" = 0 ]; then
+	chown 65534 "$TMP/g/$S"
+	refused revert "another user's state file" "owned by uid 65534, not by uid 0 (the user running hosttune)"
+	chown 0 "$TMP/g/$S"
+else
+	echo "# SKIP another user's state file: needs root to chown"
+fi
+# With all that undone, the state reverts: the tree as before apply.
+good
+ht --root "$TMP/g" revert >"$TMP/out" 2>"$TMP/err"
+expect_eq "the good state reverts" "0 " "$? $(cat "$TMP/err")"
+same_tree before "the good state: the tree as before apply"
+# A site rule's key is taken when the rules revert reads have that rule.
+RULES=$TMP/rules
+cp -R "$HT_RULES_DIR" "$RULES"
+printf '[site.sysrq]\ntitle = t\ntarget = sysctl kernel.sysrq\nvalue = 1\nseverity = "warning"\n' \
+	>"$RULES/site.rules"
+"$HOSTTUNE" --rules "$RULES" --root "$TMP/g" $G --only site.sysrq --live-only apply >/dev/null
+expect_eq "a site rule's key: set" 1 "$(cat "$TMP/g/proc/sys/kernel/sysrq")"
+ht --root "$TMP/g" revert >"$TMP/out" 2>"$TMP/err"
+expect_eq "a site rule's key, reverted without that rule: refused (exit 2)" 2 $?
+expect_contains "a site rule's key without that rule: says how to proceed" \
+	"no rule sets kernel.sysrq (give the rules that set it with --rules)" "$(cat "$TMP/err")"
+"$HOSTTUNE" --rules "$RULES" --root "$TMP/g" revert >/dev/null
+expect_eq "a site rule's key, reverted with that rule: exit 0" 0 $?
+same_tree before "a site rule's key: the tree as before apply"
 
 # ---- a --state path below the tree in directories that did not exist ----
 # apply creates x/ and x/y/ for it and records them; revert removes them when

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -72,6 +73,19 @@ bool ht_managed_dir(const char *dir)
 			return true;
 	}
 	return false;
+}
+
+int ht_state_keys(const struct ht_ruleset *rs, struct ht_paths *keys)
+{
+	for (size_t i = 0; rs && i < ht_ruleset_rule_count(rs); i++) {
+		const struct ht_rule *r = ht_ruleset_rule_at(rs, i);
+		enum ht_target_kind k = ht_rule_kind(r);
+
+		if ((k == HT_TARGET_SYSCTL || k == HT_TARGET_MODULE || k == HT_TARGET_CHANNELS) &&
+		    ht_rule_target(r) && ht_paths_add(keys, ht_rule_target(r)) < 0)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static struct json_object *jstr_or_null(const char *s)
@@ -208,20 +222,49 @@ static bool refusal(int r)
 	       r == -EFBIG || r == -ENOTDIR || r == -EBUSY;
 }
 
+/* True when the JSON text @s has a "\u0000" escape: a NUL that json-c would cut a string at. */
+static bool json_nul_escape(const char *s)
+{
+	for (; *s; s++) {
+		if (*s != '\\')
+			continue;
+		if (*++s == 'u' && strncmp(s + 1, "0000", 4) == 0)
+			return true;
+		if (!*s)
+			break;
+	}
+	return false;
+}
+
 /*
  * The state file's object, or a new empty one when there is none (*raw
- * NULL). Returns -EBADMSG when it is not a state file (not JSON, a symlink,
- * a NUL byte), or the error reading it (err names it).
+ * NULL). Returns -EBADMSG when it is not a state file apply wrote (not
+ * JSON, a symlink, a NUL byte or "\u0000", another user's, writable by
+ * others), or the error reading it (err names it).
  */
 static int state_load(const struct state_loc *sl, struct json_object **out, char **raw,
                       struct ht_error *err)
 {
 	struct json_object *o, *files, *live;
+	struct stat st;
 	int r;
 
-	r = ht_file_read_at(sl->root, sl->path, raw, NULL, err);
+	r = ht_file_read_stat_at(sl->root, sl->path, raw, &st, err);
 	if (r < 0)
 		return refusal(r) ? -EBADMSG : r;
+	/* apply writes it 0600 as the user running it: anyone else's is no state of ours. */
+	if (*raw && st.st_uid != geteuid())
+		return ht_error_set(err, EBADMSG, "%s: owned by uid %u, not by uid %u (the user "
+		                    "running hosttune): hosttune takes only a state file of its "
+		                    "own", sl->shown, (unsigned)st.st_uid, (unsigned)geteuid());
+	if (*raw && (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return ht_error_set(err, EBADMSG, "%s: writable by its group or by others (mode "
+		                    "%04o): hosttune takes only a state file no one else may "
+		                    "write (chmod go-w it if it is yours)", sl->shown,
+		                    (unsigned)(st.st_mode & 07777));
+	if (*raw && json_nul_escape(*raw))
+		return ht_error_set(err, EBADMSG, "%s: holds a NUL character (\\u0000) in a string "
+		                    "or name: not a state file apply writes", sl->shown);
 	if (!*raw) {
 		o = json_object_new_object();
 		if (!o)
@@ -276,15 +319,16 @@ static char *live_key_path(const char *key)
 	return k ? k->live_path(key) : NULL;
 }
 
-/* A value as procfs/sysfs print them: one line (tabs allowed: tcp_rmem), at most a page. */
+/*
+ * A value apply writes to, or read from, a procfs/sysfs file: an integer
+ * (the plan takes only a finding with an integer recommendation, and only
+ * a key that reads as one integer), as the kernel prints it.
+ */
 static bool live_value_ok(const char *s)
 {
-	if (strlen(s) > LIVE_VALUE_MAX)
-		return false;
-	for (; *s; s++)
-		if (((unsigned char)*s < 0x20 && *s != '\t') || *s == 0x7f)
-			return false;
-	return true;
+	const char *d = s + (*s == '-');
+
+	return strlen(s) <= 20 && *d && strspn(d, "0123456789") == strlen(d);
 }
 
 static bool count_ok(const char *s)
@@ -337,6 +381,7 @@ static bool jmember(struct json_object *o, const char *key, enum json_type type,
 struct state_want {
 	const struct state_loc *sl;
 	bool confined;               /* a --root: no channels are set there */
+	const struct ht_paths *keys; /* the live keys a rule sets (ht_state_keys()) */
 	char *root;                  /* this tree as one path, "/" for the host */
 	char *machine_id;            /* its machine ID, NULL for none */
 };
@@ -346,11 +391,12 @@ struct state_want {
  * state_want_done() frees them). A tree realpath(3) cannot resolve counts
  * as the path given. 0 or -ENOMEM.
  */
-static int state_want_init(struct state_want *w, const struct state_loc *sl, const char *root)
+static int state_want_init(struct state_want *w, const struct state_loc *sl, const char *root,
+                           const struct ht_paths *keys)
 {
 	int r;
 
-	*w = (struct state_want){ .sl = sl, .confined = ht_root_confined(root) };
+	*w = (struct state_want){ .sl = sl, .confined = ht_root_confined(root), .keys = keys };
 	r = ht_root_canonical(root, &w->root);
 	if (r < 0 && r != -ENOMEM)
 		w->root = strdup(root);
@@ -365,17 +411,21 @@ static void state_want_done(struct state_want *w)
 	free(w->machine_id);
 }
 
+/* A file entry as apply records one of the plan's files. */
 static int check_file_entry(struct json_object *e, size_t i, const char *sp, struct ht_error *err)
 {
 	static const char *const texts[] = { "content", "written" };
 	struct json_object *v;
+	const char *path;
 	bool present;
 
 	if (!json_object_is_type(e, json_type_object))
 		return entry_bad(err, sp, "files", i, "not an object");
 	if (!json_object_object_get_ex(e, "path", &v) || !json_object_is_type(v, json_type_string))
 		return entry_bad(err, sp, "files", i, "no \"path\" string");
-	if (!path_clean(json_object_get_string(v)) || !ht_managed_file(json_object_get_string(v)))
+	path = json_object_get_string(v);
+	/* The plan's own files; never a copy --force keeps (apply records the file it replaces). */
+	if (!path_clean(path) || !ht_kind_of_file(path))
 		return entry_bad(err, sp, "files", i, "path %.300s is not a file hosttune writes",
 		                 jtext(v));
 	for (size_t k = 0; k < ARRAY_SIZE(texts); k++)
@@ -395,15 +445,22 @@ static int check_file_entry(struct json_object *e, size_t i, const char *sp, str
 		if (mode < 0 || mode > 07777)
 			return entry_bad(err, sp, "files", i,
 			                 "\"mode\" %lld is not a permission mode", (long long)mode);
+		/* A configuration file has none of them; revert would give them to what it writes. */
+		if (mode & 07000)
+			return entry_bad(err, sp, "files", i, "\"mode\" 0%llo has setuid, setgid "
+			                 "or sticky bits: no file hosttune writes has them",
+			                 (unsigned long long)mode);
 	}
 	return 0;
 }
 
-static int check_live_entry(struct json_object *e, size_t i, const char *sp, bool confined,
+/* A live entry as apply records a value of the plan: a key a rule sets, integer values. */
+static int check_live_entry(struct json_object *e, size_t i, const struct state_want *w,
                             struct ht_error *err)
 {
+	const char *sp = w->sl->shown;
 	struct json_object *v;
-	const char *key, *kind, *old;
+	const char *key, *kind, *old, *written;
 	bool present;
 
 	if (!json_object_is_type(e, json_type_object))
@@ -419,14 +476,16 @@ static int check_live_entry(struct json_object *e, size_t i, const char *sp, boo
 	}
 	old = jget_str(e, "old");
 	/* "written": what apply set (absent in state files of older versions). */
-	if ((!jmember(e, "written", json_type_string, true, &present) && present) ||
-	    (jget_str(e, "written") && (!*jget_str(e, "written") ||
-	                                !live_value_ok(jget_str(e, "written")))))
-		return entry_bad(err, sp, "live", i, "\"written\" is not a procfs/sysfs value or null");
+	if (!jmember(e, "written", json_type_string, true, &present) && present)
+		return entry_bad(err, sp, "live", i, "\"written\" is not a string or null");
+	written = jget_str(e, "written");
 	if (kind && strcmp(kind, "path") == 0) {
 		_cleanup_free_ char *want = live_key_path(key);
 		const char *path = jget_str(e, "path");
 
+		if (!w->keys || !ht_paths_has(w->keys, key))
+			return entry_bad(err, sp, "live", i, "no rule sets %.100s (give the rules "
+			                 "that set it with --rules)", key);
 		if (!want)
 			return entry_bad(err, sp, "live", i,
 			                 "key \"%.100s\" names no procfs/sysfs file", key);
@@ -436,26 +495,35 @@ static int check_live_entry(struct json_object *e, size_t i, const char *sp, boo
 			                 "file of %.100s", v ? jtext(v) : "null", key);
 		}
 		if (old && !live_value_ok(old))
-			return entry_bad(err, sp, "live", i, "\"old\" is not a procfs/sysfs value");
+			return entry_bad(err, sp, "live", i, "\"old\" is not an integer: apply "
+			                 "sets only keys that read as one");
+		if (written && !live_value_ok(written))
+			return entry_bad(err, sp, "live", i, "\"written\" is not an integer: apply "
+			                 "writes only integers");
 		return 0;
 	}
 	if (kind && strcmp(kind, "channels") == 0) {
 		const char *ifname = jget_str(e, "ifname"), *ch = jget_str(e, "channel");
-		_cleanup_free_ char *want = NULL;
+		_cleanup_free_ char *want = NULL, *target = NULL;
 
-		if (confined)
+		if (w->confined)
 			return entry_bad(err, sp, "live", i, "channels are never set under --root");
 		if (!ifname || !ht_ifname_valid(ifname))
 			return entry_bad(err, sp, "live", i, "\"ifname\" is not an interface name");
 		if (!ch || !ht_channel_valid(ch))
 			return entry_bad(err, sp, "live", i,
 			                 "\"channel\" is not combined, rx or tx");
-		if (!(want = ht_channels_key(ifname, ch)))
+		if (!(want = ht_channels_key(ifname, ch)) ||
+		    asprintf(&target, "nic.channels.%s", ch) < 0)
 			return -ENOMEM;
 		if (strcmp(key, want) != 0)
 			return entry_bad(err, sp, "live", i, "key %.100s is not %s", key, want);
-		if (old && !count_ok(old))
-			return entry_bad(err, sp, "live", i, "\"old\" is not a channel count");
+		if (!w->keys || !ht_paths_has(w->keys, target))
+			return entry_bad(err, sp, "live", i, "no rule sets %s (give the rules that "
+			                 "set it with --rules)", target);
+		if ((old && !count_ok(old)) || (written && !count_ok(written)))
+			return entry_bad(err, sp, "live", i, "\"%s\" is not a channel count",
+			                 old && !count_ok(old) ? "old" : "written");
 		return 0;
 	}
 	return entry_bad(err, sp, "live", i, "\"kind\" is not \"path\" or \"channels\"");
@@ -518,9 +586,8 @@ static int check_owner(struct json_object *state, const struct state_want *w,
 static int state_check(struct json_object *state, const struct state_want *w, bool *owned,
                        struct ht_error *err)
 {
-	const struct state_loc *sl = w->sl;
 	struct json_object *files, *live, *dirs, *v;
-	const char *sp = sl->shown;
+	const char *sp = w->sl->shown;
 	int r;
 
 	if (json_object_object_get_ex(state, "version", &v) &&
@@ -548,7 +615,7 @@ static int state_check(struct json_object *state, const struct state_want *w, bo
 	for (size_t i = 0; i < json_object_array_length(live); i++) {
 		struct json_object *e = json_object_array_get_idx(live, i);
 
-		r = check_live_entry(e, i, sp, w->confined, err);
+		r = check_live_entry(e, i, w, err);
 		if (r < 0)
 			return r;
 		for (size_t k = 0; k < i; k++)
@@ -561,16 +628,26 @@ static int state_check(struct json_object *state, const struct state_want *w, bo
 		return 0;
 	if (!json_object_is_type(dirs, json_type_array))
 		return ht_error_set(err, EBADMSG, "%s: \"created_dirs\" is not an array", sp);
+	/*
+	 * apply creates a directory only on the way to a file it writes: one of
+	 * the state's files, or the state file itself when it is the tree's.
+	 */
 	for (size_t i = 0; i < json_object_array_length(dirs); i++) {
 		struct json_object *d = json_object_array_get_idx(dirs, i);
 		const char *dir = json_object_is_type(d, json_type_string) ?
 		                  json_object_get_string(d) : NULL;
-		/* One hosttune creates, or one on the way to the tree's state file. */
-		bool ok = dir && (ht_managed_dir(dir) || (sl->in_tree && above(dir, sl->path)));
+		bool ok = dir && w->sl->in_tree && above(dir, w->sl->path);
 
+		for (size_t k = 0; dir && !ok && k < json_object_array_length(files); k++)
+			ok = ht_managed_dir(dir) &&
+			     above(dir, jget_str(json_object_array_get_idx(files, k), "path"));
+		if (!dir)
+			return entry_bad(err, sp, "created_dirs", i, "%.300s is not a directory",
+			                 d ? jtext(d) : "null");
 		if (!ok)
-			return entry_bad(err, sp, "created_dirs", i, "%.300s is not a directory "
-			                 "hosttune creates", d ? jtext(d) : "null");
+			return entry_bad(err, sp, "created_dirs", i, "%.300s holds no file of this "
+			                 "state: apply creates a directory only for a file it writes",
+			                 dir);
 	}
 	return 0;
 }
@@ -1030,6 +1107,11 @@ static int preflight(const struct ht_plan *p, const char *root, struct file_step
 			return ht_error_set(err, EBUSY, "%s%s changed since the plan was made",
 			                    ht_root_confined(root) ? root : "", f->path);
 		fs[i].mode = cur ? mode : 0644;
+		if (cur && (mode & 07000))
+			return ht_error_set(err, EINVAL, "%s%s has mode %04o: hosttune replaces no "
+			                    "file with setuid, setgid or sticky bits (revert would "
+			                    "give them back)", ht_root_confined(root) ? root : "",
+			                    f->path, (unsigned)mode);
 		if (f->new && (r = ht_dirs_missing(root, f->path, dirs, err)) < 0)
 			return r;
 		if (!f->foreign)
@@ -1168,8 +1250,9 @@ static int rollback(const struct ht_plan *p, const char *root, const struct file
 	return r;
 }
 
-int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_path, bool force,
-                  struct ht_paths *swept, struct ht_error *err)
+int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_path,
+                  const struct ht_paths *keys, bool force, struct ht_paths *swept,
+                  struct ht_error *err)
 {
 	_cleanup_(state_loc_done) struct state_loc sl = { 0 };
 	_cleanup_(state_want_done) struct state_want want = { 0 };
@@ -1202,27 +1285,24 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
 		return -ENOMEM;
 	r = state_loc_init(&sl, root, state_path, err);
 	if (r >= 0)
-		r = state_want_init(&want, &sl, root);
+		r = state_want_init(&want, &sl, root, keys);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < p->nlive; i++)
 		live_paths[i] = p->live[i].path;
-	{
-		_cleanup_free_ const char **fp = calloc(p->nfiles + 1, sizeof(*fp));
-
-		if (!fp)
-			return -ENOMEM;
-		for (size_t i = 0; i < p->nfiles; i++)
-			fp[i] = p->files[i].path;
-		r = sweep(root, &sl, live_paths, p->nlive, fp, p->nfiles, swept);
-	}
-	if (r < 0)
-		return r;
 
 	/* Nothing changes before this block has passed: its errors are -EBADMSG. */
 	r = state_load(&sl, &state, &old_state, err);
 	if (r >= 0)
 		r = state_check(state, &want, NULL, err);
+	/* What an interrupted run left, once the state file is known to be ours. */
+	if (r >= 0) {
+		_cleanup_free_ const char **fp = calloc(p->nfiles + 1, sizeof(*fp));
+
+		for (size_t i = 0; fp && i < p->nfiles; i++)
+			fp[i] = p->files[i].path;
+		r = fp ? sweep(root, &sl, live_paths, p->nlive, fp, p->nfiles, swept) : -ENOMEM;
+	}
 	if (r >= 0)
 		r = preflight(p, root, fs, &dirs, err);
 	/*
@@ -1233,6 +1313,9 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
 		r = ht_dirs_missing(sl.root, sl.path, &dirs, err);
 	if (r >= 0)
 		r = state_merge(state, p, fs, &dirs, &want);
+	/* apply writes no state that revert would refuse. */
+	if (r >= 0)
+		r = state_check(state, &want, NULL, err);
 	if (r >= 0)
 		r = state_fits(&sl, state, err);
 	if (r < 0) {
@@ -1448,12 +1531,15 @@ static const char **state_live_paths(struct json_object *live)
 
 /*
  * The state file again with only what is still to do: the files and live
- * values not restored (@keep_file, @keep_live); "created_dirs" stays whole.
+ * values not restored (@keep_file, @keep_live); "created_dirs" stays whole,
+ * and so does each file in one of them, restored or not: it is what makes
+ * that directory one apply created (state_check()), for the revert that
+ * removes it (a restored file is "unchanged" then).
  */
 static int state_keep(const struct state_loc *sl, struct json_object *state,
                       const bool *keep_file, const bool *keep_live, struct ht_error *err)
 {
-	struct json_object *files, *live;
+	struct json_object *files, *live, *dirs = NULL;
 	struct json_object *nfiles = json_object_new_array(), *nlive = json_object_new_array();
 	bool changed;
 
@@ -1464,10 +1550,17 @@ static int state_keep(const struct state_loc *sl, struct json_object *state,
 	}
 	json_object_object_get_ex(state, "files", &files);
 	json_object_object_get_ex(state, "live", &live);
-	for (size_t i = 0; i < json_object_array_length(files); i++)
-		if (keep_file[i])
+	json_object_object_get_ex(state, "created_dirs", &dirs);
+	for (size_t i = 0; i < json_object_array_length(files); i++) {
+		const char *path = jget_str(json_object_array_get_idx(files, i), "path");
+		bool keep = keep_file[i];
+
+		for (size_t k = 0; !keep && dirs && k < json_object_array_length(dirs); k++)
+			keep = above(json_object_get_string(json_object_array_get_idx(dirs, k)), path);
+		if (keep)
 			json_object_array_add(nfiles,
 			                      json_object_get(json_object_array_get_idx(files, i)));
+	}
 	for (size_t i = 0; i < json_object_array_length(live); i++)
 		if (keep_live[i])
 			json_object_array_add(nlive,
@@ -1567,7 +1660,8 @@ static void revert_files(const char *root, struct json_object *files, FILE *repo
 	}
 }
 
-int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_error *err)
+int ht_revert(const char *root, const char *state_path, const struct ht_paths *keys,
+              FILE *report, struct ht_error *err)
 {
 	_cleanup_(state_loc_done) struct state_loc sl = { 0 };
 	_cleanup_(state_want_done) struct state_want want = { 0 };
@@ -1587,20 +1681,21 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 	err->msg[0] = '\0';
 	r = state_loc_init(&sl, root, state_path, err);
 	if (r >= 0)
-		r = state_want_init(&want, &sl, root);
+		r = state_want_init(&want, &sl, root, keys);
 	if (r < 0)
 		return r;
-	/* What an interrupted run left, also when there is nothing else to revert. */
-	r = sweep(root, &sl, NULL, 0, NULL, 0, &swept);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < swept.n; i++)
-		say(report, "removed %s: left by an interrupted hosttune\n", swept.v[i]);
+	/* A state file refused changes nothing, not even what an interrupted run left. */
 	r = state_load(&sl, &state, &raw, err);
 	if (r < 0)
 		return r == -ENOMEM || r == -EBADMSG ? r : -ECANCELED;
 	if (!raw) {
 		json_object_put(state);
+		/* What an interrupted run left, also when there is nothing else to revert. */
+		r = sweep(root, &sl, NULL, 0, NULL, 0, &swept);
+		if (r < 0)
+			return r;
+		for (size_t i = 0; i < swept.n; i++)
+			say(report, "removed %s: left by an interrupted hosttune\n", swept.v[i]);
 		return ht_error_set(err, ENOENT, "%s: no state file: nothing to revert", sl.shown);
 	}
 	r = state_check(state, &want, &owned, err);
@@ -1630,7 +1725,6 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 		json_object_put(state);
 		return -ENOMEM;
 	}
-	ht_paths_free(&swept);
 	{
 		_cleanup_free_ const char **fp = calloc(nf + 1, sizeof(*fp));
 
