@@ -410,7 +410,7 @@ json_run "watch on an empty tree" 3 --rules "$HT_RULES_DIR" --root "$TMP/empty" 
 cp -a "$FIXTURES/garage-vm/root" "$TMP/gs"
 mkdir -p "$TMP/gs/var/lib/hosttune"
 printf '{ "files": [ \n' >"$TMP/gs/var/lib/hosttune/state"
-json_run "revert of a corrupt state file" 2 --root "$TMP/gs" revert
+json_run "revert of a corrupt state file" 2 --rules "$HT_RULES_DIR" --root "$TMP/gs" revert
 json_run "apply with a corrupt state file" 2 --rules "$HT_RULES_DIR" --root "$TMP/gs" \
 	--profile garage apply
 rm "$TMP/gs/var/lib/hosttune/state"
@@ -420,7 +420,8 @@ if command -v flock >/dev/null 2>&1; then
 	flock -n 9
 	json_run "apply while the lock is held" 4 --rules "$HT_RULES_DIR" --root "$TMP/gs" \
 		--profile garage --wait 0 apply
-	json_run "revert while the lock is held" 4 --root "$TMP/gs" --wait 0 revert
+	json_run "revert while the lock is held" 4 --rules "$HT_RULES_DIR" --root "$TMP/gs" \
+		--wait 0 revert
 	exec 9<&-
 fi
 
@@ -466,7 +467,7 @@ mkdir -p "$TMP/sw/.t.hosttune-ABCDEF/tree"
 "$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/sw/t/g2" --state "$TMP/sw/t/g2/st" --no-measure apply >/dev/null 2>&1
 expect_eq "--state as a host path: apply exits 0" 0 $?
 echo half >"$TMP/sw/t/g2/.st.hosttune-Ab12Cd"
-"$HOSTTUNE" --root "$TMP/sw/t/g2" --state "$TMP/sw/t/g2/st" revert >/dev/null 2>&1
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/sw/t/g2" --state "$TMP/sw/t/g2/st" revert >/dev/null 2>&1
 expect_eq "--state as a host path: revert exits 0" 0 $?
 expect_eq "--state as a host path: a temp name beside the tree stays" precious \
 	"$(cat "$TMP/sw/t/.precious.hosttune-ABCDEF" 2>&1)"
@@ -474,13 +475,25 @@ if [ -d "$TMP/sw/.t.hosttune-ABCDEF/tree" ]; then ok "--state as a host path: a 
 else not_ok "--state as a host path: a temp-named directory above the tree stays"; fi
 if [ -e "$TMP/sw/t/g2/.st.hosttune-Ab12Cd" ]; then not_ok "--state as a host path: its own temp file is swept"
 else ok "--state as a host path: its own temp file is swept"; fi
-# A --state path with '..' is refused with what is wrong, not "(null)".
+# A --state path with '..' below the tree is refused with what is wrong (not
+# "(null)", nor that sg/proc/.. leaves the tree: it does not), by apply and
+# revert, given absolute or relative.
 rm -rf "$TMP/sg"
 cp -a "$FIXTURES/garage-vm/root" "$TMP/sg"
 "$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/sg" --state "$TMP/sg/proc/../st" --no-measure apply >/dev/null 2>"$TMP/err"
 expect_eq "--state with '..': exit 2" 2 $?
-expect_contains "--state with '..': says what is wrong" "sg/proc/.. leaves --root $TMP/sg ('..')" "$(cat "$TMP/err")"
-if grep -q "(null)" "$TMP/err"; then not_ok "--state with '..': no (null)"; else ok "--state with '..': no (null)"; fi
+expect_eq "--state with '..': says what is wrong, in one line" \
+	"hosttune: apply refused, nothing was changed: --state $TMP/sg/proc/../st has a '..': below --root $TMP/sg hosttune follows none (give the path without it)" \
+	"$(cat "$TMP/err")"
+(cd "$TMP" && "$HOSTTUNE" --rules "$HT_RULES_DIR" --root sg --state sg/proc/../st revert >/dev/null 2>"$TMP/err")
+expect_eq "--state sg/proc/../st, relative: revert refused (exit 2), says what is wrong" \
+	"2 hosttune: revert refused, nothing was changed: --state sg/proc/../st has a '..': below --root sg hosttune follows none (give the path without it)" \
+	"$? $(cat "$TMP/err")"
+if [ -e "$TMP/sg/st" ]; then not_ok "--state with '..': no state file written"; else ok "--state with '..': no state file written"; fi
+(cd "$TMP" && "$HOSTTUNE" --rules "$HT_RULES_DIR" --root sg --state sg/proc/../st --no-measure verify >"$TMP/out" 2>&1)
+expect_contains "--state sg/proc/../st: verify says what is wrong" \
+	"PROBLEM sg/proc/.. has a '..': hosttune writes no path with one (give the path without it) (--state names no hosttune state file)" \
+	"$(cat "$TMP/out")"
 
 # The --state path below the tree is walked as the tree's own: a directory on
 # its way swapped for a link (after the command line was checked) is refused,

@@ -229,7 +229,7 @@ tw0=$(cat "$TMP/g/$NF/nf_conntrack_tcp_timeout_time_wait")
 hs0=$(cat "$TMP/g/sys/module/nf_conntrack/parameters/hashsize")
 "$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/g" --profile garage apply >/dev/null
 expect_eq "apply on the Garage tree: exit 0" 0 $?
-run --root "$TMP/g" --format json revert
+run --rules "$HT_RULES_DIR" --root "$TMP/g" --format json revert
 expect_eq "revert --format json: exit 0" 0 "$rc"
 expect_eq "revert --format json: nothing on stderr" "" "$err"
 printf '%s\n' "$out" >"$TMP/revert.json"
@@ -250,27 +250,27 @@ expect_eq "revert JSON: no action of an unknown form" "0" \
 # Each action is a line of the text output: the same revert in text, line for line.
 cp -a "$FIXTURES/garage-vm/root" "$TMP/t"
 "$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/t" --profile garage apply >/dev/null
-"$HOSTTUNE" --root "$TMP/t" revert | sed 1d >"$TMP/revert.txt"
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/t" revert | sed 1d >"$TMP/revert.txt"
 jget "$TMP/revert.json" '.actions[].message' >"$TMP/revert.msgs"
 if cmp -s "$TMP/revert.txt" "$TMP/revert.msgs"; then ok "revert JSON: one action a text line, in order"
 else not_ok "revert JSON: one action a text line, in order" "$(diff "$TMP/revert.txt" "$TMP/revert.msgs")"; fi
 # A file edited since apply is left, with the reason.
 "$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/g" --profile garage apply >/dev/null
 echo "# local edit" >>"$TMP/g/etc/sysctl.d/90-hosttune.conf"
-run --root "$TMP/g" --format json revert
+run --rules "$HT_RULES_DIR" --root "$TMP/g" --format json revert
 printf '%s\n' "$out" >"$TMP/revert2.json"
 expect_eq "revert JSON: an edited file is left, with why" \
 	"left file /etc/sysctl.d/90-hosttune.conf edited since hosttune wrote it" \
 	"$(jget "$TMP/revert2.json" '.actions[] | select(.action == "left" and .kind == "file") | "\(.action) \(.kind) \(.target) \(.reason)"')"
 # Nothing to revert: for automation "ok, nothing changed" (issue 13; exit 2
 # before): exit 0, nothing on stderr, one object that changed nothing.
-run --root "$TMP/g" --format json revert
+run --rules "$HT_RULES_DIR" --root "$TMP/g" --format json revert
 expect_eq "revert --format json with nothing to revert: exit 0, nothing on stderr" "0 " "$rc $err"
 printf '%s\n' "$out" >"$TMP/revert3.json"
 expect_eq "revert --format json with nothing to revert: changed false, complete, no action" \
 	"1 false true 0" \
 	"$(jq -rs '"\(length) \(.[0].changed) \(.[0].complete) \(.[0].actions | length)"' "$TMP/revert3.json")"
-run --root "$TMP/g" revert
+run --rules "$HT_RULES_DIR" --root "$TMP/g" revert
 expect_eq "revert with nothing to revert: exit 0, one line saying so" \
 	"0 $TMP/g/var/lib/hosttune/state: no state file: nothing to revert" "$rc $out"
 

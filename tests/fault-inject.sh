@@ -80,9 +80,11 @@ echo "# exit statuses documented in hosttune(8): $DOCUMENTED"
 snap() {
 	(cd "$1" && find . -printf '%y %m %p -> %l\n' -type f -exec sha256sum {} + | LC_ALL=C sort)
 }
-# The same with the state file's content left out (apply's own record).
+# The same with the state file's content left out (apply's own record: it
+# names the tree, so two copies of one tree differ there), sorted again.
 snap_nostate() {
-	snap "$1" | sed 's|^[0-9a-f]\{64\}  \./var/lib/hosttune/state$|(state)  ./var/lib/hosttune/state|'
+	snap "$1" | sed 's|^[0-9a-f]\{64\}  \./var/lib/hosttune/state$|(state)  ./var/lib/hosttune/state|' |
+		LC_ALL=C sort
 }
 
 # scenario_tree NAME DIR: a fresh copy of the scenario's tree at DIR.

@@ -26,7 +26,7 @@ unshare -n sh -c '
 	"$HOSTTUNE" --rules "$HT_RULES_DIR" --no-measure --profile garage --only conntrack.time_wait \
 		--live-only --state "$TMP/state" apply >"$TMP/apply2.out" 2>&1
 	echo "again $?"
-	"$HOSTTUNE" --state "$TMP/state" revert >"$TMP/revert.out" 2>&1
+	"$HOSTTUNE" --rules "$HT_RULES_DIR" --state "$TMP/state" revert >"$TMP/revert.out" 2>&1
 	echo "revert $?"
 	echo "reverted $(cat "$TW")"
 ' >"$TMP/netns.out" 2>&1

@@ -586,12 +586,24 @@ static void make_plan(struct ht_plan *p)
 	                                    .new = strdup("65536") };
 }
 
+/* The live keys the rules set, as ht_state_keys() gives them: those of make_plan(). */
+static const struct ht_paths *rule_keys(void)
+{
+	static struct ht_paths keys;
+
+	if (!keys.n) {
+		assert_int_equal(ht_paths_add(&keys, "module.nf_conntrack.hashsize"), 0);
+		assert_int_equal(ht_paths_add(&keys, "net.netfilter.nf_conntrack_max"), 0);
+	}
+	return &keys;
+}
+
 /* Runs revert; *out gets its report (caller frees). */
 static int revert(char **out, struct ht_error *err)
 {
 	size_t len;
 	FILE *m = open_memstream(out, &len);
-	int r = ht_revert(root, NULL, m, err);
+	int r = ht_revert(root, NULL, rule_keys(), m, err);
 
 	fclose(m);
 	return r;
@@ -605,8 +617,8 @@ static void test_apply_revert(void **state _unused_)
 
 	make_plan(&p);
 	before = tree();
-	assert_int_equal(ht_plan_apply(&p, root, NULL, false, NULL, &err), -EEXIST);
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), 0);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, rule_keys(), false, NULL, &err), -EEXIST);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, rule_keys(), true, NULL, &err), 0);
 	c = slurp(at(MAX));
 	assert_string_equal(c, "65536\n");
 	/* The copy of the file taken over keeps its mode; the new file is 0644. */
@@ -634,7 +646,7 @@ static void test_apply_dirsync_fails(void **state _unused_)
 	make_plan(&p);
 	before = tree();
 	fault.fail_dirsync_after = "90-hosttune.conf";
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), -EIO);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, rule_keys(), true, NULL, &err), -EIO);
 	assert_non_null(strstr(err.msg, "fsync of its directory failed"));
 	after = tree();
 	assert_string_equal(before, after);
@@ -651,14 +663,14 @@ static void test_apply_backup_then_fail(void **state _unused_)
 	make_plan(&p);
 	before = tree();
 	fault.fail_rename_to = "hosttune.conf";
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), -EIO);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, rule_keys(), true, NULL, &err), -EIO);
 	after = tree();
 	assert_string_equal(before, after);
 	assert_int_equal(mode_of(at(MODPROBE)), 0600);
 	/* ... and the same when the copy's own directory fsync fails after its rename. */
 	fault_reset();
 	fault.fail_dirsync_after = "hosttune.conf.hosttune-orig";
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), -EIO);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, rule_keys(), true, NULL, &err), -EIO);
 	free(after);
 	after = tree();
 	assert_string_equal(before, after);
@@ -676,7 +688,7 @@ static void test_apply_clamped(void **state _unused_)
 	before = tree();
 	fault.clamp = "nf_conntrack_max";
 	fault.clamp_once = true;
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), -EIO);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, rule_keys(), true, NULL, &err), -EIO);
 	assert_non_null(strstr(err.msg, "wrote 65536 but read back 1"));
 	after = tree();
 	assert_string_equal(before, after);
@@ -684,7 +696,7 @@ static void test_apply_clamped(void **state _unused_)
 	/* Clamped for good: rollback cannot restore it, so the state file stays for revert. */
 	fault.clamp = "nf_conntrack_max";
 	fault.clamp_once = false;
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), -ENOTRECOVERABLE);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, rule_keys(), true, NULL, &err), -ENOTRECOVERABLE);
 	assert_non_null(strstr(err.msg,
 	                       "rollback could not restore net.netfilter.nf_conntrack_max"));
 	assert_true(exists(at(HT_STATE_FILE)));
@@ -706,7 +718,7 @@ static void test_apply_bad_state(void **state _unused_)
 	make_plan(&p);
 	put(HT_STATE_FILE, "{ not json", 0600);
 	before = tree();
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), -EBADMSG);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, rule_keys(), true, NULL, &err), -EBADMSG);
 	assert_non_null(strstr(err.msg, "not a hosttune state file"));
 	after = tree();
 	assert_string_equal(before, after);
@@ -756,14 +768,40 @@ static void test_revert_refuses(void **state _unused_)
 	               "file of net.netfilter.nf_conntrack_max");
 	expect_refused("{\"files\":[],\"live\":[{\"key\":\"kernel.core_pattern\","
 	               "\"kind\":\"path\",\"path\":\"/proc/sys/kernel/core_pattern\","
-	               "\"old\":\"|/bin/sh\\n-c x\"}]}", "\"old\" is not a procfs/sysfs value");
+	               "\"old\":\"|/bin/sh\\n-c x\"}]}", "live entry 1: no rule sets kernel.core_pattern");
+	expect_refused("{\"files\":[],\"live\":[{\"key\":\"net.netfilter.nf_conntrack_max\","
+	               "\"kind\":\"path\",\"path\":\"" MAX "\",\"old\":\"4096\\t1\"}]}",
+	               "live entry 1: \"old\" is not an integer");
+	expect_refused("{\"files\":[],\"live\":[{\"key\":\"net.netfilter.nf_conntrack_max\","
+	               "\"kind\":\"path\",\"path\":\"" MAX "\",\"old\":\"4096\","
+	               "\"written\":\"\"}]}", "live entry 1: \"written\" is not an integer");
+	expect_refused("{\"files\":[{\"path\":\"" SYSCTL "\",\"content\":\"x\",\"mode\":2468}],"
+	               "\"live\":[]}", "files entry 1: \"mode\" 04644 has setuid, setgid or sticky bits");
+	expect_refused("{\"files\":[{\"path\":\"" SYSCTL ".hosttune-orig\",\"content\":\"x\"}],"
+	               "\"live\":[]}", "is not a file hosttune writes");
+	expect_refused("{\"files\":[{\"path\":\"" SYSCTL "\",\"content\":\"a\\u0000b\"}],"
+	               "\"live\":[]}", "holds a NUL character (\\u0000)");
+	/* An escaped backslash before "u0000" is no NUL: that state is taken. */
+	put(HT_STATE_FILE, "{\"files\":[],\"live\":[],\"profile\":\"a\\\\u0000\"}", 0600);
+	{
+		struct ht_error err = { "" };
+		_cleanup_free_ char *report = NULL;
+
+		assert_int_equal(revert(&report, &err), 0);
+	}
+	expect_refused("{\"root\":\"/\",\"files\":[],\"live\":[]}", "\"machine_id\" is missing");
+	expect_refused("{\"root\":\"/elsewhere\",\"machine_id\":null,\"files\":[],\"live\":[]}",
+	               "the state of --root /elsewhere (machine-id none), not of --root ");
 	expect_refused("{\"files\":[],\"live\":[{\"key\":\"nic.eth0.channels.combined\","
 	               "\"kind\":\"channels\",\"ifname\":\"eth0\",\"channel\":\"combined\","
 	               "\"old\":\"4\"}]}", "channels are never set under --root");
 	expect_refused("{\"files\":[],\"live\":[{\"key\":\"x\",\"kind\":\"exec\",\"old\":null}]}",
 	               "\"kind\" is not");
-	expect_refused("{\"files\":[],\"live\":[],\"created_dirs\":[\"/etc\",\"/tmp\"]}",
-	               "created_dirs entry 2: \"/tmp\" is not a directory hosttune creates");
+	expect_refused("{\"files\":[{\"path\":\"" SYSCTL "\",\"content\":null}],\"live\":[],"
+	               "\"created_dirs\":[\"/etc\",\"/tmp\"]}",
+	               "created_dirs entry 2: /tmp holds no file of this state");
+	expect_refused("{\"files\":[],\"live\":[],\"created_dirs\":[\"/var/lib/hosttune/state\"]}",
+	               "holds no file of this state");
 	expect_refused("{\"version\":2,\"files\":[],\"live\":[]}", "\"version\" is not 1");
 	expect_refused("[1,2]", "not a hosttune state file");
 }
@@ -776,7 +814,7 @@ static void test_revert_edited_and_gone(void **state _unused_)
 	struct ht_plan p;
 
 	make_plan(&p);
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), 0);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, rule_keys(), true, NULL, &err), 0);
 	put(SYSCTL, "# the admin's now\n", 0644);
 	rm_rf(at("/sys/module/nf_conntrack"));
 	assert_int_equal(revert(&report, &err), 0);
@@ -807,7 +845,7 @@ static void test_revert_incomplete(void **state _unused_)
 
 	make_plan(&p);
 	before = tree();
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), 0);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, rule_keys(), true, NULL, &err), 0);
 	assert_int_equal(rename(at(MAX), at("/proc/sys/net/netfilter/max.real")), 0);
 	assert_int_equal(symlink("max.real", at(MAX)), 0);
 	assert_int_equal(revert(&report, &err), -ELOOP);
@@ -820,8 +858,11 @@ static void test_revert_incomplete(void **state _unused_)
 	assert_int_equal(json_object_array_length(v), 1);
 	assert_true(json_object_object_get_ex(json_object_array_get_idx(v, 0), "key", &k));
 	assert_string_equal(json_object_get_string(k), "net.netfilter.nf_conntrack_max");
+	/* The file restored in a directory apply created stays: the directory is recorded for it. */
 	assert_true(json_object_object_get_ex(st, "files", &v));
-	assert_int_equal(json_object_array_length(v), 0);
+	assert_int_equal(json_object_array_length(v), 1);
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(v, 0), "path", &k));
+	assert_string_equal(json_object_get_string(k), SYSCTL);
 	json_object_put(st);
 
 	assert_int_equal(unlink(at(MAX)), 0);
@@ -831,6 +872,53 @@ static void test_revert_incomplete(void **state _unused_)
 	after = tree();
 	assert_string_equal(before, after);
 	ht_plan_free(&p);
+}
+
+/*
+ * The tree's machine ID: ROOT/etc/machine-id when it holds one, else none
+ * (absent, empty, an image's "uninitialized", not 32 hex digits, a link
+ * below the root); the tree as one path.
+ */
+static void test_machine_id(void **state _unused_)
+{
+	static const char *const none[] = { "", "\n", "uninitialized\n",
+		                            "0123456789ABCDEF0123456789abcdef\n",
+		                            "0123456789abcdef0123456789abcde\n" };
+	_cleanup_free_ char *c = NULL, *tidy = NULL;
+	char *id = NULL, real[PATH_MAX];
+
+	assert_int_equal(ht_machine_id_read(root, &id), 0);
+	assert_null(id);
+	for (size_t i = 0; i < ARRAY_SIZE(none); i++) {
+		put("/etc/machine-id", none[i], 0644);
+		assert_int_equal(ht_machine_id_read(root, &id), 0);
+		if (id)
+			fail_msg("'%s' taken as machine ID %s", none[i], id);
+	}
+	put("/etc/machine-id", "0123456789abcdef0123456789abcdef\n", 0644);
+	assert_int_equal(ht_machine_id_read(root, &id), 0);
+	assert_non_null(id);
+	assert_string_equal(id, "0123456789abcdef0123456789abcdef");
+	free(id);
+	/* A link is not followed below a --root: none. */
+	assert_int_equal(rename(at("/etc/machine-id"), at("/etc/id.real")), 0);
+	assert_int_equal(symlink("id.real", at("/etc/machine-id")), 0);
+	assert_int_equal(ht_machine_id_read(root, &id), 0);
+	assert_null(id);
+
+	assert_non_null(realpath(root, real));
+	assert_true(asprintf(&tidy, "%s/./etc/..//", root) > 0);
+	assert_int_equal(ht_root_canonical(tidy, &c), 0);
+	assert_string_equal(c, real);
+	free(c);
+	assert_int_equal(ht_root_canonical(NULL, &c), 0);
+	assert_string_equal(c, "/");
+	free(c);
+	assert_int_equal(ht_root_canonical("//", &c), 0);
+	assert_string_equal(c, "/");
+	free(c);
+	c = NULL;
+	assert_int_equal(ht_root_canonical(at("/no-such-tree"), &c), -ENOENT);
 }
 
 /* The temp names ht_file_write_at() gives, and only those, are hosttune's. */
@@ -988,7 +1076,7 @@ static void test_apply_symlinked_dir(void **state _unused_)
 	make_plan(&p);
 	assert_int_equal(symlink(outside, at("/var")), 0);
 	before = tree();
-	assert_int_equal(ht_plan_apply(&p, root, NULL, true, NULL, &err), -EBADMSG);
+	assert_int_equal(ht_plan_apply(&p, root, NULL, rule_keys(), true, NULL, &err), -EBADMSG);
 	assert_non_null(strstr(err.msg, "/var is a symlink"));
 	after = tree();
 	assert_string_equal(before, after);
@@ -1213,6 +1301,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_revert_incomplete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_apply_symlinked_dir, setup, teardown),
 		cmocka_unit_test(test_tmp_name),
+		cmocka_unit_test_setup_teardown(test_machine_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tmp_sweep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tmp_sweep_bases, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_remove, setup, teardown),

@@ -122,7 +122,7 @@ static int check_report(int r, const char *done)
  */
 int cmd_apply(const struct options *o)
 {
-	_cleanup_(ht_paths_free) struct ht_paths swept = { 0 };
+	_cleanup_(ht_paths_free) struct ht_paths swept = { 0 }, keys = { 0 };
 	_cleanup_close_ int lock = -1;
 	struct ht_facts *facts = NULL;
 	struct ht_ruleset *rs = NULL;
@@ -157,7 +157,13 @@ int cmd_apply(const struct options *o)
 		    (ht_plan_print(&plan, stdout) < 0 ? EXIT_COLLECT : 0);
 		goto out;
 	}
-	r = ht_plan_apply(&plan, o->root, o->state, o->force, &swept, &err);
+	/* The state file may name only what a rule of these sets (an earlier apply's too). */
+	if (ht_state_keys(rs, &keys) < 0) {
+		cli_error("out of memory\n");
+		r = EXIT_COLLECT;
+		goto out;
+	}
+	r = ht_plan_apply(&plan, o->root, o->state, &keys, o->force, &swept, &err);
 	for (size_t i = 0; i < swept.n; i++)
 		fprintf(stderr, "hosttune: removed %s, left by an interrupted hosttune\n",
 		        swept.v[i]);
@@ -368,12 +374,16 @@ static struct json_object *revert_json(const struct options *o, char *text, bool
 /*
  * revert: the report as ht_revert() writes it, one line an action; with
  * --format json one object (revert_json()), also when revert is incomplete.
+ * The rules are read for the live keys they set: the state file may name
+ * no other (ht_state_keys()).
  */
 int cmd_revert(const struct options *o)
 {
+	_cleanup_(ht_paths_free) struct ht_paths keys = { 0 };
 	struct ht_error err = { "" };
 	_cleanup_free_ char *text = NULL;
 	_cleanup_close_ int lock = -1;
+	struct ht_ruleset *rs = NULL;
 	size_t len = 0;
 	FILE *report;
 	int r;
@@ -382,13 +392,21 @@ int cmd_revert(const struct options *o)
 		return r;
 	if ((r = take_lock(o, "revert", &lock)) != 0)
 		return r;
+	if ((r = cli_load_rules(o, &rs)) != 0)
+		return r;
+	r = ht_state_keys(rs, &keys);
+	ht_ruleset_free(rs);
+	if (r < 0) {
+		cli_error("out of memory\n");
+		return EXIT_COLLECT;
+	}
 	/* The report is kept until revert has run: nothing is printed for a refused one. */
 	report = open_memstream(&text, &len);
 	if (!report) {
 		cli_error("out of memory\n");
 		return EXIT_COLLECT;
 	}
-	r = ht_revert(o->root, o->state, report, &err);
+	r = ht_revert(o->root, o->state, &keys, report, &err);
 	if (fclose(report) != 0) {
 		cli_error("out of memory\n");
 		return EXIT_COLLECT;

@@ -489,8 +489,10 @@ int ht_collect_nstat(struct ht_facts *f, const char *root);
  * conntrack.stat.early_drop_at_apply (packets since boot when the last
  * `hosttune apply` ran) from the "counters" of its state file: @state_path
  * (--state), else ROOT + HT_STATE_FILE. Nothing is set when there is no
- * state file, it records no counters, or its "boot_id" is not
- * ROOT/proc/sys/kernel/random/boot_id now (a reboot reset the counters).
+ * state file, it records no counters, it records another tree or
+ * machine-id (a state file copied from elsewhere: another host's counters),
+ * or its "boot_id" is not ROOT/proc/sys/kernel/random/boot_id now (a
+ * reboot reset the counters).
  * The conntrack.drops rule then counts the drops since that apply.
  * Returns 0, or ht_facts_set()'s -ENOMEM / -EINVAL.
  */

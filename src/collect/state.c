@@ -9,6 +9,7 @@
 #include "collect/collect.h"
 #include "engine/facts.h"
 #include "engine/value.h"
+#include "shared/fsutil.h"
 #include "shared/util.h"
 
 /* A count the kernel could have printed: an integer, not negative. */
@@ -20,6 +21,33 @@ static bool counter(struct json_object *c, const char *key, int64_t *out)
 		return false;
 	*out = json_object_get_int64(v);
 	return *out >= 0;
+}
+
+/*
+ * False when the state records a tree or machine other than this one
+ * ("root", "machine_id", as apply writes them): its counters are another
+ * host's. A state that records neither is taken as this tree's, as revert
+ * takes it. -ENOMEM as a negative number.
+ */
+static int state_is_ours(struct json_object *state, const char *root)
+{
+	_cleanup_free_ char *here = NULL, *id = NULL;
+	struct json_object *rv = NULL, *mv = NULL;
+	bool has_root = json_object_object_get_ex(state, "root", &rv);
+	bool has_mid = json_object_object_get_ex(state, "machine_id", &mv);
+	int r;
+
+	if (!has_root && !has_mid)
+		return 1;
+	if (!json_object_is_type(rv, json_type_string) ||
+	    (mv && !json_object_is_type(mv, json_type_string)))
+		return 0;
+	r = ht_root_canonical(root, &here);
+	if (r == -ENOMEM || ht_machine_id_read(root, &id) < 0)
+		return -ENOMEM;
+	if (r < 0 || strcmp(here, json_object_get_string(rv)) != 0)
+		return 0;
+	return mv ? id && strcmp(id, json_object_get_string(mv)) == 0 : !id;
 }
 
 int ht_collect_apply_counters(struct ht_facts *f, const char *root, const char *state_path)
@@ -42,6 +70,12 @@ int ht_collect_apply_counters(struct ht_facts *f, const char *root, const char *
 	    !counter(c, "conntrack.stat.early_drop", &early)) {
 		json_object_put(state);
 		return 0;
+	}
+	/* Another tree's or machine's (a copied state file): not these counters. */
+	r = state_is_ours(state, root);
+	if (r <= 0) {
+		json_object_put(state);
+		return r;
 	}
 	/* Another boot since apply: its counters started again from 0. */
 	if (json_object_object_get_ex(c, "boot_id", &b) && json_object_is_type(b, json_type_string) &&

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -51,10 +52,16 @@ static bool dir_on(const char *dir, const char *path)
 	return n > 1 && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
+/* True when @dir is a directory above @path ("/etc" above "/etc/sysctl.d/x"), "/" left out. */
+static bool above(const char *dir, const char *path)
+{
+	return dir[0] == '/' && dir_on(dir, path) && path[strlen(dir)] == '/';
+}
+
 bool ht_managed_dir(const char *dir)
 {
 	/* A directory above the default state file. */
-	if (dir_on(dir, HT_STATE_FILE) && strcmp(dir, HT_STATE_FILE) != 0)
+	if (above(dir, HT_STATE_FILE))
 		return true;
 	for (size_t k = 0; k < HT_NKINDS; k++) {
 		const struct ht_kind *kind = ht_kinds[k];
@@ -66,6 +73,19 @@ bool ht_managed_dir(const char *dir)
 			return true;
 	}
 	return false;
+}
+
+int ht_state_keys(const struct ht_ruleset *rs, struct ht_paths *keys)
+{
+	for (size_t i = 0; rs && i < ht_ruleset_rule_count(rs); i++) {
+		const struct ht_rule *r = ht_ruleset_rule_at(rs, i);
+		enum ht_target_kind k = ht_rule_kind(r);
+
+		if ((k == HT_TARGET_SYSCTL || k == HT_TARGET_MODULE || k == HT_TARGET_CHANNELS) &&
+		    ht_rule_target(r) && ht_paths_add(keys, ht_rule_target(r)) < 0)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static struct json_object *jstr_or_null(const char *s)
@@ -93,7 +113,43 @@ struct state_loc {
 	const char *path;  /* below root when root is set */
 	char *shown;       /* for messages */
 	char *own;         /* path's storage when made here */
+	/*
+	 * The state file is the tree's (the default, or a --state FILE below
+	 * the tree): apply records the directories it creates for it, and
+	 * revert removes them with it. A FILE elsewhere is in the caller's.
+	 */
+	bool in_tree;
 };
+
+/*
+ * @p with no empty or "." component ("/x//./y" is "/x/y"), in place; ".."
+ * stays. Returns true when a ".." is left in it.
+ */
+static bool path_tidy(char *p)
+{
+	char *out = p;
+	bool dotdot = false;
+
+	for (const char *c = p; *c;) {
+		size_t len;
+
+		c += strspn(c, "/");
+		len = strcspn(c, "/");
+		if (len == 0 || (len == 1 && c[0] == '.')) {
+			c += len;
+			continue;
+		}
+		dotdot = dotdot || (len == 2 && c[0] == '.' && c[1] == '.');
+		*out++ = '/';
+		memmove(out, c, len);
+		out += len;
+		c += len;
+	}
+	if (out == p)
+		*out++ = '/';
+	*out = '\0';
+	return dotdot;
+}
 
 /*
  * A --state FILE below a --root tree is the tree's path from there on, read,
@@ -121,15 +177,29 @@ static int state_in_root(struct state_loc *sl, const char *root, const char *sta
 		return -ENOMEM;
 	sl->root = root;
 	sl->path = sl->own;
+	sl->in_tree = true;
+	/* Walked one component at a time: no '..' below the tree, and no '.' in what is recorded. */
+	if (path_tidy(sl->own))
+		return -EXDEV;
 	return 0;
 }
 
-static int state_loc_init(struct state_loc *sl, const char *root, const char *state_path)
+/* Returns 0, -ENOMEM, or -EBADMSG (@err says why) for a --state path the tree cannot have. */
+static int state_loc_init(struct state_loc *sl, const char *root, const char *state_path,
+                          struct ht_error *err)
 {
+	int r = 0;
+
 	*sl = (struct state_loc){ .root = state_path ? NULL : root,
-	                          .path = state_path ? state_path : HT_STATE_FILE };
-	if (state_path && ht_root_confined(root) && state_in_root(sl, root, state_path) < 0)
-		return -ENOMEM;
+	                          .path = state_path ? state_path : HT_STATE_FILE,
+	                          .in_tree = !state_path };
+	if (state_path && ht_root_confined(root))
+		r = state_in_root(sl, root, state_path);
+	if (r == -EXDEV)
+		return ht_error_set(err, EBADMSG, "--state %s has a '..': below --root %s hosttune "
+		                    "follows none (give the path without it)", state_path, root);
+	if (r < 0)
+		return r;
 	sl->shown = state_path ? strdup(state_path) : ht_root_join(root, HT_STATE_FILE);
 	return sl->shown ? 0 : -ENOMEM;
 }
@@ -152,20 +222,49 @@ static bool refusal(int r)
 	       r == -EFBIG || r == -ENOTDIR || r == -EBUSY;
 }
 
+/* True when the JSON text @s has a "\u0000" escape: a NUL that json-c would cut a string at. */
+static bool json_nul_escape(const char *s)
+{
+	for (; *s; s++) {
+		if (*s != '\\')
+			continue;
+		if (*++s == 'u' && strncmp(s + 1, "0000", 4) == 0)
+			return true;
+		if (!*s)
+			break;
+	}
+	return false;
+}
+
 /*
  * The state file's object, or a new empty one when there is none (*raw
- * NULL). Returns -EBADMSG when it is not a state file (not JSON, a symlink,
- * a NUL byte), or the error reading it (err names it).
+ * NULL). Returns -EBADMSG when it is not a state file apply wrote (not
+ * JSON, a symlink, a NUL byte or "\u0000", another user's, writable by
+ * others), or the error reading it (err names it).
  */
 static int state_load(const struct state_loc *sl, struct json_object **out, char **raw,
                       struct ht_error *err)
 {
 	struct json_object *o, *files, *live;
+	struct stat st;
 	int r;
 
-	r = ht_file_read_at(sl->root, sl->path, raw, NULL, err);
+	r = ht_file_read_stat_at(sl->root, sl->path, raw, &st, err);
 	if (r < 0)
 		return refusal(r) ? -EBADMSG : r;
+	/* apply writes it 0600 as the user running it: anyone else's is no state of ours. */
+	if (*raw && st.st_uid != geteuid())
+		return ht_error_set(err, EBADMSG, "%s: owned by uid %u, not by uid %u (the user "
+		                    "running hosttune): hosttune takes only a state file of its "
+		                    "own", sl->shown, (unsigned)st.st_uid, (unsigned)geteuid());
+	if (*raw && (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return ht_error_set(err, EBADMSG, "%s: writable by its group or by others (mode "
+		                    "%04o): hosttune takes only a state file no one else may "
+		                    "write (chmod go-w it if it is yours)", sl->shown,
+		                    (unsigned)(st.st_mode & 07777));
+	if (*raw && json_nul_escape(*raw))
+		return ht_error_set(err, EBADMSG, "%s: holds a NUL character (\\u0000) in a string "
+		                    "or name: not a state file apply writes", sl->shown);
 	if (!*raw) {
 		o = json_object_new_object();
 		if (!o)
@@ -220,15 +319,16 @@ static char *live_key_path(const char *key)
 	return k ? k->live_path(key) : NULL;
 }
 
-/* A value as procfs/sysfs print them: one line (tabs allowed: tcp_rmem), at most a page. */
+/*
+ * A value apply writes to, or read from, a procfs/sysfs file: an integer
+ * (the plan takes only a finding with an integer recommendation, and only
+ * a key that reads as one integer), as the kernel prints it.
+ */
 static bool live_value_ok(const char *s)
 {
-	if (strlen(s) > LIVE_VALUE_MAX)
-		return false;
-	for (; *s; s++)
-		if (((unsigned char)*s < 0x20 && *s != '\t') || *s == 0x7f)
-			return false;
-	return true;
+	const char *d = s + (*s == '-');
+
+	return strlen(s) <= 20 && *d && strspn(d, "0123456789") == strlen(d);
 }
 
 static bool count_ok(const char *s)
@@ -277,17 +377,55 @@ static bool jmember(struct json_object *o, const char *key, enum json_type type,
 	return json_object_is_type(v, type) || (null_ok && !v);
 }
 
+/* What a state file is checked against: what apply writes for this tree. */
+struct state_want {
+	const struct state_loc *sl;
+	bool confined;               /* a --root: no channels are set there */
+	const struct ht_paths *keys; /* the live keys a rule sets (ht_state_keys()) */
+	char *root;                  /* this tree as one path, "/" for the host */
+	char *machine_id;            /* its machine ID, NULL for none */
+};
+
+/*
+ * Fills @w for a run on @root (@w->root and ->machine_id allocated here,
+ * state_want_done() frees them). A tree realpath(3) cannot resolve counts
+ * as the path given. 0 or -ENOMEM.
+ */
+static int state_want_init(struct state_want *w, const struct state_loc *sl, const char *root,
+                           const struct ht_paths *keys)
+{
+	int r;
+
+	*w = (struct state_want){ .sl = sl, .confined = ht_root_confined(root), .keys = keys };
+	r = ht_root_canonical(root, &w->root);
+	if (r < 0 && r != -ENOMEM)
+		w->root = strdup(root);
+	if (!w->root)
+		return -ENOMEM;
+	return ht_machine_id_read(root, &w->machine_id);
+}
+
+static void state_want_done(struct state_want *w)
+{
+	free(w->root);
+	free(w->machine_id);
+}
+
+/* A file entry as apply records one of the plan's files. */
 static int check_file_entry(struct json_object *e, size_t i, const char *sp, struct ht_error *err)
 {
 	static const char *const texts[] = { "content", "written" };
 	struct json_object *v;
+	const char *path;
 	bool present;
 
 	if (!json_object_is_type(e, json_type_object))
 		return entry_bad(err, sp, "files", i, "not an object");
 	if (!json_object_object_get_ex(e, "path", &v) || !json_object_is_type(v, json_type_string))
 		return entry_bad(err, sp, "files", i, "no \"path\" string");
-	if (!path_clean(json_object_get_string(v)) || !ht_managed_file(json_object_get_string(v)))
+	path = json_object_get_string(v);
+	/* The plan's own files; never a copy --force keeps (apply records the file it replaces). */
+	if (!path_clean(path) || !ht_kind_of_file(path))
 		return entry_bad(err, sp, "files", i, "path %.300s is not a file hosttune writes",
 		                 jtext(v));
 	for (size_t k = 0; k < ARRAY_SIZE(texts); k++)
@@ -307,15 +445,22 @@ static int check_file_entry(struct json_object *e, size_t i, const char *sp, str
 		if (mode < 0 || mode > 07777)
 			return entry_bad(err, sp, "files", i,
 			                 "\"mode\" %lld is not a permission mode", (long long)mode);
+		/* A configuration file has none of them; revert would give them to what it writes. */
+		if (mode & 07000)
+			return entry_bad(err, sp, "files", i, "\"mode\" 0%llo has setuid, setgid "
+			                 "or sticky bits: no file hosttune writes has them",
+			                 (unsigned long long)mode);
 	}
 	return 0;
 }
 
-static int check_live_entry(struct json_object *e, size_t i, const char *sp, bool confined,
+/* A live entry as apply records a value of the plan: a key a rule sets, integer values. */
+static int check_live_entry(struct json_object *e, size_t i, const struct state_want *w,
                             struct ht_error *err)
 {
+	const char *sp = w->sl->shown;
 	struct json_object *v;
-	const char *key, *kind, *old;
+	const char *key, *kind, *old, *written;
 	bool present;
 
 	if (!json_object_is_type(e, json_type_object))
@@ -331,14 +476,16 @@ static int check_live_entry(struct json_object *e, size_t i, const char *sp, boo
 	}
 	old = jget_str(e, "old");
 	/* "written": what apply set (absent in state files of older versions). */
-	if ((!jmember(e, "written", json_type_string, true, &present) && present) ||
-	    (jget_str(e, "written") && (!*jget_str(e, "written") ||
-	                                !live_value_ok(jget_str(e, "written")))))
-		return entry_bad(err, sp, "live", i, "\"written\" is not a procfs/sysfs value or null");
+	if (!jmember(e, "written", json_type_string, true, &present) && present)
+		return entry_bad(err, sp, "live", i, "\"written\" is not a string or null");
+	written = jget_str(e, "written");
 	if (kind && strcmp(kind, "path") == 0) {
 		_cleanup_free_ char *want = live_key_path(key);
 		const char *path = jget_str(e, "path");
 
+		if (!w->keys || !ht_paths_has(w->keys, key))
+			return entry_bad(err, sp, "live", i, "no rule sets %.100s (give the rules "
+			                 "that set it with --rules)", key);
 		if (!want)
 			return entry_bad(err, sp, "live", i,
 			                 "key \"%.100s\" names no procfs/sysfs file", key);
@@ -348,42 +495,109 @@ static int check_live_entry(struct json_object *e, size_t i, const char *sp, boo
 			                 "file of %.100s", v ? jtext(v) : "null", key);
 		}
 		if (old && !live_value_ok(old))
-			return entry_bad(err, sp, "live", i, "\"old\" is not a procfs/sysfs value");
+			return entry_bad(err, sp, "live", i, "\"old\" is not an integer: apply "
+			                 "sets only keys that read as one");
+		if (written && !live_value_ok(written))
+			return entry_bad(err, sp, "live", i, "\"written\" is not an integer: apply "
+			                 "writes only integers");
 		return 0;
 	}
 	if (kind && strcmp(kind, "channels") == 0) {
 		const char *ifname = jget_str(e, "ifname"), *ch = jget_str(e, "channel");
-		_cleanup_free_ char *want = NULL;
+		_cleanup_free_ char *want = NULL, *target = NULL;
 
-		if (confined)
+		if (w->confined)
 			return entry_bad(err, sp, "live", i, "channels are never set under --root");
 		if (!ifname || !ht_ifname_valid(ifname))
 			return entry_bad(err, sp, "live", i, "\"ifname\" is not an interface name");
 		if (!ch || !ht_channel_valid(ch))
 			return entry_bad(err, sp, "live", i,
 			                 "\"channel\" is not combined, rx or tx");
-		if (!(want = ht_channels_key(ifname, ch)))
+		if (!(want = ht_channels_key(ifname, ch)) ||
+		    asprintf(&target, "nic.channels.%s", ch) < 0)
 			return -ENOMEM;
 		if (strcmp(key, want) != 0)
 			return entry_bad(err, sp, "live", i, "key %.100s is not %s", key, want);
-		if (old && !count_ok(old))
-			return entry_bad(err, sp, "live", i, "\"old\" is not a channel count");
+		if (!w->keys || !ht_paths_has(w->keys, target))
+			return entry_bad(err, sp, "live", i, "no rule sets %s (give the rules that "
+			                 "set it with --rules)", target);
+		if ((old && !count_ok(old)) || (written && !count_ok(written)))
+			return entry_bad(err, sp, "live", i, "\"%s\" is not a channel count",
+			                 old && !count_ok(old) ? "old" : "written");
 		return 0;
 	}
 	return entry_bad(err, sp, "live", i, "\"kind\" is not \"path\" or \"channels\"");
 }
 
-/* -EBADMSG (err names the entry) unless every entry is one hosttune could have written. */
-static int state_check(struct json_object *state, const struct state_loc *sl, bool confined,
+/* "--root /srv/img (machine-id 0123...)", "the host (machine-id none)"; NULL on ENOMEM. */
+static char *owner_text(const char *root, const char *machine_id)
+{
+	char *s;
+
+	if (asprintf(&s, "%s%s (machine-id %s)", strcmp(root, "/") == 0 ? "the host" : "--root ",
+	             strcmp(root, "/") == 0 ? "" : root, machine_id ? machine_id : "none") < 0)
+		return NULL;
+	return s;
+}
+
+/*
+ * The tree and machine the state belongs to ("root", "machine_id"): 1 when
+ * it records them and they are this tree's, 0 when it records neither (a
+ * state file of a hosttune that did not record them: taken as this tree's),
+ * -EBADMSG (err says whose it is and what to do) otherwise.
+ */
+static int check_owner(struct json_object *state, const struct state_want *w,
+                       struct ht_error *err)
+{
+	const char *sp = w->sl->shown, *root, *mid;
+	_cleanup_free_ char *theirs = NULL, *ours = NULL;
+	struct json_object *rv, *mv;
+	bool has_root = json_object_object_get_ex(state, "root", &rv);
+	bool has_mid = json_object_object_get_ex(state, "machine_id", &mv);
+
+	if (!has_root && !has_mid)
+		return 0;
+	if (!has_root || !has_mid)
+		return ht_error_set(err, EBADMSG, "%s: \"%s\" is missing (apply records the tree "
+		                    "and the machine-id together)", sp,
+		                    has_root ? "machine_id" : "root");
+	root = json_object_is_type(rv, json_type_string) ? json_object_get_string(rv) : NULL;
+	if (!root || root[0] != '/')
+		return ht_error_set(err, EBADMSG, "%s: \"root\" is not a path", sp);
+	mid = json_object_is_type(mv, json_type_string) ? json_object_get_string(mv) : NULL;
+	if (mv && !mid)
+		return ht_error_set(err, EBADMSG, "%s: \"machine_id\" is not a string or null", sp);
+	if (strcmp(root, w->root) == 0 && same(mid, w->machine_id))
+		return 1;
+	theirs = owner_text(root, mid);
+	ours = owner_text(w->root, w->machine_id);
+	if (!theirs || !ours)
+		return -ENOMEM;
+	return ht_error_set(err, EBADMSG, "%s: the state of %s, not of %s: revert it there, or "
+	                    "remove it to keep this %s as it is", sp, theirs, ours,
+	                    strcmp(w->root, "/") == 0 ? "host" : "tree");
+}
+
+/*
+ * -EBADMSG (err names the entry) unless every entry is one hosttune could
+ * have written for this tree. @owned (may be NULL): whether the state
+ * records its tree and machine (check_owner()).
+ */
+static int state_check(struct json_object *state, const struct state_want *w, bool *owned,
                        struct ht_error *err)
 {
 	struct json_object *files, *live, *dirs, *v;
-	const char *sp = sl->shown;
+	const char *sp = w->sl->shown;
 	int r;
 
 	if (json_object_object_get_ex(state, "version", &v) &&
 	    (!json_object_is_type(v, json_type_int) || json_object_get_int(v) != 1))
 		return ht_error_set(err, EBADMSG, "%s: \"version\" is not 1", sp);
+	r = check_owner(state, w, err);
+	if (r < 0)
+		return r;
+	if (owned)
+		*owned = r > 0;
 	json_object_object_get_ex(state, "files", &files);
 	json_object_object_get_ex(state, "live", &live);
 	for (size_t i = 0; i < json_object_array_length(files); i++) {
@@ -401,7 +615,7 @@ static int state_check(struct json_object *state, const struct state_loc *sl, bo
 	for (size_t i = 0; i < json_object_array_length(live); i++) {
 		struct json_object *e = json_object_array_get_idx(live, i);
 
-		r = check_live_entry(e, i, sp, confined, err);
+		r = check_live_entry(e, i, w, err);
 		if (r < 0)
 			return r;
 		for (size_t k = 0; k < i; k++)
@@ -414,14 +628,26 @@ static int state_check(struct json_object *state, const struct state_loc *sl, bo
 		return 0;
 	if (!json_object_is_type(dirs, json_type_array))
 		return ht_error_set(err, EBADMSG, "%s: \"created_dirs\" is not an array", sp);
+	/*
+	 * apply creates a directory only on the way to a file it writes: one of
+	 * the state's files, or the state file itself when it is the tree's.
+	 */
 	for (size_t i = 0; i < json_object_array_length(dirs); i++) {
 		struct json_object *d = json_object_array_get_idx(dirs, i);
-		bool ok = json_object_is_type(d, json_type_string) &&
-		          ht_managed_dir(json_object_get_string(d));
+		const char *dir = json_object_is_type(d, json_type_string) ?
+		                  json_object_get_string(d) : NULL;
+		bool ok = dir && w->sl->in_tree && above(dir, w->sl->path);
 
+		for (size_t k = 0; dir && !ok && k < json_object_array_length(files); k++)
+			ok = ht_managed_dir(dir) &&
+			     above(dir, jget_str(json_object_array_get_idx(files, k), "path"));
+		if (!dir)
+			return entry_bad(err, sp, "created_dirs", i, "%.300s is not a directory",
+			                 d ? jtext(d) : "null");
 		if (!ok)
-			return entry_bad(err, sp, "created_dirs", i, "%.300s is not a directory "
-			                 "hosttune creates", d ? jtext(d) : "null");
+			return entry_bad(err, sp, "created_dirs", i, "%.300s holds no file of this "
+			                 "state: apply creates a directory only for a file it writes",
+			                 dir);
 	}
 	return 0;
 }
@@ -451,18 +677,18 @@ static int add_components(struct ht_paths *names, const char *dir, bool last)
 }
 
 /*
- * The names of the directories hosttune creates (ht_managed_dir(): the
- * kinds' directories and the state file's), the only ones it builds under a
- * temp name (".var.hosttune-XXXXXX"). 0 or -ENOMEM.
+ * The names of the directories hosttune creates (the kinds' directories and
+ * the state file's when it is the tree's, @sl), the only ones it builds
+ * under a temp name (".var.hosttune-XXXXXX"). 0 or -ENOMEM.
  */
-static int created_dir_names(struct ht_paths *names)
+static int created_dir_names(struct ht_paths *names, const struct state_loc *sl)
 {
 	int r = 0;
 
 	for (size_t k = 0; k < HT_NKINDS && r == 0; k++)
 		for (size_t i = 0; ht_kinds[k]->dirs[i] && r == 0; i++)
 			r = add_components(names, ht_kinds[k]->dirs[i], true);
-	return r < 0 ? r : add_components(names, HT_STATE_FILE, false);
+	return r < 0 || !sl->in_tree ? r : add_components(names, sl->path, false);
 }
 
 /* @names->v and @more[0..n) as one NULL-terminated list (not owning them); NULL on ENOMEM. */
@@ -523,7 +749,7 @@ static int sweep(const char *root, const struct state_loc *sl, const char *const
 	_cleanup_(ht_paths_free) struct ht_paths names = { 0 }, units = { 0 }, none = { 0 };
 	_cleanup_(ht_paths_free) struct ht_paths all_sdirs = { 0 };
 	_cleanup_free_ const char **all = NULL, **base = NULL;
-	int r = created_dir_names(&names);
+	int r = created_dir_names(&names, sl);
 
 	if (!swept)
 		swept = &ignored;
@@ -593,32 +819,26 @@ static int sweep(const char *root, const struct state_loc *sl, const char *const
 }
 
 /*
- * The directory that apply created for the default state file and that holds
- * it, outermost (from @created, host paths), or NULL: with --state FILE, or
- * when /var/lib/hosttune existed before.
+ * The outermost directory that apply created for the state file and that
+ * holds it (from @created, host paths), or NULL: a --state FILE outside the
+ * tree, or none created (/var/lib/hosttune existed before).
  */
-static const char *state_top(const struct state_loc *sl, const char *root,
-                             const struct ht_paths *created)
+static const char *state_top(const struct state_loc *sl, const struct ht_paths *created)
 {
 	const char *top = NULL;
 
-	if (sl->root != root || strcmp(sl->path, HT_STATE_FILE) != 0)
+	if (!sl->in_tree)
 		return NULL;
-	for (size_t i = 0; i < created->n; i++) {
-		size_t n = strlen(created->v[i]);
-
-		if (strncmp(HT_STATE_FILE, created->v[i], n) == 0 && HT_STATE_FILE[n] == '/' &&
-		    (!top || n < strlen(top)))
+	for (size_t i = 0; i < created->n; i++)
+		if (above(created->v[i], sl->path) && (!top || strlen(created->v[i]) < strlen(top)))
 			top = created->v[i];
-	}
 	return top;
 }
 
-static bool on_state_path(const char *dir)
+/* True when @dir is on the way to the tree's state file: it goes with the state file. */
+static bool on_state_path(const struct state_loc *sl, const char *dir)
 {
-	size_t n = strlen(dir);
-
-	return strncmp(HT_STATE_FILE, dir, n) == 0 && HT_STATE_FILE[n] == '/';
+	return sl->in_tree && above(dir, sl->path);
 }
 
 /*
@@ -698,12 +918,16 @@ struct file_step {
 
 /* Records what the plan changes, keeping the oldest "before" of every file and value. */
 static int state_merge(struct json_object *state, const struct ht_plan *p,
-                       const struct file_step *fs, const struct ht_paths *dirs)
+                       const struct file_step *fs, const struct ht_paths *dirs,
+                       const struct state_want *w)
 {
 	struct json_object *files, *live, *cdirs;
 
 	json_object_object_get_ex(state, "files", &files);
 	json_object_object_get_ex(state, "live", &live);
+	/* Whose it is: revert refuses it in another tree or on another machine. */
+	json_object_object_add(state, "root", json_object_new_string(w->root));
+	json_object_object_add(state, "machine_id", jstr_or_null(w->machine_id));
 	json_object_object_add(state, "profile", json_object_new_string(p->profile));
 	/* The drop counters at this apply (replacing an earlier apply's): audit counts from them. */
 	if (p->ct_drop >= 0 && p->ct_early_drop >= 0) {
@@ -883,6 +1107,11 @@ static int preflight(const struct ht_plan *p, const char *root, struct file_step
 			return ht_error_set(err, EBUSY, "%s%s changed since the plan was made",
 			                    ht_root_confined(root) ? root : "", f->path);
 		fs[i].mode = cur ? mode : 0644;
+		if (cur && (mode & 07000))
+			return ht_error_set(err, EINVAL, "%s%s has mode %04o: hosttune replaces no "
+			                    "file with setuid, setgid or sticky bits (revert would "
+			                    "give them back)", ht_root_confined(root) ? root : "",
+			                    f->path, (unsigned)mode);
 		if (f->new && (r = ht_dirs_missing(root, f->path, dirs, err)) < 0)
 			return r;
 		if (!f->foreign)
@@ -972,7 +1201,7 @@ static int rollback(const struct ht_plan *p, const char *root, const struct file
 			made = (fs[f].main_done || fs[f].backup_done) &&
 			       strncmp(p->files[f].path, dirs->v[i], dl) == 0 &&
 			       p->files[f].path[dl] == '/';
-		if (!made || on_state_path(dirs->v[i]))
+		if (!made || on_state_path(sl, dirs->v[i]))
 			continue;
 		k = ht_dir_remove_at(root, dirs->v[i], &removed, &e2);
 		/* Not empty: something not ours appeared in it; it stays, as revert would leave it. */
@@ -994,7 +1223,7 @@ static int rollback(const struct ht_plan *p, const char *root, const struct file
 		bool retired = false;
 		int k = old_state ? restore_file(sl->root, sl->path, old_state, 0600, &unsynced,
 		                                 &e2) :
-		                    state_discard(sl, root, state_top(sl, root, dirs), NULL,
+		                    state_discard(sl, root, state_top(sl, dirs), NULL,
 		                                  &unsynced, &retired, &e2);
 
 		if (k < 0 && retired) {
@@ -1021,10 +1250,12 @@ static int rollback(const struct ht_plan *p, const char *root, const struct file
 	return r;
 }
 
-int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_path, bool force,
-                  struct ht_paths *swept, struct ht_error *err)
+int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_path,
+                  const struct ht_paths *keys, bool force, struct ht_paths *swept,
+                  struct ht_error *err)
 {
 	_cleanup_(state_loc_done) struct state_loc sl = { 0 };
+	_cleanup_(state_want_done) struct state_want want = { 0 };
 	_cleanup_(ht_paths_free) struct ht_paths dirs = { 0 };
 	_cleanup_free_ struct file_step *fs = NULL;
 	_cleanup_free_ bool *live_done = NULL;
@@ -1050,33 +1281,41 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
 	fs = calloc(p->nfiles + 1, sizeof(*fs));
 	live_done = calloc(p->nlive + 1, sizeof(*live_done));
 	live_paths = calloc(p->nlive + 1, sizeof(*live_paths));
-	if (!fs || !live_done || !live_paths || state_loc_init(&sl, root, state_path) < 0)
+	if (!fs || !live_done || !live_paths)
 		return -ENOMEM;
-	for (size_t i = 0; i < p->nlive; i++)
-		live_paths[i] = p->live[i].path;
-	{
-		_cleanup_free_ const char **fp = calloc(p->nfiles + 1, sizeof(*fp));
-
-		if (!fp)
-			return -ENOMEM;
-		for (size_t i = 0; i < p->nfiles; i++)
-			fp[i] = p->files[i].path;
-		r = sweep(root, &sl, live_paths, p->nlive, fp, p->nfiles, swept);
-	}
+	r = state_loc_init(&sl, root, state_path, err);
+	if (r >= 0)
+		r = state_want_init(&want, &sl, root, keys);
 	if (r < 0)
 		return r;
+	for (size_t i = 0; i < p->nlive; i++)
+		live_paths[i] = p->live[i].path;
 
 	/* Nothing changes before this block has passed: its errors are -EBADMSG. */
 	r = state_load(&sl, &state, &old_state, err);
 	if (r >= 0)
-		r = state_check(state, &sl, ht_root_confined(root), err);
+		r = state_check(state, &want, NULL, err);
+	/* What an interrupted run left, once the state file is known to be ours. */
+	if (r >= 0) {
+		_cleanup_free_ const char **fp = calloc(p->nfiles + 1, sizeof(*fp));
+
+		for (size_t i = 0; fp && i < p->nfiles; i++)
+			fp[i] = p->files[i].path;
+		r = fp ? sweep(root, &sl, live_paths, p->nlive, fp, p->nfiles, swept) : -ENOMEM;
+	}
 	if (r >= 0)
 		r = preflight(p, root, fs, &dirs, err);
-	/* With --state FILE its directory is the caller's: not recorded, never removed. */
-	if (r >= 0 && !state_path)
-		r = ht_dirs_missing(root, HT_STATE_FILE, &dirs, err);
+	/*
+	 * The tree's state file: the directories made for it are recorded too.
+	 * A --state FILE elsewhere is in the caller's: none recorded or removed.
+	 */
+	if (r >= 0 && sl.in_tree)
+		r = ht_dirs_missing(sl.root, sl.path, &dirs, err);
 	if (r >= 0)
-		r = state_merge(state, p, fs, &dirs);
+		r = state_merge(state, p, fs, &dirs, &want);
+	/* apply writes no state that revert would refuse. */
+	if (r >= 0)
+		r = state_check(state, &want, NULL, err);
 	if (r >= 0)
 		r = state_fits(&sl, state, err);
 	if (r < 0) {
@@ -1236,11 +1475,13 @@ static int cmp_len_desc(const void *a, const void *b)
 
 /*
  * Removes the directories apply created (@dirs), deepest first, when they
- * are empty; not those of the state file (@skip_state), which go with it.
+ * are empty; not those on the way to the tree's state file (@sl), which go
+ * with it.
  * @left receives those that could not be removed (not an empty one that is
  * not: it stays by design). Returns 0 or the first error (@err).
  */
-static int remove_created_dirs(const char *root, struct json_object *dirs, bool skip_state,
+static int remove_created_dirs(const char *root, struct json_object *dirs,
+                               const struct state_loc *sl,
                                FILE *report, struct ht_paths *left, struct ht_error *err)
 {
 	size_t n = dirs ? json_object_array_length(dirs) : 0;
@@ -1258,7 +1499,7 @@ static int remove_created_dirs(const char *root, struct json_object *dirs, bool 
 		bool removed;
 		int r;
 
-		if (skip_state && on_state_path(v[i]))
+		if (on_state_path(sl, v[i]))
 			continue;
 		r = ht_dir_remove_at(root, v[i], &removed, &e2);
 		if (r == -ENOTEMPTY)
@@ -1290,12 +1531,15 @@ static const char **state_live_paths(struct json_object *live)
 
 /*
  * The state file again with only what is still to do: the files and live
- * values not restored (@keep_file, @keep_live); "created_dirs" stays whole.
+ * values not restored (@keep_file, @keep_live); "created_dirs" stays whole,
+ * and so does each file in one of them, restored or not: it is what makes
+ * that directory one apply created (state_check()), for the revert that
+ * removes it (a restored file is "unchanged" then).
  */
 static int state_keep(const struct state_loc *sl, struct json_object *state,
                       const bool *keep_file, const bool *keep_live, struct ht_error *err)
 {
-	struct json_object *files, *live;
+	struct json_object *files, *live, *dirs = NULL;
 	struct json_object *nfiles = json_object_new_array(), *nlive = json_object_new_array();
 	bool changed;
 
@@ -1306,10 +1550,17 @@ static int state_keep(const struct state_loc *sl, struct json_object *state,
 	}
 	json_object_object_get_ex(state, "files", &files);
 	json_object_object_get_ex(state, "live", &live);
-	for (size_t i = 0; i < json_object_array_length(files); i++)
-		if (keep_file[i])
+	json_object_object_get_ex(state, "created_dirs", &dirs);
+	for (size_t i = 0; i < json_object_array_length(files); i++) {
+		const char *path = jget_str(json_object_array_get_idx(files, i), "path");
+		bool keep = keep_file[i];
+
+		for (size_t k = 0; !keep && dirs && k < json_object_array_length(dirs); k++)
+			keep = above(json_object_get_string(json_object_array_get_idx(dirs, k)), path);
+		if (keep)
 			json_object_array_add(nfiles,
 			                      json_object_get(json_object_array_get_idx(files, i)));
+	}
 	for (size_t i = 0; i < json_object_array_length(live); i++)
 		if (keep_live[i])
 			json_object_array_add(nlive,
@@ -1409,9 +1660,11 @@ static void revert_files(const char *root, struct json_object *files, FILE *repo
 	}
 }
 
-int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_error *err)
+int ht_revert(const char *root, const char *state_path, const struct ht_paths *keys,
+              FILE *report, struct ht_error *err)
 {
 	_cleanup_(state_loc_done) struct state_loc sl = { 0 };
+	_cleanup_(state_want_done) struct state_want want = { 0 };
 	_cleanup_(ht_paths_free) struct ht_paths swept = { 0 }, dirs_left = { 0 }, created = { 0 };
 	_cleanup_free_ bool *keep_live = NULL, *keep_file = NULL;
 	_cleanup_free_ const char **live_paths = NULL;
@@ -1420,31 +1673,45 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 	struct ht_error ignored, first_err = { "" };
 	size_t nl, nf, kept = 0;
 	struct revert_fail fail = { 0 };
-	bool unsynced = false, retired = false;
+	bool unsynced = false, retired = false, owned = false;
 	int r, first = 0;
 
 	if (!err)
 		err = &ignored;
 	err->msg[0] = '\0';
-	if (state_loc_init(&sl, root, state_path) < 0)
-		return -ENOMEM;
-	/* What an interrupted run left, also when there is nothing else to revert. */
-	r = sweep(root, &sl, NULL, 0, NULL, 0, &swept);
+	r = state_loc_init(&sl, root, state_path, err);
+	if (r >= 0)
+		r = state_want_init(&want, &sl, root, keys);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < swept.n; i++)
-		say(report, "removed %s: left by an interrupted hosttune\n", swept.v[i]);
+	/* A state file refused changes nothing, not even what an interrupted run left. */
 	r = state_load(&sl, &state, &raw, err);
 	if (r < 0)
 		return r == -ENOMEM || r == -EBADMSG ? r : -ECANCELED;
 	if (!raw) {
 		json_object_put(state);
+		/* What an interrupted run left, also when there is nothing else to revert. */
+		r = sweep(root, &sl, NULL, 0, NULL, 0, &swept);
+		if (r < 0)
+			return r;
+		for (size_t i = 0; i < swept.n; i++)
+			say(report, "removed %s: left by an interrupted hosttune\n", swept.v[i]);
 		return ht_error_set(err, ENOENT, "%s: no state file: nothing to revert", sl.shown);
 	}
-	r = state_check(state, &sl, ht_root_confined(root), err);
+	r = state_check(state, &want, &owned, err);
 	if (r < 0) {
 		json_object_put(state);
 		return r;
+	}
+	if (!owned) {
+		_cleanup_free_ char *ours = owner_text(want.root, want.machine_id);
+
+		if (!ours) {
+			json_object_put(state);
+			return -ENOMEM;
+		}
+		say(report, "note: %s records no tree or machine-id: taken as the state of %s\n",
+		    sl.shown, ours);
 	}
 	json_object_object_get_ex(state, "files", &files);
 	json_object_object_get_ex(state, "live", &live);
@@ -1458,7 +1725,6 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 		json_object_put(state);
 		return -ENOMEM;
 	}
-	ht_paths_free(&swept);
 	{
 		_cleanup_free_ const char **fp = calloc(nf + 1, sizeof(*fp));
 
@@ -1483,7 +1749,7 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 		const char *top;
 		struct ht_error e2 = { "" };
 
-		r = remove_created_dirs(root, dirs, sl.root == root, report, &dirs_left, &e2);
+		r = remove_created_dirs(root, dirs, &sl, report, &dirs_left, &e2);
 		if (r == -ENOMEM) {
 			json_object_put(state);
 			return r;
@@ -1499,7 +1765,7 @@ int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_
 					json_object_put(state);
 					return -ENOMEM;
 				}
-			top = state_top(&sl, root, &created);
+			top = state_top(&sl, &created);
 			r = state_discard(&sl, root, top, report, &unsynced, &retired, err);
 			json_object_put(state);
 			if (r == 0 && unsynced)

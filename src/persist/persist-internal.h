@@ -27,7 +27,7 @@ bool ht_plan_live_changes(const struct ht_plan_live *l);
  * managed_file(), persist/kind.h: its sysctl.d, modprobe.d and
  * modules-load.d files, a .link file for a valid interface name, a drop-in
  * for a UNIT that ht_unit_name_valid() accepts) or its HT_BACKUP_SUFFIX
- * copy. Revert uses it to refuse a state file that names anything else.
+ * copy. (A state file names the files alone, never a copy.)
  */
 bool ht_managed_file(const char *path);
 
@@ -35,7 +35,8 @@ bool ht_managed_file(const char *path);
  * True when @dir is a directory hosttune may create: a kind's directory or
  * a parent of one (not "/"), the default state file's or a parent of it, or
  * a kind's directory of one instance (a service's UNIT.d for a valid UNIT).
- * Revert removes those an apply recorded (when empty).
+ * Revert removes those an apply recorded (when empty) that a file of the
+ * state is in; others it refuses.
  */
 bool ht_managed_dir(const char *dir);
 

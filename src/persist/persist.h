@@ -199,18 +199,26 @@ int ht_plan_print_warnings(const struct ht_plan *p, FILE *out);
  * it without following any symlink (shared/fsutil.h); on the live root the files
  * themselves must not be symlinks. The previous content and mode of every
  * file, the previous live values and the directories apply creates
- * ("created_dirs") are recorded in the state file (@root + HT_STATE_FILE, or
- * @state_path as given) before anything changes, merged with an earlier
- * apply's record so that revert returns to the state before hosttune.
+ * ("created_dirs": for the files, and for the state file when it is the
+ * tree's, the default or a @state_path below a --root) are recorded in the
+ * state file (@root + HT_STATE_FILE, or @state_path as given) before
+ * anything changes, merged with an earlier apply's record so that revert
+ * returns to the state before hosttune; so are the tree the state belongs
+ * to ("root": ht_root_canonical()) and its machine ID ("machine_id":
+ * ht_machine_id_read(), null for none). An existing state file is checked
+ * as ht_revert() checks it (@keys: the live keys a rule sets,
+ * ht_state_keys()), and so is the merged one: apply writes none that
+ * revert would refuse.
  * On any failure every file, live value and directory already changed is
  * restored, the failed step too when it took effect (a value that read back
  * clamped, a file renamed into place whose directory fsync failed).
  * Directories apply creates appear at once with the file written into them
  * (shared/fsutil.h), the state file's too, so that whatever point a crash
  * stops it at, the state file records everything changed.
- * Call it holding ht_persist_lock(): it first removes the temp files an
- * interrupted run left (ht_tmp_sweep()) in hosttune's directories, the
- * state file's and, below a --root, the live values'.
+ * Call it holding ht_persist_lock(): once the state file is checked, it
+ * removes the temp files an interrupted run left (ht_tmp_sweep()) in
+ * hosttune's directories, the state file's and, below a --root, the live
+ * values'.
  * @force: take over files without hosttune's header, keeping
  *         PATH.hosttune-orig with the original's mode.
  * @swept: if not NULL, receives the leftovers removed (paths with the root
@@ -218,10 +226,12 @@ int ht_plan_print_warnings(const struct ht_plan *p, FILE *out);
  * Returns 0, or, with err saying why:
  *   -EEXIST   a file lacks the header and @force is false, or the
  *             PATH.hosttune-orig of a file to take over exists; nothing changed;
- *   -EBADMSG  refused before any change: the state file is not JSON, names
- *             something hosttune does not write, holds a NUL byte or is a
- *             symlink; a file to write resolves through a symlink or changed
- *             since the plan;
+ *   -EBADMSG  refused before any change: the state file is one ht_revert()
+ *             refuses (not JSON, another tree's or machine's, naming
+ *             something hosttune does not write, a NUL, a symlink, another
+ *             user's or writable by others), @state_path has a ".." below
+ *             the tree; a file to write resolves through a symlink, has
+ *             setuid, setgid or sticky bits, or changed since the plan;
  *   -ECANCELED  reading the state file or a file to replace failed (an I/O
  *             error, err names it) before any change: nothing changed;
  *   -ENOTRECOVERABLE  a step failed and the rollback could not restore
@@ -229,8 +239,9 @@ int ht_plan_print_warnings(const struct ht_plan *p, FILE *out);
  *             revert can finish;
  *   another negative errno: a step failed (err names it), every change rolled back.
  */
-int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_path, bool force,
-                  struct ht_paths *swept, struct ht_error *err);
+int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_path,
+                  const struct ht_paths *keys, bool force, struct ht_paths *swept,
+                  struct ht_error *err);
 
 /*
  * ht_revert - undo the applies recorded in the state file: restore every
@@ -238,8 +249,9 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
  * hosttune created, and the directories apply created when empty), then
  * remove the state file last (with its directories when apply created them
  * and they hold nothing else, at once: see ht_chain_remove_at()). Call it
- * holding ht_persist_lock(): it first removes the temp files an interrupted
- * run left (ht_tmp_sweep()), also when there is nothing else to revert.
+ * holding ht_persist_lock(): once the state file is checked (or when there
+ * is none) it removes the temp files an interrupted run left
+ * (ht_tmp_sweep()), also when there is nothing else to revert.
  * @report (may be NULL) receives one line per action:
  *   restored KEY to OLD | skipped KEY: does not exist now (a module unloaded,
  *   an interface gone) | restored PATH | removed PATH | unchanged PATH: already
@@ -253,20 +265,47 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
  * A file whose content is no longer what apply wrote ("written") is left as
  * the admin made it, and counts as done; so is one that is no longer text
  * ("left PATH: edited since hosttune wrote it (it holds a NUL byte now)").
- * Every entry is checked before anything changes: a path that is not one of
- * the files hosttune writes (ht_managed_file()), a live path that is not the
- * procfs/sysfs file of its key, channels under --root, a value of the wrong
- * JSON type refuse the whole file.
+ * Every entry is checked before anything changes (and before the temp files
+ * of an interrupted run are removed); the whole file is refused when it is
+ * not this tree's ("root" and "machine_id" are another tree's or machine's;
+ * a state recording neither is taken as this tree's, and @report gets
+ * "note: STATE records no tree or machine-id: taken as the state of ..."
+ * first), when it is a symlink, not owned by the effective user or writable
+ * by its group or others, holds a NUL byte or a "\u0000" escape, or names
+ * a path that is not one of the files hosttune writes (a kind's file, not
+ * the HT_BACKUP_SUFFIX copy), a mode with setuid, setgid or sticky bits, a
+ * live key that is not in @keys (ht_state_keys(); NULL: none is), a live
+ * value that is not an integer, a live path that is not the procfs/sysfs
+ * file of its key, channels under --root, a directory in "created_dirs"
+ * that no file of the state is in (nor, for the tree's state file, that
+ * file), or a value of the wrong JSON type.
+ * A live value below a --root is a plain file: it is rewritten in place when
+ * its file system has no inode left for a temp file (ht_live_write_at()),
+ * and the state file goes without a new inode (ht_chain_remove_at()).
  * Returns 0; -ENOENT when there is no state file (and only then); -EBADMSG
  * when the state file is refused (err: "STATE: files entry 3: path ... is not
- * a file hosttune writes", a symlink, a NUL byte), nothing changed;
+ * a file hosttune writes", "STATE: the state of --root A (machine-id X), not
+ * of --root B (machine-id none): revert it there, or remove it to keep this
+ * tree as it is", a symlink, a NUL byte) or @state_path has a ".." below the
+ * tree, nothing changed;
  * -ECANCELED when reading it failed (I/O), nothing changed; another negative
  * errno when some changes could not be restored or a directory apply created
  * could not be removed: they stay in the rewritten state file for another
  * revert, the rest is restored (err names the first failure), or when the
  * state file could not be removed after everything else was restored.
  */
-int ht_revert(const char *root, const char *state_path, FILE *report, struct ht_error *err);
+int ht_revert(const char *root, const char *state_path, const struct ht_paths *keys,
+              FILE *report, struct ht_error *err);
+
+/*
+ * ht_state_keys - the live keys a state file may name: the targets of the
+ * rules of @rs (may be NULL: none) that set a live value, as the plan keys
+ * them: a sysctl key (net.netfilter.nf_conntrack_max), a module parameter
+ * (module.nf_conntrack.hashsize), a channel count (nic.channels.combined,
+ * for nic.IF.channels.combined of any interface). Added to @keys (a
+ * shared/fsutil.h list; caller frees). Returns 0 or -ENOMEM.
+ */
+int ht_state_keys(const struct ht_ruleset *rs, struct ht_paths *keys);
 
 /*
  * ht_persist_lock - serialise apply and revert on one tree: an exclusive

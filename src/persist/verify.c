@@ -340,17 +340,20 @@ static int check_edits(struct ht_verify_report *r, const char *root, const char 
 	                             ht_root_path(root, HT_STATE_FILE);
 	_cleanup_free_ char *raw = NULL;
 	struct json_object *state, *files;
-	struct ht_error err;
+	struct ht_error err = { "" };
 	int ret = 0;
 
 	if (!spath)
 		return -ENOMEM;
 	/* Below --root, read without following symlinks, as apply writes. */
-	ret = state_path ? ht_file_read(spath, &raw, NULL) :
+	ret = state_path ? ht_file_read_at(NULL, spath, &raw, NULL, &err) :
 	                   ht_file_read_at(root, HT_STATE_FILE, &raw, NULL, &err);
-	if (state_path && (ret < 0 || !raw))
-		return add(r, HT_VERIFY_PROBLEM, "state", spath, "%s: %s (--state names no "
-		           "hosttune state file)", spath, ret < 0 ? strerror(-ret) : "no such file");
+	if (state_path && ret < 0)
+		return add(r, HT_VERIFY_PROBLEM, "state", spath, "%s (--state names no hosttune "
+		           "state file)", err.msg[0] ? err.msg : strerror(-ret));
+	if (state_path && !raw)
+		return add(r, HT_VERIFY_PROBLEM, "state", spath, "%s: no such file (--state names "
+		           "no hosttune state file)", spath);
 	if (ret < 0 || !raw)
 		return 0; /* no apply recorded: nothing of ours to compare */
 	ret = 0;

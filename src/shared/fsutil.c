@@ -225,11 +225,10 @@ static int open_file_read(const char *root, const char *path, struct ht_error *e
 	return fd;
 }
 
-int ht_file_read_at(const char *root, const char *path, char **out, mode_t *mode,
-                    struct ht_error *err)
+int ht_file_read_stat_at(const char *root, const char *path, char **out, struct stat *st,
+                         struct ht_error *err)
 {
 	_cleanup_close_ int fd = -1;
-	struct stat st;
 	int r;
 
 	*out = NULL;
@@ -238,14 +237,12 @@ int ht_file_read_at(const char *root, const char *path, char **out, mode_t *mode
 		return 0;
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) < 0)
+	if (fstat(fd, st) < 0)
 		return path_error(err, errno, root, path, strlen(path));
-	if (S_ISDIR(st.st_mode))
+	if (S_ISDIR(st->st_mode))
 		return path_error(err, EISDIR, root, path, strlen(path));
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(st->st_mode))
 		return path_why(err, EINVAL, root, path, strlen(path), "not a regular file");
-	if (mode)
-		*mode = st.st_mode & 07777;
 	r = read_fd(fd, out);
 	if (r == -EBADMSG || r == -EFBIG)
 		return path_why(err, -r, root, path, strlen(path), r == -EFBIG ?
@@ -254,6 +251,55 @@ int ht_file_read_at(const char *root, const char *path, char **out, mode_t *mode
 	if (r < 0)
 		return path_error(err, -r, root, path, strlen(path));
 	return 0;
+}
+
+int ht_file_read_at(const char *root, const char *path, char **out, mode_t *mode,
+                    struct ht_error *err)
+{
+	struct stat st;
+	int r = ht_file_read_stat_at(root, path, out, &st, err);
+
+	if (r == 0 && *out && mode)
+		*mode = st.st_mode & 07777;
+	return r;
+}
+
+/* The 32 lowercase hexadecimal digits of a machine ID (machine-id(5)). */
+static bool machine_id_valid(const char *s)
+{
+	return strlen(s) == 32 && strspn(s, "0123456789abcdef") == 32;
+}
+
+int ht_machine_id_read(const char *root, char **out)
+{
+	_cleanup_free_ char *raw = NULL;
+	int r;
+
+	*out = NULL;
+	if (ht_root_confined(root)) {
+		r = ht_file_read_at(root, "/etc/machine-id", &raw, NULL, NULL);
+	} else {
+		/* The host's own: a link (to /run/machine-id, say) is followed as systemd does. */
+		_cleanup_close_ int fd = open("/etc/machine-id", O_RDONLY | O_CLOEXEC | O_NOCTTY |
+		                              O_NONBLOCK);
+
+		r = fd < 0 ? -errno : read_fd(fd, &raw);
+	}
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 || !raw)
+		return 0;
+	raw[strcspn(raw, "\n")] = '\0';
+	if (!machine_id_valid(raw))
+		return 0;
+	*out = TAKE_PTR(raw);
+	return 0;
+}
+
+int ht_root_canonical(const char *root, char **out)
+{
+	*out = ht_root_confined(root) ? realpath(root, NULL) : strdup("/");
+	return *out ? 0 : -errno;
 }
 
 int ht_file_read(const char *path, char **out, mode_t *mode)
@@ -305,33 +351,45 @@ bool ht_tmp_name(const char *name)
  * followed. Returns the open descriptor (mode 0600 file; 0755 directory
  * whatever the umask) or a negative errno.
  */
+/*
+ * A new temp name for @base into @name (the old one freed):
+ * ".BASE.hosttune-XXXXXX", six random characters as mkstemp(3) uses.
+ * @attempt varies it when there is no entropy yet. 0 or -ENOMEM.
+ */
+static int tmp_name_next(const char *base, int attempt, char **name)
+{
+	unsigned char rnd[TMP_RANDOM];
+	char suffix[sizeof(rnd) + 1];
+
+	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+		/*
+		 * No entropy yet (early boot): uniqueness is all a temp name
+		 * needs. 2654435761 is Knuth's multiplicative hash (TAOCP 6.4).
+		 */
+		unsigned long x = (unsigned long)time(NULL) ^ ((unsigned long)getpid() << 16) ^
+		                  (unsigned long)attempt * 2654435761UL;
+
+		for (size_t i = 0; i < sizeof(rnd); i++, x >>= 5)
+			rnd[i] = (unsigned char)x;
+	}
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		suffix[i] = tmp_chars[rnd[i] % (sizeof(tmp_chars) - 1)];
+	suffix[sizeof(rnd)] = '\0';
+	free(*name);
+	if (asprintf(name, ".%s" TMP_MARK "%s", base, suffix) < 0) {
+		*name = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int tmp_create(int dfd, const char *base, bool dir, char **name)
 {
 	for (int attempt = 0; attempt < 100; attempt++) {
-		unsigned char rnd[TMP_RANDOM];
-		char suffix[sizeof(rnd) + 1];
 		int fd;
 
-		if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
-			/*
-			 * No entropy yet (early boot): uniqueness is all a temp name
-			 * needs. 2654435761 is Knuth's multiplicative hash (TAOCP 6.4).
-			 */
-			unsigned long x = (unsigned long)time(NULL) ^
-			                  ((unsigned long)getpid() << 16) ^
-			                  (unsigned long)attempt * 2654435761UL;
-
-			for (size_t i = 0; i < sizeof(rnd); i++, x >>= 5)
-				rnd[i] = (unsigned char)x;
-		}
-		for (size_t i = 0; i < sizeof(rnd); i++)
-			suffix[i] = tmp_chars[rnd[i] % (sizeof(tmp_chars) - 1)];
-		suffix[sizeof(rnd)] = '\0';
-		free(*name);
-		if (asprintf(name, ".%s" TMP_MARK "%s", base, suffix) < 0) {
-			*name = NULL;
+		if (tmp_name_next(base, attempt, name) < 0)
 			return -ENOMEM;
-		}
 		if (!dir) {
 			fd = openat(dfd, *name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			            0600);
@@ -635,6 +693,54 @@ int ht_live_read_at(const char *root, const char *path, char **out, struct ht_er
 	return r;
 }
 
+/* @len bytes of @s at the start of @fd, and nothing after them. */
+static int put_whole(int fd, const char *s, size_t len)
+{
+	int r;
+
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	r = write_all(fd, s, len, NULL);
+	if (r == 0 && ftruncate(fd, (off_t)len) < 0)
+		r = -errno;
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	return r;
+}
+
+/*
+ * Rewrites the plain file @base of @dfd in place with @content, as the
+ * kernel takes a procfs value: for a tree's stand-in of one when no temp
+ * file can be made (no inode or block left on its file system). What it
+ * held is written back when that fails. *@changed true once it holds
+ * @content.
+ */
+static int rewrite_in_place(int dfd, const char *base, const char *content, bool *changed)
+{
+	_cleanup_free_ char *old = NULL;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	int r;
+
+	fd = openat(dfd, base, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	r = read_fd(fd, &old);
+	if (r < 0)
+		return r;
+	r = put_whole(fd, content, strlen(content));
+	if (r < 0) {
+		put_whole(fd, old, strlen(old));
+		return r;
+	}
+	*changed = true;
+	return 0;
+}
+
 int ht_live_write_at(const char *root, const char *path, const char *value, bool *changed,
                      struct ht_error *err)
 {
@@ -673,6 +779,8 @@ int ht_live_write_at(const char *root, const char *path, const char *value, bool
 		 */
 		close(TAKE_FD(fd));
 		r = replace_in(dfd, base, line, st.st_mode & 07777, changed, &step);
+		if ((r == -ENOSPC || r == -EDQUOT) && !*changed)
+			r = rewrite_in_place(dfd, base, line, changed);
 	}
 	if (r < 0)
 		return path_why(err, -r, root, path, strlen(path), step);
@@ -834,6 +942,40 @@ static int holds_only(int fd, const char *name)
 	return n == 1 && same == 1;
 }
 
+/*
+ * Renames the directory @base of @pfd to a new temp name (into @tname), so
+ * that from then on a crash leaves only a name ht_tmp_sweep() removes.
+ * renameat2(RENAME_NOREPLACE) needs no new inode (a tree with none left
+ * still gets rid of it); where the file system lacks it, an empty temp
+ * directory is made and @base renamed over it (rename(2) replaces an empty
+ * directory). 0 or a negative errno, nothing renamed.
+ */
+static int rename_to_tmp(int pfd, const char *base, char **tname)
+{
+	int r;
+
+	for (int attempt = 0; attempt < 100; attempt++) {
+		if (tmp_name_next(base, attempt, tname) < 0)
+			return -ENOMEM;
+		if (renameat2(pfd, base, pfd, *tname, RENAME_NOREPLACE) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	r = tmp_create(pfd, base, true, tname);
+	if (r < 0)
+		return r;
+	close(r);
+	if (renameat(pfd, base, pfd, *tname) < 0) {
+		r = -errno;
+		unlinkat(pfd, *tname, AT_REMOVEDIR);
+		return r;
+	}
+	return 0;
+}
+
 int ht_chain_remove_at(const char *root, const char *top, const char *path, bool *retired,
                        bool *unsynced, struct ht_error *err)
 {
@@ -880,20 +1022,9 @@ int ht_chain_remove_at(const char *root, const char *top, const char *path, bool
 	pfd = open_parent(root, top, &tbase, NULL, err);
 	if (pfd < 0)
 		return pfd;
-	/*
-	 * An empty temp directory, then @top renamed over it (rename(2) replaces
-	 * an empty directory): from here a crash leaves only a name that
-	 * ht_tmp_sweep() removes.
-	 */
-	r = tmp_create(pfd, tbase, true, &tname);
+	r = rename_to_tmp(pfd, tbase, &tname);
 	if (r < 0)
 		return path_error(err, -r, root, top, tl);
-	close(r);
-	if (renameat(pfd, tbase, pfd, tname) < 0) {
-		r = -errno;
-		unlinkat(pfd, tname, AT_REMOVEDIR);
-		return path_error(err, -r, root, top, tl);
-	}
 	*retired = true;
 	r = fsync(pfd) < 0 ? -errno : 0;
 	/* Removed whatever the fsync said: nothing of it stays in sight. */

@@ -60,6 +60,35 @@ void ht_paths_free(struct ht_paths *p);
 int ht_file_read_at(const char *root, const char *path, char **out, mode_t *mode,
                     struct ht_error *err);
 
+struct stat;
+
+/*
+ * ht_file_read_stat_at - ht_file_read_at() that also gives the file's
+ * fstat(2) (@st, filled when *@out is set): owner and mode of the very file
+ * read, for a caller that trusts a file only when it is its own.
+ */
+int ht_file_read_stat_at(const char *root, const char *path, char **out, struct stat *st,
+                         struct ht_error *err);
+
+/*
+ * ht_machine_id_read - the machine ID of the system below @root:
+ * ROOT/etc/machine-id's first line when it is one (32 lowercase hexadecimal
+ * digits, machine-id(5)). Below a --root no link is followed (as
+ * ht_file_read_at()); on the host /etc/machine-id is read as systemd reads
+ * it. @out: newly allocated (caller frees), or NULL when there is none: the
+ * file is absent, unreadable, empty or "uninitialized" (an image before its
+ * first boot). Returns 0 or -ENOMEM.
+ */
+int ht_machine_id_read(const char *root, char **out);
+
+/*
+ * ht_root_canonical - the tree @root names as one path: realpath(3) of a
+ * --root (ht_root_confined()), "/" for the host. @out: newly allocated
+ * (caller frees). Returns 0, or the negative errno of realpath(3) (-ENOENT:
+ * the tree does not exist) or -ENOMEM.
+ */
+int ht_root_canonical(const char *root, char **out);
+
 /*
  * ht_file_write_at - replace @path below @root with @content: a temp file in
  * the same directory (missing directories are created, see above), fchmod
@@ -105,7 +134,9 @@ int ht_dir_remove_at(const char *root, const char *path, bool *removed, struct h
  * sysfs attributes are; -EINVAL otherwise), then read it back. On procfs and
  * sysfs one write(2); a plain file (a --root tree) is replaced like
  * ht_file_write_at() with its mode kept, so that a failed write leaves the
- * old value rather than an empty file.
+ * old value rather than an empty file; when its file system has no inode
+ * (or block) left for the temp file, it is rewritten in place as procfs
+ * would take it, and its old content put back if that fails.
  * @changed: set to true once the kernel accepted a write (also when the read
  *           back then differs: the caller must restore the old value).
  * Returns 0; -EIO when the value read back differs (the kernel clamped or
@@ -140,13 +171,15 @@ int ht_tmp_sweep(const char *root, const struct ht_paths *dirs, const char *cons
  * ht_chain_remove_at - remove the directory @top below @root at once when it
  * holds nothing but the directories on the way to the file @path and that
  * file (the state file and the directories apply created for it): @top is
- * renamed to a temp name first, then removed with what it holds, so that a
- * crash leaves only a name ht_tmp_sweep() removes. @retired: true once @top
- * is gone from its place (then an error means that its temp name could not
- * be removed: ht_tmp_sweep() removes it later). @unsynced: set to true when
- * an fsync of the parent failed (gone as far as anyone can see; a crash may
- * bring it back). Returns 0 with *@retired false, changing nothing, when
- * @top is absent or holds anything else; a negative errno otherwise.
+ * renamed to a temp name first (renameat2(RENAME_NOREPLACE): no new inode
+ * is needed, where the file system has it), then removed with what it
+ * holds, so that a crash leaves only a name ht_tmp_sweep() removes.
+ * @retired: true once @top is gone from its place (then an error means that
+ * its temp name could not be removed: ht_tmp_sweep() removes it later).
+ * @unsynced: set to true when an fsync of the parent failed (gone as far as
+ * anyone can see; a crash may bring it back). Returns 0 with *@retired
+ * false, changing nothing, when @top is absent or holds anything else; a
+ * negative errno otherwise.
  */
 int ht_chain_remove_at(const char *root, const char *top, const char *path, bool *retired,
                        bool *unsynced, struct ht_error *err);
