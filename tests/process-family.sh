@@ -115,6 +115,38 @@ r=$(explanation "$TMP/a.json" process.limit_nofile minio)
 case $r in *"hard limit is"*) not_ok "hard limit above the need: not mentioned" "$r" ;;
 *) ok "hard limit above the need: not mentioned" ;; esac
 
+# ---- the system-wide file table ----------------------------------------------
+# file-nr "95000 0 100000", fs.file-max 100000: 95% >= 90%, critical;
+# recommended max(100000, pow2ceil(2 x 95000) = 262144) = 262144. The
+# process holding the most descriptors is named: cache (PID 410, 1500 of
+# them) before minio (PID 300, 900).
+tree "$T"
+mkdir -p "$T/proc/sys/fs"
+printf '95000\t0\t100000\n' >"$T/proc/sys/fs/file-nr"
+printf '100000\n' >"$T/proc/sys/fs/file-max"
+printf '1048576\n' >"$T/proc/sys/fs/nr_open"
+listen "$T" 9000 7001
+proc "$T" 300 minio 1048576 1048576 900 /system.slice/minio.service 7001
+proc "$T" 410 cache 1048576 1048576 1500 /system.slice/cache.service
+ht --root "$T" --format json audit >"$TMP/a.json" 2>"$TMP/err"
+expect_eq "file table at 95%: critical, 262144" "critical|100000|262144" \
+	"$(finding "$TMP/a.json" files.table "")"
+r=$(explanation "$TMP/a.json" files.table "")
+expect_contains "... says what fails" 'ENFILE ("Too many open files in system")' "$r"
+expect_contains "... and names who holds the most" \
+	"The process holding the most descriptors is cache (PID 410) with 1500" "$r"
+# 80% (80000 of 100000): a warning, 262144 (pow2ceil(160000)); 70%: ok.
+printf '80000\t0\t100000\n' >"$T/proc/sys/fs/file-nr"
+ht --root "$T" --format json audit >"$TMP/a.json" 2>"$TMP/err"
+expect_eq "file table at 80%: warning, 262144" "warning|100000|262144" \
+	"$(finding "$TMP/a.json" files.table "")"
+printf '70000\t0\t100000\n' >"$T/proc/sys/fs/file-nr"
+ht --root "$T" --format json audit >"$TMP/a.json" 2>"$TMP/err"
+expect_eq "file table at 70%: ok" "ok|100000|100000" "$(finding "$TMP/a.json" files.table "")"
+case $(explanation "$TMP/a.json" files.table "") in *"holding the most"*)
+	not_ok "file table at 70%: no walk for its holders" ;;
+*) ok "file table at 70%: no walk for its holders" ;; esac
+
 # ---- random families: the one named is the worst ----------------------------
 # 12 families of 2 to 4 processes of one name, each with a random soft limit
 # (256 to 4096) and random descriptors (1 to the limit); the worst is the

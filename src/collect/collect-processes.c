@@ -420,6 +420,71 @@ int ht_processes_near_limit(const char *root, int **pids, size_t *n)
 	return 0;
 }
 
+int ht_collect_file_holders(struct ht_facts *f, const char *root)
+{
+	bool confined = !ht_root_is_live(root);
+	_cleanup_closedir_ DIR *d = NULL;
+	_cleanup_free_ char *comm = NULL;
+	struct statfs sfs;
+	struct dirent *de;
+	struct stat st;
+	int64_t best = -1, read = 0, seen = 0;
+	int best_pid = 0, r;
+	char path[64];
+	bool exact;
+
+	d = ht_root_opendir(root, "/proc");
+	if (!d) {
+		r = -errno;
+		if (r == -ENOMEM)
+			return r;
+		return ht_facts_set_errno(f, "files.top.fds", r, "descriptors", "/proc");
+	}
+	exact = fstatfs(dirfd(d), &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC &&
+	        fstatat(dirfd(d), "self/fd", &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_size > 0;
+	while ((de = readdir(d))) {
+		int64_t fds = 0;
+		int pid;
+
+		if (!parse_pid(de->d_name, &pid) || de->d_type == DT_LNK)
+			continue;
+		seen++;
+		if (exact)
+			r = census_fds_exact(dirfd(d), pid, &fds);
+		else
+			r = census_fds(dirfd(d), confined, pid, INT64_MAX, &fds);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			continue;
+		read++;
+		if (fds > best || (fds == best && pid < best_pid)) {
+			best = fds;
+			best_pid = pid;
+		}
+	}
+	if (best < 0 && !seen)
+		return ht_facts_set_errno(f, "files.top.fds", ENOENT, "descriptors", "/proc: no process");
+	if (best < 0)
+		return ht_facts_set_errno(f, "files.top.fds", EACCES, "descriptors",
+		                          "/proc/PID/fd: no process's descriptors could be read");
+	snprintf(path, sizeof(path), "/proc/%d/fd", best_pid);
+	r = ht_facts_set_int(f, "files.top.fds", best, "descriptors", path);
+	if (r >= 0)
+		r = ht_facts_set_int(f, "files.top.pid", best_pid, NULL, path);
+	if (r >= 0)
+		r = ht_facts_set_int(f, "files.top.read", read, "processes", "/proc/PID/fd");
+	if (r < 0)
+		return r;
+	snprintf(path, sizeof(path), "/proc/%d/comm", best_pid);
+	r = ht_read_file(root, path, &comm);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return ht_facts_set_errno(f, "files.top.process", r, NULL, path);
+	return ht_facts_set_str(f, "files.top.process", comm, path);
+}
+
 /* A name to judge: every process of it is read, the worst reported. */
 static int add_pick(struct proc_pick **picks, size_t *n, const char *name)
 {

@@ -489,3 +489,33 @@ int ht_collect_net_files(struct ht_facts *f, const char *root)
 	return 0;
 }
 
+
+int ht_collect_file_table(struct ht_facts *f, const char *root)
+{
+	static const char path[] = "/proc/sys/fs/file-nr";
+	_cleanup_free_ char *text = NULL;
+	long long used, unused, max;
+	char end;
+	int r;
+
+	r = collect_int_file(f, root, "fs.file-max", "/proc/sys/fs/file-max", "files", INT64_MAX);
+	if (r >= 0)
+		r = collect_int_file(f, root, "fs.nr_open", "/proc/sys/fs/nr_open", "descriptors",
+		                     INT32_MAX);
+	if (r < 0)
+		return r;
+	/*
+	 * "ALLOCATED\tFREE\tMAX" (proc_nr_files() in fs/file_table.c: FREE has
+	 * been 0 since 2.6, the count is of files in use).
+	 */
+	r = ht_read_file(root, path, &text);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return ht_facts_set_errno(f, "files.open", r, "files", path);
+	if (sscanf(text, "%lld %lld %lld%c", &used, &unused, &max, &end) != 3 || used < 0 ||
+	    unused < 0 || unused > used)
+		return ht_facts_set_errno(f, "files.open", EINVAL, "files",
+		                          "/proc/sys/fs/file-nr: expected three counts");
+	return ht_facts_set_int(f, "files.open", used - unused, "files", path);
+}

@@ -447,6 +447,16 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
                          const int *first, size_t n_first);
 
 /*
+ * ht_collect_file_holders - files.top.{pid,process,fds}: the process of
+ * ROOT/proc with the most open descriptors (the lowest PID on a tie),
+ * counted as ht_processes_near_limit() counts them, and files.top.read,
+ * the processes whose descriptors could be counted. Unavailable (EACCES)
+ * when none could. A walk of every process: collected only when a rule
+ * asks (the file table near full). Returns 0 or -ENOMEM.
+ */
+int ht_collect_file_holders(struct ht_facts *f, const char *root);
+
+/*
  * ht_processes_near_limit - the PIDs of ROOT/proc whose open descriptors
  * are at 75% of their soft RLIMIT_NOFILE or more (process.high's bound, a
  * warning: fds >= nofile - nofile / 4), in ascending PID order. A process's

@@ -19,6 +19,7 @@ int ht_collect_conntrack_files(struct ht_facts *f, const char *root); /* nf_conn
 int ht_collect_conntrack_loaded(struct ht_facts *f, const char *root); /* conntrack.loaded */
 int ht_collect_netns_initial(struct ht_facts *f, const char *root);   /* netns.initial */
 int ht_collect_net_files(struct ht_facts *f, const char *root);       /* the connection path's sysctls */
+int ht_collect_file_table(struct ht_facts *f, const char *root);     /* fs.file-max, fs.nr_open, files.open */
 
 /*
  * ht_collect_sysctl - sysctl @key (ht_sysctl_key_valid()) that hosttune has

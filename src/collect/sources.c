@@ -112,6 +112,8 @@ SIMPLE(ht_collect_cttable)
 SIMPLE(ht_collect_udev)
 SIMPLE(ht_collect_ethtool)
 SIMPLE(ht_collect_net_files)
+SIMPLE(ht_collect_file_table)
+SIMPLE(ht_collect_file_holders)
 SIMPLE(ht_collect_port_range)
 SIMPLE(ht_collect_ports)
 SIMPLE(ht_collect_nstat)
@@ -399,6 +401,10 @@ static const struct ht_source {
 	                   "net.ipv4.tcp_timestamps",
 	                   "net.ipv4.tcp_tw_reuse"),
 	  HT_COST_FILES, src_ht_collect_net_files, NULL, NULL, NULL },
+	{ "file table", P("fs.file-max", "fs.nr_open", "files.open"), HT_COST_FILES,
+	  src_ht_collect_file_table, NULL, NULL, NULL },
+	{ "file holders", P("files.top.*"), HT_COST_WALK, src_ht_collect_file_holders, NULL, NULL,
+	  NULL },
 	{ "listeners", P("listener.list", "listener.*.backlog", "listener.*.queue"),
 	  HT_COST_FILES, src_listeners, NULL, NULL, NULL },
 	{ "listener addresses", P("listener.*.addresses"), HT_COST_FILES, src_addresses,

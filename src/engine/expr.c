@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -621,8 +622,23 @@ static int lex_name(struct parser *p, size_t start)
 	const char *t = p->text;
 	size_t i = start;
 
-	while (is_name_char(t[i]))
-		i++;
+	bool dotted = false;
+
+	/*
+	 * A '-' between two letters of a dotted name is part of it, as in the
+	 * sysctl keys that have one (fs.file-max): a subtraction there is
+	 * written with spaces.
+	 */
+	for (;;) {
+		if (is_name_char(t[i])) {
+			dotted = dotted || t[i] == '.';
+			i++;
+		} else if (t[i] == '-' && dotted && isalpha((unsigned char)t[i - 1]) &&
+		           isalpha((unsigned char)t[i + 1]))
+			i++;
+		else
+			break;
+	}
 	/* A name may not end with '.': leave trailing dots to be reported as unexpected. */
 	while (t[i - 1] == '.')
 		i--;

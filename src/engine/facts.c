@@ -85,6 +85,22 @@ static const struct ht_fact_def fact_defs[] = {
 	  "the instruction cpu.pclmul.flag stands for: pclmulqdq (x86 flags) or pmull (arm64 Features)" },
 	{ "cpu.virt", HT_T_STR, NULL,
 	  "hypervisor: none, kvm, qemu, vmware, microsoft, xen, ... (CPUID leaf 0x40000000, DMI)" },
+	{ "files.open", HT_T_INT, "files",
+	  "files open in the whole system now: the first count of /proc/sys/fs/file-nr less the "
+	  "second (proc_nr_files() in fs/file_table.c)" },
+	{ "files.top.fds", HT_T_INT, "descriptors",
+	  "open descriptors of the process holding the most (/proc/PID/fd), read only when a rule "
+	  "asks (the file table near full)" },
+	{ "files.top.pid", HT_T_INT, NULL, "PID of the process of files.top.fds" },
+	{ "files.top.process", HT_T_STR, NULL, "its name, /proc/PID/comm" },
+	{ "files.top.read", HT_T_INT, "processes",
+	  "processes whose descriptors could be counted (not root: only the user's own)" },
+	{ "fs.file-max", HT_T_INT, "files",
+	  "sysctl: most files open in the whole system; past it open() and socket() fail with "
+	  "ENFILE (\"Too many open files in system\") for all but CAP_SYS_ADMIN; the kernel's "
+	  "default is a tenth of RAM in KiB, at least 8192 (files_maxfiles_init())" },
+	{ "fs.nr_open", HT_T_INT, "descriptors",
+	  "sysctl: the ceiling of any RLIMIT_NOFILE (1048576 by default)" },
 	{ "garage.admin_port", HT_T_INT, NULL,
 	  "TCP port of Garage's admin API ([admin] api_bind_addr); unavailable (ENOENT) when "
 	  "garage.toml sets none, and before deployment: Garage binds it only when garage.toml "
@@ -938,7 +954,7 @@ static bool unit_nonnegative(const char *unit)
 	static const char *const units[] = {
 		"bytes", "entries", "buckets", "seconds", "CPUs",
 		"packets", "lookups", "queues", "Mb/s", "MB/s", "sockets", "listeners", "ports",
-		"descriptors", "destinations", "connections", "processes",
+		"descriptors", "destinations", "connections", "processes", "files",
 	};
 
 	if (!unit)
