@@ -420,6 +420,25 @@ int ht_processes_near_limit(const char *root, int **pids, size_t *n)
 	return 0;
 }
 
+/* Every files.top.* fact unavailable with @err (positive) and @source. */
+static int holders_unavailable(struct ht_facts *f, int err, const char *source)
+{
+	static const struct {
+		const char *name, *unit;
+	} facts[] = {
+		{ "files.top.fds", "descriptors" }, { "files.top.pid", NULL },
+		{ "files.top.process", NULL },     { "files.top.read", "processes" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(facts); i++) {
+		int r = ht_facts_set_errno(f, facts[i].name, err, facts[i].unit, source);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int ht_collect_file_holders(struct ht_facts *f, const char *root)
 {
 	bool confined = !ht_root_is_live(root);
@@ -435,10 +454,9 @@ int ht_collect_file_holders(struct ht_facts *f, const char *root)
 
 	d = ht_root_opendir(root, "/proc");
 	if (!d) {
-		r = -errno;
-		if (r == -ENOMEM)
-			return r;
-		return ht_facts_set_errno(f, "files.top.fds", r, "descriptors", "/proc");
+		if (errno == ENOMEM)
+			return -ENOMEM;
+		return holders_unavailable(f, errno, "/proc");
 	}
 	exact = fstatfs(dirfd(d), &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC &&
 	        fstatat(dirfd(d), "self/fd", &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_size > 0;
@@ -463,11 +481,10 @@ int ht_collect_file_holders(struct ht_facts *f, const char *root)
 			best_pid = pid;
 		}
 	}
-	if (best < 0 && !seen)
-		return ht_facts_set_errno(f, "files.top.fds", ENOENT, "descriptors", "/proc: no process");
 	if (best < 0)
-		return ht_facts_set_errno(f, "files.top.fds", EACCES, "descriptors",
-		                          "/proc/PID/fd: no process's descriptors could be read");
+		return holders_unavailable(f, seen ? EACCES : ENOENT,
+		                           seen ? "/proc/PID/fd: no process's descriptors could be read"
+		                                : "/proc: no process");
 	snprintf(path, sizeof(path), "/proc/%d/fd", best_pid);
 	r = ht_facts_set_int(f, "files.top.fds", best, "descriptors", path);
 	if (r >= 0)
