@@ -105,7 +105,7 @@ expect_eq "worker unmeasured: ok on the flags, no hardware claim" \
 	"$(aes_of "$TMP/registry-worker-n.json")"
 unmeasured home-server
 expect_eq "home server unmeasured: info" \
-	"info|null|The CPU has no AES instructions (no aes flag in /proc/cpuinfo). $NOTMEASURED ChaCha20-Poly1305 is the right cipher here; nothing to fix on the host." \
+	"info|null|The CPU has no AES instructions (no aes flag in /proc/cpuinfo). $NOTMEASURED ChaCha20-Poly1305 is the right cipher here; on bare metal the only fix is the firmware (AES-NI turned off in its setup) or none, if the CPU has no AES." \
 	"$(aes_of "$TMP/home-server-n.json")"
 
 # No aes flag, yet AES-GCM measured at 100 MB/s against ChaCha20's 172.5:
@@ -149,7 +149,7 @@ expect_eq "root graviton2: aes and pmull, flags only" \
 	"$(aes_of "$TMP/root.json")"
 cpuroot arm64-rpi4-no-crypto.cpuinfo
 expect_eq "root rpi4: no AES, info" \
-	"info|null|The CPU has no AES instructions (no aes flag in /proc/cpuinfo). $NOTMEASURED ChaCha20-Poly1305 is the right cipher here; nothing to fix on the host." \
+	"info|null|The CPU has no AES instructions (no aes flag in /proc/cpuinfo). $NOTMEASURED ChaCha20-Poly1305 is the right cipher here; nothing to fix on the host (in a virtual machine, which cannot be told here, a CPU type with aes would be)." \
 	"$(aes_of "$TMP/root.json")"
 cpuroot x86-proxmox-v3-aes-no-pclmul.cpuinfo
 expect_eq "root proxmox v3: warning names pclmulqdq" warning "$(aes_of "$TMP/root.json" | cut -d'|' -f1)"

@@ -220,6 +220,21 @@ expect_eq "later file: conntrack.max warning" warning \
 expect_contains "later file: the remedy names the line" "edit or remove /etc/sysctl.d/99-local.conf:1" \
 	"$(j '.findings[] | select(.rule == "conntrack.max") | .remedy')"
 
+# 5. A Proxmox guest with kvm64 (tests/fixtures/verdict/proxmox-kvm64.facts):
+# no aes in the guest, AES-GCM measured at 212 / 1380 = 0.15 of ChaCha20:
+# a warning whose remedy is the VM's CPU type. The same CPU on bare metal
+# (cpu.virt none): info, the firmware or nothing, no remedy.
+ht --facts "$FIXTURES/verdict/proxmox-kvm64.facts" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"
+expect_eq "kvm64 guest: cpu.aes warning" warning "$(j '.findings[] | select(.rule == "cpu.aes") | .severity')"
+expect_contains "kvm64 guest: the remedy is the VM's CPU type" "in Proxmox host, or x86-64-v2-AES" \
+	"$(j '.findings[] | select(.rule == "cpu.aes") | .remedy' | tr '\n' ' ')"
+vary "$FIXTURES/verdict/proxmox-kvm64.facts" "$TMP/bare.facts" 'cpu.virt="none"'
+ht --facts "$TMP/bare.facts" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"
+expect_eq "bare metal without aes: info, no remedy" "info|null" \
+	"$(j '.findings[] | select(.rule == "cpu.aes") | "\(.severity)|\(.remedy)"')"
+expect_contains "bare metal without aes: the firmware or nothing" "the only fix is the firmware" \
+	"$(j '.findings[] | select(.rule == "cpu.aes") | .explanation' | tr '\n' ' ')"
+
 # 3. No nf_conntrack at all: modules.dep without it, not built in.
 mkdir -p "$TMP/nocont"
 cp -a "$FIXTURES/first-boot/root/." "$TMP/nocont/"
