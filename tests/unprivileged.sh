@@ -49,4 +49,24 @@ expect_eq "audit as nobody: every finding applicable or with a reason" 0 \
 expect_eq "cpu.aes applicable without a measurement" true \
 	"$(jq '.findings[] | select(.rule == "cpu.aes") | .applicable' "$TMP/audit.json")"
 
+# A rule whose `when` reads a fact refused to this user is reported as not
+# applicable, saying it needs root, not left out: the near-full table of
+# tests/fixtures/verdict/near-full.facts (4092 of 4096) wants the dump,
+# which ctnetlink refused (EPERM). With the dump not collected at all (the
+# file as it is) the rule has nothing to report and is left out.
+cp "$FIXTURES/verdict/near-full.facts" "$TMP/denied.facts"
+for n in conntrack.dump.entries conntrack.dump.tcp conntrack.state.ESTABLISHED; do
+	echo "$n = unavailable EPERM entries from ctnetlink IPCTNL_MSG_CT_GET dump: EPERM (needs CAP_NET_ADMIN: run as root)" >>"$TMP/denied.facts"
+done
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$TMP/denied.facts" --format json audit >"$TMP/denied.json" 2>"$TMP/err"
+expect_eq "dump refused: conntrack.states is n/a" "false" \
+	"$(jq '.findings[] | select(.rule == "conntrack.states") | .applicable' "$TMP/denied.json")"
+expect_contains "... saying it needs root" \
+	"needs root: conntrack.state.ESTABLISHED is unavailable (Operation not permitted" \
+	"$(jq -r '.findings[] | select(.rule == "conntrack.states") | .explanation' "$TMP/denied.json")"
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$FIXTURES/verdict/near-full.facts" --format json audit \
+	>"$TMP/denied.json" 2>"$TMP/err"
+expect_eq "dump not collected: conntrack.states left out" "" \
+	"$(jq -r '.findings[] | select(.rule == "conntrack.states") | .rule' "$TMP/denied.json")"
+
 finish

@@ -699,7 +699,10 @@ static void describe_failure(char *buf, size_t size, const char *src, int r,
 {
 	const char *en = ht_errno_name(-r);
 
-	if (req->extack[0])
+	/* ctnetlink refuses a dump to a socket without CAP_NET_ADMIN in the netns. */
+	if (r == -EPERM)
+		snprintf(buf, size, "%s: EPERM (needs CAP_NET_ADMIN: run as root)", src);
+	else if (req->extack[0])
 		snprintf(buf, size, "%s: %s (%s)", src, en ? en : "error", req->extack);
 	else
 		snprintf(buf, size, "%s: %s", src, en ? en : "error");

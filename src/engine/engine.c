@@ -778,10 +778,15 @@ static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value
 	}
 	if (!f)
 		return ht_error_set(err, ENODATA, "%s was not collected", name);
-	if (f->value.type == HT_T_NONE)
+	if (f->value.type == HT_T_NONE) {
+		/* Refused to this user: a finding that needs it is n/a, not left out (evaluate_finding()). */
+		if ((f->error == EPERM || f->error == EACCES) && !rs->denied[0])
+			snprintf(rs->denied, sizeof(rs->denied), "%s is unavailable (%s%s%s)", name,
+			         strerror(f->error), f->source ? ": " : "", f->source ? f->source : "");
 		return ht_error_set(err, ENODATA, "%s is unavailable (%s%s%s)", name,
 		                    strerror(f->error ? f->error : ENODATA), f->source ? ": " : "",
 		                    f->source ? f->source : "");
+	}
 	trace_add(rs, f->name);
 	return ht_value_copy(out, &f->value);
 }
@@ -1289,7 +1294,18 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 	f->rule = r;
 	f->applicable = true;
 	rs->ntrace = 0;
+	rs->denied[0] = '\0';
 	ret = eval_when(rs, r, err);
+	/*
+	 * It does not apply: no finding. Unless what decides that was refused to
+	 * this user (the conntrack dump, another user's /proc/PID/fd): the
+	 * finding is n/a then, saying what needs root, rather than silently gone.
+	 */
+	if ((ret == 0 || ret == -ENODATA) && rs->denied[0]) {
+		ht_error_set(err, EPERM, "needs root: %s", rs->denied);
+		ret = -ENODATA;
+		goto not_applicable;
+	}
 	if (ret == 0)
 		return 0; /* does not apply: no finding */
 	if (ret >= 0)

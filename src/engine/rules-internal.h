@@ -165,6 +165,9 @@ struct ht_ruleset {
 	size_t ntrace;
 	enum ht_each no_instance;     /* a per-instance rule on a host without instances of its
 	                               * family: FAMILY.X and its name fail with -ENXIO */
+	char denied[512];             /* while a finding's `when` is evaluated: the first fact read
+	                               * that is unavailable for want of privilege (EPERM,
+	                               * EACCES), as "NAME is unavailable (...)"; "" when none */
 };
 
 /*
