@@ -235,6 +235,32 @@ expect_eq "bare metal without aes: info, no remedy" "info|null" \
 expect_contains "bare metal without aes: the firmware or nothing" "the only fix is the firmware" \
 	"$(j '.findings[] | select(.rule == "cpu.aes") | .explanation' | tr '\n' ' ')"
 
+# 6. A registry VM (tests/fixtures/verdict/registry-oom.facts): 7 OOM kills
+# since boot, no swap, 2.3% full stall: a warning resting on the kills, the
+# remedy adds swap; the conntrack table's 8192 x (320 + 8) = 2686976 bytes
+# (2.6 MiB) is counted in the same budget, 0.3% of 967.3 MiB. The same host
+# with 2 GiB of swap: still a warning (the kills happened), no word of adding
+# swap. No kill and no stall: ok.
+ht --facts "$FIXTURES/verdict/registry-oom.facts" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"
+expect_eq "registry OOM: mem.pressure warning, 7 kills" "warning|7" \
+	"$(j '.findings[] | select(.rule == "mem.pressure") | "\(.severity)|\(.current)"')"
+expect_contains "registry OOM: the remedy adds swap" "add swap, a swap file or zram" \
+	"$(j '.findings[] | select(.rule == "mem.pressure") | .remedy' | tr '\n' ' ')"
+expect_contains "registry OOM: the conntrack table in the budget" \
+	"the conntrack table at its max of 8192 entries takes up to 2.6 MiB" \
+	"$(j '.findings[] | select(.rule == "mem.pressure") | .explanation' | tr '\n' ' ' | sed 's/  */ /g')"
+vary "$FIXTURES/verdict/registry-oom.facts" "$TMP/swap.facts" "mem.swap_total=2147483648 bytes"
+ht --facts "$TMP/swap.facts" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"
+r=$(j '.findings[] | select(.rule == "mem.pressure") | "\(.severity)|\(.remedy)"')
+case $r in warning*"add swap"*) not_ok "with swap: no advice to add swap" "$r" ;;
+warning*) ok "with swap: still a warning, no advice to add swap" ;;
+*) not_ok "with swap: still a warning" "$r" ;; esac
+vary "$FIXTURES/verdict/registry-oom.facts" "$TMP/calm.facts" "mem.oom_kills=0 processes" \
+	"mem.psi.full_avg60=0.0 %"
+ht --facts "$TMP/calm.facts" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"
+expect_eq "no kill, no stall: ok" "ok|null" \
+	"$(j '.findings[] | select(.rule == "mem.pressure") | "\(.severity)|\(.remedy)"')"
+
 # 3. No nf_conntrack at all: modules.dep without it, not built in.
 mkdir -p "$TMP/nocont"
 cp -a "$FIXTURES/first-boot/root/." "$TMP/nocont/"

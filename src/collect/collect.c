@@ -519,3 +519,103 @@ int ht_collect_file_table(struct ht_facts *f, const char *root)
 		                          "/proc/sys/fs/file-nr: expected three counts");
 	return ht_facts_set_int(f, "files.open", used - unused, "files", path);
 }
+
+/* Counter @key of /proc/vmstat text ("oom_kill 7"): 0, -ENOENT, -EINVAL. */
+static int vmstat_value(const char *text, const char *key, int64_t *out)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		long long v;
+		char *end;
+
+		if (strncmp(p, key, kl) != 0 || p[kl] != ' ')
+			continue;
+		errno = 0;
+		v = strtoll(p + kl + 1, &end, 10);
+		if (errno || end == p + kl + 1 || v < 0 || (*end && *end != '\n'))
+			return -EINVAL;
+		*out = v;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/*
+ * "avg60=1.23" of the line @kind ("some" or "full") of /proc/pressure/memory
+ * (kernel/sched/psi.c psi_show(): "%s avg10=%lu.%02lu avg60=... total=%llu").
+ */
+static int psi_avg60(const char *text, const char *kind, double *out)
+{
+	size_t kl = strlen(kind);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		const char *a;
+		char *end;
+		double v;
+
+		if (strncmp(p, kind, kl) != 0 || p[kl] != ' ')
+			continue;
+		a = strstr(p, " avg60=");
+		if (!a || (strchr(p, '\n') && a > strchr(p, '\n')))
+			return -EINVAL;
+		errno = 0;
+		v = strtod(a + 7, &end);
+		if (errno || end == a + 7 || v < 0 || v > 100 || (*end != ' ' && *end != '\n' && *end))
+			return -EINVAL;
+		*out = v;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int ht_collect_memory_pressure(struct ht_facts *f, const char *root)
+{
+	_cleanup_free_ char *meminfo = NULL, *vmstat = NULL, *psi = NULL;
+	int64_t v;
+	double d;
+	int r;
+
+	r = ht_read_file(root, PATH_MEMINFO, &meminfo);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0)
+		r = ht_meminfo_bytes(meminfo, "SwapTotal", &v);
+	if (r == -ENOMEM)
+		return r;
+	r = r < 0 ? ht_facts_set_errno(f, "mem.swap_total", r, "bytes", PATH_MEMINFO " SwapTotal")
+	          : ht_facts_set_int(f, "mem.swap_total", v, "bytes", PATH_MEMINFO " SwapTotal");
+	if (r < 0)
+		return r;
+	r = meminfo ? ht_meminfo_bytes(meminfo, "MemAvailable", &v) : -ENOENT;
+	r = r < 0 ? ht_facts_set_errno(f, "mem.available", r, "bytes", PATH_MEMINFO " MemAvailable")
+	          : ht_facts_set_int(f, "mem.available", v, "bytes", PATH_MEMINFO " MemAvailable");
+	if (r < 0)
+		return r;
+
+	/* oom_kill: since 4.13 (commit 8e675f7af507). */
+	r = ht_read_file(root, "/proc/vmstat", &vmstat);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0)
+		r = vmstat_value(vmstat, "oom_kill", &v);
+	r = r < 0 ? ht_facts_set_errno(f, "mem.oom_kills", r, "processes", "/proc/vmstat oom_kill")
+	          : ht_facts_set_int(f, "mem.oom_kills", v, "processes", "/proc/vmstat oom_kill");
+	if (r < 0)
+		return r;
+
+	/* PSI: since 4.20, and only with CONFIG_PSI (psi=1 on some kernels). */
+	r = ht_read_file(root, "/proc/pressure/memory", &psi);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0)
+		r = psi_avg60(psi, "some", &d);
+	r = r < 0 ? ht_facts_set_errno(f, "mem.psi.some_avg60", r, "%", "/proc/pressure/memory some")
+	          : ht_facts_set_dec(f, "mem.psi.some_avg60", d, "%", "/proc/pressure/memory some avg60");
+	if (r < 0)
+		return r;
+	r = psi ? psi_avg60(psi, "full", &d) : -ENOENT;
+	return r < 0 ? ht_facts_set_errno(f, "mem.psi.full_avg60", r, "%", "/proc/pressure/memory full")
+	             : ht_facts_set_dec(f, "mem.psi.full_avg60", d, "%",
+	                                "/proc/pressure/memory full avg60");
+}

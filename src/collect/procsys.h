@@ -20,6 +20,7 @@ int ht_collect_conntrack_loaded(struct ht_facts *f, const char *root); /* conntr
 int ht_collect_netns_initial(struct ht_facts *f, const char *root);   /* netns.initial */
 int ht_collect_net_files(struct ht_facts *f, const char *root);       /* the connection path's sysctls */
 int ht_collect_file_table(struct ht_facts *f, const char *root);     /* fs.file-max, fs.nr_open, files.open */
+int ht_collect_memory_pressure(struct ht_facts *f, const char *root); /* mem.oom_kills, swap, PSI */
 
 /*
  * ht_collect_sysctl - sysctl @key (ht_sysctl_key_valid()) that hosttune has

@@ -114,6 +114,7 @@ SIMPLE(ht_collect_ethtool)
 SIMPLE(ht_collect_net_files)
 SIMPLE(ht_collect_file_table)
 SIMPLE(ht_collect_file_holders)
+SIMPLE(ht_collect_memory_pressure)
 SIMPLE(ht_collect_port_range)
 SIMPLE(ht_collect_ports)
 SIMPLE(ht_collect_nstat)
@@ -401,6 +402,8 @@ static const struct ht_source {
 	                   "net.ipv4.tcp_timestamps",
 	                   "net.ipv4.tcp_tw_reuse"),
 	  HT_COST_FILES, src_ht_collect_net_files, NULL, NULL, NULL },
+	{ "memory pressure", P("mem.swap_total", "mem.available", "mem.oom_kills", "mem.psi.*"),
+	  HT_COST_FILES, src_ht_collect_memory_pressure, NULL, NULL, NULL },
 	{ "file table", P("fs.file-max", "fs.nr_open", "files.open"), HT_COST_FILES,
 	  src_ht_collect_file_table, NULL, NULL, NULL },
 	{ "file holders", P("files.top.*"), HT_COST_WALK, src_ht_collect_file_holders, NULL, NULL,

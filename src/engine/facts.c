@@ -168,6 +168,17 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "listener.list", HT_T_STR, NULL,
 	  "TCP ports with a listening socket (IPv4 and IPv6), space-separated, ascending "
 	  "(NETLINK_SOCK_DIAG inet_diag)" },
+	{ "mem.available", HT_T_INT, "bytes",
+	  "memory available without swapping, MemAvailable of /proc/meminfo" },
+	{ "mem.oom_kills", HT_T_INT, "processes",
+	  "processes the OOM killer killed since boot, oom_kill of /proc/vmstat (Linux 4.13+)" },
+	{ "mem.psi.full_avg60", HT_T_INT, "%",
+	  "share of the last minute in which every task was stalled waiting for memory, "
+	  "/proc/pressure/memory full avg60 (Linux 4.20+ with PSI)" },
+	{ "mem.psi.some_avg60", HT_T_INT, "%",
+	  "share of the last minute in which some task was stalled waiting for memory, "
+	  "/proc/pressure/memory some avg60" },
+	{ "mem.swap_total", HT_T_INT, "bytes", "swap space (SwapTotal of /proc/meminfo; zram counts)" },
 	{ "mem.total", HT_T_INT, "bytes", "usable RAM, MemTotal in /proc/meminfo" },
 	{ "modprobe.nf_conntrack.hashsize", HT_T_INT, "buckets",
 	  "hashsize= that modprobe.d options give nf_conntrack (libkmod), used at the next load" },
