@@ -261,6 +261,14 @@ ht --facts "$TMP/calm.facts" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"
 expect_eq "no kill, no stall: ok" "ok|null" \
 	"$(j '.findings[] | select(.rule == "mem.pressure") | "\(.severity)|\(.remedy)"')"
 
+# 7. A MinIO host: --profile minio judges the minio process against MinIO's
+# own LimitNOFILE=1048576 and runs no Garage pre-flight (no garage.* rule).
+aud --root "$FIXTURES/garage-vm/root" --profile minio
+expect_eq "minio profile: no Garage pre-flight" "" \
+	"$(j '.findings[] | select(.rule | startswith("garage.")) | .rule' | sort -u)"
+expect_eq "minio profile: workload.nofile 1048576, service minio" "1048576 minio" \
+	"$(j '"\(.workload["workload.nofile"]) \(.workload["workload.service"])"')"
+
 # 3. No nf_conntrack at all: modules.dep without it, not built in.
 mkdir -p "$TMP/nocont"
 cp -a "$FIXTURES/first-boot/root/." "$TMP/nocont/"

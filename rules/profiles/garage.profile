@@ -1,8 +1,8 @@
-# A Garage (or MinIO) S3 store: clients open one short-lived TCP connection
+# A Garage S3 store: clients open one short-lived TCP connection
 # per object, so connections end in TIME_WAIT at the rate objects move.
 [profile]
 include = default
-description = S3 object store with one connection per object (Garage, MinIO)
+description = Garage S3 object store with one connection per object
 
 [workload]
 # A log ingest of small objects from one client runs at ~570 connections/s
