@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -440,6 +441,130 @@ void ht_ct_table_count(struct ht_ct_table *t, int proto, int state, int64_t time
 		t->stale++;
 }
 
+/* ---- what fills the table ---- */
+
+static void ht_ct_who_freep(struct ht_ct_who **w)
+{
+	ht_ct_who_free(*w);
+}
+
+struct ht_ct_who *ht_ct_who_new(void)
+{
+	struct ht_ct_who *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->port = calloc(65536, sizeof(*w->port));
+	w->pairs = calloc(HT_CT_PAIRS_MAX, sizeof(*w->pairs));
+	if (!w->port || !w->pairs) {
+		ht_ct_who_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void ht_ct_who_free(struct ht_ct_who *w)
+{
+	if (!w)
+		return;
+	free(w->port);
+	free(w->pairs);
+	free(w);
+}
+
+/* FNV-1a over the pair's bytes. */
+static uint32_t pair_hash(int family, const uint8_t *src, const uint8_t *dst, size_t alen)
+{
+	uint32_t h = 2166136261u ^ (uint32_t)family;
+
+	for (size_t i = 0; i < alen; i++)
+		h = (h ^ src[i]) * 16777619u;
+	for (size_t i = 0; i < alen; i++)
+		h = (h ^ dst[i]) * 16777619u;
+	return h;
+}
+
+void ht_ct_who_add(struct ht_ct_who *w, int family, const void *src, const void *dst, int dport)
+{
+	size_t alen = family == AF_INET6 ? 16 : 4, i;
+
+	if (!w)
+		return;
+	if (dport >= 0 && dport < 65536 && w->port[dport] < UINT32_MAX)
+		w->port[dport]++;
+	if (!src || !dst || (family != AF_INET && family != AF_INET6))
+		return;
+	w->tallied++;
+	i = pair_hash(family, src, dst, alen) & (HT_CT_PAIRS_MAX - 1);
+	for (size_t probe = 0; probe < HT_CT_PAIRS_MAX; probe++, i = (i + 1) & (HT_CT_PAIRS_MAX - 1)) {
+		struct ht_ct_pair *p = &w->pairs[i];
+
+		if (!p->family) {
+			/* Three quarters full: a new pair is no longer tracked. */
+			if (w->npairs >= HT_CT_PAIRS_MAX / 4 * 3)
+				break;
+			p->family = (uint8_t)family;
+			memcpy(p->src, src, alen);
+			memcpy(p->dst, dst, alen);
+			p->entries = 1;
+			w->npairs++;
+			return;
+		}
+		if (p->family == family && !memcmp(p->src, src, alen) && !memcmp(p->dst, dst, alen)) {
+			p->entries++;
+			return;
+		}
+	}
+	w->untracked++;
+}
+
+size_t ht_ct_who_top_ports(const struct ht_ct_who *w, size_t n, int *ports, int64_t *entries)
+{
+	size_t k = 0;
+
+	for (int port = 0; w && port < 65536; port++) {
+		size_t j;
+
+		if (!w->port[port])
+			continue;
+		/* Insert into the sorted top @n: more entries first, the lower port first on a tie. */
+		for (j = k; j > 0 && entries[j - 1] < (int64_t)w->port[port]; j--)
+			if (j < n) {
+				ports[j] = ports[j - 1];
+				entries[j] = entries[j - 1];
+			}
+		if (j < n) {
+			ports[j] = port;
+			entries[j] = w->port[port];
+			if (k < n)
+				k++;
+		}
+	}
+	return k;
+}
+
+size_t ht_ct_who_top_pairs(const struct ht_ct_who *w, size_t n, struct ht_ct_pair *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; w && i < HT_CT_PAIRS_MAX; i++) {
+		const struct ht_ct_pair *p = &w->pairs[i];
+		size_t j;
+
+		if (!p->family)
+			continue;
+		for (j = k; j > 0 && out[j - 1].entries < p->entries; j--)
+			if (j < n)
+				out[j] = out[j - 1];
+		if (j < n) {
+			out[j] = *p;
+			if (k < n)
+				k++;
+		}
+	}
+	return k;
+}
+
 /* The next blank-separated word of [*p, end): false at the end. */
 static bool line_word(const char **p, const char *end, const char **word, size_t *len)
 {
@@ -486,6 +611,40 @@ static int state_of_word(const char *w, size_t len)
 	return -1;
 }
 
+/*
+ * Tallies the rest [s, end) of a line: the first src=, dst= and dport= are
+ * the original tuple's (ct_seq_show() prints the original tuple first).
+ * @l3num: 2 (AF_INET) or 10 (AF_INET6).
+ */
+static void proc_who(struct ht_ct_who *w, int64_t l3num, const char *s, const char *end)
+{
+	uint8_t src[16], dst[16];
+	bool have_src = false, have_dst = false;
+	int dport = -1;
+	const char *word;
+	size_t len;
+
+	while ((!have_src || !have_dst || dport < 0) && line_word(&s, end, &word, &len)) {
+		char buf[64];
+		int64_t v;
+
+		if (len > 4 && len - 4 < sizeof(buf) && !memcmp(word, "src=", 4) && !have_src) {
+			memcpy(buf, word + 4, len - 4);
+			buf[len - 4] = '\0';
+			have_src = inet_pton(l3num == 10 ? AF_INET6 : AF_INET, buf, src) == 1;
+		} else if (len > 4 && len - 4 < sizeof(buf) && !memcmp(word, "dst=", 4) && !have_dst) {
+			memcpy(buf, word + 4, len - 4);
+			buf[len - 4] = '\0';
+			have_dst = inet_pton(l3num == 10 ? AF_INET6 : AF_INET, buf, dst) == 1;
+		} else if (len > 6 && !memcmp(word, "dport=", 6) && dport < 0 &&
+		           word_number(word + 6, len - 6, &v) == 0 && v < 65536) {
+			dport = (int)v;
+		}
+	}
+	ht_ct_who_add(w, l3num == 10 ? AF_INET6 : AF_INET, have_src && have_dst ? src : NULL,
+	              have_src && have_dst ? dst : NULL, dport);
+}
+
 /* ht_ct_proc_line() of the line [s, end). */
 static int proc_line(struct ht_ct_table *t, const char *s, const char *end)
 {
@@ -518,6 +677,8 @@ static int proc_line(struct ht_ct_table *t, const char *s, const char *end)
 			return -EINVAL;
 	}
 	ht_ct_table_count(t, (int)proto, state, timeout);
+	if (t->who)
+		proc_who(t->who, l3num, s, end);
 	return 0;
 }
 
@@ -605,15 +766,18 @@ static int attr_u8(const struct nlattr *a)
  * One entry of the dump (ctnetlink_fill_info() in nf_conntrack_netlink.c):
  * its protocol (CTA_TUPLE_ORIG / CTA_TUPLE_PROTO / CTA_PROTO_NUM), its TCP
  * state (CTA_PROTOINFO / CTA_PROTOINFO_TCP / CTA_PROTOINFO_TCP_STATE) and
- * its remaining seconds (CTA_TIMEOUT, big-endian u32) are counted; nothing
- * of it is kept.
+ * its remaining seconds (CTA_TIMEOUT, big-endian u32) are counted, and
+ * when the table tallies who fills it, its original addresses (CTA_TUPLE_IP)
+ * and destination port (CTA_PROTO_DST_PORT, big-endian u16); nothing of it
+ * is kept.
  */
 static int dump_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct nl_req *req = data;
 	const struct nlattr *tb[CTA_MAX + 1] = { NULL };
 	struct attr_table at = { .tb = tb, .max = CTA_MAX };
-	int proto = -1, state = -1;
+	const void *src = NULL, *dst = NULL;
+	int proto = -1, state = -1, family = 0, dport = -1;
 	int64_t timeout = -1;
 
 	if (nlh->nlmsg_type >> 8 != NFNL_SUBSYS_CTNETLINK)
@@ -632,6 +796,28 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 		proto = attr_u8(pt[CTA_PROTO_NUM]);
 		if (proto == -2)
 			goto bad;
+		if (req->table->who && pt[CTA_PROTO_DST_PORT] &&
+		    mnl_attr_validate(pt[CTA_PROTO_DST_PORT], MNL_TYPE_U16) == 0)
+			dport = ntohs(mnl_attr_get_u16(pt[CTA_PROTO_DST_PORT]));
+		if (req->table->who && tt[CTA_TUPLE_IP]) {
+			const struct nlattr *ip[CTA_IP_MAX + 1] = { NULL };
+
+			if (parse_nested(tt[CTA_TUPLE_IP], ip, CTA_IP_MAX) < 0)
+				goto bad;
+			if (ip[CTA_IP_V4_SRC] && ip[CTA_IP_V4_DST] &&
+			    mnl_attr_get_payload_len(ip[CTA_IP_V4_SRC]) == 4 &&
+			    mnl_attr_get_payload_len(ip[CTA_IP_V4_DST]) == 4) {
+				family = AF_INET;
+				src = mnl_attr_get_payload(ip[CTA_IP_V4_SRC]);
+				dst = mnl_attr_get_payload(ip[CTA_IP_V4_DST]);
+			} else if (ip[CTA_IP_V6_SRC] && ip[CTA_IP_V6_DST] &&
+			           mnl_attr_get_payload_len(ip[CTA_IP_V6_SRC]) == 16 &&
+			           mnl_attr_get_payload_len(ip[CTA_IP_V6_DST]) == 16) {
+				family = AF_INET6;
+				src = mnl_attr_get_payload(ip[CTA_IP_V6_SRC]);
+				dst = mnl_attr_get_payload(ip[CTA_IP_V6_DST]);
+			}
+		}
 	}
 	if (proto == IPPROTO_TCP && tb[CTA_PROTOINFO]) {
 		const struct nlattr *pi[CTA_PROTOINFO_MAX + 1] = { NULL };
@@ -652,6 +838,7 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 		timeout = ntohl(mnl_attr_get_u32(tb[CTA_TIMEOUT]));
 	}
 	ht_ct_table_count(req->table, proto, state, timeout);
+	ht_ct_who_add(req->table->who, family, src, dst, dport);
 	req->messages++;
 	return MNL_CB_OK;
 bad:
@@ -675,9 +862,16 @@ static int nl_dump_table(struct ht_ct_table *t, struct nl_req *req)
 	for (int i = 1;; i++) {
 		_cleanup_(ht_nl_closep) struct mnl_socket *nl = NULL;
 		struct ht_ct_table counted = { .est_timeout = t->est_timeout,
-			                       .unack_timeout = t->unack_timeout };
+			                       .unack_timeout = t->unack_timeout, .who = t->who };
 		int r;
 
+		/* A dump tried again tallies from nothing again. */
+		if (t->who) {
+			memset(t->who->port, 0, 65536 * sizeof(*t->who->port));
+			memset(t->who->pairs, 0, HT_CT_PAIRS_MAX * sizeof(*t->who->pairs));
+			t->who->npairs = 0;
+			t->who->untracked = t->who->tallied = 0;
+		}
 		*req = (struct nl_req){ .table = &counted };
 		r = ht_nl_open(NETLINK_NETFILTER, &nl);
 		if (r < 0)
@@ -722,6 +916,69 @@ static bool fact_is_false(const struct ht_facts *f, const char *name)
 	return fact && fact->value.type == HT_T_BOOL && !fact->value.b;
 }
 
+/* The facts of what fills the table (conntrack.dump.top_*, .ports, .pairs). */
+static const char *const who_facts[] = {
+	"conntrack.dump.ports",     "conntrack.dump.top_port", "conntrack.dump.top_port_entries",
+	"conntrack.dump.pairs",     "conntrack.dump.top_pair", "conntrack.dump.top_pair_entries",
+	"conntrack.dump.top3_pairs_entries",
+};
+
+/* "SRC > DST" of a pair. */
+static void pair_text(const struct ht_ct_pair *p, char *buf, size_t size)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(p->family, p->src, a, sizeof(a)) || !inet_ntop(p->family, p->dst, b, sizeof(b)))
+		snprintf(buf, size, "?");
+	else
+		snprintf(buf, size, "%s > %s", a, b);
+}
+
+/* What fills the table, from @w, each fact with @source. */
+static int set_who_facts(struct ht_facts *f, const struct ht_ct_who *w, const char *source)
+{
+	int ports[5];
+	int64_t pe[5], top3 = 0;
+	struct ht_ct_pair pairs[3];
+	size_t np = ht_ct_who_top_ports(w, 5, ports, pe), nq = ht_ct_who_top_pairs(w, 3, pairs);
+	char text[512] = "", one[128];
+	int r;
+
+	for (size_t i = 0; i < np; i++) {
+		snprintf(one, sizeof(one), "%s%d:%" PRId64, i ? " " : "", ports[i], pe[i]);
+		strncat(text, one, sizeof(text) - strlen(text) - 1);
+	}
+	r = ht_facts_set_str(f, "conntrack.dump.ports", text, source);
+	if (r >= 0)
+		r = np ? ht_facts_set_int(f, "conntrack.dump.top_port", ports[0], NULL, source)
+		       : ht_facts_set_unavailable(f, "conntrack.dump.top_port", ENOENT, NULL, source);
+	if (r >= 0)
+		r = ht_facts_set_int(f, "conntrack.dump.top_port_entries", np ? pe[0] : 0, "entries",
+		                     source);
+	text[0] = '\0';
+	for (size_t i = 0; i < nq; i++) {
+		char pt[2 * INET6_ADDRSTRLEN + 4];
+
+		pair_text(&pairs[i], pt, sizeof(pt));
+		snprintf(one, sizeof(one), "%s%s (%" PRId64 ")", i ? ", " : "", pt, pairs[i].entries);
+		strncat(text, one, sizeof(text) - strlen(text) - 1);
+		top3 += pairs[i].entries;
+	}
+	if (r >= 0)
+		r = ht_facts_set_str(f, "conntrack.dump.pairs", text, source);
+	if (r >= 0 && nq) {
+		pair_text(&pairs[0], one, sizeof(one));
+		r = ht_facts_set_str(f, "conntrack.dump.top_pair", one, source);
+	} else if (r >= 0)
+		r = ht_facts_set_unavailable(f, "conntrack.dump.top_pair", ENOENT, NULL, source);
+	if (r >= 0)
+		r = ht_facts_set_int(f, "conntrack.dump.top_pair_entries", nq ? pairs[0].entries : 0,
+		                     "entries", source);
+	if (r >= 0)
+		r = ht_facts_set_int(f, "conntrack.dump.top3_pairs_entries", top3, "entries", source);
+	return r;
+}
+
 /* Sets the facts of the table: the counts of @t, each with @source. */
 static int set_table_facts(struct ht_facts *f, const struct ht_ct_table *t, const char *source)
 {
@@ -735,6 +992,8 @@ static int set_table_facts(struct ht_facts *f, const struct ht_ct_table *t, cons
 		snprintf(name, sizeof(name), "conntrack.state.%s", tcp_state_names[i]);
 		r = ht_facts_set_int(f, name, t->state[i], "entries", source);
 	}
+	if (r >= 0 && t->who)
+		r = set_who_facts(f, t->who, source);
 	return r;
 }
 
@@ -753,6 +1012,8 @@ static int set_table_unavailable(struct ht_facts *f, int e, const char *source)
 	}
 	if (r >= 0)
 		r = ht_facts_set_unavailable(f, "conntrack.stale.established", e, "entries", source);
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(who_facts); i++)
+		r = ht_facts_set_unavailable(f, who_facts[i], e, ht_fact_def_unit(who_facts[i]), source);
 	return r;
 }
 
@@ -784,6 +1045,7 @@ static int unack_timeout(const char *root, int64_t *out)
 static int collect_table(struct ht_facts *f, const char *root, bool live, const char *why_not)
 {
 	const struct ht_fact *est = ht_facts_get(f, FACT_EST_TIMEOUT);
+	_cleanup_(ht_ct_who_freep) struct ht_ct_who *who = ht_ct_who_new();
 	struct ht_ct_table t = { .est_timeout = -1 };
 	struct nl_req req = { 0 };
 	char why[400] = "", src[1024];
@@ -798,8 +1060,11 @@ static int collect_table(struct ht_facts *f, const char *root, bool live, const 
 	r = unack_timeout(root, &unack);
 	if (r < 0)
 		return r;
+	if (!who)
+		return -ENOMEM;
 	t.est_timeout = est_timeout;
 	t.unack_timeout = unack;
+	t.who = who;
 	if (live && why_not) {
 		snprintf(why, sizeof(why), "%s", why_not);
 	} else if (live) {
@@ -810,7 +1075,11 @@ static int collect_table(struct ht_facts *f, const char *root, bool live, const 
 			describe_failure(why, sizeof(why), SRC_DUMP, r_nl, &req);
 	}
 	if (!live || r_nl < 0) {
-		t = (struct ht_ct_table){ .est_timeout = est_timeout, .unack_timeout = unack };
+		t = (struct ht_ct_table){ .est_timeout = est_timeout, .unack_timeout = unack, .who = who };
+		memset(who->port, 0, 65536 * sizeof(*who->port));
+		memset(who->pairs, 0, HT_CT_PAIRS_MAX * sizeof(*who->pairs));
+		who->npairs = 0;
+		who->untracked = who->tallied = 0;
 		r_proc = proc_table_collect(root, &t);
 		if (r_proc == -ENOMEM)
 			return r_proc;

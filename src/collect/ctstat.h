@@ -69,6 +69,53 @@ const char *ht_ct_tcp_state_name(unsigned state);
  */
 #define HT_CT_UNACK_TIMEOUT_DEFAULT 300
 
+/* Distinct address pairs ht_ct_who_add() counts one by one; beyond, "untracked". */
+#define HT_CT_PAIRS_MAX 16384
+
+/* One (source, destination) address pair of original tuples and its entries. */
+struct ht_ct_pair {
+	uint8_t family;      /* AF_INET or AF_INET6; 0 marks a free slot */
+	uint8_t src[16], dst[16];
+	int64_t entries;
+};
+
+/*
+ * What fills the table: entries by the original tuple's destination port
+ * (TCP and UDP) and by its address pair, counted in the same pass as the
+ * states. ht_ct_who_new() allocates it (about 256 KiB of port counters and
+ * 640 KiB of pairs), ht_ct_who_free() frees it.
+ */
+struct ht_ct_who {
+	uint32_t *port;            /* 65536 counters, by destination port */
+	struct ht_ct_pair *pairs;  /* open addressing, HT_CT_PAIRS_MAX slots */
+	size_t npairs;
+	int64_t untracked;         /* entries of pairs met when every slot was taken */
+	int64_t tallied;           /* entries with an address pair */
+};
+
+struct ht_ct_who *ht_ct_who_new(void);
+void ht_ct_who_free(struct ht_ct_who *w);
+
+/*
+ * ht_ct_who_add - tallies one entry: @family AF_INET (4-byte addresses) or
+ * AF_INET6 (16), @src and @dst its original addresses, @dport its original
+ * destination port (-1 when the protocol has none).
+ */
+void ht_ct_who_add(struct ht_ct_who *w, int family, const void *src, const void *dst, int dport);
+
+/*
+ * ht_ct_who_top_ports - the @n ports with the most entries into @ports and
+ * @entries (descending; the lower port first on a tie); returns how many
+ * (ports with no entry are left out).
+ */
+size_t ht_ct_who_top_ports(const struct ht_ct_who *w, size_t n, int *ports, int64_t *entries);
+
+/*
+ * ht_ct_who_top_pairs - the @n pairs with the most entries into @out
+ * (descending); returns how many.
+ */
+size_t ht_ct_who_top_pairs(const struct ht_ct_who *w, size_t n, struct ht_ct_pair *out);
+
 struct ht_ct_table {
 	int64_t entries;                   /* every entry, any protocol, IPv4 and IPv6 */
 	int64_t tcp;                       /* entries whose original tuple is TCP */
@@ -77,6 +124,7 @@ struct ht_ct_table {
 	int64_t stale;
 	int64_t est_timeout;               /* nf_conntrack_tcp_timeout_established (s), < 0 unknown */
 	int64_t unack_timeout;             /* nf_conntrack_tcp_timeout_unacknowledged (s) */
+	struct ht_ct_who *who;             /* tallied too when not NULL (not owned) */
 };
 
 /*

@@ -33,7 +33,21 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "conntrack.dump.entries", HT_T_INT, "entries",
 	  "entries a ctnetlink dump (IPCTNL_MSG_CT_GET, NLM_F_DUMP) returned, every protocol, "
 	  "else the lines of /proc/net/nf_conntrack" },
+	{ "conntrack.dump.pairs", HT_T_STR, NULL,
+	  "the 3 address pairs of original tuples with the most entries of that dump, "
+	  "\"SRC > DST (ENTRIES)\", comma-separated" },
+	{ "conntrack.dump.ports", HT_T_STR, NULL,
+	  "the 5 destination ports of original tuples with the most entries of that dump, "
+	  "\"PORT:ENTRIES\", space-separated" },
 	{ "conntrack.dump.tcp", HT_T_INT, "entries", "TCP entries of that dump" },
+	{ "conntrack.dump.top3_pairs_entries", HT_T_INT, "entries",
+	  "entries of the 3 address pairs with the most, together" },
+	{ "conntrack.dump.top_pair", HT_T_STR, NULL,
+	  "the address pair (\"SRC > DST\", original tuple) with the most entries" },
+	{ "conntrack.dump.top_pair_entries", HT_T_INT, "entries", "its entries" },
+	{ "conntrack.dump.top_port", HT_T_INT, NULL,
+	  "the destination port (original tuple) with the most entries" },
+	{ "conntrack.dump.top_port_entries", HT_T_INT, "entries", "its entries" },
 	{ "conntrack.loaded", HT_T_BOOL, NULL,
 	  "nf_conntrack loaded or built in (libkmod initstate, else /sys/module/nf_conntrack)" },
 	{ "conntrack.module", HT_T_STR, NULL,
