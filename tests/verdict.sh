@@ -31,39 +31,7 @@ for d in "$FIXTURES"/*/root; do hosts="$hosts root:$d"; done
 for f in "$FIXTURES"/verdict/*.facts; do hosts="$hosts facts:$f"; done
 profiles=$(cd "$HT_RULES_DIR/profiles" && ls ./*.profile | sed 's|^\./||; s|\.profile$||')
 
-# The checks, as one jq program over a report; prints one line per violation.
-cat >"$TMP/props.jq" <<'EOF'
-def bad_text: test("\\(unavailable\\)|[{}]| [.,:;]( |$)|  ");
-. as $r
-| ($r.findings | map({key: .rule, value: .}) | from_entries) as $by
-| $r.findings[] | select(.applicable) | . as $f
-| (
-    (if ((.explanation // "") | bad_text) then "P1 explanation: \(.explanation)" else empty end),
-    (if ((.remedy // "") | bad_text) then "P1 remedy: \(.remedy)" else empty end),
-    (if (.severity == "warning" or .severity == "critical")
-        and .fix == null and .remedy == null
-        and ((.lever // null) == null
-             or ($by[.lever] == null)
-             or ($by[.lever].fix == null and $by[.lever].remedy == null))
-     then "P2 \(.severity) without a fix, remedy or lever" else empty end),
-    (if .severity == "ok" and (.fix != null or .lever != null or .remedy != null)
-     then "P3 ok with a fix, remedy or lever" else empty end),
-    (if .fix != null and .recommended == .current then "P4 fix that changes nothing" else empty end),
-    (if .kept and .fix != null then "P4 kept with a fix" else empty end),
-    (if .rule == "conntrack.max" and $r.values["conntrack.pinned"] == true
-        and .severity != "critical" then "P5 full table is \(.severity)" else empty end),
-    (if .rule == "conntrack.max" and $r.values["conntrack.near_cap"] == true
-        and (.severity == "ok" or .severity == "info")
-     then "P5 table at 90% or more is \(.severity)" else empty end),
-    (if .rule == "conntrack.max" and $r.values["conntrack.owned"] == true
-        and (.fix != null
-             or (.recommended > .current
-                 and ((.remedy // "") | test("--conntrack-max-per-core") | not))
-             or (.explanation | test("kube-proxy") | not))
-     then "P6 owned value: fix \(.fix), remedy \(.remedy)" else empty end)
-  )
-| "\($f.rule)\(if $f.instance then "[\($f.instance)]" else "" end): \(.)"
-EOF
+# The checks (tests/verdict.jq): one line per violation.
 
 nruns=0
 for h in $hosts; do
@@ -88,7 +56,7 @@ for h in $hosts; do
 				not_ok "$what: audit printed a report" "exit $rc" "$(head -c 300 "$TMP/r.err")"
 				continue
 			fi
-			jq -r -f "$TMP/props.jq" "$TMP/r.json" >"$TMP/v" 2>&1
+			jq -r -f "$HT_TESTS_DIR/verdict.jq" "$TMP/r.json" >"$TMP/v" 2>&1
 			if [ -s "$TMP/v" ]; then
 				not_ok "$what: one story" "$(head -n 5 "$TMP/v")"
 			else

@@ -1,0 +1,206 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The verdict on hosts no fixture was written for: HOSTS generated hosts
+# (default 24), each a facts file of random but consistent figures: kernel
+# 4.19 to 6.1, 64- or 32-bit, 1 to 32 CPUs, 256 MiB to 64 GiB; a conntrack
+# table sized by the kernel's default, kube-proxy's formula, a hashsize=
+# option or a write, filled to a random share, with or without drops;
+# processes with soft and hard limits and descriptors, some several of a
+# name, some outside any service; listeners with backlogs and queues; OOM
+# kills, swap and memory stalls; the system file table. Every host is
+# audited with every shipped profile, and each report must hold:
+#
+#   V  the one-story properties of tests/verdict.jq (P1-P6);
+#   A  an attribution to the kernel's default only for a max and bucket
+#      count this kernel's formula gives for some RAM (as tests/attribution.sh
+#      computes it);
+#   N  every port and PID a text names is one of the host's facts;
+#   W  a process finding names the PID of its facts (the worst of the name);
+#   L  a LimitNOFILE=SOFT:HARD fix has SOFT <= HARD, and a remedy that says
+#      only "ulimit -n N" never asks for N above the hard limit;
+#   R  every not-applicable row says why.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh" || exit 99
+[ -n "${TMP:-}" ] && [ -d "$TMP" ] || exit 99
+
+HOSTS=${HOSTS:-24}
+RANDOM=${SEED:-2026}
+profiles=$(cd "$HT_RULES_DIR/profiles" && ls ./*.profile | sed 's|^\./||; s|\.profile$||')
+pick() { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
+
+# default_buckets NEW PTR RAM: the kernel's default bucket count
+# (nf_conntrack_init_start(), rounded up to whole pages of bucket heads).
+default_buckets() {
+	local new=$1 ptr=$2 ram=$3 b slots=$((4096 / $2))
+	if [ "$new" = 1 ]; then
+		if [ "$ram" -gt 4294967296 ] && [ "$ptr" -ge 8 ]; then b=262144
+		elif [ "$ram" -gt 1073741824 ]; then b=65536
+		else b=$((ram / 16384 / ptr)); [ "$b" -lt 1024 ] && b=1024; fi
+	else
+		if [ "$ram" -gt 4294967296 ]; then b=65536
+		elif [ "$ram" -gt 1073741824 ]; then b=16384
+		else b=$((ram / 16384 / ptr)); [ "$b" -lt 32 ] && b=32; fi
+	fi
+	echo $(((b + slots - 1) / slots * slots))
+}
+# reachable NEW PTR BUCKETS MAX: 0 when some RAM gives this pair as the default.
+reachable() {
+	local new=$1 ptr=$2 b=$3 m=$4 slots=$((4096 / $2)) top=$((1073741824 / 16384 / $2))
+	if [ "$new" = 1 ]; then
+		[ "$m" -eq "$b" ] || return 1
+		[ "$b" -eq 65536 ] && return 0
+		[ "$b" -eq 262144 ] && [ "$ptr" -ge 8 ] && return 0
+		lo=1024; [ "$slots" -gt "$lo" ] && lo=$slots
+		[ $((b % slots)) -eq 0 ] && [ "$b" -ge "$lo" ] && [ "$b" -le $((top > 1024 ? top : 1024)) ] && return 0
+	else
+		[ "$m" -eq $((4 * b)) ] || return 1
+		[ "$b" -eq 16384 ] || [ "$b" -eq 65536 ] && return 0
+		[ $((b % slots)) -eq 0 ] && [ "$b" -ge "$slots" ] && [ "$b" -le $((top > slots ? top : slots)) ] && return 0
+	fi
+	return 1
+}
+
+# host N: writes $TMP/hN.facts and the figures the checks need to $TMP/hN.meta.
+host() {
+	local n=$1 f=$TMP/h$1.facts kv kver new arch ptr cpus ram how b m count
+	kv=$(pick v4.19.0 v5.10.0 v5.15.0 v6.1.0)
+	case $kv in v4.* | v5.10.*) new=0 ;; *) new=1 ;; esac
+	if [ $((RANDOM % 4)) = 0 ]; then arch=armv7l ptr=4; else arch=x86_64 ptr=8; fi
+	cpus=$(pick 1 2 4 8 16 32)
+	ram=$(pick 268435456 503316480 1014300672 2079330304 4294967296 8589934592 17179869184 68719476736)
+	how=$(pick default default kube hashsize write)
+	b=$(default_buckets $new $ptr $ram)
+	if [ "$new" = 1 ]; then m=$b; else m=$((4 * b)); fi
+	case $how in
+	kube) m=$((32768 * cpus)); [ "$m" -lt 131072 ] && m=131072; b=$((m / 4)) ;;
+	hashsize) b=$(pick 16384 32768 65536); m=$((8 * b)) ;;
+	write) b=$(pick 1536 65536 131072 1048576); m=$(pick 100000 262144 1048576) ;;
+	esac
+	count=$((m * (RANDOM % 101) / 100))
+	{
+		echo "# hosttune facts 1"
+		echo "# generated host $n ($kv, $arch, $cpus CPUs, $ram bytes, table by $how)"
+		echo "conntrack.loaded = true from /sys/module/nf_conntrack"
+		echo "conntrack.module = \"loaded\" from /sys/module/nf_conntrack"
+		echo "conntrack.stat.count = $count entries from /proc/net/stat/nf_conntrack"
+		echo "conntrack.stat.drop = $(pick 0 0 0 17 6014) packets from /proc/net/stat/nf_conntrack"
+		echo "conntrack.stat.early_drop = 0 packets from /proc/net/stat/nf_conntrack"
+		echo "conntrack.stat.insert_failed = 0 packets from /proc/net/stat/nf_conntrack"
+		echo "cpu.arch = \"$arch\" from /proc/sys/kernel/arch"
+		echo "cpu.count = $cpus CPUs from /sys/devices/system/cpu/online"
+		echo "files.open = $((RANDOM * 3)) files from /proc/sys/fs/file-nr"
+		echo "fs.file-max = $(pick 100000 2466116 9223372036854775807) files from /proc/sys/fs/file-max"
+		echo "kernel.pointer_size = $ptr bytes from cpu.arch"
+		echo "kernel.version = $kv from kernel.release"
+		echo "mem.oom_kills = $(pick 0 0 0 7) processes from /proc/vmstat oom_kill"
+		echo "mem.psi.full_avg60 = $(pick 0.0 0.0 2.5 12.0 31.0) % from /proc/pressure/memory full avg60"
+		echo "mem.psi.some_avg60 = $(pick 0.0 4.0 40.0) % from /proc/pressure/memory some avg60"
+		echo "mem.swap_total = $(pick 0 1073741824) bytes from /proc/meminfo SwapTotal"
+		echo "mem.total = $ram bytes from /proc/meminfo MemTotal"
+		echo "module.nf_conntrack.hashsize = $b buckets from /sys/module/nf_conntrack/parameters/hashsize"
+		echo "net.core.somaxconn = $(pick 128 4096) entries from /proc/sys/net/core/somaxconn"
+		echo "net.netfilter.nf_conntrack_buckets = $b buckets from /proc/sys/net/netfilter/nf_conntrack_buckets"
+		echo "net.netfilter.nf_conntrack_count = $count entries from /proc/sys/net/netfilter/nf_conntrack_count"
+		echo "net.netfilter.nf_conntrack_max = $m entries from /proc/sys/net/netfilter/nf_conntrack_max"
+		echo "net.netfilter.nf_conntrack_tcp_timeout_time_wait = $(pick 120 30) seconds from /proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait"
+		echo "netns.initial = true from mode of /proc/sys/net/netfilter/nf_conntrack_max"
+		echo "nstat.TcpExtListenOverflows = $(pick 0 0 5312) packets from /proc/net/netstat"
+	} >"$f"
+	# Listeners and their processes: one to three names, each 1 to 3 processes
+	# of which the facts describe the worst (the collector's job, tests/process-family.sh).
+	local names="" ports="" i name pid soft hard fds port unit
+	for i in $(seq $((1 + RANDOM % 3))); do
+		name=$(pick minio garage registry docker-proxy nginx)
+		case " $names " in *" $name "*) continue ;; esac
+		names="$names $name"
+		pid=$((100 + RANDOM % 30000))
+		soft=$(pick 1024 4096 65536)
+		hard=$(pick "$soft" 524288 1048576)
+		fds=$((1 + RANDOM % soft))
+		port=$(pick 80 443 3900 5000 8080 9000)
+		case " $ports " in *" $port "*) port=$((port + 10000 + i)) ;; esac
+		ports="$ports $port"
+		unit=$(pick "$name.service" docker.service "")
+		{
+			echo "listener.$port.backlog = $(pick 128 511 4096) entries from NETLINK_SOCK_DIAG inet_diag"
+			echo "listener.$port.pid = $pid from /proc/$pid/fd"
+			echo "listener.$port.process = \"$name\" from /proc/$pid/comm"
+			echo "listener.$port.queue = $(pick 0 0 3 600) entries from NETLINK_SOCK_DIAG inet_diag"
+			echo "process.$name.comm = \"$name\" from /proc/$pid/comm"
+			echo "process.$name.count = $((1 + RANDOM % 3)) processes from /proc/PID/comm"
+			echo "process.$name.fds = $fds descriptors from /proc/$pid/fd"
+			echo "process.$name.nofile = $soft descriptors from /proc/$pid/limits"
+			echo "process.$name.nofile_hard = $hard descriptors from /proc/$pid/limits"
+			echo "process.$name.pid = $pid from /proc/$pid"
+			if [ -n "$unit" ]; then echo "process.$name.unit = \"$unit\" from /proc/$pid/cgroup"
+			else echo "process.$name.unit = unavailable ENOENT from /proc/$pid/cgroup: no *.service in its cgroup"; fi
+		} >>"$f"
+		echo "$name $pid $soft $hard" >>"$TMP/h$n.procs"
+	done
+	echo "listener.list = \"$(echo $ports | tr ' ' '\n' | sort -n | tr '\n' ' ' | sed 's/ $//')\" from NETLINK_SOCK_DIAG inet_diag" >>"$f"
+	echo "process.list = \"$(echo $names | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')\" from /proc/PID/comm" >>"$f"
+	echo "$new $ptr $b $m" >"$TMP/h$n.meta"
+}
+
+checked=0 attributed=0 bad=0
+for n in $(seq "$HOSTS"); do
+	rm -f "$TMP/h$n.procs"
+	host "$n"
+	read -r new ptr b m <"$TMP/h$n.meta"
+	for p in $profiles; do
+		what="host $n ($(sed -n 2p "$TMP/h$n.facts" | sed 's/^# generated host [0-9]* //'), profile $p"
+		ht --facts "$TMP/h$n.facts" --profile "$p" --format json audit >"$TMP/r.json" 2>"$TMP/r.err"
+		rc=$?
+		if [ "$rc" -gt 1 ]; then
+			not_ok "$what: audit printed a report" "exit $rc: $(head -c 300 "$TMP/r.err")"
+			bad=$((bad + 1))
+			continue
+		fi
+		checked=$((checked + 1))
+		v=$(jq -r -f "$HT_TESTS_DIR/verdict.jq" "$TMP/r.json" 2>&1)
+		[ -z "$v" ] || { not_ok "$what: V one story" "$(head -n 3 <<<"$v")"; bad=$((bad + 1)); }
+		# A
+		x=$(jq -r '.findings[] | select(.rule == "conntrack.max") | .explanation' "$TMP/r.json" | tr '\n' ' ')
+		case $x in *"most likely set by the kernel's default"* | *"most likely set by this kernel's default"* | \
+			*"most likely set by a "*"default ("*)
+			attributed=$((attributed + 1))
+			reachable "$new" "$ptr" "$b" "$m" ||
+				{ not_ok "$what: A $m / $b called a default" "$x"; bad=$((bad + 1)); } ;;
+		esac
+		# N: ports and PIDs named are the host's.
+		texts=$(jq -r '.findings[] | (.explanation // ""), (.remedy // "")' "$TMP/r.json" | tr '\n' ' ')
+		for port in $(grep -o '[Pp]ort [0-9][0-9]*' <<<"$texts" | awk '{print $2}' | sort -u); do
+			grep -q "^listener\.$port\.\|dport=$port\|listener.list = .*\b$port\b" "$TMP/h$n.facts" ||
+				case $port in 3900 | 3901 | 3902 | 3903) ;; # Garage's own ports, from its configuration
+				*) not_ok "$what: N port $port named, not the host's" "$(grep -o ".\{60\}[Pp]ort $port.\{40\}" <<<"$texts" | head -1)"; bad=$((bad + 1)) ;; esac
+		done
+		for pid in $(grep -o 'PID [0-9][0-9]*' <<<"$texts" | awk '{print $2}' | sort -u); do
+			grep -q "\.pid = $pid " "$TMP/h$n.facts" ||
+				{ not_ok "$what: N PID $pid named, not the host's"; bad=$((bad + 1)); }
+		done
+		# W, L per process.
+		while read -r name pid soft hard; do
+			fx=$(jq -r --arg i "$name" '.findings[] | select(.rule == "process.limit_nofile" and .instance == $i)' "$TMP/r.json")
+			[ -n "$fx" ] || continue
+			e=$(jq -r '.explanation // ""' <<<"$fx" | tr '\n' ' ')
+			case $e in *"(PID $pid"*) ;; *) not_ok "$what: W $name's finding names PID $pid" "$e"; bad=$((bad + 1)) ;; esac
+			line=$(jq -r '.fix.line // ""' <<<"$fx")
+			case $line in *LimitNOFILE=*:*)
+				s=${line#*LimitNOFILE=}; s=${s%%:*}; h=${line##*:}
+				[ "$s" -le "$h" ] || { not_ok "$what: L $line soft above hard"; bad=$((bad + 1)); } ;;
+			esac
+			rem=$(jq -r '.remedy // ""' <<<"$fx" | tr '\n' ' ')
+			for want in $(grep -o 'ulimit -n [0-9]*' <<<"$rem" | awk '{print $3}'); do
+				[ "$want" -le "$hard" ] || case $rem in *"hard limit"*) ;;
+				*) not_ok "$what: L ulimit -n $want above the hard limit $hard, unsaid" "$rem"; bad=$((bad + 1)) ;; esac
+			done
+		done <"$TMP/h$n.procs"
+		# R
+		nr=$(jq '[.findings[] | select(.applicable == false and ((.explanation // "") | length) == 0)] | length' "$TMP/r.json")
+		[ "$nr" = 0 ] || { not_ok "$what: R $nr n/a rows without a reason"; bad=$((bad + 1)); }
+	done
+done
+echo "# $HOSTS hosts, $checked reports checked, $attributed attributions to a kernel default; $bad violations"
+[ "$checked" -ge $((HOSTS * 3)) ] && ok "$checked reports over $HOSTS generated hosts" || not_ok "only $checked reports"
+[ "$bad" -eq 0 ] && ok "every report holds V A N W L R" || not_ok "$bad violations"
+finish
