@@ -217,7 +217,7 @@ if [ -s "$TMP/nopriv.json" ]; then
 	expect_eq "unprivileged: count from /proc still $N" "$N" \
 		"$(cfact "$TMP/nopriv.json" count value)"
 	expect_eq "unprivileged: falls back to /proc, says why" \
-		"$SRC_PROC (ctnetlink IPCTNL_MSG_CT_GET_STATS_CPU: EPERM)" \
+		"$SRC_PROC (ctnetlink IPCTNL_MSG_CT_GET_STATS_CPU: EPERM (needs CAP_NET_ADMIN: run as root))" \
 		"$(cfact "$TMP/nopriv.json" drop source)"
 	expect_eq "unprivileged: drop from /proc = 0" 0 "$(cfact "$TMP/nopriv.json" drop value)"
 else
