@@ -29,17 +29,7 @@
 # Every path below is in $TMP: never go on without it.
 [ -n "${TMP:-}" ] && [ -d "$TMP" ] || exit 99
 
-if ! command -v strace >/dev/null; then
-	echo "# SKIP: strace is not installed"
-	exit 77
-fi
-if ! strace -f -qq -o /dev/null -e trace=none true 2>/dev/null; then
-	echo "# SKIP: ptrace is not permitted here (strace cannot trace)"
-	exit 77
-fi
-# LeakSanitizer cannot run under ptrace: no leak check in this test (the
-# other tests have it).
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+need_strace
 
 asan=no
 if grep -aq __asan_init "$HOSTTUNE" 2>/dev/null; then asan=yes; fi

@@ -78,6 +78,21 @@ host_lock() {
 	echo "# host lock $HT_TEST_LOCK held after $(($(date +%s) - lock_t0)) s: $1"
 }
 
+# need_strace: skips the test (exit 77) unless strace(1) is installed and
+# may trace here; LeakSanitizer cannot run under ptrace, so leak checks are
+# off for what it starts.
+need_strace() {
+	if ! command -v strace >/dev/null; then
+		echo "# SKIP: strace is not installed"
+		exit 77
+	fi
+	if ! strace -f -qq -o /dev/null -e trace=none true 2>/dev/null; then
+		echo "# SKIP: ptrace is not permitted here (strace cannot trace)"
+		exit 77
+	fi
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+}
+
 ht() {
 	"$HOSTTUNE" --rules "$HT_RULES_DIR" "$@"
 }

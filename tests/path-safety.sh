@@ -17,16 +17,7 @@
 . "$(dirname "$0")/lib.sh" || exit 99
 [ -n "${TMP:-}" ] && [ -d "$TMP" ] || exit 99
 
-if ! command -v strace >/dev/null; then
-	echo "# SKIP: strace is not installed"
-	exit 77
-fi
-if ! strace -f -qq -o /dev/null -e trace=none true 2>/dev/null; then
-	echo "# SKIP: ptrace is not permitted here (strace cannot trace)"
-	exit 77
-fi
-# LeakSanitizer cannot run under ptrace.
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+need_strace
 
 MARK=HT-OUTSIDE-MARKER-4711
 O=$TMP/outside

@@ -569,27 +569,42 @@ static int psi_avg60(const char *text, const char *kind, double *out)
 	return -ENOENT;
 }
 
+/* @name = @v (@r 0) or unavailable with @r's errno, from @source. */
+static int int_or_errno(struct ht_facts *f, const char *name, int r, int64_t v, const char *unit,
+                        const char *source)
+{
+	return r < 0 ? ht_facts_set_errno(f, name, r, unit, source)
+	             : ht_facts_set_int(f, name, v, unit, source);
+}
+
+/* "avg60" of the @kind line of /proc/pressure/memory text @psi as mem.psi.KIND_avg60. */
+static int psi_fact(struct ht_facts *f, const char *psi, int r, const char *kind)
+{
+	char name[32], src[64];
+	double d;
+
+	snprintf(name, sizeof(name), "mem.psi.%s_avg60", kind);
+	snprintf(src, sizeof(src), "/proc/pressure/memory %s avg60", kind);
+	if (r >= 0)
+		r = psi_avg60(psi, kind, &d);
+	return r < 0 ? ht_facts_set_errno(f, name, r, "%", src) : ht_facts_set_dec(f, name, d, "%", src);
+}
+
 int ht_collect_memory_pressure(struct ht_facts *f, const char *root)
 {
 	_cleanup_free_ char *meminfo = NULL, *vmstat = NULL, *psi = NULL;
-	int64_t v;
-	double d;
-	int r;
+	int64_t v = 0;
+	int rm, r;
 
-	r = ht_read_file(root, PATH_MEMINFO, &meminfo);
-	if (r == -ENOMEM)
-		return r;
-	if (r >= 0)
-		r = ht_meminfo_bytes(meminfo, "SwapTotal", &v);
-	if (r == -ENOMEM)
-		return r;
-	r = r < 0 ? ht_facts_set_errno(f, "mem.swap_total", r, "bytes", PATH_MEMINFO " SwapTotal")
-	          : ht_facts_set_int(f, "mem.swap_total", v, "bytes", PATH_MEMINFO " SwapTotal");
-	if (r < 0)
-		return r;
-	r = meminfo ? ht_meminfo_bytes(meminfo, "MemAvailable", &v) : -ENOENT;
-	r = r < 0 ? ht_facts_set_errno(f, "mem.available", r, "bytes", PATH_MEMINFO " MemAvailable")
-	          : ht_facts_set_int(f, "mem.available", v, "bytes", PATH_MEMINFO " MemAvailable");
+	rm = ht_read_file(root, PATH_MEMINFO, &meminfo);
+	if (rm == -ENOMEM)
+		return rm;
+	r = rm < 0 ? rm : ht_meminfo_bytes(meminfo, "SwapTotal", &v);
+	r = int_or_errno(f, "mem.swap_total", r, v, "bytes", PATH_MEMINFO " SwapTotal");
+	if (r >= 0) {
+		r = rm < 0 ? rm : ht_meminfo_bytes(meminfo, "MemAvailable", &v);
+		r = int_or_errno(f, "mem.available", r, v, "bytes", PATH_MEMINFO " MemAvailable");
+	}
 	if (r < 0)
 		return r;
 
@@ -599,8 +614,7 @@ int ht_collect_memory_pressure(struct ht_facts *f, const char *root)
 		return r;
 	if (r >= 0)
 		r = vmstat_value(vmstat, "oom_kill", &v);
-	r = r < 0 ? ht_facts_set_errno(f, "mem.oom_kills", r, "processes", "/proc/vmstat oom_kill")
-	          : ht_facts_set_int(f, "mem.oom_kills", v, "processes", "/proc/vmstat oom_kill");
+	r = int_or_errno(f, "mem.oom_kills", r, v, "processes", "/proc/vmstat oom_kill");
 	if (r < 0)
 		return r;
 
@@ -608,14 +622,6 @@ int ht_collect_memory_pressure(struct ht_facts *f, const char *root)
 	r = ht_read_file(root, "/proc/pressure/memory", &psi);
 	if (r == -ENOMEM)
 		return r;
-	if (r >= 0)
-		r = psi_avg60(psi, "some", &d);
-	r = r < 0 ? ht_facts_set_errno(f, "mem.psi.some_avg60", r, "%", "/proc/pressure/memory some")
-	          : ht_facts_set_dec(f, "mem.psi.some_avg60", d, "%", "/proc/pressure/memory some avg60");
-	if (r < 0)
-		return r;
-	r = psi ? psi_avg60(psi, "full", &d) : -ENOENT;
-	return r < 0 ? ht_facts_set_errno(f, "mem.psi.full_avg60", r, "%", "/proc/pressure/memory full")
-	             : ht_facts_set_dec(f, "mem.psi.full_avg60", d, "%",
-	                                "/proc/pressure/memory full avg60");
+	rm = psi_fact(f, psi, r, "some");
+	return rm < 0 ? rm : psi_fact(f, psi, r, "full");
 }
