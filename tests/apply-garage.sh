@@ -17,11 +17,7 @@ fresh() {
 }
 # The whole tree: every directory, file and symlink, with modes and content hashes.
 sums() {
-	(cd "$TMP/g" && find . | LC_ALL=C sort | while read -r f; do
-		if [ -L "$f" ]; then echo "link $f -> $(readlink "$f")"
-		elif [ -d "$f" ]; then echo "dir $(stat -c %a "$f") $f"
-		else echo "file $(stat -c %a "$f") $(sha256sum <"$f" | cut -d' ' -f1) $f"; fi
-	done)
+	tree_sums "$TMP/g"
 }
 # same_tree NAME DESCRIPTION: the tree now is the one saved as $TMP/NAME.sums
 same_tree() {

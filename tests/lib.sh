@@ -93,6 +93,16 @@ need_strace() {
 	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 }
 
+# tree_sums DIR: every directory, file and symlink of DIR with modes and
+# content hashes, sorted: two trees are the same when these are.
+tree_sums() {
+	(cd "$1" && find . | LC_ALL=C sort | while read -r f; do
+		if [ -L "$f" ]; then echo "link $f -> $(readlink "$f")"
+		elif [ -d "$f" ]; then echo "dir $(stat -c %a "$f") $f"
+		else echo "file $(stat -c %a "$f") $(sha256sum <"$f" | cut -d' ' -f1) $f"; fi
+	done)
+}
+
 ht() {
 	"$HOSTTUNE" --rules "$HT_RULES_DIR" "$@"
 }

@@ -27,11 +27,7 @@ fresh() {
 }
 # sums [DIR]: every directory, file and symlink of DIR (default $TMP/g) with modes and hashes.
 sums() {
-	(cd "${1:-$TMP/g}" && find . | LC_ALL=C sort | while read -r f; do
-		if [ -L "$f" ]; then echo "link $f -> $(readlink "$f")"
-		elif [ -d "$f" ]; then echo "dir $(stat -c %a "$f") $f"
-		else echo "file $(stat -c %a "$f") $(sha256sum <"$f" | cut -d' ' -f1) $f"; fi
-	done)
+	tree_sums "${1:-$TMP/g}"
 }
 # same_tree NAME DESCRIPTION [DIR]: DIR now is the tree saved as $TMP/NAME.sums
 same_tree() {
