@@ -75,10 +75,15 @@ void cli_terminal(struct options *o);
 
 /*
  * cli_error - "hosttune: MESSAGE" on stderr (a trailing newline in @fmt is
- * dropped: one line). The first error of the run is kept for the JSON error
- * object that cli_finish() prints.
+ * dropped: one line), its control characters and bytes that are not UTF-8
+ * (a file name from a tree) as C escapes (shared/escape.h). Allocates
+ * nothing. The first error of the run is kept, so escaped, for the JSON
+ * error object that cli_finish() prints.
  */
 void cli_error(const char *fmt, ...) _printf_(1, 2);
+
+/* "hosttune: MESSAGE" on stderr as cli_error() prints it, not kept as the run's error. */
+void cli_note(const char *fmt, ...) _printf_(1, 2);
 
 /* "hosttune: MESSAGE (hosttune --help lists the usage)" (cli_error()); returns EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) _printf_(1, 2);
@@ -169,8 +174,22 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
                  struct ht_findings *findings);
 
 /*
+ * cli_text_stdout - for a text report: stdout becomes a stream that shows
+ * control characters and bytes that are not UTF-8 as C escapes, tabs and
+ * newlines as they are (shared/escape.h ht_escape_fdopen() on fd 1), so that
+ * no text from a tree (a file name, a rule title) reaches a terminal as an
+ * escape sequence. The severities' colours go through ht_escape_raw().
+ * Flush it with ht_escape_flush(). Returns 0, or EXIT_COLLECT after a
+ * one-line message.
+ */
+int cli_text_stdout(void);
+
+/*
  * Prints @o (consumed) pretty on stdout, with "schema": CLI_JSON_SCHEMA as its
- * first key. Returns 0, or EXIT_COLLECT when @o is NULL (ENOMEM).
+ * first key. Every string of it is written as UTF-8, a byte that is not as
+ * the four characters \xHH (json-c writes bytes as they are); DEL and the C1
+ * controls as \u escapes. Returns 0, or EXIT_COLLECT when @o is NULL or
+ * memory runs out (after "out of memory").
  */
 int cli_print_json(struct json_object *o);
 

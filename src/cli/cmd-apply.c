@@ -159,8 +159,7 @@ int cmd_apply(const struct options *o)
 	}
 	r = ht_plan_apply(&plan, o->root, o->state, o->force, &swept, &err);
 	for (size_t i = 0; i < swept.n; i++)
-		fprintf(stderr, "hosttune: removed %s, left by an interrupted hosttune\n",
-		        swept.v[i]);
+		cli_note("removed %s, left by an interrupted hosttune", swept.v[i]);
 	if (r < 0) {
 		const char *msg = err.msg[0] ? err.msg : strerror(-r);
 

@@ -17,6 +17,7 @@
 #include "engine/rules.h"
 #include "engine/value.h"
 #include "persist/verify.h"
+#include "shared/escape.h"
 #include "shared/util.h"
 
 #ifndef PKGDATADIR
@@ -88,20 +89,45 @@ static void record_error(const char *msg)
 	run_state.msg[n] = '\0';
 }
 
-void cli_error(const char *fmt, ...)
+/*
+ * "hosttune: MESSAGE" on stderr, one line whatever a file name from a tree
+ * holds: its control characters and bytes that are not UTF-8 as C escapes
+ * (shared/escape.h), in a buffer of the stack (nothing allocated: it also
+ * says "out of memory"). The trailing newline of @fmt is dropped. Recorded
+ * as the run's error when @record.
+ */
+static void print_error(bool record, const char *fmt, va_list ap) _printf_(2, 0);
+static void print_error(bool record, const char *fmt, va_list ap)
 {
-	char buf[2048];
-	va_list ap;
+	char buf[2048], shown[4 * sizeof(buf)];
 	size_t n;
 
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	n = strlen(buf);
 	if (n > 0 && buf[n - 1] == '\n')
 		buf[--n] = '\0';
-	fprintf(stderr, "hosttune: %s\n", buf);
-	record_error(buf);
+	ht_escape_to(shown, sizeof(shown), buf, n, HT_ESCAPE_CONTROL);
+	fprintf(stderr, "hosttune: %s\n", shown);
+	if (record)
+		record_error(shown);
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	print_error(true, fmt, ap);
+	va_end(ap);
+}
+
+void cli_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	print_error(false, fmt, ap);
+	va_end(ap);
 }
 
 int cli_usage_error(const char *fmt, ...)
@@ -321,7 +347,7 @@ void cli_collect_warnings(void)
 	const char *w = collection ? ht_collect_warning(collection) : NULL;
 
 	if (w && !warned)
-		fprintf(stderr, "hosttune: warning: %s\n", w);
+		cli_note("warning: %s", w);
 	warned = warned || w;
 }
 
@@ -361,8 +387,7 @@ static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **o
 	if (r < 0) {
 		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
 		if (r == -ENOENT && !o->rules_dir)
-			fprintf(stderr, "hosttune: (not installed? run from the source tree with "
-			                "--rules rules)\n");
+			cli_note("(not installed? run from the source tree with --rules rules)");
 		ht_ruleset_free(rs);
 		return EXIT_USAGE;
 	}
@@ -380,6 +405,142 @@ int cli_try_load_rules(const struct options *o, struct ht_ruleset **out)
 	return load_rules(o, true, out);
 }
 
+int cli_text_stdout(void)
+{
+	FILE *f;
+
+	if (fflush(stdout) != 0) {
+		cli_error("writing the output: %s", strerror(errno));
+		return EXIT_COLLECT;
+	}
+	f = ht_escape_fdopen(STDOUT_FILENO, HT_ESCAPE_CONTROL | HT_ESCAPE_KEEP_LAYOUT);
+	if (!f) {
+		cli_error("out of memory");
+		return EXIT_COLLECT;
+	}
+	stdout = f;
+	return 0;
+}
+
+/*
+ * A string of @len bytes at @s as UTF-8: a byte that is not UTF-8 (a file
+ * name from a tree) as the four characters \xHH, as text output shows it
+ * (shared/escape.h). @s itself when it is UTF-8 (*out NULL), else *out, a
+ * new string the caller frees. 0 or -ENOMEM.
+ */
+static int utf8_text(const char *s, size_t len, char **out, size_t *outlen)
+{
+	size_t n = ht_escape_to(NULL, 0, s, len, 0);
+
+	*out = NULL;
+	*outlen = len;
+	if (n == len)
+		return 0;
+	*out = malloc(n + 1);
+	if (!*out)
+		return -ENOMEM;
+	ht_escape_to(*out, n + 1, s, len, 0);
+	*outlen = n;
+	return 0;
+}
+
+/*
+ * Every string of @o, keys too, made UTF-8 (utf8_text()): json-c writes a
+ * string's bytes as they are, and a document that is not UTF-8 is not JSON
+ * (RFC 8259, 8.1). Strings change in place; an object with such a key is
+ * copied under new keys: *o is then that copy (a new reference; the caller
+ * puts the old one, or its container does when it takes the copy's place).
+ * 0 or -ENOMEM.
+ */
+static int json_utf8(struct json_object **o)
+{
+	switch (json_object_get_type(*o)) {
+	case json_type_string: {
+		_cleanup_free_ char *t = NULL;
+		size_t n;
+
+		if (utf8_text(json_object_get_string(*o), (size_t)json_object_get_string_len(*o),
+		              &t, &n) < 0)
+			return -ENOMEM;
+		if (t && json_object_set_string_len(*o, t, (int)n) == 0)
+			return -ENOMEM;
+		return 0;
+	}
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(*o); i++) {
+			struct json_object *v = json_object_array_get_idx(*o, i), *was = v;
+
+			if (v && json_utf8(&v) < 0)
+				return -ENOMEM;
+			if (v != was && json_object_array_put_idx(*o, i, v) < 0) {
+				json_object_put(v);
+				return -ENOMEM;
+			}
+		}
+		return 0;
+	case json_type_object: {
+		struct json_object *copy = NULL;
+		bool keys = false;
+
+		json_object_object_foreach(*o, key, val) {
+			struct json_object *v = val;
+
+			keys = keys || ht_utf8_invalid(key);
+			if (v && json_utf8(&v) < 0)
+				return -ENOMEM;
+			if (v != val && json_object_object_add(*o, key, v) < 0) {
+				json_object_put(v);
+				return -ENOMEM;
+			}
+		}
+		if (!keys)
+			return 0;
+		copy = json_object_new_object();
+		if (!copy)
+			return -ENOMEM;
+		json_object_object_foreach(*o, k, v) {
+			_cleanup_free_ char *t = NULL;
+			size_t n;
+
+			if (utf8_text(k, strlen(k), &t, &n) < 0 ||
+			    json_object_object_add(copy, t ? t : k, json_object_get(v)) < 0) {
+				json_object_put(copy);
+				return -ENOMEM;
+			}
+		}
+		*o = copy;
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Prints the JSON text @s and a newline, DEL and the C1 controls (U+0080 to
+ * U+009F, which some terminals obey) as \u escapes: json-c escapes only those
+ * below U+0020. The text is UTF-8 (json_utf8()), so 0xc2 starts a character.
+ */
+static void put_json_text(const char *s, FILE *out)
+{
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, "\x7f\xc2");
+
+		fwrite(p, 1, n, out);
+		p += n;
+		if (*p == '\x7f') {
+			fputs("\\u007f", out);
+			p++;
+		} else if (*p && (unsigned char)p[1] >= 0x80 && (unsigned char)p[1] <= 0x9f) {
+			fprintf(out, "\\u%04x", (unsigned char)p[1]);
+			p += 2;
+		} else if (*p) {
+			fputc(*p++, out);
+		}
+	}
+	fputc('\n', out);
+}
+
 int cli_print_json(struct json_object *o)
 {
 	struct json_object *doc;
@@ -391,23 +552,36 @@ int cli_print_json(struct json_object *o)
 	}
 	/* "schema" first: a document built elsewhere gets it put in front. */
 	doc = json_object_new_object();
-	if (!doc) {
-		json_object_put(o);
-		cli_error("out of memory");
-		return EXIT_COLLECT;
-	}
-	json_object_object_add(doc, "schema", json_object_new_int(CLI_JSON_SCHEMA));
+	if (!doc || json_object_object_add(doc, "schema", json_object_new_int(CLI_JSON_SCHEMA)) < 0)
+		goto oom;
 	json_object_object_foreach(o, key, val) {
-		if (strcmp(key, "schema") != 0)
-			json_object_object_add(doc, key, json_object_get(val));
+		if (strcmp(key, "schema") != 0 &&
+		    json_object_object_add(doc, key, json_object_get(val)) < 0)
+			goto oom;
 	}
 	json_object_put(o);
+	o = NULL;
+	{
+		struct json_object *was = doc;
+
+		if (json_utf8(&doc) < 0)
+			goto oom;
+		if (doc != was)
+			json_object_put(was);
+	}
 	s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 	                                        JSON_C_TO_STRING_NOSLASHESCAPE);
-	puts(s);
+	if (!s)
+		goto oom;
+	put_json_text(s, stdout);
 	json_object_put(doc);
 	run_state.printed = true;
 	return 0;
+oom:
+	json_object_put(o);
+	json_object_put(doc);
+	cli_error("out of memory");
+	return EXIT_COLLECT;
 }
 
 /*

@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "engine/rules.h"
 #include "persist/persist.h"
+#include "shared/escape.h"
 #include "shared/util.h"
 
 /* The commands, one bit each: which command takes which option (opts[] below). */
@@ -583,12 +584,15 @@ int main(int argc, char **argv)
 		return cli_finish(r);
 	cli_set_json(o.json);
 	cli_terminal(&o);
+	/* Text from a tree (a file name, a rule title) reaches a terminal escaped. */
+	if (!o.json && !o.prometheus && (r = cli_text_stdout()) != 0)
+		return cli_finish(r);
 	r = run_command(argc, argv, &o, &g);
 	/*
 	 * A report that did not reach its reader (a full disk, a closed pipe) is a
 	 * failure; apply and revert check their own (EXIT_UNREPORTED: the host changed).
 	 */
-	if (r != EXIT_UNREPORTED && (fflush(stdout) != 0 || ferror(stdout))) {
+	if (r != EXIT_UNREPORTED && (ht_escape_flush(stdout) != 0 || ferror(stdout))) {
 		cli_error("writing the output: %s\n", strerror(errno ? errno : EIO));
 		return EXIT_COLLECT;
 	}

@@ -20,6 +20,7 @@
 #include "engine/facts.h"
 #include "engine/rules.h"
 #include "engine/value.h"
+#include "shared/escape.h"
 #include "shared/fsutil.h"
 #include "shared/util.h"
 
@@ -44,63 +45,33 @@ struct label {
 };
 
 /*
- * The length of the valid UTF-8 sequence at @s (at most @n bytes), or 0 when
- * it is not one: a truncated sequence, a stray continuation byte, an overlong
- * form, a UTF-16 surrogate or a code point above U+10FFFF (what Go's
- * utf8.ValidString, and so node_exporter's parser, refuses).
- */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	uint32_t cp;
-	size_t len;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
-/*
  * A label value between double quotes: backslash, double quote and line feed
  * escaped as the text format wants (\\ \" \n); a byte that is not UTF-8 (an
- * interface name may hold any byte but '/' and white space) as the four
- * characters \xHH, so that the file still parses.
+ * interface name may hold any byte but '/' and white space; node_exporter's
+ * parser refuses such a file) and any other control character (C0, DEL, C1:
+ * a rule's unit from a site's rules file) as the four characters \xHH, as
+ * the text report shows them (shared/escape.h), so that the file parses and
+ * no terminal that shows it obeys one.
  */
 static void put_label_value(FILE *out, const char *v)
 {
 	const unsigned char *s = (const unsigned char *)v;
-	size_t n = strlen(v);
 
 	fputc('"', out);
-	for (size_t i = 0; i < n;) {
-		size_t len = utf8_len(s + i, n - i);
+	for (size_t i = 0; s[i];) {
+		size_t len = (size_t)ht_utf8_len(v + i);
 
-		if (len == 0) {
-			fprintf(out, "\\\\x%02x", s[i]);
-			i++;
-		} else if (s[i] == '\\' || s[i] == '"') {
+		if (s[i] == '\\' || s[i] == '"') {
 			fputc('\\', out);
 			fputc(s[i++], out);
 		} else if (s[i] == '\n') {
 			fputs("\\n", out);
 			i++;
+		} else if (len == 0 || s[i] < 0x20 || s[i] == 0x7f || (s[i] == 0xc2 && s[i + 1] < 0xa0)) {
+			/* A C1 control is two bytes, each escaped. */
+			for (size_t k = 0; k < (len ? len : 1); k++)
+				fprintf(out, "\\\\x%02x", s[i + k]);
+			i += len ? len : 1;
 		} else {
 			fwrite(s + i, 1, len, out);
 			i += len;
@@ -427,7 +398,7 @@ int cli_run_output(const struct options *o, int (*run)(const struct options *o))
 	bool had_json;
 	int r, e = 0;
 
-	if (fflush(stdout) != 0) {
+	if (ht_escape_flush(stdout) != 0) {
 		cli_error("writing the output: %s\n", strerror(errno));
 		return EXIT_COLLECT;
 	}
@@ -452,7 +423,7 @@ int cli_run_output(const struct options *o, int (*run)(const struct options *o))
 		return EXIT_COLLECT;
 	}
 	r = run(o);
-	if (fflush(stdout) != 0 || ferror(stdout))
+	if (ht_escape_flush(stdout) != 0 || ferror(stdout))
 		e = errno ? errno : EIO;
 	clearerr(stdout);
 	if (saved >= 0)
