@@ -99,6 +99,29 @@ static int take_lock(const struct options *o, const char *cmd, int *fd)
 }
 
 /*
+ * What a failure of apply or revert (@r, @msg: its message) by a user other
+ * than root owes to that: " (apply and revert on this host need root)", or
+ * below a --root " (this user may not change the tree below --root DIR)",
+ * in @buf; "" when the kernel refused nothing (EACCES, EPERM) or the user is
+ * root. persist/ folds the errno of a step into the message (revert's
+ * "nothing was changed" is -ECANCELED), so its text counts too.
+ */
+static const char *permission_hint(const struct options *o, int r, const char *msg, char *buf,
+                                   size_t len)
+{
+	bool denied = r == -EACCES || r == -EPERM || strstr(msg, strerror(EACCES)) ||
+	              strstr(msg, strerror(EPERM));
+
+	if (!denied || geteuid() == 0)
+		return "";
+	if (ht_root_is_live(o->root))
+		snprintf(buf, len, " (apply and revert on this host need root)");
+	else
+		snprintf(buf, len, " (this user may not change the tree below --root %s)", o->root);
+	return buf;
+}
+
+/*
  * After apply or revert changed the host: a report that could not be written
  * (a full disk, a closed pipe) is its own outcome, EXIT_UNREPORTED, not a
  * failure to change it. Returns @r or EXIT_UNREPORTED.
@@ -162,18 +185,20 @@ int cmd_apply(const struct options *o)
 		cli_note("removed %s, left by an interrupted hosttune", swept.v[i]);
 	if (r < 0) {
 		const char *msg = err.msg[0] ? err.msg : strerror(-r);
+		char why[PATH_MAX + 64];
+		const char *hint = permission_hint(o, r, msg, why, sizeof(why));
 
 		if (r == -EEXIST)
 			cli_error("apply refused: %s\n", msg);
 		else if (r == -EBADMSG)
 			cli_error("apply refused, nothing was changed: %s\n", msg);
 		else if (r == -ECANCELED)
-			cli_error("apply failed, nothing was changed: %s\n", msg);
+			cli_error("apply failed, nothing was changed: %s%s\n", msg, hint);
 		else if (r == -ENOTRECOVERABLE)
 			cli_error("apply failed and could not roll everything back: "
-			        "%s\n", msg);
+			        "%s%s\n", msg, hint);
 		else
-			cli_error("apply failed, every change rolled back: %s\n", msg);
+			cli_error("apply failed, every change rolled back: %s%s\n", msg, hint);
 		/* Refused for what is in the way (a file not hosttune's, a symlink): like bad input. */
 		r = r == -EEXIST || r == -EBADMSG ? EXIT_USAGE : EXIT_COLLECT;
 		goto out;
@@ -415,13 +440,15 @@ int cmd_revert(const struct options *o)
 	}
 	if (r < 0) {
 		const char *msg = err.msg[0] ? err.msg : strerror(-r);
+		char why[PATH_MAX + 64];
+		const char *hint = permission_hint(o, r, msg, why, sizeof(why));
 
 		if (r == -EBADMSG)
 			cli_error("revert refused, nothing was changed: %s\n", msg);
 		else if (r == -ECANCELED)
-			cli_error("revert failed, nothing was changed: %s\n", msg);
+			cli_error("revert failed, nothing was changed: %s%s\n", msg, hint);
 		else
-			cli_error("revert incomplete: %s\n", msg);
+			cli_error("revert incomplete: %s%s\n", msg, hint);
 		/*
 		 * Refused or failed before any change: the error object alone
 		 * (cli_finish()); incomplete: the report with its error, one document.
