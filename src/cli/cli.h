@@ -82,6 +82,22 @@ void cli_terminal(struct options *o);
  */
 void cli_error(const char *fmt, ...) _printf_(1, 2);
 
+/*
+ * cli_fail - the one line of a step that failed with @r (a negative errno):
+ * "out of memory" for -ENOMEM, whatever else is known (the message of a
+ * library function that ran out names a file it did not get to), and only
+ * when the run's error does not say so already; else @fmt's message
+ * (cli_error()). Returns @status, or EXIT_COLLECT for -ENOMEM.
+ */
+int cli_fail(int r, int status, const char *fmt, ...) _printf_(3, 4);
+
+/*
+ * cli_printed - the exit status of a printer that returned @r: 0 for r >= 0;
+ * EXIT_COLLECT after "out of memory" for -ENOMEM; EXIT_COLLECT for a write
+ * error (-EIO), which main() says once it flushes stdout.
+ */
+int cli_printed(int r);
+
 /* "hosttune: MESSAGE" on stderr as cli_error() prints it, not kept as the run's error. */
 void cli_note(const char *fmt, ...) _printf_(1, 2);
 
@@ -102,7 +118,8 @@ struct json_object *cli_error_json(int status);
  * cli_finish - the end of the run: with --format json, an exit status of 2
  * or more and no JSON document printed yet, prints {"schema", "error":
  * cli_error_json()} on stdout, so that stdout holds one JSON document
- * whatever happened. Returns @status.
+ * whatever happened. It writes that text itself, allocating nothing, so
+ * that memory that ran out has its error object too. Returns @status.
  */
 int cli_finish(int status);
 
@@ -192,6 +209,9 @@ int cli_text_stdout(void);
  * memory runs out (after "out of memory").
  */
 int cli_print_json(struct json_object *o);
+
+/* cli_print_json() that says nothing: 0, or -ENOMEM when @o is NULL or memory runs out. */
+int cli_put_json(struct json_object *o);
 
 /* The profile's workload.burst when it is a number >= 1, else 2: the headroom over a peak. */
 double cli_profile_headroom(const struct ht_ruleset *rs);

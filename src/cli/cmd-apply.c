@@ -94,8 +94,20 @@ static int take_lock(const struct options *o, const char *cmd, int *fd)
 		*fd = r;
 		return 0;
 	}
-	cli_error("%s: %s\n", cmd, err.msg[0] ? err.msg : strerror(-r));
-	return r == -EWOULDBLOCK ? EXIT_BUSY : EXIT_COLLECT;
+	return cli_fail(r, r == -EWOULDBLOCK ? EXIT_BUSY : EXIT_COLLECT, "%s: %s", cmd,
+	                err.msg[0] ? err.msg : strerror(-r));
+}
+
+/*
+ * The message of apply's or revert's failure @r (@err's, else strerror()):
+ * "out of memory" when memory ran out, as persist/ may say it inside its
+ * message (revert's -ECANCELED), whichever file it was working on then.
+ */
+static const char *failure_text(int r, const struct ht_error *err)
+{
+	const char *msg = err->msg[0] ? err->msg : strerror(-r);
+
+	return r == -ENOMEM || strstr(msg, strerror(ENOMEM)) ? "out of memory" : msg;
 }
 
 /*
@@ -136,6 +148,22 @@ static int check_report(int r, const char *done)
 }
 
 /*
+ * The JSON report @j (consumed) of an apply or revert that changed the host
+ * (@done: "apply is complete"): printed and checked as check_report() does.
+ * A report that cannot be made for want of memory is lost too:
+ * EXIT_UNREPORTED after "DONE, but the report could not be written: out of
+ * memory". Returns @r or EXIT_UNREPORTED.
+ */
+static int report_json(struct json_object *j, int r, const char *done)
+{
+	if (cli_put_json(j) < 0) {
+		cli_error("%s, but the report could not be written: out of memory", done);
+		return EXIT_UNREPORTED;
+	}
+	return check_report(r, done);
+}
+
+/*
  * plan and apply: the audit's findings turned into files and live values.
  * A facts file has no host to apply to, so only plan accepts one.
  * plan exits 0 whatever it shows. apply exits 1 (EXIT_FINDINGS) after a
@@ -166,25 +194,25 @@ int cmd_apply(const struct options *o)
 	r = ht_plan_build(&findings, facts, o->root, ht_ruleset_profile(rs), o->only,
 	                  o->plan_flags | (o->facts_file ? HT_PLAN_NO_DISK : 0), &plan, &err);
 	if (r < 0) {
-		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
 		/*
 		 * -ELOOP, -EXDEV: a target resolves through a symlink; -EBADMSG,
 		 * -EFBIG: it is not a text file (shared/fsutil.h): in the way, like bad input.
 		 */
-		r = r == -EINVAL || r == -ELOOP || r == -EXDEV || r == -EBADMSG || r == -EFBIG ?
-		    EXIT_USAGE : EXIT_COLLECT;
+		r = cli_fail(r, r == -EINVAL || r == -ELOOP || r == -EXDEV || r == -EBADMSG ||
+		             r == -EFBIG ? EXIT_USAGE : EXIT_COLLECT,
+		             "%s", err.msg[0] ? err.msg : strerror(-r));
 		goto out;
 	}
 	if (o->dry_run) {
 		r = o->json ? cli_print_json(ht_plan_to_json(&plan, false)) :
-		    (ht_plan_print(&plan, stdout) < 0 ? EXIT_COLLECT : 0);
+		    cli_printed(ht_plan_print(&plan, stdout));
 		goto out;
 	}
 	r = ht_plan_apply(&plan, o->root, o->state, o->force, &swept, &err);
 	for (size_t i = 0; i < swept.n; i++)
 		cli_note("removed %s, left by an interrupted hosttune", swept.v[i]);
 	if (r < 0) {
-		const char *msg = err.msg[0] ? err.msg : strerror(-r);
+		const char *msg = failure_text(r, &err);
 		char why[PATH_MAX + 64];
 		const char *hint = permission_hint(o, r, msg, why, sizeof(why));
 
@@ -203,7 +231,11 @@ int cmd_apply(const struct options *o)
 		r = r == -EEXIST || r == -EBADMSG ? EXIT_USAGE : EXIT_COLLECT;
 		goto out;
 	}
-	if (o->json)
+	if (o->json && !ht_plan_empty(&plan)) {
+		r = report_json(ht_plan_to_json(&plan, true), plan.nwarnings ? EXIT_FINDINGS : 0,
+		                "apply is complete");
+		goto out;
+	} else if (o->json)
 		r = cli_print_json(ht_plan_to_json(&plan, true));
 	else if (ht_plan_empty(&plan) && plan.nwarnings == 0)
 		printf("No changes: the files and live values already match the plan.\n");
@@ -259,14 +291,13 @@ int cmd_verify(const struct options *o)
 	if (r)
 		goto out;
 	if (ht_verify(rs, &findings, facts, o->root, o->state, &report) < 0) {
-		cli_error("out of memory\n");
-		r = EXIT_COLLECT;
+		r = cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
 		goto out;
 	}
 	if (o->json)
 		r = cli_print_json(ht_verify_to_json(&report));
 	else
-		r = ht_verify_print(&report, stdout) < 0 ? EXIT_COLLECT : 0;
+		r = cli_printed(ht_verify_print(&report, stdout));
 	if (r == 0 && ht_verify_problems(&report) > 0)
 		r = EXIT_FINDINGS;
 out:
@@ -283,6 +314,20 @@ static const char *after(const char *s, const char *prefix)
 	size_t n = strlen(prefix);
 
 	return strncmp(s, prefix, n) == 0 ? s + n : NULL;
+}
+
+/* Member @key of @j: the string @s, null when @s is NULL. 0, or -ENOMEM. */
+static int add_text(struct json_object *j, const char *key, const char *s)
+{
+	struct json_object *v = s ? json_object_new_string(s) : NULL;
+
+	if (s && !v)
+		return -ENOMEM;
+	if (json_object_object_add(j, key, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /*
@@ -338,12 +383,14 @@ static struct json_object *revert_action(const char *line)
 		if (after(tail, ": "))
 			reason = tail + 2;
 	}
-	json_object_object_add(j, "action", json_object_new_string(action));
-	json_object_object_add(j, "kind", kind ? json_object_new_string(kind) : NULL);
-	json_object_object_add(j, "target", target ? json_object_new_string(target) : NULL);
-	json_object_object_add(j, "value", value ? json_object_new_string(value) : NULL);
-	json_object_object_add(j, "reason", reason ? json_object_new_string(reason) : NULL);
-	json_object_object_add(j, "message", json_object_new_string(line));
+	/* Every member that has a text has it, or the action is not made (ENOMEM). */
+	if ((rest && (!target || (after(rest + strlen(target), " to ") && !value))) ||
+	    add_text(j, "action", action) < 0 || add_text(j, "kind", kind) < 0 ||
+	    add_text(j, "target", target) < 0 || add_text(j, "value", value) < 0 ||
+	    add_text(j, "reason", reason) < 0 || add_text(j, "message", line) < 0) {
+		json_object_put(j);
+		return NULL;
+	}
 	return j;
 }
 
@@ -397,6 +444,7 @@ int cmd_revert(const struct options *o)
 {
 	struct ht_error err = { "" };
 	_cleanup_free_ char *text = NULL;
+	char nolines[1] = "", *lines;
 	_cleanup_close_ int lock = -1;
 	size_t len = 0;
 	FILE *report;
@@ -408,15 +456,24 @@ int cmd_revert(const struct options *o)
 		return r;
 	/* The report is kept until revert has run: nothing is printed for a refused one. */
 	report = open_memstream(&text, &len);
-	if (!report) {
-		cli_error("out of memory\n");
-		return EXIT_COLLECT;
-	}
+	if (!report)
+		return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
 	r = ht_revert(o->root, o->state, report, &err);
-	if (fclose(report) != 0) {
-		cli_error("out of memory\n");
-		return EXIT_COLLECT;
+	/*
+	 * The report lost for want of memory (glibc's memstream even leaves the
+	 * text NULL and fclose() 0 when its last realloc() fails): after a
+	 * revert that changed the host, its lost report; else revert's own error
+	 * below, without the lines.
+	 */
+	if (fclose(report) != 0 || !text) {
+		if (r >= 0) {
+			cli_error("revert is complete, but the report could not be written: "
+			          "out of memory");
+			return EXIT_UNREPORTED;
+		}
+		len = 0;
 	}
+	lines = text && len > 0 ? text : nolines;
 	/*
 	 * No state file: nothing to revert is a success for automation ("ok,
 	 * nothing changed"), one line; what an interrupted run left was still
@@ -424,11 +481,11 @@ int cmd_revert(const struct options *o)
 	 */
 	if (r == -ENOENT) {
 		if (o->json)
-			return cli_print_json(revert_json(o, text, true, NULL));
+			return cli_print_json(revert_json(o, lines, true, NULL));
 		if (len > 0) {
 			if (o->root)
 				printf("below --root %s:\n", o->root);
-			fputs(text, stdout);
+			fputs(lines, stdout);
 		}
 		printf("%s\n", err.msg);
 		return 0;
@@ -436,10 +493,10 @@ int cmd_revert(const struct options *o)
 	if (!o->json && len > 0) {
 		if (o->root)
 			printf("below --root %s:\n", o->root);
-		fputs(text, stdout);
+		fputs(lines, stdout);
 	}
 	if (r < 0) {
-		const char *msg = err.msg[0] ? err.msg : strerror(-r);
+		const char *msg = failure_text(r, &err);
 		char why[PATH_MAX + 64];
 		const char *hint = permission_hint(o, r, msg, why, sizeof(why));
 
@@ -454,11 +511,11 @@ int cmd_revert(const struct options *o)
 		 * (cli_finish()); incomplete: the report with its error, one document.
 		 */
 		if (o->json && r != -EBADMSG && r != -ECANCELED &&
-		    cli_print_json(revert_json(o, text, false, cli_error_json(EXIT_COLLECT))) != 0)
+		    cli_print_json(revert_json(o, lines, false, cli_error_json(EXIT_COLLECT))) != 0)
 			return EXIT_COLLECT;
 		return r == -EBADMSG ? EXIT_USAGE : EXIT_COLLECT;
 	}
-	if (o->json && cli_print_json(revert_json(o, text, true, NULL)) != 0)
-		return EXIT_COLLECT;
+	if (o->json)
+		return report_json(revert_json(o, lines, true, NULL), 0, "revert is complete");
 	return check_report(0, "revert is complete");
 }

@@ -130,6 +130,31 @@ void cli_note(const char *fmt, ...)
 	va_end(ap);
 }
 
+int cli_printed(int r)
+{
+	if (r == -ENOMEM)
+		return cli_fail(r, EXIT_COLLECT, "out of memory");
+	return r < 0 ? EXIT_COLLECT : 0;
+}
+
+int cli_fail(int r, int status, const char *fmt, ...)
+{
+	static const char oom[] = "out of memory";
+	size_t n = strlen(run_state.msg);
+	va_list ap;
+
+	if (r == -ENOMEM) {
+		/* Once a run: what fails after it (the report of a failed revert) ran out too. */
+		if (n < strlen(oom) || strcmp(run_state.msg + n - strlen(oom), oom) != 0)
+			cli_error("%s", oom);
+		return EXIT_COLLECT;
+	}
+	va_start(ap, fmt);
+	print_error(true, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
 int cli_usage_error(const char *fmt, ...)
 {
 	char buf[2048];
@@ -193,19 +218,46 @@ bool cli_swap_printed(bool printed)
 	return was;
 }
 
+/* @n bytes of @s as the inside of a JSON string (it is UTF-8: cli_error() escaped it). */
+static void put_json_chars(const char *s, size_t n, FILE *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+}
+
 int cli_finish(int status)
 {
-	struct json_object *o;
+	const char *msg = run_state.msg[0] ? run_state.msg : "failed";
+	long line = 0, col = 0;
+	size_t flen = error_position(msg, &line, &col);
 
 	if (!run_state.json || run_state.printed || status < EXIT_USAGE)
 		return status;
-	o = json_object_new_object();
-	if (!o)
-		return status;
-	json_object_object_add(o, "schema", json_object_new_int(CLI_JSON_SCHEMA));
-	json_object_object_add(o, "error", cli_error_json(status));
-	cli_print_json(o);
+	/*
+	 * cli_error_json() as cli_print_json() prints it, written out here: it
+	 * allocates nothing, so that "out of memory" has its JSON error object too.
+	 */
+	fprintf(stdout, "{\n  \"schema\": %d,\n  \"error\": {\n    \"message\": \"", CLI_JSON_SCHEMA);
+	put_json_chars(msg, strlen(msg), stdout);
+	fprintf(stdout, "\",\n    \"exit\": %d,\n    \"file\": ", status);
+	if (flen) {
+		fputc('"', stdout);
+		put_json_chars(msg, flen, stdout);
+		fprintf(stdout, "\",\n    \"line\": %ld,\n    \"column\": %ld\n", line, col);
+	} else {
+		fprintf(stdout, "null,\n    \"line\": null,\n    \"column\": null\n");
+	}
+	fprintf(stdout, "  }\n}\n");
 	fflush(stdout);
+	run_state.printed = true;
 	return status;
 }
 
@@ -248,24 +300,22 @@ int cli_load_facts(const struct options *o, struct ht_ruleset *rs, bool all,
 	struct ht_error err = { "" };
 	int r;
 
-	if (!f) {
-		cli_error("out of memory\n");
-		return EXIT_COLLECT;
-	}
+	if (!f)
+		return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
 	if (o->facts_file) {
 		_cleanup_fclose_ FILE *in = strcmp(o->facts_file, "-") == 0 ? NULL :
 		                            fopen(o->facts_file, "re");
 
 		if (!in && strcmp(o->facts_file, "-") != 0) {
-			cli_error("%s: %s\n", o->facts_file, strerror(errno));
+			int e = errno;
+
 			ht_facts_free(f);
-			return EXIT_USAGE;
+			return cli_fail(-e, EXIT_USAGE, "%s: %s", o->facts_file, strerror(e));
 		}
 		r = ht_facts_read(f, in ? in : stdin, o->facts_file, &err);
 		if (r < 0) {
-			cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
 			ht_facts_free(f);
-			return EXIT_USAGE;
+			return cli_fail(r, EXIT_USAGE, "%s", err.msg[0] ? err.msg : strerror(-r));
 		}
 		*out = f;
 		return 0;
@@ -274,9 +324,8 @@ int cli_load_facts(const struct options *o, struct ht_ruleset *rs, bool all,
 	if (r >= 0 && (r = collect_inputs(o, rs, c)) < 0)
 		ht_collect_free(c);
 	if (r < 0) {
-		cli_error("collecting facts: %s\n", strerror(-r));
 		ht_facts_free(f);
-		return EXIT_COLLECT;
+		return cli_fail(r, EXIT_COLLECT, "collecting facts: %s", strerror(-r));
 	}
 	/*
 	 * Facts on demand: each source runs when a rule first reads one of its
@@ -288,10 +337,9 @@ int cli_load_facts(const struct options *o, struct ht_ruleset *rs, bool all,
 	r = all ? ht_collect_all(c, f, &err) : 0;
 	cli_collect_warnings();
 	if (r < 0) {
-		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
 		ht_facts_free(f);
 		collection = NULL;
-		return cli_collect_status(r);
+		return cli_fail(r, cli_collect_status(r), "%s", err.msg[0] ? err.msg : strerror(-r));
 	}
 	*out = f;
 	return 0;
@@ -335,10 +383,8 @@ int cli_collect_rule_sysctls(const struct ht_ruleset *rs, struct ht_facts *f)
 		r = ht_facts_need(f, boot, 0, &fact, &rsys.err);
 	}
 
-	if (r < 0) {
-		cli_error("%s\n", rsys.err.msg[0] ? rsys.err.msg : strerror(-r));
-		return EXIT_COLLECT;
-	}
+	if (r < 0)
+		return cli_fail(r, EXIT_COLLECT, "%s", rsys.err.msg[0] ? rsys.err.msg : strerror(-r));
 	return 0;
 }
 
@@ -365,10 +411,8 @@ static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **o
 		dirs[n++] = o->rules_dir;
 	else {
 		etc = ht_root_path(o->root, SYSCONFDIR "/hosttune/rules.d");
-		if (!etc) {
-			cli_error("out of memory\n");
-			return EXIT_COLLECT;
-		}
+		if (!etc)
+			return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
 		dirs[n++] = PKGDATADIR "/rules";
 		dirs[n++] = etc;
 	}
@@ -385,11 +429,12 @@ static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **o
 		return r == -ENOMEM ? EXIT_COLLECT : EXIT_USAGE;
 	}
 	if (r < 0) {
-		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
+		int status = cli_fail(r, EXIT_USAGE, "%s", err.msg[0] ? err.msg : strerror(-r));
+
 		if (r == -ENOENT && !o->rules_dir)
 			cli_note("(not installed? run from the source tree with --rules rules)");
 		ht_ruleset_free(rs);
-		return EXIT_USAGE;
+		return status;
 	}
 	*out = rs;
 	return 0;
@@ -414,10 +459,8 @@ int cli_text_stdout(void)
 		return EXIT_COLLECT;
 	}
 	f = ht_escape_fdopen(STDOUT_FILENO, HT_ESCAPE_CONTROL | HT_ESCAPE_KEEP_LAYOUT);
-	if (!f) {
-		cli_error("out of memory");
-		return EXIT_COLLECT;
-	}
+	if (!f)
+		return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
 	stdout = f;
 	return 0;
 }
@@ -543,13 +586,16 @@ static void put_json_text(const char *s, FILE *out)
 
 int cli_print_json(struct json_object *o)
 {
-	struct json_object *doc;
+	return cli_put_json(o) < 0 ? cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory") : 0;
+}
+
+int cli_put_json(struct json_object *o)
+{
+	struct json_object *doc = NULL;
 	const char *s;
 
-	if (!o) {
-		cli_error("out of memory");
-		return EXIT_COLLECT;
-	}
+	if (!o)
+		return -ENOMEM;
 	/* "schema" first: a document built elsewhere gets it put in front. */
 	doc = json_object_new_object();
 	if (!doc || json_object_object_add(doc, "schema", json_object_new_int(CLI_JSON_SCHEMA)) < 0)
@@ -573,6 +619,19 @@ int cli_print_json(struct json_object *o)
 	                                        JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!s)
 		goto oom;
+	/*
+	 * json-c 0.16 does not check its buffer's growth while it escapes a
+	 * string: a document made as memory ran out can come out cut short
+	 * without an error. An allocation of its size after it tells: when that
+	 * fails too, the document is not trusted.
+	 */
+	{
+		void *probe = malloc(strlen(s) + 1);
+
+		if (!probe)
+			goto oom;
+		free(probe);
+	}
 	put_json_text(s, stdout);
 	json_object_put(doc);
 	run_state.printed = true;
@@ -580,8 +639,7 @@ int cli_print_json(struct json_object *o)
 oom:
 	json_object_put(o);
 	json_object_put(doc);
-	cli_error("out of memory");
-	return EXIT_COLLECT;
+	return -ENOMEM;
 }
 
 /*
@@ -599,10 +657,11 @@ static int check_basic_facts(const struct options *o, struct ht_facts *f)
 		const struct ht_fact *fact;
 		int r = ht_facts_need(f, basic[i], 0, &fact, &err);
 
-		if (r < 0) {
-			cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
-			return EXIT_COLLECT;
-		}
+		if (r < 0)
+			return cli_fail(r, EXIT_COLLECT, "%s", err.msg[0] ? err.msg : strerror(-r));
+		/* Not read for want of memory: not a tree without it. */
+		if (fact && fact->value.type == HT_T_NONE && fact->error == ENOMEM)
+			return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
 		if (!fact || fact->value.type == HT_T_NONE)
 			missing++;
 	}
@@ -641,11 +700,11 @@ static int load_observed(const struct options *o, const struct ht_ruleset *rs,
 	struct ht_error err = { "" };
 	int r = ht_collect_observed(f, o->observed, cli_profile_headroom(rs), &err);
 
-	if (r < 0 && err.msg[0]) {
-		cli_error("%s\n", err.msg);
-		return EXIT_USAGE;
-	}
-	return r < 0 ? EXIT_COLLECT : 0;
+	if (r < 0 && err.msg[0])
+		return cli_fail(r, EXIT_USAGE, "%s", err.msg);
+	if (r < 0)
+		return cli_fail(r, EXIT_COLLECT, "%s: %s", o->observed, strerror(-r));
+	return 0;
 }
 
 /*
@@ -671,10 +730,8 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
 		return r;
 	r = ht_ruleset_evaluate(*rs, *facts, findings, &err);
 	cli_collect_warnings();
-	if (r < 0) {
-		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
-		return cli_collect_status(r);
-	}
+	if (r < 0)
+		return cli_fail(r, cli_collect_status(r), "%s", err.msg[0] ? err.msg : strerror(-r));
 	return 0;
 }
 

@@ -321,10 +321,7 @@ int cmd_metrics(const struct options *o)
 	r = cli_evaluate(o, &rs, &facts, &findings);
 	if (r)
 		goto out;
-	r = cli_metrics_write(&findings, rs, (int64_t)time(NULL), stdout);
-	if (r == -ENOMEM)
-		cli_error("out of memory\n");
-	r = r < 0 ? EXIT_COLLECT : 0;
+	r = cli_printed(cli_metrics_write(&findings, rs, (int64_t)time(NULL), stdout));
 	if (r == 0 && ht_findings_worst(&findings) >= o->fail_on)
 		r = EXIT_FINDINGS;
 out:
@@ -374,19 +371,13 @@ static int write_output(const char *arg, const char *content)
 		cli_error("--output %s: does not name a file\n", arg);
 		return EXIT_COLLECT;
 	}
-	if (r < 0) {
-		cli_error("--output %s: %s\n", arg, strerror(-r));
-		return EXIT_COLLECT;
-	}
+	if (r < 0)
+		return cli_fail(r, EXIT_COLLECT, "--output %s: %s", arg, strerror(-r));
 	/* A temp file ".NAME.hosttune-XXXXXX" beside it (not *.prom: the collector skips it). */
 	r = ht_file_write_at(NULL, path, content, 0644, &changed, &err);
-	if (r < 0) {
-		if (err.msg[0])
-			cli_error("--output %s: %s\n", arg, err.msg);
-		else
-			cli_error("--output %s: %s\n", arg, strerror(-r));
-		return EXIT_COLLECT;
-	}
+	if (r < 0)
+		return cli_fail(r, EXIT_COLLECT, "--output %s: %s", arg,
+		                err.msg[0] ? err.msg : strerror(-r));
 	return 0;
 }
 
@@ -408,10 +399,8 @@ int cli_run_output(const struct options *o, int (*run)(const struct options *o))
 
 		mfd = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	}
-	if (mfd < 0) {
-		cli_error("--output %s: %s\n", o->output, strerror(errno));
-		return EXIT_COLLECT;
-	}
+	if (mfd < 0)
+		return cli_fail(-errno, EXIT_COLLECT, "--output %s: %s", o->output, strerror(errno));
 	/* fd 1 may be closed (saved is -1 then): it is closed again afterwards. */
 	saved = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
 	if (saved < 0 && errno != EBADF) {
@@ -439,10 +428,9 @@ int cli_run_output(const struct options *o, int (*run)(const struct options *o))
 
 		e = rr < 0 ? -rr : 0;
 	}
-	if (e) {
-		cli_error("--output %s: keeping the report: %s\n", o->output, strerror(e));
-		return EXIT_COLLECT;
-	}
+	if (e)
+		return cli_fail(-e, EXIT_COLLECT, "--output %s: keeping the report: %s", o->output,
+		                strerror(e));
 	/*
 	 * A report: into the file. A failure (a usage error, collection failed):
 	 * the file keeps its last report, and whatever the command printed goes
