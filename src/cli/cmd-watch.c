@@ -69,7 +69,8 @@ int cmd_watch(const struct options *o)
 		r = ht_watch_sample(w, &smp, &err);
 		if (r < 0) {
 			ht_watch_free(w);
-			return cli_fail(r, EXIT_COLLECT, "watch: %s", err.msg[0] ? err.msg : strerror(-r));
+			return cli_fail(r, EXIT_COLLECT, "watch: %s",
+			                err.msg[0] ? err.msg : strerror(-r));
 		}
 		/* A reader that went away (watch | head) ends the watch. */
 		if (!o->json && (ht_watch_format_sample(stdout, &smp) < 0 || fflush(stdout) != 0)) {

@@ -245,7 +245,8 @@ int cli_finish(int status)
 	 * cli_error_json() as cli_print_json() prints it, written out here: it
 	 * allocates nothing, so that "out of memory" has its JSON error object too.
 	 */
-	fprintf(stdout, "{\n  \"schema\": %d,\n  \"error\": {\n    \"message\": \"", CLI_JSON_SCHEMA);
+	fprintf(stdout, "{\n  \"schema\": %d,\n  \"error\": {\n    \"message\": \"",
+	        CLI_JSON_SCHEMA);
 	put_json_chars(msg, strlen(msg), stdout);
 	fprintf(stdout, "\",\n    \"exit\": %d,\n    \"file\": ", status);
 	if (flen) {
@@ -339,7 +340,8 @@ int cli_load_facts(const struct options *o, struct ht_ruleset *rs, bool all,
 	if (r < 0) {
 		ht_facts_free(f);
 		collection = NULL;
-		return cli_fail(r, cli_collect_status(r), "%s", err.msg[0] ? err.msg : strerror(-r));
+		return cli_fail(r, cli_collect_status(r), "%s",
+		                err.msg[0] ? err.msg : strerror(-r));
 	}
 	*out = f;
 	return 0;
@@ -384,7 +386,8 @@ int cli_collect_rule_sysctls(const struct ht_ruleset *rs, struct ht_facts *f)
 	}
 
 	if (r < 0)
-		return cli_fail(r, EXIT_COLLECT, "%s", rsys.err.msg[0] ? rsys.err.msg : strerror(-r));
+		return cli_fail(r, EXIT_COLLECT, "%s",
+		                rsys.err.msg[0] ? rsys.err.msg : strerror(-r));
 	return 0;
 }
 
@@ -731,7 +734,8 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
 	r = ht_ruleset_evaluate(*rs, *facts, findings, &err);
 	cli_collect_warnings();
 	if (r < 0)
-		return cli_fail(r, cli_collect_status(r), "%s", err.msg[0] ? err.msg : strerror(-r));
+		return cli_fail(r, cli_collect_status(r), "%s",
+		                err.msg[0] ? err.msg : strerror(-r));
 	return 0;
 }
 

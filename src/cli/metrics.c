@@ -67,7 +67,8 @@ static void put_label_value(FILE *out, const char *v)
 		} else if (s[i] == '\n') {
 			fputs("\\n", out);
 			i++;
-		} else if (len == 0 || s[i] < 0x20 || s[i] == 0x7f || (s[i] == 0xc2 && s[i + 1] < 0xa0)) {
+		} else if (len == 0 || s[i] < 0x20 || s[i] == 0x7f ||
+		           (s[i] == 0xc2 && s[i + 1] < 0xa0)) {
 			/* A C1 control is two bytes, each escaped. */
 			for (size_t k = 0; k < (len ? len : 1); k++)
 				fprintf(out, "\\\\x%02x", s[i + k]);
@@ -400,7 +401,8 @@ int cli_run_output(const struct options *o, int (*run)(const struct options *o))
 		mfd = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	}
 	if (mfd < 0)
-		return cli_fail(-errno, EXIT_COLLECT, "--output %s: %s", o->output, strerror(errno));
+		return cli_fail(-errno, EXIT_COLLECT, "--output %s: %s", o->output,
+		                strerror(errno));
 	/* fd 1 may be closed (saved is -1 then): it is closed again afterwards. */
 	saved = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
 	if (saved < 0 && errno != EBADF) {

@@ -177,7 +177,7 @@ int ht_ruleset_set_var(struct ht_ruleset *rs, const char *assignment, struct ht_
 		                 ht_type_name(old.type), ht_type_name(var->value.type));
 		goto restore;
 	}
-	/* Out of the variable's range or of its unit: a typo, or a number that means nothing here. */
+	/* Out of the variable's range or unit: a typo, or a number that means nothing here. */
 	if (ht_type_is_number(var->value.type)) {
 		_cleanup_free_ char *prefix = NULL;
 
@@ -298,8 +298,9 @@ int rules_declare_range(struct ht_ruleset *rs, const char *name, const char *tex
 			return r;
 		if (rg.units == (HT_UNIT_TIME | HT_UNIT_SIZE)) {
 			ht_value_clear(&v);
-			return ht_error_set(err, EINVAL, "%s:%u:%u: expected bounds of one kind, "
-			                    "found a time and a size", bpos.file, bpos.line, bpos.col);
+			return ht_error_set(err, EINVAL, "%s:%u:%u: expected bounds of one "
+			                    "kind, found a time and a size", bpos.file, bpos.line,
+			                    bpos.col);
 		}
 		if (!ht_type_is_number(v.type)) {
 			r = ht_error_set(err, EINVAL, "%s:%u:%u: expected a number, found a %s", bpos.file,
@@ -377,12 +378,12 @@ int rules_check_var(const struct ht_ruleset *rs, const struct ht_var *var, const
 	/* A declared range says what the number is: its unit kind, or none. */
 	if (rg && (var->units & ~rg->units))
 		return ht_error_set(err, EINVAL, "%s: expected %s, found %s", prefix,
-		                    rg->units == HT_UNIT_TIME ? "a time (s, min, h or none)"
-		                    : rg->units == HT_UNIT_SIZE ? "a size (KiB, MiB, GiB, TiB or none)"
-		                    : "a number without a unit",
-		                    (var->units & ~rg->units) == HT_UNIT_TIME ? "a time"
-		                    : (var->units & ~rg->units) == HT_UNIT_SIZE ? "a size"
-		                    : "a time and a size");
+		                    rg->units == HT_UNIT_TIME ? "a time (s, min, h or none)" :
+		                    rg->units == HT_UNIT_SIZE ? "a size (KiB, MiB, GiB, TiB or none)" :
+		                    "a number without a unit",
+		                    (var->units & ~rg->units) == HT_UNIT_TIME ? "a time" :
+		                    (var->units & ~rg->units) == HT_UNIT_SIZE ? "a size" :
+		                    "a time and a size");
 	if (!rg)
 		rg = &nonneg;
 	x = ht_value_as_double(&var->value);
