@@ -121,10 +121,10 @@ bad_args() {
 	json_twin "$d" 2 "$e" "$@"
 }
 bad_args "--set of an unknown variable" \
-	"hosttune: --set workload.nope=1: unknown workload variable 'workload.nope' (known: garage.config, garage.data_dir, garage.metadata_dir, workload.burst, workload.conn_rate, workload.mem_budget, workload.nofile, workload.object_rate, workload.service, workload.storage, workload.time_wait)" \
+	"hosttune: --set workload.nope=1: expected a workload variable (garage.config, garage.data_dir, garage.metadata_dir, workload.burst, workload.conn_rate, workload.mem_budget, workload.nofile, workload.object_rate, workload.service, workload.storage, workload.time_wait), found 'workload.nope'" \
 	--rules "$TMP/r" --facts "$FACTS" --set workload.nope=1 audit
 bad_args "--set of the wrong type" \
-	'hosttune: --set workload.conn_rate="x": workload.conn_rate is a number, got a string' \
+	'hosttune: --set workload.conn_rate="x": expected a number, found a string' \
 	--rules "$TMP/r" --facts "$FACTS" --set 'workload.conn_rate="x"' audit
 # $TMP/r declares no ranges: a number must then not be negative.
 bad_args "--set of a negative rate, no range declared" \
@@ -231,9 +231,55 @@ bad_args "profile conn_rate = -5" \
 bad_args "profile out of range, --set in range" \
 	"hosttune: $TMP/s/profiles/zero.profile:4:9: workload.burst: expected a number >= 1 and <= 1000, found 0" \
 	--rules "$TMP/s" --facts "$FACTS" --profile zero --set workload.burst=2 audit
+# Every --set error has one form: "--set KEY=VALUE: " and what was expected.
 bad_args "--set with a name" \
-	"hosttune: --set workload.conn_rate=abc: column 20: expected a constant, found name 'abc'" \
+	"hosttune: --set workload.conn_rate=abc: expected a constant, found name 'abc'" \
 	--rules "$TMP/r" --facts "$FACTS" --set workload.conn_rate=abc audit
+bad_args "--set of an incomplete expression" \
+	"hosttune: --set workload.conn_rate=1 +: expected an expression, found end of expression" \
+	--rules "$TMP/r" --facts "$FACTS" --set 'workload.conn_rate=1 +' audit
+bad_args "--set of an unknown unit" \
+	"hosttune: --set workload.conn_rate=5x: expected a unit (s, min, h, KiB, MiB, GiB or TiB), found 'x'" \
+	--rules "$TMP/r" --facts "$FACTS" --set workload.conn_rate=5x audit
+bad_args "--set of a string with a control character" \
+	"hosttune: --set workload.service=a\\tb: expected printable text, found a control character" \
+	--rules "$HT_RULES_DIR" --facts "$FACTS" --set "workload.service=$(printf 'a\tb')" audit
+bad_args "--set without a value" \
+	"hosttune: --set workload.conn_rate: expected NAME=VALUE" \
+	--rules "$TMP/r" --facts "$FACTS" --set workload.conn_rate audit
+# Every --set error of the cases above, and of the ranges, in that one form.
+for a in workload.conn_rate=abc 'workload.conn_rate=1 +' workload.conn_rate=5x \
+	workload.conn_rate=-5 workload.nope=1 'workload.conn_rate="x"' workload.time_wait=0 \
+	workload.conn_rate=570s workload.time_wait=1GiB; do
+	"$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$FACTS" --set "$a" audit >/dev/null 2>"$TMP/err"
+	case $(cat "$TMP/err") in
+	"hosttune: --set $a: expected "*) ok "--set $a: 'hosttune: --set $a: expected ...'" ;;
+	*) not_ok "--set $a: 'hosttune: --set $a: expected ...'" "got: $(cat "$TMP/err")" ;;
+	esac
+done
+
+# A value with a unit where the variable's range has none: a rate is not a
+# time (570s is no rate); a time not a size. A time takes s, min, h or none.
+bad_args "--set conn_rate=570s" \
+	"hosttune: --set workload.conn_rate=570s: expected a number without a unit, found a time" \
+	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.conn_rate=570s audit
+bad_args "--set burst=2MiB" \
+	"hosttune: --set workload.burst=2MiB: expected a number without a unit, found a size" \
+	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.burst=2MiB audit
+bad_args "--set time_wait=1GiB" \
+	"hosttune: --set workload.time_wait=1GiB: expected a time (s, min, h or none), found a size" \
+	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.time_wait=1GiB audit
+for a in workload.time_wait=2min workload.time_wait=60 workload.conn_rate=570 \
+	workload.conn_rate=1.5*100; do
+	ht --facts "$FACTS" --set "$a" audit >/dev/null 2>"$TMP/err"
+	rc=$?
+	expect_eq "--set $a: taken" "yes" "$([ "$rc" -le 1 ] && echo yes || echo "no: $rc $(cat "$TMP/err")")"
+done
+# The same in a profile: its file, line and column.
+printf '[profile]\ninclude = default\n[workload]\nconn_rate = 570s\n' >"$TMP/s/profiles/unit.profile"
+bad_args "profile conn_rate = 570s" \
+	"hosttune: $TMP/s/profiles/unit.profile:4:13: workload.conn_rate: expected a number without a unit, found a time" \
+	--rules "$TMP/s" --facts "$FACTS" --profile unit audit
 bad_args "unknown profile" \
 	"hosttune: profile 'nosuch' not found (looked for profiles/nosuch.profile in $TMP/r)" \
 	--rules "$TMP/r" --facts "$FACTS" --profile nosuch audit

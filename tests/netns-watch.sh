@@ -5,7 +5,8 @@
 # 250 ms for 3 s in the middle of it. The measured rates must be 200/s within
 # 10 %, and the table must end with one entry per connection.
 # Then lost events, forced: the watch's event receive buffer made tiny (a
-# few events, HOSTTUNE_WATCH_TEST_RCVBUF, read only at samples) while LN more
+# few events, HOSTTUNE_WATCH_TEST_RCVBUF, read only at samples: a hook that
+# only tests/hosttune-hooks, the test build of hosttune, has) while LN more
 # connections come: the summary, the record and audit --observed must say
 # that events were lost and that the rates are lower bounds, and the count
 # must never pass the connections made.
@@ -16,6 +17,7 @@ N=800
 LN=200
 WATCH_DUMP=${HT_WATCH_DUMP:-${HT_BUILD_TESTS_DIR:+$HT_BUILD_TESTS_DIR/watch-dump}}
 STORM=${HT_STORM:-${HT_BUILD_TESTS_DIR:+$HT_BUILD_TESTS_DIR/../bench/storm}}
+HOOKS=${HT_HOOKS:-${HT_BUILD_TESTS_DIR:+$HT_BUILD_TESTS_DIR/hosttune-hooks}}
 
 skip() {
 	printf '# SKIP %s\n' "$1"
@@ -25,9 +27,9 @@ skip() {
 [ "$(id -u)" -eq 0 ] || skip "needs root (unshare -n, nft)"
 command -v nft >/dev/null 2>&1 || skip "nft(8) not installed"
 command -v unshare >/dev/null 2>&1 || skip "unshare(1) not installed"
-for p in "$WATCH_DUMP" "$STORM"; do
+for p in "$WATCH_DUMP" "$STORM" "$HOOKS"; do
 	if [ -z "$p" ] || [ ! -x "$p" ]; then
-		skip "watch-dump or storm not built (HT_BUILD_TESTS_DIR or HT_WATCH_DUMP, HT_STORM)"
+		skip "watch-dump, storm or hosttune-hooks not built (HT_BUILD_TESTS_DIR or HT_WATCH_DUMP, HT_STORM, HT_HOOKS)"
 	fi
 done
 unshare -n true 2>/dev/null || skip "unshare -n refused"
@@ -81,7 +83,7 @@ wait_samples() {
 # storm (its first sample is written) to two samples after it.
 base=30000
 for fmt in json text; do
-	HOSTTUNE_WATCH_TEST_RCVBUF=4096 "$HOSTTUNE" --rules "$HT_RULES_DIR" --profile default \
+	HOSTTUNE_WATCH_TEST_RCVBUF=4096 "$HOOKS" --rules "$HT_RULES_DIR" --profile default \
 		--format "$fmt" --interval 100ms --duration 0 --record "$TMP/lost-$fmt.record" watch \
 		>"$TMP/lost-$fmt.out" 2>"$TMP/lost-$fmt.err" &
 	wpid=$!
@@ -96,7 +98,7 @@ for fmt in json text; do
 done
 exit 0
 EOF
-export TMP WATCH_DUMP STORM RATE N LN HOSTTUNE HT_RULES_DIR
+export TMP WATCH_DUMP STORM RATE N LN HOSTTUNE HOOKS HT_RULES_DIR
 unshare -n sh "$TMP/inner.sh"
 rc=$?
 [ "$rc" -eq 77 ] && skip "nft could not load a ct rule: $(head -n 1 "$TMP/nft.err")"

@@ -591,10 +591,11 @@ static void test_syntax_errors(void **state)
 	EXPECT_ERR("v99999999999", -ERANGE, "t.rules:3:10: version part out of range");
 
 	/* Units. */
-	EXPECT_ERR("10xyz", -EINVAL, "t.rules:3:12: unknown unit 'xyz'");
-	EXPECT_ERR("1 + 2.5ms", -EINVAL, "t.rules:3:17: unknown unit 'ms'");
-	EXPECT_ERR("4gib", -EINVAL, "t.rules:3:11: unknown unit 'gib'"); /* case matters */
-	EXPECT_ERR("1e3", -EINVAL, "t.rules:3:11: unknown unit 'e3'");   /* no exponents */
+#define UNIT_ERR "expected a unit (s, min, h, KiB, MiB, GiB or TiB), found "
+	EXPECT_ERR("10xyz", -EINVAL, "t.rules:3:12: " UNIT_ERR "'xyz'");
+	EXPECT_ERR("1 + 2.5ms", -EINVAL, "t.rules:3:17: " UNIT_ERR "'ms'");
+	EXPECT_ERR("4gib", -EINVAL, "t.rules:3:11: " UNIT_ERR "'gib'"); /* case matters */
+	EXPECT_ERR("1e3", -EINVAL, "t.rules:3:11: " UNIT_ERR "'e3'");   /* no exponents */
 	EXPECT_ERR("5 s", -EINVAL,
 	           "t.rules:3:12: expected an operator or end of expression, found name 's'");
 
@@ -783,6 +784,38 @@ static void test_foreach_name(void **state)
 	ht_expr_free(e);
 }
 
+/* ht_expr_units(): the kinds of unit the literals were written with, wherever they are. */
+static void test_unit_kinds(void **state)
+{
+	static const struct {
+		const char *text;
+		unsigned units;
+	} cases[] = {
+		{ "570", 0 },
+		{ "1.5 * 100", 0 },
+		{ "570s", HT_UNIT_TIME },
+		{ "2min + 30", HT_UNIT_TIME },
+		{ "-5h", HT_UNIT_TIME },
+		{ "-9223372036854775808s", HT_UNIT_TIME },
+		{ "max(1, 2, 4GiB)", HT_UNIT_SIZE },
+		{ "true ? 1KiB : 1s", HT_UNIT_TIME | HT_UNIT_SIZE },
+		{ "\"30s\"", 0 },
+		{ "v5.15", 0 },
+	};
+	struct ht_error err;
+
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		struct ht_expr *e = NULL;
+
+		assert_int_equal(ht_expr_parse(cases[k].text, &tpos, &e, &err), 0);
+		if (ht_expr_units(e) != cases[k].units)
+			fail_msg("%s: units %u, expected %u", cases[k].text, ht_expr_units(e),
+			         cases[k].units);
+		ht_expr_free(e);
+	}
+}
+
 static void test_pos_and_check(void **state)
 {
 	static const struct {
@@ -870,7 +903,7 @@ int main(void)
 		cmocka_unit_test(test_nesting),        cmocka_unit_test(test_type_errors),
 		cmocka_unit_test(test_eval_type_errors), cmocka_unit_test(test_names),
 		cmocka_unit_test(test_foreach_name),   cmocka_unit_test(test_pos_and_check),
-		cmocka_unit_test(test_reuse),
+		cmocka_unit_test(test_reuse),          cmocka_unit_test(test_unit_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,8 @@
 # Without root, facts that need it (ctnetlink, the hashsize parameter, which
 # the kernel makes 0600) come back unavailable with the reason or from a
 # fallback, and `hosttune audit` still completes: rules that need a missing
-# fact are marked not applicable, nothing crashes.
+# fact are marked not applicable, nothing crashes. apply and revert on a
+# tree this user may not change fail with a line that says so.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
@@ -68,5 +69,51 @@ expect_contains "... saying it needs root" \
 	>"$TMP/denied.json" 2>"$TMP/err"
 expect_eq "dump not collected: conntrack.states left out" "" \
 	"$(jq -r '.findings[] | select(.rule == "conntrack.states") | .rule' "$TMP/denied.json")"
+
+# apply and revert by a user who may not change the tree: one line that says
+# so, not only "Permission denied"; the tree (root's) as it was.
+T=$TMP/tree
+cp -a "$FIXTURES/garage-vm/root" "$T"
+chown -R 0:0 "$T"
+chmod -R a+rX "$T"
+snap() { (cd "$1" && find . -printf '%y %m %u %p\n' -exec sh -c 'test -f "$1" && sha256sum <"$1"' _ {} \; | LC_ALL=C sort); }
+snap "$T" >"$TMP/before"
+nobody "$HOSTTUNE" --rules "$TMP/rules" --root "$T" --no-measure apply >"$TMP/out" 2>"$TMP/err"
+expect_eq "apply as nobody on root's tree: exit 3" 3 $?
+expect_eq "apply as nobody: one line on stderr" 1 "$(wc -l <"$TMP/err")"
+expect_contains "apply as nobody: rolled back, and why" \
+	"hosttune: apply failed, every change rolled back: $T/var: Permission denied (this user may not change the tree below --root $T)" \
+	"$(cat "$TMP/err")"
+nobody "$HOSTTUNE" --rules "$TMP/rules" --root "$T" --no-measure --format json apply >"$TMP/out.json" 2>"$TMP/err"
+expect_contains "apply as nobody, --format json: the error object says why" \
+	"(this user may not change the tree below --root $T)" "$(jq -r .error.message "$TMP/out.json")"
+snap "$T" >"$TMP/now"
+expect_eq "apply as nobody: the tree as it was" "" "$(diff "$TMP/before" "$TMP/now")"
+# Applied by root, reverted by nobody: refused, and why.
+"$HOSTTUNE" --rules "$TMP/rules" --root "$T" --no-measure apply >/dev/null 2>"$TMP/err"
+expect_eq "apply as root: exit 0" 0 $?
+snap "$T" >"$TMP/applied"
+nobody "$HOSTTUNE" --rules "$TMP/rules" --root "$T" revert >"$TMP/out" 2>"$TMP/err"
+expect_eq "revert as nobody: exit 3" 3 $?
+expect_eq "revert as nobody: one line on stderr" 1 "$(wc -l <"$TMP/err")"
+expect_contains "revert as nobody: says why" \
+	"Permission denied (this user may not change the tree below --root $T)" "$(cat "$TMP/err")"
+snap "$T" >"$TMP/now"
+expect_eq "revert as nobody: the tree as root applied it" "" "$(diff "$TMP/applied" "$TMP/now")"
+"$HOSTTUNE" --rules "$TMP/rules" --root "$T" revert >/dev/null 2>"$TMP/err"
+expect_eq "revert as root: exit 0" 0 $?
+snap "$T" >"$TMP/now"
+expect_eq "revert as root: the tree as it was" "" "$(diff "$TMP/before" "$TMP/now")"
+# The hint is for a user other than root: root's own refusal (a read-only
+# file system) says only what failed.
+if unshare -m true 2>/dev/null; then
+	unshare -m sh -c 'mount -o bind,ro "$1" "$1" && "$2" --rules "$3" --root "$1" --no-measure apply' \
+		_ "$T" "$HOSTTUNE" "$TMP/rules" >"$TMP/out" 2>"$TMP/err"
+	expect_eq "apply as root on a read-only tree: exit 3" 3 $?
+	case $(cat "$TMP/err") in
+	*"Read-only file system") ok "apply as root on a read-only tree: no word of users" ;;
+	*) not_ok "apply as root on a read-only tree: no word of users" "$(cat "$TMP/err")" ;;
+	esac
+fi
 
 finish

@@ -75,10 +75,31 @@ void cli_terminal(struct options *o);
 
 /*
  * cli_error - "hosttune: MESSAGE" on stderr (a trailing newline in @fmt is
- * dropped: one line). The first error of the run is kept for the JSON error
- * object that cli_finish() prints.
+ * dropped: one line), its control characters and bytes that are not UTF-8
+ * (a file name from a tree) as C escapes (shared/escape.h). Allocates
+ * nothing. The first error of the run is kept, so escaped, for the JSON
+ * error object that cli_finish() prints.
  */
 void cli_error(const char *fmt, ...) _printf_(1, 2);
+
+/*
+ * cli_fail - the one line of a step that failed with @r (a negative errno):
+ * "out of memory" for -ENOMEM, whatever else is known (the message of a
+ * library function that ran out names a file it did not get to), and only
+ * when the run's error does not say so already; else @fmt's message
+ * (cli_error()). Returns @status, or EXIT_COLLECT for -ENOMEM.
+ */
+int cli_fail(int r, int status, const char *fmt, ...) _printf_(3, 4);
+
+/*
+ * cli_printed - the exit status of a printer that returned @r: 0 for r >= 0;
+ * EXIT_COLLECT after "out of memory" for -ENOMEM; EXIT_COLLECT for a write
+ * error (-EIO), which main() says once it flushes stdout.
+ */
+int cli_printed(int r);
+
+/* "hosttune: MESSAGE" on stderr as cli_error() prints it, not kept as the run's error. */
+void cli_note(const char *fmt, ...) _printf_(1, 2);
 
 /* "hosttune: MESSAGE (hosttune --help lists the usage)" (cli_error()); returns EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) _printf_(1, 2);
@@ -97,7 +118,8 @@ struct json_object *cli_error_json(int status);
  * cli_finish - the end of the run: with --format json, an exit status of 2
  * or more and no JSON document printed yet, prints {"schema", "error":
  * cli_error_json()} on stdout, so that stdout holds one JSON document
- * whatever happened. Returns @status.
+ * whatever happened. It writes that text itself, allocating nothing, so
+ * that memory that ran out has its error object too. Returns @status.
  */
 int cli_finish(int status);
 
@@ -169,10 +191,27 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
                  struct ht_findings *findings);
 
 /*
+ * cli_text_stdout - for a text report: stdout becomes a stream that shows
+ * control characters and bytes that are not UTF-8 as C escapes, tabs and
+ * newlines as they are (shared/escape.h ht_escape_fdopen() on fd 1), so that
+ * no text from a tree (a file name, a rule title) reaches a terminal as an
+ * escape sequence. The severities' colours go through ht_escape_raw().
+ * Flush it with ht_escape_flush(). Returns 0, or EXIT_COLLECT after a
+ * one-line message.
+ */
+int cli_text_stdout(void);
+
+/*
  * Prints @o (consumed) pretty on stdout, with "schema": CLI_JSON_SCHEMA as its
- * first key. Returns 0, or EXIT_COLLECT when @o is NULL (ENOMEM).
+ * first key. Every string of it is written as UTF-8, a byte that is not as
+ * the four characters \xHH (json-c writes bytes as they are); DEL and the C1
+ * controls as \u escapes. Returns 0, or EXIT_COLLECT when @o is NULL or
+ * memory runs out (after "out of memory").
  */
 int cli_print_json(struct json_object *o);
+
+/* cli_print_json() that says nothing: 0, or -ENOMEM when @o is NULL or memory runs out. */
+int cli_put_json(struct json_object *o);
 
 /* The profile's workload.burst when it is a number >= 1, else 2: the headroom over a peak. */
 double cli_profile_headroom(const struct ht_ruleset *rs);

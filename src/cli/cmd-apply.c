@@ -94,8 +94,43 @@ static int take_lock(const struct options *o, const char *cmd, int *fd)
 		*fd = r;
 		return 0;
 	}
-	cli_error("%s: %s\n", cmd, err.msg[0] ? err.msg : strerror(-r));
-	return r == -EWOULDBLOCK ? EXIT_BUSY : EXIT_COLLECT;
+	return cli_fail(r, r == -EWOULDBLOCK ? EXIT_BUSY : EXIT_COLLECT, "%s: %s", cmd,
+	                err.msg[0] ? err.msg : strerror(-r));
+}
+
+/*
+ * The message of apply's or revert's failure @r (@err's, else strerror()):
+ * "out of memory" when memory ran out, as persist/ may say it inside its
+ * message (revert's -ECANCELED), whichever file it was working on then.
+ */
+static const char *failure_text(int r, const struct ht_error *err)
+{
+	const char *msg = err->msg[0] ? err->msg : strerror(-r);
+
+	return r == -ENOMEM || strstr(msg, strerror(ENOMEM)) ? "out of memory" : msg;
+}
+
+/*
+ * What a failure of apply or revert (@r, @msg: its message) by a user other
+ * than root owes to that: " (apply and revert on this host need root)", or
+ * below a --root " (this user may not change the tree below --root DIR)",
+ * in @buf; "" when the kernel refused nothing (EACCES, EPERM) or the user is
+ * root. persist/ folds the errno of a step into the message (revert's
+ * "nothing was changed" is -ECANCELED), so its text counts too.
+ */
+static const char *permission_hint(const struct options *o, int r, const char *msg, char *buf,
+                                   size_t len)
+{
+	bool denied = r == -EACCES || r == -EPERM || strstr(msg, strerror(EACCES)) ||
+	              strstr(msg, strerror(EPERM));
+
+	if (!denied || geteuid() == 0)
+		return "";
+	if (ht_root_is_live(o->root))
+		snprintf(buf, len, " (apply and revert on this host need root)");
+	else
+		snprintf(buf, len, " (this user may not change the tree below --root %s)", o->root);
+	return buf;
 }
 
 /*
@@ -110,6 +145,22 @@ static int check_report(int r, const char *done)
 	cli_error("%s, but the report could not be written: %s\n", done,
 	        strerror(errno ? errno : EIO));
 	return EXIT_UNREPORTED;
+}
+
+/*
+ * The JSON report @j (consumed) of an apply or revert that changed the host
+ * (@done: "apply is complete"): printed and checked as check_report() does.
+ * A report that cannot be made for want of memory is lost too:
+ * EXIT_UNREPORTED after "DONE, but the report could not be written: out of
+ * memory". Returns @r or EXIT_UNREPORTED.
+ */
+static int report_json(struct json_object *j, int r, const char *done)
+{
+	if (cli_put_json(j) < 0) {
+		cli_error("%s, but the report could not be written: out of memory", done);
+		return EXIT_UNREPORTED;
+	}
+	return check_report(r, done);
 }
 
 /*
@@ -143,49 +194,53 @@ int cmd_apply(const struct options *o)
 	r = ht_plan_build(&findings, facts, o->root, ht_ruleset_profile(rs), o->only,
 	                  o->plan_flags | (o->facts_file ? HT_PLAN_NO_DISK : 0), &plan, &err);
 	if (r < 0) {
-		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
 		/*
 		 * -ELOOP, -EXDEV: a target resolves through a symlink; -EBADMSG,
 		 * -EFBIG: it is not a text file (shared/fsutil.h): in the way, like bad input.
 		 */
-		r = r == -EINVAL || r == -ELOOP || r == -EXDEV || r == -EBADMSG || r == -EFBIG ?
-		    EXIT_USAGE : EXIT_COLLECT;
+		r = cli_fail(r, r == -EINVAL || r == -ELOOP || r == -EXDEV || r == -EBADMSG ||
+		             r == -EFBIG ? EXIT_USAGE : EXIT_COLLECT,
+		             "%s", err.msg[0] ? err.msg : strerror(-r));
 		goto out;
 	}
 	if (o->dry_run) {
 		r = o->json ? cli_print_json(ht_plan_to_json(&plan, false)) :
-		    (ht_plan_print(&plan, stdout) < 0 ? EXIT_COLLECT : 0);
+		    cli_printed(ht_plan_print(&plan, stdout));
 		goto out;
 	}
 	/* The state file may name only what a rule of these sets (an earlier apply's too). */
 	if (ht_state_keys(rs, &keys) < 0) {
-		cli_error("out of memory\n");
-		r = EXIT_COLLECT;
+		r = cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
 		goto out;
 	}
 	r = ht_plan_apply(&plan, o->root, o->state, &keys, o->force, &swept, &err);
 	for (size_t i = 0; i < swept.n; i++)
-		fprintf(stderr, "hosttune: removed %s, left by an interrupted hosttune\n",
-		        swept.v[i]);
+		cli_note("removed %s, left by an interrupted hosttune", swept.v[i]);
 	if (r < 0) {
-		const char *msg = err.msg[0] ? err.msg : strerror(-r);
+		const char *msg = failure_text(r, &err);
+		char why[PATH_MAX + 64];
+		const char *hint = permission_hint(o, r, msg, why, sizeof(why));
 
 		if (r == -EEXIST)
 			cli_error("apply refused: %s\n", msg);
 		else if (r == -EBADMSG)
 			cli_error("apply refused, nothing was changed: %s\n", msg);
 		else if (r == -ECANCELED)
-			cli_error("apply failed, nothing was changed: %s\n", msg);
+			cli_error("apply failed, nothing was changed: %s%s\n", msg, hint);
 		else if (r == -ENOTRECOVERABLE)
 			cli_error("apply failed and could not roll everything back: "
-			        "%s\n", msg);
+			        "%s%s\n", msg, hint);
 		else
-			cli_error("apply failed, every change rolled back: %s\n", msg);
+			cli_error("apply failed, every change rolled back: %s%s\n", msg, hint);
 		/* Refused for what is in the way (a file not hosttune's, a symlink): like bad input. */
 		r = r == -EEXIST || r == -EBADMSG ? EXIT_USAGE : EXIT_COLLECT;
 		goto out;
 	}
-	if (o->json)
+	if (o->json && !ht_plan_empty(&plan)) {
+		r = report_json(ht_plan_to_json(&plan, true), plan.nwarnings ? EXIT_FINDINGS : 0,
+		                "apply is complete");
+		goto out;
+	} else if (o->json)
 		r = cli_print_json(ht_plan_to_json(&plan, true));
 	else if (ht_plan_empty(&plan) && plan.nwarnings == 0)
 		printf("No changes: the files and live values already match the plan.\n");
@@ -241,14 +296,13 @@ int cmd_verify(const struct options *o)
 	if (r)
 		goto out;
 	if (ht_verify(rs, &findings, facts, o->root, o->state, &report) < 0) {
-		cli_error("out of memory\n");
-		r = EXIT_COLLECT;
+		r = cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
 		goto out;
 	}
 	if (o->json)
 		r = cli_print_json(ht_verify_to_json(&report));
 	else
-		r = ht_verify_print(&report, stdout) < 0 ? EXIT_COLLECT : 0;
+		r = cli_printed(ht_verify_print(&report, stdout));
 	if (r == 0 && ht_verify_problems(&report) > 0)
 		r = EXIT_FINDINGS;
 out:
@@ -265,6 +319,20 @@ static const char *after(const char *s, const char *prefix)
 	size_t n = strlen(prefix);
 
 	return strncmp(s, prefix, n) == 0 ? s + n : NULL;
+}
+
+/* Member @key of @j: the string @s, null when @s is NULL. 0, or -ENOMEM. */
+static int add_text(struct json_object *j, const char *key, const char *s)
+{
+	struct json_object *v = s ? json_object_new_string(s) : NULL;
+
+	if (s && !v)
+		return -ENOMEM;
+	if (json_object_object_add(j, key, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /*
@@ -320,12 +388,14 @@ static struct json_object *revert_action(const char *line)
 		if (after(tail, ": "))
 			reason = tail + 2;
 	}
-	json_object_object_add(j, "action", json_object_new_string(action));
-	json_object_object_add(j, "kind", kind ? json_object_new_string(kind) : NULL);
-	json_object_object_add(j, "target", target ? json_object_new_string(target) : NULL);
-	json_object_object_add(j, "value", value ? json_object_new_string(value) : NULL);
-	json_object_object_add(j, "reason", reason ? json_object_new_string(reason) : NULL);
-	json_object_object_add(j, "message", json_object_new_string(line));
+	/* Every member that has a text has it, or the action is not made (ENOMEM). */
+	if ((rest && (!target || (after(rest + strlen(target), " to ") && !value))) ||
+	    add_text(j, "action", action) < 0 || add_text(j, "kind", kind) < 0 ||
+	    add_text(j, "target", target) < 0 || add_text(j, "value", value) < 0 ||
+	    add_text(j, "reason", reason) < 0 || add_text(j, "message", line) < 0) {
+		json_object_put(j);
+		return NULL;
+	}
 	return j;
 }
 
@@ -382,6 +452,7 @@ int cmd_revert(const struct options *o)
 	_cleanup_(ht_paths_free) struct ht_paths keys = { 0 };
 	struct ht_error err = { "" };
 	_cleanup_free_ char *text = NULL;
+	char nolines[1] = "", *lines;
 	_cleanup_close_ int lock = -1;
 	struct ht_ruleset *rs = NULL;
 	size_t len = 0;
@@ -396,21 +467,28 @@ int cmd_revert(const struct options *o)
 		return r;
 	r = ht_state_keys(rs, &keys);
 	ht_ruleset_free(rs);
-	if (r < 0) {
-		cli_error("out of memory\n");
-		return EXIT_COLLECT;
-	}
+	if (r < 0)
+		return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
 	/* The report is kept until revert has run: nothing is printed for a refused one. */
 	report = open_memstream(&text, &len);
-	if (!report) {
-		cli_error("out of memory\n");
-		return EXIT_COLLECT;
-	}
+	if (!report)
+		return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
 	r = ht_revert(o->root, o->state, &keys, report, &err);
-	if (fclose(report) != 0) {
-		cli_error("out of memory\n");
-		return EXIT_COLLECT;
+	/*
+	 * The report lost for want of memory (glibc's memstream even leaves the
+	 * text NULL and fclose() 0 when its last realloc() fails): after a
+	 * revert that changed the host, its lost report; else revert's own error
+	 * below, without the lines.
+	 */
+	if (fclose(report) != 0 || !text) {
+		if (r >= 0) {
+			cli_error("revert is complete, but the report could not be written: "
+			          "out of memory");
+			return EXIT_UNREPORTED;
+		}
+		len = 0;
 	}
+	lines = text && len > 0 ? text : nolines;
 	/*
 	 * No state file: nothing to revert is a success for automation ("ok,
 	 * nothing changed"), one line; what an interrupted run left was still
@@ -418,11 +496,11 @@ int cmd_revert(const struct options *o)
 	 */
 	if (r == -ENOENT) {
 		if (o->json)
-			return cli_print_json(revert_json(o, text, true, NULL));
+			return cli_print_json(revert_json(o, lines, true, NULL));
 		if (len > 0) {
 			if (o->root)
 				printf("below --root %s:\n", o->root);
-			fputs(text, stdout);
+			fputs(lines, stdout);
 		}
 		printf("%s\n", err.msg);
 		return 0;
@@ -430,27 +508,29 @@ int cmd_revert(const struct options *o)
 	if (!o->json && len > 0) {
 		if (o->root)
 			printf("below --root %s:\n", o->root);
-		fputs(text, stdout);
+		fputs(lines, stdout);
 	}
 	if (r < 0) {
-		const char *msg = err.msg[0] ? err.msg : strerror(-r);
+		const char *msg = failure_text(r, &err);
+		char why[PATH_MAX + 64];
+		const char *hint = permission_hint(o, r, msg, why, sizeof(why));
 
 		if (r == -EBADMSG)
 			cli_error("revert refused, nothing was changed: %s\n", msg);
 		else if (r == -ECANCELED)
-			cli_error("revert failed, nothing was changed: %s\n", msg);
+			cli_error("revert failed, nothing was changed: %s%s\n", msg, hint);
 		else
-			cli_error("revert incomplete: %s\n", msg);
+			cli_error("revert incomplete: %s%s\n", msg, hint);
 		/*
 		 * Refused or failed before any change: the error object alone
 		 * (cli_finish()); incomplete: the report with its error, one document.
 		 */
 		if (o->json && r != -EBADMSG && r != -ECANCELED &&
-		    cli_print_json(revert_json(o, text, false, cli_error_json(EXIT_COLLECT))) != 0)
+		    cli_print_json(revert_json(o, lines, false, cli_error_json(EXIT_COLLECT))) != 0)
 			return EXIT_COLLECT;
 		return r == -EBADMSG ? EXIT_USAGE : EXIT_COLLECT;
 	}
-	if (o->json && cli_print_json(revert_json(o, text, true, NULL)) != 0)
-		return EXIT_COLLECT;
+	if (o->json)
+		return report_json(revert_json(o, lines, true, NULL), 0, "revert is complete");
 	return check_report(0, "revert is complete");
 }

@@ -46,8 +46,8 @@ int cmd_facts(const struct options *o)
 		return r;
 	if (o->json)
 		r = cli_print_json(ht_facts_to_json(f));
-	else if (ht_facts_write(f, stdout) < 0)
-		r = EXIT_COLLECT;
+	else
+		r = cli_printed(ht_facts_write(f, stdout));
 	ht_facts_free(f);
 	return r;
 }
@@ -81,8 +81,7 @@ int cmd_audit(const struct options *o)
 	r = ht_plan_build(&findings, facts, o->root, ht_ruleset_profile(rs), NULL,
 	                  o->facts_file ? HT_PLAN_NO_DISK : 0, &plan, &err);
 	if (r < 0) {
-		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
-		r = EXIT_COLLECT;
+		r = cli_fail(r, EXIT_COLLECT, "%s", err.msg[0] ? err.msg : strerror(-r));
 		goto out;
 	}
 	info = (struct ht_report_info){ .origin = origin_of(o, origin, sizeof(origin)),
@@ -92,7 +91,7 @@ int cmd_audit(const struct options *o)
 	if (o->json)
 		r = cli_print_json(ht_report_json(&findings, &info));
 	else
-		r = ht_report_text(&findings, &info, stdout) < 0 ? EXIT_COLLECT : 0;
+		r = cli_printed(ht_report_text(&findings, &info, stdout));
 	if (r == 0 && fflush(stdout) != 0)
 		r = EXIT_COLLECT;
 	if (r == 0 && ht_findings_worst(&findings) >= o->fail_on)

@@ -44,10 +44,8 @@ int cmd_watch(const struct options *o)
 		                        .stop = &interrupted };
 	ht_ruleset_free(rs);
 	r = ht_watch_new(&cfg, &w, &err);
-	if (r < 0) {
-		cli_error("watch: %s\n", err.msg[0] ? err.msg : strerror(-r));
-		return EXIT_COLLECT;
-	}
+	if (r < 0)
+		return cli_fail(r, EXIT_COLLECT, "watch: %s", err.msg[0] ? err.msg : strerror(-r));
 	/* Only once the sources are open: a watch that cannot run keeps the old file. */
 	if (o->record) {
 		rec = fopen(o->record, "we");
@@ -70,9 +68,9 @@ int cmd_watch(const struct options *o)
 
 		r = ht_watch_sample(w, &smp, &err);
 		if (r < 0) {
-			cli_error("watch: %s\n", err.msg[0] ? err.msg : strerror(-r));
 			ht_watch_free(w);
-			return EXIT_COLLECT;
+			return cli_fail(r, EXIT_COLLECT, "watch: %s",
+			                err.msg[0] ? err.msg : strerror(-r));
 		}
 		/* A reader that went away (watch | head) ends the watch. */
 		if (!o->json && (ht_watch_format_sample(stdout, &smp) < 0 || fflush(stdout) != 0)) {
@@ -88,13 +86,11 @@ int cmd_watch(const struct options *o)
 	r = ht_watch_summary(w, &sum);
 	ht_watch_free(w);
 	w = NULL;
-	if (r < 0) {
-		cli_error("watch: %s\n", strerror(-r));
-		return EXIT_COLLECT;
-	}
+	if (r < 0)
+		return cli_fail(r, EXIT_COLLECT, "watch: %s", strerror(-r));
 	if (o->json)
 		return cli_print_json(ht_watch_summary_json(&sum));
-	return ht_watch_format_summary(stdout, &sum) < 0 ? EXIT_COLLECT : 0;
+	return cli_printed(ht_watch_format_summary(stdout, &sum));
 write_error:
 	cli_error("%s: %s\n", o->record, strerror(errno ? errno : EIO));
 	ht_watch_free(w);

@@ -17,6 +17,7 @@
 #include "engine/rules.h"
 #include "engine/value.h"
 #include "persist/verify.h"
+#include "shared/escape.h"
 #include "shared/rootfs.h"
 #include "shared/util.h"
 
@@ -89,20 +90,70 @@ static void record_error(const char *msg)
 	run_state.msg[n] = '\0';
 }
 
-void cli_error(const char *fmt, ...)
+/*
+ * "hosttune: MESSAGE" on stderr, one line whatever a file name from a tree
+ * holds: its control characters and bytes that are not UTF-8 as C escapes
+ * (shared/escape.h), in a buffer of the stack (nothing allocated: it also
+ * says "out of memory"). The trailing newline of @fmt is dropped. Recorded
+ * as the run's error when @record.
+ */
+static void print_error(bool record, const char *fmt, va_list ap) _printf_(2, 0);
+static void print_error(bool record, const char *fmt, va_list ap)
 {
-	char buf[2048];
-	va_list ap;
+	char buf[2048], shown[4 * sizeof(buf)];
 	size_t n;
 
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	n = strlen(buf);
 	if (n > 0 && buf[n - 1] == '\n')
 		buf[--n] = '\0';
-	fprintf(stderr, "hosttune: %s\n", buf);
-	record_error(buf);
+	ht_escape_to(shown, sizeof(shown), buf, n, HT_ESCAPE_CONTROL);
+	fprintf(stderr, "hosttune: %s\n", shown);
+	if (record)
+		record_error(shown);
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	print_error(true, fmt, ap);
+	va_end(ap);
+}
+
+void cli_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	print_error(false, fmt, ap);
+	va_end(ap);
+}
+
+int cli_printed(int r)
+{
+	if (r == -ENOMEM)
+		return cli_fail(r, EXIT_COLLECT, "out of memory");
+	return r < 0 ? EXIT_COLLECT : 0;
+}
+
+int cli_fail(int r, int status, const char *fmt, ...)
+{
+	static const char oom[] = "out of memory";
+	size_t n = strlen(run_state.msg);
+	va_list ap;
+
+	if (r == -ENOMEM) {
+		/* Once a run: what fails after it (the report of a failed revert) ran out too. */
+		if (n < strlen(oom) || strcmp(run_state.msg + n - strlen(oom), oom) != 0)
+			cli_error("%s", oom);
+		return EXIT_COLLECT;
+	}
+	va_start(ap, fmt);
+	print_error(true, fmt, ap);
+	va_end(ap);
+	return status;
 }
 
 int cli_usage_error(const char *fmt, ...)
@@ -168,19 +219,47 @@ bool cli_swap_printed(bool printed)
 	return was;
 }
 
+/* @n bytes of @s as the inside of a JSON string (it is UTF-8: cli_error() escaped it). */
+static void put_json_chars(const char *s, size_t n, FILE *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+}
+
 int cli_finish(int status)
 {
-	struct json_object *o;
+	const char *msg = run_state.msg[0] ? run_state.msg : "failed";
+	long line = 0, col = 0;
+	size_t flen = error_position(msg, &line, &col);
 
 	if (!run_state.json || run_state.printed || status < EXIT_USAGE)
 		return status;
-	o = json_object_new_object();
-	if (!o)
-		return status;
-	json_object_object_add(o, "schema", json_object_new_int(CLI_JSON_SCHEMA));
-	json_object_object_add(o, "error", cli_error_json(status));
-	cli_print_json(o);
+	/*
+	 * cli_error_json() as cli_print_json() prints it, written out here: it
+	 * allocates nothing, so that "out of memory" has its JSON error object too.
+	 */
+	fprintf(stdout, "{\n  \"schema\": %d,\n  \"error\": {\n    \"message\": \"",
+	        CLI_JSON_SCHEMA);
+	put_json_chars(msg, strlen(msg), stdout);
+	fprintf(stdout, "\",\n    \"exit\": %d,\n    \"file\": ", status);
+	if (flen) {
+		fputc('"', stdout);
+		put_json_chars(msg, flen, stdout);
+		fprintf(stdout, "\",\n    \"line\": %ld,\n    \"column\": %ld\n", line, col);
+	} else {
+		fprintf(stdout, "null,\n    \"line\": null,\n    \"column\": null\n");
+	}
+	fprintf(stdout, "  }\n}\n");
 	fflush(stdout);
+	run_state.printed = true;
 	return status;
 }
 
@@ -223,24 +302,22 @@ int cli_load_facts(const struct options *o, struct ht_ruleset *rs, bool all,
 	struct ht_error err = { "" };
 	int r;
 
-	if (!f) {
-		cli_error("out of memory\n");
-		return EXIT_COLLECT;
-	}
+	if (!f)
+		return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
 	if (o->facts_file) {
 		_cleanup_fclose_ FILE *in = strcmp(o->facts_file, "-") == 0 ? NULL :
 		                            fopen(o->facts_file, "re");
 
 		if (!in && strcmp(o->facts_file, "-") != 0) {
-			cli_error("%s: %s\n", o->facts_file, strerror(errno));
+			int e = errno;
+
 			ht_facts_free(f);
-			return EXIT_USAGE;
+			return cli_fail(-e, EXIT_USAGE, "%s: %s", o->facts_file, strerror(e));
 		}
 		r = ht_facts_read(f, in ? in : stdin, o->facts_file, &err);
 		if (r < 0) {
-			cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
 			ht_facts_free(f);
-			return EXIT_USAGE;
+			return cli_fail(r, EXIT_USAGE, "%s", err.msg[0] ? err.msg : strerror(-r));
 		}
 		*out = f;
 		return 0;
@@ -249,9 +326,8 @@ int cli_load_facts(const struct options *o, struct ht_ruleset *rs, bool all,
 	if (r >= 0 && (r = collect_inputs(o, rs, c)) < 0)
 		ht_collect_free(c);
 	if (r < 0) {
-		cli_error("collecting facts: %s\n", strerror(-r));
 		ht_facts_free(f);
-		return EXIT_COLLECT;
+		return cli_fail(r, EXIT_COLLECT, "collecting facts: %s", strerror(-r));
 	}
 	/*
 	 * Facts on demand: each source runs when a rule first reads one of its
@@ -263,10 +339,10 @@ int cli_load_facts(const struct options *o, struct ht_ruleset *rs, bool all,
 	r = all ? ht_collect_all(c, f, &err) : 0;
 	cli_collect_warnings();
 	if (r < 0) {
-		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
 		ht_facts_free(f);
 		collection = NULL;
-		return cli_collect_status(r);
+		return cli_fail(r, cli_collect_status(r), "%s",
+		                err.msg[0] ? err.msg : strerror(-r));
 	}
 	*out = f;
 	return 0;
@@ -310,10 +386,9 @@ int cli_collect_rule_sysctls(const struct ht_ruleset *rs, struct ht_facts *f)
 		r = ht_facts_need(f, boot, 0, &fact, &rsys.err);
 	}
 
-	if (r < 0) {
-		cli_error("%s\n", rsys.err.msg[0] ? rsys.err.msg : strerror(-r));
-		return EXIT_COLLECT;
-	}
+	if (r < 0)
+		return cli_fail(r, EXIT_COLLECT, "%s",
+		                rsys.err.msg[0] ? rsys.err.msg : strerror(-r));
 	return 0;
 }
 
@@ -322,7 +397,7 @@ void cli_collect_warnings(void)
 	const char *w = collection ? ht_collect_warning(collection) : NULL;
 
 	if (w && !warned)
-		fprintf(stderr, "hosttune: warning: %s\n", w);
+		cli_note("warning: %s", w);
 	warned = warned || w;
 }
 
@@ -377,10 +452,8 @@ static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **o
 		dirs[n++] = o->rules_dir;
 	else {
 		r = tree_rules_dir(o->root, &etc);
-		if (r == -ENOMEM) {
-			cli_error("out of memory\n");
-			return EXIT_COLLECT;
-		}
+		if (r == -ENOMEM)
+			return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
 		if (r < 0 && !quiet)
 			cli_error("%s%s is a symbolic link: below --root, rules are read from regular "
 			          "files only (a link could lead out of the tree)\n",
@@ -404,12 +477,12 @@ static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **o
 		return r == -ENOMEM ? EXIT_COLLECT : EXIT_USAGE;
 	}
 	if (r < 0) {
-		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
+		int status = cli_fail(r, EXIT_USAGE, "%s", err.msg[0] ? err.msg : strerror(-r));
+
 		if (r == -ENOENT && !o->rules_dir)
-			fprintf(stderr, "hosttune: (not installed? run from the source tree with "
-			                "--rules rules)\n");
+			cli_note("(not installed? run from the source tree with --rules rules)");
 		ht_ruleset_free(rs);
-		return EXIT_USAGE;
+		return status;
 	}
 	*out = rs;
 	return 0;
@@ -425,34 +498,196 @@ int cli_try_load_rules(const struct options *o, struct ht_ruleset **out)
 	return load_rules(o, true, out);
 }
 
+int cli_text_stdout(void)
+{
+	FILE *f;
+
+	if (fflush(stdout) != 0) {
+		cli_error("writing the output: %s", strerror(errno));
+		return EXIT_COLLECT;
+	}
+	f = ht_escape_fdopen(STDOUT_FILENO, HT_ESCAPE_CONTROL | HT_ESCAPE_KEEP_LAYOUT);
+	if (!f)
+		return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
+	stdout = f;
+	return 0;
+}
+
+/*
+ * A string of @len bytes at @s as UTF-8: a byte that is not UTF-8 (a file
+ * name from a tree) as the four characters \xHH, as text output shows it
+ * (shared/escape.h). @s itself when it is UTF-8 (*out NULL), else *out, a
+ * new string the caller frees. 0 or -ENOMEM.
+ */
+static int utf8_text(const char *s, size_t len, char **out, size_t *outlen)
+{
+	size_t n = ht_escape_to(NULL, 0, s, len, 0);
+
+	*out = NULL;
+	*outlen = len;
+	if (n == len)
+		return 0;
+	*out = malloc(n + 1);
+	if (!*out)
+		return -ENOMEM;
+	ht_escape_to(*out, n + 1, s, len, 0);
+	*outlen = n;
+	return 0;
+}
+
+/*
+ * Every string of @o, keys too, made UTF-8 (utf8_text()): json-c writes a
+ * string's bytes as they are, and a document that is not UTF-8 is not JSON
+ * (RFC 8259, 8.1). Strings change in place; an object with such a key is
+ * copied under new keys: *o is then that copy (a new reference; the caller
+ * puts the old one, or its container does when it takes the copy's place).
+ * 0 or -ENOMEM.
+ */
+static int json_utf8(struct json_object **o)
+{
+	switch (json_object_get_type(*o)) {
+	case json_type_string: {
+		_cleanup_free_ char *t = NULL;
+		size_t n;
+
+		if (utf8_text(json_object_get_string(*o), (size_t)json_object_get_string_len(*o),
+		              &t, &n) < 0)
+			return -ENOMEM;
+		if (t && json_object_set_string_len(*o, t, (int)n) == 0)
+			return -ENOMEM;
+		return 0;
+	}
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(*o); i++) {
+			struct json_object *v = json_object_array_get_idx(*o, i), *was = v;
+
+			if (v && json_utf8(&v) < 0)
+				return -ENOMEM;
+			if (v != was && json_object_array_put_idx(*o, i, v) < 0) {
+				json_object_put(v);
+				return -ENOMEM;
+			}
+		}
+		return 0;
+	case json_type_object: {
+		struct json_object *copy = NULL;
+		bool keys = false;
+
+		json_object_object_foreach(*o, key, val) {
+			struct json_object *v = val;
+
+			keys = keys || ht_utf8_invalid(key);
+			if (v && json_utf8(&v) < 0)
+				return -ENOMEM;
+			if (v != val && json_object_object_add(*o, key, v) < 0) {
+				json_object_put(v);
+				return -ENOMEM;
+			}
+		}
+		if (!keys)
+			return 0;
+		copy = json_object_new_object();
+		if (!copy)
+			return -ENOMEM;
+		json_object_object_foreach(*o, k, v) {
+			_cleanup_free_ char *t = NULL;
+			size_t n;
+
+			if (utf8_text(k, strlen(k), &t, &n) < 0 ||
+			    json_object_object_add(copy, t ? t : k, json_object_get(v)) < 0) {
+				json_object_put(copy);
+				return -ENOMEM;
+			}
+		}
+		*o = copy;
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Prints the JSON text @s and a newline, DEL and the C1 controls (U+0080 to
+ * U+009F, which some terminals obey) as \u escapes: json-c escapes only those
+ * below U+0020. The text is UTF-8 (json_utf8()), so 0xc2 starts a character.
+ */
+static void put_json_text(const char *s, FILE *out)
+{
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, "\x7f\xc2");
+
+		fwrite(p, 1, n, out);
+		p += n;
+		if (*p == '\x7f') {
+			fputs("\\u007f", out);
+			p++;
+		} else if (*p && (unsigned char)p[1] >= 0x80 && (unsigned char)p[1] <= 0x9f) {
+			fprintf(out, "\\u%04x", (unsigned char)p[1]);
+			p += 2;
+		} else if (*p) {
+			fputc(*p++, out);
+		}
+	}
+	fputc('\n', out);
+}
+
 int cli_print_json(struct json_object *o)
 {
-	struct json_object *doc;
+	return cli_put_json(o) < 0 ? cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory") : 0;
+}
+
+int cli_put_json(struct json_object *o)
+{
+	struct json_object *doc = NULL;
 	const char *s;
 
-	if (!o) {
-		cli_error("out of memory");
-		return EXIT_COLLECT;
-	}
+	if (!o)
+		return -ENOMEM;
 	/* "schema" first: a document built elsewhere gets it put in front. */
 	doc = json_object_new_object();
-	if (!doc) {
-		json_object_put(o);
-		cli_error("out of memory");
-		return EXIT_COLLECT;
-	}
-	json_object_object_add(doc, "schema", json_object_new_int(CLI_JSON_SCHEMA));
+	if (!doc || json_object_object_add(doc, "schema", json_object_new_int(CLI_JSON_SCHEMA)) < 0)
+		goto oom;
 	json_object_object_foreach(o, key, val) {
-		if (strcmp(key, "schema") != 0)
-			json_object_object_add(doc, key, json_object_get(val));
+		if (strcmp(key, "schema") != 0 &&
+		    json_object_object_add(doc, key, json_object_get(val)) < 0)
+			goto oom;
 	}
 	json_object_put(o);
+	o = NULL;
+	{
+		struct json_object *was = doc;
+
+		if (json_utf8(&doc) < 0)
+			goto oom;
+		if (doc != was)
+			json_object_put(was);
+	}
 	s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 	                                        JSON_C_TO_STRING_NOSLASHESCAPE);
-	puts(s);
+	if (!s)
+		goto oom;
+	/*
+	 * json-c 0.16 does not check its buffer's growth while it escapes a
+	 * string: a document made as memory ran out can come out cut short
+	 * without an error. An allocation of its size after it tells: when that
+	 * fails too, the document is not trusted.
+	 */
+	{
+		void *probe = malloc(strlen(s) + 1);
+
+		if (!probe)
+			goto oom;
+		free(probe);
+	}
+	put_json_text(s, stdout);
 	json_object_put(doc);
 	run_state.printed = true;
 	return 0;
+oom:
+	json_object_put(o);
+	json_object_put(doc);
+	return -ENOMEM;
 }
 
 /*
@@ -470,10 +705,11 @@ static int check_basic_facts(const struct options *o, struct ht_facts *f)
 		const struct ht_fact *fact;
 		int r = ht_facts_need(f, basic[i], 0, &fact, &err);
 
-		if (r < 0) {
-			cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
-			return EXIT_COLLECT;
-		}
+		if (r < 0)
+			return cli_fail(r, EXIT_COLLECT, "%s", err.msg[0] ? err.msg : strerror(-r));
+		/* Not read for want of memory: not a tree without it. */
+		if (fact && fact->value.type == HT_T_NONE && fact->error == ENOMEM)
+			return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
 		if (!fact || fact->value.type == HT_T_NONE)
 			missing++;
 	}
@@ -512,11 +748,11 @@ static int load_observed(const struct options *o, const struct ht_ruleset *rs,
 	struct ht_error err = { "" };
 	int r = ht_collect_observed(f, o->observed, cli_profile_headroom(rs), &err);
 
-	if (r < 0 && err.msg[0]) {
-		cli_error("%s\n", err.msg);
-		return EXIT_USAGE;
-	}
-	return r < 0 ? EXIT_COLLECT : 0;
+	if (r < 0 && err.msg[0])
+		return cli_fail(r, EXIT_USAGE, "%s", err.msg);
+	if (r < 0)
+		return cli_fail(r, EXIT_COLLECT, "%s: %s", o->observed, strerror(-r));
+	return 0;
 }
 
 /*
@@ -542,10 +778,9 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
 		return r;
 	r = ht_ruleset_evaluate(*rs, *facts, findings, &err);
 	cli_collect_warnings();
-	if (r < 0) {
-		cli_error("%s\n", err.msg[0] ? err.msg : strerror(-r));
-		return cli_collect_status(r);
-	}
+	if (r < 0)
+		return cli_fail(r, cli_collect_status(r), "%s",
+		                err.msg[0] ? err.msg : strerror(-r));
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "engine/rules.h"
 #include "persist/persist.h"
+#include "shared/escape.h"
 #include "shared/util.h"
 
 /* The commands, one bit each: which command takes which option (opts[] below). */
@@ -535,14 +536,22 @@ static int run_command(int argc, char **argv, struct options *o, const struct gi
 static bool prescan_json(int argc, char **argv)
 {
 	struct option longopts[ARRAY_SIZE(opts) + 1] = { 0 };
-	/* A copy: getopt_long() permutes what it scans, and the real parse needs argv as given. */
-	_cleanup_free_ char **copy = calloc((size_t)argc + 1, sizeof(*copy));
+	/*
+	 * A copy: getopt_long() permutes what it scans, and the real parse
+	 * needs argv as given. On the stack for a usual command line, so that
+	 * memory that has run out still gets its JSON error object.
+	 */
+	char *small[64];
+	_cleanup_free_ char **big = (size_t)argc < ARRAY_SIZE(small) ? NULL :
+	                            calloc((size_t)argc + 1, sizeof(*big));
+	char **copy = big ? big : small;
 	bool json = false;
 	int c;
 
-	if (!copy)
+	if ((size_t)argc >= ARRAY_SIZE(small) && !big)
 		return false;
 	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
+	copy[argc] = NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
 		longopts[i] = opts[i].o;
 	opterr = 0;
@@ -557,14 +566,15 @@ static bool prescan_json(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	_cleanup_free_ const char **sets = calloc((size_t)argc, sizeof(*sets));
-	struct options o = { .fail_on = HT_SEV_WARNING, .sets = sets, .interval = 1,
+	/* The --set values (at most one an argument): on the stack for a usual command line. */
+	const char *small[64];
+	_cleanup_free_ const char **big = (size_t)argc < ARRAY_SIZE(small) ? NULL :
+	                                  calloc((size_t)argc, sizeof(*big));
+	struct options o = { .fail_on = HT_SEV_WARNING, .sets = big ? big : small, .interval = 1,
 		             .duration = 60, .wait = 10 };
 	struct given g = { .n = 0 };
 	int r;
 
-	if (!sets)
-		return EXIT_COLLECT;
 	/*
 	 * A reader that went away (hosttune apply | head) must not kill a run
 	 * half way: writes fail with EPIPE instead, and the exit status says
@@ -578,17 +588,24 @@ int main(int argc, char **argv)
 	 */
 	json_c_set_serialization_double_format("%.15g", JSON_C_OPTION_GLOBAL);
 	cli_set_json(prescan_json(argc, argv));
+	if ((size_t)argc >= ARRAY_SIZE(small) && !big) {
+		cli_error("out of memory");
+		return cli_finish(EXIT_COLLECT);
+	}
 	r = parse_options(argc, argv, &o, &g);
 	if (r >= 0)
 		return cli_finish(r);
 	cli_set_json(o.json);
 	cli_terminal(&o);
+	/* Text from a tree (a file name, a rule title) reaches a terminal escaped. */
+	if (!o.json && !o.prometheus && (r = cli_text_stdout()) != 0)
+		return cli_finish(r);
 	r = run_command(argc, argv, &o, &g);
 	/*
 	 * A report that did not reach its reader (a full disk, a closed pipe) is a
 	 * failure; apply and revert check their own (EXIT_UNREPORTED: the host changed).
 	 */
-	if (r != EXIT_UNREPORTED && (fflush(stdout) != 0 || ferror(stdout))) {
+	if (r != EXIT_UNREPORTED && (ht_escape_flush(stdout) != 0 || ferror(stdout))) {
 		cli_error("writing the output: %s\n", strerror(errno ? errno : EIO));
 		return EXIT_COLLECT;
 	}

@@ -20,6 +20,7 @@
 #include "engine/facts.h"
 #include "engine/rules.h"
 #include "engine/value.h"
+#include "shared/escape.h"
 #include "shared/fsutil.h"
 #include "shared/util.h"
 
@@ -44,63 +45,34 @@ struct label {
 };
 
 /*
- * The length of the valid UTF-8 sequence at @s (at most @n bytes), or 0 when
- * it is not one: a truncated sequence, a stray continuation byte, an overlong
- * form, a UTF-16 surrogate or a code point above U+10FFFF (what Go's
- * utf8.ValidString, and so node_exporter's parser, refuses).
- */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	uint32_t cp;
-	size_t len;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
-/*
  * A label value between double quotes: backslash, double quote and line feed
  * escaped as the text format wants (\\ \" \n); a byte that is not UTF-8 (an
- * interface name may hold any byte but '/' and white space) as the four
- * characters \xHH, so that the file still parses.
+ * interface name may hold any byte but '/' and white space; node_exporter's
+ * parser refuses such a file) and any other control character (C0, DEL, C1:
+ * a rule's unit from a site's rules file) as the four characters \xHH, as
+ * the text report shows them (shared/escape.h), so that the file parses and
+ * no terminal that shows it obeys one.
  */
 static void put_label_value(FILE *out, const char *v)
 {
 	const unsigned char *s = (const unsigned char *)v;
-	size_t n = strlen(v);
 
 	fputc('"', out);
-	for (size_t i = 0; i < n;) {
-		size_t len = utf8_len(s + i, n - i);
+	for (size_t i = 0; s[i];) {
+		size_t len = (size_t)ht_utf8_len(v + i);
 
-		if (len == 0) {
-			fprintf(out, "\\\\x%02x", s[i]);
-			i++;
-		} else if (s[i] == '\\' || s[i] == '"') {
+		if (s[i] == '\\' || s[i] == '"') {
 			fputc('\\', out);
 			fputc(s[i++], out);
 		} else if (s[i] == '\n') {
 			fputs("\\n", out);
 			i++;
+		} else if (len == 0 || s[i] < 0x20 || s[i] == 0x7f ||
+		           (s[i] == 0xc2 && s[i + 1] < 0xa0)) {
+			/* A C1 control is two bytes, each escaped. */
+			for (size_t k = 0; k < (len ? len : 1); k++)
+				fprintf(out, "\\\\x%02x", s[i + k]);
+			i += len ? len : 1;
 		} else {
 			fwrite(s + i, 1, len, out);
 			i += len;
@@ -350,10 +322,7 @@ int cmd_metrics(const struct options *o)
 	r = cli_evaluate(o, &rs, &facts, &findings);
 	if (r)
 		goto out;
-	r = cli_metrics_write(&findings, rs, (int64_t)time(NULL), stdout);
-	if (r == -ENOMEM)
-		cli_error("out of memory\n");
-	r = r < 0 ? EXIT_COLLECT : 0;
+	r = cli_printed(cli_metrics_write(&findings, rs, (int64_t)time(NULL), stdout));
 	if (r == 0 && ht_findings_worst(&findings) >= o->fail_on)
 		r = EXIT_FINDINGS;
 out:
@@ -403,19 +372,13 @@ static int write_output(const char *arg, const char *content)
 		cli_error("--output %s: does not name a file\n", arg);
 		return EXIT_COLLECT;
 	}
-	if (r < 0) {
-		cli_error("--output %s: %s\n", arg, strerror(-r));
-		return EXIT_COLLECT;
-	}
+	if (r < 0)
+		return cli_fail(r, EXIT_COLLECT, "--output %s: %s", arg, strerror(-r));
 	/* A temp file ".NAME.hosttune-XXXXXX" beside it (not *.prom: the collector skips it). */
 	r = ht_file_write_at(NULL, path, content, 0644, &changed, &err);
-	if (r < 0) {
-		if (err.msg[0])
-			cli_error("--output %s: %s\n", arg, err.msg);
-		else
-			cli_error("--output %s: %s\n", arg, strerror(-r));
-		return EXIT_COLLECT;
-	}
+	if (r < 0)
+		return cli_fail(r, EXIT_COLLECT, "--output %s: %s", arg,
+		                err.msg[0] ? err.msg : strerror(-r));
 	return 0;
 }
 
@@ -427,7 +390,7 @@ int cli_run_output(const struct options *o, int (*run)(const struct options *o))
 	bool had_json;
 	int r, e = 0;
 
-	if (fflush(stdout) != 0) {
+	if (ht_escape_flush(stdout) != 0) {
 		cli_error("writing the output: %s\n", strerror(errno));
 		return EXIT_COLLECT;
 	}
@@ -437,10 +400,9 @@ int cli_run_output(const struct options *o, int (*run)(const struct options *o))
 
 		mfd = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	}
-	if (mfd < 0) {
-		cli_error("--output %s: %s\n", o->output, strerror(errno));
-		return EXIT_COLLECT;
-	}
+	if (mfd < 0)
+		return cli_fail(-errno, EXIT_COLLECT, "--output %s: %s", o->output,
+		                strerror(errno));
 	/* fd 1 may be closed (saved is -1 then): it is closed again afterwards. */
 	saved = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
 	if (saved < 0 && errno != EBADF) {
@@ -452,7 +414,7 @@ int cli_run_output(const struct options *o, int (*run)(const struct options *o))
 		return EXIT_COLLECT;
 	}
 	r = run(o);
-	if (fflush(stdout) != 0 || ferror(stdout))
+	if (ht_escape_flush(stdout) != 0 || ferror(stdout))
 		e = errno ? errno : EIO;
 	clearerr(stdout);
 	if (saved >= 0)
@@ -468,10 +430,9 @@ int cli_run_output(const struct options *o, int (*run)(const struct options *o))
 
 		e = rr < 0 ? -rr : 0;
 	}
-	if (e) {
-		cli_error("--output %s: keeping the report: %s\n", o->output, strerror(e));
-		return EXIT_COLLECT;
-	}
+	if (e)
+		return cli_fail(-e, EXIT_COLLECT, "--output %s: keeping the report: %s", o->output,
+		                strerror(e));
 	/*
 	 * A report: into the file. A failure (a usage error, collection failed):
 	 * the file keeps its last report, and whatever the command printed goes

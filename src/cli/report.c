@@ -11,6 +11,7 @@
 #include "engine/fix.h"
 #include "engine/rules.h"
 #include "engine/value.h"
+#include "shared/escape.h"
 #include "shared/util.h"
 
 /* "nic.queues[eth0]" for a per-interface finding, the rule id otherwise. */
@@ -136,10 +137,20 @@ static const char *sev_color(const struct ht_finding *f, bool color)
 	}
 }
 
-/* The end of sev_color()'s colour. */
-static const char *sev_reset(const struct ht_finding *f, bool color)
+/*
+ * The severity label of @f, in its colour when @color. The colour codes are
+ * hosttune's own: they pass a stream that escapes the report's other control
+ * characters (shared/escape.h ht_escape_raw()).
+ */
+static void put_severity(FILE *out, const struct ht_finding *f, bool color)
 {
-	return sev_color(f, color)[0] ? "\033[0m" : "";
+	const char *c = sev_color(f, color);
+
+	if (*c)
+		ht_escape_raw(out, c);
+	fputs(sev_label(f), out);
+	if (*c)
+		ht_escape_raw(out, "\033[0m");
 }
 
 /*
@@ -316,9 +327,9 @@ static int print_table(const struct ht_findings *f, const size_t *idx,
 
 		if (!c || !r || !name)
 			return -ENOMEM;
-		fprintf(out, "%-*s  %-*s  %-*s  %s%s%s\n", wr, name, wc, c, we,
-		        fi->applicable ? r : "-", sev_color(fi, info->color), sev_label(fi),
-		        sev_reset(fi, info->color));
+		fprintf(out, "%-*s  %-*s  %-*s  ", wr, name, wc, c, we, fi->applicable ? r : "-");
+		put_severity(out, fi, info->color);
+		fputc('\n', out);
 		if (fi->applicable)
 			counts[fi->severity]++;
 		else
@@ -338,8 +349,9 @@ static int print_heading(const struct ht_finding *fi, const struct ht_report_inf
 
 	if (!name)
 		return -ENOMEM;
-	fprintf(out, "\n[%s%s%s] ", sev_color(fi, info->color), sev_label(fi),
-	        sev_reset(fi, info->color));
+	fputs("\n[", out);
+	put_severity(out, fi, info->color);
+	fputs("] ", out);
 	switch (ht_rule_kind(r)) {
 	case HT_TARGET_MODULE:
 		n = asprintf(&what, " (module parameter %s)", target + strlen("module."));

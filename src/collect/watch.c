@@ -776,7 +776,9 @@ struct ht_watch {
 	bool have_drops;          /* SO_MEMINFO gives the socket's drop counter */
 	uint32_t drops_seen;      /* its last value (a u32 that may wrap) */
 	int64_t dropped;          /* events dropped since ht_watch_new() */
+#ifdef HT_TEST_HOOKS
 	bool test_slow;           /* HT_WATCH_TEST_RCVBUF_ENV: read events only at samples */
+#endif
 	struct timespec last_drain;
 	char source[160];
 };
@@ -930,7 +932,9 @@ static int events_drain(struct ht_watch *w, bool stoppable)
 static int events_open(struct ht_watch *w)
 {
 	unsigned group = NFNLGRP_CONNTRACK_NEW;
+#ifdef HT_TEST_HOOKS
 	const char *test_rcvbuf = getenv(HT_WATCH_TEST_RCVBUF_ENV);
+#endif
 	int size = EVENT_RCVBUF, e;
 	int64_t enabled;
 	const char *en;
@@ -952,6 +956,7 @@ static int events_open(struct ht_watch *w)
 	/* Without CAP_NET_ADMIN: EPERM (af_netlink.c; nfnetlink lacks NL_CFG_F_NONROOT_RECV). */
 	if (mnl_socket_setsockopt(w->ev, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)) < 0)
 		goto fail;
+#ifdef HT_TEST_HOOKS
 	if (test_rcvbuf && *test_rcvbuf) {
 		long long v;
 
@@ -959,14 +964,16 @@ static int events_open(struct ht_watch *w)
 			errno = EINVAL;
 			goto fail;
 		}
-		/* Tests only (watch.h): a small buffer, read at samples only. */
+		/* Test builds only (watch.h): a small buffer, read at samples only. */
 		size = (int)v;
 		w->test_slow = true;
 		if (setsockopt(mnl_socket_get_fd(w->ev), SOL_SOCKET, SO_RCVBUF, &size,
 		               sizeof(size)) < 0)
 			goto fail;
-	} else if (setsockopt(mnl_socket_get_fd(w->ev), SOL_SOCKET, SO_RCVBUFFORCE, &size,
-	                      sizeof(size)) < 0) {
+	} else
+#endif
+	if (setsockopt(mnl_socket_get_fd(w->ev), SOL_SOCKET, SO_RCVBUFFORCE, &size,
+	               sizeof(size)) < 0) {
 		/* SO_RCVBUFFORCE passes net.core.rmem_max with CAP_NET_ADMIN; else take what we get. */
 		(void)setsockopt(mnl_socket_get_fd(w->ev), SOL_SOCKET, SO_RCVBUF, &size,
 		                 sizeof(size));
@@ -1122,7 +1129,7 @@ static void ts_add(struct timespec *t, double s)
  * during the sleep (NULL: unchanged). Without a stop flag any signal ends
  * the wait; with one, only the flag does. The socket is watched only from
  * EVENT_SPACING after the last read on (a batch a wake-up), and not at all
- * in the test mode (HT_WATCH_TEST_RCVBUF_ENV).
+ * in the test mode of a test build (HT_WATCH_TEST_RCVBUF_ENV).
  */
 static int wait_until(struct ht_watch *w, const struct timespec *due, const sigset_t *mask)
 {
@@ -1131,7 +1138,11 @@ static int wait_until(struct ht_watch *w, const struct timespec *due, const sigs
 	for (;;) {
 		struct pollfd p = { .fd = w->ev ? mnl_socket_get_fd(w->ev) : -1, .events = POLLIN };
 		struct timespec now, left = { 0 };
+#ifdef HT_TEST_HOOKS
 		bool poll_ev = w->ev && !w->test_slow;
+#else
+		bool poll_ev = w->ev;
+#endif
 		double d;
 		int r;
 

@@ -363,16 +363,19 @@ struct ht_watch_config {
 	volatile sig_atomic_t *stop;
 };
 
+#ifdef HT_TEST_HOOKS
 /*
- * For tests only: with HOSTTUNE_WATCH_TEST_RCVBUF=BYTES in the environment
- * ht_watch_new() asks for a receive buffer of BYTES (SO_RCVBUF, which the
- * kernel doubles and keeps at least about 2.3 KiB: two or three events),
- * and the events are read only when a sample is taken, not while
- * ht_watch_wait() sleeps: more new connections in one interval than the
- * buffer holds overrun it, every time. tests/netns-watch.sh forces lost
- * events so.
+ * Built only into tests/hosttune-hooks (watch.c compiled with
+ * -DHT_TEST_HOOKS; the installed hosttune has none of it): with
+ * HOSTTUNE_WATCH_TEST_RCVBUF=BYTES in the environment ht_watch_new() asks
+ * for a receive buffer of BYTES (SO_RCVBUF, which the kernel doubles and
+ * keeps at least about 2.3 KiB: two or three events), and the events are
+ * read only when a sample is taken, not while ht_watch_wait() sleeps: more
+ * new connections in one interval than the buffer holds overrun it, every
+ * time. tests/netns-watch.sh forces lost events so.
  */
 #define HT_WATCH_TEST_RCVBUF_ENV "HOSTTUNE_WATCH_TEST_RCVBUF"
+#endif
 
 
 struct ht_watch;

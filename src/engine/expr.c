@@ -117,6 +117,7 @@ struct ht_expr {
 	enum func fn;          /* N_CALL */
 	unsigned depth;
 	struct ht_value lit; /* N_LIT; a string's text is in the tree's arena */
+	unsigned unit;       /* N_LIT: the HT_UNIT_* kind of its unit, 0 for none */
 	char *name;          /* N_NAME; in the tree's arena */
 	struct ht_arena *own; /* the root of an ht_expr_parse() tree: the arena holding it all */
 	size_t nkids;
@@ -303,6 +304,7 @@ struct token {
 	double d;          /* T_DEC */
 	struct ht_version ver;
 	char *s; /* T_STR: the decoded text, in the parser's arena */
+	unsigned unit; /* T_INT, T_DEC: the unit's HT_UNIT_* kind, 0 for none */
 };
 
 struct parser {
@@ -428,14 +430,15 @@ static int lex_expected(struct parser *p, size_t off, const char *expected)
 static const struct {
 	const char *name;
 	uint64_t mult;
+	unsigned kind; /* HT_UNIT_TIME or HT_UNIT_SIZE */
 } units[] = {
-	{ "s", 1 },
-	{ "min", 60 },
-	{ "h", 3600 },
-	{ "KiB", UINT64_C(1) << 10 },
-	{ "MiB", UINT64_C(1) << 20 },
-	{ "GiB", UINT64_C(1) << 30 },
-	{ "TiB", UINT64_C(1) << 40 },
+	{ "s", 1, HT_UNIT_TIME },
+	{ "min", 60, HT_UNIT_TIME },
+	{ "h", 3600, HT_UNIT_TIME },
+	{ "KiB", UINT64_C(1) << 10, HT_UNIT_SIZE },
+	{ "MiB", UINT64_C(1) << 20, HT_UNIT_SIZE },
+	{ "GiB", UINT64_C(1) << 30, HT_UNIT_SIZE },
+	{ "TiB", UINT64_C(1) << 40, HT_UNIT_SIZE },
 };
 
 /*
@@ -519,6 +522,7 @@ static int lex_number(struct parser *p, size_t start)
 			if (strlen(units[k].name) == i - us &&
 			    !memcmp(units[k].name, t + us, i - us)) {
 				mult = units[k].mult;
+				tok->unit = units[k].kind;
 				found = true;
 				break;
 			}
@@ -526,8 +530,8 @@ static int lex_number(struct parser *p, size_t start)
 		if (!found) {
 			struct ht_srcpos pos = at(p, us);
 
-			return pos_error(p->err, EINVAL, &pos, "unknown unit '%.*s'", (int)(i - us),
-			                 t + us);
+			return pos_error(p->err, EINVAL, &pos, "expected a unit (s, min, h, KiB, MiB, "
+			                 "GiB or TiB), found '%.*s'", (int)(i - us), t + us);
 		}
 		unit = true;
 	}
@@ -883,6 +887,7 @@ static int parse_primary(struct parser *p, struct ht_expr **out)
 		if (!e)
 			return -ENOMEM;
 		e->lit = token_value(t);
+		e->unit = t->unit;
 		r = lex(p);
 		break;
 	case T_NAME: {
@@ -942,6 +947,7 @@ static int parse_unary(struct parser *p, struct ht_expr **out)
 		if (!e)
 			return -ENOMEM;
 		e->lit = ht_int(INT64_MIN);
+		e->unit = p->cur.unit;
 		r = lex(p);
 	} else {
 		r = parse_unary(p, &operand);
@@ -1103,6 +1109,15 @@ int ht_expr_parse(const char *text, const struct ht_srcpos *pos, struct ht_expr 
 	}
 	(*out)->own = arena;
 	return 0;
+}
+
+unsigned ht_expr_units(const struct ht_expr *e)
+{
+	unsigned u = e->kind == N_LIT ? e->unit : 0;
+
+	for (size_t k = 0; k < e->nkids; k++)
+		u |= ht_expr_units(e->kids[k]);
+	return u;
 }
 
 int ht_expr_foreach_name(const struct ht_expr *e, ht_name_cb cb, void *userdata)

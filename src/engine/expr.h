@@ -104,6 +104,20 @@ void ht_expr_free(struct ht_expr *e);
 /* Source position of the expression's first token. */
 const struct ht_srcpos *ht_expr_pos(const struct ht_expr *e);
 
+/* The kinds of unit a number literal may carry (ht_expr_units()). */
+enum {
+	HT_UNIT_TIME = 1u << 0, /* s, min, h */
+	HT_UNIT_SIZE = 1u << 1, /* KiB, MiB, GiB, TiB */
+};
+
+/*
+ * ht_expr_units - the kinds of unit the number literals of @e are written
+ * with (HT_UNIT_* bits; 0 when none has one): "30s" gives HT_UNIT_TIME,
+ * "1GiB + 1s" both. A unit only scales its number (the value carries none),
+ * so this is the one way to know that 570s was written as a time.
+ */
+unsigned ht_expr_units(const struct ht_expr *e);
+
 /*
  * ht_expr_foreach_name - call @cb for every name the expression references,
  * in source order, including the argument of available(). Stops at and

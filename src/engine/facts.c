@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "engine/facts.h"
+#include "shared/escape.h"
 #include "shared/util.h"
 #include "engine/value.h"
 
@@ -955,9 +956,17 @@ oom:
 static int facts_set_checked(struct ht_facts *f, const char *name, const struct ht_value *v,
                              int errnum, const char *unit, const char *source)
 {
+	_cleanup_free_ char *shown = NULL;
 	struct ht_fact fact;
 	int r;
 
+	/* A path from a tree ("FILE:LINE") may hold any byte: shown escaped, on one line. */
+	if (source && ht_escape_needed(source, HT_ESCAPE_CONTROL)) {
+		shown = ht_escape(source, HT_ESCAPE_CONTROL);
+		if (!shown)
+			return -ENOMEM;
+		source = shown;
+	}
 	if (!f || !name_valid(name) || (unit && !unit_valid(unit)) ||
 	    (source && !source_valid(source)))
 		return -EINVAL;

@@ -100,9 +100,11 @@ void ht_facts_free(struct ht_facts *f);
  * @name is [A-Za-z_][A-Za-z0-9_.-]*; @v a value (not HT_T_NONE; a finite
  * decimal; a version of 1 to 4 parts; a string of valid UTF-8; not below 0
  * for a known fact whose unit is a count or size, see ht_facts_read());
- * @unit one word of [A-Za-z0-9/%_] other than "from"; @source non-empty,
- * valid UTF-8, without control characters and without leading or trailing
- * blanks. So the JSON output is always UTF-8 text.
+ * @unit one word of [A-Za-z0-9/%_] other than "from"; @source non-empty and
+ * without leading or trailing blanks. A byte of @source that is a control
+ * character or not UTF-8 (a file name from a tree) is kept as a C escape
+ * ("\x1b", "\xff": shared/escape.h), so the facts file holds it on one line
+ * and the JSON output is UTF-8 text.
  * Returns 0, -EINVAL for any of those, or -ENOMEM.
  */
 int ht_facts_set(struct ht_facts *f, const char *name, const struct ht_value *v, const char *unit,
@@ -235,8 +237,8 @@ int ht_facts_write(const struct ht_facts *f, FILE *out);
  * facts files hold, are skipped (the rules count listener.PORT.* facts); a known
  * fact must have its type, any number for HT_T_INT, and one whose unit is a
  * count or size (bytes, entries, buckets, seconds, CPUs, packets, lookups,
- * queues, Mb/s, MB/s) must not be negative. Sources and strings are checked
- * as ht_facts_set() checks them (UTF-8, no control characters in a source).
+ * queues, Mb/s, MB/s) must not be negative. Strings must be UTF-8, and a
+ * source UTF-8 without control characters (ht_facts_set() writes them escaped).
  * @filename: used in messages only (NULL: "-").
  *
  * Returns 0; -EINVAL with err "FILE:LINE:COL: expected ..., found ..." on a

@@ -91,18 +91,22 @@ struct ht_rule {
 struct ht_var {
 	char *name; /* workload.NAME */
 	struct ht_value value;
+	unsigned units;       /* the HT_UNIT_* kinds its value was written with (30s: time) */
 	struct ht_srcpos pos; /* where the value was last set: a profile line, or "--set" */
 };
 
 /*
  * What a workload variable may be, from a [workload] section of a rules file
  * ("burst = >= 1 and <= 1000"): a number within the bounds given. A bound is
- * open (> or <) or closed (>= or <=); a side without one is unbounded.
+ * open (> or <) or closed (>= or <=); a side without one is unbounded. The
+ * bounds' units say what the number is: a time (1s), a size (1GiB), or,
+ * without one, a rate, count or factor that takes no unit.
  */
 struct ht_var_range {
 	char *name;           /* workload.NAME */
 	struct ht_srcpos pos; /* where the declaration's value starts */
 	bool integer;         /* "integer" before the bounds: a whole number only */
+	unsigned units;       /* HT_UNIT_TIME or HT_UNIT_SIZE from the bounds, 0 for none */
 	bool has_lo, lo_open, has_hi, hi_open;
 	double lo, hi;
 	char *expect; /* "a number >= 1 and <= 1000", "an integer ...", for messages */
@@ -223,9 +227,11 @@ int rules_set_var_text(struct ht_ruleset *rs, const char *name, const char *text
 /*
  * Declares the range of workload variable @name (workload.X) from @text,
  * one or two bounds "OP EXPR" joined by "and" (OP one of >= > <= <, EXPR a
- * constant number expression), at @pos. A later declaration of the same
- * name replaces the earlier. Returns 0, -EINVAL with err "FILE:LINE:COL:
- * expected ..., found ..." (the column of the offending part), or -ENOMEM.
+ * constant number expression), at @pos. A unit in a bound makes the
+ * variable a time or a size (rules_check_var()); a time and a size in one
+ * range is an error. A later declaration of the same name replaces the
+ * earlier. Returns 0, -EINVAL with err "FILE:LINE:COL: expected ...,
+ * found ..." (the column of the offending part), or -ENOMEM.
  */
 int rules_declare_range(struct ht_ruleset *rs, const char *name, const char *text,
                         const struct ht_srcpos *pos, struct ht_error *err);
@@ -233,6 +239,9 @@ int rules_declare_range(struct ht_ruleset *rs, const char *name, const char *tex
 /*
  * Checks @var against its declared range (rules_declare_range()); a number
  * without one must not be negative (rates, factors, budgets and times).
+ * With a range, the value's units must be the range's: none where its
+ * bounds have none ("PREFIX: expected a number without a unit, found a
+ * time" for a rate of 570s), a time or none where they are times.
  * @prefix starts the message: "FILE:LINE:COL: workload.X" for a profile,
  * "--set workload.X=0" for --set. Returns 0, or -EINVAL with err
  * "PREFIX: expected a number >= 1, found 0"; a range declared for a

@@ -47,10 +47,12 @@ int rules_set_var_text(struct ht_ruleset *rs, const char *name, const char *text
 	struct ht_expr *e = NULL;
 	struct ht_value v = { 0 };
 	struct ht_var *var;
+	unsigned units = 0;
 	int r;
 
 	r = ht_expr_parse(text, pos, &e, err);
 	if (r == 0) {
+		units = ht_expr_units(e);
 		r = ht_expr_eval(e, const_lookup, NULL, &v, err);
 		ht_expr_free(e);
 	}
@@ -60,6 +62,7 @@ int rules_set_var_text(struct ht_ruleset *rs, const char *name, const char *text
 	if (var) {
 		ht_value_clear(&var->value);
 		var->value = v;
+		var->units = units;
 		var->pos = *pos;
 		return 0;
 	}
@@ -70,6 +73,7 @@ int rules_set_var_text(struct ht_ruleset *rs, const char *name, const char *text
 	}
 	rs->vars = var;
 	var[rs->nvars].value = v;
+	var[rs->nvars].units = units;
 	var[rs->nvars].pos = *pos;
 	if (!(var[rs->nvars].name = strdup(name))) {
 		r = -ENOMEM;
@@ -85,6 +89,27 @@ fail:
 	return r;
 }
 
+/*
+ * "--set:1:COL: WHY", a message of the expression parser or of the range
+ * check at the --set's position: "--set ASSIGNMENT: WHY", the form of every
+ * --set error. Returns @r.
+ */
+static int set_error(struct ht_error *err, int r, const char *assignment)
+{
+	_cleanup_free_ char *why = NULL;
+	const char *p;
+
+	if (r != -EINVAL || !err || strncmp(err->msg, "--set:1:", 8) != 0)
+		return r;
+	p = err->msg + 8 + strspn(err->msg + 8, "0123456789");
+	if (strncmp(p, ": ", 2) != 0)
+		return r;
+	why = strdup(p + 2);
+	if (!why)
+		return -ENOMEM;
+	return ht_error_set(err, EINVAL, "--set %s: %s", assignment, why);
+}
+
 int ht_ruleset_set_var(struct ht_ruleset *rs, const char *assignment, struct ht_error *err)
 {
 	const char *eq = strchr(assignment, '=');
@@ -92,6 +117,7 @@ int ht_ruleset_set_var(struct ht_ruleset *rs, const char *assignment, struct ht_
 	struct ht_var *var;
 	struct ht_value old = { 0 };
 	struct ht_srcpos pos;
+	unsigned old_units;
 	int r;
 
 	if (!eq)
@@ -107,8 +133,9 @@ int ht_ruleset_set_var(struct ht_ruleset *rs, const char *assignment, struct ht_
 		for (size_t i = 0; i < rs->nvars && len < sizeof(known) - 1; i++)
 			len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s", i ? ", " : "",
 			                        rs->vars[i].name);
-		return ht_error_set(err, EINVAL, "--set %s: unknown workload variable '%s' (known: %s)",
-		                    assignment, name, rs->nvars ? known : "none");
+		return ht_error_set(err, EINVAL, "--set %s: expected a workload variable (%s), "
+		                    "found '%s'", assignment, rs->nvars ? known : "none defined",
+		                    name);
 	}
 	/*
 	 * A string variable takes the text as written, as sysctl(8) and
@@ -117,21 +144,18 @@ int ht_ruleset_set_var(struct ht_ruleset *rs, const char *assignment, struct ht_
 	 * start ("--set workload.service=\"garage\"" keeps working).
 	 */
 	if (var->value.type == HT_T_STR && eq[1] != '"') {
-		char *s = strdup(eq + 1);
+		char *s;
 
+		for (const char *p = eq + 1; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				return ht_error_set(err, EINVAL, "--set %s: expected printable text, "
+				                    "found a control character", assignment);
+		s = strdup(eq + 1);
 		if (!s)
 			return -ENOMEM;
-		for (const char *p = s; *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f) {
-				size_t col = (size_t)(p - s) + (size_t)(eq - assignment) + 2;
-
-				free(s);
-				return ht_error_set(err, EINVAL, "--set %s: column %zu: expected "
-				                    "printable text, found a control character",
-				                    assignment, col);
-			}
 		free(var->value.s);
 		var->value.s = s;
+		var->units = 0;
 		var->pos = (struct ht_srcpos){ .file = "--set", .line = 1,
 		                               .col = (unsigned)(eq - assignment) + 2 };
 		return 0;
@@ -139,49 +163,39 @@ int ht_ruleset_set_var(struct ht_ruleset *rs, const char *assignment, struct ht_
 	r = ht_value_copy(&old, &var->value);
 	if (r < 0)
 		return r;
+	old_units = var->units;
 	pos = (struct ht_srcpos){ .file = "--set", .line = 1, .col = (unsigned)(eq - assignment) + 2 };
 	r = rules_set_var_text(rs, name, eq + 1, &pos, err, NULL);
 	if (r < 0) {
 		ht_value_clear(&old);
-		/*
-		 * "--set:1:COL: WHY" from the expression parser: name the argument,
-		 * as every other --set error does: "--set ARG: column COL: WHY".
-		 */
-		if (r == -EINVAL && err && strncmp(err->msg, "--set:1:", 8) == 0) {
-			_cleanup_free_ char *why = strdup(err->msg + 8);
-
-			if (!why)
-				return -ENOMEM;
-			return ht_error_set(err, EINVAL, "--set %s: column %s", assignment, why);
-		}
-		return r;
+		return set_error(err, r, assignment);
 	}
 	var = rules_var_find(rs, name);
 	if ((ht_type_is_number(old.type) != ht_type_is_number(var->value.type)) ||
 	    (!ht_type_is_number(old.type) && old.type != var->value.type)) {
-		r = ht_error_set(err, EINVAL, "--set %s: %s is a %s, got a %s", assignment, name,
+		r = ht_error_set(err, EINVAL, "--set %s: expected a %s, found a %s", assignment,
 		                 ht_type_name(old.type), ht_type_name(var->value.type));
-		ht_value_clear(&var->value);
-		var->value = old;
-		return r;
+		goto restore;
 	}
-	/* Out of the variable's range: a typo, or a number that means nothing here. */
+	/* Out of the variable's range or unit: a typo, or a number that means nothing here. */
 	if (ht_type_is_number(var->value.type)) {
 		_cleanup_free_ char *prefix = NULL;
 
 		if (asprintf(&prefix, "--set %s", assignment) < 0) {
-			ht_value_clear(&old);
-			return -ENOMEM;
+			r = -ENOMEM;
+			goto restore;
 		}
 		r = rules_check_var(rs, var, prefix, err);
-		if (r < 0) {
-			ht_value_clear(&var->value);
-			var->value = old;
-			return r;
-		}
+		if (r < 0)
+			goto restore;
 	}
 	ht_value_clear(&old);
 	return 0;
+restore:
+	ht_value_clear(&var->value);
+	var->value = old;
+	var->units = old_units;
+	return r;
 }
 
 size_t ht_ruleset_var_count(const struct ht_ruleset *rs)
@@ -276,11 +290,18 @@ int rules_declare_range(struct ht_ruleset *rs, const char *name, const char *tex
 		                           .col = pos->col + (unsigned)(p - text) };
 		r = ht_expr_parse(sub, &bpos, &e, err);
 		if (r == 0) {
+			rg.units |= ht_expr_units(e);
 			r = ht_expr_eval(e, const_lookup, NULL, &v, err);
 			ht_expr_free(e);
 		}
 		if (r < 0)
 			return r;
+		if (rg.units == (HT_UNIT_TIME | HT_UNIT_SIZE)) {
+			ht_value_clear(&v);
+			return ht_error_set(err, EINVAL, "%s:%u:%u: expected bounds of one "
+			                    "kind, found a time and a size", bpos.file, bpos.line,
+			                    bpos.col);
+		}
 		if (!ht_type_is_number(v.type)) {
 			r = ht_error_set(err, EINVAL, "%s:%u:%u: expected a number, found a %s", bpos.file,
 			                 bpos.line, bpos.col, ht_type_name(v.type));
@@ -354,6 +375,15 @@ int rules_check_var(const struct ht_ruleset *rs, const struct ht_var *var, const
 		                    rg->pos.file, rg->pos.line, rg->pos.col, var->name,
 		                    ht_type_name(var->value.type));
 	}
+	/* A declared range says what the number is: its unit kind, or none. */
+	if (rg && (var->units & ~rg->units))
+		return ht_error_set(err, EINVAL, "%s: expected %s, found %s", prefix,
+		                    rg->units == HT_UNIT_TIME ? "a time (s, min, h or none)" :
+		                    rg->units == HT_UNIT_SIZE ? "a size (KiB, MiB, GiB, TiB or none)" :
+		                    "a number without a unit",
+		                    (var->units & ~rg->units) == HT_UNIT_TIME ? "a time" :
+		                    (var->units & ~rg->units) == HT_UNIT_SIZE ? "a size" :
+		                    "a time and a size");
 	if (!rg)
 		rg = &nonneg;
 	x = ht_value_as_double(&var->value);

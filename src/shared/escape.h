@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * Text from a tree (file names, rule titles, values read from files) made
+ * safe to show: on a terminal no byte of it may start an escape sequence,
+ * and in JSON it must be UTF-8. What is escaped is written as C escapes:
+ * \t, \n and \r by name, any other byte as \xHH (two lowercase hex digits),
+ * each byte of a sequence on its own ("\xc2\x9b" for U+009B). A backslash
+ * already in the text stays as it is.
+ */
+
+/* What ht_escape_to() and its kin escape besides bytes that are not UTF-8. */
+enum {
+	/*
+	 * The control characters too: C0 (U+0000..U+001F), DEL (U+007F) and
+	 * C1 (U+0080..U+009F, of which U+009B starts an escape sequence on
+	 * some terminals).
+	 */
+	HT_ESCAPE_CONTROL = 1u << 0,
+	/* With HT_ESCAPE_CONTROL: tabs and newlines stay (a report's own layout). */
+	HT_ESCAPE_KEEP_LAYOUT = 1u << 1,
+};
+
+/*
+ * ht_escape_to - @len bytes of @s escaped per @flags into @buf (@size bytes,
+ * always NUL-terminated when @size > 0; cut at @size - 1 bytes, never inside
+ * an escape), as snprintf(3) does. Allocates nothing (safe when memory has run
+ * out). Returns the length the whole escaped text has, without its NUL.
+ */
+size_t ht_escape_to(char *buf, size_t size, const char *s, size_t len, unsigned flags);
+
+/* Whether ht_escape_to() would change the NUL-terminated @s. */
+bool ht_escape_needed(const char *s, unsigned flags);
+
+/* @s escaped per @flags (ht_escape_to()) in a new string the caller frees; NULL on ENOMEM. */
+char *ht_escape(const char *s, unsigned flags);
+
+/*
+ * ht_escape_fdopen - a stream for writing to @fd (left open, not owned) that
+ * escapes per @flags what is written to it. A multibyte UTF-8 character cut
+ * between two of its writes is held back until the rest arrives (or
+ * ht_escape_flush(), fclose(3)). A write error of @fd is the stream's, with
+ * write(2)'s errno (fflush(3) returns EOF). Close it with fclose(3). Returns
+ * the stream, or NULL with errno set (ENOMEM).
+ */
+FILE *ht_escape_fdopen(int fd, unsigned flags);
+
+/*
+ * ht_escape_flush - fflush(3) of @f; for a stream of ht_escape_fdopen() also
+ * what it holds back (an incomplete UTF-8 character, escaped now). Returns 0,
+ * or EOF with errno set.
+ */
+int ht_escape_flush(FILE *f);
+
+/*
+ * ht_escape_raw - writes @s to @f unescaped: what the program itself sends a
+ * terminal (the SGR colour codes of a report) through a stream of
+ * ht_escape_fdopen(); to any other stream fputs(3). Returns 0, or EOF with
+ * errno set.
+ */
+int ht_escape_raw(FILE *f, const char *s);

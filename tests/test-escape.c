@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* shared/escape.h: what is escaped, how, cut where, and the stream's held-back bytes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "shared/escape.h"
+#include "shared/util.h"
+
+#define TEXT (HT_ESCAPE_CONTROL | HT_ESCAPE_KEEP_LAYOUT)
+
+static void expect_escape(const char *in, unsigned flags, const char *want)
+{
+	_cleanup_free_ char *got = ht_escape(in, flags);
+
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	assert_int_equal(ht_escape_needed(in, flags), strcmp(in, want) != 0);
+}
+
+static void test_what_is_escaped(void **state)
+{
+	(void)state;
+	/* UTF-8 text as it is: ASCII, e-acute, the euro sign, U+10FFFF, U+00A0. */
+	expect_escape("plain caf\xc3\xa9 \xe2\x82\xac \xf4\x8f\xbf\xbf \xc2\xa0", TEXT,
+	              "plain caf\xc3\xa9 \xe2\x82\xac \xf4\x8f\xbf\xbf \xc2\xa0");
+	/* ESC, DEL, the C1 CSI (U+009B) and a byte that is not UTF-8. */
+	expect_escape("\x1b[31mred\x7f\xc2\x9b\xff", TEXT, "\\x1b[31mred\\x7f\\xc2\\x9b\\xff");
+	/* A report's layout stays; without KEEP_LAYOUT tabs and newlines are escaped by name. */
+	expect_escape("a\tb\nc\rd", TEXT, "a\tb\nc\\rd");
+	expect_escape("a\tb\nc\rd", HT_ESCAPE_CONTROL, "a\\tb\\nc\\rd");
+	/* Without HT_ESCAPE_CONTROL only what is not UTF-8 (JSON: json-c escapes controls). */
+	expect_escape("\x1b\x7f\xc2\x9b\t", 0, "\x1b\x7f\xc2\x9b\t");
+	/* Overlong, surrogate, above U+10FFFF, cut short, a stray continuation byte. */
+	expect_escape("\xc0\xaf|\xed\xa0\x80|\xf4\x90\x80\x80|\xe2\x82|\x80", 0,
+	              "\\xc0\\xaf|\\xed\\xa0\\x80|\\xf4\\x90\\x80\\x80|\\xe2\\x82|\\x80");
+	/* A backslash stays as it is. */
+	expect_escape("C:\\x1b", TEXT, "C:\\x1b");
+}
+
+static void test_cut(void **state)
+{
+	char buf[8];
+
+	(void)state;
+	/* snprintf's contract: the whole length back, the buffer cut and terminated. */
+	assert_int_equal(ht_escape_to(buf, sizeof(buf), "ab\x1b" "cd", 5, TEXT), 8);
+	assert_string_equal(buf, "ab\\x1bc");
+	/* Never inside an escape: "abcd" + "\x1b" does not fit in 7 + NUL. */
+	assert_int_equal(ht_escape_to(buf, sizeof(buf), "abcd\x1b", 5, TEXT), 8);
+	assert_string_equal(buf, "abcd");
+	assert_int_equal(ht_escape_to(NULL, 0, "\xff", 1, 0), 4);
+	assert_int_equal(ht_escape_to(buf, 1, "x", 1, 0), 1);
+	assert_string_equal(buf, "");
+	/* A NUL inside the @len bytes is a control character. */
+	assert_int_equal(ht_escape_to(buf, sizeof(buf), "a\0b", 3, TEXT), 6);
+	assert_string_equal(buf, "a\\x00b");
+}
+
+/* What the stream wrote to the pipe @rd so far (after fflush), NUL-terminated, in @buf. */
+static const char *drain(int rd, char *buf, size_t size)
+{
+	ssize_t n = read(rd, buf, size - 1);
+
+	buf[n < 0 ? 0 : n] = '\0';
+	return buf;
+}
+
+static void test_stream(void **state)
+{
+	int p[2];
+	char buf[256];
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(pipe2(p, O_NONBLOCK), 0);
+	f = ht_escape_fdopen(p[1], TEXT);
+	assert_non_null(f);
+	/* Escaped as ht_escape() does, the layout kept. */
+	fputs("a\x1b[2Jb\tc\n", f);
+	assert_int_equal(ht_escape_flush(f), 0);
+	assert_string_equal(drain(p[0], buf, sizeof(buf)), "a\\x1b[2Jb\tc\n");
+	/* A character cut between two writes is held back, then whole. */
+	fputs("x\xe2\x82", f);
+	assert_int_equal(fflush(f), 0);
+	assert_string_equal(drain(p[0], buf, sizeof(buf)), "x");
+	fputs("\xac!", f);
+	assert_int_equal(fflush(f), 0);
+	assert_string_equal(drain(p[0], buf, sizeof(buf)), "\xe2\x82\xac!");
+	/* A start that does not go on as it should: escaped byte by byte once decided. */
+	fputs("\xe2", f);
+	assert_int_equal(fflush(f), 0);
+	fputs("A", f);
+	assert_int_equal(fflush(f), 0);
+	assert_string_equal(drain(p[0], buf, sizeof(buf)), "\\xe2A");
+	/* ht_escape_flush(): what is held back is shown at once. */
+	fputs("\xf0\x9f", f);
+	assert_int_equal(ht_escape_flush(f), 0);
+	assert_string_equal(drain(p[0], buf, sizeof(buf)), "\\xf0\\x9f");
+	/* The program's own codes pass raw, between escaped text. */
+	fputs("\x1b", f);
+	assert_int_equal(ht_escape_raw(f, "\x1b[1;31m"), 0);
+	fputs("x", f);
+	assert_int_equal(ht_escape_raw(f, "\x1b[0m"), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(drain(p[0], buf, sizeof(buf)), "\\x1b\x1b[1;31mx\x1b[0m");
+	/* Held bytes at fclose(): escaped, not lost. */
+	f = ht_escape_fdopen(p[1], TEXT);
+	assert_non_null(f);
+	fputs("\xc3", f);
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(drain(p[0], buf, sizeof(buf)), "\\xc3");
+	/* Any other stream: ht_escape_raw() is fputs(), ht_escape_flush() fflush(). */
+	{
+		_cleanup_free_ char *text = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+
+		assert_non_null(m);
+		assert_int_equal(ht_escape_raw(m, "\x1b[0m"), 0);
+		assert_int_equal(ht_escape_flush(m), 0);
+		assert_int_equal(fclose(m), 0);
+		assert_string_equal(text, "\x1b[0m");
+	}
+	/* A write error is the stream's, with write(2)'s errno. */
+	close(p[0]);
+	f = ht_escape_fdopen(p[1], TEXT);
+	assert_non_null(f);
+	fputs("lost", f);
+	errno = 0;
+	assert_int_equal(fflush(f), EOF);
+	assert_int_equal(errno, EPIPE);
+	assert_true(ferror(f));
+	fclose(f);
+	close(p[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_what_is_escaped),
+		cmocka_unit_test(test_cut),
+		cmocka_unit_test(test_stream),
+	};
+
+	/* A closed pipe is an error to see, not a signal to die of. */
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
