@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1137,7 +1139,48 @@ static int host_lock_child(void)
 	if (unlink("/run/hosttune.lock") < 0 || mkdir("/run/hosttune.lock", 0700) < 0 ||
 	    ht_persist_lock(NULL, 0, &err) != -EISDIR || !strstr(err.msg, "/run/hosttune.lock"))
 		return 16;
-	return 0;
+	/*
+	 * A tree: another user holding flock(2) on the tree's directory (which
+	 * only needs read access) does not hold root off: root locks a file of
+	 * its own in /run, named after the tree's device and inode, and a second
+	 * root run waits on that one.
+	 */
+	if (mkdir("/run/tree", 0755) < 0)
+		return 17;
+	pid = fork();
+	if (pid == 0) {
+		int dfd;
+
+		if (setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(1);
+		dfd = open("/run/tree", O_RDONLY | O_DIRECTORY);
+		if (dfd < 0 || flock(dfd, LOCK_EX) < 0)
+			_exit(2);
+		pause();
+		_exit(0);
+	}
+	if (pid < 0)
+		return 18;
+	usleep(100000);
+	fd = ht_persist_lock("/run/tree", 0, &err);
+	status = fd >= 0 ? 0 : 19;
+	if (status == 0) {
+		pid_t p2 = fork();
+
+		if (p2 == 0) {
+			struct ht_error e2 = { "" };
+
+			_exit(ht_persist_lock("/run/tree", 0, &e2) == -EWOULDBLOCK &&
+			      strstr(e2.msg, "/run/hosttune-tree-") ? 0 : 3);
+		}
+		if (p2 < 0 || waitpid(p2, &status, 0) != p2 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			status = 20;
+		close(fd);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return status;
 }
 
 static void test_host_lock(void **state)

@@ -266,16 +266,36 @@ static int state_load(const struct state_loc *sl, struct json_object **out, char
 		return ht_error_set(err, EBADMSG, "%s: holds a NUL character (\\u0000) in a string "
 		                    "or name: not a state file apply writes", sl->shown);
 	if (!*raw) {
+		struct json_object *v = json_object_new_int(1), *f = json_object_new_array(),
+		                   *l = json_object_new_array();
+
 		o = json_object_new_object();
-		if (!o)
+		/* Every member made, or none: a state without its arrays is no state. */
+		if (!o || !v || !f || !l || json_object_object_add(o, "version", v) < 0 ||
+		    (v = NULL, json_object_object_add(o, "files", f) < 0) ||
+		    (f = NULL, json_object_object_add(o, "live", l) < 0)) {
+			json_object_put(o);
+			json_object_put(v);
+			json_object_put(f);
+			json_object_put(l);
 			return -ENOMEM;
-		json_object_object_add(o, "version", json_object_new_int(1));
-		json_object_object_add(o, "files", json_object_new_array());
-		json_object_object_add(o, "live", json_object_new_array());
+		}
 		*out = o;
 		return 0;
 	}
 	o = json_tokener_parse(*raw);
+	/*
+	 * json-c says nothing of why a parse failed: a state file that did not
+	 * parse while memory runs out is not called foreign. Its parse needs a
+	 * few times its size; when that much cannot be had now, -ENOMEM.
+	 */
+	if (!o) {
+		void *probe = malloc(strlen(*raw) * 4 + 4096);
+
+		if (!probe)
+			return -ENOMEM;
+		free(probe);
+	}
 	if (!o || !json_object_object_get_ex(o, "files", &files) ||
 	    !json_object_is_type(files, json_type_array) ||
 	    !json_object_object_get_ex(o, "live", &live) ||
@@ -1131,14 +1151,20 @@ static int preflight(const struct ht_plan *p, const char *root, struct file_step
 	return 0;
 }
 
-/* Adds "; rollback could not restore WHAT: WHY" to @err. */
-static void rollback_failed(struct ht_error *err, const char *what, const struct ht_error *e2)
+/*
+ * Adds "; rollback could not restore WHAT: WHY" to @err; WHY is @e2's
+ * message, or @r's errno when the step left none (it ran out of memory
+ * before it could say).
+ */
+static void rollback_failed(struct ht_error *err, const char *what, const struct ht_error *e2,
+                            int r)
 {
 	size_t n = strlen(err->msg);
+	const char *why = e2->msg[0] ? e2->msg : strerror(r < 0 ? -r : EIO);
 
 	if (n < sizeof(err->msg) - 1)
-		snprintf(err->msg + n, sizeof(err->msg) - n, "; rollback could not restore %s: %s",
-		         what, e2->msg);
+		snprintf(err->msg + n, sizeof(err->msg) - n, "; rollback could not restore %s: %.*s",
+		         what, (int)(sizeof(err->msg) - n), why);
 }
 
 /*
@@ -1162,9 +1188,10 @@ static int rollback(const struct ht_plan *p, const char *root, const struct file
 
 		if (!live_done[i] || !l->old)
 			continue;
-		if (live_set(root, l->kind, l->path, l->ifname, l->channel, l->old, &changed,
-		             &e2) < 0) {
-			rollback_failed(err, l->key, &e2);
+		int rr = live_set(root, l->kind, l->path, l->ifname, l->channel, l->old, &changed, &e2);
+
+		if (rr < 0) {
+			rollback_failed(err, l->key, &e2, rr);
 			complete = false;
 		}
 	}
@@ -1172,16 +1199,20 @@ static int rollback(const struct ht_plan *p, const char *root, const struct file
 		const struct ht_plan_file *f = &p->files[i];
 		struct ht_error e2 = { "" };
 
-		if (fs[i].main_done &&
-		    restore_file(root, f->path, f->old, fs[i].mode, &unsynced, &e2) < 0) {
-			rollback_failed(err, f->path, &e2);
+		int rr = fs[i].main_done ? restore_file(root, f->path, f->old, fs[i].mode, &unsynced,
+		                                         &e2) : 0;
+
+		if (rr < 0) {
+			rollback_failed(err, f->path, &e2, rr);
 			complete = false;
 		}
 		if (fs[i].backup_done) {
 			_cleanup_free_ char *backup = backup_path(f->path);
 
-			if (!backup || restore_file(root, backup, NULL, 0, &unsynced, &e2) < 0) {
-				rollback_failed(err, backup ? backup : f->path, &e2);
+			e2.msg[0] = '\0';
+			rr = backup ? restore_file(root, backup, NULL, 0, &unsynced, &e2) : -ENOMEM;
+			if (rr < 0) {
+				rollback_failed(err, backup ? backup : f->path, &e2, rr);
 				complete = false;
 			}
 		}
@@ -1206,7 +1237,7 @@ static int rollback(const struct ht_plan *p, const char *root, const struct file
 		k = ht_dir_remove_at(root, dirs->v[i], &removed, &e2);
 		/* Not empty: something not ours appeared in it; it stays, as revert would leave it. */
 		if (k < 0 && k != -ENOTEMPTY) {
-			rollback_failed(err, dirs->v[i], &e2);
+			rollback_failed(err, dirs->v[i], &e2, k);
 			complete = false;
 		}
 	}
@@ -1234,7 +1265,7 @@ static int rollback(const struct ht_plan *p, const char *root, const struct file
 		} else if (k < 0) {
 			size_t n;
 
-			rollback_failed(err, sl->shown, &e2);
+			rollback_failed(err, sl->shown, &e2, k);
 			n = strlen(err->msg);
 			snprintf(err->msg + n, sizeof(err->msg) - n, " (everything else is back; "
 			         "revert removes the state file)");

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -59,22 +61,64 @@ static int host_lock_file(const char *path, struct ht_error *err)
 	return TAKE_FD(fd);
 }
 
+/*
+ * Whether a user other than root and @root's owner could open the directory
+ * @root to flock(2) it: it is readable by others (or by a group other than
+ * root's), and every directory above it lets them through. A tree under a
+ * 0700 directory is out of their reach. True when unsure.
+ */
+static bool others_reach(const char *root)
+{
+	_cleanup_free_ char *real = realpath(root, NULL);
+	struct stat st;
+	char *slash;
+
+	if (!real || stat(real, &st) < 0)
+		return true;
+	if (!(st.st_mode & S_IROTH) && !((st.st_mode & S_IRGRP) && st.st_gid != 0))
+		return false;
+	while ((slash = strrchr(real, '/'))) {
+		slash[slash == real ? 1 : 0] = '\0';
+		if (stat(real, &st) < 0)
+			return true;
+		if (!(st.st_mode & S_IXOTH) && !((st.st_mode & S_IXGRP) && st.st_gid != 0))
+			return false;
+		if (slash == real)
+			break;
+	}
+	return true;
+}
+
 int ht_persist_lock(const char *root, double wait_s, struct ht_error *err)
 {
 	const char *dir = ht_root_confined(root) ? root : "/";
 	const char *what = dir;
 	_cleanup_close_ int fd = -1;
 	double end = now_s() + (wait_s > 0 ? wait_s : 0);
+	char tree_lock[96];
+	struct stat st;
 
 	err->msg[0] = '\0';
-	if (!ht_root_confined(root)) {
-		fd = host_lock_file(HT_LOCK_FILE, err);
+	/*
+	 * The host: HT_LOCK_FILE. A tree: a file of its own in /run named after
+	 * the tree's device and inode (the same tree by any path), which only
+	 * root can make there, so that no other user who can read the tree
+	 * holds root's apply off; nothing is created in the tree. A tree no
+	 * other user can reach (below a 0700 directory) is locked itself.
+	 */
+	if (ht_root_confined(root) && stat(root, &st) == 0)
+		snprintf(tree_lock, sizeof(tree_lock), "/run/hosttune-tree-%llx-%llx.lock",
+		         (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+	else
+		snprintf(tree_lock, sizeof(tree_lock), "%s", HT_LOCK_FILE);
+	if (!ht_root_confined(root) || (geteuid() == 0 && others_reach(root))) {
+		fd = host_lock_file(tree_lock, err);
 		if (fd < 0 && err->msg[0])
 			return fd;
 		if (fd >= 0)
-			what = HT_LOCK_FILE;
+			what = tree_lock;
 	}
-	/* A tree: its directory (nothing is created in it), as without /run. */
+	/* Without /run, or not root: the tree's directory, as before. */
 	if (fd < 0)
 		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
