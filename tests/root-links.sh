@@ -74,4 +74,38 @@ rc=$?
 [ "$rc" -le 1 ] && ok "a uevent DEVTYPE that is not UTF-8: the audit runs (exit $rc)" ||
 	not_ok "a uevent DEVTYPE that is not UTF-8: the audit runs" "exit $rc: $(cat "$TMP/err")"
 
+# One file of the tree that holds what no kernel writes (TIME_WAIT 'abc'):
+# the rules that need it are not applicable, the audit completes (it
+# stopped with exit 3 on that one fact).
+cp -a "$FIXTURES/garage-vm/root" "$TMP/tw"
+printf 'abc\n' >"$TMP/tw/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait"
+ht --root "$TMP/tw" --format json audit >"$TMP/tw.json" 2>"$TMP/err"
+rc=$?
+[ "$rc" -le 1 ] && ok "TIME_WAIT 'abc': the audit completes (exit $rc)" ||
+	not_ok "TIME_WAIT 'abc': the audit completes" "exit $rc: $(cat "$TMP/err")"
+expect_eq "TIME_WAIT 'abc': conntrack.time_wait not applicable" false \
+	"$(jq '.findings[] | select(.rule == "conntrack.time_wait") | .applicable' "$TMP/tw.json")"
+# No nf_conntrack_max in the tree: no "(unavailable)" in any text.
+rm "$TMP/tw/proc/sys/net/netfilter/nf_conntrack_max"
+printf '120\n' >"$TMP/tw/proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait"
+out=$(ht --root "$TMP/tw" --set workload.time_wait=30 audit 2>&1)
+case $out in *"(unavailable)"*) not_ok "no nf_conntrack_max: no (unavailable) in the text" "$out" ;;
+*) ok "no nf_conntrack_max: no (unavailable) in the text" ;; esac
+
+# A site rule without a severity whose value differs from the host's: info,
+# not ok with a fix; the same value: ok.
+mkdir -p "$TMP/rr"
+cp -a "$HT_RULES_DIR/." "$TMP/rr/"
+printf '[site.swap]\ntitle = swappiness\ntarget = sysctl vm.swappiness\ndirection = any\nvalue = 10\n' \
+	>"$TMP/rr/site.rules"
+mkdir -p "$TMP/tw/proc/sys/vm"
+printf '60\n' >"$TMP/tw/proc/sys/vm/swappiness"
+"$HOSTTUNE" --rules "$TMP/rr" --root "$TMP/tw" --format json audit >"$TMP/sw.json" 2>/dev/null
+expect_eq "site rule 60 -> 10 without a severity: info with its fix" "info|true" \
+	"$(jq -r '.findings[] | select(.rule == "site.swap") | "\(.severity)|\(.fix != null)"' "$TMP/sw.json")"
+printf '10\n' >"$TMP/tw/proc/sys/vm/swappiness"
+"$HOSTTUNE" --rules "$TMP/rr" --root "$TMP/tw" --format json audit >"$TMP/sw.json" 2>/dev/null
+expect_eq "site rule already at 10: ok, no fix" "ok|false" \
+	"$(jq -r '.findings[] | select(.rule == "site.swap") | "\(.severity)|\(.fix != null)"' "$TMP/sw.json")"
+
 finish

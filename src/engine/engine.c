@@ -1091,6 +1091,20 @@ static int finding_current(struct ht_ruleset *rs, struct ht_rule *r, struct ht_f
 }
 
 /* The severity key's value into f->severity ("ok" without one). 0, -ENODATA or an error. */
+/* @a and @b are not the same value (numbers compared as numbers). */
+static bool values_differ(const struct ht_value *a, const struct ht_value *b)
+{
+	if (ht_type_is_number(a->type) && ht_type_is_number(b->type))
+		return ht_value_as_double(a) != ht_value_as_double(b);
+	if (a->type != b->type)
+		return true;
+	if (a->type == HT_T_STR)
+		return strcmp(a->s, b->s) != 0;
+	if (a->type == HT_T_BOOL)
+		return a->b != b->b;
+	return false;
+}
+
 static int finding_severity(struct ht_ruleset *rs, struct ht_rule *r, struct ht_finding *f,
                             struct ht_error *err)
 {
@@ -1098,8 +1112,17 @@ static int finding_severity(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 	int ret;
 
 	f->severity = HT_SEV_OK;
-	if (!r->keys[K_SEVERITY].expr)
+	/*
+	 * No severity key: ok when the recommendation is what the host has,
+	 * else info, so that a finding with a fix to offer is never "ok" (an ok
+	 * finding has nothing to do).
+	 */
+	if (!r->keys[K_SEVERITY].expr) {
+		if (r->target && f->recommended.type != HT_T_NONE &&
+		    f->current.type != HT_T_NONE && values_differ(&f->recommended, &f->current))
+			f->severity = HT_SEV_INFO;
 		return 0;
+	}
 	ret = eval_key(rs, &r->keys[K_SEVERITY], &sev, err);
 	if (ret < 0)
 		return ret;
@@ -1324,6 +1347,9 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 		ret = finding_kept_note(f, unlimited);
 	if (ret >= 0)
 		ret = finding_boot(rs, r, f, err);
+	/* A key past the severity (the lever, the kernel's default) needs what is unavailable. */
+	if (ret == -ENODATA)
+		goto not_applicable;
 	return ret < 0 ? ret : 1;
 
 not_applicable:
