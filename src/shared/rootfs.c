@@ -269,6 +269,7 @@ int ht_root_libdir(const char *root, const char *dir, const char *prefix, const 
 	_cleanup_free_ char *rel = NULL, *top = NULL;
 	DIR *d;
 	struct dirent *de;
+	int r;
 
 	*out = NULL;
 	if (ht_root_is_live(root))
@@ -289,8 +290,10 @@ int ht_root_libdir(const char *root, const char *dir, const char *prefix, const 
 		n = readlinkat(dirfd(d), de->d_name, link, sizeof(link));
 		if (n < 0 || (n == 9 && memcmp(link, "/dev/null", 9) == 0))
 			continue; /* not a link after all (DT_UNKNOWN), or a mask */
+		/* The name lives in @d's buffer: copied before closedir(). */
+		r = asprintf(out, "%s/%s", strcmp(rel, "/") == 0 ? "" : rel, de->d_name);
 		closedir(d);
-		if (asprintf(out, "%s/%s", strcmp(rel, "/") == 0 ? "" : rel, de->d_name) < 0) {
+		if (r < 0) {
 			*out = NULL;
 			return -ENOMEM;
 		}
