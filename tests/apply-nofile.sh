@@ -38,11 +38,7 @@ cat >"$TMP/g/proc/net/tcp" <<'EOT'
    0: 00000000:0F3C 00000000:0000 0A 00000000:00000000 00:00000000 00000000   998        0 12345 1 0000000000000000 100 0 0 10 0
 EOT
 sums() {
-	(cd "$TMP/g" && find . | LC_ALL=C sort | while read -r f; do
-		if [ -L "$f" ]; then echo "link $f -> $(readlink "$f")"
-		elif [ -d "$f" ]; then echo "dir $(stat -c %a "$f") $f"
-		else echo "file $(stat -c %a "$f") $(sha256sum <"$f" | cut -d' ' -f1) $f"; fi
-	done)
+	tree_sums "$TMP/g"
 }
 
 # ---- the collector gives what the plan needs ----

@@ -25,11 +25,7 @@ site() {
 	"$HOSTTUNE" --rules "$RULES" --root "$TMP/g" "$@"
 }
 sums() {
-	(cd "$TMP/g" && find . | LC_ALL=C sort | while read -r f; do
-		if [ -L "$f" ]; then echo "link $f -> $(readlink "$f")"
-		elif [ -d "$f" ]; then echo "dir $(stat -c %a "$f") $f"
-		else echo "file $(stat -c %a "$f") $(sha256sum <"$f" | cut -d' ' -f1) $f"; fi
-	done)
+	tree_sums "$TMP/g"
 }
 rm -rf "$TMP/g"
 cp -a "$FIXTURES/garage-vm/root" "$TMP/g"
