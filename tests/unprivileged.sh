@@ -116,4 +116,20 @@ if unshare -m true 2>/dev/null; then
 	esac
 fi
 
+# An "ok" that rests on what was refused is no verdict: Garage's port 3900
+# in a tree whose /proc/PID/fd only root may read (the listen host's
+# processes beside the Garage VM's files): who holds it cannot be told, so
+# garage.ports is not applicable, "needs root", not ok.
+mkdir -p "$TMP/gl"
+cp -a "$FIXTURES/garage-vm/root/." "$TMP/gl/"
+cp -a "$FIXTURES/listen-host/root/." "$TMP/gl/"
+chmod -R a+rX "$TMP/gl"
+chmod 700 "$TMP/gl"/proc/*/fd
+nobody "$HOSTTUNE" --rules "$TMP/rules" --root "$TMP/gl" --profile garage --no-measure --format json \
+	audit >"$TMP/gl.json" 2>"$TMP/err"
+expect_eq "garage.ports[3900], owner refused: not applicable" false \
+	"$(jq '.findings[] | select(.rule == "garage.ports" and .instance == "3900") | .applicable' "$TMP/gl.json")"
+expect_contains "... saying it needs root" "needs root: listener.3900.process is unavailable" \
+	"$(jq -r '.findings[] | select(.rule == "garage.ports" and .instance == "3900") | .explanation' "$TMP/gl.json")"
+
 finish

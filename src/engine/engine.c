@@ -1337,6 +1337,15 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 		ret = rule_value(rs, r, &f->recommended, err);
 	if (ret >= 0)
 		ret = finding_severity(rs, r, f, err);
+	/*
+	 * "ok" resting on a fact refused to this user (another user's
+	 * /proc/PID/fd: a port's owner) is no verdict: not applicable, saying
+	 * what needs root. A warning or critical from other evidence stands.
+	 */
+	if (ret >= 0 && f->severity == HT_SEV_OK && rs->denied[0]) {
+		ht_error_set(err, EPERM, "needs root: %s", rs->denied);
+		ret = -ENODATA;
+	}
 	if (ret == -ENODATA)
 		goto not_applicable;
 	if (ret >= 0)
