@@ -222,19 +222,24 @@ expect_eq "copy in the way: the copy keeps the first original" \
 	"$(cat "$TMP/g/etc/modprobe.d/hosttune.conf.hosttune-orig")"
 
 # ---- no write leaves --root through a symlinked directory ----
-# etc/sysctl.d is a symlink to a directory outside the tree. Refused by apply
-# before anything changes (exit 3), or by plan (exit 2) once plan resolves its
-# targets the same way.
+# etc/sysctl.d is a symlink to a directory outside the tree: the sysctl rules
+# are refused alone (no line, no live value, the link named in "Not
+# persisted"), the module's files are written, and nothing appears outside.
 fresh
 mkdir -p "$TMP/g/etc" "$TMP/outside"
 ln -s "$TMP/outside" "$TMP/g/etc/sysctl.d"
-sums >"$TMP/before-link.sums"
+max_before=$(cat "$TMP/g/proc/sys/net/netfilter/nf_conntrack_max")
 ht --root "$TMP/g" $G apply >"$TMP/out" 2>"$TMP/err"
-expect_eq "symlinked etc/sysctl.d: refused, exit 2" 2 $?
-expect_contains "symlinked etc/sysctl.d: names it" "$TMP/g/etc/sysctl.d is a symlink" \
-	"$(cat "$TMP/err")"
+expect_eq "symlinked etc/sysctl.d: the other rules apply, exit 0" 0 $?
+expect_contains "symlinked etc/sysctl.d: the sysctl rules refused, the link named" \
+	"net.netfilter.nf_conntrack_max: /etc/sysctl.d is a link to $TMP/outside, which hosttune does not write through: put net.netfilter.nf_conntrack_max = " \
+	"$(cat "$TMP/out")"
 expect_eq "symlinked etc/sysctl.d: nothing written outside" "" "$(ls -A "$TMP/outside")"
-same_tree before-link "symlinked etc/sysctl.d: the tree as it was"
+expect_eq "symlinked etc/sysctl.d: the live nf_conntrack_max untouched" "$max_before" \
+	"$(cat "$TMP/g/proc/sys/net/netfilter/nf_conntrack_max")"
+expect_eq "symlinked etc/sysctl.d: the link stays" "$TMP/outside" "$(readlink "$TMP/g/etc/sysctl.d")"
+expect_eq "symlinked etc/sysctl.d: the module's file is written" "options nf_conntrack hashsize=" \
+	"$(grep -o '^options nf_conntrack hashsize=' "$TMP/g/etc/modprobe.d/hosttune.conf")"
 
 # var/ a symlink out of the tree: the state file is not written there.
 fresh

@@ -433,6 +433,15 @@ static int print_fix(const struct ht_fix *fx, const struct ht_report_info *info,
 		                  fx->source, fx->restart, w);
 	case HT_FIX_NONE_HERE:
 		return print_item(out, info, width, "fix: none from here: %s", fx->reason);
+	case HT_FIX_MANAGED:
+		if (fx->nixos)
+			return print_item(out, info, width, "fix: %s in configuration.nix, then "
+			                  "nixos-rebuild switch%s%s: %s, so hosttune writes no file "
+			                  "there", fx->line, fx->restart ? " and a restart of " : "",
+			                  fx->restart ? fx->restart : "", fx->reason);
+		return print_item(out, info, width, "fix: %s, where that is managed%s%s: %s",
+		                  fx->line, fx->restart ? ", then restart " : "",
+		                  fx->restart ? fx->restart : "", fx->reason);
 	case HT_FIX_NONE:
 		break;
 	}
@@ -516,6 +525,9 @@ static int fix_json(const struct ht_fix *fx, struct json_object *o)
 	json_object_object_add(j, "live", fx->live_absent ? NULL : jstr(fx->live));
 	/* A limit: no live write, the service to restart instead. */
 	json_object_object_add(j, "restart", jstr(fx->restart));
+	/* Another manager's directory: who, and its own setting in "line". */
+	json_object_object_add(j, "managed_by", fx->kind != HT_FIX_MANAGED ? NULL
+	                       : json_object_new_string(fx->nixos ? "NixOS" : "link"));
 	json_object_object_add(o, "fix", j);
 	return 0;
 }

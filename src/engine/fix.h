@@ -23,6 +23,10 @@ enum ht_fix_kind {
 	HT_FIX_UNIT_GIVES, /* the service's own unit files already give @given (@source):
 	                      only a restart of @restart; hosttune writes no drop-in */
 	HT_FIX_NONE_HERE,  /* the finding asks for a change no file of hosttune's can make: @reason */
+	HT_FIX_MANAGED,    /* another manager owns the directory hosttune would write in
+	                      (@reason: who and which directory): @line is that manager's own
+	                      setting (@nixos: a configuration.nix option), then a restart of
+	                      @restart for a limit */
 };
 
 struct ht_fix {
@@ -46,12 +50,17 @@ struct ht_fix {
 	 * or interface that is not there): no live write, the file applies at
 	 * boot once the kernel has it. */
 	bool live_absent;
-	/* HT_FIX_DROPIN, HT_FIX_UNIT_GIVES: the service to restart ("garage.service"). */
+	/* HT_FIX_DROPIN, HT_FIX_UNIT_GIVES, HT_FIX_MANAGED of a limit: the service to
+	 * restart ("garage.service"). */
 	char *restart;
 	/* HT_FIX_UNIT_GIVES: "FILE:LINE" of the LimitNOFILE= that gives @given. */
 	char *source;
 	/* HT_FIX_UNIT_GIVES: the soft limit the unit gives, in open files (INT64_MAX: infinity). */
 	int64_t given;
-	/* HT_FIX_NONE_HERE: why nothing can be written, one line. */
+	/* HT_FIX_NONE_HERE: why nothing can be written, one line; HT_FIX_MANAGED:
+	 * who manages which directory ("NixOS manages /etc/systemd/system (a link
+	 * to /etc/static/systemd/system)"). */
 	char *reason;
+	/* HT_FIX_MANAGED: @line is a NixOS option, set in configuration.nix. */
+	bool nixos;
 };

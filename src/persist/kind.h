@@ -53,6 +53,42 @@ struct ht_setting {
 	struct ht_limit_fix *limit; /* the limit kind's drop-in (owned), else NULL */
 };
 
+/*
+ * Another manager of a directory a kind writes in (managed.c): below a
+ * --root a link on the way to it (apply writes through none), on the host a
+ * link into the Nix store or a read-only file system. Strings owned.
+ */
+struct ht_manager {
+	char *dir;    /* the link or read-only directory, a host path ("/etc/systemd/system"); NULL: none */
+	char *target; /* the link's text ("/etc/static/systemd/system"), NULL when not a link */
+	bool nixos;   /* NixOS: the link leads into /nix/store, or ROOT/etc/NIXOS exists */
+};
+
+/*
+ * ht_dir_manager - whether someone else manages @dir (a host path) below
+ * @root: fills @m and returns 1; 0 when hosttune may write there (or create
+ * it); -ENOMEM. Reads only the components' inodes and links.
+ */
+int ht_dir_manager(const char *root, const char *dir, struct ht_manager *m);
+void ht_manager_free(struct ht_manager *m);
+
+/*
+ * ht_manager_setting - the manager's own line for @f's recommendation: for
+ * NixOS the configuration.nix option (boot.kernel.sysctl."KEY" = N;,
+ * boot.extraModprobeConfig, systemd.network.links, systemd.services."UNIT"
+ * .serviceConfig.LimitNOFILE), otherwise the line hosttune's file would hold.
+ * Newly allocated; NULL on ENOMEM or when @f has no integer recommendation
+ * of a kind that writes a file.
+ */
+char *ht_manager_setting(const struct ht_manager *m, const struct ht_finding *f,
+                         const struct ht_facts *facts);
+
+/* One line of who manages @m's directory ("NixOS manages DIR (a link to T)"); NULL on ENOMEM. */
+char *ht_manager_text(const struct ht_manager *m);
+
+/* The number of rows of ht_kinds[]. */
+#define HT_NKINDS 4
+
 /* The plan being built, as the kinds see it. */
 struct ht_plan_ctx {
 	struct ht_plan *p;
@@ -71,10 +107,16 @@ struct ht_plan_ctx {
 	 * before the kinds' files() run.
 	 */
 	bool load_conntrack;
+	/*
+	 * Per row of ht_kinds[]: another manager of a directory of that kind
+	 * (.dir NULL: none). Its settings get the manager's line as their fix,
+	 * and the plan writes neither a file nor a live value for them (only
+	 * --live-only sets those live).
+	 */
+	struct ht_manager managed[HT_NKINDS];
+	bool persist; /* HT_PLAN_PERSIST: the plan writes files */
 };
 
-/* The number of rows of ht_kinds[]. */
-#define HT_NKINDS 4
 
 /*
  * The operations of one target kind. Ops that a kind has no use for are
@@ -348,6 +390,9 @@ int ht_plan_restart(struct ht_plan *p, const char *unit);
  */
 int ht_plan_skip(struct ht_plan *p, const char *instance, const char *target,
                  const char *message);
+
+/* Adds a skipped finding with key @key ("net.core.somaxconn") and @message. 0 or -ENOMEM. */
+int ht_plan_skip_key(struct ht_plan *p, const char *key, const char *message);
 
 /*
  * The line of @conf (read by a kind's boot_read()) that gives @key another

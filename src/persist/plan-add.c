@@ -324,8 +324,7 @@ int ht_plan_restart(struct ht_plan *p, const char *unit)
 	return 0;
 }
 
-int ht_plan_skip(struct ht_plan *p, const char *instance, const char *target,
-                 const char *message)
+int ht_plan_skip_key(struct ht_plan *p, const char *key, const char *message)
 {
 	struct ht_plan_skip *n = realloc(p->skipped, (p->nskipped + 1) * sizeof(*n));
 
@@ -333,13 +332,18 @@ int ht_plan_skip(struct ht_plan *p, const char *instance, const char *target,
 		return -ENOMEM;
 	p->skipped = n;
 	n = &n[p->nskipped++];
-	*n = (struct ht_plan_skip){ 0 };
-	if (asprintf(&n->key, "process.%s.%s", instance, target + strlen("process.")) < 0) {
-		n->key = NULL;
+	*n = (struct ht_plan_skip){ .key = strdup(key), .message = strdup(message) };
+	return n->key && n->message ? 0 : -ENOMEM;
+}
+
+int ht_plan_skip(struct ht_plan *p, const char *instance, const char *target,
+                 const char *message)
+{
+	_cleanup_free_ char *key = NULL;
+
+	if (asprintf(&key, "process.%s.%s", instance, target + strlen("process.")) < 0)
 		return -ENOMEM;
-	}
-	n->message = strdup(message);
-	return n->message ? 0 : -ENOMEM;
+	return ht_plan_skip_key(p, key, message);
 }
 
 const struct ht_conf_assign *ht_boot_override(const struct ht_conf *conf, const char *key,

@@ -69,6 +69,24 @@ static bool in_initial_netns(const struct ht_facts *facts)
 	return !f || f->value.type != HT_T_BOOL || f->value.b;
 }
 
+/* The row of @k in ht_kinds[], HT_NKINDS for NULL. */
+static size_t kind_row(const struct ht_kind *k)
+{
+	size_t i = 0;
+
+	while (i < HT_NKINDS && ht_kinds[i] != k)
+		i++;
+	return i;
+}
+
+/* The other manager of @k's directories, or NULL when hosttune writes them. */
+static const struct ht_manager *manager_of(const struct ht_plan_ctx *c, const struct ht_kind *k)
+{
+	size_t i = kind_row(k);
+
+	return i < HT_NKINDS && c->managed[i].dir ? &c->managed[i] : NULL;
+}
+
 /* The finding asks for a change: applicable, not kept, not the recommended value already. */
 static bool needs_fix(const struct ht_finding *f)
 {
@@ -97,7 +115,67 @@ static int plan_fix(const struct ht_plan_ctx *c, const struct ht_finding *f,
 	}
 	if (!k || !needs_fix(f))
 		return 0;
+	if (manager_of(c, k) && f->severity != HT_SEV_OK) {
+		const struct ht_manager *m = manager_of(c, k);
+		struct ht_limit_fix lf;
+		_cleanup_free_ char *why = NULL;
+
+		fix->line = ht_manager_setting(m, f, c->facts);
+		/* A limit without a service to name: the kind's own reason. */
+		if (fix->line) {
+			fix->kind = HT_FIX_MANAGED;
+			fix->nixos = m->nixos;
+			fix->reason = ht_manager_text(m);
+			if (ht_rule_kind(f->rule) == HT_TARGET_LIMIT &&
+			    ht_limit_fix(f, c->facts, &lf, &why) == 0) {
+				fix->restart = TAKE_PTR(lf.unit);
+				ht_limit_fix_free(&lf);
+			}
+			return fix->reason ? 0 : -ENOMEM;
+		}
+	}
 	return k->fix(c, f, fix);
+}
+
+/*
+ * @f's kind has another manager (@m): no setting, and when apply could
+ * change it a "Not persisted" line with that manager's own setting.
+ */
+static int plan_managed(struct ht_plan_ctx *c, const struct ht_finding *f,
+                        const struct ht_kind *k, const struct ht_manager *m)
+{
+	_cleanup_free_ char *line = NULL, *who = NULL, *msg = NULL, *key = NULL;
+	const char *target = ht_rule_target(f->rule);
+	bool live = k->live || k->live_path;
+	int r;
+
+	if (!in_only(c->only, ht_rule_id(f->rule)) || !needs_fix(f) || f->severity == HT_SEV_OK)
+		return 0;
+	line = ht_manager_setting(m, f, c->facts);
+	who = ht_manager_text(m);
+	if (!who)
+		return -ENOMEM;
+	if (!line)
+		return ht_rule_kind(f->rule) == HT_TARGET_LIMIT ? 0 : -ENOMEM;
+	if (m->nixos)
+		r = asprintf(&msg, "%s: set %s in configuration.nix, then nixos-rebuild switch%s%s%s",
+		             who, line, live ? " (`hosttune apply --live-only --only " : "",
+		             live ? ht_rule_id(f->rule) : "",
+		             live ? "` sets the live value until then)" : "");
+	else
+		r = asprintf(&msg, "%s: put %s where that is managed%s%s%s", who, line,
+		             live ? " (`hosttune apply --live-only --only " : "",
+		             live ? ht_rule_id(f->rule) : "",
+		             live ? "` sets the live value until then)" : "");
+	if (r < 0)
+		return -ENOMEM;
+	if (ht_rule_kind(f->rule) == HT_TARGET_LIMIT)
+		return f->instance ? ht_plan_skip(c->p, f->instance, target, msg) : 0;
+	if (ht_rule_kind(f->rule) == HT_TARGET_CHANNELS && f->instance)
+		key = ht_channels_key(f->instance, strrchr(target, '.') + 1);
+	else
+		key = strdup(target);
+	return key ? ht_plan_skip_key(c->p, key, msg) : -ENOMEM;
 }
 
 /* Frees @s's strings and limit and zeroes it. */
@@ -125,6 +203,8 @@ static int plan_setting(struct ht_plan_ctx *c, const struct ht_finding *f,
 
 	if (!k || !f->applicable || f->read_only || f->recommended.type != HT_T_INT)
 		return 0;
+	if (c->persist && manager_of(c, k))
+		return plan_managed(c, f, k, manager_of(c, k));
 	*st = (struct ht_setting){ .f = f, .kind = k,
 	                           .act = in_only(c->only, ht_rule_id(f->rule)) && !f->kept };
 	r = k->setting(c, f, st);
@@ -227,8 +307,23 @@ static int plan_files(struct ht_plan_ctx *c, const struct ht_setting *s, size_t 
 	/* Built in, nf_conntrack's keys exist before systemd-sysctl runs; in a
 	 * container, nf_conntrack is the host's business. */
 	c->load_conntrack = nf && !c->builtin && c->initial_netns;
+	if (r >= 0 && c->load_conntrack && c->managed[kind_row(&ht_kind_module)].dir) {
+		const struct ht_manager *m = &c->managed[kind_row(&ht_kind_module)];
+		_cleanup_free_ char *who = ht_manager_text(m);
+
+		if (!who)
+			r = -ENOMEM;
+		else
+			r = ht_plan_warn(c->p, "nf_conntrack", m->dir, "the net.netfilter.* lines "
+			                 "apply at boot only with nf_conntrack loaded before "
+			                 "systemd-sysctl runs, and %s: %s", who, m->nixos ?
+			                 "add boot.kernelModules = [ \"nf_conntrack\" ]; to "
+			                 "configuration.nix" : "list nf_conntrack in a modules-load.d "
+			                 "file where that is managed");
+	}
 	for (size_t k = 0; r >= 0 && k < HT_NKINDS; k++)
-		r = ht_kinds[k]->files(c, s, n, chosen[k], nchosen[k]);
+		if (!c->managed[k].dir)
+			r = ht_kinds[k]->files(c, s, n, chosen[k], nchosen[k]);
 	for (size_t k = 0; k < HT_NKINDS; k++) {
 		if (chosen[k])
 			ht_settings_free_values(chosen[k], nchosen[k]);
@@ -274,8 +369,14 @@ static int plan_start(struct ht_plan_ctx *c, const struct ht_findings *findings,
 	if (!p->profile || !p->fixes)
 		return -ENOMEM;
 	p->nfixes = findings->n;
+	c->persist = flags & HT_PLAN_PERSIST;
+	for (size_t k = 0; !p->no_disk && k < HT_NKINDS; k++)
+		for (size_t i = 0; !c->managed[k].dir && ht_kinds[k]->dirs[i]; i++)
+			if ((r = ht_dir_manager(c->root, ht_kinds[k]->dirs[i], &c->managed[k])) < 0)
+				return r;
 	for (size_t k = 0; writes && k < HT_NKINDS; k++)
-		if (ht_kinds[k]->file && (r = ht_plan_read(c, ht_kinds[k]->file, &old[k])) < 0)
+		if (ht_kinds[k]->file && !c->managed[k].dir &&
+		    (r = ht_plan_read(c, ht_kinds[k]->file, &old[k])) < 0)
 			return r;
 	return 0;
 }
@@ -311,8 +412,10 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 	if (r >= 0 && p.nrestart > 1) /* qsort() of a NULL array is undefined, even of none */
 		qsort(p.restart, p.nrestart, sizeof(*p.restart), cmp_str);
 	settings_free(s, ns);
-	for (size_t k = 0; k < HT_NKINDS; k++)
+	for (size_t k = 0; k < HT_NKINDS; k++) {
 		free(old[k]);
+		ht_manager_free(&c.managed[k]);
+	}
 	if (r < 0) {
 		ht_plan_free(&p);
 		return r;
