@@ -22,6 +22,11 @@ has_name() {
 expect_eq "hosttune: the name HOSTTUNE_WATCH_TEST_RCVBUF is not in the binary" no \
 	"$(has_name "$HOSTTUNE")"
 expect_eq "hosttune-hooks: the name is in the test binary" yes "$(has_name "$HOOKS")"
+# The module-load stand-in of first-boot-load.sh, likewise.
+expect_eq "hosttune: the name HOSTTUNE_TEST_MODLOAD is not in the binary" no \
+	"$(if grep -aq HOSTTUNE_TEST_MODLOAD "$HOSTTUNE"; then echo yes; else echo no; fi)"
+expect_eq "hosttune-hooks: HOSTTUNE_TEST_MODLOAD is in the test binary" yes \
+	"$(if grep -aq HOSTTUNE_TEST_MODLOAD "$HOOKS"; then echo yes; else echo no; fi)"
 
 # What each does with the variable: a watch of this host's conntrack table
 # (its own network namespace: an empty table) for two samples.

@@ -257,11 +257,16 @@ int cmd_apply(const struct options *o)
 				continue;
 			printf("%s %s\n", !f->old ? "created" : !f->new ? "removed" : "updated", f->path);
 		}
+		if (plan.load_module)
+			printf(plan.module_loaded ? "loaded %s (libkmod, with the options in modprobe.d) "
+			       "\n" : "%s was loaded already\n", plan.load_module);
 		for (size_t i = 0; i < plan.nlive; i++) {
 			const struct ht_plan_live *l = &plan.live[i];
 
 			if (l->note)
 				printf("skipped %s: %s\n", l->key, l->note);
+			else if (l->after_load && l->old && ht_int_text_equal(l->old, l->new))
+				printf("%s is %s already, as it loaded\n", l->key, l->new);
 			else
 				printf("set %s from %s to %s\n", l->key, l->old ? l->old : "-", l->new);
 		}

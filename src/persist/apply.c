@@ -1067,6 +1067,54 @@ static int state_save(const struct state_loc *sl, struct json_object *state, boo
 	return ht_file_write_at(sl->root, sl->path, text, 0600, written, err);
 }
 
+/*
+ * Loads @p->load_module once its files are written (ht_module_load(): with
+ * the modprobe.d options apply just wrote), reads the value each after_load
+ * key came up with as its old value (in the plan, for the report and a
+ * rollback, and in the state, for revert) and saves the state again.
+ * 0 or a negative errno (@err says why).
+ */
+static int load_module(struct ht_plan *p, const char *root, const struct state_loc *sl,
+                       struct json_object *state, struct ht_error *err)
+{
+	struct json_object *live = NULL;
+	bool written;
+	int r = ht_module_load(root, p->load_module, err);
+
+	if (r < 0)
+		return r;
+	p->module_loaded = r == 0;
+	json_object_object_get_ex(state, "live", &live);
+	for (size_t i = 0; i < p->nlive; i++) {
+		struct ht_plan_live *l = &p->live[i];
+		char *v = NULL;
+
+		if (!l->after_load)
+			continue;
+		r = ht_read_file(root, l->path, &v);
+		if (r < 0)
+			return ht_error_set(err, -r, "%s%s after loading %s: %s",
+			                    ht_root_confined(root) ? root : "", l->path, p->load_module,
+			                    strerror(-r));
+		v[strcspn(v, "\n")] = '\0';
+		if (!live_value_ok(v)) {
+			free(v);
+			return ht_error_set(err, EINVAL, "%s%s after loading %s: not one integer",
+			                    ht_root_confined(root) ? root : "", l->path,
+			                    p->load_module);
+		}
+		free(l->old);
+		l->old = v;
+		for (size_t k = 0; live && k < json_object_array_length(live); k++) {
+			struct json_object *e = json_object_array_get_idx(live, k);
+
+			if (same(jget_str(e, "key"), l->key) && !jget_str(e, "old"))
+				json_object_object_add(e, "old", json_object_new_string(v));
+		}
+	}
+	return state_save(sl, state, &written, err);
+}
+
 /* Writes one live value: a procfs/sysfs file below @root, or channels over netlink. */
 static int live_set(const char *root, enum ht_live_kind kind, const char *path,
                     const char *ifname, const char *channel, const char *value, bool *changed,
@@ -1281,7 +1329,7 @@ static int rollback(const struct ht_plan *p, const char *root, const struct file
 	return r;
 }
 
-int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_path,
+int ht_plan_apply(struct ht_plan *p, const char *root, const char *state_path,
                   const struct ht_paths *keys, bool force, struct ht_paths *swept,
                   struct ht_error *err)
 {
@@ -1381,10 +1429,15 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
 		if (r < 0)
 			goto rollback;
 	}
+	if (p->load_module && (r = load_module(p, root, &sl, state, err)) < 0)
+		goto rollback;
 	for (size_t i = 0; i < p->nlive; i++) {
 		const struct ht_plan_live *l = &p->live[i];
 
 		if (!ht_plan_live_changes(l))
+			continue;
+		/* Loaded with it already (a modprobe.d option): nothing to write. */
+		if (l->after_load && l->old && ht_int_text_equal(l->old, l->new))
 			continue;
 		r = live_set(root, l->kind, l->path, l->ifname, l->channel, l->new, &live_done[i],
 		             err);
@@ -1396,6 +1449,9 @@ int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_p
 
 rollback:
 	r = rollback(p, root, fs, live_done, &sl, state_written, old_state, &dirs, r, err);
+	/* Loaded by this apply seconds ago: unloaded again, unless something uses it now. */
+	if (p->module_loaded && ht_module_unload(root, p->load_module) == 0)
+		p->module_loaded = false;
 	if (r == -ENOTRECOVERABLE && state_written) {
 		/*
 		 * The state stays for revert, but a value whose write took effect

@@ -46,3 +46,24 @@ bool ht_managed_dir(const char *dir);
  * "..", no '/', ':' or white space). Defined in kind-channels.c.
  */
 bool ht_ifname_valid(const char *name);
+
+/*
+ * ht_module_load - load kernel module @name now, as modprobe(8) would,
+ * through libkmod: with the options and blacklist of modprobe.d as they are
+ * when it is called (apply calls it after writing its modprobe.d file).
+ * Never below a tree (@root confined: -EPERM). Returns 0 when it loaded it,
+ * 1 when it was loaded already, or a negative errno with @err saying why
+ * (-ENOENT: libkmod or the module missing, -EPERM: blacklisted or not
+ * allowed).
+ */
+int ht_module_load(const char *root, const char *name, struct ht_error *err);
+
+/*
+ * ht_module_unload - remove module @name that ht_module_load() loaded, as
+ * modprobe -r would without force: a module in use stays (-EBUSY). 0 or a
+ * negative errno.
+ */
+int ht_module_unload(const char *root, const char *name);
+
+/* Whether apply may load a module for the host below @root: only the live root. */
+bool ht_module_load_here(const char *root);

@@ -67,6 +67,12 @@ struct ht_plan_live {
 	char *old;     /* current value as text, NULL when the key does not exist yet */
 	char *new;
 	char *note;    /* why it is skipped (read-only here, --root), or NULL */
+	/*
+	 * The key appears when apply loads the plan's load_module: @old is
+	 * NULL, apply reads the value the module loaded with, records it for
+	 * revert, and writes @new when it differs.
+	 */
+	bool after_load;
 };
 
 /*
@@ -111,6 +117,17 @@ struct ht_plan {
 	struct ht_plan_skip *skipped;
 	size_t nskipped;
 	char *profile;
+	/*
+	 * A module apply loads after writing the files ("nf_conntrack"), or
+	 * NULL: on the live root in the initial network namespace, when the
+	 * plan lists it in modules-load.d (every boot loads it from now on) and
+	 * it is a module that is not loaded, so that this boot matches the next
+	 * (it loads with the modprobe.d options just written, then the live
+	 * values marked after_load are set).
+	 */
+	char *load_module;
+	/* Set by ht_plan_apply(): it loaded load_module (false: it was loaded already). */
+	bool module_loaded;
 	bool no_disk; /* built with HT_PLAN_NO_DISK */
 	/*
 	 * conntrack's drop counters when the plan was made (facts
@@ -239,7 +256,7 @@ int ht_plan_print_warnings(const struct ht_plan *p, FILE *out);
  *             revert can finish;
  *   another negative errno: a step failed (err names it), every change rolled back.
  */
-int ht_plan_apply(const struct ht_plan *p, const char *root, const char *state_path,
+int ht_plan_apply(struct ht_plan *p, const char *root, const char *state_path,
                   const struct ht_paths *keys, bool force, struct ht_paths *swept,
                   struct ht_error *err);
 

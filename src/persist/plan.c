@@ -332,6 +332,41 @@ static int plan_files(struct ht_plan_ctx *c, const struct ht_setting *s, size_t 
 	return r;
 }
 
+/*
+ * First boot: the plan lists nf_conntrack in modules-load.d and it is a
+ * module not loaded yet. apply loads it after writing the files (with the
+ * modprobe.d options just written) and then sets the live values that only
+ * exist once it is loaded, so that this boot matches the next instead of
+ * running with the kernel's defaults until a reboot. Only on the live root in
+ * the initial network namespace, and only when apply writes both the files
+ * and the live values.
+ */
+static int plan_load(struct ht_plan_ctx *c, unsigned flags)
+{
+	const char *state = ht_fact_string(c->facts, "conntrack.module");
+	struct ht_plan *p = c->p;
+
+	if ((flags & (HT_PLAN_PERSIST | HT_PLAN_LIVE)) != (HT_PLAN_PERSIST | HT_PLAN_LIVE) ||
+	    c->no_disk || !c->load_conntrack || !c->initial_netns ||
+	    !state || strcmp(state, "available") != 0 || !ht_module_load_here(c->root))
+		return 0;
+	p->load_module = strdup("nf_conntrack");
+	if (!p->load_module)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nlive; i++) {
+		struct ht_plan_live *l = &p->live[i];
+
+		if (l->old || !l->note || l->kind != HT_LIVE_PATH ||
+		    (strncmp(l->key, "net.netfilter.", 14) != 0 &&
+		     strncmp(l->key, "module.nf_conntrack.", 20) != 0))
+			continue;
+		free(l->note);
+		l->note = NULL;
+		l->after_load = true;
+	}
+	return 0;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -409,6 +444,8 @@ int ht_plan_build(const struct ht_findings *findings, const struct ht_facts *fac
 		r = plan_live(&c, s, ns);
 	if (r >= 0 && (flags & HT_PLAN_PERSIST))
 		r = plan_files(&c, s, ns, old);
+	if (r >= 0)
+		r = plan_load(&c, flags);
 	if (r >= 0 && p.nrestart > 1) /* qsort() of a NULL array is undefined, even of none */
 		qsort(p.restart, p.nrestart, sizeof(*p.restart), cmp_str);
 	settings_free(s, ns);
@@ -472,6 +509,7 @@ void ht_plan_free(struct ht_plan *p)
 	free(p->fixes);
 	free(p->boot_id);
 	free(p->profile);
+	free(p->load_module);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -514,14 +552,19 @@ int ht_plan_print(const struct ht_plan *p, FILE *out)
 		else
 			any_note = true;
 	}
+	if (p->load_module)
+		fprintf(out, "\nLoad now: %s (through libkmod, as modprobe %s would: with the "
+		        "modprobe.d options above), because modules-load.d loads it at every boot "
+		        "from now on; then the live values it brings are set, so that this boot "
+		        "matches the next.\n", p->load_module, p->load_module);
 	if (any_live) {
 		fprintf(out, "\nLive changes:\n%-*s  %-10s  %s\n", (int)w, "KEY", "NOW", "NEW");
 		for (size_t i = 0; i < p->nlive; i++) {
 			const struct ht_plan_live *l = &p->live[i];
 
 			if (ht_plan_live_changes(l))
-				fprintf(out, "%-*s  %-10s  %s\n", (int)w, l->key, l->old ? l->old : "-",
-				        l->new);
+				fprintf(out, "%-*s  %-10s  %s\n", (int)w, l->key,
+				        l->old ? l->old : l->after_load ? "at load" : "-", l->new);
 		}
 	}
 	/* What the plan's files set but nothing writes live now: no change, a note. */
@@ -636,10 +679,14 @@ struct json_object *ht_plan_to_json(const struct ht_plan *p, bool applied)
 		json_object_object_add(e, "from", l->old ? json_object_new_string(l->old) : NULL);
 		json_object_object_add(e, "to", json_object_new_string(l->new));
 		json_object_object_add(e, "note", l->note ? json_object_new_string(l->note) : NULL);
+		json_object_object_add(e, "after_load", json_object_new_boolean(l->after_load));
 		json_object_array_add(live, e);
 	}
 	json_object_object_add(o, "files", files);
 	json_object_object_add(o, "live", live);
+	json_object_object_add(o, "load_module",
+	                       p->load_module ? json_object_new_string(p->load_module) : NULL);
+	json_object_object_add(o, "module_loaded", json_object_new_boolean(p->module_loaded));
 	{
 		struct json_object *w = json_object_new_array();
 		size_t nboot = 0;
