@@ -130,6 +130,14 @@ bad_args "--set of the wrong type" \
 bad_args "--set of a negative rate, no range declared" \
 	"hosttune: --set workload.conn_rate=-5: expected a number >= 0, found -5" \
 	--rules "$TMP/r" --facts "$FACTS" --set workload.conn_rate=-5 audit
+# Every --set error names the assignment, not a parser position ("--set:1:21").
+bad_args "--set of a division by zero" \
+	"hosttune: --set workload.conn_rate=1/0: division by zero" \
+	--rules "$TMP/r" --facts "$FACTS" --set workload.conn_rate=1/0 audit
+# 10^23 > 2^63 - 1 = 9.2e18
+bad_args "--set of a literal beyond 64 bits" \
+	"hosttune: --set workload.conn_rate=99999999999999999999999: integer literal out of range" \
+	--rules "$TMP/r" --facts "$FACTS" --set workload.conn_rate=99999999999999999999999 audit
 
 # An overflow a --set causes names the --set: 1000 x 10^17 = 10^20 > 2^63 - 1
 # = 9.2e18. "value = workload.conn_rate " is 27 characters: the '*' at 28.

@@ -99,7 +99,7 @@ static int set_error(struct ht_error *err, int r, const char *assignment)
 	_cleanup_free_ char *why = NULL;
 	const char *p;
 
-	if (r != -EINVAL || !err || strncmp(err->msg, "--set:1:", 8) != 0)
+	if (r == -ENOMEM || !err || strncmp(err->msg, "--set:1:", 8) != 0)
 		return r;
 	p = err->msg + 8 + strspn(err->msg + 8, "0123456789");
 	if (strncmp(p, ": ", 2) != 0)
@@ -107,7 +107,7 @@ static int set_error(struct ht_error *err, int r, const char *assignment)
 	why = strdup(p + 2);
 	if (!why)
 		return -ENOMEM;
-	return ht_error_set(err, EINVAL, "--set %s: %s", assignment, why);
+	return ht_error_set(err, -r, "--set %s: %s", assignment, why);
 }
 
 int ht_ruleset_set_var(struct ht_ruleset *rs, const char *assignment, struct ht_error *err)
