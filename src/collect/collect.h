@@ -229,6 +229,49 @@ int ht_collect_udev(struct ht_facts *f, const char *root);
 int ht_collect_ethtool(struct ht_facts *f, const char *root);
 
 /*
+ * ht_collect_nicstats - for every interface of nic.list (run after
+ * ht_collect_udev), nic.IF.stats.{rx_packets,tx_packets,rx_errors,
+ * tx_errors,rx_dropped,tx_dropped,rx_crc_errors,rx_frame_errors,
+ * rx_fifo_errors,rx_missed_errors} (IFLA_STATS64), nic.IF.stats.
+ * carrier_changes (IFLA_CARRIER_CHANGES) and nic.IF.mtu (IFLA_MTU), all
+ * since the device was created, from one RTM_GETLINK dump over rtnetlink
+ * (libmnl). Under --root, when rtnetlink is refused, or for an interface
+ * the dump does not hold: /sys/class/net/IF/statistics/NAME,
+ * /sys/class/net/IF/carrier_changes and /sys/class/net/IF/mtu below the
+ * root, each fact unavailable with the file's errno (EINVAL when it holds
+ * no decimal counter). A counter above 2^63 - 1: unavailable ERANGE.
+ */
+int ht_collect_nicstats(struct ht_facts *f, const char *root);
+
+/*
+ * ht_collect_softnet - softnet.{processed,dropped,time_squeeze} summed over
+ * the rows of /proc/net/softnet_stat (one an online CPU), softnet.cpus (the
+ * rows), and the worst row: softnet.worst_cpu (the CPU number of column 13
+ * since 5.10, else the row from 0) with its .dropped, .time_squeeze and
+ * .processed (ht_softnet_parse()). A file that cannot be read: each fact
+ * unavailable with its errno; one that does not parse: EINVAL with
+ * "PATH:LINE: expected ..." as source.
+ */
+int ht_collect_softnet(struct ht_facts *f, const char *root);
+
+/*
+ * ht_collect_overlay - for every interface of nic.list, nic.IF.overlay:
+ * "vxlan" or "geneve" (IFLA_INFO_KIND of an RTM_GETLINK dump), else
+ * "none"; for an overlay, nic.IF.overlay_headroom (bytes encapsulation
+ * adds: 50 over IPv4, 70 over IPv6, collect/netdev.h), nic.IF.underlay (the
+ * device of IFLA_VXLAN_LINK, else IFLA_LINK; unavailable ENOENT when the
+ * device names none or it is in another network namespace),
+ * nic.IF.underlay_mtu, and nic.IF.underlay_tnl_segmentation (the
+ * underlay's tx-udp_tnl-segmentation is active) and _fixed (the driver does
+ * not let it change), over ethtool netlink (ETHTOOL_MSG_STRSET_GET of
+ * ETH_SS_FEATURES for the bit, then ETHTOOL_MSG_FEATURES_GET), unavailable
+ * with the errno and the kernel's text when refused. Under --root: the
+ * overlay kind from nic.IF.kind (libudev's DEVTYPE), the rest unavailable
+ * ENOENT.
+ */
+int ht_collect_overlay(struct ht_facts *f, const char *root);
+
+/*
  * ht_collect_module_state - what files tell of nf_conntrack, no library:
  * module.nf_conntrack.* (every file of /sys/module/nf_conntrack/parameters
  * but hashsize, ht_collect_conntrack_files()'s fact) and, when they settle it, conntrack.module and conntrack.loaded with the

@@ -313,6 +313,26 @@ static const struct ht_fact_def fact_defs[] = {
 	  "connecting, connected), 'TCP: inuse' of /proc/net/sockstat" },
 	{ "sockstat.tcp.tw", HT_T_INT, "sockets",
 	  "TCP sockets of this network namespace in TIME_WAIT now, 'TCP: tw' of /proc/net/sockstat" },
+	{ "softnet.cpus", HT_T_INT, "CPUs", "rows of /proc/net/softnet_stat, one an online CPU" },
+	{ "softnet.dropped", HT_T_INT, "packets",
+	  "packets dropped because a CPU's input backlog was full (net.core.netdev_max_backlog) "
+	  "or a flow hit the flow limit, since boot, column 2 of /proc/net/softnet_stat summed "
+	  "over CPUs" },
+	{ "softnet.processed", HT_T_INT, "packets",
+	  "packets the receive softirq processed since boot, column 1 of /proc/net/softnet_stat "
+	  "summed over CPUs" },
+	{ "softnet.time_squeeze", HT_T_INT, "times",
+	  "times the receive softirq stopped with work left (its net.core.netdev_budget or "
+	  "netdev_budget_usecs ran out) since boot, column 3 summed over CPUs" },
+	{ "softnet.worst_cpu", HT_T_INT, NULL,
+	  "the CPU with the most softnet drops (then time_squeeze, then the lowest number): "
+	  "column 13 of its row; before 5.10, which prints no CPU number, its row from 0" },
+	{ "softnet.worst_cpu.dropped", HT_T_INT, "packets",
+	  "softnet drops of softnet.worst_cpu since boot" },
+	{ "softnet.worst_cpu.processed", HT_T_INT, "packets",
+	  "packets softnet.worst_cpu processed since boot" },
+	{ "softnet.worst_cpu.time_squeeze", HT_T_INT, "times",
+	  "time_squeeze of softnet.worst_cpu since boot" },
 	{ "storage.list", HT_T_STR, NULL,
 	  "directories checked (storage.NAME.*): metadata, then data for one data_dir or data1, "
 	  "data2, ... for [[data_dir]] entries, space-separated in that order" },
@@ -322,6 +342,9 @@ static const struct ht_fact_def fact_defs[] = {
  * Facts of each network interface IF, named nic.IF.SUFFIX. Sorted by name;
  * the interface part may contain dots (eth0.100), so lookups match the suffix.
  */
+#define NIC_STATS(name)                                                                    \
+	"since the device was created, rtnetlink IFLA_STATS64 (under --root "            \
+	"/sys/class/net/IF/statistics/" name ")"
 static const struct ht_fact_def nic_fact_defs[] = {
 	{ "nic.*.bus", HT_T_STR, NULL,
 	  "bus of the device: pci, virtio, usb, platform, or none for a virtual interface (libudev)" },
@@ -344,11 +367,52 @@ static const struct ht_fact_def nic_fact_defs[] = {
 	  "device kind: ethernet, veth, bridge, bond, vlan, tun, wireguard, ... (libudev DEVTYPE)" },
 	{ "nic.*.mac", HT_T_STR, NULL,
 	  "hardware address, /sys/class/net/IF/address; .link files match it (MACAddress=)" },
+	{ "nic.*.mtu", HT_T_INT, "bytes",
+	  "MTU of the interface, rtnetlink IFLA_MTU (under --root /sys/class/net/IF/mtu)" },
+	{ "nic.*.overlay", HT_T_STR, NULL,
+	  "vxlan or geneve for an overlay device, else none (rtnetlink IFLA_INFO_KIND; under "
+	  "--root nic.IF.kind)" },
+	{ "nic.*.overlay_headroom", HT_T_INT, "bytes",
+	  "bytes the encapsulation adds to a frame of the overlay's MTU: outer IP 20 (IPv6 40) + "
+	  "UDP 8 + VXLAN or Geneve header 8 + inner Ethernet 14 = 50 (70); Geneve options add more" },
 	{ "nic.*.physical", HT_T_BOOL, NULL,
 	  "backed by a device (physical NIC or virtio/PCI function), not a software interface" },
 	{ "nic.*.speed", HT_T_INT, "Mb/s",
 	  "link speed, ethtool netlink ETHTOOL_MSG_LINKMODES_GET; absent when the driver reports "
 	  "unknown (virtio)" },
+	{ "nic.*.stats.carrier_changes", HT_T_INT, "changes",
+	  "times the link went up or down since the device was created, rtnetlink "
+	  "IFLA_CARRIER_CHANGES (under --root /sys/class/net/IF/carrier_changes)" },
+	{ "nic.*.stats.rx_crc_errors", HT_T_INT, "packets",
+	  "frames received with a bad CRC (cabling, optics, a bad port), " NIC_STATS("rx_crc_errors") },
+	{ "nic.*.stats.rx_dropped", HT_T_INT, "packets",
+	  "frames received but not processed (no buffer; on many drivers also frames of a protocol the host does not handle), " NIC_STATS("rx_dropped") },
+	{ "nic.*.stats.rx_errors", HT_T_INT, "packets",
+	  "bad frames received, CRC and frame errors included, " NIC_STATS("rx_errors") },
+	{ "nic.*.stats.rx_fifo_errors", HT_T_INT, "packets",
+	  "receive FIFO overruns of the NIC, " NIC_STATS("rx_fifo_errors") },
+	{ "nic.*.stats.rx_frame_errors", HT_T_INT, "packets",
+	  "frames received with an alignment error, " NIC_STATS("rx_frame_errors") },
+	{ "nic.*.stats.rx_missed_errors", HT_T_INT, "packets",
+	  "frames the NIC had no room for in host memory (receive ring full), " NIC_STATS("rx_missed_errors") },
+	{ "nic.*.stats.rx_packets", HT_T_INT, "packets",
+	  "packets received, " NIC_STATS("rx_packets") },
+	{ "nic.*.stats.tx_dropped", HT_T_INT, "packets",
+	  "packets dropped on their way out (no buffer, a full queue), " NIC_STATS("tx_dropped") },
+	{ "nic.*.stats.tx_errors", HT_T_INT, "packets",
+	  "transmit errors (carrier, FIFO, aborted, window, heartbeat), " NIC_STATS("tx_errors") },
+	{ "nic.*.stats.tx_packets", HT_T_INT, "packets",
+	  "packets sent, " NIC_STATS("tx_packets") },
+	{ "nic.*.underlay", HT_T_STR, NULL,
+	  "the device an overlay sends through: IFLA_VXLAN_LINK, else IFLA_LINK; unavailable "
+	  "(ENOENT) when the overlay names none (the route to each remote picks it)" },
+	{ "nic.*.underlay_mtu", HT_T_INT, "bytes", "MTU of nic.IF.underlay, rtnetlink IFLA_MTU" },
+	{ "nic.*.underlay_tnl_segmentation", HT_T_BOOL, NULL,
+	  "tx-udp_tnl-segmentation is active on nic.IF.underlay: the NIC segments the overlay's "
+	  "large UDP-tunnelled packets (ethtool netlink ETHTOOL_MSG_FEATURES_GET)" },
+	{ "nic.*.underlay_tnl_segmentation_fixed", HT_T_BOOL, NULL,
+	  "the underlay's driver does not let tx-udp_tnl-segmentation change (ethtool -k "
+	  "prints [fixed]): not in ETHTOOL_A_FEATURES_HW, or in _NOCHANGE" },
 };
 
 const struct ht_fact_def *ht_fact_defs(size_t *n)
