@@ -411,7 +411,7 @@ static void test_fixture(void **state)
 	assert_int_fact(f, "softnet.worst_cpu", 2, NULL);
 	assert_int_fact(f, "softnet.worst_cpu.dropped", 1000, "packets");
 	/* /proc/uptime "11532.47 ...": 11532 s = 3 h 12 min 12 s. */
-	assert_int_fact(f, "kernel.uptime", 11532, "seconds");
+	assert_int_fact(f, "host.uptime", 11532, "seconds");
 	ht_facts_free(f);
 }
 

@@ -625,29 +625,3 @@ int ht_collect_memory_pressure(struct ht_facts *f, const char *root)
 	rm = psi_fact(f, psi, r, "some");
 	return rm < 0 ? rm : psi_fact(f, psi, r, "full");
 }
-
-/*
- * kernel.uptime: the first field of /proc/uptime ("11532.47 20000.00",
- * uptime_proc_show() in fs/proc/uptime.c: seconds since boot, two decimals),
- * whole seconds.
- */
-int ht_collect_uptime(struct ht_facts *f, const char *root)
-{
-	static const char path[] = "/proc/uptime";
-	_cleanup_free_ char *text = NULL;
-	unsigned long long s = 0;
-	const char *p;
-	int r = ht_read_file(root, path, &text);
-
-	if (r == -ENOMEM)
-		return r;
-	if (r >= 0) {
-		for (p = text; is_digit(*p) && s < INT64_MAX / 10; p++)
-			s = s * 10 + (unsigned long long)(*p - '0');
-		if (p == text || (*p != '.' && *p != ' ') || s > INT32_MAX * 100ULL)
-			r = -EINVAL;
-	}
-	if (r < 0)
-		return ht_facts_set_errno(f, "kernel.uptime", r, "seconds", path);
-	return ht_facts_set_int(f, "kernel.uptime", (int64_t)s, "seconds", path);
-}

@@ -229,13 +229,6 @@ int ht_collect_udev(struct ht_facts *f, const char *root);
 int ht_collect_ethtool(struct ht_facts *f, const char *root);
 
 /*
- * ht_collect_uptime - kernel.uptime, whole seconds since boot, the first
- * field of /proc/uptime below the root; unavailable with the file's errno,
- * EINVAL when it does not start with a number of seconds.
- */
-int ht_collect_uptime(struct ht_facts *f, const char *root);
-
-/*
  * ht_collect_nicstats - for every interface of nic.list (run after
  * ht_collect_udev), nic.IF.stats.{rx_packets,tx_packets,rx_errors,
  * tx_errors,rx_dropped,tx_dropped,rx_crc_errors,rx_frame_errors,

@@ -114,7 +114,6 @@ SIMPLE(ht_collect_ethtool)
 SIMPLE(ht_collect_nicstats)
 SIMPLE(ht_collect_overlay)
 SIMPLE(ht_collect_softnet)
-SIMPLE(ht_collect_uptime)
 SIMPLE(ht_collect_net_files)
 SIMPLE(ht_collect_file_table)
 SIMPLE(ht_collect_file_holders)
@@ -372,7 +371,6 @@ static const struct ht_source {
 	{ "arch", P("cpu.arch", "kernel.pointer_size"), HT_COST_FILES, src_ht_collect_arch, NULL,
 	  NULL, NULL },
 	{ "cpus online", P("cpu.count"), HT_COST_FILES, src_ht_collect_cpu_count, NULL, NULL, NULL },
-	{ "uptime", P("kernel.uptime"), HT_COST_FILES, src_ht_collect_uptime, NULL, NULL, NULL },
 	{ "page size", P("kernel.page_size"), HT_COST_FILES, src_ht_collect_page_size, NULL, NULL,
 	  NULL },
 	{ "conntrack sysctls",

@@ -178,8 +178,6 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "kernel.pointer_size", HT_T_INT, "bytes",
 	  "size of a kernel pointer derived from cpu.arch: 8 on 64-bit machines, 4 on 32-bit" },
 	{ "kernel.release", HT_T_STR, NULL, "kernel release (uname -r), /proc/sys/kernel/osrelease" },
-	{ "kernel.uptime", HT_T_INT, "seconds",
-	  "seconds since boot, /proc/uptime: what a counter since boot covers" },
 	{ "kernel.version", HT_T_VER, NULL,
 	  "leading dotted version of kernel.release, e.g. 5.15.0 for 5.15.0-91-generic" },
 	{ "listener.list", HT_T_STR, NULL,
