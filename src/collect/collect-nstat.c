@@ -132,6 +132,39 @@ int ht_collect_nstat(struct ht_facts *f, const char *root)
 	return r;
 }
 
+/* ---- /proc/uptime ---- */
+
+int ht_uptime_seconds(const char *text, int64_t *out)
+{
+	char *end;
+	double v;
+
+	if (!text || !out)
+		return -EINVAL;
+	/* "SECONDS.CC IDLE.CC\n" (fs/proc/uptime.c). */
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || end == text || (*end != ' ' && *end != '\n') || !(v >= 0) || v > 1e15)
+		return -EINVAL;
+	*out = (int64_t)v;
+	return 0;
+}
+
+int ht_collect_uptime(struct ht_facts *f, const char *root)
+{
+	_cleanup_free_ char *text = NULL;
+	int64_t v = 0;
+	int r = ht_read_file(root, "/proc/uptime", &text);
+
+	if (r >= 0)
+		r = ht_uptime_seconds(text, &v);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return ht_facts_set_errno(f, "host.uptime", r, "seconds", "/proc/uptime");
+	return ht_facts_set_int(f, "host.uptime", v, "seconds", "/proc/uptime");
+}
+
 /* ---- /proc/net/sockstat ---- */
 
 int ht_sockstat_value(const char *text, const char *prefix, const char *key, int64_t *out)

@@ -563,6 +563,19 @@ int ht_collect_sockstat(struct ht_facts *f, const char *root);
 int ht_collect_nstat(struct ht_facts *f, const char *root);
 
 /*
+ * ht_uptime_seconds - the whole seconds since boot of /proc/uptime text
+ * ("12345.67 23456.78\n"). Returns 0, -EINVAL for anything else (a NULL
+ * argument, no number, a negative one).
+ */
+int ht_uptime_seconds(const char *text, int64_t *out);
+
+/*
+ * ht_collect_uptime - host.uptime (seconds since boot) from ROOT/proc/uptime:
+ * how long the since-boot counters have been counting. Returns 0 or -ENOMEM.
+ */
+int ht_collect_uptime(struct ht_facts *f, const char *root);
+
+/*
  * ht_collect_apply_counters - conntrack.stat.drop_at_apply and
  * conntrack.stat.early_drop_at_apply (packets since boot when the last
  * `hosttune apply` ran) from the "counters" of its state file: @state_path

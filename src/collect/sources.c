@@ -120,6 +120,7 @@ SIMPLE(ht_collect_memory_pressure)
 SIMPLE(ht_collect_port_range)
 SIMPLE(ht_collect_ports)
 SIMPLE(ht_collect_sockstat)
+SIMPLE(ht_collect_uptime)
 
 /* A sampled source (collect/sample.h): one reading, or the second of --sample against the first. */
 #define SAMPLED(fn, name)                                                                  \
@@ -439,6 +440,7 @@ static const struct ht_source {
 	  NULL },
 	{ "nstat", P("nstat.*"), HT_COST_FILES, src_nstat, NULL, NULL, NULL },
 	{ "tcp peers", P("peer.*"), HT_COST_WALK, src_peers, NULL, NULL, NULL },
+	{ "uptime", P("host.uptime"), HT_COST_FILES, src_ht_collect_uptime, NULL, NULL, NULL },
 	{ "sample", P("sample.seconds"), HT_COST_FILES, src_sample_seconds, NULL, NULL, NULL },
 	{ "sockstat", P("sockstat.*"), HT_COST_FILES, src_ht_collect_sockstat, NULL, NULL, NULL },
 	{ "cpu", P("cpu.*"), HT_COST_MEASURE, src_cpu, NULL, NULL, NULL },

@@ -174,6 +174,9 @@ static const struct ht_fact_def fact_defs[] = {
 	  "TCP port of Garage's web endpoint ([s3_web] bind_addr); unavailable (ENOENT) when "
 	  "garage.toml sets none, and before deployment: Garage binds it only when garage.toml "
 	  "configures it" },
+	{ "host.uptime", HT_T_INT, "seconds",
+	  "seconds since boot, /proc/uptime: how long the since-boot counters (nstat.*, "
+	  "conntrack.stat.*) have been counting" },
 	{ "kernel.page_size", HT_T_INT, "bytes",
 	  "page size from sysconf(_SC_PAGESIZE); not recorded in a --root tree (rules assume 4096)" },
 	{ "kernel.pointer_size", HT_T_INT, "bytes",
