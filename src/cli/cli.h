@@ -48,6 +48,7 @@ struct options {
 	const char *observed;
 	const char *record;
 	double interval;          /* watch, s */
+	double sample;            /* audit, facts --sample, s; 0 without */
 	double duration;          /* watch, s; 0 until Ctrl-C */
 	double wait;              /* apply, revert: for the lock, s (default 10) */
 	enum ht_severity fail_on;

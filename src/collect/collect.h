@@ -91,6 +91,17 @@ int ht_collect_input(struct ht_collect *c, const char *name, const char *value);
 void ht_collect_rules(struct ht_collect *c, struct ht_ruleset *rs);
 
 /*
+ * ht_collect_sample - --sample @seconds: the first reading, now, of the
+ * sampled sources (collect/sample.h) whose facts the rules of @rs read
+ * (every one for @rs NULL: `hosttune facts`); the second is taken when
+ * the first of their facts is asked for, @seconds after the first. Their
+ * counters C are then the second reading and C.delta the increase between
+ * the two; sample.seconds the measured interval. Returns 0, -EINVAL for
+ * @seconds <= 0 or a second call, -ENOMEM.
+ */
+int ht_collect_sample(struct ht_collect *c, double seconds, const struct ht_ruleset *rs);
+
+/*
  * ht_collect_attach - makes @c the provider of @f (ht_facts_set_provider()):
  * a fact @f lacks is collected by its source when first asked for. @f takes
  * @c over: ht_facts_free(@f) frees it.
@@ -324,6 +335,63 @@ struct ht_sock {
 };
 
 /*
+ * struct ht_tcp_sample - what hosttune reads of one connection's struct
+ * tcp_info (include/uapi/linux/tcp.h, INET_DIAG_INFO). The has_* flags say
+ * whether the kernel's struct was long enough to hold the field (segs_out
+ * since 4.2, min_rtt since 4.6, delivery_rate since 4.9) and, for min_rtt,
+ * whether it had an RTT sample yet.
+ */
+struct ht_tcp_sample {
+	uint8_t state;          /* tcpi_state */
+	uint32_t total_retrans; /* segments retransmitted over the connection's life */
+	uint32_t segs_out;      /* segments sent, retransmissions included */
+	uint32_t rtt_us;        /* smoothed RTT, microseconds */
+	uint32_t min_rtt_us;    /* smallest RTT seen (windowed), microseconds */
+	uint64_t delivery_rate; /* bytes a second */
+	bool has_segs, has_min_rtt, has_delivery_rate;
+};
+
+/*
+ * ht_tcp_info_parse - the fields above from an INET_DIAG_INFO payload
+ * @data of @len bytes: a struct tcp_info of any kernel's length (shorter
+ * than this build's: the missing fields are absent; longer: the rest
+ * ignored). Returns 0; -EINVAL for a NULL argument or a payload too short
+ * to hold tcpi_total_retrans.
+ */
+int ht_tcp_info_parse(const void *data, size_t len, struct ht_tcp_sample *out);
+
+/*
+ * struct ht_peer_sock - one established TCP connection of the peer dump.
+ * Addresses are 16 bytes in network order, IPv4 ones IPv4-mapped.
+ */
+struct ht_peer_sock {
+	uint64_t cookie;          /* inet_diag's socket cookie: the same socket in two readings */
+	uint8_t src[16], dst[16]; /* local, remote (the peer) */
+	uint16_t sport, dport;    /* host order */
+	struct ht_tcp_sample info;
+};
+
+struct nlmsghdr;
+
+/*
+ * ht_peer_diag_parse - one reply of a SOCK_DIAG_BY_FAMILY dump asked with
+ * INET_DIAG_INFO: an AF_INET or AF_INET6 established socket with its
+ * tcp_info into @out. The message must be whole (nlmsg_len bytes readable).
+ * Returns 0; 1 for a message to skip (another type, family or state, or
+ * no INET_DIAG_INFO attribute); -EBADMSG for a message too short or with a
+ * malformed attribute or tcp_info; -EINVAL for a NULL argument.
+ */
+int ht_peer_diag_parse(const struct nlmsghdr *nlh, struct ht_peer_sock *out);
+
+/*
+ * ht_peer_name - the instance name of peer address @a (16 bytes,
+ * IPv4-mapped for IPv4) in @name: dotted IPv4, or IPv6 as inet_ntop(3)
+ * writes it with '-' for ':' (fact names have no ':'); the address as
+ * written in @address (may be NULL). Sizes: INET6_ADDRSTRLEN is enough.
+ */
+void ht_peer_name(const uint8_t a[16], char *name, size_t size, char *address, size_t asize);
+
+/*
  * ht_proc_net_tcp_line - one socket line of /proc/net/tcp (@v6 false) or
  * /proc/net/tcp6 (@v6 true), as get_tcp4_sock() / get_tcp6_sock() print it:
  * "SL: LOCAL REMOTE ST TX_QUEUE:RX_QUEUE TR:WHEN RETRNSMT UID TIMEOUT INODE ...",
@@ -530,12 +598,25 @@ int ht_sockstat_value(const char *text, const char *prefix, const char *key, int
 int ht_collect_sockstat(struct ht_facts *f, const char *root);
 
 /*
- * ht_collect_nstat - nstat.TcpActiveOpens, nstat.TcpPassiveOpens
- * (/proc/net/snmp "Tcp:") and nstat.TcpExt{ListenDrops,ListenOverflows,
+ * ht_collect_nstat - nstat.TcpActiveOpens, nstat.TcpPassiveOpens,
+ * nstat.TcpOutSegs, nstat.TcpRetransSegs (/proc/net/snmp "Tcp:") and nstat.TcpExt{ListenDrops,ListenOverflows,
  * TCPReqQFullDrop,TCPTimeWaitOverflow,TW} (/proc/net/netstat "TcpExt:")
  * of this network namespace, below @root. Returns 0 or -ENOMEM.
  */
 int ht_collect_nstat(struct ht_facts *f, const char *root);
+
+/*
+ * ht_uptime_seconds - the whole seconds since boot of /proc/uptime text
+ * ("12345.67 23456.78\n"). Returns 0, -EINVAL for anything else (a NULL
+ * argument, no number, a negative one).
+ */
+int ht_uptime_seconds(const char *text, int64_t *out);
+
+/*
+ * ht_collect_uptime - host.uptime (seconds since boot) from ROOT/proc/uptime:
+ * how long the since-boot counters have been counting. Returns 0 or -ENOMEM.
+ */
+int ht_collect_uptime(struct ht_facts *f, const char *root);
 
 /*
  * ht_collect_apply_counters - conntrack.stat.drop_at_apply and

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -173,6 +174,9 @@ static const struct ht_fact_def fact_defs[] = {
 	  "TCP port of Garage's web endpoint ([s3_web] bind_addr); unavailable (ENOENT) when "
 	  "garage.toml sets none, and before deployment: Garage binds it only when garage.toml "
 	  "configures it" },
+	{ "host.uptime", HT_T_INT, "seconds",
+	  "seconds since boot, /proc/uptime: how long the since-boot counters (nstat.*, "
+	  "conntrack.stat.*) have been counting" },
 	{ "kernel.page_size", HT_T_INT, "bytes",
 	  "page size from sysconf(_SC_PAGESIZE); not recorded in a --root tree (rules assume 4096)" },
 	{ "kernel.pointer_size", HT_T_INT, "bytes",
@@ -262,7 +266,10 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "nstat.TcpExtTCPTimeWaitOverflow", HT_T_INT, "sockets",
 	  NSTAT_DOC("closing sockets that skipped TIME_WAIT because tcp_max_tw_buckets was reached") },
 	{ "nstat.TcpExtTW", HT_T_INT, "sockets", NSTAT_DOC("sockets that finished TIME_WAIT") },
+	{ "nstat.TcpOutSegs", HT_T_INT, "segments",
+	  NSTAT_DOC("TCP segments sent, retransmissions excluded") },
 	{ "nstat.TcpPassiveOpens", HT_T_INT, "connections", NSTAT_DOC("connections this host accepted") },
+	{ "nstat.TcpRetransSegs", HT_T_INT, "segments", NSTAT_DOC("TCP segments retransmitted") },
 	{ "observed.drops", HT_T_INT, "packets",
 	  "drop + early_drop counted during a recording (audit --observed FILE)" },
 	{ "observed.events_lost", HT_T_INT, "events",
@@ -287,6 +294,11 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "observed.source", HT_T_STR, NULL, "the recording file audit --observed read" },
 	{ "observed.time_wait", HT_T_INT, "seconds",
 	  "nf_conntrack_tcp_timeout_time_wait while recording (audit --observed FILE)" },
+	{ "peer.list", HT_T_STR, NULL,
+	  "remote addresses of this network namespace's established TCP connections (loopback "
+	  "excluded) that sent at least one segment, space-separated, sorted: IPv4 dotted, IPv6 "
+	  "with '-' for ':' (peer.PEER.address holds the address as written); NETLINK_SOCK_DIAG "
+	  "INET_DIAG_INFO, read only when a rule asks for a peer fact" },
 	{ "ports.destinations", HT_T_INT, "destinations",
 	  "distinct (source address, destination address, destination port) of client sockets "
 	  "whose local port is in ip_local_port_range (NETLINK_SOCK_DIAG)" },
@@ -308,6 +320,9 @@ static const struct ht_fact_def fact_defs[] = {
 	  "processes checked: owners of listening sockets and the profile's workload.service, "
 	  "by name (process.NAME.*), space-separated, sorted; only names a process has (a "
 	  "service that is not running is absent)" },
+	{ "sample.seconds", HT_T_INT, "seconds",
+	  "the interval of --sample TIME as measured between the two readings (decimal); "
+	  "unavailable (ENODATA) without --sample" },
 	{ "sockstat.tcp.inuse", HT_T_INT, "sockets",
 	  "TCP sockets of this network namespace in the kernel's hash tables now (listening, "
 	  "connecting, connected), 'TCP: inuse' of /proc/net/sockstat" },
@@ -556,6 +571,51 @@ static const struct ht_fact_def storage_fact_defs[] = {
 	{ "storage.*.size", HT_T_INT, "bytes", "size of the filesystem, statfs f_blocks x f_frsize" },
 };
 
+/*
+ * Facts of each peer PEER (a remote address of established TCP connections),
+ * named peer.PEER.SUFFIX: tcp_info (include/uapi/linux/tcp.h) of each of its
+ * connections, from one NETLINK_SOCK_DIAG dump with INET_DIAG_INFO.
+ */
+#define PEER_DOC(x) x " (tcp_info of NETLINK_SOCK_DIAG INET_DIAG_INFO)"
+static const struct ht_fact_def peer_fact_defs[] = {
+	{ "peer.*.address", HT_T_STR, NULL, "the remote address as written (IPv4 dotted, IPv6 with ':')" },
+	{ "peer.*.connections", HT_T_INT, "connections",
+	  PEER_DOC("established TCP connections to the peer now") },
+	{ "peer.*.delivery_rate", HT_T_INT, "MB/s",
+	  PEER_DOC("largest tcpi_delivery_rate among the peer's connections (decimal)") },
+	{ "peer.*.min_rtt", HT_T_INT, "ms",
+	  PEER_DOC("smallest tcpi_min_rtt among the peer's connections: the path's RTT at best "
+	           "(decimal)") },
+	{ "peer.*.retrans", HT_T_INT, "segments",
+	  PEER_DOC("tcpi_total_retrans summed over the peer's connections: segments retransmitted "
+	           "since each connection opened; .delta: over --sample's interval, from the "
+	           "connections seen in both readings plus those opened between them") },
+	{ "peer.*.rtt", HT_T_INT, "ms",
+	  PEER_DOC("tcpi_rtt, the smoothed RTT, averaged over the peer's connections weighted by "
+	           "their segments sent (decimal)") },
+	{ "peer.*.segs_out", HT_T_INT, "segments",
+	  PEER_DOC("tcpi_segs_out summed over the peer's connections: segments sent, "
+	           "retransmissions included; .delta as peer.PEER.retrans.delta") },
+};
+
+/*
+ * Counters that have an interval form C.delta (--sample): the nstat(8)
+ * counters and the per-peer tcp_info sums. fnmatch(3) patterns.
+ */
+static const char *const interval_counters[] = {
+	"nstat.*",
+	"peer.*.retrans",
+	"peer.*.segs_out",
+};
+
+bool ht_fact_has_delta(const char *name)
+{
+	for (size_t i = 0; name && i < ARRAY_SIZE(interval_counters); i++)
+		if (fnmatch(interval_counters[i], name, 0) == 0 && !strstr(name, ".delta"))
+			return true;
+	return false;
+}
+
 /* Per-instance fact families: FAMILY.INSTANCE.SUFFIX. */
 static const struct {
 	const char *family;
@@ -564,6 +624,7 @@ static const struct {
 } instance_families[] = {
 	{ "listener", listener_fact_defs, ARRAY_SIZE(listener_fact_defs) },
 	{ "nic", nic_fact_defs, ARRAY_SIZE(nic_fact_defs) },
+	{ "peer", peer_fact_defs, ARRAY_SIZE(peer_fact_defs) },
 	{ "process", process_fact_defs, ARRAY_SIZE(process_fact_defs) },
 	{ "storage", storage_fact_defs, ARRAY_SIZE(storage_fact_defs) },
 };
@@ -643,6 +704,18 @@ const struct ht_fact_def *ht_fact_def_find(const char *name)
 
 	if (!name)
 		return NULL;
+	/* C.delta of a counter with an interval form: C's definition (type, unit). */
+	{
+		size_t len = strlen(name);
+
+		if (len > 6 && strcmp(name + len - 6, ".delta") == 0 && len - 6 < 256) {
+			char base[256];
+
+			memcpy(base, name, len - 6);
+			base[len - 6] = '\0';
+			return ht_fact_has_delta(base) ? ht_fact_def_find(base) : NULL;
+		}
+	}
 	for (size_t fam = 0; fam < ARRAY_SIZE(instance_families); fam++) {
 		size_t fl = strlen(instance_families[fam].family), len = strlen(name);
 
@@ -1052,7 +1125,8 @@ static bool unit_nonnegative(const char *unit)
 	static const char *const units[] = {
 		"bytes", "entries", "buckets", "seconds", "CPUs",
 		"packets", "lookups", "queues", "Mb/s", "MB/s", "sockets", "listeners", "ports",
-		"descriptors", "destinations", "connections", "processes", "files",
+		"descriptors", "destinations", "connections", "processes", "files", "segments",
+		"ms",
 	};
 
 	if (!unit)
