@@ -13,6 +13,7 @@
  *    ETHTOOL_MSG_FEATURES_GET, the bit found by name in the
  *    ETH_SS_FEATURES string set).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <net/if.h>
@@ -32,6 +33,7 @@
 
 #include "collect/collect.h"
 #include "collect/netdev.h"
+#include "collect/sample.h"
 #include "engine/facts.h"
 #include "engine/value.h"
 #include "shared/ethtool-nl.h"
@@ -181,159 +183,377 @@ static int nic_names(struct ht_facts *f, char **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-/* nic.IF.stats.* and nic.IF.mtu of one link of the dump. */
-static int link_facts(struct ht_facts *f, const char *ifname, const struct ht_link *l)
+/* ---- interface counters (a sampled source: collect/sample.h) ---- */
+
+/* Counter @stat of @ifname into @s: nic.IF.stats.STAT. 0 or -ENOMEM. */
+static int add_counter(struct ht_snapshot *s, const char *ifname, const char *stat, uint64_t v,
+                       const char *source)
+{
+	char name[IFNAMSIZ + 48];
+
+	snprintf(name, sizeof(name), "nic.%s.stats.%s", ifname, stat);
+	return ht_snapshot_add(s, name, v, source);
+}
+
+static int add_counter_error(struct ht_snapshot *s, const char *ifname, const char *stat,
+                             int err, const char *source)
+{
+	char name[IFNAMSIZ + 48];
+
+	snprintf(name, sizeof(name), "nic.%s.stats.%s", ifname, stat);
+	return ht_snapshot_add_error(s, name, err, source);
+}
+
+/* The counters of one link of the dump. */
+static int link_counters(struct ht_snapshot *s, const struct ht_link *l)
 {
 	int r = 0;
 
-	for (size_t i = 0; i < HT_LS_N && r >= 0; i++) {
-		char suffix[48];
-
-		snprintf(suffix, sizeof(suffix), "stats.%s", ht_link_stat_name(i));
-		r = l->has_stats ? nic_set_int(f, ifname, suffix, l->stats[i], "packets", SRC_STATS64)
-		                 : nic_set_errno(f, ifname, suffix, ENODATA, "packets",
-		                                 SRC_STATS64 ": none in the reply");
-	}
+	for (size_t i = 0; i < HT_LS_N && r >= 0; i++)
+		r = l->has_stats ? add_counter(s, l->name, ht_link_stat_name(i), l->stats[i],
+		                               SRC_STATS64)
+		                 : add_counter_error(s, l->name, ht_link_stat_name(i), ENODATA,
+		                                     SRC_STATS64 ": none in the reply");
 	if (r >= 0)
 		r = l->has_carrier_changes
-		            ? nic_set_int(f, ifname, "stats.carrier_changes", l->carrier_changes,
-		                          "changes", SRC_CARRIER)
-		            : nic_set_errno(f, ifname, "stats.carrier_changes", ENODATA, "changes",
-		                            SRC_CARRIER ": none in the reply (before 4.1)");
-	if (r >= 0)
-		r = l->has_mtu ? nic_set_int(f, ifname, "mtu", l->mtu, "bytes", SRC_MTU)
-		               : nic_set_errno(f, ifname, "mtu", ENODATA, "bytes", SRC_MTU);
+		            ? add_counter(s, l->name, "carrier_changes", l->carrier_changes, SRC_CARRIER)
+		            : add_counter_error(s, l->name, "carrier_changes", ENODATA,
+		                                SRC_CARRIER ": none in the reply (before 4.1)");
 	return r;
 }
 
-/* One counter file below the root: a decimal u64 (netstat_show() in net/core/net-sysfs.c). */
-static int sysfs_counter(struct ht_facts *f, const char *root, const char *ifname,
-                         const char *suffix, const char *path, const char *unit)
+/*
+ * A decimal u64 file below the root (netstat_show() in net/core/net-sysfs.c
+ * prints "%lu"): 0 with *@v, or a negative errno (-EINVAL: no counter).
+ */
+static int read_u64(const char *root, const char *path, uint64_t *v)
 {
 	_cleanup_free_ char *text = NULL;
-	unsigned long long v;
+	unsigned long long n;
 	char *end;
 	int r = ht_read_file(root, path, &text);
 
-	if (r == -ENOMEM)
-		return r;
 	if (r < 0)
-		return nic_set_errno(f, ifname, suffix, r, unit, path);
+		return r;
 	errno = 0;
-	v = strtoull(text, &end, 10);
+	n = strtoull(text, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
 	if (errno || end == text || *end || text[0] < '0' || text[0] > '9')
-		return nic_set_errno(f, ifname, suffix, EINVAL, unit, path);
-	return nic_set_int(f, ifname, suffix, v, unit, path);
+		return -EINVAL;
+	*v = n;
+	return 0;
 }
 
-/* The same facts from /sys/class/net/IF below the root. */
-static int sysfs_facts(struct ht_facts *f, const char *root, const char *ifname)
+/* One counter file of /sys/class/net/IF below the root. */
+static int sysfs_counter(struct ht_snapshot *s, const char *root, const char *ifname,
+                         const char *stat, const char *path)
 {
-	char path[IFNAMSIZ + 96], suffix[48];
+	uint64_t v;
+	int r = read_u64(root, path, &v);
+
+	if (r == -ENOMEM)
+		return r;
+	return r < 0 ? add_counter_error(s, ifname, stat, r, path)
+	             : add_counter(s, ifname, stat, v, path);
+}
+
+/* The counters of @ifname from /sys/class/net/IF below the root. */
+static int sysfs_counters(struct ht_snapshot *s, const char *root, const char *ifname)
+{
+	char path[IFNAMSIZ + 96];
 	int r = 0;
 
 	for (size_t i = 0; i < HT_LS_N && r >= 0; i++) {
 		snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", ifname,
 		         ht_link_stat_name(i));
-		snprintf(suffix, sizeof(suffix), "stats.%s", ht_link_stat_name(i));
-		r = sysfs_counter(f, root, ifname, suffix, path, "packets");
+		r = sysfs_counter(s, root, ifname, ht_link_stat_name(i), path);
 	}
 	if (r >= 0) {
 		snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_changes", ifname);
-		r = sysfs_counter(f, root, ifname, "stats.carrier_changes", path, "changes");
+		r = sysfs_counter(s, root, ifname, "carrier_changes", path);
 	}
-	if (r >= 0) {
-		snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", ifname);
-		r = sysfs_counter(f, root, ifname, "mtu", path, "bytes");
+	return r;
+}
+
+/* An interface name hosttune reports (nic.list's rule: not lo, no dot files). */
+static bool counted(const char *name)
+{
+	return name[0] && name[0] != '.' && strcmp(name, "lo") != 0 && strlen(name) < IFNAMSIZ;
+}
+
+int ht_nicstats_snapshot(const char *root, struct ht_snapshot *s)
+{
+	char extack[HT_NL_EXTACK_LEN] = "";
+	struct links ls = { 0 };
+	struct dirent *de;
+	DIR *d;
+	int r = -ENOENT;
+
+	if (ht_root_is_live(root)) {
+		r = links_dump(&ls, extack);
+		if (r >= 0)
+			for (size_t i = 0; i < ls.n && r >= 0; i++)
+				if (counted(ls.v[i].name))
+					r = link_counters(s, &ls.v[i]);
+		free(ls.v);
+		if (r >= 0 || r == -ENOMEM)
+			return r;
 	}
+	/* Under --root, or rtnetlink refused: the files of each interface. */
+	d = ht_root_opendir(root, "/sys/class/net");
+	if (!d)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	r = 0;
+	while (r >= 0 && (de = readdir(d)))
+		if (counted(de->d_name))
+			r = sysfs_counters(s, root, de->d_name);
+	closedir(d);
 	return r;
 }
 
 int ht_collect_nicstats(struct ht_facts *f, const char *root)
 {
-	_cleanup_free_ char *names = NULL;
-	struct links ls = { 0 };
-	char extack[HT_NL_EXTACK_LEN] = "";
-	bool netlink = false;
-	char *save = NULL;
-	int r = nic_names(f, &names);
+	struct ht_snapshot s = { 0 };
+	int r = ht_nicstats_snapshot(root, &s);
 
-	if (r < 0 || !names)
-		return r;
-	if (ht_root_is_live(root)) {
-		r = links_dump(&ls, extack);
-		if (r == -ENOMEM) {
-			free(ls.v);
-			return r;
-		}
-		netlink = r >= 0;
-	}
-	r = 0;
-	for (char *ifname = strtok_r(names, " ", &save); ifname && r >= 0;
-	     ifname = strtok_r(NULL, " ", &save)) {
-		const struct ht_link *l = netlink ? link_by_name(&ls, ifname) : NULL;
-
-		/* An interface gone since nic.list was read: its files say ENOENT. */
-		r = l ? link_facts(f, ifname, l) : sysfs_facts(f, root, ifname);
-	}
-	free(ls.v);
+	if (r >= 0)
+		r = ht_sample_facts_default(f, NULL, &s, 0);
+	ht_snapshot_clear(&s);
 	return r;
 }
 
-/* ---- softnet ---- */
+/* ---- softnet (a sampled source) ---- */
 
-int ht_collect_softnet(struct ht_facts *f, const char *root)
+static int softnet_row(void *data, int64_t cpu, uint32_t processed, uint32_t dropped,
+                       uint32_t time_squeeze)
 {
-	static const char *const names[] = { "softnet.processed", "softnet.dropped",
-		                             "softnet.time_squeeze", "softnet.cpus",
-		                             "softnet.worst_cpu", "softnet.worst_cpu.dropped",
-		                             "softnet.worst_cpu.time_squeeze",
-		                             "softnet.worst_cpu.processed" };
-	_cleanup_free_ char *text = NULL, *bad = NULL, *worst_src = NULL;
-	struct ht_softnet s;
+	static const char *const what[] = { "processed", "dropped", "time_squeeze" };
+	struct ht_snapshot *s = data;
+	uint32_t v[] = { processed, dropped, time_squeeze };
+
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+		char name[64];
+		int r;
+
+		snprintf(name, sizeof(name), "softnet.cpu.%" PRId64 ".%s", cpu, what[i]);
+		r = ht_snapshot_add(s, name, v[i], PATH_SOFTNET);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int ht_softnet_snapshot(const char *root, struct ht_snapshot *s)
+{
+	_cleanup_free_ char *text = NULL, *bad = NULL;
+	struct ht_softnet sn;
 	unsigned line = 0;
 	int r = ht_read_file(root, PATH_SOFTNET, &text);
 
 	if (r == -ENOMEM)
 		return r;
-	if (r >= 0 && ht_softnet_parse(text, &s, &line) < 0) {
-		if (asprintf(&bad, "%s:%u: expected a row of hexadecimal columns", PATH_SOFTNET,
-		             line) < 0)
+	if (r >= 0) {
+		r = ht_softnet_parse_rows(text, &sn, &line, softnet_row, s);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0 && asprintf(&bad, "%s:%u: expected a row of hexadecimal columns",
+		                      PATH_SOFTNET, line) < 0)
 			return -ENOMEM;
-		r = -EINVAL;
 	}
-	if (r < 0) {
-		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-			const struct ht_fact_def *d = ht_fact_def_find(names[i]);
-			int q = ht_facts_set_errno(f, names[i], r, d ? d->unit : NULL,
-			                           bad ? bad : PATH_SOFTNET);
+	if (r < 0)
+		return ht_snapshot_add_error(s, "softnet.cpus", r, bad ? bad : PATH_SOFTNET);
+	return ht_snapshot_add(s, "softnet.cpus", sn.rows, PATH_SOFTNET);
+}
 
-			if (q < 0)
-				return q;
+/* Per-CPU figures of one reading, or of the interval between two. */
+struct cpu_figures {
+	int64_t cpu;
+	uint64_t v[3]; /* processed, dropped, time_squeeze */
+};
+
+/*
+ * The CPUs of reading @snap, in the order of their rows; with @first, each
+ * CPU's increase since @first ((uint32_t)(b - a): the kernel's counters are
+ * 32-bit and wrap), CPUs absent from @first left out. *@n receives the
+ * count, *@missing how many were left out. Returns the array (caller frees),
+ * or NULL with *@n 0 (none, or ENOMEM: *@oom).
+ */
+static struct cpu_figures *cpu_figures(struct ht_snapshot *snap, struct ht_snapshot *first,
+                                       size_t *n, size_t *missing, bool *oom)
+{
+	static const char *const what[] = { "processed", "dropped", "time_squeeze" };
+	struct cpu_figures *v = calloc(snap->n / 3 + 1, sizeof(*v));
+
+	*n = *missing = 0;
+	if (!v) {
+		*oom = true;
+		return NULL;
+	}
+	for (size_t i = 0; i < snap->n; i++) {
+		const struct ht_counter *c = &snap->v[i];
+		long long cpu;
+		int len = 0;
+		bool in_first = true;
+
+		if (sscanf(c->name, "softnet.cpu.%lld.processed%n", &cpu, &len) != 1 ||
+		    c->name[len] || c->error)
+			continue;
+		v[*n].cpu = cpu;
+		for (size_t k = 0; k < ARRAY_SIZE(what); k++) {
+			char name[64];
+			const struct ht_counter *b, *a;
+
+			snprintf(name, sizeof(name), "softnet.cpu.%lld.%s", cpu, what[k]);
+			b = ht_snapshot_find(snap, name);
+			a = first ? ht_snapshot_find(first, name) : NULL;
+			if (first && (!a || a->error))
+				in_first = false;
+			v[*n].v[k] = !b ? 0 : !first ? b->value : a ? (uint32_t)(b->value - a->value) : 0;
+		}
+		if (in_first)
+			(*n)++;
+		else
+			(*missing)++;
+	}
+	return v;
+}
+
+/* The worst of @v: the most drops, then time_squeeze, then the lowest CPU. */
+static size_t worst_of(const struct cpu_figures *v, size_t n)
+{
+	size_t w = 0;
+
+	for (size_t i = 1; i < n; i++)
+		if (v[i].v[1] > v[w].v[1] || (v[i].v[1] == v[w].v[1] && v[i].v[2] > v[w].v[2]) ||
+		    (v[i].v[1] == v[w].v[1] && v[i].v[2] == v[w].v[2] && v[i].cpu < v[w].cpu))
+			w = i;
+	return w;
+}
+
+static int set_u64(struct ht_facts *f, const char *name, uint64_t v, const char *source)
+{
+	const char *unit = ht_fact_def_unit(name);
+
+	if (v > INT64_MAX)
+		return ht_facts_set_unavailable(f, name, ERANGE, unit, source);
+	return ht_facts_set_int(f, name, (int64_t)v, unit, source);
+}
+
+int ht_softnet_facts(struct ht_facts *f, struct ht_snapshot *first, struct ht_snapshot *second,
+                     double seconds)
+{
+	static const char *const names[] = { "softnet.processed", "softnet.dropped",
+		                             "softnet.time_squeeze", "softnet.cpus",
+		                             "softnet.worst_cpu", "softnet.worst_cpu.processed",
+		                             "softnet.worst_cpu.dropped",
+		                             "softnet.worst_cpu.time_squeeze" };
+	static const char *const sums[] = { "softnet.processed", "softnet.dropped",
+		                            "softnet.time_squeeze" };
+	static const char *const worst[] = { "softnet.worst_cpu.processed",
+		                             "softnet.worst_cpu.dropped",
+		                             "softnet.worst_cpu.time_squeeze" };
+	_cleanup_free_ struct cpu_figures *now = NULL, *delta = NULL;
+	_cleanup_free_ char *src = NULL, *dsrc = NULL, *wsrc = NULL;
+	const struct ht_counter *cpus = ht_snapshot_find(second, "softnet.cpus");
+	size_t n = 0, nd = 0, missing = 0, skip, w;
+	bool oom = false;
+	int r;
+
+	if (!cpus || cpus->error) {
+		int err = cpus ? cpus->error : ENOENT;
+		const char *why = cpus && cpus->source ? cpus->source : PATH_SOFTNET;
+
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+			char d[64];
+
+			r = ht_facts_set_unavailable(f, names[i], err, ht_fact_def_unit(names[i]), why);
+			snprintf(d, sizeof(d), "%s.delta", names[i]);
+			if (r >= 0 && first && ht_fact_has_delta(names[i]))
+				r = ht_facts_set_unavailable(f, d, err, ht_fact_def_unit(names[i]), why);
+			if (r < 0)
+				return r;
 		}
 		return 0;
 	}
-	if (asprintf(&worst_src, "%s, %s", PATH_SOFTNET,
-	             s.cpu_column ? "the row of the CPU with the most drops (CPU number: column 13)"
-	                          : "the row with the most drops (no CPU column before 5.10: the "
-	                            "row counts online CPUs from 0)") < 0)
+	now = cpu_figures(second, NULL, &n, &skip, &oom);
+	if (first)
+		delta = cpu_figures(second, first, &nd, &missing, &oom);
+	if (oom)
 		return -ENOMEM;
-	if ((r = ht_facts_set_int(f, "softnet.processed", (int64_t)s.processed, "packets",
-	                          PATH_SOFTNET " column 1, summed over CPUs")) < 0 ||
-	    (r = ht_facts_set_int(f, "softnet.dropped", (int64_t)s.dropped, "packets",
-	                          PATH_SOFTNET " column 2, summed over CPUs")) < 0 ||
-	    (r = ht_facts_set_int(f, "softnet.time_squeeze", (int64_t)s.time_squeeze, "times",
-	                          PATH_SOFTNET " column 3, summed over CPUs")) < 0 ||
-	    (r = ht_facts_set_int(f, "softnet.cpus", s.rows, "CPUs",
-	                          PATH_SOFTNET ", one row an online CPU")) < 0 ||
-	    (r = ht_facts_set_int(f, "softnet.worst_cpu", s.worst_cpu, NULL, worst_src)) < 0 ||
-	    (r = ht_facts_set_int(f, "softnet.worst_cpu.dropped", s.worst_dropped, "packets",
-	                          worst_src)) < 0 ||
-	    (r = ht_facts_set_int(f, "softnet.worst_cpu.time_squeeze", s.worst_time_squeeze, "times",
-	                          worst_src)) < 0)
+	r = set_u64(f, "softnet.cpus", cpus->value, PATH_SOFTNET ", one row an online CPU");
+	for (size_t k = 0; k < ARRAY_SIZE(sums) && r >= 0; k++) {
+		uint64_t total = 0, dtotal = 0;
+
+		for (size_t i = 0; i < n; i++)
+			total += now[i].v[k];
+		for (size_t i = 0; i < nd; i++)
+			dtotal += delta[i].v[k];
+		free(src);
+		if (asprintf(&src, PATH_SOFTNET " column %zu, summed over CPUs", k + 1) < 0)
+			return -ENOMEM;
+		r = set_u64(f, sums[k], total, src);
+		if (r >= 0 && first) {
+			char d[64];
+
+			free(dsrc);
+			if (asprintf(&dsrc, "%s, over --sample's %.3g s (32-bit counters per CPU, a wrap "
+			             "counted)%s", src, seconds,
+			             missing ? "; CPUs not online at the first reading left out" : "") < 0)
+				return -ENOMEM;
+			snprintf(d, sizeof(d), "%s.delta", sums[k]);
+			r = set_u64(f, d, dtotal, dsrc);
+		}
+	}
+	if (r < 0)
 		return r;
-	return ht_facts_set_int(f, "softnet.worst_cpu.processed", s.worst_processed, "packets",
-	                        worst_src);
+	/* The worst CPU: over the interval when there is one, else since boot. */
+	w = delta && nd ? worst_of(delta, nd) : n ? worst_of(now, n) : 0;
+	if (!n || (delta && !nd)) {
+		for (size_t i = 4; i < ARRAY_SIZE(names) && r >= 0; i++)
+			r = ht_facts_set_unavailable(f, names[i], ENODATA, ht_fact_def_unit(names[i]),
+			                             PATH_SOFTNET ": no CPU row in both readings");
+		return r;
+	}
+	if (asprintf(&wsrc, PATH_SOFTNET ", the CPU with the most drops%s (its number: column "
+	             "13, or the row from 0 before 5.10, which prints none)",
+	             delta ? " over --sample's interval" : " since boot") < 0)
+		return -ENOMEM;
+	{
+		int64_t cpu = delta ? delta[w].cpu : now[w].cpu;
+		size_t at = 0;
+
+		/* The same CPU's since-boot figures. */
+		while (at < n && now[at].cpu != cpu)
+			at++;
+		r = ht_facts_set_int(f, "softnet.worst_cpu", cpu, NULL, wsrc);
+		for (size_t k = 0; k < ARRAY_SIZE(worst) && r >= 0; k++) {
+			r = set_u64(f, worst[k], at < n ? now[at].v[k] : 0, wsrc);
+			if (r >= 0 && delta) {
+				char d[64];
+
+				free(dsrc);
+				if (asprintf(&dsrc, PATH_SOFTNET " column %zu of CPU %" PRId64 ", over "
+				             "--sample's %.3g s (a 32-bit counter, a wrap counted)", k + 1,
+				             cpu, seconds) < 0)
+					return -ENOMEM;
+				snprintf(d, sizeof(d), "%s.delta", worst[k]);
+				r = set_u64(f, d, delta[w].v[k], dsrc);
+			}
+		}
+	}
+	return r;
+}
+
+int ht_collect_softnet(struct ht_facts *f, const char *root)
+{
+	struct ht_snapshot s = { 0 };
+	int r = ht_softnet_snapshot(root, &s);
+
+	if (r >= 0)
+		r = ht_softnet_facts(f, NULL, &s, 0);
+	ht_snapshot_clear(&s);
+	return r;
 }
 
 /* ---- overlays ---- */
@@ -563,6 +783,25 @@ static int overlay_from_kind(struct ht_facts *f, const char *ifname)
 	                                    "the underlay is not recorded in a --root tree");
 }
 
+/* nic.IF.mtu: IFLA_MTU of the dump's link @l, else /sys/class/net/IF/mtu below the root. */
+static int mtu_fact(struct ht_facts *f, const char *root, const char *ifname,
+                    const struct ht_link *l)
+{
+	char path[IFNAMSIZ + 32];
+	uint64_t v;
+	int r;
+
+	if (l)
+		return l->has_mtu ? nic_set_int(f, ifname, "mtu", l->mtu, "bytes", SRC_MTU)
+		                  : nic_set_errno(f, ifname, "mtu", ENODATA, "bytes", SRC_MTU);
+	snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", ifname);
+	r = read_u64(root, path, &v);
+	if (r == -ENOMEM)
+		return r;
+	return r < 0 ? nic_set_errno(f, ifname, "mtu", r, "bytes", path)
+	             : nic_set_int(f, ifname, "mtu", v, "bytes", path);
+}
+
 int ht_collect_overlay(struct ht_facts *f, const char *root)
 {
 	_cleanup_free_ char *names = NULL;
@@ -585,6 +824,9 @@ int ht_collect_overlay(struct ht_facts *f, const char *root)
 	     ifname = strtok_r(NULL, " ", &save)) {
 		const struct ht_link *l = dump >= 0 ? link_by_name(&ls, ifname) : NULL;
 
+		r = mtu_fact(f, root, ifname, l);
+		if (r < 0)
+			break;
 		if (!l)
 			r = overlay_from_kind(f, ifname);
 		else if (l->overlay == HT_OVERLAY_NONE)

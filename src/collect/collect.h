@@ -240,17 +240,15 @@ int ht_collect_udev(struct ht_facts *f, const char *root);
 int ht_collect_ethtool(struct ht_facts *f, const char *root);
 
 /*
- * ht_collect_nicstats - for every interface of nic.list (run after
- * ht_collect_udev), nic.IF.stats.{rx_packets,tx_packets,rx_errors,
- * tx_errors,rx_dropped,tx_dropped,rx_crc_errors,rx_frame_errors,
- * rx_fifo_errors,rx_missed_errors} (IFLA_STATS64), nic.IF.stats.
- * carrier_changes (IFLA_CARRIER_CHANGES) and nic.IF.mtu (IFLA_MTU), all
- * since the device was created, from one RTM_GETLINK dump over rtnetlink
- * (libmnl). Under --root, when rtnetlink is refused, or for an interface
- * the dump does not hold: /sys/class/net/IF/statistics/NAME,
- * /sys/class/net/IF/carrier_changes and /sys/class/net/IF/mtu below the
- * root, each fact unavailable with the file's errno (EINVAL when it holds
- * no decimal counter). A counter above 2^63 - 1: unavailable ERANGE.
+ * ht_collect_nicstats - for every interface but lo, nic.IF.stats.{rx_packets,
+ * tx_packets,rx_errors,tx_errors,rx_dropped,tx_dropped,rx_crc_errors,
+ * rx_frame_errors,rx_fifo_errors,rx_missed_errors} (IFLA_STATS64) and
+ * nic.IF.stats.carrier_changes (IFLA_CARRIER_CHANGES), all since the device
+ * was created, from one RTM_GETLINK dump over rtnetlink (libmnl). Under
+ * --root, or when rtnetlink is refused: ROOT/sys/class/net/IF/statistics/NAME
+ * and carrier_changes, each fact unavailable with the file's errno (EINVAL
+ * when it holds no decimal counter, ERANGE above 2^63 - 1). One reading of
+ * the sampled source (collect/sample.h: ht_nicstats_snapshot()), no .delta.
  */
 int ht_collect_nicstats(struct ht_facts *f, const char *root);
 
@@ -258,15 +256,17 @@ int ht_collect_nicstats(struct ht_facts *f, const char *root);
  * ht_collect_softnet - softnet.{processed,dropped,time_squeeze} summed over
  * the rows of /proc/net/softnet_stat (one an online CPU), softnet.cpus (the
  * rows), and the worst row: softnet.worst_cpu (the CPU number of column 13
- * since 5.10, else the row from 0) with its .dropped, .time_squeeze and
- * .processed (ht_softnet_parse()). A file that cannot be read: each fact
- * unavailable with its errno; one that does not parse: EINVAL with
- * "PATH:LINE: expected ..." as source.
+ * since 5.10, else the row from 0) with its .processed, .dropped and
+ * .time_squeeze. A file that cannot be read: each fact unavailable with its
+ * errno; one that does not parse: EINVAL with "PATH:LINE: expected ..." as
+ * source. One reading of the sampled source (ht_softnet_snapshot(),
+ * ht_softnet_facts()), no .delta.
  */
 int ht_collect_softnet(struct ht_facts *f, const char *root);
 
 /*
- * ht_collect_overlay - for every interface of nic.list, nic.IF.overlay:
+ * ht_collect_overlay - for every interface of nic.list, nic.IF.mtu (IFLA_MTU;
+ * under --root /sys/class/net/IF/mtu) and nic.IF.overlay:
  * "vxlan" or "geneve" (IFLA_INFO_KIND of an RTM_GETLINK dump), else
  * "none"; for an overlay, nic.IF.overlay_headroom (bytes encapsulation
  * adds: 50 over IPv4, 70 over IPv6, collect/netdev.h), nic.IF.underlay (the

@@ -198,6 +198,12 @@ enum { SN_PROCESSED, SN_DROPPED, SN_TIME_SQUEEZE, SN_CPU = 12, SN_MIN = 9, SN_MA
 
 int ht_softnet_parse(const char *text, struct ht_softnet *s, unsigned *line)
 {
+	return ht_softnet_parse_rows(text, s, line, NULL, NULL);
+}
+
+int ht_softnet_parse_rows(const char *text, struct ht_softnet *s, unsigned *line,
+                          ht_softnet_row_fn row, void *data)
+{
 	unsigned lineno = 0;
 	int64_t prev_cpu = -1;
 
@@ -234,6 +240,12 @@ int ht_softnet_parse(const char *text, struct ht_softnet *s, unsigned *line)
 		if (cpu <= prev_cpu)
 			return -EINVAL;
 		prev_cpu = cpu;
+		if (row) {
+			int r = row(data, cpu, col[SN_PROCESSED], col[SN_DROPPED], col[SN_TIME_SQUEEZE]);
+
+			if (r < 0)
+				return r;
+		}
 		s->processed += col[SN_PROCESSED];
 		s->dropped += col[SN_DROPPED];
 		s->time_squeeze += col[SN_TIME_SQUEEZE];

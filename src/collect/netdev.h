@@ -115,6 +115,22 @@ struct ht_softnet {
 int ht_softnet_parse(const char *text, struct ht_softnet *s, unsigned *line);
 
 /*
+ * ht_softnet_row_fn - one row of /proc/net/softnet_stat: its CPU (the
+ * column-13 number, else the row from 0) and its first three columns.
+ * Returns 0 to go on, a negative errno to stop the parse with it.
+ */
+typedef int (*ht_softnet_row_fn)(void *data, int64_t cpu, uint32_t processed, uint32_t dropped,
+                                 uint32_t time_squeeze);
+
+/*
+ * ht_softnet_parse_rows - ht_softnet_parse() that also calls @row (NULL:
+ * none) with @data for each row once the row has parsed. Returns what
+ * ht_softnet_parse() does, or @row's negative errno.
+ */
+int ht_softnet_parse_rows(const char *text, struct ht_softnet *s, unsigned *line,
+                          ht_softnet_row_fn row, void *data);
+
+/*
  * ht_ethnl_strset_index - the index of string @want in the reply @nlh to
  * ETHTOOL_MSG_STRSET_GET for string set @set (ETH_SS_FEATURES: the names of
  * netdev_features_strings, "tx-udp_tnl-segmentation"), a generic netlink

@@ -25,6 +25,8 @@
 static const struct ht_sample_source sample_sources[] = {
 	{ "nstat", P("nstat.*"), ht_nstat_snapshot, NULL },
 	{ "tcp peers", P("peer.*"), ht_peers_snapshot, ht_peers_facts },
+	{ "interface counters", P("nic.*.stats.*"), ht_nicstats_snapshot, NULL },
+	{ "softnet", P("softnet.*"), ht_softnet_snapshot, ht_softnet_facts },
 };
 #undef P
 

@@ -189,3 +189,33 @@ int ht_peers_snapshot(const char *root, struct ht_snapshot *s);
  */
 int ht_peers_facts(struct ht_facts *f, struct ht_snapshot *first, struct ht_snapshot *second,
                    double seconds);
+
+/*
+ * ht_nicstats_snapshot - the interface counters nic.IF.stats.NAME
+ * (collect.h, ht_collect_nicstats()) of every interface but lo: one
+ * RTM_GETLINK dump on the live host; under --root, or when rtnetlink is
+ * refused, ROOT/sys/class/net/IF/statistics/NAME and carrier_changes (a
+ * file that cannot be read or holds no counter is an error counter).
+ * Returns 0 or -ENOMEM.
+ */
+int ht_nicstats_snapshot(const char *root, struct ht_snapshot *s);
+
+/*
+ * ht_softnet_snapshot - ROOT/proc/net/softnet_stat: softnet.cpus (the rows)
+ * and softnet.cpu.CPU.{processed,dropped,time_squeeze} for each row
+ * (ht_softnet_parse_rows()); a file that cannot be read or parsed makes
+ * softnet.cpus an error counter with "PATH:LINE: expected ..." as source.
+ * Returns 0 or -ENOMEM.
+ */
+int ht_softnet_snapshot(const char *root, struct ht_snapshot *s);
+
+/*
+ * ht_softnet_facts - softnet.* (facts.c) from the readings: the sums over
+ * CPUs and the worst CPU; with @first, softnet.{processed,dropped,
+ * time_squeeze}.delta summed over the CPUs of both readings, each CPU's
+ * increase taken modulo 2^32 (the kernel's per-CPU counters are 32-bit and
+ * wrap), and the worst CPU the one with the most drops over the interval
+ * (its since-boot figures and their .delta). Returns 0 or -ENOMEM.
+ */
+int ht_softnet_facts(struct ht_facts *f, struct ht_snapshot *first, struct ht_snapshot *second,
+                     double seconds);

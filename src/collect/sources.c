@@ -113,9 +113,7 @@ SIMPLE(ht_collect_ctstats)
 SIMPLE(ht_collect_cttable)
 SIMPLE(ht_collect_udev)
 SIMPLE(ht_collect_ethtool)
-SIMPLE(ht_collect_nicstats)
 SIMPLE(ht_collect_overlay)
-SIMPLE(ht_collect_softnet)
 SIMPLE(ht_collect_net_files)
 SIMPLE(ht_collect_file_table)
 SIMPLE(ht_collect_file_holders)
@@ -134,6 +132,8 @@ SIMPLE(ht_collect_uptime)
 	}
 SAMPLED(nstat, "nstat")
 SAMPLED(peers, "tcp peers")
+SAMPLED(nicstats, "interface counters")
+SAMPLED(softnet, "softnet")
 
 static int src_sample_seconds(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
 {
@@ -417,12 +417,12 @@ static const struct ht_source {
 	  "conntrack.dump_wanted", NULL },
 	{ "ethtool", P("nic.*.speed", "nic.*.duplex", "nic.*.channels.*", "nic.max_speed"),
 	  HT_COST_FILES, src_ht_collect_ethtool, P("nic.list"), NULL, NULL },
-	{ "interface counters", P("nic.*.stats.*", "nic.*.mtu"), HT_COST_FILES,
-	  src_ht_collect_nicstats, P("nic.list"), NULL, NULL },
-	{ "overlays", P("nic.*.overlay", "nic.*.overlay_headroom", "nic.*.underlay*"),
+	{ "interface counters", P("nic.*.stats.*"), HT_COST_FILES, src_nicstats, NULL, NULL,
+	  NULL },
+	{ "overlays", P("nic.*.mtu", "nic.*.overlay", "nic.*.overlay_headroom", "nic.*.underlay*"),
 	  HT_COST_FILES, src_ht_collect_overlay, P("nic.list"), NULL, NULL },
 	{ "udev", P("nic.*"), HT_COST_FILES, src_ht_collect_udev, NULL, NULL, NULL },
-	{ "softnet", P("softnet.*"), HT_COST_FILES, src_ht_collect_softnet, NULL, NULL, NULL },
+	{ "softnet", P("softnet.*"), HT_COST_FILES, src_softnet, NULL, NULL, NULL },
 	{ "net sysctls", P("net.core.somaxconn", "net.ipv4.tcp_max_syn_backlog",
 	                   "net.ipv4.tcp_max_tw_buckets", "net.ipv4.tcp_syncookies",
 	                   "net.ipv4.tcp_timestamps",

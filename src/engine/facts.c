@@ -606,6 +606,13 @@ static const char *const interval_counters[] = {
 	"nstat.*",
 	"peer.*.retrans",
 	"peer.*.segs_out",
+	"nic.*.stats.*",
+	"softnet.processed",
+	"softnet.dropped",
+	"softnet.time_squeeze",
+	"softnet.worst_cpu.processed",
+	"softnet.worst_cpu.dropped",
+	"softnet.worst_cpu.time_squeeze",
 };
 
 bool ht_fact_has_delta(const char *name)
