@@ -47,7 +47,6 @@
 #define SRC_KIND "rtnetlink RTM_GETLINK IFLA_INFO_KIND"
 #define SRC_FEATURES "ethtool netlink ETHTOOL_MSG_FEATURES_GET"
 #define PATH_SOFTNET "/proc/net/softnet_stat"
-#define TNL_FEATURE "tx-udp_tnl-segmentation"
 
 /* ---- the links of this network namespace ---- */
 
@@ -558,32 +557,44 @@ int ht_collect_softnet(struct ht_facts *f, const char *root)
 
 /* ---- overlays ---- */
 
-/* The ethtool side: the family, the feature's bit, and why either is missing. */
+/*
+ * The two features an overlay's large packets need of the underlay: 0 for an
+ * overlay without outer UDP checksums (SKB_GSO_UDP_TUNNEL), 1 with them
+ * (SKB_GSO_UDP_TUNNEL_CSUM); skb_gso_ok() in include/linux/netdevice.h wants
+ * the feature of every GSO type bit of the packet.
+ */
+static const char *const tnl_features[2] = { "tx-udp_tnl-segmentation",
+	                                     "tx-udp_tnl-csum-segmentation" };
+
+/* The ethtool side: the family, the features' bits, and why they are missing. */
 struct tnl_probe {
 	struct ht_ethnl e;
 	bool tried;    /* tnl_probe_open() ran: ht_ethnl_close() is due */
-	int err;       /* why there is no answer: a negative errno, 0 */
-	int bit;       /* index of TNL_FEATURE in ETH_SS_FEATURES, or -1 */
-	char why[HT_NL_EXTACK_LEN + 256];
+	int err[2];    /* why a feature has no bit: a negative errno, 0 */
+	int bit[2];    /* index of tnl_features[i] in ETH_SS_FEATURES, or -1 */
+	char why[2][HT_NL_EXTACK_LEN + 256];
 };
 
 struct strset_reply {
 	uint16_t family;
-	int index; /* -ENOENT until found */
+	int index[2]; /* -ENOENT until found */
 };
 
 static int strset_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct strset_reply *s = data;
-	int r = ht_ethnl_strset_index(nlh, s->family, ETH_SS_FEATURES, TNL_FEATURE);
 
-	if (r != -ESRCH)
-		s->index = r;
+	for (size_t i = 0; i < 2; i++) {
+		int r = ht_ethnl_strset_index(nlh, s->family, ETH_SS_FEATURES, tnl_features[i]);
+
+		if (r != -ESRCH)
+			s->index[i] = r;
+	}
 	return MNL_CB_OK;
 }
 
 /*
- * Opens ethtool netlink and finds the feature's bit, once. The set is
+ * Opens ethtool netlink and finds the features' bits, once. The set is
  * global, but the kernel refuses the request without a header (EINVAL, no
  * message, on 6.18): it names device @dev.
  */
@@ -596,36 +607,33 @@ static void tnl_probe_open(struct tnl_probe *p, const char *dev)
 	struct nlmsghdr *nlh;
 	int r;
 
-	p->bit = -1;
 	p->tried = true;
 	r = ht_ethnl_open(&p->e, &x);
-	if (r < 0) {
-		p->err = r;
-		snprintf(p->why, sizeof(p->why), "ethtool netlink: %s%s%s", strerror(-r),
-		         x.extack[0] ? ": " : "", x.extack);
-		return;
+	if (r >= 0) {
+		nlh = ht_ethnl_request(&p->e, &buf, ETHTOOL_MSG_STRSET_GET);
+		ht_ethnl_put_header(nlh, ETHTOOL_A_STRSET_HEADER, dev, 0);
+		sets = mnl_attr_nest_start(nlh, ETHTOOL_A_STRSET_STRINGSETS);
+		set = mnl_attr_nest_start(nlh, ETHTOOL_A_STRINGSETS_STRINGSET);
+		mnl_attr_put_u32(nlh, ETHTOOL_A_STRINGSET_ID, ETH_SS_FEATURES);
+		mnl_attr_nest_end(nlh, set);
+		mnl_attr_nest_end(nlh, sets);
+		s = (struct strset_reply){ .family = p->e.family, .index = { -ENOENT, -ENOENT } };
+		x.parse = strset_cb;
+		x.data = &s;
+		r = ht_ethnl_talk(&p->e, nlh, &x);
 	}
-	nlh = ht_ethnl_request(&p->e, &buf, ETHTOOL_MSG_STRSET_GET);
-	ht_ethnl_put_header(nlh, ETHTOOL_A_STRSET_HEADER, dev, 0);
-	sets = mnl_attr_nest_start(nlh, ETHTOOL_A_STRSET_STRINGSETS);
-	set = mnl_attr_nest_start(nlh, ETHTOOL_A_STRINGSETS_STRINGSET);
-	mnl_attr_put_u32(nlh, ETHTOOL_A_STRINGSET_ID, ETH_SS_FEATURES);
-	mnl_attr_nest_end(nlh, set);
-	mnl_attr_nest_end(nlh, sets);
-	s = (struct strset_reply){ .family = p->e.family, .index = -ENOENT };
-	x.parse = strset_cb;
-	x.data = &s;
-	r = ht_ethnl_talk(&p->e, nlh, &x);
-	if (r >= 0 && s.index < 0)
-		r = s.index;
-	if (r < 0) {
-		p->err = r;
-		snprintf(p->why, sizeof(p->why), "ethtool netlink ETHTOOL_MSG_STRSET_GET %s: %s%s%s",
-		         r == -ENOENT ? "has no " TNL_FEATURE " in netdev-features" : "failed",
-		         strerror(-r), x.extack[0] ? ": " : "", x.extack);
-		return;
+	for (size_t i = 0; i < 2; i++) {
+		int e = r < 0 ? r : s.index[i] < 0 ? s.index[i] : 0;
+
+		p->bit[i] = e < 0 ? -1 : s.index[i];
+		p->err[i] = e;
+		if (e == -ENOENT && r >= 0)
+			snprintf(p->why[i], sizeof(p->why[i]), "ethtool netlink ETHTOOL_MSG_STRSET_GET: "
+			         "no %s in netdev-features (an older kernel)", tnl_features[i]);
+		else if (e < 0)
+			snprintf(p->why[i], sizeof(p->why[i]), "ethtool netlink: %s%s%s", strerror(-e),
+			         x.extack[0] ? ": " : "", x.extack);
 	}
-	p->bit = s.index;
 }
 
 struct features_reply {
@@ -646,12 +654,15 @@ static int features_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /*
- * nic.IF.underlay_tnl_segmentation and _fixed for underlay @under:
- * ETHTOOL_MSG_FEATURES_GET with compact bitsets.
+ * nic.IF.underlay_tnl_feature, nic.IF.underlay_tnl_segmentation and _fixed
+ * for overlay @l over underlay @under: ETHTOOL_MSG_FEATURES_GET with compact
+ * bitsets, the feature the overlay's packets need.
  */
-static int tnl_facts(struct ht_facts *f, struct tnl_probe *p, const char *ifname,
+static int tnl_facts(struct ht_facts *f, struct tnl_probe *p, const struct ht_link *l,
                      const char *under)
 {
+	const char *ifname = l->name, *feature = tnl_features[l->udp_csum];
+	int bit = p->bit[l->udp_csum];
 	struct ht_ethnl_exchange x = { 0 };
 	struct features_reply fr;
 	union ht_ethnl_buf buf;
@@ -659,15 +670,22 @@ static int tnl_facts(struct ht_facts *f, struct tnl_probe *p, const char *ifname
 	char src[HT_NL_EXTACK_LEN + IFNAMSIZ + 256];
 	int r;
 
-	if (p->bit < 0) {
-		r = nic_set_errno(f, ifname, "underlay_tnl_segmentation", p->err, NULL, p->why);
+	snprintf(src, sizeof(src), "%s sends %souter UDP checksums (IFLA_%s_%s)", ifname,
+	         l->udp_csum ? "" : "no ", l->overlay == HT_OVERLAY_VXLAN ? "VXLAN" : "GENEVE",
+	         l->ipv6 ? "UDP_ZERO_CSUM6_TX" : "UDP_CSUM");
+	r = nic_set_str(f, ifname, "underlay_tnl_feature", feature, src);
+	if (r < 0)
+		return r;
+	if (bit < 0) {
+		r = nic_set_errno(f, ifname, "underlay_tnl_segmentation", p->err[l->udp_csum], NULL,
+		                  p->why[l->udp_csum]);
 		return r < 0 ? r
-		             : nic_set_errno(f, ifname, "underlay_tnl_segmentation_fixed", p->err,
-		                             NULL, p->why);
+		             : nic_set_errno(f, ifname, "underlay_tnl_segmentation_fixed",
+		                             p->err[l->udp_csum], NULL, p->why[l->udp_csum]);
 	}
 	nlh = ht_ethnl_request(&p->e, &buf, ETHTOOL_MSG_FEATURES_GET);
 	ht_ethnl_put_header(nlh, ETHTOOL_A_FEATURES_HEADER, under, ETHTOOL_FLAG_COMPACT_BITSETS);
-	fr = (struct features_reply){ .family = p->e.family, .bit = (uint32_t)p->bit };
+	fr = (struct features_reply){ .family = p->e.family, .bit = (uint32_t)bit };
 	x.parse = features_cb;
 	x.data = &fr;
 	r = ht_ethnl_talk(&p->e, nlh, &x);
@@ -683,14 +701,14 @@ static int tnl_facts(struct ht_facts *f, struct tnl_probe *p, const char *ifname
 		             : nic_set_errno(f, ifname, "underlay_tnl_segmentation_fixed", -ENODATA,
 		                             NULL, src);
 	}
-	snprintf(src, sizeof(src), SRC_FEATURES " of %s, " TNL_FEATURE " (bit %d) in %s", under,
-	         p->bit, "ETHTOOL_A_FEATURES_ACTIVE");
+	snprintf(src, sizeof(src), SRC_FEATURES " of %s, %s (bit %d) in ETHTOOL_A_FEATURES_ACTIVE",
+	         under, feature, bit);
 	r = nic_set_bool(f, ifname, "underlay_tnl_segmentation", fr.feat.active, src);
 	if (r < 0)
 		return r;
 	/* ethtool -k prints "[fixed]" for a feature the driver does not let change. */
-	snprintf(src, sizeof(src), SRC_FEATURES " of %s, " TNL_FEATURE " (bit %d): %s", under,
-	         p->bit, "fixed when not in ETHTOOL_A_FEATURES_HW or in _NOCHANGE");
+	snprintf(src, sizeof(src), SRC_FEATURES " of %s, %s (bit %d): fixed when not in "
+	         "ETHTOOL_A_FEATURES_HW or in _NOCHANGE", under, feature, bit);
 	return nic_set_bool(f, ifname, "underlay_tnl_segmentation_fixed",
 	                    !fr.feat.hw || fr.feat.nochange, src);
 }
@@ -703,6 +721,7 @@ static int underlay_unavailable(struct ht_facts *f, const char *ifname, int err,
 	} facts[] = {
 		{ "underlay", NULL },
 		{ "underlay_mtu", "bytes" },
+		{ "underlay_tnl_feature", NULL },
 		{ "underlay_tnl_segmentation", NULL },
 		{ "underlay_tnl_segmentation_fixed", NULL },
 	};
@@ -757,7 +776,7 @@ static int overlay_facts(struct ht_facts *f, const struct links *ls, const struc
 		return r;
 	if (!p->tried)
 		tnl_probe_open(p, under->name);
-	return tnl_facts(f, p, ifname, under->name);
+	return tnl_facts(f, p, l, under->name);
 }
 
 /* Under --root: the kind libudev's DEVTYPE gave (nic.IF.kind); no underlay is recorded. */
@@ -805,7 +824,7 @@ static int mtu_fact(struct ht_facts *f, const char *root, const char *ifname,
 int ht_collect_overlay(struct ht_facts *f, const char *root)
 {
 	_cleanup_free_ char *names = NULL;
-	struct tnl_probe p = { .bit = -1 };
+	struct tnl_probe p = { .bit = { -1, -1 } };
 	struct links ls = { 0 };
 	char extack[HT_NL_EXTACK_LEN] = "";
 	char *save = NULL;

@@ -272,10 +272,13 @@ int ht_collect_softnet(struct ht_facts *f, const char *root);
  * adds: 50 over IPv4, 70 over IPv6, collect/netdev.h), nic.IF.underlay (the
  * device of IFLA_VXLAN_LINK, else IFLA_LINK; unavailable ENOENT when the
  * device names none or it is in another network namespace),
- * nic.IF.underlay_mtu, and nic.IF.underlay_tnl_segmentation (the
- * underlay's tx-udp_tnl-segmentation is active) and _fixed (the driver does
- * not let it change), over ethtool netlink (ETHTOOL_MSG_STRSET_GET of
- * ETH_SS_FEATURES for the bit, then ETHTOOL_MSG_FEATURES_GET), unavailable
+ * nic.IF.underlay_mtu, nic.IF.underlay_tnl_feature (tx-udp_tnl-segmentation,
+ * or tx-udp_tnl-csum-segmentation for an overlay that sends outer UDP
+ * checksums: the GSO type of its packets), and nic.IF.
+ * underlay_tnl_segmentation (that feature is active on the underlay) and
+ * _fixed (the driver does not let it change), over ethtool netlink
+ * (ETHTOOL_MSG_STRSET_GET of ETH_SS_FEATURES for the bit, then
+ * ETHTOOL_MSG_FEATURES_GET), unavailable
  * with the errno and the kernel's text when refused. Under --root: the
  * overlay kind from nic.IF.kind (libudev's DEVTYPE), the rest unavailable
  * ENOENT.

@@ -79,7 +79,32 @@ static int attr_u32(const struct nlattr *a, uint32_t *v)
 	return 1;
 }
 
-/* IFLA_INFO_DATA of a VXLAN or Geneve device: the underlay and the outer family. */
+/* A u8 flag attribute: 1 when set and non-zero, 0 when zero or absent, -EINVAL when malformed. */
+static int attr_u8_on(const struct nlattr *a)
+{
+	if (!a)
+		return 0;
+	if (mnl_attr_validate(a, MNL_TYPE_U8) < 0)
+		return -EINVAL;
+	return mnl_attr_get_u8(a) != 0;
+}
+
+/*
+ * Whether the overlay sends outer UDP checksums, as vxlan_fill_info() and
+ * geneve_fill_info() report it: over IPv4 the UDP_CSUM flag (absent before
+ * 3.16: no checksum), over IPv6 unless UDP_ZERO_CSUM6_TX.
+ */
+static int udp_csum(struct ht_link *l, const struct nlattr *csum4, const struct nlattr *zero6)
+{
+	int r = l->ipv6 ? attr_u8_on(zero6) : attr_u8_on(csum4);
+
+	if (r < 0)
+		return r;
+	l->udp_csum = l->ipv6 ? !r : r;
+	return 0;
+}
+
+/* IFLA_INFO_DATA of a VXLAN or Geneve device: the underlay, the outer family, the checksum. */
 static int overlay_data(const struct nlattr *data, struct ht_link *l)
 {
 	if (l->overlay == HT_OVERLAY_VXLAN) {
@@ -90,7 +115,7 @@ static int overlay_data(const struct nlattr *data, struct ht_link *l)
 			return -EINVAL;
 		/* vxlan_nl2conf(): an IPv6 group or local address makes the device IPv6. */
 		l->ipv6 = tb[IFLA_VXLAN_GROUP6] || tb[IFLA_VXLAN_LOCAL6];
-		return 0;
+		return udp_csum(l, tb[IFLA_VXLAN_UDP_CSUM], tb[IFLA_VXLAN_UDP_ZERO_CSUM6_TX]);
 	}
 	if (l->overlay == HT_OVERLAY_GENEVE) {
 		const struct nlattr *tb[IFLA_GENEVE_MAX + 1] = { 0 };
@@ -98,6 +123,7 @@ static int overlay_data(const struct nlattr *data, struct ht_link *l)
 		if (ht_nl_parse_nested(data, tb, IFLA_GENEVE_MAX) < 0)
 			return -EINVAL;
 		l->ipv6 = tb[IFLA_GENEVE_REMOTE6] != NULL;
+		return udp_csum(l, tb[IFLA_GENEVE_UDP_CSUM], tb[IFLA_GENEVE_UDP_ZERO_CSUM6_TX]);
 	}
 	return 0;
 }

@@ -60,6 +60,9 @@ struct ht_link {
 	enum ht_overlay overlay;     /* from kind */
 	uint32_t vxlan_link;         /* IFLA_VXLAN_LINK: the underlay ifindex, 0 for none */
 	bool ipv6;                   /* VXLAN/Geneve with an IPv6 remote, group or local address */
+	bool udp_csum;               /* the overlay sends outer UDP checksums: its large packets
+	                                are SKB_GSO_UDP_TUNNEL_CSUM, which needs the underlay's
+	                                tx-udp_tnl-csum-segmentation, not tx-udp_tnl-segmentation */
 };
 
 /*

@@ -422,11 +422,16 @@ static const struct ht_fact_def nic_fact_defs[] = {
 	  "the device an overlay sends through: IFLA_VXLAN_LINK, else IFLA_LINK; unavailable "
 	  "(ENOENT) when the overlay names none (the route to each remote picks it)" },
 	{ "nic.*.underlay_mtu", HT_T_INT, "bytes", "MTU of nic.IF.underlay, rtnetlink IFLA_MTU" },
+	{ "nic.*.underlay_tnl_feature", HT_T_STR, NULL,
+	  "the underlay feature the overlay's large packets need: tx-udp_tnl-segmentation, or "
+	  "tx-udp_tnl-csum-segmentation when the overlay sends outer UDP checksums "
+	  "(IFLA_VXLAN_UDP_CSUM, IFLA_GENEVE_UDP_CSUM; over IPv6 unless UDP_ZERO_CSUM6_TX)" },
 	{ "nic.*.underlay_tnl_segmentation", HT_T_BOOL, NULL,
-	  "tx-udp_tnl-segmentation is active on nic.IF.underlay: the NIC segments the overlay's "
-	  "large UDP-tunnelled packets (ethtool netlink ETHTOOL_MSG_FEATURES_GET)" },
+	  "nic.IF.underlay_tnl_feature is active on nic.IF.underlay: the NIC segments the "
+	  "overlay's large UDP-tunnelled packets (ethtool netlink ETHTOOL_MSG_FEATURES_GET); "
+	  "off, the CPU does (software GSO)" },
 	{ "nic.*.underlay_tnl_segmentation_fixed", HT_T_BOOL, NULL,
-	  "the underlay's driver does not let tx-udp_tnl-segmentation change (ethtool -k "
+	  "the underlay's driver does not let nic.IF.underlay_tnl_feature change (ethtool -k "
 	  "prints [fixed]): not in ETHTOOL_A_FEATURES_HW, or in _NOCHANGE" },
 };
 
