@@ -18,6 +18,7 @@
 
 #include "collect/collect.h"
 #include "collect/netdev.h"
+#include "collect/sample.h"
 #include "engine/facts.h"
 #include "engine/value.h"
 #include "shared/util.h"
@@ -97,6 +98,8 @@ static void test_link_vxlan(void **state)
 	assert_int_equal(l.overlay, HT_OVERLAY_VXLAN);
 	assert_int_equal(l.vxlan_link, 4);
 	assert_true(l.ipv6);
+	/* Over IPv6 without UDP_ZERO_CSUM6_TX the outer UDP checksum is sent. */
+	assert_true(l.udp_csum);
 	/* Over IPv6: 40 + 8 + 8 + 14 = 70 bytes. */
 	assert_int_equal(ht_overlay_headroom(&l), 70);
 	assert_string_equal(ht_link_stat_name(HT_LS_RX_CRC_ERRORS), "rx_crc_errors");
@@ -360,6 +363,7 @@ static void test_features(void **state)
 
 /* ---- the fixture tree ---- */
 
+
 static void assert_int_fact(const struct ht_facts *f, const char *name, int64_t want,
                             const char *unit)
 {
@@ -442,13 +446,105 @@ static void test_bad_tree(void **state)
 	ht_test_rm_tree(dir);
 }
 
+/* A VXLAN over IPv4 with and without UDP_CSUM, a Geneve over IPv6 with zero checksums. */
+static void test_link_csum(void **state)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *info, *data;
+	struct ht_link l;
+
+	(void)state;
+	for (int on = 0; on < 2; on++) {
+		nlh = link_msg(5);
+		info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+		mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "vxlan");
+		data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+		mnl_attr_put_u8(nlh, IFLA_VXLAN_UDP_CSUM, (uint8_t)on);
+		mnl_attr_nest_end(nlh, data);
+		mnl_attr_nest_end(nlh, info);
+		assert_int_equal(ht_rtnl_link_parse(nlh, &l), 0);
+		assert_false(l.ipv6);
+		assert_int_equal(l.udp_csum, on);
+	}
+	nlh = link_msg(6);
+	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "geneve");
+	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+	mnl_attr_put(nlh, IFLA_GENEVE_REMOTE6, 16, (uint8_t[16]){ 0xfd });
+	mnl_attr_put_u8(nlh, IFLA_GENEVE_UDP_ZERO_CSUM6_TX, 1);
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, info);
+	assert_int_equal(ht_rtnl_link_parse(nlh, &l), 0);
+	assert_int_equal(l.overlay, HT_OVERLAY_GENEVE);
+	assert_true(l.ipv6);
+	assert_false(l.udp_csum);
+	/* A flag of the wrong size. */
+	nlh = link_msg(6);
+	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "vxlan");
+	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+	mnl_attr_put_u32(nlh, IFLA_VXLAN_UDP_CSUM, 1);
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, info);
+	assert_int_equal(ht_rtnl_link_parse(nlh, &l), -EINVAL);
+}
+
+/* Two readings of softnet_stat: sums and the worst CPU over the interval. */
+static void test_softnet_interval(void **state)
+{
+	struct ht_snapshot a = { 0 }, b = { 0 };
+	struct ht_facts *f = ht_facts_new();
+	const struct ht_fact *fact;
+
+	(void)state;
+	assert_non_null(f);
+	/*
+	 * CPU 0: processed 0xfffffff0 -> 0x10 (wrapped: 0x10 + 0x10 = 32 more),
+	 * dropped 500 -> 500 (none new); CPU 3: processed 100 -> 300, dropped
+	 * 0 -> 7. Over the interval: processed 32 + 200 = 232, dropped 0 + 7 = 7;
+	 * the worst CPU over it is 3, though CPU 0 has more drops since boot.
+	 */
+	assert_int_equal(ht_snapshot_add(&a, "softnet.cpus", 2, NULL), 0);
+	assert_int_equal(ht_snapshot_add(&a, "softnet.cpu.0.processed", 0xfffffff0u, NULL), 0);
+	assert_int_equal(ht_snapshot_add(&a, "softnet.cpu.0.dropped", 500, NULL), 0);
+	assert_int_equal(ht_snapshot_add(&a, "softnet.cpu.0.time_squeeze", 1, NULL), 0);
+	assert_int_equal(ht_snapshot_add(&a, "softnet.cpu.3.processed", 100, NULL), 0);
+	assert_int_equal(ht_snapshot_add(&a, "softnet.cpu.3.dropped", 0, NULL), 0);
+	assert_int_equal(ht_snapshot_add(&a, "softnet.cpu.3.time_squeeze", 0, NULL), 0);
+	assert_int_equal(ht_snapshot_add(&b, "softnet.cpus", 2, NULL), 0);
+	assert_int_equal(ht_snapshot_add(&b, "softnet.cpu.0.processed", 0x10, NULL), 0);
+	assert_int_equal(ht_snapshot_add(&b, "softnet.cpu.0.dropped", 500, NULL), 0);
+	assert_int_equal(ht_snapshot_add(&b, "softnet.cpu.0.time_squeeze", 1, NULL), 0);
+	assert_int_equal(ht_snapshot_add(&b, "softnet.cpu.3.processed", 300, NULL), 0);
+	assert_int_equal(ht_snapshot_add(&b, "softnet.cpu.3.dropped", 7, NULL), 0);
+	assert_int_equal(ht_snapshot_add(&b, "softnet.cpu.3.time_squeeze", 2, NULL), 0);
+	assert_int_equal(ht_softnet_facts(f, &a, &b, 10), 0);
+
+	/* Since boot: 0x10 + 300 = 316 processed, 500 + 7 = 507 dropped. */
+	assert_int_fact(f, "softnet.processed", 316, "packets");
+	assert_int_fact(f, "softnet.dropped", 507, "packets");
+	assert_int_fact(f, "softnet.processed.delta", 232, "packets");
+	assert_int_fact(f, "softnet.dropped.delta", 7, "packets");
+	assert_int_fact(f, "softnet.time_squeeze.delta", 2, "times");
+	assert_int_fact(f, "softnet.worst_cpu", 3, NULL);
+	assert_int_fact(f, "softnet.worst_cpu.dropped", 7, "packets");
+	assert_int_fact(f, "softnet.worst_cpu.dropped.delta", 7, "packets");
+	assert_int_fact(f, "softnet.worst_cpu.processed.delta", 200, "packets");
+	fact = ht_test_fact(f, "softnet.dropped.delta");
+	assert_non_null(strstr(fact->source, "over --sample's 10 s"));
+	ht_snapshot_clear(&a);
+	ht_snapshot_clear(&b);
+	ht_facts_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_link_vxlan),    cmocka_unit_test(test_link_variants),
 		cmocka_unit_test(test_softnet),       cmocka_unit_test(test_strset),
 		cmocka_unit_test(test_features),      cmocka_unit_test(test_fixture),
-		cmocka_unit_test(test_bad_tree),
+		cmocka_unit_test(test_bad_tree),     cmocka_unit_test(test_link_csum),
+		cmocka_unit_test(test_softnet_interval),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
