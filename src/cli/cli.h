@@ -245,6 +245,16 @@ int cmd_metrics(const struct options *o);
 int cli_metrics_write(const struct ht_findings *f, struct ht_ruleset *rs, int64_t now, FILE *out);
 
 /*
+ * cli_metrics_peers - the per-peer figures node_exporter lacks, from the
+ * peer.* facts a rule had collected (none when no rule read peer.list):
+ * hosttune_peer_retransmit_ratio (retrans over segs_out, their .delta with
+ * --sample), hosttune_peer_min_rtt_seconds and hosttune_peer_rtt_seconds,
+ * each labelled peer="ADDRESS" (peer.PEER.address). Returns 0, -ENOMEM, or
+ * -EIO when writing to @out failed.
+ */
+int cli_metrics_peers(const struct ht_facts *facts, FILE *out);
+
+/*
  * cli_run_output - runs @run with its standard output captured, then, when
  * it exits 0 or 1 (a report), writes what it printed to o->output
  * atomically (shared/fsutil.h ht_file_write_at(): a temp file beside it,

@@ -313,6 +313,70 @@ int cli_metrics_write(const struct ht_findings *f, struct ht_ruleset *rs, int64_
 	return ferror(out) ? -EIO : 0;
 }
 
+/* An integer fact's value as a double, false when it is absent or unavailable. */
+static bool fact_number(const struct ht_facts *facts, const char *name, double *out)
+{
+	const struct ht_fact *f = ht_facts_get(facts, name);
+
+	if (!f || !ht_type_is_number(f->value.type))
+		return false;
+	*out = f->value.type == HT_T_INT ? (double)f->value.i : f->value.d;
+	return true;
+}
+
+int cli_metrics_peers(const struct ht_facts *facts, FILE *out)
+{
+	struct family share = FAMILY("hosttune_peer_retransmit_ratio",
+		                "Segments retransmitted to the peer over segments sent to it (tcp_info): over --sample's interval, else since its connections opened.");
+	struct family min_rtt = FAMILY("hosttune_peer_min_rtt_seconds",
+		                  "Smallest tcpi_min_rtt among the peer's established connections: the path's RTT at best.");
+	struct family rtt = FAMILY("hosttune_peer_rtt_seconds",
+		              "Smoothed RTT (tcpi_rtt) of the peer's connections, weighted by their segments sent.");
+	const struct ht_fact *list = ht_facts_get(facts, "peer.list");
+	bool sampled = ht_facts_get(facts, "sample.seconds") &&
+	               ht_facts_get(facts, "sample.seconds")->value.type != HT_T_NONE;
+	_cleanup_free_ char *names = NULL;
+	char buf[64];
+
+	/* Only when a rule read the peers: the dump is not made for the metrics alone. */
+	if (!list || list->value.type != HT_T_STR)
+		return 0;
+	names = strdup(list->value.s);
+	if (!names)
+		return -ENOMEM;
+	for (int pass = 0; pass < 3; pass++) {
+		/* Each pass splits a fresh copy (strtok_r() writes NULs into it). */
+		strcpy(names, list->value.s);
+		for (char *save = NULL, *p = strtok_r(names, " ", &save); p;
+		     p = strtok_r(NULL, " ", &save)) {
+			char fact[160], sent[160];
+			const struct ht_fact *addr;
+			struct label l[1];
+			double a, b;
+
+			snprintf(fact, sizeof(fact), "peer.%s.address", p);
+			addr = ht_facts_get(facts, fact);
+			l[0] = (struct label){ "peer", addr && addr->value.type == HT_T_STR ?
+			                                       addr->value.s : p };
+			if (pass == 0) {
+				snprintf(fact, sizeof(fact), "peer.%s.retrans%s", p, sampled ? ".delta" : "");
+				snprintf(sent, sizeof(sent), "peer.%s.segs_out%s", p, sampled ? ".delta" : "");
+				if (!fact_number(facts, fact, &a) || !fact_number(facts, sent, &b) || b <= 0)
+					continue;
+				snprintf(buf, sizeof(buf), "%.6g", a / b);
+				put_sample(out, &share, l, ARRAY_SIZE(l), buf);
+			} else {
+				snprintf(fact, sizeof(fact), "peer.%s.%s", p, pass == 1 ? "min_rtt" : "rtt");
+				if (!fact_number(facts, fact, &a))
+					continue;
+				snprintf(buf, sizeof(buf), "%.6g", a / 1000);
+				put_sample(out, pass == 1 ? &min_rtt : &rtt, l, ARRAY_SIZE(l), buf);
+			}
+		}
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
 int cmd_metrics(const struct options *o)
 {
 	struct ht_facts *facts = NULL;
@@ -325,6 +389,8 @@ int cmd_metrics(const struct options *o)
 	if (r)
 		goto out;
 	r = cli_printed(cli_metrics_write(&findings, rs, (int64_t)time(NULL), stdout));
+	if (r == 0)
+		r = cli_printed(cli_metrics_peers(facts, stdout));
 	if (r == 0 && ht_findings_worst(&findings) >= o->fail_on)
 		r = EXIT_FINDINGS;
 out:

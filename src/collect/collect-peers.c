@@ -116,6 +116,16 @@ int ht_peer_diag_parse(const struct nlmsghdr *nlh, struct ht_peer_sock *out)
 	out->cookie = (uint64_t)m->id.idiag_cookie[0] | (uint64_t)m->id.idiag_cookie[1] << 32;
 	if (mnl_attr_parse(nlh, sizeof(*m), info_attr_cb, tb) < 0)
 		return -EBADMSG;
+	/* mnl_attr_parse() stops at an attribute cut short: a message cut inside one is bad. */
+	{
+		const struct nlattr *a;
+		size_t used = MNL_ALIGN(sizeof(*nlh)) + MNL_ALIGN(sizeof(*m));
+
+		mnl_attr_for_each(a, nlh, sizeof(*m))
+			used += MNL_ALIGN(a->nla_len);
+		if (used < nlh->nlmsg_len)
+			return -EBADMSG;
+	}
 	/* Without tcp_info (a socket closing under the dump) there is nothing to count. */
 	if (!tb[INET_DIAG_INFO])
 		return 1;
@@ -153,31 +163,45 @@ static bool is_local(const uint8_t a[16])
 	       memcmp(a, any, 16) == 0;
 }
 
+/* Appends @s to @pr. 0 or -ENOMEM. */
+static int reading_add(struct peer_reading *pr, const struct ht_peer_sock *s)
+{
+	if (pr->n == pr->cap) {
+		size_t cap = pr->cap ? pr->cap * 2 : 256;
+		struct ht_peer_sock *v = reallocarray(pr->v, cap, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		pr->v = v;
+		pr->cap = cap;
+	}
+	pr->v[pr->n++] = *s;
+	return 0;
+}
+
 static int dump_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct peer_reading *pr = data;
 	struct ht_peer_sock s;
 	int r = ht_peer_diag_parse(nlh, &s);
 
+	if (r == 0 && !is_local(s.dst))
+		r = reading_add(pr, &s);
 	if (r < 0) {
 		errno = -r;
 		return MNL_CB_ERROR;
 	}
-	if (r > 0 || is_local(s.dst))
-		return MNL_CB_OK;
-	if (pr->n == pr->cap) {
-		size_t cap = pr->cap ? pr->cap * 2 : 256;
-		struct ht_peer_sock *v = realloc(pr->v, cap * sizeof(*v));
-
-		if (!v) {
-			errno = ENOMEM;
-			return MNL_CB_ERROR;
-		}
-		pr->v = v;
-		pr->cap = cap;
-	}
-	pr->v[pr->n++] = s;
 	return MNL_CB_OK;
+}
+
+int ht_peers_snapshot_add(struct ht_snapshot *s, const struct ht_peer_sock *sock)
+{
+	if (!s->priv) {
+		if (!(s->priv = calloc(1, sizeof(struct peer_reading))))
+			return -ENOMEM;
+		s->priv_free = reading_free;
+	}
+	return reading_add(s->priv, sock);
 }
 
 static int dump_family(struct mnl_socket *nl, char *buf, uint8_t family, struct peer_reading *pr)

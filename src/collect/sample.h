@@ -180,6 +180,14 @@ int ht_nstat_snapshot(const char *root, struct ht_snapshot *s);
 int ht_peers_snapshot(const char *root, struct ht_snapshot *s);
 
 /*
+ * ht_peers_snapshot_add - one connection into a reading of the peers
+ * (what ht_peers_snapshot() does for each socket of the dump; for tests,
+ * loopback peers included). Returns 0 or -ENOMEM.
+ */
+struct ht_peer_sock;
+int ht_peers_snapshot_add(struct ht_snapshot *s, const struct ht_peer_sock *sock);
+
+/*
  * ht_peers_facts - peer.list and peer.PEER.* (facts.c) from the connections
  * of @second, aggregated per remote address; with @first,
  * peer.PEER.{retrans,segs_out}.delta: for each connection of @second, its
