@@ -58,6 +58,16 @@ expect_eq "no separate squeeze finding when there are drops" none \
 expect_eq "vxlan0 under --root: no offload finding" none "$(finding "$J" nic.overlay_offload vxlan0 severity)"
 expect_eq "vxlan0 under --root: no MTU finding" none "$(finding "$J" nic.overlay_mtu vxlan0 severity)"
 
+# Prometheus: the ratios node_exporter lacks, with the device label.
+ht --root "$R" --format prometheus audit >"$TMP/boot.prom"
+# 1300 / 2001300 = 0.000649578 (6 significant digits); 1000 / 1124456 = 0.000889319.
+expect_contains "prometheus: eth1 bad frame ratio" 'hosttune_nic_bad_frame_ratio{device="eth1"} 0.000649578' \
+	"$(cat "$TMP/boot.prom")"
+expect_contains "prometheus: eth0 bad frame ratio 0" 'hosttune_nic_bad_frame_ratio{device="eth0"} 0' \
+	"$(cat "$TMP/boot.prom")"
+expect_contains "prometheus: softnet drop ratio" 'hosttune_softnet_drop_ratio 0.000889319' \
+	"$(cat "$TMP/boot.prom")"
+
 # ---- the same host over an interval ---------------------------------------
 "$HOSTTUNE" --root "$R" --sample 0.2s facts >"$TMP/sampled.facts"
 expect_eq "facts --sample over the tree exits 0" 0 $?
@@ -93,5 +103,12 @@ expect_eq "interval: no softnet drop finding" none "$(finding "$J" softnet.drops
 expect_eq "interval: squeeze info" info "$(finding "$J" softnet.squeeze "" severity)"
 expect_contains "interval: squeeze text" "stopped 3 times with packets left in the last 10 s" \
 	"$(finding "$J" softnet.squeeze "" explanation)"
+
+# Over the interval: 5 / (5 + 995) = 0.005; softnet 0 / 5000 = 0.
+ht --facts "$TMP/interval.facts" --format prometheus audit >"$TMP/interval.prom"
+expect_contains "prometheus over the interval: eth1" 'hosttune_nic_bad_frame_ratio{device="eth1"} 0.005' \
+	"$(cat "$TMP/interval.prom")"
+expect_contains "prometheus over the interval: softnet" 'hosttune_softnet_drop_ratio 0' \
+	"$(cat "$TMP/interval.prom")"
 
 finish

@@ -73,6 +73,7 @@ ip link set va mtu 1400 || exit 1
 ip -d link show vx0 >"$TMP/vx0.txt"
 ht facts >"$TMP/overlay-facts.json" || exit 1
 ht audit >"$TMP/overlay-audit.json"
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --no-measure --format prometheus audit >"$TMP/overlay.prom"
 
 ethtool -K va tx-udp_tnl-segmentation on || exit 1
 ip link set va mtu 1500 || exit 1
@@ -169,6 +170,15 @@ expect_eq "MTU finding: recommended 1350" 1350 \
 	"$(jq -r '[.findings[] | select(.rule == "nic.overlay_mtu" and .instance == "vx0")][0].recommended' "$J")"
 expect_eq "MTU finding: current 1450" 1450 \
 	"$(jq -r '[.findings[] | select(.rule == "nic.overlay_mtu" and .instance == "vx0")][0].current' "$J")"
+
+# Prometheus: the offload state and the MTU that fits, labelled by device.
+P=$(cat "$TMP/overlay.prom")
+expect_contains "prometheus: vx0 segments in software" \
+	'hosttune_nic_overlay_tunnel_segmentation{device="vx0",underlay="va",feature="tx-udp_tnl-segmentation"} 0' "$P"
+expect_contains "prometheus: vx1 offloaded" \
+	'hosttune_nic_overlay_tunnel_segmentation{device="vx1",underlay="va",feature="tx-udp_tnl-csum-segmentation"} 1' "$P"
+expect_contains "prometheus: vx0 MTU that fits, 1400 - 50" \
+	'hosttune_nic_overlay_mtu_fit_bytes{device="vx0"} 1350' "$P"
 
 J=$TMP/fixed-audit.json
 expect_eq "feature on and MTU 1500: no overlay finding" 0 \

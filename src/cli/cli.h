@@ -255,6 +255,20 @@ int cli_metrics_write(const struct ht_findings *f, struct ht_ruleset *rs, int64_
 int cli_metrics_peers(const struct ht_facts *facts, FILE *out);
 
 /*
+ * cli_metrics_nics - the per-interface and receive-path figures
+ * node_exporter lacks, from the facts a rule had collected (the counters are
+ * not read for the metrics alone), over --sample's interval (the .delta
+ * facts) when sample.seconds is set, else since the interface was created or
+ * since boot (node_exporter has the raw counters, not these ratios):
+ * hosttune_nic_bad_frame_ratio (device="IF"),
+ * hosttune_nic_overlay_tunnel_segmentation (device, underlay,
+ * feature) and hosttune_nic_overlay_mtu_fit_bytes (device) of each overlay,
+ * and hosttune_softnet_drop_ratio. Returns 0, -ENOMEM, or -EIO when writing
+ * to @out failed.
+ */
+int cli_metrics_nics(const struct ht_facts *facts, FILE *out);
+
+/*
  * cli_run_output - runs @run with its standard output captured, then, when
  * it exits 0 or 1 (a report), writes what it printed to o->output
  * atomically (shared/fsutil.h ht_file_write_at(): a temp file beside it,

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -377,6 +378,102 @@ int cli_metrics_peers(const struct ht_facts *facts, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* @name's value when it is a number, else NaN: a figure that cannot be printed. */
+static double number_or_nan(const struct ht_facts *facts, const char *name)
+{
+	double v;
+
+	return fact_number(facts, name, &v) ? v : NAN;
+}
+
+/* nic.IF.SUFFIX, or its .delta with --sample, as a number; NaN when unavailable. */
+static double nic_span(const struct ht_facts *facts, const char *ifname, const char *suffix,
+                       bool sampled)
+{
+	char name[160];
+
+	snprintf(name, sizeof(name), "nic.%s.%s%s", ifname, suffix, sampled ? ".delta" : "");
+	return number_or_nan(facts, name);
+}
+
+int cli_metrics_nics(const struct ht_facts *facts, FILE *out)
+{
+	struct family bad = FAMILY("hosttune_nic_bad_frame_ratio",
+		              "Frames received bad or missed (rx_errors + rx_missed_errors) over the frames that arrived: over --sample's interval, else since the interface was created.");
+	struct family offload = FAMILY("hosttune_nic_overlay_tunnel_segmentation",
+		                  "1 when the underlay of a VXLAN or Geneve device segments its tunnelled packets (the feature in the feature label is active), 0 when the CPU does.");
+	struct family fit = FAMILY("hosttune_nic_overlay_mtu_fit_bytes",
+		              "The largest MTU of a VXLAN or Geneve device that its underlay carries: underlay MTU less the encapsulation's headroom.");
+	struct family softnet = FAMILY("hosttune_softnet_drop_ratio",
+		                  "Packets dropped at a CPU's input backlog over the packets queued to it, all CPUs (/proc/net/softnet_stat): over --sample's interval, else since boot.");
+	const struct ht_fact *list = ht_facts_get(facts, "nic.list"), *sample;
+	_cleanup_free_ char *names = NULL;
+	bool sampled;
+	char buf[64];
+
+	sample = ht_facts_get(facts, "sample.seconds");
+	sampled = sample && sample->value.type != HT_T_NONE;
+	if (list && list->value.type == HT_T_STR) {
+		names = strdup(list->value.s);
+		if (!names)
+			return -ENOMEM;
+	}
+	for (int pass = 0; names && pass < 3; pass++) {
+		strcpy(names, list->value.s);
+		for (char *save = NULL, *p = strtok_r(names, " ", &save); p;
+		     p = strtok_r(NULL, " ", &save)) {
+			struct label l[3] = { { "device", p } };
+			double a, b, c;
+			char name[160];
+			const struct ht_fact *u, *feat;
+
+			if (pass == 0) {
+				/* Facts a rule read only: the counters are not read for the metrics. */
+				a = nic_span(facts, p, "stats.rx_errors", sampled);
+				b = nic_span(facts, p, "stats.rx_missed_errors", sampled);
+				c = nic_span(facts, p, "stats.rx_packets", sampled);
+				if (isnan(a + b + c))
+					continue;
+				snprintf(buf, sizeof(buf), "%.6g", a + b > 0 ? (a + b) / (a + b + c) : 0.0);
+				put_sample(out, &bad, l, 1, buf);
+			} else if (pass == 1) {
+				snprintf(name, sizeof(name), "nic.%s.underlay_tnl_segmentation", p);
+				u = ht_facts_get(facts, name);
+				snprintf(name, sizeof(name), "nic.%s.underlay", p);
+				l[1] = (struct label){ "underlay", NULL };
+				if (ht_facts_get(facts, name) && ht_facts_get(facts, name)->value.type == HT_T_STR)
+					l[1].value = ht_facts_get(facts, name)->value.s;
+				snprintf(name, sizeof(name), "nic.%s.underlay_tnl_feature", p);
+				feat = ht_facts_get(facts, name);
+				l[2] = (struct label){ "feature", feat && feat->value.type == HT_T_STR ?
+				                                          feat->value.s : NULL };
+				if (!u || u->value.type != HT_T_BOOL)
+					continue;
+				put_sample(out, &offload, l, 3, u->value.b ? "1" : "0");
+			} else {
+				snprintf(name, sizeof(name), "nic.%s.underlay_mtu", p);
+				a = number_or_nan(facts, name);
+				snprintf(name, sizeof(name), "nic.%s.overlay_headroom", p);
+				b = number_or_nan(facts, name);
+				if (isnan(a + b))
+					continue;
+				snprintf(buf, sizeof(buf), "%.0f", a - b);
+				put_sample(out, &fit, l, 1, buf);
+			}
+		}
+	}
+	{
+		double d = number_or_nan(facts, sampled ? "softnet.dropped.delta" : "softnet.dropped");
+		double p = number_or_nan(facts, sampled ? "softnet.processed.delta" : "softnet.processed");
+
+		if (!isnan(d + p)) {
+			snprintf(buf, sizeof(buf), "%.6g", d > 0 ? d / (d + p) : 0.0);
+			put_sample(out, &softnet, NULL, 0, buf);
+		}
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
 int cmd_metrics(const struct options *o)
 {
 	struct ht_facts *facts = NULL;
@@ -391,6 +488,8 @@ int cmd_metrics(const struct options *o)
 	r = cli_printed(cli_metrics_write(&findings, rs, (int64_t)time(NULL), stdout));
 	if (r == 0)
 		r = cli_printed(cli_metrics_peers(facts, stdout));
+	if (r == 0)
+		r = cli_printed(cli_metrics_nics(facts, stdout));
 	if (r == 0 && ht_findings_worst(&findings) >= o->fail_on)
 		r = EXIT_FINDINGS;
 out:
