@@ -58,6 +58,25 @@ expect_eq "no separate squeeze finding when there are drops" none \
 expect_eq "vxlan0 under --root: no offload finding" none "$(finding "$J" nic.overlay_offload vxlan0 severity)"
 expect_eq "vxlan0 under --root: no MTU finding" none "$(finding "$J" nic.overlay_mtu vxlan0 severity)"
 
+# A software device's errors are no cable's: vxlan0 (no device link, DEVTYPE
+# vxlan) with 3 transmit errors.
+"$HOSTTUNE" --root "$R" facts >"$TMP/boot.facts"
+vary "$TMP/boot.facts" "$TMP/soft.facts" "nic.vxlan0.stats.tx_errors=3"
+ht --facts "$TMP/soft.facts" --format json audit >"$TMP/soft.json"
+J=$TMP/soft.json
+expect_eq "vxlan0 tx errors: warning" warning "$(finding "$J" nic.errors vxlan0 severity)"
+# 3 of 5000 + 3 = 5003 packets to send: 0.05996%.
+text=$(finding "$J" nic.errors vxlan0 explanation)
+expect_contains "vxlan0: share of the packets to send" "3 of 5003 packets to send (0.060%)" "$text"
+expect_contains "vxlan0: a software device" "vxlan0 is a software device (vxlan)" "$text"
+case "$text$(finding "$J" nic.errors vxlan0 remedy)" in
+*cable*) not_ok "vxlan0: no cable blamed" "$text" ;;
+*) ok "vxlan0: no cable blamed" ;;
+esac
+expect_contains "vxlan0 remedy: what it delivers to" "what vxlan0 delivers to" \
+	"$(finding "$J" nic.errors vxlan0 remedy)"
+J=$TMP/boot.json
+
 # Prometheus: the ratios node_exporter lacks, with the device label.
 ht --root "$R" --format prometheus audit >"$TMP/boot.prom"
 # 1300 / 2001300 = 0.000649578 (6 significant digits); 1000 / 1124456 = 0.000889319.

@@ -779,8 +779,11 @@ static int overlay_facts(struct ht_facts *f, const struct links *ls, const struc
 	return tnl_facts(f, p, l, under->name);
 }
 
-/* Under --root: the kind libudev's DEVTYPE gave (nic.IF.kind); no underlay is recorded. */
-static int overlay_from_kind(struct ht_facts *f, const char *ifname)
+/*
+ * Under --root, or without the dump: the kind libudev's DEVTYPE gave
+ * (nic.IF.kind); the underlay is unknown, @why says why.
+ */
+static int overlay_from_kind(struct ht_facts *f, const char *ifname, const char *why)
 {
 	char name[IFNAMSIZ + 48];
 	const struct ht_fact *kind;
@@ -795,11 +798,8 @@ static int overlay_from_kind(struct ht_facts *f, const char *ifname)
 	r = nic_set_str(f, ifname, "overlay", overlay ? kind->value.s : "none", name);
 	if (r < 0 || !overlay)
 		return r;
-	r = nic_set_errno(f, ifname, "overlay_headroom", ENOENT, "bytes",
-	                  "the outer address family is not recorded in a --root tree");
-	return r < 0 ? r
-	             : underlay_unavailable(f, ifname, ENOENT,
-	                                    "the underlay is not recorded in a --root tree");
+	r = nic_set_errno(f, ifname, "overlay_headroom", ENOENT, "bytes", why);
+	return r < 0 ? r : underlay_unavailable(f, ifname, ENOENT, why);
 }
 
 /* nic.IF.mtu: IFLA_MTU of the dump's link @l, else /sys/class/net/IF/mtu below the root. */
@@ -847,7 +847,11 @@ int ht_collect_overlay(struct ht_facts *f, const char *root)
 		if (r < 0)
 			break;
 		if (!l)
-			r = overlay_from_kind(f, ifname);
+			r = overlay_from_kind(f, ifname,
+			                      ht_root_is_live(root)
+			                              ? "no rtnetlink RTM_GETLINK reply for the device"
+			                              : "the underlay and the outer address family are "
+			                                "not recorded in a --root tree");
 		else if (l->overlay == HT_OVERLAY_NONE)
 			r = nic_set_str(f, ifname, "overlay", "none", SRC_KIND);
 		else
