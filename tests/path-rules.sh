@@ -62,6 +62,11 @@ expect_eq "interval 5.0%: warning" "warning|5" "$(finding "$TMP/s.json" path.ret
 t=$(explain "$TMP/s.json" path.retrans "")
 expect_contains "interval: names the interval" "5.0% of the TCP segments this host sent were retransmitted in the last 10 s: 500 of 10000" "$t"
 case "$t" in *"since boot"*) not_ok "interval: no since-boot wording" "$t" ;; *) ok "interval: no since-boot wording" ;; esac
+# A short interval keeps its fraction: "0.50 s", not "0 s".
+vary "$TMP/s.facts" "$TMP/s05.facts" "sample.seconds=0.5 seconds"
+audit "$TMP/s05.facts" "$TMP/s05.json"
+expect_contains "interval under 1 s" "retransmitted in the last 0.50 s: 500 of 10000" \
+	"$(explain "$TMP/s05.json" path.retrans "")"
 
 # ---- per peer over an interval -------------------------------------------------
 # A: 510 / 10000 = 5.1% > 5: critical, RTT 30 ms against 8 ms (>= 2 x: queued).
