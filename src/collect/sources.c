@@ -22,7 +22,7 @@
 #include "shared/util.h"
 
 /* The most sources the table may hold (static_assert below). */
-#define SOURCES_MAX 32
+#define SOURCES_MAX 48
 
 struct ht_collect {
 	char *root;        /* NULL: this host */
