@@ -62,6 +62,13 @@ expect_eq "interval 5.0%: warning" "warning|5" "$(finding "$TMP/s.json" path.ret
 t=$(explain "$TMP/s.json" path.retrans "")
 expect_contains "interval: names the interval" "5.0% of the TCP segments this host sent were retransmitted in the last 10 s: 500 of 10000" "$t"
 case "$t" in *"since boot"*) not_ok "interval: no since-boot wording" "$t" ;; *) ok "interval: no since-boot wording" ;; esac
+expect_contains "interval, peers refused: says no peer is named" \
+	"The connections cannot be listed here (NETLINK_SOCK_DIAG), so no peer is named." "$t"
+# A short interval keeps its fraction: "0.50 s", not "0 s".
+vary "$TMP/s.facts" "$TMP/s05.facts" "sample.seconds=0.5 seconds"
+audit "$TMP/s05.facts" "$TMP/s05.json"
+expect_contains "interval under 1 s" "retransmitted in the last 0.50 s: 500 of 10000" \
+	"$(explain "$TMP/s05.json" path.retrans "")"
 
 # ---- per peer over an interval -------------------------------------------------
 # A: 510 / 10000 = 5.1% > 5: critical, RTT 30 ms against 8 ms (>= 2 x: queued).
@@ -113,17 +120,28 @@ expect_eq "a peer is named: no host-wide finding" "" "$(finding "$TMP/p.json" pa
 t=$(explain "$TMP/p.json" path.loss 10.5.5.20)
 expect_contains "peer A: share, peer, interval, counters" \
 	"5.1% of the segments sent to 10.5.5.20 were retransmitted in the last 10 s: 510 of 10000" "$t"
-expect_contains "peer A: RTT against min RTT" "Its RTT is 30.0 ms against 8.0 ms at best (segments also wait in a queue" "$t"
+expect_contains "peer A: RTT against min RTT" "Its RTT is 30.0 ms against 8.0 ms at best: segments also wait in a queue on the way." "$t"
 expect_contains "peer A: the worst of two" "It is the worst of 2 peers above 1%." "$t"
-expect_contains "peer A: no limit of this host" "no limit of this host explains it" "$t"
+expect_contains "peer A: no sysctl removes it" "No sysctl of this host removes the loss." "$t"
 t=$(explain "$TMP/p.json" path.loss 10.5.5.30)
-expect_contains "peer B: no queue claim at 9.5 against 8.2 ms" "Its RTT is 9.5 ms against 8.2 ms at best: the path" "$t"
+expect_contains "peer B: no queue claim at 9.5 against 8.2 ms" "Its RTT is 9.5 ms against 8.2 ms at best. A retransmission" "$t"
 case "$t" in *worst*) not_ok "peer B: not the worst" "$t" ;; *) ok "peer B: not the worst" ;; esac
 expect_eq "peer findings: the remedy is the path" \
-	"the path to 10.5.5.20, not a sysctl: the cabling and the switch ports on the way (their error counters), a WiFi hop, a saturated uplink, or the peer's own NIC." \
+	"the path to 10.5.5.20, not a sysctl: the cabling and the switch ports on the way (their error counters), a WiFi hop, a saturated uplink, or the peer's own NIC; first rule out this host's own transmit drops (ip -s link: TX dropped; tc -s qdisc: dropped)." \
 	"$(jq -r '.findings[] | select(.rule == "path.loss" and .instance == "10.5.5.20") | .remedy' "$TMP/p.json")"
 expect_eq "peer findings: no fix hosttune writes" "null" \
 	"$(jq -r '.findings[] | select(.rule == "path.loss" and .instance == "10.5.5.20") | .fix' "$TMP/p.json")"
+
+# The same host with the loss spread thin: A 90 / 10000 = 0.9%, B 50 / 10000
+# = 0.5%, no peer above 1%; the host's 5.0% (500 / 10000) is named host-wide.
+vary "$TMP/p.facts" "$TMP/pt.facts" "peer.10.5.5.20.retrans.delta=90 segments" \
+	"peer.10.5.5.30.retrans.delta=50 segments"
+audit "$TMP/pt.facts" "$TMP/pt.json"
+expect_eq "spread thin: no peer finding" 0 "$(jq '[.findings[] | select(.rule == "path.loss")] | length' "$TMP/pt.json")"
+expect_eq "spread thin: the host-wide finding" "warning|5" "$(finding "$TMP/pt.json" path.retrans "")"
+expect_contains "spread thin: says why no peer is named" \
+	"No established connection reaches 1% of 1000 segments or more on its own" \
+	"$(explain "$TMP/pt.json" path.retrans "")"
 
 # The same peers without --sample: the since-open counts (1466 / 29000 = 5.055...%).
 grep -v '^sample.seconds\|\.delta = ' "$TMP/p.facts" >"$TMP/po.facts"

@@ -330,6 +330,64 @@ static void test_peers_facts(void **state)
 	ht_facts_free(f);
 }
 
+/* The two readings of --sample below a tree whose counters move between them. */
+static void test_sampler(void **state)
+{
+	char *root = ht_test_tmp_dir("sampler");
+	struct ht_sampler *s = NULL;
+	struct ht_facts *f = ht_facts_new();
+	const struct ht_fact *sec;
+
+	(void)state;
+	ht_test_put_file(root, "/proc/net/snmp", "Tcp: RetransSegs OutSegs\nTcp: 5 100\n");
+	ht_test_put_file(root, "/proc/net/netstat", "TcpExt: TW\nTcpExt: 40\n");
+	assert_int_equal(ht_sampler_new(root, &s), 0);
+	/* What a rule reads, the FAMILY.SUFFIX form included; nothing else is sampled. */
+	assert_true(ht_sampler_want(s, "nstat.TcpRetransSegs.delta"));
+	assert_false(ht_sampler_want(s, "listener.backlog"));
+	assert_int_equal(ht_sampler_start(s, 0), -EINVAL);
+	assert_int_equal(ht_sampler_start(s, 0.02), 0);
+	assert_int_equal(ht_sampler_start(s, 0.02), -EINVAL);
+	/* Between the readings: 12 retransmitted of 1100 sent; TW went back (a reset). */
+	ht_test_put_file(root, "/proc/net/snmp", "Tcp: RetransSegs OutSegs\nTcp: 17 1200\n");
+	ht_test_put_file(root, "/proc/net/netstat", "TcpExt: TW\nTcpExt: 2\n");
+	assert_int_equal(ht_sampler_collect(s, f, "nope"), -ENOENT);
+	assert_int_equal(ht_sampler_collect(s, f, "nstat"), 0);
+	/* 17 - 5 = 12, 1200 - 100 = 1100; the counters are the second reading. */
+	assert_int_fact(f, "nstat.TcpRetransSegs.delta", 12);
+	assert_int_fact(f, "nstat.TcpOutSegs.delta", 1100);
+	assert_int_fact(f, "nstat.TcpRetransSegs", 17);
+	assert_unavailable(f, "nstat.TcpExtTW.delta", ESTALE);
+	assert_int_equal(ht_sampler_seconds_fact(s, f), 0);
+	sec = ht_test_fact(f, "sample.seconds");
+	assert_true(sec->value.type == HT_T_DEC && sec->value.d >= 0.02 && sec->value.d < 1);
+	/* A counter the source does not give: ENOENT with --sample. */
+	assert_int_equal(ht_sampler_no_delta(s, f, "nstat.TcpActiveOpens.delta"), 0);
+	assert_unavailable(f, "nstat.TcpActiveOpens.delta", ENOENT);
+	ht_sampler_free(s);
+	ht_facts_free(f);
+
+	/* Without --sample: one reading, sample.seconds and C.delta ENODATA. */
+	f = ht_facts_new();
+	assert_int_equal(ht_sampler_new(root, &s), 0);
+	assert_int_equal(ht_sampler_collect(s, f, "nstat"), 0);
+	assert_int_fact(f, "nstat.TcpRetransSegs", 17);
+	assert_null(ht_facts_get(f, "nstat.TcpRetransSegs.delta"));
+	assert_int_equal(ht_sampler_no_delta(s, f, "nstat.TcpRetransSegs.delta"), 0);
+	assert_unavailable(f, "nstat.TcpRetransSegs.delta", ENODATA);
+	assert_int_equal(ht_sampler_no_delta(s, f, "listener.22.backlog.delta"), 0);
+	assert_null(ht_facts_get(f, "listener.22.backlog.delta"));
+	assert_int_equal(ht_sampler_seconds_fact(s, f), 0);
+	assert_unavailable(f, "sample.seconds", ENODATA);
+	/* The peers below a tree: not read (live host only). */
+	assert_int_equal(ht_sampler_collect(s, f, "tcp peers"), 0);
+	assert_unavailable(f, "peer.list", ENOENT);
+	ht_sampler_free(s);
+	ht_facts_free(f);
+	ht_test_rm_tree(root);
+	free(root);
+}
+
 static void test_uptime(void **state)
 {
 	int64_t v;
@@ -348,7 +406,7 @@ int main(void)
 		cmocka_unit_test(test_snapshot),    cmocka_unit_test(test_default_facts),
 		cmocka_unit_test(test_fact_defs),   cmocka_unit_test(test_tcp_info),
 		cmocka_unit_test(test_diag_parse),  cmocka_unit_test(test_peers_facts),
-		cmocka_unit_test(test_uptime),
+		cmocka_unit_test(test_sampler),     cmocka_unit_test(test_uptime),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -319,8 +319,8 @@ static const struct ht_peer_sock *earlier(const struct peer_reading *first,
 
 /* The counts of one peer. */
 struct peer_sum {
-	uint64_t conns, retrans, segs, d_retrans, d_segs, rtt_weighted, rtt_weight;
-	uint64_t rtt_sum, min_rtt, rate;
+	uint64_t conns, retrans, segs, d_retrans, d_segs, rtt_weight, min_rtt, rate;
+	double rtt_weighted, rtt_sum; /* microseconds (x segments): no overflow of a sum */
 	bool have_segs, have_min_rtt, have_rate;
 };
 
@@ -358,10 +358,10 @@ static int peer_facts(struct ht_facts *f, const char *name, const char *address,
 	if (r >= 0 && p->have_segs)
 		r = set_peer(f, name, "segs_out", (int64_t)p->segs, SRC_PEERS ": tcpi_segs_out summed");
 	if (r >= 0 && p->rtt_weight)
-		r = set_peer_dec(f, name, "rtt", (double)p->rtt_weighted / (double)p->rtt_weight / 1000,
+		r = set_peer_dec(f, name, "rtt", p->rtt_weighted / (double)p->rtt_weight / 1000,
 		                 SRC_PEERS ": tcpi_rtt weighted by tcpi_segs_out");
 	else if (r >= 0)
-		r = set_peer_dec(f, name, "rtt", (double)p->rtt_sum / (double)p->conns / 1000,
+		r = set_peer_dec(f, name, "rtt", p->rtt_sum / (double)p->conns / 1000,
 		                 SRC_PEERS ": tcpi_rtt averaged");
 	if (r >= 0 && p->have_min_rtt)
 		r = set_peer_dec(f, name, "min_rtt", (double)p->min_rtt / 1000,
@@ -413,7 +413,7 @@ int ht_peers_facts(struct ht_facts *f, struct ht_snapshot *first, struct ht_snap
 			p.d_retrans += grew ? t->total_retrans - e->info.total_retrans : t->total_retrans;
 			p.d_segs += grew ? t->segs_out - e->info.segs_out : t->segs_out;
 			p.rtt_sum += t->rtt_us;
-			p.rtt_weighted += (uint64_t)t->rtt_us * t->segs_out;
+			p.rtt_weighted += (double)t->rtt_us * t->segs_out;
 			p.rtt_weight += t->segs_out;
 			if (t->has_min_rtt && t->min_rtt_us < p.min_rtt)
 				p.min_rtt = t->min_rtt_us;

@@ -84,7 +84,8 @@ int ht_collect_input(struct ht_collect *c, const char *name, const char *value);
  * source runs on demand (@rs borrowed: it must outlive the use of @c; NULL
  * for none): the conntrack table is dumped when conntrack.dump_wanted holds,
  * the client sockets listed when ports.dump_wanted does, a listening port's
- * owner looked up when its listener.owner_wanted does. A gate that cannot
+ * owner looked up when its listener.owner_wanted does, the established
+ * connections' tcp_info (peer.*) read when path.dump_wanted does. A gate that cannot
  * be evaluated (no such rule, an unavailable fact, no evaluation under way)
  * lets the source run.
  */

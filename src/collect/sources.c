@@ -22,7 +22,7 @@
 #include "shared/util.h"
 
 /* The most sources the table may hold (static_assert below). */
-#define SOURCES_MAX 40
+#define SOURCES_MAX 48
 
 struct ht_collect {
 	char *root;        /* NULL: this host */
@@ -447,7 +447,7 @@ static const struct ht_source {
 	{ "processes", P("process.*"), HT_COST_WALK, src_processes, P("listener.list"), NULL,
 	  NULL },
 	{ "nstat", P("nstat.*"), HT_COST_FILES, src_nstat, NULL, NULL, NULL },
-	{ "tcp peers", P("peer.*"), HT_COST_WALK, src_peers, NULL, NULL, NULL },
+	{ "tcp peers", P("peer.*"), HT_COST_WALK, src_peers, NULL, "path.dump_wanted", NULL },
 	{ "uptime", P("host.uptime"), HT_COST_FILES, src_ht_collect_uptime, NULL, NULL, NULL },
 	{ "sample", P("sample.seconds"), HT_COST_FILES, src_sample_seconds, NULL, NULL, NULL },
 	{ "sockstat", P("sockstat.*"), HT_COST_FILES, src_ht_collect_sockstat, NULL, NULL, NULL },
