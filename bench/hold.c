@@ -18,6 +18,12 @@
  *   hold listeners ADDR FIRST N
  *       listens on ADDR (IPv4, numeric) ports FIRST..FIRST+N-1, one process
  *       (RLIMIT_NOFILE raised to fit). Prints "ready listeners N".
+ *   hold established SRC DST PORT N
+ *       N established TCP connections from SRC to DST (IPv4, numeric, both
+ *       addresses of this host) held at both ends by this one process: DST
+ *       listens on PORT, PORT+1, ... (20,000 connections a port, so that
+ *       the ephemeral ports of SRC suffice), each connection accepted as it
+ *       is made. Prints "ready established N".
  *
  * Every process asks for SIGKILL when its parent dies (PR_SET_PDEATHSIG), so
  * a killed script leaves nothing behind; on a signal the parent kills and
@@ -308,10 +314,67 @@ static int cmd_listeners(int argc, char **argv)
 	return 0;
 }
 
+#ifndef IP_BIND_ADDRESS_NO_PORT
+#define IP_BIND_ADDRESS_NO_PORT 24
+#endif
+
+static int cmd_established(int argc, char **argv)
+{
+	struct sockaddr_in src = { .sin_family = AF_INET }, dst = { .sin_family = AF_INET };
+	struct rlimit rl;
+	long port, n;
+	int lfd = -1;
+
+	if (argc != 4 || inet_pton(AF_INET, argv[0], &src.sin_addr) != 1 ||
+	    inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1) {
+		fprintf(stderr, "usage: hold established SRC DST PORT N (IPv4 addresses)\n");
+		return 2;
+	}
+	port = arg_long(argv[2], 1, 65535);
+	n = arg_long(argv[3], 1, 200000);
+	if (port + n / 20000 > 65535) {
+		fprintf(stderr, "hold: ports from %ld beyond 65535\n", port);
+		return 2;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)(2 * n + 64)) {
+		rl.rlim_cur = (rlim_t)(2 * n + 64);
+		if (rl.rlim_max < rl.rlim_cur)
+			rl.rlim_max = rl.rlim_cur;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0) {
+			perror("hold: setrlimit(RLIMIT_NOFILE)");
+			return 1;
+		}
+	}
+	for (long i = 0; i < n; i++) {
+		int one = 1, c, a;
+
+		if (i % 20000 == 0 && (lfd = listen_on(dst.sin_addr.s_addr, (int)(port + i / 20000))) < 0)
+			return 1;
+		dst.sin_port = htons((uint16_t)(port + i / 20000));
+		c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		/* The port is picked at connect(), per destination: more than the range's worth. */
+		if (c < 0 || setsockopt(c, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one)) < 0 ||
+		    bind(c, (struct sockaddr *)&src, sizeof(src)) < 0 ||
+		    connect(c, (struct sockaddr *)&dst, sizeof(dst)) < 0) {
+			fprintf(stderr, "hold: connection %ld: %s\n", i, strerror(errno));
+			return 1;
+		}
+		a = accept(lfd, NULL, NULL);
+		if (a < 0) {
+			perror("hold: accept");
+			return 1;
+		}
+	}
+	printf("ready established %ld\n", n);
+	fflush(stdout);
+	wait_for_stop();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: hold procs|hidden-listener|listeners ARG...\n");
+		fprintf(stderr, "usage: hold procs|hidden-listener|listeners|established ARG...\n");
 		return 2;
 	}
 	block_stop_signals();
@@ -323,6 +386,8 @@ int main(int argc, char **argv)
 		return cmd_hidden_listener(argc - 2, argv + 2);
 	if (strcmp(argv[1], "listeners") == 0)
 		return cmd_listeners(argc - 2, argv + 2);
+	if (strcmp(argv[1], "established") == 0)
+		return cmd_established(argc - 2, argv + 2);
 	fprintf(stderr, "hold: %s: unknown command\n", argv[1]);
 	return 2;
 }

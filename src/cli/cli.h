@@ -48,6 +48,7 @@ struct options {
 	const char *observed;
 	const char *record;
 	double interval;          /* watch, s */
+	double sample;            /* audit, facts --sample, s; 0 without */
 	double duration;          /* watch, s; 0 until Ctrl-C */
 	double wait;              /* apply, revert: for the lock, s (default 10) */
 	enum ht_severity fail_on;
@@ -242,6 +243,30 @@ int cmd_metrics(const struct options *o);
  * to @out failed.
  */
 int cli_metrics_write(const struct ht_findings *f, struct ht_ruleset *rs, int64_t now, FILE *out);
+
+/*
+ * cli_metrics_peers - the per-peer figures node_exporter lacks, from the
+ * peer.* facts a rule had collected (none when no rule read peer.list):
+ * hosttune_peer_retransmit_ratio (retrans over segs_out, their .delta with
+ * --sample), hosttune_peer_min_rtt_seconds and hosttune_peer_rtt_seconds,
+ * each labelled peer="ADDRESS" (peer.PEER.address). Returns 0, -ENOMEM, or
+ * -EIO when writing to @out failed.
+ */
+int cli_metrics_peers(const struct ht_facts *facts, FILE *out);
+
+/*
+ * cli_metrics_nics - the per-interface and receive-path figures
+ * node_exporter lacks, from the facts a rule had collected (the counters are
+ * not read for the metrics alone), over --sample's interval (the .delta
+ * facts) when sample.seconds is set, else since the interface was created or
+ * since boot (node_exporter has the raw counters, not these ratios):
+ * hosttune_nic_bad_frame_ratio (device="IF"),
+ * hosttune_nic_overlay_tunnel_segmentation (device, underlay,
+ * feature) and hosttune_nic_overlay_mtu_fit_bytes (device) of each overlay,
+ * and hosttune_softnet_drop_ratio. Returns 0, -ENOMEM, or -EIO when writing
+ * to @out failed.
+ */
+int cli_metrics_nics(const struct ht_facts *facts, FILE *out);
 
 /*
  * cli_run_output - runs @run with its standard output captured, then, when

@@ -334,6 +334,12 @@ int cli_load_facts(const struct options *o, struct ht_ruleset *rs, bool all,
 	 * facts, an expensive one only when its rule wants it (ht_collect_rules()).
 	 */
 	ht_collect_rules(c, rs);
+	/* --sample: the first reading of the counters the rules read (every one for facts). */
+	if (o->sample > 0 && (r = ht_collect_sample(c, o->sample, all ? NULL : rs)) < 0) {
+		ht_collect_free(c);
+		ht_facts_free(f);
+		return cli_fail(r, EXIT_COLLECT, "collecting facts: %s", strerror(-r));
+	}
 	ht_collect_attach(c, f);
 	collection = c;
 	r = all ? ht_collect_all(c, f, &err) : 0;

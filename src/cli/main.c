@@ -83,6 +83,7 @@ static const struct opt {
 	{ { "state", required_argument, NULL, 'S' }, C_AUDIT | C_APPLY | C_REVERT | C_VERIFY },
 	{ { "wait", required_argument, NULL, 'T' }, C_APPLY | C_REVERT },
 	{ { "interval", required_argument, NULL, 'I' }, C_WATCH },
+	{ { "sample", required_argument, NULL, 'Z' }, C_AUDIT | C_FACTS },
 	{ { "duration", required_argument, NULL, 'D' }, C_WATCH },
 	{ { "record", required_argument, NULL, 'W' }, C_WATCH },
 	{ { "help", no_argument, NULL, 'h' }, C_ALL },
@@ -198,6 +199,8 @@ static void help(FILE *out)
 	        "      --state FILE      state file (default ROOT" HT_STATE_FILE ")\n"
 	        "      --wait TIME       for another apply or revert to finish (default 10s)\n"
 	        "      --interval TIME   between samples (default 1s; 250ms, 2min)\n"
+	        "      --sample TIME     read the counters twice TIME apart (5s, 1min) and judge\n"
+	        "                        the interval, not the time since boot\n"
 	        "      --duration TIME   how long (default 60s; 0 until Ctrl-C)\n"
 	        "      --record FILE     keep the samples for --observed\n"
 	        "  -h, --help            this help\n"
@@ -421,6 +424,12 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 				return cli_usage_error("--interval: expected a time such as 1s, 250ms or 2min "
 				                   "(1ms to 1 day), got '%s'", optarg);
 			break;
+		case 'Z':
+			if (parse_seconds(optarg, &o->sample) < 0 || o->sample < 0.001 ||
+			    o->sample > 86400)
+				return cli_usage_error("--sample: expected a time such as 5s, 500ms or 1min "
+				                   "(1ms to 1 day), got '%s'", optarg);
+			break;
 		case 'T':
 			if (parse_seconds(optarg, &o->wait) < 0 || o->wait > 86400)
 				return cli_usage_error("--wait: expected a time such as 10s or 2min "
@@ -443,6 +452,9 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 	}
 	if (o->root && o->facts_file)
 		return cli_usage_error("--root and --facts exclude each other");
+	if (o->sample > 0 && o->facts_file)
+		return cli_usage_error("--sample and --facts exclude each other (--sample reads the "
+		                       "counters of this host or --root twice)");
 	if (o->plan_flags == (HT_PLAN_PERSIST | HT_PLAN_LIVE))
 		return cli_usage_error("--persist-only and --live-only exclude each other");
 	if (!o->plan_flags)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,7 +134,7 @@ static void put_int(FILE *out, struct family *fam, int64_t v)
 /*
  * The label of a per-instance finding's instance: "device" for an
  * interface, "port" for a listening port, "process" for a process,
- * "directory" for a storage directory (never
+ * "directory" for a storage directory, "peer" for a TCP peer (never
  * "instance": Prometheus sets that from the target). Labels with a NULL
  * value are left out, so a host rule's is never printed.
  */
@@ -146,6 +147,8 @@ static const char *instance_label(const struct ht_finding *fi)
 		return "process";
 	case HT_EACH_STORAGE:
 		return "directory";
+	case HT_EACH_PEER:
+		return "peer";
 	case HT_EACH_NIC:
 	case HT_EACH_NONE:
 		break;
@@ -311,6 +314,166 @@ int cli_metrics_write(const struct ht_findings *f, struct ht_ruleset *rs, int64_
 	return ferror(out) ? -EIO : 0;
 }
 
+/* An integer fact's value as a double, false when it is absent or unavailable. */
+static bool fact_number(const struct ht_facts *facts, const char *name, double *out)
+{
+	const struct ht_fact *f = ht_facts_get(facts, name);
+
+	if (!f || !ht_type_is_number(f->value.type))
+		return false;
+	*out = f->value.type == HT_T_INT ? (double)f->value.i : f->value.d;
+	return true;
+}
+
+int cli_metrics_peers(const struct ht_facts *facts, FILE *out)
+{
+	struct family share = FAMILY("hosttune_peer_retransmit_ratio",
+		                "Segments retransmitted to the peer over segments sent to it (tcp_info): over --sample's interval, else since its connections opened.");
+	struct family min_rtt = FAMILY("hosttune_peer_min_rtt_seconds",
+		                  "Smallest tcpi_min_rtt among the peer's established connections: the path's RTT at best.");
+	struct family rtt = FAMILY("hosttune_peer_rtt_seconds",
+		              "Smoothed RTT (tcpi_rtt) of the peer's connections, weighted by their segments sent.");
+	const struct ht_fact *list = ht_facts_get(facts, "peer.list");
+	bool sampled = ht_facts_get(facts, "sample.seconds") &&
+	               ht_facts_get(facts, "sample.seconds")->value.type != HT_T_NONE;
+	_cleanup_free_ char *names = NULL;
+	char buf[64];
+
+	/* Only when a rule read the peers: the dump is not made for the metrics alone. */
+	if (!list || list->value.type != HT_T_STR)
+		return 0;
+	names = strdup(list->value.s);
+	if (!names)
+		return -ENOMEM;
+	for (int pass = 0; pass < 3; pass++) {
+		/* Each pass splits a fresh copy (strtok_r() writes NULs into it). */
+		strcpy(names, list->value.s);
+		for (char *save = NULL, *p = strtok_r(names, " ", &save); p;
+		     p = strtok_r(NULL, " ", &save)) {
+			char fact[160], sent[160];
+			const struct ht_fact *addr;
+			struct label l[1];
+			double a, b;
+
+			snprintf(fact, sizeof(fact), "peer.%s.address", p);
+			addr = ht_facts_get(facts, fact);
+			l[0] = (struct label){ "peer", addr && addr->value.type == HT_T_STR ?
+			                                       addr->value.s : p };
+			if (pass == 0) {
+				snprintf(fact, sizeof(fact), "peer.%s.retrans%s", p, sampled ? ".delta" : "");
+				snprintf(sent, sizeof(sent), "peer.%s.segs_out%s", p, sampled ? ".delta" : "");
+				if (!fact_number(facts, fact, &a) || !fact_number(facts, sent, &b) || b <= 0)
+					continue;
+				snprintf(buf, sizeof(buf), "%.6g", a / b);
+				put_sample(out, &share, l, ARRAY_SIZE(l), buf);
+			} else {
+				snprintf(fact, sizeof(fact), "peer.%s.%s", p, pass == 1 ? "min_rtt" : "rtt");
+				if (!fact_number(facts, fact, &a))
+					continue;
+				snprintf(buf, sizeof(buf), "%.6g", a / 1000);
+				put_sample(out, pass == 1 ? &min_rtt : &rtt, l, ARRAY_SIZE(l), buf);
+			}
+		}
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+/* @name's value when it is a number, else NaN: a figure that cannot be printed. */
+static double number_or_nan(const struct ht_facts *facts, const char *name)
+{
+	double v;
+
+	return fact_number(facts, name, &v) ? v : NAN;
+}
+
+/* nic.IF.SUFFIX, or its .delta with --sample, as a number; NaN when unavailable. */
+static double nic_span(const struct ht_facts *facts, const char *ifname, const char *suffix,
+                       bool sampled)
+{
+	char name[160];
+
+	snprintf(name, sizeof(name), "nic.%s.%s%s", ifname, suffix, sampled ? ".delta" : "");
+	return number_or_nan(facts, name);
+}
+
+int cli_metrics_nics(const struct ht_facts *facts, FILE *out)
+{
+	struct family bad = FAMILY("hosttune_nic_bad_frame_ratio",
+		              "Frames received bad or missed (rx_errors + rx_missed_errors) over the frames that arrived: over --sample's interval, else since the interface was created.");
+	struct family offload = FAMILY("hosttune_nic_overlay_tunnel_segmentation",
+		                  "1 when the underlay of a VXLAN or Geneve device segments its tunnelled packets (the feature in the feature label is active), 0 when the CPU does.");
+	struct family fit = FAMILY("hosttune_nic_overlay_mtu_fit_bytes",
+		              "The largest MTU of a VXLAN or Geneve device that its underlay carries: underlay MTU less the encapsulation's headroom.");
+	struct family softnet = FAMILY("hosttune_softnet_drop_ratio",
+		                  "Packets dropped at a CPU's input backlog over the packets queued to it, all CPUs (/proc/net/softnet_stat): over --sample's interval, else since boot.");
+	const struct ht_fact *list = ht_facts_get(facts, "nic.list"), *sample;
+	_cleanup_free_ char *names = NULL;
+	bool sampled;
+	char buf[64];
+
+	sample = ht_facts_get(facts, "sample.seconds");
+	sampled = sample && sample->value.type != HT_T_NONE;
+	if (list && list->value.type == HT_T_STR) {
+		names = strdup(list->value.s);
+		if (!names)
+			return -ENOMEM;
+	}
+	for (int pass = 0; names && pass < 3; pass++) {
+		strcpy(names, list->value.s);
+		for (char *save = NULL, *p = strtok_r(names, " ", &save); p;
+		     p = strtok_r(NULL, " ", &save)) {
+			struct label l[3] = { { "device", p } };
+			double a, b, c;
+			char name[160];
+			const struct ht_fact *u, *feat;
+
+			if (pass == 0) {
+				/* Facts a rule read only: the counters are not read for the metrics. */
+				a = nic_span(facts, p, "stats.rx_errors", sampled);
+				b = nic_span(facts, p, "stats.rx_missed_errors", sampled);
+				c = nic_span(facts, p, "stats.rx_packets", sampled);
+				if (isnan(a + b + c))
+					continue;
+				snprintf(buf, sizeof(buf), "%.6g", a + b > 0 ? (a + b) / (a + b + c) : 0.0);
+				put_sample(out, &bad, l, 1, buf);
+			} else if (pass == 1) {
+				snprintf(name, sizeof(name), "nic.%s.underlay_tnl_segmentation", p);
+				u = ht_facts_get(facts, name);
+				snprintf(name, sizeof(name), "nic.%s.underlay", p);
+				l[1] = (struct label){ "underlay", NULL };
+				if (ht_facts_get(facts, name) && ht_facts_get(facts, name)->value.type == HT_T_STR)
+					l[1].value = ht_facts_get(facts, name)->value.s;
+				snprintf(name, sizeof(name), "nic.%s.underlay_tnl_feature", p);
+				feat = ht_facts_get(facts, name);
+				l[2] = (struct label){ "feature", feat && feat->value.type == HT_T_STR ?
+				                                          feat->value.s : NULL };
+				if (!u || u->value.type != HT_T_BOOL)
+					continue;
+				put_sample(out, &offload, l, 3, u->value.b ? "1" : "0");
+			} else {
+				snprintf(name, sizeof(name), "nic.%s.underlay_mtu", p);
+				a = number_or_nan(facts, name);
+				snprintf(name, sizeof(name), "nic.%s.overlay_headroom", p);
+				b = number_or_nan(facts, name);
+				if (isnan(a + b))
+					continue;
+				snprintf(buf, sizeof(buf), "%.0f", a - b);
+				put_sample(out, &fit, l, 1, buf);
+			}
+		}
+	}
+	{
+		double d = number_or_nan(facts, sampled ? "softnet.dropped.delta" : "softnet.dropped");
+		double p = number_or_nan(facts, sampled ? "softnet.processed.delta" : "softnet.processed");
+
+		if (!isnan(d + p)) {
+			snprintf(buf, sizeof(buf), "%.6g", d > 0 ? d / (d + p) : 0.0);
+			put_sample(out, &softnet, NULL, 0, buf);
+		}
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
 int cmd_metrics(const struct options *o)
 {
 	struct ht_facts *facts = NULL;
@@ -323,6 +486,10 @@ int cmd_metrics(const struct options *o)
 	if (r)
 		goto out;
 	r = cli_printed(cli_metrics_write(&findings, rs, (int64_t)time(NULL), stdout));
+	if (r == 0)
+		r = cli_printed(cli_metrics_peers(facts, stdout));
+	if (r == 0)
+		r = cli_printed(cli_metrics_nics(facts, stdout));
 	if (r == 0 && ht_findings_worst(&findings) >= o->fail_on)
 		r = EXIT_FINDINGS;
 out:

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "collect/collect.h"
+#include "collect/sample.h"
 #include "collect/procfs.h"
 #include "engine/facts.h"
 #include "shared/util.h"
@@ -70,7 +71,7 @@ int ht_nstat_value(const char *text, const char *prefix, const char *field, int6
 
 /* ---- nstat ---- */
 
-int ht_collect_nstat(struct ht_facts *f, const char *root)
+int ht_nstat_snapshot(const char *root, struct ht_snapshot *snap)
 {
 	static const struct {
 		const char *fact, *path, *prefix, *field;
@@ -85,7 +86,9 @@ int ht_collect_nstat(struct ht_facts *f, const char *root)
 		{ "nstat.TcpExtTCPTimeWaitOverflow", "/proc/net/netstat", "TcpExt",
 		  "TCPTimeWaitOverflow" },
 		{ "nstat.TcpExtTW", "/proc/net/netstat", "TcpExt", "TW" },
+		{ "nstat.TcpOutSegs", "/proc/net/snmp", "Tcp", "OutSegs" },
 		{ "nstat.TcpPassiveOpens", "/proc/net/snmp", "Tcp", "PassiveOpens" },
+		{ "nstat.TcpRetransSegs", "/proc/net/snmp", "Tcp", "RetransSegs" },
 	};
 	_cleanup_free_ char *netstat = NULL, *snmp = NULL;
 	int rn, rs;
@@ -104,16 +107,62 @@ int ht_collect_nstat(struct ht_facts *f, const char *root)
 		if (r >= 0)
 			r = ht_nstat_value(text, defs[i].prefix, defs[i].field, &v);
 		snprintf(src, sizeof(src), "%s %s: %s", defs[i].path, defs[i].prefix, defs[i].field);
+		/* The kernel prints these unsigned; a negative one is no counter. */
+		if (r >= 0 && v < 0)
+			r = -EINVAL;
 		if (r < 0)
-			r = ht_facts_set_errno(f, defs[i].fact, r, ht_fact_def_unit(defs[i].fact),
-			                       r == -ENOENT && text ? src : defs[i].path);
+			r = ht_snapshot_add_error(snap, defs[i].fact, r,
+			                          r == -ENOENT && text ? src : defs[i].path);
 		else
-			r = ht_facts_set_int(f, defs[i].fact, v, ht_fact_def_unit(defs[i].fact),
-			                     src);
+			r = ht_snapshot_add(snap, defs[i].fact, (uint64_t)v, src);
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+int ht_collect_nstat(struct ht_facts *f, const char *root)
+{
+	struct ht_snapshot snap = { 0 };
+	int r = ht_nstat_snapshot(root, &snap);
+
+	if (r >= 0)
+		r = ht_sample_facts_default(f, NULL, &snap, 0);
+	ht_snapshot_clear(&snap);
+	return r;
+}
+
+/* ---- /proc/uptime ---- */
+
+int ht_uptime_seconds(const char *text, int64_t *out)
+{
+	char *end;
+	double v;
+
+	if (!text || !out)
+		return -EINVAL;
+	/* "SECONDS.CC IDLE.CC\n" (fs/proc/uptime.c). */
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || end == text || (*end != ' ' && *end != '\n') || !(v >= 0) || v > 1e15)
+		return -EINVAL;
+	*out = (int64_t)v;
+	return 0;
+}
+
+int ht_collect_uptime(struct ht_facts *f, const char *root)
+{
+	_cleanup_free_ char *text = NULL;
+	int64_t v = 0;
+	int r = ht_read_file(root, "/proc/uptime", &text);
+
+	if (r >= 0)
+		r = ht_uptime_seconds(text, &v);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return ht_facts_set_errno(f, "host.uptime", r, "seconds", "/proc/uptime");
+	return ht_facts_set_int(f, "host.uptime", v, "seconds", "/proc/uptime");
 }
 
 /* ---- /proc/net/sockstat ---- */

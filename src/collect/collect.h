@@ -84,11 +84,23 @@ int ht_collect_input(struct ht_collect *c, const char *name, const char *value);
  * source runs on demand (@rs borrowed: it must outlive the use of @c; NULL
  * for none): the conntrack table is dumped when conntrack.dump_wanted holds,
  * the client sockets listed when ports.dump_wanted does, a listening port's
- * owner looked up when its listener.owner_wanted does. A gate that cannot
+ * owner looked up when its listener.owner_wanted does, the established
+ * connections' tcp_info (peer.*) read when path.dump_wanted does. A gate that cannot
  * be evaluated (no such rule, an unavailable fact, no evaluation under way)
  * lets the source run.
  */
 void ht_collect_rules(struct ht_collect *c, struct ht_ruleset *rs);
+
+/*
+ * ht_collect_sample - --sample @seconds: the first reading, now, of the
+ * sampled sources (collect/sample.h) whose facts the rules of @rs read
+ * (every one for @rs NULL: `hosttune facts`); the second is taken when
+ * the first of their facts is asked for, @seconds after the first. Their
+ * counters C are then the second reading and C.delta the increase between
+ * the two; sample.seconds the measured interval. Returns 0, -EINVAL for
+ * @seconds <= 0 or a second call, -ENOMEM.
+ */
+int ht_collect_sample(struct ht_collect *c, double seconds, const struct ht_ruleset *rs);
 
 /*
  * ht_collect_attach - makes @c the provider of @f (ht_facts_set_provider()):
@@ -229,6 +241,52 @@ int ht_collect_udev(struct ht_facts *f, const char *root);
 int ht_collect_ethtool(struct ht_facts *f, const char *root);
 
 /*
+ * ht_collect_nicstats - for every interface but lo, nic.IF.stats.{rx_packets,
+ * tx_packets,rx_errors,tx_errors,rx_dropped,tx_dropped,rx_crc_errors,
+ * rx_frame_errors,rx_fifo_errors,rx_missed_errors} (IFLA_STATS64) and
+ * nic.IF.stats.carrier_changes (IFLA_CARRIER_CHANGES), all since the device
+ * was created, from one RTM_GETLINK dump over rtnetlink (libmnl). Under
+ * --root, or when rtnetlink is refused: ROOT/sys/class/net/IF/statistics/NAME
+ * and carrier_changes, each fact unavailable with the file's errno (EINVAL
+ * when it holds no decimal counter, ERANGE above 2^63 - 1). One reading of
+ * the sampled source (collect/sample.h: ht_nicstats_snapshot()), no .delta.
+ */
+int ht_collect_nicstats(struct ht_facts *f, const char *root);
+
+/*
+ * ht_collect_softnet - softnet.{processed,dropped,time_squeeze} summed over
+ * the rows of /proc/net/softnet_stat (one an online CPU), softnet.cpus (the
+ * rows), and the worst row: softnet.worst_cpu (the CPU number of column 13
+ * since 5.10, else the row from 0) with its .processed, .dropped and
+ * .time_squeeze. A file that cannot be read: each fact unavailable with its
+ * errno; one that does not parse: EINVAL with "PATH:LINE: expected ..." as
+ * source. One reading of the sampled source (ht_softnet_snapshot(),
+ * ht_softnet_facts()), no .delta.
+ */
+int ht_collect_softnet(struct ht_facts *f, const char *root);
+
+/*
+ * ht_collect_overlay - for every interface of nic.list, nic.IF.mtu (IFLA_MTU;
+ * under --root /sys/class/net/IF/mtu) and nic.IF.overlay:
+ * "vxlan" or "geneve" (IFLA_INFO_KIND of an RTM_GETLINK dump), else
+ * "none"; for an overlay, nic.IF.overlay_headroom (bytes encapsulation
+ * adds: 50 over IPv4, 70 over IPv6, collect/netdev.h), nic.IF.underlay (the
+ * device of IFLA_VXLAN_LINK, else IFLA_LINK; unavailable ENOENT when the
+ * device names none or it is in another network namespace),
+ * nic.IF.underlay_mtu, nic.IF.underlay_tnl_feature (tx-udp_tnl-segmentation,
+ * or tx-udp_tnl-csum-segmentation for an overlay that sends outer UDP
+ * checksums: the GSO type of its packets), and nic.IF.
+ * underlay_tnl_segmentation (that feature is active on the underlay) and
+ * _fixed (the driver does not let it change), over ethtool netlink
+ * (ETHTOOL_MSG_STRSET_GET of ETH_SS_FEATURES for the bit, then
+ * ETHTOOL_MSG_FEATURES_GET), unavailable
+ * with the errno and the kernel's text when refused. Under --root: the
+ * overlay kind from nic.IF.kind (libudev's DEVTYPE), the rest unavailable
+ * ENOENT.
+ */
+int ht_collect_overlay(struct ht_facts *f, const char *root);
+
+/*
  * ht_collect_module_state - what files tell of nf_conntrack, no library:
  * module.nf_conntrack.* (every file of /sys/module/nf_conntrack/parameters
  * but hashsize, ht_collect_conntrack_files()'s fact) and, when they settle it, conntrack.module and conntrack.loaded with the
@@ -279,6 +337,63 @@ struct ht_sock {
 	uint32_t wqueue;     /* a listener's backlog (inet_diag; 0 from /proc/net/tcp); else unsent bytes */
 	uint64_t inode;      /* 0 for TIME_WAIT sockets */
 };
+
+/*
+ * struct ht_tcp_sample - what hosttune reads of one connection's struct
+ * tcp_info (include/uapi/linux/tcp.h, INET_DIAG_INFO). The has_* flags say
+ * whether the kernel's struct was long enough to hold the field (segs_out
+ * since 4.2, min_rtt since 4.6, delivery_rate since 4.9) and, for min_rtt,
+ * whether it had an RTT sample yet.
+ */
+struct ht_tcp_sample {
+	uint8_t state;          /* tcpi_state */
+	uint32_t total_retrans; /* segments retransmitted over the connection's life */
+	uint32_t segs_out;      /* segments sent, retransmissions included */
+	uint32_t rtt_us;        /* smoothed RTT, microseconds */
+	uint32_t min_rtt_us;    /* smallest RTT seen (windowed), microseconds */
+	uint64_t delivery_rate; /* bytes a second */
+	bool has_segs, has_min_rtt, has_delivery_rate;
+};
+
+/*
+ * ht_tcp_info_parse - the fields above from an INET_DIAG_INFO payload
+ * @data of @len bytes: a struct tcp_info of any kernel's length (shorter
+ * than this build's: the missing fields are absent; longer: the rest
+ * ignored). Returns 0; -EINVAL for a NULL argument or a payload too short
+ * to hold tcpi_total_retrans.
+ */
+int ht_tcp_info_parse(const void *data, size_t len, struct ht_tcp_sample *out);
+
+/*
+ * struct ht_peer_sock - one established TCP connection of the peer dump.
+ * Addresses are 16 bytes in network order, IPv4 ones IPv4-mapped.
+ */
+struct ht_peer_sock {
+	uint64_t cookie;          /* inet_diag's socket cookie: the same socket in two readings */
+	uint8_t src[16], dst[16]; /* local, remote (the peer) */
+	uint16_t sport, dport;    /* host order */
+	struct ht_tcp_sample info;
+};
+
+struct nlmsghdr;
+
+/*
+ * ht_peer_diag_parse - one reply of a SOCK_DIAG_BY_FAMILY dump asked with
+ * INET_DIAG_INFO: an AF_INET or AF_INET6 established socket with its
+ * tcp_info into @out. The message must be whole (nlmsg_len bytes readable).
+ * Returns 0; 1 for a message to skip (another type, family or state, or
+ * no INET_DIAG_INFO attribute); -EBADMSG for a message too short or with a
+ * malformed attribute or tcp_info; -EINVAL for a NULL argument.
+ */
+int ht_peer_diag_parse(const struct nlmsghdr *nlh, struct ht_peer_sock *out);
+
+/*
+ * ht_peer_name - the instance name of peer address @a (16 bytes,
+ * IPv4-mapped for IPv4) in @name: dotted IPv4, or IPv6 as inet_ntop(3)
+ * writes it with '-' for ':' (fact names have no ':'); the address as
+ * written in @address (may be NULL). Sizes: INET6_ADDRSTRLEN is enough.
+ */
+void ht_peer_name(const uint8_t a[16], char *name, size_t size, char *address, size_t asize);
 
 /*
  * ht_proc_net_tcp_line - one socket line of /proc/net/tcp (@v6 false) or
@@ -487,12 +602,25 @@ int ht_sockstat_value(const char *text, const char *prefix, const char *key, int
 int ht_collect_sockstat(struct ht_facts *f, const char *root);
 
 /*
- * ht_collect_nstat - nstat.TcpActiveOpens, nstat.TcpPassiveOpens
- * (/proc/net/snmp "Tcp:") and nstat.TcpExt{ListenDrops,ListenOverflows,
+ * ht_collect_nstat - nstat.TcpActiveOpens, nstat.TcpPassiveOpens,
+ * nstat.TcpOutSegs, nstat.TcpRetransSegs (/proc/net/snmp "Tcp:") and nstat.TcpExt{ListenDrops,ListenOverflows,
  * TCPReqQFullDrop,TCPTimeWaitOverflow,TW} (/proc/net/netstat "TcpExt:")
  * of this network namespace, below @root. Returns 0 or -ENOMEM.
  */
 int ht_collect_nstat(struct ht_facts *f, const char *root);
+
+/*
+ * ht_uptime_seconds - the whole seconds since boot of /proc/uptime text
+ * ("12345.67 23456.78\n"). Returns 0, -EINVAL for anything else (a NULL
+ * argument, no number, a negative one).
+ */
+int ht_uptime_seconds(const char *text, int64_t *out);
+
+/*
+ * ht_collect_uptime - host.uptime (seconds since boot) from ROOT/proc/uptime:
+ * how long the since-boot counters have been counting. Returns 0 or -ENOMEM.
+ */
+int ht_collect_uptime(struct ht_facts *f, const char *root);
 
 /*
  * ht_collect_apply_counters - conntrack.stat.drop_at_apply and

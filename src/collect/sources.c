@@ -15,13 +15,14 @@
 
 #include "collect/collect.h"
 #include "collect/procsys.h"
+#include "collect/sample.h"
 #include "engine/facts.h"
 #include "engine/rules.h"
 #include "shared/rootfs.h"
 #include "shared/util.h"
 
 /* The most sources the table may hold (static_assert below). */
-#define SOURCES_MAX 32
+#define SOURCES_MAX 48
 
 struct ht_collect {
 	char *root;        /* NULL: this host */
@@ -34,6 +35,7 @@ struct ht_collect {
 	struct ht_ruleset *rs;          /* the rules whose gates decide, or NULL (borrowed) */
 	struct ht_listeners *listeners; /* the listener scan, for the owners asked one by one */
 	struct ht_boot *boot;           /* the boot configuration, read once */
+	struct ht_sampler *sampler;     /* the sampled sources' readings (--sample) */
 	unsigned char state[SOURCES_MAX]; /* SRC_NEW, SRC_RUNNING, SRC_DONE, by source */
 };
 
@@ -111,14 +113,33 @@ SIMPLE(ht_collect_ctstats)
 SIMPLE(ht_collect_cttable)
 SIMPLE(ht_collect_udev)
 SIMPLE(ht_collect_ethtool)
+SIMPLE(ht_collect_overlay)
 SIMPLE(ht_collect_net_files)
 SIMPLE(ht_collect_file_table)
 SIMPLE(ht_collect_file_holders)
 SIMPLE(ht_collect_memory_pressure)
 SIMPLE(ht_collect_port_range)
 SIMPLE(ht_collect_ports)
-SIMPLE(ht_collect_nstat)
 SIMPLE(ht_collect_sockstat)
+SIMPLE(ht_collect_uptime)
+
+/* A sampled source (collect/sample.h): one reading, or the second of --sample against the first. */
+#define SAMPLED(fn, name)                                                                  \
+	static int src_##fn(struct ht_collect *c, struct ht_facts *f, struct ht_error *err) \
+	{                                                                                  \
+		(void)err;                                                                 \
+		return ht_sampler_collect(c->sampler, f, name);                            \
+	}
+SAMPLED(nstat, "nstat")
+SAMPLED(peers, "tcp peers")
+SAMPLED(nicstats, "interface counters")
+SAMPLED(softnet, "softnet")
+
+static int src_sample_seconds(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+{
+	(void)err;
+	return ht_sampler_seconds_fact(c->sampler, f);
+}
 
 /* nf_conntrack as files tell it: /sys/module, then initstate and modules.builtin. */
 static int src_module_state(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
@@ -396,7 +417,12 @@ static const struct ht_source {
 	  "conntrack.dump_wanted", NULL },
 	{ "ethtool", P("nic.*.speed", "nic.*.duplex", "nic.*.channels.*", "nic.max_speed"),
 	  HT_COST_FILES, src_ht_collect_ethtool, P("nic.list"), NULL, NULL },
+	{ "interface counters", P("nic.*.stats.*"), HT_COST_FILES, src_nicstats, NULL, NULL,
+	  NULL },
+	{ "overlays", P("nic.*.mtu", "nic.*.overlay", "nic.*.overlay_headroom", "nic.*.underlay*"),
+	  HT_COST_FILES, src_ht_collect_overlay, P("nic.list"), NULL, NULL },
 	{ "udev", P("nic.*"), HT_COST_FILES, src_ht_collect_udev, NULL, NULL, NULL },
+	{ "softnet", P("softnet.*"), HT_COST_FILES, src_softnet, NULL, NULL, NULL },
 	{ "net sysctls", P("net.core.somaxconn", "net.ipv4.tcp_max_syn_backlog",
 	                   "net.ipv4.tcp_max_tw_buckets", "net.ipv4.tcp_syncookies",
 	                   "net.ipv4.tcp_timestamps",
@@ -420,7 +446,10 @@ static const struct ht_source {
 	  "ports.dump_wanted", NULL },
 	{ "processes", P("process.*"), HT_COST_WALK, src_processes, P("listener.list"), NULL,
 	  NULL },
-	{ "nstat", P("nstat.*"), HT_COST_FILES, src_ht_collect_nstat, NULL, NULL, NULL },
+	{ "nstat", P("nstat.*"), HT_COST_FILES, src_nstat, NULL, NULL, NULL },
+	{ "tcp peers", P("peer.*"), HT_COST_WALK, src_peers, NULL, "path.dump_wanted", NULL },
+	{ "uptime", P("host.uptime"), HT_COST_FILES, src_ht_collect_uptime, NULL, NULL, NULL },
+	{ "sample", P("sample.seconds"), HT_COST_FILES, src_sample_seconds, NULL, NULL, NULL },
 	{ "sockstat", P("sockstat.*"), HT_COST_FILES, src_ht_collect_sockstat, NULL, NULL, NULL },
 	{ "cpu", P("cpu.*"), HT_COST_MEASURE, src_cpu, NULL, NULL, NULL },
 	{ "garage", P("garage.*", "storage.*"), HT_COST_MEASURE, src_garage, NULL, NULL, NULL },
@@ -438,7 +467,9 @@ int ht_collect_new(const char *root, unsigned flags, struct ht_collect **out)
 	if (!c)
 		return -ENOMEM;
 	c->flags = flags;
-	if (!ht_root_is_live(root) && !(c->root = strdup(root))) {
+	if ((!ht_root_is_live(root) && !(c->root = strdup(root))) ||
+	    ht_sampler_new(root, &c->sampler) < 0) {
+		free(c->root);
 		free(c);
 		return -ENOMEM;
 	}
@@ -452,6 +483,7 @@ void ht_collect_free(struct ht_collect *c)
 		return;
 	ht_listeners_free(c->listeners);
 	ht_boot_free(c->boot);
+	ht_sampler_free(c->sampler);
 	free(c->root);
 	free(c->service);
 	free(c->state_path);
@@ -517,6 +549,23 @@ static int run_source(struct ht_collect *c, struct ht_facts *f, size_t i, struct
 	if (r < 0 && !err->msg[0])
 		ht_error_set(err, -r, "collecting %s: %s", sources[i].name, strerror(-r));
 	return r;
+}
+
+/* ht_name_cb: the sampled source of a name the rules read is wanted. */
+static int want_name(const char *name, const struct ht_srcpos *pos, void *userdata)
+{
+	(void)pos;
+	ht_sampler_want(userdata, name);
+	return 0;
+}
+
+int ht_collect_sample(struct ht_collect *c, double seconds, const struct ht_ruleset *rs)
+{
+	if (rs)
+		ht_ruleset_foreach_fact(rs, want_name, c->sampler);
+	else
+		ht_sampler_want(c->sampler, NULL);
+	return ht_sampler_start(c->sampler, seconds);
 }
 
 const char *ht_collect_warning(const struct ht_collect *c)
@@ -593,6 +642,9 @@ static int provide(struct ht_facts *f, const char *name, unsigned flags, struct 
 		if (r < 0 || c->state[i] != SRC_DONE || ht_facts_get(f, name))
 			break;
 	}
+	/* A counter's interval form its source did not set: no --sample, or not in both readings. */
+	if (r >= 0 && !ht_facts_get(f, name))
+		r = ht_sampler_no_delta(c->sampler, f, name);
 	return r;
 }
 

@@ -166,6 +166,7 @@ static const struct {
 	[HT_EACH_PROCESS] = { "process", "process.list", "process.name", HT_T_STR, "process" },
 	[HT_EACH_STORAGE] = { "storage", "storage.list", "storage.name", HT_T_STR,
 	                      "storage directory" },
+	[HT_EACH_PEER] = { "peer", "peer.list", "peer.name", HT_T_STR, "TCP peer" },
 };
 
 /*

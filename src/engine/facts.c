@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -173,6 +174,9 @@ static const struct ht_fact_def fact_defs[] = {
 	  "TCP port of Garage's web endpoint ([s3_web] bind_addr); unavailable (ENOENT) when "
 	  "garage.toml sets none, and before deployment: Garage binds it only when garage.toml "
 	  "configures it" },
+	{ "host.uptime", HT_T_INT, "seconds",
+	  "seconds since boot, /proc/uptime: how long the since-boot counters (nstat.*, "
+	  "conntrack.stat.*) have been counting" },
 	{ "kernel.page_size", HT_T_INT, "bytes",
 	  "page size from sysconf(_SC_PAGESIZE); not recorded in a --root tree (rules assume 4096)" },
 	{ "kernel.pointer_size", HT_T_INT, "bytes",
@@ -262,7 +266,10 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "nstat.TcpExtTCPTimeWaitOverflow", HT_T_INT, "sockets",
 	  NSTAT_DOC("closing sockets that skipped TIME_WAIT because tcp_max_tw_buckets was reached") },
 	{ "nstat.TcpExtTW", HT_T_INT, "sockets", NSTAT_DOC("sockets that finished TIME_WAIT") },
+	{ "nstat.TcpOutSegs", HT_T_INT, "segments",
+	  NSTAT_DOC("TCP segments sent, retransmissions excluded") },
 	{ "nstat.TcpPassiveOpens", HT_T_INT, "connections", NSTAT_DOC("connections this host accepted") },
+	{ "nstat.TcpRetransSegs", HT_T_INT, "segments", NSTAT_DOC("TCP segments retransmitted") },
 	{ "observed.drops", HT_T_INT, "packets",
 	  "drop + early_drop counted during a recording (audit --observed FILE)" },
 	{ "observed.events_lost", HT_T_INT, "events",
@@ -287,6 +294,11 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "observed.source", HT_T_STR, NULL, "the recording file audit --observed read" },
 	{ "observed.time_wait", HT_T_INT, "seconds",
 	  "nf_conntrack_tcp_timeout_time_wait while recording (audit --observed FILE)" },
+	{ "peer.list", HT_T_STR, NULL,
+	  "remote addresses of this network namespace's established TCP connections (loopback "
+	  "excluded) that sent at least one segment, space-separated, sorted: IPv4 dotted, IPv6 "
+	  "with '-' for ':' (peer.PEER.address holds the address as written); NETLINK_SOCK_DIAG "
+	  "INET_DIAG_INFO, read only when a rule asks for a peer fact" },
 	{ "ports.destinations", HT_T_INT, "destinations",
 	  "distinct (source address, destination address, destination port) of client sockets "
 	  "whose local port is in ip_local_port_range (NETLINK_SOCK_DIAG)" },
@@ -308,11 +320,34 @@ static const struct ht_fact_def fact_defs[] = {
 	  "processes checked: owners of listening sockets and the profile's workload.service, "
 	  "by name (process.NAME.*), space-separated, sorted; only names a process has (a "
 	  "service that is not running is absent)" },
+	{ "sample.seconds", HT_T_INT, "seconds",
+	  "the interval of --sample TIME as measured between the two readings (decimal); "
+	  "unavailable (ENODATA) without --sample" },
 	{ "sockstat.tcp.inuse", HT_T_INT, "sockets",
 	  "TCP sockets of this network namespace in the kernel's hash tables now (listening, "
 	  "connecting, connected), 'TCP: inuse' of /proc/net/sockstat" },
 	{ "sockstat.tcp.tw", HT_T_INT, "sockets",
 	  "TCP sockets of this network namespace in TIME_WAIT now, 'TCP: tw' of /proc/net/sockstat" },
+	{ "softnet.cpus", HT_T_INT, "CPUs", "rows of /proc/net/softnet_stat, one an online CPU" },
+	{ "softnet.dropped", HT_T_INT, "packets",
+	  "packets dropped because a CPU's input backlog was full (net.core.netdev_max_backlog) "
+	  "or a flow hit the flow limit, since boot, column 2 of /proc/net/softnet_stat summed "
+	  "over CPUs" },
+	{ "softnet.processed", HT_T_INT, "packets",
+	  "packets the receive softirq processed since boot, column 1 of /proc/net/softnet_stat "
+	  "summed over CPUs" },
+	{ "softnet.time_squeeze", HT_T_INT, "times",
+	  "times the receive softirq stopped with work left (its net.core.netdev_budget or "
+	  "netdev_budget_usecs ran out) since boot, column 3 summed over CPUs" },
+	{ "softnet.worst_cpu", HT_T_INT, NULL,
+	  "the CPU with the most softnet drops (then time_squeeze, then the lowest number): "
+	  "column 13 of its row; before 5.10, which prints no CPU number, its row from 0" },
+	{ "softnet.worst_cpu.dropped", HT_T_INT, "packets",
+	  "softnet drops of softnet.worst_cpu since boot" },
+	{ "softnet.worst_cpu.processed", HT_T_INT, "packets",
+	  "packets softnet.worst_cpu processed since boot" },
+	{ "softnet.worst_cpu.time_squeeze", HT_T_INT, "times",
+	  "time_squeeze of softnet.worst_cpu since boot" },
 	{ "storage.list", HT_T_STR, NULL,
 	  "directories checked (storage.NAME.*): metadata, then data for one data_dir or data1, "
 	  "data2, ... for [[data_dir]] entries, space-separated in that order" },
@@ -322,6 +357,9 @@ static const struct ht_fact_def fact_defs[] = {
  * Facts of each network interface IF, named nic.IF.SUFFIX. Sorted by name;
  * the interface part may contain dots (eth0.100), so lookups match the suffix.
  */
+#define NIC_STATS(name)                                                                    \
+	"since the device was created, rtnetlink IFLA_STATS64 (under --root "            \
+	"/sys/class/net/IF/statistics/" name ")"
 static const struct ht_fact_def nic_fact_defs[] = {
 	{ "nic.*.bus", HT_T_STR, NULL,
 	  "bus of the device: pci, virtio, usb, platform, or none for a virtual interface (libudev)" },
@@ -344,11 +382,57 @@ static const struct ht_fact_def nic_fact_defs[] = {
 	  "device kind: ethernet, veth, bridge, bond, vlan, tun, wireguard, ... (libudev DEVTYPE)" },
 	{ "nic.*.mac", HT_T_STR, NULL,
 	  "hardware address, /sys/class/net/IF/address; .link files match it (MACAddress=)" },
+	{ "nic.*.mtu", HT_T_INT, "bytes",
+	  "MTU of the interface, rtnetlink IFLA_MTU (under --root /sys/class/net/IF/mtu)" },
+	{ "nic.*.overlay", HT_T_STR, NULL,
+	  "vxlan or geneve for an overlay device, else none (rtnetlink IFLA_INFO_KIND; under "
+	  "--root nic.IF.kind)" },
+	{ "nic.*.overlay_headroom", HT_T_INT, "bytes",
+	  "bytes the encapsulation adds to a frame of the overlay's MTU: outer IP 20 (IPv6 40) + "
+	  "UDP 8 + VXLAN or Geneve header 8 + inner Ethernet 14 = 50 (70); Geneve options add more" },
 	{ "nic.*.physical", HT_T_BOOL, NULL,
 	  "backed by a device (physical NIC or virtio/PCI function), not a software interface" },
 	{ "nic.*.speed", HT_T_INT, "Mb/s",
 	  "link speed, ethtool netlink ETHTOOL_MSG_LINKMODES_GET; absent when the driver reports "
 	  "unknown (virtio)" },
+	{ "nic.*.stats.carrier_changes", HT_T_INT, "changes",
+	  "times the link went up or down since the device was created, rtnetlink "
+	  "IFLA_CARRIER_CHANGES (under --root /sys/class/net/IF/carrier_changes)" },
+	{ "nic.*.stats.rx_crc_errors", HT_T_INT, "packets",
+	  "frames received with a bad CRC (cabling, optics, a bad port), " NIC_STATS("rx_crc_errors") },
+	{ "nic.*.stats.rx_dropped", HT_T_INT, "packets",
+	  "frames received but not processed (no buffer; on many drivers also frames of a protocol the host does not handle), " NIC_STATS("rx_dropped") },
+	{ "nic.*.stats.rx_errors", HT_T_INT, "packets",
+	  "bad frames received, CRC and frame errors included, " NIC_STATS("rx_errors") },
+	{ "nic.*.stats.rx_fifo_errors", HT_T_INT, "packets",
+	  "receive FIFO overruns of the NIC, " NIC_STATS("rx_fifo_errors") },
+	{ "nic.*.stats.rx_frame_errors", HT_T_INT, "packets",
+	  "frames received with an alignment error, " NIC_STATS("rx_frame_errors") },
+	{ "nic.*.stats.rx_missed_errors", HT_T_INT, "packets",
+	  "frames the NIC had no room for in host memory (receive ring full), " NIC_STATS("rx_missed_errors") },
+	{ "nic.*.stats.rx_packets", HT_T_INT, "packets",
+	  "packets received, " NIC_STATS("rx_packets") },
+	{ "nic.*.stats.tx_dropped", HT_T_INT, "packets",
+	  "packets dropped on their way out (no buffer, a full queue), " NIC_STATS("tx_dropped") },
+	{ "nic.*.stats.tx_errors", HT_T_INT, "packets",
+	  "transmit errors (carrier, FIFO, aborted, window, heartbeat), " NIC_STATS("tx_errors") },
+	{ "nic.*.stats.tx_packets", HT_T_INT, "packets",
+	  "packets sent, " NIC_STATS("tx_packets") },
+	{ "nic.*.underlay", HT_T_STR, NULL,
+	  "the device an overlay sends through: IFLA_VXLAN_LINK, else IFLA_LINK; unavailable "
+	  "(ENOENT) when the overlay names none (the route to each remote picks it)" },
+	{ "nic.*.underlay_mtu", HT_T_INT, "bytes", "MTU of nic.IF.underlay, rtnetlink IFLA_MTU" },
+	{ "nic.*.underlay_tnl_feature", HT_T_STR, NULL,
+	  "the underlay feature the overlay's large packets need: tx-udp_tnl-segmentation, or "
+	  "tx-udp_tnl-csum-segmentation when the overlay sends outer UDP checksums "
+	  "(IFLA_VXLAN_UDP_CSUM, IFLA_GENEVE_UDP_CSUM; over IPv6 unless UDP_ZERO_CSUM6_TX)" },
+	{ "nic.*.underlay_tnl_segmentation", HT_T_BOOL, NULL,
+	  "nic.IF.underlay_tnl_feature is active on nic.IF.underlay: the NIC segments the "
+	  "overlay's large UDP-tunnelled packets (ethtool netlink ETHTOOL_MSG_FEATURES_GET); "
+	  "off, the CPU does (software GSO)" },
+	{ "nic.*.underlay_tnl_segmentation_fixed", HT_T_BOOL, NULL,
+	  "the underlay's driver does not let nic.IF.underlay_tnl_feature change (ethtool -k "
+	  "prints [fixed]): not in ETHTOOL_A_FEATURES_HW, or in _NOCHANGE" },
 };
 
 const struct ht_fact_def *ht_fact_defs(size_t *n)
@@ -492,6 +576,58 @@ static const struct ht_fact_def storage_fact_defs[] = {
 	{ "storage.*.size", HT_T_INT, "bytes", "size of the filesystem, statfs f_blocks x f_frsize" },
 };
 
+/*
+ * Facts of each peer PEER (a remote address of established TCP connections),
+ * named peer.PEER.SUFFIX: tcp_info (include/uapi/linux/tcp.h) of each of its
+ * connections, from one NETLINK_SOCK_DIAG dump with INET_DIAG_INFO.
+ */
+#define PEER_DOC(x) x " (tcp_info of NETLINK_SOCK_DIAG INET_DIAG_INFO)"
+static const struct ht_fact_def peer_fact_defs[] = {
+	{ "peer.*.address", HT_T_STR, NULL, "the remote address as written (IPv4 dotted, IPv6 with ':')" },
+	{ "peer.*.connections", HT_T_INT, "connections",
+	  PEER_DOC("established TCP connections to the peer now") },
+	{ "peer.*.delivery_rate", HT_T_INT, "MB/s",
+	  PEER_DOC("largest tcpi_delivery_rate among the peer's connections (decimal)") },
+	{ "peer.*.min_rtt", HT_T_INT, "ms",
+	  PEER_DOC("smallest tcpi_min_rtt among the peer's connections: the path's RTT at best "
+	           "(decimal)") },
+	{ "peer.*.retrans", HT_T_INT, "segments",
+	  PEER_DOC("tcpi_total_retrans summed over the peer's connections: segments retransmitted "
+	           "since each connection opened; .delta: over --sample's interval, from the "
+	           "connections seen in both readings plus those opened between them") },
+	{ "peer.*.rtt", HT_T_INT, "ms",
+	  PEER_DOC("tcpi_rtt, the smoothed RTT, averaged over the peer's connections weighted by "
+	           "their segments sent (decimal)") },
+	{ "peer.*.segs_out", HT_T_INT, "segments",
+	  PEER_DOC("tcpi_segs_out summed over the peer's connections: segments sent, "
+	           "retransmissions included; .delta as peer.PEER.retrans.delta") },
+};
+
+/*
+ * Counters that have an interval form C.delta (--sample): the nstat(8)
+ * counters and the per-peer tcp_info sums. fnmatch(3) patterns.
+ */
+static const char *const interval_counters[] = {
+	"nstat.*",
+	"peer.*.retrans",
+	"peer.*.segs_out",
+	"nic.*.stats.*",
+	"softnet.processed",
+	"softnet.dropped",
+	"softnet.time_squeeze",
+	"softnet.worst_cpu.processed",
+	"softnet.worst_cpu.dropped",
+	"softnet.worst_cpu.time_squeeze",
+};
+
+bool ht_fact_has_delta(const char *name)
+{
+	for (size_t i = 0; name && i < ARRAY_SIZE(interval_counters); i++)
+		if (fnmatch(interval_counters[i], name, 0) == 0 && !strstr(name, ".delta"))
+			return true;
+	return false;
+}
+
 /* Per-instance fact families: FAMILY.INSTANCE.SUFFIX. */
 static const struct {
 	const char *family;
@@ -500,6 +636,7 @@ static const struct {
 } instance_families[] = {
 	{ "listener", listener_fact_defs, ARRAY_SIZE(listener_fact_defs) },
 	{ "nic", nic_fact_defs, ARRAY_SIZE(nic_fact_defs) },
+	{ "peer", peer_fact_defs, ARRAY_SIZE(peer_fact_defs) },
 	{ "process", process_fact_defs, ARRAY_SIZE(process_fact_defs) },
 	{ "storage", storage_fact_defs, ARRAY_SIZE(storage_fact_defs) },
 };
@@ -579,6 +716,18 @@ const struct ht_fact_def *ht_fact_def_find(const char *name)
 
 	if (!name)
 		return NULL;
+	/* C.delta of a counter with an interval form: C's definition (type, unit). */
+	{
+		size_t len = strlen(name);
+
+		if (len > 6 && strcmp(name + len - 6, ".delta") == 0 && len - 6 < 256) {
+			char base[256];
+
+			memcpy(base, name, len - 6);
+			base[len - 6] = '\0';
+			return ht_fact_has_delta(base) ? ht_fact_def_find(base) : NULL;
+		}
+	}
 	for (size_t fam = 0; fam < ARRAY_SIZE(instance_families); fam++) {
 		size_t fl = strlen(instance_families[fam].family), len = strlen(name);
 
@@ -988,7 +1137,8 @@ static bool unit_nonnegative(const char *unit)
 	static const char *const units[] = {
 		"bytes", "entries", "buckets", "seconds", "CPUs",
 		"packets", "lookups", "queues", "Mb/s", "MB/s", "sockets", "listeners", "ports",
-		"descriptors", "destinations", "connections", "processes", "files",
+		"descriptors", "destinations", "connections", "processes", "files", "segments",
+		"ms",
 	};
 
 	if (!unit)

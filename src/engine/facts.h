@@ -57,9 +57,18 @@ const struct ht_fact_def *ht_nic_fact_defs(size_t *n);
 const struct ht_fact_def *ht_instance_fact_defs(const char *family, size_t *n);
 
 /*
+ * ht_fact_has_delta - true when counter fact @name (nstat.TcpRetransSegs,
+ * peer.10.5.5.20.retrans) has an interval form @name.delta: its increase
+ * between the two readings of --sample (collect/sample.h), unavailable
+ * ENODATA without --sample and ESTALE when the counter went backwards.
+ */
+bool ht_fact_has_delta(const char *name);
+
+/*
  * The definition of @name, or NULL when hosttune does not know it.
  * FAMILY.INSTANCE.SUFFIX names of an instance family (any INSTANCE, "*"
  * included) find their per-instance def: nic.eth0.speed, listener.3900.queue.
+ * C.delta of a counter with an interval form (ht_fact_has_delta()) finds C's.
  * Any other sysctl key (ht_sysctl_key_valid()) finds the def of an unknown
  * sysctl: a number without unit (ht_fact_def_is_sysctl()).
  */

@@ -287,7 +287,8 @@ enum ht_each ht_rule_each(const struct ht_rule *r)
 
 const char *ht_each_name(enum ht_each e)
 {
-	static const char *const names[] = { "none", "nic", "listener", "process", "storage" };
+	static const char *const names[] = { "none", "nic", "listener", "process", "storage",
+		                             "peer" };
 
 	return (unsigned)e < ARRAY_SIZE(names) ? names[e] : NULL;
 }

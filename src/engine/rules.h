@@ -57,6 +57,8 @@ enum ht_target_kind {
  *   listener  listener.list, listener.port (number): listening TCP ports
  *   process   process.list,  process.name (string): checked processes
  *   storage   storage.list,  storage.name (string): Garage's directories
+ *   peer      peer.list,     peer.name (string): remote addresses of established
+ *             TCP connections (10.5.5.20; IPv6 with '-' for ':')
  */
 enum ht_each {
 	HT_EACH_NONE = 0,
@@ -64,10 +66,11 @@ enum ht_each {
 	HT_EACH_LISTENER,
 	HT_EACH_PROCESS,
 	HT_EACH_STORAGE,
-	HT_EACH_LAST = HT_EACH_STORAGE,
+	HT_EACH_PEER,
+	HT_EACH_LAST = HT_EACH_PEER,
 };
 
-/* "none", "nic", "listener", "process", "storage"; NULL for a value out of range. */
+/* "none", "nic", "listener", "process", "storage", "peer"; NULL for a value out of range. */
 const char *ht_each_name(enum ht_each e);
 
 /* "value", "sysctl", "module", "advice", "channels", "limit". */

@@ -52,26 +52,9 @@ struct nlmsghdr *ht_ethnl_request(struct ht_ethnl *e, union ht_ethnl_buf *buf, u
 	return genl_request(e, buf, e->family, cmd, ETHTOOL_GENL_VERSION);
 }
 
-/* A reply parser's table: attributes up to max by type; newer ones are ignored. */
-struct attr_table {
-	const struct nlattr **tb;
-	uint16_t max;
-};
-
-static int attr_table_cb(const struct nlattr *a, void *data)
-{
-	const struct attr_table *t = data;
-	uint16_t type = mnl_attr_get_type(a);
-
-	if (type <= t->max)
-		t->tb[type] = a;
-	return MNL_CB_OK;
-}
-
 bool ht_genl_reply_parse(const struct nlmsghdr *nlh, uint16_t type, uint8_t cmd,
                          const struct nlattr **tb, uint16_t max)
 {
-	struct attr_table t = { tb, max };
 	const struct genlmsghdr *g;
 
 	if (nlh->nlmsg_type != type || mnl_nlmsg_get_payload_len(nlh) < sizeof(*g))
@@ -79,7 +62,8 @@ bool ht_genl_reply_parse(const struct nlmsghdr *nlh, uint16_t type, uint8_t cmd,
 	g = mnl_nlmsg_get_payload(nlh);
 	if (g->cmd != cmd)
 		return false;
-	return mnl_attr_parse(nlh, sizeof(*g), attr_table_cb, &t) >= 0;
+	/* Attributes above max (a newer kernel's) are ignored (shared/netlink.h). */
+	return ht_nl_parse(nlh, sizeof(*g), tb, max) >= 0;
 }
 
 bool ht_nl_attr_u32(const struct nlattr *a, uint32_t *v)

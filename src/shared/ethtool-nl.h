@@ -73,7 +73,8 @@ int ht_ethnl_talk(struct ht_ethnl *e, const struct nlmsghdr *nlh, struct ht_ethn
 /*
  * Fills @tb (max + 1 entries, zeroed by the caller) from a generic netlink
  * message of @type/@cmd; attributes above @max, from newer kernels, are
- * ignored. False for any other message.
+ * ignored. False for any other message, and for one whose attributes run
+ * past its end (ht_nl_parse()).
  */
 bool ht_genl_reply_parse(const struct nlmsghdr *nlh, uint16_t type, uint8_t cmd,
                          const struct nlattr **tb, uint16_t max);

@@ -169,3 +169,42 @@ int ht_nl_request(struct mnl_socket *nl, const struct nlmsghdr *nlh, void *buf, 
 	} while (r > MNL_CB_STOP);
 	return 0;
 }
+
+/* Attributes from @a over @len bytes into @tb by type, as ht_nl_parse() says. */
+static int parse_attrs(const struct nlattr *a, int len, const struct nlattr **tb, uint16_t max)
+{
+	while (len >= (int)sizeof(struct nlattr)) {
+		uint16_t type;
+
+		if (!mnl_attr_ok(a, len))
+			return -EINVAL;
+		type = mnl_attr_get_type(a);
+		if (type <= max)
+			tb[type] = a;
+		len -= MNL_ALIGN(a->nla_len);
+		a = mnl_attr_next(a);
+	}
+	return 0;
+}
+
+int ht_nl_parse(const struct nlmsghdr *nlh, size_t offset, const struct nlattr **tb,
+                uint16_t max)
+{
+	size_t len;
+
+	if (!nlh || !tb || nlh->nlmsg_len < MNL_NLMSG_HDRLEN)
+		return -EINVAL;
+	len = mnl_nlmsg_get_payload_len(nlh);
+	if (len < MNL_ALIGN(offset))
+		return -EINVAL;
+	return parse_attrs(mnl_nlmsg_get_payload_offset(nlh, offset),
+	                   (int)(len - MNL_ALIGN(offset)), tb, max);
+}
+
+int ht_nl_parse_nested(const struct nlattr *nest, const struct nlattr **tb, uint16_t max)
+{
+	if (!nest || !tb || nest->nla_len < sizeof(*nest))
+		return -EINVAL;
+	return parse_attrs(mnl_attr_get_payload(nest), (int)mnl_attr_get_payload_len(nest), tb,
+	                   max);
+}

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <libmnl/libmnl.h>
 
@@ -65,3 +66,21 @@ void ht_nl_closep(struct mnl_socket **nl);
  */
 int ht_nl_request(struct mnl_socket *nl, const struct nlmsghdr *nlh, void *buf, size_t size,
                   mnl_cb_t cb, void *data, char *extack);
+
+/*
+ * ht_nl_parse - fills @tb (@max + 1 entries, zeroed by the caller) with
+ * the attributes of @nlh that follow its @offset bytes of family header
+ * (sizeof(struct ifinfomsg), sizeof(struct genlmsghdr), ...), by type;
+ * attributes above @max (a newer kernel's) are ignored, the last of a
+ * repeated type wins. Returns 0; -EINVAL when the payload is shorter than
+ * @offset or an attribute's length runs past the message (what came before
+ * it is in @tb).
+ */
+int ht_nl_parse(const struct nlmsghdr *nlh, size_t offset, const struct nlattr **tb,
+                uint16_t max);
+
+/*
+ * ht_nl_parse_nested - the same for the attributes nested in @nest (NULL:
+ * -EINVAL). Returns 0 or -EINVAL.
+ */
+int ht_nl_parse_nested(const struct nlattr *nest, const struct nlattr **tb, uint16_t max);
