@@ -273,7 +273,8 @@ int cli_metrics_write_hosts(const struct cli_metrics_host *hosts, size_t n, int6
 bool cli_fleet_wanted(const struct options *o);
 
 /*
- * cli_fleet_audit - audit of a fleet (fleet.c; hosttune(8) FLEET): every
+ * cli_fleet_audit - audit of a fleet (fleet.c; hosttune(8) FLEET; main.c runs it for
+ * audit when cli_fleet_wanted(), whatever the format): every
  * facts file of --facts (a directory: its *.facts files, in name order; a
  * file named twice counts once) audited as audit --facts FILE would, then
  * reported together in the format of @o: text (one table with a host

@@ -74,8 +74,6 @@ int cmd_audit(const struct options *o)
 	struct ht_report_info info;
 	int r;
 
-	if (cli_fleet_wanted(o))
-		return cli_fleet_audit(o);
 	r = cli_evaluate(o, &rs, &facts, &findings);
 	if (r)
 		goto out;

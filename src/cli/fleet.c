@@ -152,28 +152,6 @@ static const char *str_fact(const struct ht_facts *f, const char *name)
 	return fact && fact->value.type == HT_T_STR ? fact->value.s : NULL;
 }
 
-/* "web1.facts" -> "web1": the file's name without its directory and ".facts". */
-static char *file_label(const char *file)
-{
-	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-	size_t len = strlen(base);
-
-	if (strcmp(file, "-") == 0)
-		return strdup("stdin");
-	if (len > 6 && strcmp(base + len - 6, ".facts") == 0)
-		len -= 6;
-	return strndup(base, len);
-}
-
-char *cli_host_label(const struct ht_facts *f, const char *file)
-{
-	const char *name = f ? str_fact(f, "host.name") : NULL;
-
-	if (name)
-		return strdup(name);
-	return file ? file_label(file) : strdup("localhost");
-}
-
 /*
  * Names for the hosts: host.name, else the file's name; hosts that share a
  * name (clones still called localhost) get their file's name after it,
@@ -212,7 +190,7 @@ static int name_hosts(struct fleet *fl)
 
 		if (!shared[i])
 			continue;
-		if (!(base = file_label(fl->hosts[i].file)) ||
+		if (!(base = cli_host_label(NULL, fl->hosts[i].file)) ||
 		    asprintf(&s, "%s (%s)", fl->hosts[i].label, base) < 0)
 			return -ENOMEM;
 		free(fl->hosts[i].label);

@@ -531,6 +531,7 @@ static int check_fleet(const struct command *cmd, const struct options *o)
 static int run_command(int argc, char **argv, struct options *o, const struct given *g)
 {
 	const struct command *cmd = NULL;
+	int (*run)(const struct options *o);
 	const char *name;
 	int r;
 
@@ -562,10 +563,15 @@ static int run_command(int argc, char **argv, struct options *o, const struct gi
 		return cmd_explain(o, argv[optind]);
 	if (cmd->dry_run)
 		o->dry_run = true;
-	/* audit --format prometheus is metrics.c's; --output captures any format of audit. */
+	/*
+	 * audit --format prometheus is metrics.c's, an audit of several hosts
+	 * fleet.c's (any format); --output captures any format of audit.
+	 */
+	run = cmd->bit == C_AUDIT && cli_fleet_wanted(o) ? cli_fleet_audit :
+	      o->prometheus ? cmd_metrics : cmd->run;
 	if (o->output)
-		return cli_run_output(o, o->prometheus ? cmd_metrics : cmd->run);
-	return o->prometheus ? cmd_metrics(o) : cmd->run(o);
+		return cli_run_output(o, run);
+	return run(o);
 }
 
 /*

@@ -452,8 +452,6 @@ int cmd_metrics(const struct options *o)
 	struct ht_findings findings = { 0 };
 	int r;
 
-	if (cli_fleet_wanted(o))
-		return cli_fleet_audit(o);
 	/* As audit: what the boot configuration gives a value raises its finding. */
 	r = cli_evaluate(o, &rs, &facts, &findings);
 	if (r)
