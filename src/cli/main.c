@@ -347,8 +347,15 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 				return c;
 			break;
 		case 'F':
-			/* Several files, or a directory of them: a fleet (audit only, run_command()). */
-			o->facts_files[o->nfacts++] = optarg;
+			/*
+			 * Several files, or a directory of them: a fleet (audit
+			 * only, check_fleet()). The same file again is the same host.
+			 */
+			c = 0;
+			for (size_t i = 0; i < o->nfacts; i++)
+				c |= strcmp(o->facts_files[i], optarg) == 0;
+			if (!c)
+				o->facts_files[o->nfacts++] = optarg;
 			if (!o->facts_file)
 				o->facts_file = optarg;
 			break;
