@@ -78,6 +78,9 @@ else not_ok "three --facts FILE: the same report as --facts DIR" \
 ht --facts "$F/pve.facts" --facts "$F/home.facts" audit >"$TMP/two.txt"
 expect_eq "two --facts: both hosts, in the order given" "pve home" \
 	"$(sed -n '4,5p' "$TMP/two.txt" | awk '{ print $1 }' | tr '\n' ' ' | sed 's/ $//')"
+ht --facts "$F/home.facts" --facts "$F/home.facts" audit >"$TMP/same.txt"
+expect_eq "the same file twice: one host's audit, as with one --facts" \
+	"hosttune audit of facts file $F/home.facts, profile default" "$(head -n 1 "$TMP/same.txt")"
 ht --facts "$F/home.facts" --facts "$F" audit >"$TMP/dup.txt"
 expect_eq "a file named twice (itself and in its directory) is one host" \
 	"hosttune audit of 3 hosts, profile default" "$(head -n 1 "$TMP/dup.txt")"
