@@ -5,7 +5,8 @@
 # never this host's /etc: the first run changes the tree, the second changes
 # nothing, check mode (--check --diff) changes nothing and shows the plan's
 # diff, and a host with a critical finding apply cannot fix fails the gate
-# with one short line. Run by .ci/run after make check (not by make check:
+# with one short line; examples/ansible/fleet.yml fetches two hosts' facts
+# to the controller and audits them in one run. Run by .ci/run after make check (not by make check:
 # a playbook run takes seconds, and the sanitizer and distcheck runs of the
 # suite would repeat it); skipped (77) without ansible-playbook.
 . "$(dirname "$0")/lib.sh"
@@ -131,5 +132,52 @@ expect_eq "overridden: exit 0, failed=0" "0 0" "$rc $(recap "$TMP/verify.out" fa
 expect_contains "overridden: verify's problem is shown" \
 	"is overridden at boot by /etc/sysctl.d/99-local.conf:1 (= 8192)" \
 	"$(sed -n '/^TASK \[verify problems\]/,/^TASK/p' "$TMP/verify.out")"
+
+# ---- a fleet (examples/ansible/fleet.yml): each host's facts fetched to
+# the controller, then one audit of them all there ----
+# Two hosts of the inventory, each its own --root tree (an inventory
+# variable: the playbook's defaults must not hide it): web1 the Garage VM
+# (its hostname garage-vm: 2 critical findings at 570/s, as above), web2 a
+# 5.10 host without nf_conntrack and without a hostname (named after its
+# file, web2.facts).
+rm -rf "$TMP/g" "$TMP/n" "$TMP/fleet"
+cp -a "$FIXTURES/garage-vm/root" "$TMP/g"
+cp -a "$FIXTURES/no-conntrack/root" "$TMP/n"
+sums "$TMP/g" >"$TMP/g.before"
+printf 'web1 ansible_connection=local hosttune_root=%s\nweb2 ansible_connection=local hosttune_root=%s\n' \
+	"$TMP/g" "$TMP/n" >"$TMP/inventory"
+# fleet OUT [EXTRA-VARS-JSON-MEMBERS]: fleet.yml over the two; its exit.
+fleet() {
+	o=$1
+	ansible-playbook -i "$TMP/inventory" "$HT_TESTS_DIR/../examples/ansible/fleet.yml" \
+		-e "{\"hosttune_bin\": \"$HT_ABS\", \"hosttune_profile\": \"garage\",
+		\"hosttune_fleet_dir\": \"$TMP/fleet\"${2:-},
+		\"hosttune_extra_args\": [\"--rules\", \"$RULES_ABS\", \"--no-measure\",
+		\"--set\", \"workload.conn_rate=570\"]}" >"$o" 2>&1
+}
+fleet "$TMP/fleet.out"
+rc=$?
+expect_eq "fleet: exit 0, nothing failed" "0 0 0 0" "$rc $(recap "$TMP/fleet.out" failed) \
+$(sed -n 's/^web1 *:.* failed=\([0-9]*\).*/\1/p' "$TMP/fleet.out") \
+$(sed -n 's/^web2 *:.* failed=\([0-9]*\).*/\1/p' "$TMP/fleet.out")"
+expect_eq "fleet: one facts file a host on the controller" "web1.facts web2.facts" \
+	"$(cd "$TMP/fleet" && echo *)"
+expect_eq "fleet: web1's facts are its tree's (host.name of the Garage VM)" \
+	'host.name = "garage-vm" from /proc/sys/kernel/hostname' \
+	"$(grep '^host.name ' "$TMP/fleet/web1.facts")"
+# The summary: one part a host, in the fleet's order (name order of the files).
+msg=$(sed -n 's/^ *"msg": "\(.*\)"$/\1/p' "$TMP/fleet.out")
+expect_contains "fleet: the summary names web1's host and its critical findings" \
+	"garage-vm: 2 critical," "$msg"
+expect_contains "fleet: and web2, named after its file" "; web2: 0 critical, 0 warning" "$msg"
+sums "$TMP/g" >"$TMP/g.after"
+if cmp -s "$TMP/g.before" "$TMP/g.after"; then ok "fleet: read-only, the host's tree is unchanged"
+else not_ok "fleet: read-only, the host's tree is unchanged"; fi
+# The fleet's gate: a host with a critical finding fails the controller's play.
+fleet "$TMP/fleet-gate.out" ', "hosttune_fail_on": "critical"'
+rc=$?
+expect_eq "fleet gate: the play fails (exit 2)" 2 "$rc"
+expect_contains "fleet gate: one line naming the host" \
+	'"msg": "hosttune: garage-vm at critical or worse"' "$(grep '^fatal: ' "$TMP/fleet-gate.out")"
 
 finish

@@ -19,12 +19,17 @@ roundtrip() {
 	expect_eq "$desc: JSON has every fact" "$n_text" "$n_json"
 }
 
+# host.collected_at (now) and hosttune.version as the expected files have them.
+PIN='s/^host\.collected_at = "[0-9T:Z-]*" from time(2)$/host.collected_at = "2000-01-01T00:00:00Z" from time(2)/
+s/^hosttune\.version = "[^"]*" from hosttune --version$/hosttune.version = "0" from hosttune --version/'
+
 roundtrip "this host"
 for d in "$FIXTURES"/*/root; do
 	name=$(basename "$(dirname "$d")")
 	roundtrip "fixture $name" --root "$d"
 	if [ -f "$FIXTURES/$name/expected.facts" ]; then
-		"$HOSTTUNE" --root "$d" facts >"$TMP/c.facts"
+		# The facts of the run, not of the tree, pinned as test-facts.c pins them.
+		"$HOSTTUNE" --root "$d" facts | sed -e "$PIN" >"$TMP/c.facts"
 		if cmp -s "$FIXTURES/$name/expected.facts" "$TMP/c.facts"; then
 			ok "fixture $name: collects as expected.facts"
 		else
@@ -33,6 +38,22 @@ for d in "$FIXTURES"/*/root; do
 		fi
 	fi
 done
+
+# The host a snapshot is of: the tree's hostname, the time it was taken
+# (between two readings of the clock around it, UTC; ISO 8601 strings sort
+# as the times do) and the version of hosttune that took it.
+t0=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+"$HOSTTUNE" --root "$FIXTURES/garage-vm/root" --format json facts >"$TMP/h.json"
+t1=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+expect_eq "host.name: the tree's /proc/sys/kernel/hostname" garage-vm \
+	"$(jq -r '.facts["host.name"].value' "$TMP/h.json")"
+at=$(jq -r '.facts["host.collected_at"].value' "$TMP/h.json")
+if [ "$(printf '%s\n' "$t0" "$at" "$t1" | LC_ALL=C sort)" = "$(printf '%s\n' "$t0" "$at" "$t1")" ]; then
+	ok "host.collected_at $at: between $t0 and $t1"
+else not_ok "host.collected_at: between $t0 and $t1" "got: $at"; fi
+expect_eq "hosttune.version: hosttune --version's" \
+	"$("$HOSTTUNE" --version | sed -n '1s/^hosttune //p')" \
+	"$(jq -r '.facts["hosttune.version"].value' "$TMP/h.json")"
 
 # The garage VM's JSON: MemTotal 491520 kB x 1024 = 503316480 bytes.
 "$HOSTTUNE" --root "$FIXTURES/garage-vm/root" --format json facts >"$TMP/g.json"

@@ -26,6 +26,10 @@ doc() {
 	doc apply --root "$TMP/g" $G apply
 	doc audit --root "$TMP/g" $G audit
 	doc audit-facts --facts "$FACTS" $G audit
+	mkdir "$TMP/fleet"
+	cp "$FACTS" "$TMP/fleet/vm.facts"
+	cp "$FIXTURES/home-server/host.facts" "$TMP/fleet/home.facts"
+	doc audit-fleet --facts "$TMP/fleet" $G audit
 	doc verify --root "$TMP/g" $G verify
 	doc revert --root "$TMP/g" revert
 	doc revert-nothing --root "$TMP/g" revert

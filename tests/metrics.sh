@@ -355,6 +355,19 @@ else
 		"$(sample "$TMP/ne.metrics" node_textfile_scrape_error)"
 	expect_contains "node_exporter: the escaped unit read back" 'unit="\"odd\" C:\\units"} 7' \
 		"$(grep 'rule="test.quoted"' "$TMP/ne.metrics")"
+	# A fleet's file (one audit of two facts files, --host-label; fleet.sh):
+	# parsed, every series read, two hosts' worst severities.
+	rm -f "$TMP/textfile/hosttune.prom"
+	ht --facts "$FIXTURES/garage-vm/expected.facts" --facts "$FIXTURES/home-server/host.facts" \
+		--format prometheus --host-label --output "$TMP/textfile/fleet.prom" audit
+	scrape "$TMP/textfile" >"$TMP/ne.metrics"
+	expect_eq "node_exporter: a fleet's file parses" 0 \
+		"$(sample "$TMP/ne.metrics" node_textfile_scrape_error)"
+	expect_eq "node_exporter: every series of the fleet's file read" \
+		"$(grep -c '^hosttune_' "$TMP/textfile/fleet.prom")" "$(grep -c '^hosttune_' "$TMP/ne.metrics")"
+	expect_eq "node_exporter: each host's worst severity (garage-vm critical, host.facts info)" \
+		"3 1" "$(sample "$TMP/ne.metrics" 'hosttune_audit_worst_severity{host="garage-vm"}') $(sample "$TMP/ne.metrics" 'hosttune_audit_worst_severity{host="host"}')"
+	rm -f "$TMP/textfile/fleet.prom"
 	# The check can fail: a file with a sample timestamp is refused whole.
 	cp "$TMP/ts.prom" "$TMP/textfile/bad.prom"
 	scrape "$TMP/textfile" >"$TMP/ne.metrics"

@@ -84,11 +84,40 @@ static struct ht_facts *collect(const char *root)
 	return f;
 }
 
+/*
+ * The facts of the run rather than of the tree, checked and then pinned, so
+ * that a collection compares with an expected file byte for byte:
+ * host.collected_at is now, "YYYY-MM-DDTHH:MM:SSZ" (20 characters, UTC),
+ * pinned to "2000-01-01T00:00:00Z"; hosttune.version is this build's
+ * PACKAGE_VERSION, pinned to "0".
+ */
+static void pin_run_facts(struct ht_facts *f)
+{
+	const struct ht_fact *at = ht_test_fact(f, "host.collected_at");
+	const struct ht_fact *ver = ht_test_fact(f, "hosttune.version");
+	struct ht_value v = { .type = HT_T_STR };
+
+	assert_int_equal(at->value.type, HT_T_STR);
+	assert_int_equal(strlen(at->value.s), 20);
+	assert_true(at->value.s[4] == '-' && at->value.s[7] == '-' && at->value.s[10] == 'T' &&
+	            at->value.s[13] == ':' && at->value.s[16] == ':' && at->value.s[19] == 'Z');
+	assert_string_equal(at->source, "time(2)");
+	assert_int_equal(ver->value.type, HT_T_STR);
+	assert_string_equal(ver->value.s, PACKAGE_VERSION);
+	assert_string_equal(ver->source, "hosttune --version");
+	v.s = (char *)"2000-01-01T00:00:00Z";
+	assert_int_equal(ht_facts_set(f, "host.collected_at", &v, NULL, "time(2)"), 0);
+	v.s = (char *)"0";
+	assert_int_equal(ht_facts_set(f, "hosttune.version", &v, NULL, "hosttune --version"), 0);
+}
+
 static struct ht_facts *collect_fixture(const char *name)
 {
 	_cleanup_free_ char *root = fixture_path(name, "root");
+	struct ht_facts *f = collect(root);
 
-	return collect(root);
+	pin_run_facts(f);
+	return f;
 }
 
 static void assert_value_equal(const struct ht_value *a, const struct ht_value *b)
@@ -234,12 +263,13 @@ static void test_fact_defs(void **state)
 	 * top_pair,top_pair_entries,top_port,top_port_entries}: 134. The path:
 	 * nstat.TcpOutSegs, nstat.TcpRetransSegs, peer.list, sample.seconds, host.uptime: 139.
 	 * The receive path: softnet.{cpus,dropped,processed,time_squeeze,worst_cpu} and
-	 * softnet.worst_cpu.{dropped,processed,time_squeeze}: 147. The
+	 * softnet.worst_cpu.{dropped,processed,time_squeeze}: 147. The host a snapshot
+	 * is of: host.collected_at, host.name, hosttune.version: 150. The
 	 * per-instance facts (nic,
 	 * listener, process, storage, peer) are tables of their own, and any other
 	 * sysctl finds one def of its own (below).
 	 */
-	assert_int_equal(n, 147);
+	assert_int_equal(n, 150);
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0)
 			assert_true(strcmp(defs[i - 1].name, defs[i].name) < 0);
@@ -840,9 +870,10 @@ static void test_collect_garage_vm(void **state)
 	assert_int_fact(f, "module.nf_conntrack.hashsize", 4096, "buckets",
 	                "/sys/module/nf_conntrack/parameters/hashsize");
 	assert_bool_fact(f, "conntrack.loaded", true, "/sys/module/nf_conntrack");
+	assert_str_fact(f, "host.name", "garage-vm", "/proc/sys/kernel/hostname");
 	/* git checks nf_conntrack_max out 0644 (or 0600 under umask 077): owner may write */
 	assert_bool_fact(f, "netns.initial", true, "mode of " NF "nf_conntrack_max");
-	assert_int_equal(ht_facts_count(f), 114); /* every known fact (32 + 2 boot.* + 4 timeouts + 13 of the table + 29 of the connection path (27 less the three listener counts the rules make, and 2 sockstat.tcp.*, 3 of SYN cookies) + nic.max_speed + garage.checked + 7 of the file table + 5 of memory + 7 of what fills the conntrack table + nstat.TcpOutSegs, nstat.TcpRetransSegs, peer.list, sample.seconds, host.uptime + 8 softnet.*, unavailable without /proc/net/softnet_stat), nothing else */
+	assert_int_equal(ht_facts_count(f), 117); /* every known fact (32 + 3 of the host + 2 boot.* + 4 timeouts + 13 of the table + 29 of the connection path (27 less the three listener counts the rules make, and 2 sockstat.tcp.*, 3 of SYN cookies) + nic.max_speed + garage.checked + 7 of the file table + 5 of memory + 7 of what fills the conntrack table + nstat.TcpOutSegs, nstat.TcpRetransSegs, peer.list, sample.seconds, host.uptime + 8 softnet.*, unavailable without /proc/net/softnet_stat), nothing else */
 	assert_all_defs_collected(f);
 
 	/* The same as the expected file next to the tree, byte for byte. */
@@ -898,7 +929,7 @@ static void test_expected_files_read_back(void **state)
 
 		assert_int_equal(read_text(f, want, &err), 0);
 		assert_string_equal(err.msg, "");
-		assert_int_equal(ht_facts_count(f), 114); /* as test_collect_garage_vm */
+		assert_int_equal(ht_facts_count(f), 117); /* as test_collect_garage_vm */
 		text = facts_text(f);
 		assert_string_equal(text, want);
 		ht_facts_free(f);
@@ -932,6 +963,41 @@ static void test_collect_netns_readonly(void **state)
 	ht_test_put_file_mode(dir, "proc/sys/net/netfilter/nf_conntrack_max", "262144\n", 0644);
 	f = collect(dir);
 	assert_bool_fact(f, "netns.initial", true, "mode of " NF "nf_conntrack_max");
+	ht_facts_free(f);
+	ht_test_rm_tree(dir);
+	free(dir);
+}
+
+/*
+ * host.name: the kernel's hostname, else /etc/hostname's first line that is
+ * no comment (a tree copied without /proc), one word; none of them: ENOENT naming both; a name
+ * with a control character is no hostname (EINVAL).
+ */
+static void test_collect_host_name(void **state)
+{
+	char *dir = ht_test_tmp_dir("ht-facts");
+	struct ht_facts *f;
+
+	(void)state;
+	f = collect(dir);
+	assert_unavailable(f, "host.name", ENOENT, NULL,
+	                   "/proc/sys/kernel/hostname, /etc/hostname");
+	pin_run_facts(f);
+	ht_facts_free(f);
+
+	ht_test_put_file_mode(dir, "etc/hostname", "# set by the installer\n\n  node7\n", 0644);
+	f = collect(dir);
+	assert_str_fact(f, "host.name", "node7", "/etc/hostname");
+	ht_facts_free(f);
+
+	ht_test_put_file_mode(dir, "proc/sys/kernel/hostname", "web1\n", 0644);
+	f = collect(dir);
+	assert_str_fact(f, "host.name", "web1", "/proc/sys/kernel/hostname");
+	ht_facts_free(f);
+
+	ht_test_put_file_mode(dir, "proc/sys/kernel/hostname", "we\x1b[31mb\n", 0644);
+	f = collect(dir);
+	assert_unavailable(f, "host.name", EINVAL, NULL, "/proc/sys/kernel/hostname");
 	ht_facts_free(f);
 	ht_test_rm_tree(dir);
 	free(dir);
@@ -1218,8 +1284,8 @@ static void test_json_garage_vm(void **state)
 	assert_non_null(back);
 	facts = member(back, "facts");
 	assert_true(json_object_is_type(facts, json_type_object));
-	/* the 32 host facts of test_fact_defs, 2 boot.*, 4 timeouts, 13 of the table, 29 of the connection path (collect-sockets.c, collect-processes.c, collect-nstat.c), nic.max_speed, garage.checked (the Garage pre-flight's decision), 7 of the file table, 5 of memory, 7 of what fills the conntrack table, the path (nstat.TcpOutSegs, nstat.TcpRetransSegs, peer.list, sample.seconds, host.uptime) and 8 softnet.* */
-	assert_int_equal(json_object_object_length(facts), 114);
+	/* the 32 host facts of test_fact_defs, 3 of the host it is (name, time, version), 2 boot.*, 4 timeouts, 13 of the table, 29 of the connection path (collect-sockets.c, collect-processes.c, collect-nstat.c), nic.max_speed, garage.checked (the Garage pre-flight's decision), 7 of the file table, 5 of memory, 7 of what fills the conntrack table, the path (nstat.TcpOutSegs, nstat.TcpRetransSegs, peer.list, sample.seconds, host.uptime) and 8 softnet.*: 114 + 3 = 117 */
+	assert_int_equal(json_object_object_length(facts), 117);
 
 	/* "mem.total": { "value": 503316480, "unit": "bytes", "source": ... } (491520 x 1024) */
 	o = member(facts, "mem.total");
@@ -1258,7 +1324,7 @@ static void test_json_garage_vm(void **state)
 		(void)val;
 		assert_string_equal(key, ht_facts_at(f, i++)->name);
 	}
-	assert_int_equal(i, 114);
+	assert_int_equal(i, 117);
 
 	json_object_put(back);
 	json_object_put(obj);
@@ -1558,6 +1624,7 @@ int main(void)
 		cmocka_unit_test(test_collect_ct_table_bad),
 		cmocka_unit_test(test_expected_files_read_back),
 		cmocka_unit_test(test_collect_netns_readonly),
+		cmocka_unit_test(test_collect_host_name),
 		cmocka_unit_test(test_collect_malformed),
 		cmocka_unit_test(test_read_file_kinds),
 		cmocka_unit_test(test_collect_odd_files),

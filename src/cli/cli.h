@@ -31,7 +31,9 @@ enum {
 /* The command line, as main.c parsed it. Strings point into argv. */
 struct options {
 	const char *root;         /* --root DIR, NULL for this host */
-	const char *facts_file;   /* --facts FILE ("-": stdin), NULL to collect */
+	const char *facts_file;   /* the first --facts FILE ("-": stdin), NULL to collect */
+	const char **facts_files; /* every --facts FILE or DIR, in order (cli_fleet_wanted()) */
+	size_t nfacts;
 	const char *rules_dir;    /* --rules DIR, NULL for the installed rules + /etc */
 	const char *profile;      /* --profile NAME, NULL for "default" */
 	const char **sets;        /* --set NAME=VALUE, in order */
@@ -39,6 +41,7 @@ struct options {
 	bool json;                /* --format json */
 	bool prometheus;          /* --format prometheus (audit only): cmd_metrics() */
 	const char *output;       /* audit --output FILE: the report written atomically */
+	bool host_label;          /* audit --format prometheus --host-label: a host label on each series */
 	bool no_measure;
 	bool dry_run;             /* plan, or apply --dry-run */
 	bool force;
@@ -243,6 +246,53 @@ int cmd_metrics(const struct options *o);
  * to @out failed.
  */
 int cli_metrics_write(const struct ht_findings *f, struct ht_ruleset *rs, int64_t now, FILE *out);
+
+/* One host's audit for cli_metrics_write_hosts(). */
+struct cli_metrics_host {
+	const char *label;                 /* the host label's value; NULL: no host label */
+	const struct ht_findings *findings;
+	struct ht_ruleset *rs;             /* its last evaluation gave @findings */
+};
+
+/*
+ * cli_metrics_write_hosts - the audits of @n hosts (@n >= 1) in one text
+ * format document, as cli_metrics_write() writes one host's, with a
+ * host="LABEL" label first on each host's series (none when the label is
+ * NULL): every family's HELP and TYPE once, then its samples host by host
+ * (the format allows no interleaving). The run's own families
+ * (hosttune_build_info, hosttune_last_run_timestamp_seconds,
+ * hosttune_profile_info) appear once, without a host label. The labels must
+ * tell the hosts apart (no series twice). Returns 0, -ENOMEM or -EIO.
+ */
+int cli_metrics_write_hosts(const struct cli_metrics_host *hosts, size_t n, int64_t now,
+                            FILE *out);
+
+/*
+ * cli_fleet_wanted - whether --facts names a fleet: more than one FILE, or
+ * a directory (its *.facts files). One file is a single host's audit.
+ */
+bool cli_fleet_wanted(const struct options *o);
+
+/*
+ * cli_fleet_audit - audit of a fleet (fleet.c; hosttune(8) FLEET; main.c runs it for
+ * audit when cli_fleet_wanted(), whatever the format): every
+ * facts file of --facts (a directory: its *.facts files, in name order; a
+ * file named twice counts once) audited as audit --facts FILE would, then
+ * reported together in the format of @o: text (one table with a host
+ * column, then the findings at info and above host by host), JSON (one
+ * document, a "host" in each finding) or Prometheus (a host label, which
+ * the caller checked --host-label asks for). Exit status as audit's, over
+ * every host's findings; a bad facts file: EXIT_USAGE naming its line.
+ */
+int cli_fleet_audit(const struct options *o);
+
+/*
+ * cli_host_label - the name a host's findings are shown by: its host.name
+ * fact, else the name of its facts file @file without directory and
+ * ".facts" ("stdin" for "-"), else "localhost" (@f and @file NULL). Returns
+ * a new string, NULL on ENOMEM.
+ */
+char *cli_host_label(const struct ht_facts *f, const char *file);
 
 /*
  * cli_metrics_peers - the per-peer figures node_exporter lacks, from the

@@ -790,3 +790,25 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
 	return 0;
 }
 
+/* "web1.facts" -> "web1": the file's name without its directory and ".facts". */
+static char *file_label(const char *file)
+{
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	size_t len = strlen(base);
+
+	if (strcmp(file, "-") == 0)
+		return strdup("stdin");
+	if (len > 6 && strcmp(base + len - 6, ".facts") == 0)
+		len -= 6;
+	return strndup(base, len);
+}
+
+char *cli_host_label(const struct ht_facts *f, const char *file)
+{
+	const struct ht_fact *fact = f ? ht_facts_get(f, "host.name") : NULL;
+	const char *name = fact && fact->value.type == HT_T_STR ? fact->value.s : NULL;
+
+	if (name)
+		return strdup(name);
+	return file ? file_label(file) : strdup("localhost");
+}

@@ -73,6 +73,7 @@ static const struct opt {
 	{ { "set", required_argument, NULL, 's' }, C_EVAL | C_WATCH | C_FACTS },
 	{ { "fail-on", required_argument, NULL, 'x' }, C_AUDIT },
 	{ { "output", required_argument, NULL, 'o' }, C_AUDIT },
+	{ { "host-label", no_argument, NULL, 'H' }, C_AUDIT },
 	{ { "no-measure", no_argument, NULL, 'M' }, C_EVAL | C_FACTS },
 	{ { "observed", required_argument, NULL, 'B' }, C_EVAL },
 	{ { "dry-run", no_argument, NULL, 'n' }, C_APPLY },
@@ -181,12 +182,14 @@ static void help(FILE *out)
 	        "                        node_exporter textfile metrics\n"
 	        "      --color WHEN      colour the severities: auto (default: on a terminal,\n"
 	        "                        unless NO_COLOR is set), always or never\n"
-	        "  -F, --facts FILE      use the facts in FILE instead of collecting them\n"
+	        "  -F, --facts FILE      use the facts in FILE instead of collecting them;\n"
+	        "                        several, or a directory of *.facts: audit a fleet\n"
 	        "  -p, --profile NAME    workload profile (default: default)\n"
 	        "  -s, --set NAME=VALUE  override a workload variable, e.g. workload.conn_rate=570\n"
 	        "      --fail-on LEVEL   exit 1 when a finding is at or above LEVEL:\n"
 	        "                        info, warning (default) or critical\n"
 	        "      --output FILE     write the report to FILE atomically (temp + rename)\n"
+	        "      --host-label      prometheus: a host label on every host's series\n"
 	        "      --no-measure      skip the measurements: AES-GCM / ChaCha20 throughput,\n"
 	        "                        Garage's metadata fsync rate\n"
 	        "      --observed FILE   size nf_conntrack_max from a watch recording\n"
@@ -347,8 +350,17 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 				return c;
 			break;
 		case 'F':
-			if ((c = set_once(&o->facts_file, "--facts", optarg)) >= 0)
-				return c;
+			/*
+			 * Several files, or a directory of them: a fleet (audit
+			 * only, check_fleet()). The same file again is the same host.
+			 */
+			c = 0;
+			for (size_t i = 0; i < o->nfacts; i++)
+				c |= strcmp(o->facts_files[i], optarg) == 0;
+			if (!c)
+				o->facts_files[o->nfacts++] = optarg;
+			if (!o->facts_file)
+				o->facts_file = optarg;
 			break;
 		case 'R':
 			if ((c = set_once(&o->rules_dir, "--rules", optarg)) >= 0)
@@ -411,6 +423,9 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 			break;
 		case 'o':
 			o->output = optarg;
+			break;
+		case 'H':
+			o->host_label = true;
 			break;
 		case 'B':
 			o->observed = optarg;
@@ -499,12 +514,43 @@ static int check_root(const struct options *o)
 }
 
 /*
+ * Several --facts files, or a directory of them, are a fleet: audit only
+ * (facts prints one host's, plan plans for one); --observed is one host's
+ * recording. Prometheus series of several hosts need their host label.
+ * --host-label labels metrics only.
+ */
+static int check_fleet(const struct command *cmd, const struct options *o)
+{
+	bool fleet = cli_fleet_wanted(o);
+
+	if (o->host_label && !o->prometheus)
+		return cli_usage_error("--host-label applies to --format prometheus (text and JSON "
+		                       "name the host of each finding when there are several)");
+	if (!fleet)
+		return -1;
+	if (cmd->bit != C_AUDIT)
+		return cli_usage_error("--facts %s: several hosts (more than one --facts, or a "
+		                       "directory) are for audit, not for %s: give one facts file",
+		                       o->nfacts > 1 ? "FILE --facts FILE" : o->facts_files[0],
+		                       cmd->bit == C_APPLY && o->dry_run ? "apply --dry-run" :
+		                       cmd->name);
+	if (o->observed)
+		return cli_usage_error("--observed is one host's recording: it applies to one "
+		                       "--facts file, not to several hosts");
+	if (o->prometheus && !o->host_label)
+		return cli_usage_error("--format prometheus with several hosts needs --host-label "
+		                       "(each host's series would otherwise be the same series)");
+	return -1;
+}
+
+/*
  * The command at argv[optind] and its argument; the options it takes, then
  * --root. Returns the exit status.
  */
 static int run_command(int argc, char **argv, struct options *o, const struct given *g)
 {
 	const struct command *cmd = NULL;
+	int (*run)(const struct options *o);
 	const char *name;
 	int r;
 
@@ -529,14 +575,22 @@ static int run_command(int argc, char **argv, struct options *o, const struct gi
 	r = check_root(o);
 	if (r >= 0)
 		return r;
+	r = check_fleet(cmd, o);
+	if (r >= 0)
+		return r;
 	if (cmd->bit == C_EXPLAIN)
 		return cmd_explain(o, argv[optind]);
 	if (cmd->dry_run)
 		o->dry_run = true;
-	/* audit --format prometheus is metrics.c's; --output captures any format of audit. */
+	/*
+	 * audit --format prometheus is metrics.c's, an audit of several hosts
+	 * fleet.c's (any format); --output captures any format of audit.
+	 */
+	run = cmd->bit == C_AUDIT && cli_fleet_wanted(o) ? cli_fleet_audit :
+	      o->prometheus ? cmd_metrics : cmd->run;
 	if (o->output)
-		return cli_run_output(o, o->prometheus ? cmd_metrics : cmd->run);
-	return o->prometheus ? cmd_metrics(o) : cmd->run(o);
+		return cli_run_output(o, run);
+	return run(o);
 }
 
 /*
@@ -579,11 +633,14 @@ static bool prescan_json(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	/* The --set values (at most one an argument): on the stack for a usual command line. */
-	const char *small[64];
+	const char *small[64], *fsmall[64];
 	_cleanup_free_ const char **big = (size_t)argc < ARRAY_SIZE(small) ? NULL :
 	                                  calloc((size_t)argc, sizeof(*big));
+	/* The --facts files, as many. */
+	_cleanup_free_ const char **fbig = (size_t)argc < ARRAY_SIZE(fsmall) ? NULL :
+	                                   calloc((size_t)argc, sizeof(*fbig));
 	struct options o = { .fail_on = HT_SEV_WARNING, .sets = big ? big : small, .interval = 1,
-		             .duration = 60, .wait = 10 };
+		             .duration = 60, .wait = 10, .facts_files = fbig ? fbig : fsmall };
 	struct given g = { .n = 0 };
 	int r;
 
@@ -600,7 +657,7 @@ int main(int argc, char **argv)
 	 */
 	json_c_set_serialization_double_format("%.15g", JSON_C_OPTION_GLOBAL);
 	cli_set_json(prescan_json(argc, argv));
-	if ((size_t)argc >= ARRAY_SIZE(small) && !big) {
+	if ((size_t)argc >= ARRAY_SIZE(small) && (!big || !fbig)) {
 		cli_error("out of memory");
 		return cli_finish(EXIT_COLLECT);
 	}

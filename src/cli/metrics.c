@@ -474,6 +474,140 @@ int cli_metrics_nics(const struct ht_facts *facts, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* ---- several hosts in one document, each series with its host label ---- */
+
+/* The run's families: one sample for the run, not one a host. */
+static bool run_family(const char *name, size_t len)
+{
+	static const char *const run[] = { "hosttune_build_info",
+		                           "hosttune_last_run_timestamp_seconds",
+		                           "hosttune_profile_info" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(run); i++)
+		if (strlen(run[i]) == len && strncmp(name, run[i], len) == 0)
+			return true;
+	return false;
+}
+
+/* The metric name a line of cli_metrics_write() is about: "# HELP NAME ...", "NAME{...} V". */
+static const char *line_family(const char *line, size_t *len)
+{
+	if (strncmp(line, "# HELP ", 7) == 0 || strncmp(line, "# TYPE ", 7) == 0)
+		line += 7;
+	*len = strcspn(line, "{ \n");
+	return line;
+}
+
+/*
+ * Writes the samples of family @name (length @len) from @text, one host's
+ * document, with host="@label" first among the labels (none when NULL),
+ * and its HELP and TYPE lines first when @head.
+ */
+static void put_family_from(FILE *out, const char *text, const char *name, size_t len,
+                            const char *label, bool head)
+{
+	for (const char *line = text; *line;) {
+		size_t ll = strcspn(line, "\n"), fl;
+		const char *fam = line_family(line, &fl);
+
+		if (fl == len && strncmp(fam, name, len) == 0) {
+			if (line[0] == '#') {
+				if (head)
+					fprintf(out, "%.*s\n", (int)ll, line);
+			} else if (!label) {
+				fprintf(out, "%.*s\n", (int)ll, line);
+			} else {
+				const char *rest = line + len;
+
+				fprintf(out, "%.*s{host=", (int)len, line);
+				put_label_value(out, label);
+				if (*rest == '{')
+					fprintf(out, ",%.*s\n", (int)(ll - len - 1), rest + 1);
+				else
+					fprintf(out, "}%.*s\n", (int)(ll - len), rest);
+			}
+		}
+		line += ll + (line[ll] == '\n');
+	}
+}
+
+int cli_metrics_write_hosts(const struct cli_metrics_host *hosts, size_t n, int64_t now,
+                            FILE *out)
+{
+	char **text = calloc(n ? n : 1, sizeof(*text));
+	int r = 0;
+
+	if (!text)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		size_t len = 0;
+		FILE *m = open_memstream(&text[i], &len);
+
+		if (!m) {
+			r = -ENOMEM;
+			break;
+		}
+		r = cli_metrics_write(hosts[i].findings, hosts[i].rs, now, m);
+		if (fclose(m) != 0 && r >= 0)
+			r = -ENOMEM;
+	}
+	/*
+	 * Each family once, in the order the hosts' documents first name it
+	 * (a host without nf_conntrack has no conntrack family): its HELP and
+	 * TYPE, then every host's samples.
+	 */
+	for (size_t i = 0; i < n && r >= 0; i++)
+		for (const char *line = text[i]; *line;) {
+			size_t ll = strcspn(line, "\n"), fl;
+			const char *fam = line_family(line, &fl);
+			bool seen = false;
+
+			/* A family is first named by its HELP line. */
+			if (strncmp(line, "# HELP ", 7) == 0) {
+				for (size_t j = 0; j < i && !seen; j++)
+					for (const char *l2 = text[j]; *l2 && !seen;) {
+						size_t l2l = strcspn(l2, "\n"), f2l;
+						const char *f2 = line_family(l2, &f2l);
+
+						seen = strncmp(l2, "# HELP ", 7) == 0 && f2l == fl &&
+						       strncmp(f2, fam, fl) == 0;
+						l2 += l2l + (l2[l2l] == '\n');
+					}
+				if (!seen && run_family(fam, fl)) {
+					put_family_from(out, text[i], fam, fl, NULL, true);
+				} else if (!seen) {
+					for (size_t j = i; j < n; j++)
+						put_family_from(out, text[j], fam, fl, hosts[j].label, j == i);
+				}
+			}
+			line += ll + (line[ll] == '\n');
+		}
+	for (size_t i = 0; i < n; i++)
+		free(text[i]);
+	free(text);
+	if (r < 0)
+		return r;
+	return ferror(out) ? -EIO : 0;
+}
+
+/* One host's metrics with its host label (--host-label): host.name, else the facts file's name. */
+static int metrics_with_host(const struct options *o, const struct ht_findings *findings,
+                             struct ht_ruleset *rs, struct ht_facts *facts)
+{
+	const struct ht_fact *fact;
+	struct ht_error err = { "" };
+	_cleanup_free_ char *label = NULL;
+	struct cli_metrics_host h;
+	int r = ht_facts_need(facts, "host.name", 0, &fact, &err);
+
+	if (r < 0)
+		return cli_fail(r, EXIT_COLLECT, "%s", err.msg[0] ? err.msg : strerror(-r));
+	if (!(label = cli_host_label(facts, o->facts_file)))
+		return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
+	h = (struct cli_metrics_host){ .label = label, .findings = findings, .rs = rs };
+	return cli_printed(cli_metrics_write_hosts(&h, 1, (int64_t)time(NULL), stdout));
+}
+
 int cmd_metrics(const struct options *o)
 {
 	struct ht_facts *facts = NULL;
@@ -485,7 +619,11 @@ int cmd_metrics(const struct options *o)
 	r = cli_evaluate(o, &rs, &facts, &findings);
 	if (r)
 		goto out;
-	r = cli_printed(cli_metrics_write(&findings, rs, (int64_t)time(NULL), stdout));
+	if (o->host_label)
+		r = metrics_with_host(o, &findings, rs, facts);
+	else
+		r = cli_printed(cli_metrics_write(&findings, rs, (int64_t)time(NULL), stdout));
+	/* Per peer and per interface (one host: no host label on these). */
 	if (r == 0)
 		r = cli_printed(cli_metrics_peers(facts, stdout));
 	if (r == 0)

@@ -633,3 +633,134 @@ oom:
 	json_object_put(sum);
 	return NULL;
 }
+
+/* ---- a fleet: several hosts' audits in one report ---- */
+
+/* The rank of @fi in a report: critical 0, warning 1, info 2, ok 3, not applicable 4. */
+static int fleet_rank(const struct ht_finding *fi)
+{
+	return fi->applicable ? HT_SEV_CRITICAL - (int)fi->severity : 4;
+}
+
+/* The table of every host's findings, a HOST column first, worst first. */
+static int print_fleet_table(const struct ht_report_host *hosts, size_t n,
+                             const struct ht_report_info *info, FILE *out)
+{
+	int wh = 4, wr = 28, wc = 7, we = 11;
+
+	for (size_t h = 0; h < n; h++) {
+		const struct ht_findings *f = hosts[h].findings;
+		int l;
+
+		if ((l = (int)strlen(hosts[h].label)) > wh)
+			wh = l;
+		for (size_t i = 0; i < f->n; i++) {
+			const struct ht_finding *fi = &f->items[i];
+			_cleanup_free_ char *c = current_text(fi, ht_rule_unit(fi->rule));
+			_cleanup_free_ char *r = value_with_unit(&fi->recommended, ht_rule_unit(fi->rule));
+			_cleanup_free_ char *name = finding_name(fi);
+
+			if (!c || !r || !name)
+				return -ENOMEM;
+			if ((l = (int)strlen(name)) > wr)
+				wr = l;
+			if ((l = (int)strlen(c)) > wc)
+				wc = l;
+			if ((l = (int)strlen(r)) > we)
+				we = l;
+		}
+	}
+	fprintf(out, "%-*s  %-*s  %-*s  %-*s  %s\n", wh, "HOST", wr, "RULE", wc, "CURRENT", we,
+	        "RECOMMENDED", "SEVERITY");
+	for (int rank = 0; rank <= 4; rank++)
+		for (size_t h = 0; h < n; h++) {
+			const struct ht_findings *f = hosts[h].findings;
+			_cleanup_free_ size_t *idx = sorted_order(f);
+
+			if (!idx)
+				return -ENOMEM;
+			for (size_t k = 0; k < f->n; k++) {
+				const struct ht_finding *fi = &f->items[idx[k]];
+				_cleanup_free_ char *c = NULL, *r = NULL, *name = NULL;
+
+				if (fleet_rank(fi) != rank)
+					continue;
+				c = current_text(fi, ht_rule_unit(fi->rule));
+				r = value_with_unit(&fi->recommended, ht_rule_unit(fi->rule));
+				name = finding_name(fi);
+				if (!c || !r || !name)
+					return -ENOMEM;
+				fprintf(out, "%-*s  %-*s  %-*s  %-*s  ", wh, hosts[h].label, wr, name, wc, c,
+				        we, fi->applicable ? r : "-");
+				put_severity(out, fi, info->color);
+				fputc('\n', out);
+			}
+		}
+	return 0;
+}
+
+/* "N critical, N warning, N info, N ok, N not applicable" of @f, added to @total. */
+static void print_fleet_counts(FILE *out, const struct ht_findings *f, size_t *total)
+{
+	size_t c[5] = { 0 };
+
+	for (size_t i = 0; i < f->n; i++)
+		c[fleet_rank(&f->items[i])]++;
+	for (int k = 0; k < 5; k++)
+		total[k] += c[k];
+	fprintf(out, "%zu critical, %zu warning, %zu info, %zu ok, %zu not applicable\n", c[0], c[1],
+	        c[2], c[3], c[4]);
+}
+
+int ht_report_fleet_text(const struct ht_report_host *hosts, size_t n,
+                         const struct ht_report_info *info, FILE *out)
+{
+	static const struct ht_fix none = { .kind = HT_FIX_NONE };
+	char origin[64];
+	struct ht_report_info head = *info;
+	size_t width = info->width ? info->width : 100, total[5] = { 0 };
+	int wh = 4, r;
+
+	snprintf(origin, sizeof(origin), "%zu host%s", n, n == 1 ? "" : "s");
+	head.origin = origin;
+	print_head(&head, out);
+	for (size_t h = 0; h < n; h++)
+		if ((int)strlen(hosts[h].label) > wh)
+			wh = (int)strlen(hosts[h].label);
+	for (size_t h = 0; h < n; h++)
+		fprintf(out, "  %-*s  %s%s%s\n", wh, hosts[h].label, hosts[h].origin,
+		        hosts[h].about ? ": " : "", hosts[h].about ? hosts[h].about : "");
+	fputc('\n', out);
+	if ((r = print_fleet_table(hosts, n, info, out)) < 0)
+		return r;
+	/* The problems, host by host: what is ok or not applicable is in the table. */
+	for (size_t h = 0; h < n; h++) {
+		const struct ht_findings *f = hosts[h].findings;
+		_cleanup_free_ size_t *idx = sorted_order(f);
+		bool named = false;
+
+		if (!idx)
+			return -ENOMEM;
+		for (size_t k = 0; k < f->n; k++) {
+			const struct ht_finding *fi = &f->items[idx[k]];
+
+			if (fleet_rank(fi) > 2)
+				continue;
+			if (!named)
+				fprintf(out, "\n== %s ==\n", hosts[h].label);
+			named = true;
+			r = print_finding(fi, hosts[h].fixes ? &hosts[h].fixes[idx[k]] : &none, info,
+			                  width, out);
+			if (r < 0)
+				return r;
+		}
+	}
+	fputc('\n', out);
+	for (size_t h = 0; h < n; h++) {
+		fprintf(out, "%s: ", hosts[h].label);
+		print_fleet_counts(out, hosts[h].findings, total);
+	}
+	fprintf(out, "%zu host%s: %zu critical, %zu warning, %zu info, %zu ok, %zu not applicable\n",
+	        n, n == 1 ? "" : "s", total[0], total[1], total[2], total[3], total[4]);
+	return ferror(out) ? -EIO : 0;
+}

@@ -36,5 +36,27 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 /* Builds {"profile", "origin", "workload", "findings": [...], "summary"}; NULL on ENOMEM. */
 struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_report_info *info);
 
+/* One host of a fleet report (ht_report_fleet_text()). */
+struct ht_report_host {
+	const char *label;   /* the HOST column: host.name or the facts file's name */
+	const char *origin;  /* "facts file FILE" */
+	const char *about;   /* "kernel R, collected T by hosttune V", or NULL when unknown */
+	const struct ht_findings *findings;
+	const struct ht_fix *fixes; /* as ht_report_info's, for this host's findings; may be NULL */
+};
+
+/*
+ * ht_report_fleet_text - the text report of @n hosts' audits: the heading
+ * and workload of @info->rules, a line for each host (its label, origin
+ * and @about), one table of every host's findings with a HOST column (worst
+ * first; within a severity, host by host in their order), then each host's
+ * findings at info and above with their explanations and fixes under the
+ * host's name, and a summary line for each host and for all of them.
+ * @info's colour and width apply; its origin and fixes are not used.
+ * Returns 0, -ENOMEM or -EIO.
+ */
+int ht_report_fleet_text(const struct ht_report_host *hosts, size_t n,
+                         const struct ht_report_info *info, FILE *out);
+
 /* The highest severity among applicable findings (HT_SEV_OK when none). */
 enum ht_severity ht_findings_worst(const struct ht_findings *f);

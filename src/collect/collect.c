@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collect/collect.h"
@@ -27,6 +28,8 @@
 #define PATH_MEMINFO "/proc/meminfo"
 #define PATH_OSRELEASE "/proc/sys/kernel/osrelease"
 #define PATH_ARCH "/proc/sys/kernel/arch"
+#define PATH_HOSTNAME "/proc/sys/kernel/hostname"
+#define PATH_ETC_HOSTNAME "/etc/hostname"
 #define PATH_CPU_ONLINE "/sys/devices/system/cpu/online"
 #define PATH_NF_MAX "/proc/sys/net/netfilter/nf_conntrack_max"
 #define PATH_NF_MODULE "/sys/module/nf_conntrack"
@@ -222,6 +225,71 @@ int ht_collect_kernel(struct ht_facts *f, const char *root)
 	if (ht_version_parse(rel, &v.v, &end) < 0)
 		return ht_facts_set_errno(f, "kernel.version", EINVAL, NULL, "kernel.release");
 	return ht_facts_set(f, "kernel.version", &v, NULL, "kernel.release");
+}
+
+/*
+ * The host a collection describes, so that facts files from many hosts can
+ * be told apart and audited together: host.name (the kernel's hostname,
+ * else /etc/hostname, which a copied tree may have without a /proc: the
+ * first line that is not a comment), host.collected_at
+ * (now, UTC) and hosttune.version.
+ */
+int ht_collect_host(struct ht_facts *f, const char *root)
+{
+	_cleanup_free_ char *name = NULL;
+	const char *source = PATH_HOSTNAME;
+	char when[32];
+	struct tm tm;
+	time_t now = time(NULL);
+	int r;
+
+	r = ht_read_file(root, PATH_HOSTNAME, &name);
+	if (r == -ENOENT) {
+		source = PATH_ETC_HOSTNAME;
+		r = ht_read_file(root, PATH_ETC_HOSTNAME, &name);
+		if (r >= 0) {
+			/* hostname(5): the first line that is not blank or a '#' comment. */
+			char *line = name, *end;
+
+			for (;; line = end + 1) {
+				line += strspn(line, " \t");
+				end = line + strcspn(line, "\n");
+				if ((*line != '#' && line != end) || !*end)
+					break;
+			}
+			*end = '\0';
+			if (*line == '#') /* nothing but comments */
+				line = end;
+			memmove(name, line, strlen(line) + 1);
+		}
+	}
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0) {
+		/* hostname(7): no blanks, no control characters; what the kernel holds is one word. */
+		name[strcspn(name, " \t\r")] = '\0';
+		if (!name[0] || strcspn(name, "\x7f") != strlen(name))
+			r = -EINVAL;
+		for (const char *p = name; r >= 0 && *p; p++)
+			if ((unsigned char)*p < 0x20)
+				r = -EINVAL;
+	}
+	if (r == -ENOENT)
+		r = ht_facts_set_errno(f, "host.name", r, NULL, PATH_HOSTNAME ", " PATH_ETC_HOSTNAME);
+	else if (r < 0)
+		r = ht_facts_set_errno(f, "host.name", r, NULL, source);
+	else
+		r = ht_facts_set_str(f, "host.name", name, source);
+	if (r < 0)
+		return r;
+	if (now == (time_t)-1 || !gmtime_r(&now, &tm) ||
+	    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		r = ht_facts_set_errno(f, "host.collected_at", EINVAL, NULL, "time(2)");
+	else
+		r = ht_facts_set_str(f, "host.collected_at", when, "time(2)");
+	if (r < 0)
+		return r;
+	return ht_facts_set_str(f, "hosttune.version", PACKAGE_VERSION, "hosttune --version");
 }
 
 /* cpu.arch and the kernel.pointer_size derived from it. */

@@ -13,6 +13,7 @@
 int ht_collect_mem(struct ht_facts *f, const char *root);             /* mem.total */
 int ht_collect_kernel(struct ht_facts *f, const char *root);          /* kernel.release, .version */
 int ht_collect_arch(struct ht_facts *f, const char *root);            /* cpu.arch, kernel.pointer_size */
+int ht_collect_host(struct ht_facts *f, const char *root);            /* host.name, host.collected_at, hosttune.version */
 int ht_collect_cpu_count(struct ht_facts *f, const char *root);       /* cpu.count */
 int ht_collect_page_size(struct ht_facts *f, const char *root);       /* kernel.page_size */
 int ht_collect_conntrack_files(struct ht_facts *f, const char *root); /* nf_conntrack's sysctls */

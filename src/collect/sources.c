@@ -105,6 +105,7 @@ static const char *garage_reason(const struct ht_collect *c, bool *etc_only)
 SIMPLE(ht_collect_mem)
 SIMPLE(ht_collect_kernel)
 SIMPLE(ht_collect_arch)
+SIMPLE(ht_collect_host)
 SIMPLE(ht_collect_cpu_count)
 SIMPLE(ht_collect_page_size)
 SIMPLE(ht_collect_conntrack_files)
@@ -388,6 +389,8 @@ static const struct ht_source {
 	  src_ht_collect_kernel, NULL, NULL, NULL },
 	{ "arch", P("cpu.arch", "kernel.pointer_size"), HT_COST_FILES, src_ht_collect_arch, NULL,
 	  NULL, NULL },
+	{ "host", P("host.*", "hosttune.version"), HT_COST_FILES, src_ht_collect_host, NULL, NULL,
+	  NULL },
 	{ "cpus online", P("cpu.count"), HT_COST_FILES, src_ht_collect_cpu_count, NULL, NULL, NULL },
 	{ "page size", P("kernel.page_size"), HT_COST_FILES, src_ht_collect_page_size, NULL, NULL,
 	  NULL },

@@ -174,9 +174,14 @@ static const struct ht_fact_def fact_defs[] = {
 	  "TCP port of Garage's web endpoint ([s3_web] bind_addr); unavailable (ENOENT) when "
 	  "garage.toml sets none, and before deployment: Garage binds it only when garage.toml "
 	  "configures it" },
+	{ "host.collected_at", HT_T_STR, NULL,
+	  "when the facts were collected, UTC, as 2026-12-02T21:05:00Z (time(2))" },
+	{ "host.name", HT_T_STR, NULL,
+	  "the host's name: /proc/sys/kernel/hostname, else the first line of /etc/hostname" },
 	{ "host.uptime", HT_T_INT, "seconds",
 	  "seconds since boot, /proc/uptime: how long the since-boot counters (nstat.*, "
 	  "conntrack.stat.*) have been counting" },
+	{ "hosttune.version", HT_T_STR, NULL, "the version of hosttune that collected the facts" },
 	{ "kernel.page_size", HT_T_INT, "bytes",
 	  "page size from sysconf(_SC_PAGESIZE); not recorded in a --root tree (rules assume 4096)" },
 	{ "kernel.pointer_size", HT_T_INT, "bytes",

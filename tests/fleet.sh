@@ -1,0 +1,216 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# A fleet in one run: audit with several --facts files, or a directory of
+# them, against each host audited alone. The text report's table holds
+# every host's rows with a HOST column, the JSON document every host's
+# findings with a "host", the Prometheus document every host's series with
+# a host label (only with --host-label); the exit status is the fleet's
+# worst. The hosts: the Garage VM (host.name garage-vm), the home server and
+# the Proxmox guest (facts files without host.name: named after the file).
+. "$(dirname "$0")/lib.sh"
+
+mkdir "$TMP/fleet"
+cp "$FIXTURES/garage-vm/expected.facts" "$TMP/fleet/vm1.facts"
+cp "$FIXTURES/home-server/host.facts" "$TMP/fleet/home.facts"
+cp "$FIXTURES/proxmox-v3/host.facts" "$TMP/fleet/pve.facts"
+echo "not a facts file" >"$TMP/fleet/notes.txt"
+# Name order of the files: home, pve, vm1 (whose host is garage-vm).
+LABELS="home pve garage-vm"
+F=$TMP/fleet
+
+# ---- text: one table, the rows of each host's own audit ----
+ht --facts "$F" audit >"$TMP/fleet.txt"
+expect_eq "text: exit 1 (garage-vm has critical findings)" 1 $?
+expect_eq "text: the heading counts the hosts" "hosttune audit of 3 hosts, profile default" \
+	"$(head -n 1 "$TMP/fleet.txt")"
+# table FILE: the table's rows (from the line after the RULE or HOST heading
+# to the first empty line), blanks squeezed.
+table() {
+	sed -n '/^\(HOST  *\)\{0,1\}RULE  /,/^$/p' "$1" | sed '1d;/^$/d' | tr -s ' '
+}
+: >"$TMP/expected-rows"
+for f in home pve vm1; do
+	label=$f
+	[ $f = vm1 ] && label=garage-vm
+	ht --facts "$F/$f.facts" audit >"$TMP/$f.txt"
+	table "$TMP/$f.txt" | sed "s/^/$label /" >>"$TMP/expected-rows"
+done
+table "$TMP/fleet.txt" >"$TMP/fleet-rows"
+expect_eq "text: HOST first in the table's heading" "HOST RULE CURRENT RECOMMENDED SEVERITY" \
+	"$(grep '^HOST ' "$TMP/fleet.txt" | tr -s ' ')"
+# 9 rows of the home server, 10 of the Proxmox guest, 8 of the Garage VM's facts.
+expect_eq "text: the table has every host's rows (9 + 10 + 8)" 27 "$(wc -l <"$TMP/fleet-rows")"
+if [ "$(sort "$TMP/expected-rows")" = "$(sort "$TMP/fleet-rows")" ]; then
+	ok "text: each row is the host's own audit's row, with its host"
+else not_ok "text: each row is the host's own audit's row, with its host" \
+	"$(diff "$TMP/expected-rows" "$TMP/fleet-rows" | head -n 8)"; fi
+expect_eq "text: worst first across the fleet" \
+	"critical critical warning warning info" \
+	"$(head -n 5 "$TMP/fleet-rows" | awk '{ print $NF }' | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "text: one line a host after the heading, with its file" \
+	"  home       facts file $F/home.facts: kernel 6.1.0-18-amd64" \
+	"$(sed -n 4p "$TMP/fleet.txt")"
+expect_contains "text: the host's kernel, time and hosttune version when its facts say them" \
+	"garage-vm  facts file $F/vm1.facts: kernel 5.15.0-91-generic, collected 2000-01-01T00:00:00Z by hosttune 0" \
+	"$(sed -n 6p "$TMP/fleet.txt")"
+# The explanations, under each host: the findings at info and above only.
+expect_eq "text: the problems under their host, ok and n/a only in the table" \
+	"== home ==|[info] cpu.aes|== pve ==|[warning] cpu.aes|== garage-vm ==|[critical] conntrack.max|[critical] conntrack.drops|[warning] conntrack.buckets" \
+	"$(grep -E '^(== |\[)' "$TMP/fleet.txt" | sed 's/ (.*//' | tr '\n' '|' | sed 's/|$//')"
+# Each host's summary line as its own audit prints it; the fleet's is their sum:
+# critical 2 + 0 + 0, warning 1 + 0 + 1, info 0 + 1 + 0, ok 2 + 0 + 0, n/a 3 + 8 + 9.
+for f in home pve vm1; do
+	label=$f
+	[ $f = vm1 ] && label=garage-vm
+	expect_eq "text: $label's summary line" "$label: $(tail -n 1 "$TMP/$f.txt")" \
+		"$(grep "^$label: " "$TMP/fleet.txt")"
+done
+expect_eq "text: the fleet's summary" \
+	"3 hosts: 2 critical, 2 warning, 1 info, 2 ok, 20 not applicable" "$(tail -n 1 "$TMP/fleet.txt")"
+
+# ---- the same hosts named one by one, and a second --facts no longer wins ----
+ht --facts "$F/home.facts" --facts "$F/pve.facts" --facts "$F/vm1.facts" audit >"$TMP/files.txt"
+expect_eq "three --facts: exit 1" 1 $?
+if cmp -s "$TMP/fleet.txt" "$TMP/files.txt"; then
+	ok "three --facts FILE: the same report as --facts DIR"
+else not_ok "three --facts FILE: the same report as --facts DIR" \
+	"$(diff "$TMP/fleet.txt" "$TMP/files.txt" | head -n 5)"; fi
+ht --facts "$F/pve.facts" --facts "$F/home.facts" audit >"$TMP/two.txt"
+expect_eq "two --facts: both hosts, in the order given" "pve home" \
+	"$(sed -n '4,5p' "$TMP/two.txt" | awk '{ print $1 }' | tr '\n' ' ' | sed 's/ $//')"
+ht --facts "$F/home.facts" --facts "$F/home.facts" audit >"$TMP/same.txt"
+expect_eq "the same file twice: one host's audit, as with one --facts" \
+	"hosttune audit of facts file $F/home.facts, profile default" "$(head -n 1 "$TMP/same.txt")"
+ht --facts "$F/home.facts" --facts "$F" audit >"$TMP/dup.txt"
+expect_eq "a file named twice (itself and in its directory) is one host" \
+	"hosttune audit of 3 hosts, profile default" "$(head -n 1 "$TMP/dup.txt")"
+# Only the critical findings count with --fail-on critical: the home server
+# and the Proxmox guest have none.
+ht --facts "$F/home.facts" --facts "$F/pve.facts" --fail-on critical audit >/dev/null
+expect_eq "--fail-on critical without a critical host: exit 0" 0 $?
+ht --facts "$F/home.facts" --facts "$F/pve.facts" audit >/dev/null
+expect_eq "--fail-on warning with pve's warning: exit 1" 1 $?
+
+# ---- JSON: one document, each host's findings with a host ----
+ht --facts "$F" --format json audit >"$TMP/fleet.json"
+expect_eq "json: exit 1" 1 $?
+expect_eq "json: one document of schema 1" "1 1" \
+	"$(jq -s 'length' "$TMP/fleet.json") $(jq '.schema' "$TMP/fleet.json")"
+expect_eq "json: the hosts in order" "home pve garage-vm" \
+	"$(jq -r '[.hosts[].host] | join(" ")' "$TMP/fleet.json")"
+for f in home pve vm1; do
+	label=$f
+	[ $f = vm1 ] && label=garage-vm
+	ht --facts "$F/$f.facts" --format json audit >"$TMP/$f.json"
+	# The host's findings, host taken out, are its own audit's, in its order.
+	expect_eq "json: $label's findings are its own audit's" \
+		"$(jq -c '.findings' "$TMP/$f.json")" \
+		"$(jq -c --arg h "$label" '[.findings[] | select(.host == $h) | del(.host)]' "$TMP/fleet.json")"
+	expect_eq "json: $label's summary is its own audit's" \
+		"$(jq -c '.summary' "$TMP/$f.json")" \
+		"$(jq -c --arg h "$label" '.hosts[] | select(.host == $h) | .summary' "$TMP/fleet.json")"
+done
+expect_eq "json: host is each finding's first key" true \
+	"$(jq '[.findings[] | keys_unsorted[0] == "host"] | all' "$TMP/fleet.json")"
+# 2 + 0 + 0 critical, 1 + 0 + 1 warning, 0 + 1 + 0 info, 2 + 0 + 0 ok, 3 + 8 + 9 n/a.
+expect_eq "json: the summary sums the hosts'" \
+	'{"ok":2,"info":1,"warning":2,"critical":2,"n/a":20,"worst":"critical"}' \
+	"$(jq -c '.summary' "$TMP/fleet.json")"
+expect_eq "json: severities in the report's order" "critical warning info ok n/a" \
+	"$(jq -r '[.findings[].severity] | reduce .[] as $s ([]; if (.[-1] // "") == $s then . else . + [$s] end) | join(" ")' "$TMP/fleet.json")"
+expect_eq "json: what the facts say of each host" \
+	"garage-vm 5.15.0-91-generic 2000-01-01T00:00:00Z 0|null 6.1.0-18-amd64 null null" \
+	"$(jq -r '[.hosts[] | select(.host == "garage-vm" or .host == "home")
+		| [.name, .kernel, .collected_at, .hosttune_version] | map(tostring) | join(" ")]
+		| reverse | join("|")' "$TMP/fleet.json")"
+
+# ---- Prometheus: a host label only when asked ----
+ht --facts "$F" --format prometheus audit >"$TMP/p.out" 2>"$TMP/p.err"
+expect_eq "prometheus, several hosts, no --host-label: exit 2" 2 $?
+expect_eq "prometheus, several hosts, no --host-label: says why" \
+	"hosttune: --format prometheus with several hosts needs --host-label (each host's series would otherwise be the same series) (hosttune --help lists the usage)" \
+	"$(cat "$TMP/p.err")"
+ht --facts "$F" --format prometheus --host-label audit >"$TMP/fleet.prom"
+expect_eq "prometheus --host-label: exit 1" 1 $?
+# Each host's series are its own audit's (--host-label on one host), the
+# run's families (version, time, profile) once and without a host. (The
+# families come in the order the hosts first name them: home has no
+# conntrack table, so its rate families come before the Garage VM's
+# bucket count; a host's samples are compared in name order.)
+for f in home pve vm1; do
+	label=$f
+	[ $f = vm1 ] && label=garage-vm
+	ht --facts "$F/$f.facts" --format prometheus --host-label audit >"$TMP/$f.prom"
+	if [ "$(grep "host=\"$label\"" "$TMP/$f.prom" | sort)" = \
+		"$(grep "host=\"$label\"" "$TMP/fleet.prom" | sort)" ]; then
+		ok "prometheus: $label's series are its own audit's"
+	else not_ok "prometheus: $label's series are its own audit's" \
+		"$(diff "$TMP/$f.prom" "$TMP/fleet.prom" | grep "$label" | head -n 4)"; fi
+done
+expect_eq "prometheus: every series but the run's has a host label" \
+	"hosttune_build_info hosttune_last_run_timestamp_seconds hosttune_profile_info" \
+	"$(grep '^hosttune_' "$TMP/fleet.prom" | grep -v 'host="' | sed 's/[{ ].*//' | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "prometheus: no series twice" 0 \
+	"$(grep '^hosttune_' "$TMP/fleet.prom" | sed 's/ [^ ]*$//' | sort | uniq -d | wc -l)"
+expect_eq "prometheus: one HELP and one TYPE a family" 0 \
+	"$(grep '^# \(HELP\|TYPE\) ' "$TMP/fleet.prom" | cut -d' ' -f2,3 | sort | uniq -d | wc -l)"
+# No family interleaved: the metric names of the samples, runs collapsed,
+# are each named once.
+expect_eq "prometheus: each family's samples together" 0 \
+	"$(grep '^hosttune_' "$TMP/fleet.prom" | sed 's/[{ ].*//' | uniq | sort | uniq -d | wc -l)"
+# The samples of the fleet: those of the three hosts, less the run's families
+# twice over (3 each in the three, once in the fleet).
+n=0
+for f in home pve vm1; do n=$((n + $(grep -c '^hosttune_' "$TMP/$f.prom"))); done
+expect_eq "prometheus: every host's samples, the run's once" $((n - 2 * 3)) \
+	"$(grep -c '^hosttune_' "$TMP/fleet.prom")"
+# One host, asked: the label too (the tree's hostname on the live path).
+ht --root "$FIXTURES/garage-vm/root" --no-measure --format prometheus --host-label audit >"$TMP/one.prom"
+expect_eq "prometheus --host-label, a --root tree: its hostname as the label" \
+	'hosttune_audit_worst_severity{host="garage-vm"} 3' \
+	"$(grep '^hosttune_audit_worst_severity' "$TMP/one.prom")"
+ht --facts "$F/home.facts" --format prometheus audit >"$TMP/nolabel.prom"
+expect_eq "prometheus, one host, not asked: no host label" 0 "$(grep -c 'host=' "$TMP/nolabel.prom")"
+
+# ---- hosts that share a name: the file's name after it ----
+mkdir "$TMP/same"
+cp "$FIXTURES/garage-vm/expected.facts" "$TMP/same/a.facts"
+cp "$FIXTURES/garage-vm/expected.facts" "$TMP/same/b.facts"
+ht --facts "$TMP/same" --format json audit >"$TMP/same.json"
+expect_eq "two hosts called garage-vm: told apart by their files" "garage-vm (a)|garage-vm (b)" \
+	"$(jq -r '[.hosts[].host] | join("|")' "$TMP/same.json")"
+
+# ---- what a fleet refuses ----
+refused() {
+	desc=$1 want=$2
+	shift 2
+	ht "$@" >/dev/null 2>"$TMP/err"
+	expect_eq "$desc" "2 $want" "$? $(cat "$TMP/err")"
+}
+U=" (hosttune --help lists the usage)"
+refused "facts of several hosts: refused" \
+	"hosttune: --facts FILE --facts FILE: several hosts (more than one --facts, or a directory) are for audit, not for facts: give one facts file$U" \
+	--facts "$F/home.facts" --facts "$F/pve.facts" facts
+refused "plan of a directory: refused" \
+	"hosttune: --facts $F: several hosts (more than one --facts, or a directory) are for audit, not for plan: give one facts file$U" \
+	--facts "$F" plan
+refused "--observed with several hosts: refused" \
+	"hosttune: --observed is one host's recording: it applies to one --facts file, not to several hosts$U" \
+	--facts "$F" --observed "$TMP/x" audit
+refused "--host-label without prometheus: refused" \
+	"hosttune: --host-label applies to --format prometheus (text and JSON name the host of each finding when there are several)$U" \
+	--facts "$F" --host-label audit
+mkdir "$TMP/empty"
+refused "a directory without a facts file" \
+	"hosttune: --facts $TMP/empty: no *.facts file in this directory" --facts "$TMP/empty" audit
+cp "$F/home.facts" "$TMP/bad.facts"
+echo "mem.total = lots" >>"$TMP/bad.facts"
+n=$(wc -l <"$TMP/bad.facts")
+ht --facts "$F" --facts "$TMP/bad.facts" audit >/dev/null 2>"$TMP/err"
+expect_eq "a bad facts file in the fleet: exit 2" 2 $?
+expect_contains "a bad facts file in the fleet: its file and line" "$TMP/bad.facts:$n:" "$(cat "$TMP/err")"
+ht --facts "$F" --format json --facts "$TMP/bad.facts" audit >"$TMP/err.json" 2>/dev/null
+expect_eq "a bad facts file in the fleet, JSON: the error object" "2 $TMP/bad.facts $n" \
+	"$(jq -r '[.error.exit, .error.file, .error.line] | map(tostring) | join(" ")' "$TMP/err.json")"
+
+finish
