@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "cli/cli.h"
+#include "cli/config.h"
 #include "engine/rules.h"
 #include "persist/persist.h"
 #include "shared/escape.h"
@@ -85,6 +86,8 @@ static const struct opt {
 	{ { "interval", required_argument, NULL, 'I' }, C_WATCH },
 	{ { "duration", required_argument, NULL, 'D' }, C_WATCH },
 	{ { "record", required_argument, NULL, 'W' }, C_WATCH },
+	{ { "config", required_argument, NULL, 'C' }, C_ALL },
+	{ { "no-config", no_argument, NULL, 'N' }, C_ALL },
 	{ { "help", no_argument, NULL, 'h' }, C_ALL },
 	{ { "version", no_argument, NULL, 'V' }, C_ALL },
 };
@@ -200,6 +203,9 @@ static void help(FILE *out)
 	        "      --interval TIME   between samples (default 1s; 250ms, 2min)\n"
 	        "      --duration TIME   how long (default 60s; 0 until Ctrl-C)\n"
 	        "      --record FILE     keep the samples for --observed\n"
+	        "      --config FILE     read the settings of FILE, not of\n"
+	        "                        " CLI_CONFIG_FILE " and its drop-ins\n"
+	        "      --no-config       read no configuration file\n"
 	        "  -h, --help            this help\n"
 	        "  -V, --version         print the version\n"
 	        "\n"
@@ -431,6 +437,13 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 				return cli_usage_error("--duration: expected a time such as 60s or 10min "
 				                   "(0: until Ctrl-C), got '%s'", optarg);
 			break;
+		case 'C':
+			if ((c = set_once(&o->config_file, "--config", optarg)) >= 0)
+				return c;
+			break;
+		case 'N':
+			o->no_config = true;
+			break;
 		case 'h':
 			help(stdout);
 			return EXIT_CLEAN;
@@ -443,6 +456,8 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 	}
 	if (o->root && o->facts_file)
 		return cli_usage_error("--root and --facts exclude each other");
+	if (o->config_file && o->no_config)
+		return cli_usage_error("--config and --no-config exclude each other");
 	if (o->plan_flags == (HT_PLAN_PERSIST | HT_PLAN_LIVE))
 		return cli_usage_error("--persist-only and --live-only exclude each other");
 	if (!o->plan_flags)
@@ -486,11 +501,53 @@ static int check_root(const struct options *o)
 	return -1;
 }
 
+/* Whether @cmd takes the option whose val is @val (opts[]). */
+static bool takes(const struct command *cmd, int val)
+{
+	const struct opt *opt = opt_by_val(val);
+
+	return opt && (opt->cmds & cmd->bit);
+}
+
+/*
+ * The configuration (config.h), unless --no-config: what it sets stands for
+ * an option the command line did not give, for a command that takes it
+ * (--profile, --set before the command line's, --fail-on; the waivers for
+ * audit). -1 to go on, else the exit status: 2 for a line that is not valid
+ * or a file that cannot be read.
+ */
+static int load_config(const struct command *cmd, struct options *o, const struct given *g,
+                       struct cli_config *cfg)
+{
+	struct ht_error err = { "" };
+	bool fail_on_given = false;
+	int r;
+
+	if (o->no_config)
+		return -1;
+	r = cli_config_load(o->root, o->config_file, cfg, &err);
+	if (r < 0)
+		return cli_fail(r, EXIT_USAGE, "%s", err.msg[0] ? err.msg : strerror(-r));
+	o->config = cfg;
+	if (!o->profile && cfg->profile && takes(cmd, 'p')) {
+		o->profile = cfg->profile;
+		o->profile_where = cfg->profile_where;
+	}
+	o->config_sets = takes(cmd, 's');
+	for (size_t i = 0; i < g->n; i++)
+		fail_on_given = fail_on_given || g->v[i]->o.val == 'x';
+	if (!fail_on_given && cfg->has_fail_on && takes(cmd, 'x'))
+		o->fail_on = cfg->fail_on;
+	o->waive = cmd->bit == C_AUDIT;
+	return -1;
+}
+
 /*
  * The command at argv[optind] and its argument; the options it takes, then
- * --root. Returns the exit status.
+ * --root, then the configuration (into @cfg). Returns the exit status.
  */
-static int run_command(int argc, char **argv, struct options *o, const struct given *g)
+static int run_command(int argc, char **argv, struct options *o, const struct given *g,
+                       struct cli_config *cfg)
 {
 	const struct command *cmd = NULL;
 	const char *name;
@@ -515,6 +572,9 @@ static int run_command(int argc, char **argv, struct options *o, const struct gi
 	if (cmd->bit != C_EXPLAIN && optind != argc)
 		return cli_usage_error("unexpected argument '%s'", argv[optind]);
 	r = check_root(o);
+	if (r >= 0)
+		return r;
+	r = load_config(cmd, o, g, cfg);
 	if (r >= 0)
 		return r;
 	if (cmd->bit == C_EXPLAIN)
@@ -573,6 +633,8 @@ int main(int argc, char **argv)
 	struct options o = { .fail_on = HT_SEV_WARNING, .sets = big ? big : small, .interval = 1,
 		             .duration = 60, .wait = 10 };
 	struct given g = { .n = 0 };
+	/* Freed at exit: the options point into it. */
+	static struct cli_config cfg;
 	int r;
 
 	/*
@@ -600,11 +662,12 @@ int main(int argc, char **argv)
 	/* Text from a tree (a file name, a rule title) reaches a terminal escaped. */
 	if (!o.json && !o.prometheus && (r = cli_text_stdout()) != 0)
 		return cli_finish(r);
-	r = run_command(argc, argv, &o, &g);
+	r = run_command(argc, argv, &o, &g, &cfg);
 	/*
 	 * A report that did not reach its reader (a full disk, a closed pipe) is a
 	 * failure; apply and revert check their own (EXIT_UNREPORTED: the host changed).
 	 */
+	cli_config_free(&cfg);
 	if (r != EXIT_UNREPORTED && (ht_escape_flush(stdout) != 0 || ferror(stdout))) {
 		cli_error("writing the output: %s\n", strerror(errno ? errno : EIO));
 		return EXIT_COLLECT;

@@ -210,6 +210,10 @@ struct ht_finding {
 	                             when the rule has none or it renders empty */
 	char *lever;              /* `lever`: id of the rule whose fix resolves this finding (e.g.
 	                             conntrack.time_wait for a table too small), NULL for none */
+	const char *waived;       /* the site's reason for accepting it (a waiver of the CLI's
+	                             configuration, set after the evaluation; not owned: it lives
+	                             as long as that configuration), NULL when not waived; a
+	                             waived finding is reported, not counted in the exit status */
 };
 
 struct ht_findings {
