@@ -209,7 +209,8 @@ static void help(FILE *out)
 	        "  -h, --help            this help\n"
 	        "  -V, --version         print the version\n"
 	        "\n"
-	        "Every command takes --root, --rules, --format, --color, --help and --version;\n"
+	        "Every command takes --root, --rules, --format, --color, --config, --no-config,\n"
+	        "--help and --version;\n"
 	        "the other options only these commands (any other refuses them, exit 2):\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		print_command_options(out, &commands[i]);
