@@ -488,7 +488,7 @@ static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **o
 	if (r >= 0) {
 		r = ht_ruleset_load_profile(rs, o->profile ? o->profile : "default", &err);
 		if (r < 0 && o->profile_where)
-			config_error(&err, o->profile_where, "profile = ", "");
+			config_error(&err, o->profile_where, "", "");
 	}
 	for (size_t i = 0; r >= 0 && o->config && o->config_sets && i < o->config->nsets; i++) {
 		r = ht_ruleset_set_var(rs, o->config->sets[i].assignment, &err);
