@@ -163,6 +163,24 @@ expect_eq "--config and --no-config exclude each other" \
 run --config "$TMP" audit
 expect_eq "--config of a directory: exit 2" "2 hosttune: $TMP: not a regular file" "$rc $err"
 
+# ---- the shipped hosttune.conf: every setting commented out, and each valid ----
+SHIPPED=$HT_TESTS_DIR/../conf/hosttune.conf
+run --no-config --format json audit
+cp "$TMP/out" "$TMP/none.json"
+run --config "$SHIPPED" --format json audit
+if cmp -s "$TMP/out" "$TMP/none.json" && [ -z "$err" ]; then ok "the shipped hosttune.conf changes nothing"
+else not_ok "the shipped hosttune.conf changes nothing" "$err"; fi
+# Its settings are the lines "#key = value" (explanations are "# text").
+sed 's/^#\([a-z]\)/\1/' "$SHIPPED" >"$TMP/uncommented.conf"
+# profile, fail-on, workload.conn_rate, workload.mem_budget, nic.queues[eth0], cpu.aes
+expect_eq "the shipped file has 6 settings, each commented out" 6 \
+	"$(grep -c '^[a-z]' "$TMP/uncommented.conf")"
+run --config "$TMP/uncommented.conf" --format json audit
+# profile garage, fail-on warning, conn_rate 570, mem_budget 0.05, and the two
+# waivers: rules that exist (no warning), which this tree has no finding of.
+expect_eq "each setting of the shipped file is valid" "garage 570 0.05|" \
+	"$(jget "$TMP/out" '"\(.profile) \(.workload["workload.conn_rate"]) \(.workload["workload.mem_budget"])"')|$err"
+
 # ---- every command reads it: a bad line stops each, exit 2, nothing on stdout ----
 printf '[hosttune]\nprofile garage\n' >"$CONF"
 BAD="hosttune: $CONF:2:1: expected '[section]', 'key = value' or a comment"
