@@ -101,6 +101,14 @@ run --format json audit
 expect_eq "nic.queues (no instance) waives eth0" "every NIC of this VM has one queue" \
 	"$(jget "$TMP/out" '.findings[] | select(.rule == "nic.queues") | .waived')"
 
+# ---- README's example configuration, as printed there ----
+sed -n '/^```ini$/,/^```$/p' "$HT_TESTS_DIR/../README.md" | sed '1d;$d' >"$CONF"
+run audit
+# Its two waivers are this VM's two warnings: 0 left, exit 0 (fail-on warning).
+expect_eq "README's configuration: both warnings waived" \
+	"0 0 critical, 0 warning, 0 info, 0 ok, 7 not applicable, 2 waived|" \
+	"$rc $(printf '%s\n' "$out" | tail -n 1)|$err"
+
 # ---- a drop-in takes a waiver back (an empty reason), below --root ----
 : "${HT_SYSCONFDIR:=$("$HOSTTUNE" --help | sed -n 's|.* \(/.*\)/hosttune/hosttune.conf and its drop-ins|\1|p')}"
 G=$TMP/g
