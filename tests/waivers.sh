@@ -145,4 +145,41 @@ expect_eq "a drop-in's empty assignment takes the time_wait waiver back" \
 	"1 2 critical, 3 warning, 1 info, 4 ok, 10 not applicable, 1 waived" \
 	"$rc $(printf '%s\n' "$out" | tail -n 1)"
 
+# ---- rules.d below --root: a /dev/null link masks a rules file ----
+# Without the installed rules (make check's case: no $(pkgdatadir)/rules yet)
+# the tree's rules.d is the whole search path: a copy of the shipped rules
+# with nic.rules masked. (The override of a shipped rule by id from a later
+# directory is tests/test-rules.c's test_site_override.)
+E=$TMP/empty
+mkdir -p "$E"
+if "$HOSTTUNE" --no-config --root "$E" rules 2>&1 | grep -q 'no \*.rules file found'; then
+	# tree ARGS...: hosttune on the tree with its own rules.d (no --rules)
+	tree() {
+		"$HOSTTUNE" --root "$G" "$@" >"$TMP/out" 2>"$TMP/err"
+		rc=$?
+		out=$(cat "$TMP/out")
+	}
+	RD=$G$HT_SYSCONFDIR/hosttune/rules.d
+	mkdir -p "$RD"
+	cp -R "$HT_RULES_DIR"/. "$RD"
+	tree rules
+	n_all=$(printf '%s\n' "$out" | grep -c '^nic\.')
+	rm "$RD/nic.rules"
+	ln -s /dev/null "$RD/nic.rules"
+	tree rules
+	expect_eq "nic.rules -> /dev/null: read as masked, its $n_all nic.* rules gone" "0 0" \
+		"$rc $(printf '%s\n' "$out" | grep -c '^nic\.')"
+	tree --no-measure --format json audit
+	expect_eq "the audit runs without them" "0" \
+		"$(jget "$TMP/out" '[.findings[] | select(.rule | startswith("nic."))] | length')"
+	# One id twice in one directory stays an error.
+	printf '[conntrack.max]\nvalue = 1\n' >"$RD/zz-site.rules"
+	tree rules
+	expect_contains "a duplicate id inside rules.d: exit 2, both places named" \
+		"2 hosttune: $RD/zz-site.rules:1:2: duplicate rule id 'conntrack.max' (first at $RD/conntrack.rules:" \
+		"$rc $(cat "$TMP/err")"
+else
+	echo "# the rules are installed on this host: the rules.d mask below --root is not tested"
+fi
+
 finish
