@@ -12,7 +12,7 @@
 #include <json-c/json.h>
 
 #include "cli/cli.h"
-#include "cli/config.h"
+#include "cli/settings.h"
 #include "collect/collect.h"
 #include "engine/facts.h"
 #include "engine/rules.h"
@@ -784,7 +784,7 @@ static int load_observed(const struct options *o, const struct ht_ruleset *rs,
 }
 
 /*
- * The configuration's waivers (config.h) on @f: a finding a waiver names
+ * The configuration's waivers (settings.h) on @f: a finding a waiver names
  * gets its reason. A waiver whose rule id the rules do not have, or that
  * names a value rather than a rule with findings, is a warning line on
  * stderr: a rule renamed or dropped since the waiver was written.

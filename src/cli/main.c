@@ -11,7 +11,7 @@
 #include <json-c/json.h>
 
 #include "cli/cli.h"
-#include "cli/config.h"
+#include "cli/settings.h"
 #include "engine/rules.h"
 #include "persist/persist.h"
 #include "shared/escape.h"
@@ -512,7 +512,7 @@ static bool takes(const struct command *cmd, int val)
 }
 
 /*
- * The configuration (config.h), unless --no-config: what it sets stands for
+ * The configuration (settings.h), unless --no-config: what it sets stands for
  * an option the command line did not give, for a command that takes it
  * (--profile, --set before the command line's, --fail-on; the waivers for
  * audit). -1 to go on, else the exit status: 2 for a line that is not valid

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The configuration file and its drop-ins (config.h). */
+/* The configuration file and its drop-ins (settings.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/config.h"
+#include "cli/settings.h"
 #include "shared/rootfs.h"
 #include "shared/util.h"
 
