@@ -221,6 +221,11 @@ bad '[waive]\nnic.queues\n' "2:1: expected '[section]', 'key = value' or a comme
 bad '[hosttune]\nprofile = nope\n' "2:11: profile 'nope' not found (looked for profiles/nope.profile in $HT_RULES_DIR)"
 bad '[set]\nworkload.burst = 0\n' \
 	"2:18: [set] workload.burst=0: expected a number >= 1 and <= 1000, found 0"
+# facts takes --set: a [set] value the rules refuse stops it too, not silently dropped.
+run facts
+expect_eq "facts: the refused [set] value, exit 2" \
+	"2 hosttune: $CONF:2:18: [set] workload.burst=0: expected a number >= 1 and <= 1000, found 0" \
+	"$rc $err"
 long=$(printf '%0300d' 0)
 bad "[set]\nworkload.conn_rate = $long\n" "2:199: line longer than 198 characters; continue a reason on an indented line"
 
