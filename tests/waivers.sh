@@ -135,6 +135,11 @@ expect_eq "Garage VM: a directory's finding and a host rule waived" \
 	"$rc $(printf '%s\n' "$out" | tail -n 1)"
 expect_eq "its row" "garage.metadata_snapshots[metadata] none 6h info (waived)" \
 	"$(printf '%s\n' "$out" | grep '^garage.metadata_snapshots' | tr -s ' ')"
+# The problems first: critical, warning, info not waived, then the waived, then ok.
+expect_eq "the table's order: the waived after the problems, before ok" \
+	"critical critical warning warning info warning(waived) info(waived) ok ok ok ok" \
+	"$(printf '%s\n' "$out" | sed -n '/^RULE /,/^$/p' | sed '1d;/^$/d' | grep -v ' n/a$' |
+		sed 's/ (waived)$/(waived)/' | awk '{ print $NF }' | tr '\n' ' ' | sed 's/ $//')"
 # Only audit reads waivers: plan and apply still change what a waiver accepts.
 garage plan
 expect_contains "plan still sets the waived TIME_WAIT (a waiver changes the report, not apply)" \

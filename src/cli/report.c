@@ -123,7 +123,11 @@ static char *current_text(const struct ht_finding *f, const char *unit)
 	return s;
 }
 
-/* Findings by severity, worst first; load order within a severity. */
+/*
+ * Findings by severity, worst first: info and above, then the waived ones,
+ * then ok; load order within a severity; the findings that are not
+ * applicable last.
+ */
 static size_t *sorted_order(const struct ht_findings *f)
 {
 	size_t *idx = malloc((f->n ? f->n : 1) * sizeof(*idx));
@@ -131,10 +135,16 @@ static size_t *sorted_order(const struct ht_findings *f)
 
 	if (!idx)
 		return NULL;
-	for (int s = HT_SEV_CRITICAL; s >= HT_SEV_OK; s--)
-		for (size_t i = 0; i < f->n; i++)
-			if (f->items[i].applicable && (int)f->items[i].severity == s)
-				idx[k++] = i;
+	/* The problems first: the waived ones after those not waived, before ok. */
+	for (int pass = 0; pass < 3; pass++)
+		for (int s = HT_SEV_CRITICAL; s >= HT_SEV_OK; s--)
+			for (size_t i = 0; i < f->n; i++) {
+				const struct ht_finding *fi = &f->items[i];
+				int in = fi->waived ? 1 : fi->severity > HT_SEV_OK ? 0 : 2;
+
+				if (fi->applicable && (int)fi->severity == s && in == pass)
+					idx[k++] = i;
+			}
 	for (size_t i = 0; i < f->n; i++)
 		if (!f->items[i].applicable)
 			idx[k++] = i;
