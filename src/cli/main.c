@@ -218,9 +218,10 @@ static void help(FILE *out)
 	fprintf(out,
 	        "\n"
 	        "Exit status: 0 no finding at or above --fail-on, or apply/revert succeeded\n"
-	        "(or had nothing to revert); 1 findings at or above it; 2 usage, rules or\n"
-	        "facts input error, or a file hosttune did not write is in the way; 3 could not\n"
-	        "collect, apply or revert (an apply is rolled back); 4 another apply or\n"
+	        "(or had nothing to revert); 1 findings at or above it (a waived one never\n"
+	        "counts); 2 usage, rules, facts or configuration input error, or a file\n"
+	        "hosttune did not write is in the way; 3 could not collect, apply or revert\n"
+	        "(an apply is rolled back); 4 another apply or\n"
 	        "revert is running (nothing changed); 5 apply or revert done, but its\n"
 	        "report could not be written.\n"
 	        "See hosttune(8) and hosttune.rules(5).\n");
