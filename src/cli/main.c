@@ -221,9 +221,8 @@ static void help(FILE *out)
 	        "(or had nothing to revert); 1 findings at or above it (a waived one never\n"
 	        "counts); 2 usage, rules, facts or configuration input error, or a file\n"
 	        "hosttune did not write is in the way; 3 could not collect, apply or revert\n"
-	        "(an apply is rolled back); 4 another apply or\n"
-	        "revert is running (nothing changed); 5 apply or revert done, but its\n"
-	        "report could not be written.\n"
+	        "(an apply is rolled back); 4 another apply or revert is running (nothing\n"
+	        "changed); 5 apply or revert done, but its report could not be written.\n"
 	        "See hosttune(8) and hosttune.rules(5).\n");
 }
 
