@@ -371,7 +371,11 @@ static char *reader(char *str, int num, void *stream)
 
 	if (p->ret < 0)
 		return NULL;
+	errno = 0;
 	n = getline(&p->raw, &p->rawcap, p->f);
+	/* Not the end: a line getline() had no memory for (a read error: ferror()). */
+	if (n < 0 && !feof(p->f) && errno == ENOMEM)
+		p->ret = -ENOMEM;
 	if (n < 0)
 		return NULL;
 	p->lineno++;

@@ -544,7 +544,15 @@ static char *load_reader(char *str, int num, void *stream)
 
 	if (c->ret < 0)
 		return NULL;
+	errno = 0;
 	n = getline(&c->raw, &c->rawcap, c->f);
+	/*
+	 * Not the end of the file: getline() could not grow its buffer for a
+	 * long line (inih would take NULL for the end and parse the rule cut
+	 * short), or a read failed (rules_parse_file() checks ferror()).
+	 */
+	if (n < 0 && !feof(c->f) && errno == ENOMEM)
+		c->ret = -ENOMEM;
 	if (n < 0)
 		return NULL;
 	c->lineno++;
