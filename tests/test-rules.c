@@ -1537,6 +1537,93 @@ static void test_rules_file_bytes(void **state)
 
 /* ---- the search path ---- */
 
+/*
+ * A site's override of one rule: a later directory's rule of the same id
+ * replaces the earlier one in its place of the load order, whichever file
+ * of the later directory defines it and whichever file is read first; two
+ * of one directory stay an error. A /dev/null link masks a file of an
+ * earlier directory, rules and profiles alike.
+ */
+static void test_site_override(void **state)
+{
+	struct fx *fx = *state;
+	_cleanup_free_ char *one = NULL, *two = NULL, *file = NULL, *link = NULL, *want = NULL;
+	const struct ht_rule *r;
+
+	assert_true(asprintf(&one, "%s/one", fx->dir) > 0);
+	assert_true(asprintf(&two, "%s/two", fx->dir) > 0);
+	ht_test_put_file(one, "m.rules", "[t.a]\nvalue = 1\n[t.b]\nvalue = t.a + 10\n[t.c]\nvalue = 3\n");
+	/* "a-site" is read before "m" (file-name order), "z-site" after it. */
+	ht_test_put_file(two, "a-site.rules", "# site\n[t.b]\nvalue = t.a + 20\n");
+	ht_test_put_file(two, "z-site.rules", "[t.c]\nvalue = 30\n[t.d]\nvalue = 4\n");
+	{
+		const char *dirs[] = { one, two };
+
+		assert_int_equal(ht_ruleset_load(dirs, 2, &fx->rs, &fx->err), 0);
+	}
+	/* t.a, t.b, t.c in m.rules' order, then t.d: four rules, not six. */
+	assert_int_equal(ht_ruleset_rule_count(fx->rs), 4);
+	assert_string_equal(ht_rule_id(ht_ruleset_rule_at(fx->rs, 0)), "t.a");
+	r = ht_ruleset_rule_at(fx->rs, 1);
+	assert_string_equal(ht_rule_id(r), "t.b");
+	assert_true(asprintf(&file, "%s/a-site.rules", two) > 0);
+	assert_string_equal(ht_rule_pos(r)->file, file);
+	assert_int_equal(ht_rule_pos(r)->line, 2);
+	r = ht_ruleset_rule_at(fx->rs, 2);
+	assert_string_equal(ht_rule_id(r), "t.c");
+	free(TAKE_PTR(file));
+	assert_true(asprintf(&file, "%s/z-site.rules", two) > 0);
+	assert_string_equal(ht_rule_pos(r)->file, file);
+	assert_string_equal(ht_rule_id(ht_ruleset_rule_at(fx->rs, 3)), "t.d");
+	assert_ptr_equal(ht_ruleset_find(fx->rs, "t.b"), ht_ruleset_rule_at(fx->rs, 1));
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), 0);
+	evaluate_ok(fx);
+	/* The site's t.b: 1 + 20 = 21 (the shipped one would say 11); t.c 30, not 3. */
+	assert_int_equal(value_int(fx, "t.b"), 21);
+	assert_int_equal(value_int(fx, "t.c"), 30);
+	ht_findings_free(&fx->fd);
+	ht_ruleset_free(TAKE_PTR(fx->rs));
+
+	/* Twice in the later directory: still the duplicate error, naming its first place. */
+	ht_test_put_file(two, "z-site.rules", "[t.b]\nvalue = 5\n");
+	{
+		const char *dirs[] = { one, two };
+
+		assert_int_equal(ht_ruleset_load(dirs, 2, &fx->rs, &fx->err), -EINVAL);
+		assert_null(fx->rs);
+		assert_true(asprintf(&want, "%s/z-site.rules:1:2: duplicate rule id 't.b' "
+		                            "(first at %s/a-site.rules:2)", two, two) > 0);
+		assert_string_equal(fx->err.msg, want);
+		free(TAKE_PTR(want));
+	}
+	assert_int_equal(unlink(file), 0);
+
+	/* A mask: two/m.rules -> /dev/null; one/m.rules is not read, two's rules are. */
+	assert_true(asprintf(&link, "%s/m.rules", two) > 0);
+	assert_int_equal(symlink("/dev/null", link), 0);
+	ht_test_put_file(two, "a-site.rules", "[t.e]\nvalue = 5\n");
+	{
+		const char *dirs[] = { one, two };
+
+		assert_int_equal(ht_ruleset_load(dirs, 2, &fx->rs, &fx->err), 0);
+	}
+	assert_int_equal(ht_ruleset_rule_count(fx->rs), 1);
+	assert_string_equal(ht_rule_id(ht_ruleset_rule_at(fx->rs, 0)), "t.e");
+	assert_null(ht_ruleset_find(fx->rs, "t.a"));
+
+	/* A masked profile is named as such. */
+	ht_test_put_file(one, "profiles/p.profile", "[workload]\nx = 1\n");
+	free(TAKE_PTR(link));
+	assert_true(asprintf(&link, "%s/profiles", two) > 0);
+	assert_int_equal(mkdir(link, 0755), 0);
+	free(TAKE_PTR(link));
+	assert_true(asprintf(&link, "%s/profiles/p.profile", two) > 0);
+	assert_int_equal(symlink("/dev/null", link), 0);
+	assert_int_equal(ht_ruleset_load_profile(fx->rs, "p", &fx->err), -ENOENT);
+	assert_true(asprintf(&want, "profile 'p' is masked: %s is a link to /dev/null", link) > 0);
+	assert_string_equal(fx->err.msg, want);
+}
+
 static void test_search_path(void **state)
 {
 	struct fx *fx = *state;
@@ -1825,6 +1912,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rules_file_kinds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rules_file_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_search_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_site_override, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shipped_rules, setup, teardown),
 	};
 

@@ -17,6 +17,7 @@
 
 struct json_object;
 struct ht_facts;
+struct cli_config;
 
 /* Exit statuses, DESIGN.md "Output and persistence"; hosttune(8) EXIT STATUS. */
 enum {
@@ -59,6 +60,12 @@ struct options {
 	bool color;               /* colour the severities: --color, the terminal, NO_COLOR */
 	size_t width;             /* wrap text reports at this many columns */
 	bool terminal;            /* stdout is a terminal (and no --output): wrap every line */
+	const char *config_file;  /* --config FILE; NULL for hosttune.conf and its drop-ins */
+	bool no_config;           /* --no-config: no configuration file is read */
+	const struct cli_config *config; /* what the configuration holds (settings.h); NULL: none */
+	const char *profile_where; /* "FILE:LINE:COL" when the profile is the configuration's */
+	bool config_sets;         /* the command takes --set: the configuration's [set] first */
+	bool waive;               /* audit: the configuration's waivers mark the findings */
 };
 
 /*

@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/report.h"
+#include "cli/settings.h"
 #include "engine/facts.h"
 #include "engine/rules.h"
 #include "persist/persist.h"
@@ -20,6 +21,12 @@ static bool garage_toml_exists(const char *root)
 	return ht_root_stat(root, "/etc/garage.toml", false, &st) == 0;
 }
 
+/* The configuration has [set] values for this command (cli/settings.h). */
+static bool config_sets(const struct options *o)
+{
+	return o->config && o->config_sets && o->config->nsets > 0;
+}
+
 int cmd_facts(const struct options *o)
 {
 	struct ht_facts *f = NULL;
@@ -27,13 +34,15 @@ int cmd_facts(const struct options *o)
 	int r = 0;
 
 	/*
-	 * With --profile or --set (or an /etc/garage.toml), what the profile
+	 * With --profile or --set (the configuration's too, or an
+	 * /etc/garage.toml), what the profile
 	 * asks collected too: its service's process and the Garage pre-flight,
 	 * so that a facts file taken here audits elsewhere as this host does.
 	 * The rules are read anyway when they can be: the sysctls they read
 	 * that hosttune has no entry for (a site rule's) are in the snapshot.
 	 */
-	if (!o->facts_file && (o->profile || o->nsets || garage_toml_exists(o->root)))
+	if (!o->facts_file && (o->profile || o->nsets || config_sets(o) ||
+	                       garage_toml_exists(o->root)))
 		r = cli_load_rules(o, &rs);
 	else if (!o->facts_file)
 		cli_try_load_rules(o, &rs);

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "cli/cli.h"
+#include "cli/settings.h"
 #include "collect/collect.h"
 #include "engine/facts.h"
 #include "engine/rules.h"
@@ -444,6 +445,25 @@ static int tree_rules_dir(const char *root, char **dir)
 	return 0;
 }
 
+/*
+ * The message of a setting from the configuration file that the rules
+ * refused, at its place: "WHERE: @what" and the message without its
+ * leading @drop ("--set ", the form of --set's errors).
+ */
+static void config_error(struct ht_error *err, const char *where, const char *what,
+                         const char *drop)
+{
+	char msg[sizeof(err->msg)];
+	const char *m = msg;
+
+	if (!err->msg[0])
+		return;
+	memcpy(msg, err->msg, sizeof(msg));
+	if (*drop && strncmp(m, drop, strlen(drop)) == 0)
+		m += strlen(drop);
+	ht_error_set(err, EINVAL, "%s: %s%s", where, what, m);
+}
+
 /* cli_load_rules(), saying nothing when @quiet (the caller goes on without rules). */
 static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **out)
 {
@@ -471,8 +491,16 @@ static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **o
 			dirs[n++] = etc;
 	}
 	r = ht_ruleset_load(dirs, n, &rs, &err);
-	if (r >= 0)
+	if (r >= 0) {
 		r = ht_ruleset_load_profile(rs, o->profile ? o->profile : "default", &err);
+		if (r < 0 && o->profile_where)
+			config_error(&err, o->profile_where, "", "");
+	}
+	for (size_t i = 0; r >= 0 && o->config && o->config_sets && i < o->config->nsets; i++) {
+		r = ht_ruleset_set_var(rs, o->config->sets[i].assignment, &err);
+		if (r < 0)
+			config_error(&err, o->config->sets[i].where, "[set] ", "--set ");
+	}
 	for (size_t i = 0; r >= 0 && i < o->nsets; i++)
 		r = ht_ruleset_set_var(rs, o->sets[i], &err);
 	if (r >= 0)
@@ -762,6 +790,35 @@ static int load_observed(const struct options *o, const struct ht_ruleset *rs,
 }
 
 /*
+ * The configuration's waivers (settings.h) on @f: a finding a waiver names
+ * gets its reason. A waiver whose rule id the rules do not have, or that
+ * names a value rather than a rule with findings, is a warning line on
+ * stderr: a rule renamed or dropped since the waiver was written.
+ */
+static void apply_waivers(const struct cli_config *cfg, const struct ht_ruleset *rs,
+                          struct ht_findings *f)
+{
+	for (size_t i = 0; cfg && i < cfg->nwaivers; i++) {
+		const struct cli_waiver *w = &cfg->waivers[i];
+		const struct ht_rule *r = ht_ruleset_find(rs, w->rule);
+
+		if (!r)
+			cli_note("warning: %s: waiver for '%s': the rules have no rule of that id",
+			         w->where, w->rule);
+		else if (ht_rule_kind(r) == HT_TARGET_NONE)
+			cli_note("warning: %s: waiver for '%s': that is a value other rules use, "
+			         "not a rule with findings", w->where, w->rule);
+	}
+	for (size_t i = 0; cfg && i < f->n; i++) {
+		struct ht_finding *fi = &f->items[i];
+		const struct cli_waiver *w = cli_config_waiver(cfg, ht_rule_id(fi->rule),
+		                                               fi->instance);
+
+		fi->waived = w ? w->reason : NULL;
+	}
+}
+
+/*
  * The common first half of audit, plan/apply and verify: rules and profile,
  * facts (collected, a --root tree or a --facts file, plus --observed), and
  * the findings. Returns 0 or the exit status, with what was loaded in the
@@ -787,6 +844,8 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
 	if (r < 0)
 		return cli_fail(r, cli_collect_status(r), "%s",
 		                err.msg[0] ? err.msg : strerror(-r));
+	if (o->waive)
+		apply_waivers(o->config, *rs, findings);
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "cli/cli.h"
+#include "cli/settings.h"
 #include "engine/rules.h"
 #include "persist/persist.h"
 #include "shared/escape.h"
@@ -87,6 +88,8 @@ static const struct opt {
 	{ { "sample", required_argument, NULL, 'Z' }, C_AUDIT | C_FACTS },
 	{ { "duration", required_argument, NULL, 'D' }, C_WATCH },
 	{ { "record", required_argument, NULL, 'W' }, C_WATCH },
+	{ { "config", required_argument, NULL, 'C' }, C_ALL },
+	{ { "no-config", no_argument, NULL, 'N' }, C_ALL },
 	{ { "help", no_argument, NULL, 'h' }, C_ALL },
 	{ { "version", no_argument, NULL, 'V' }, C_ALL },
 };
@@ -184,7 +187,8 @@ static void help(FILE *out)
 	        "                        unless NO_COLOR is set), always or never\n"
 	        "  -F, --facts FILE      use the facts in FILE instead of collecting them;\n"
 	        "                        several, or a directory of *.facts: audit a fleet\n"
-	        "  -p, --profile NAME    workload profile (default: default)\n"
+	        "  -p, --profile NAME    workload profile (default: the configuration's, else\n"
+	        "                        default)\n"
 	        "  -s, --set NAME=VALUE  override a workload variable, e.g. workload.conn_rate=570\n"
 	        "      --fail-on LEVEL   exit 1 when a finding is at or above LEVEL:\n"
 	        "                        info, warning (default) or critical\n"
@@ -206,21 +210,25 @@ static void help(FILE *out)
 	        "                        the interval, not the time since boot\n"
 	        "      --duration TIME   how long (default 60s; 0 until Ctrl-C)\n"
 	        "      --record FILE     keep the samples for --observed\n"
+	        "      --config FILE     read the settings of FILE, not of\n"
+	        "                        " CLI_CONFIG_FILE " and its drop-ins\n"
+	        "      --no-config       read no configuration file\n"
 	        "  -h, --help            this help\n"
 	        "  -V, --version         print the version\n"
 	        "\n"
-	        "Every command takes --root, --rules, --format, --color, --help and --version;\n"
+	        "Every command takes --root, --rules, --format, --color, --config, --no-config,\n"
+	        "--help and --version;\n"
 	        "the other options only these commands (any other refuses them, exit 2):\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		print_command_options(out, &commands[i]);
 	fprintf(out,
 	        "\n"
 	        "Exit status: 0 no finding at or above --fail-on, or apply/revert succeeded\n"
-	        "(or had nothing to revert); 1 findings at or above it; 2 usage, rules or\n"
-	        "facts input error, or a file hosttune did not write is in the way; 3 could not\n"
-	        "collect, apply or revert (an apply is rolled back); 4 another apply or\n"
-	        "revert is running (nothing changed); 5 apply or revert done, but its\n"
-	        "report could not be written.\n"
+	        "(or had nothing to revert); 1 findings at or above it (a waived one never\n"
+	        "counts); 2 usage, rules, facts or configuration input error, or a file\n"
+	        "hosttune did not write is in the way; 3 could not collect, apply or revert\n"
+	        "(an apply is rolled back); 4 another apply or revert is running (nothing\n"
+	        "changed); 5 apply or revert done, but its report could not be written.\n"
 	        "See hosttune(8) and hosttune.rules(5).\n");
 }
 
@@ -455,6 +463,13 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 				return cli_usage_error("--duration: expected a time such as 60s or 10min "
 				                   "(0: until Ctrl-C), got '%s'", optarg);
 			break;
+		case 'C':
+			if ((c = set_once(&o->config_file, "--config", optarg)) >= 0)
+				return c;
+			break;
+		case 'N':
+			o->no_config = true;
+			break;
 		case 'h':
 			help(stdout);
 			return EXIT_CLEAN;
@@ -470,6 +485,8 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 	if (o->sample > 0 && o->facts_file)
 		return cli_usage_error("--sample and --facts exclude each other (--sample reads the "
 		                       "counters of this host or --root twice)");
+	if (o->config_file && o->no_config)
+		return cli_usage_error("--config and --no-config exclude each other");
 	if (o->plan_flags == (HT_PLAN_PERSIST | HT_PLAN_LIVE))
 		return cli_usage_error("--persist-only and --live-only exclude each other");
 	if (!o->plan_flags)
@@ -513,6 +530,47 @@ static int check_root(const struct options *o)
 	return -1;
 }
 
+/* Whether @cmd takes the option whose val is @val (opts[]). */
+static bool takes(const struct command *cmd, int val)
+{
+	const struct opt *opt = opt_by_val(val);
+
+	return opt && (opt->cmds & cmd->bit);
+}
+
+/*
+ * The configuration (settings.h), unless --no-config: what it sets stands for
+ * an option the command line did not give, for a command that takes it
+ * (--profile, --set before the command line's, --fail-on; the waivers for
+ * audit). -1 to go on, else the exit status: 2 for a line that is not valid
+ * or a file that cannot be read.
+ */
+static int load_config(const struct command *cmd, struct options *o, const struct given *g,
+                       struct cli_config *cfg)
+{
+	struct ht_error err = { "" };
+	bool fail_on_given = false;
+	int r;
+
+	if (o->no_config)
+		return -1;
+	r = cli_config_load(o->root, o->config_file, cfg, &err);
+	if (r < 0)
+		return cli_fail(r, EXIT_USAGE, "%s", err.msg[0] ? err.msg : strerror(-r));
+	o->config = cfg;
+	if (!o->profile && cfg->profile && takes(cmd, 'p')) {
+		o->profile = cfg->profile;
+		o->profile_where = cfg->profile_where;
+	}
+	o->config_sets = takes(cmd, 's');
+	for (size_t i = 0; i < g->n; i++)
+		fail_on_given = fail_on_given || g->v[i]->o.val == 'x';
+	if (!fail_on_given && cfg->has_fail_on && takes(cmd, 'x'))
+		o->fail_on = cfg->fail_on;
+	o->waive = cmd->bit == C_AUDIT;
+	return -1;
+}
+
 /*
  * Several --facts files, or a directory of them, are a fleet: audit only
  * (facts prints one host's, plan plans for one); --observed is one host's
@@ -545,9 +603,10 @@ static int check_fleet(const struct command *cmd, const struct options *o)
 
 /*
  * The command at argv[optind] and its argument; the options it takes, then
- * --root. Returns the exit status.
+ * --root, then the configuration (into @cfg). Returns the exit status.
  */
-static int run_command(int argc, char **argv, struct options *o, const struct given *g)
+static int run_command(int argc, char **argv, struct options *o, const struct given *g,
+                       struct cli_config *cfg)
 {
 	const struct command *cmd = NULL;
 	int (*run)(const struct options *o);
@@ -573,6 +632,9 @@ static int run_command(int argc, char **argv, struct options *o, const struct gi
 	if (cmd->bit != C_EXPLAIN && optind != argc)
 		return cli_usage_error("unexpected argument '%s'", argv[optind]);
 	r = check_root(o);
+	if (r >= 0)
+		return r;
+	r = load_config(cmd, o, g, cfg);
 	if (r >= 0)
 		return r;
 	r = check_fleet(cmd, o);
@@ -642,6 +704,8 @@ int main(int argc, char **argv)
 	struct options o = { .fail_on = HT_SEV_WARNING, .sets = big ? big : small, .interval = 1,
 		             .duration = 60, .wait = 10, .facts_files = fbig ? fbig : fsmall };
 	struct given g = { .n = 0 };
+	/* Freed at exit: the options point into it. */
+	static struct cli_config cfg;
 	int r;
 
 	/*
@@ -669,11 +733,12 @@ int main(int argc, char **argv)
 	/* Text from a tree (a file name, a rule title) reaches a terminal escaped. */
 	if (!o.json && !o.prometheus && (r = cli_text_stdout()) != 0)
 		return cli_finish(r);
-	r = run_command(argc, argv, &o, &g);
+	r = run_command(argc, argv, &o, &g, &cfg);
 	/*
 	 * A report that did not reach its reader (a full disk, a closed pipe) is a
 	 * failure; apply and revert check their own (EXIT_UNREPORTED: the host changed).
 	 */
+	cli_config_free(&cfg);
 	if (r != EXIT_UNREPORTED && (ht_escape_flush(stdout) != 0 || ferror(stdout))) {
 		cli_error("writing the output: %s\n", strerror(errno ? errno : EIO));
 		return EXIT_COLLECT;

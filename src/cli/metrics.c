@@ -205,11 +205,13 @@ int cli_metrics_write(const struct ht_findings *f, struct ht_ruleset *rs, int64_
 	struct family worst = FAMILY("hosttune_audit_worst_severity",
 		                "Highest severity among the applicable findings: 0 ok, 1 info, 2 warning, 3 critical.");
 	struct family counts = FAMILY("hosttune_audit_findings",
-		                 "Number of findings at each severity; n/a counts the findings a missing fact left undecided.");
+		                 "Number of findings at each severity; n/a counts the findings a missing fact left undecided, waived those the site's configuration waives.");
 	struct family applicable = FAMILY("hosttune_finding_applicable",
 		                     "1 when the rule could judge this host, 0 when a fact it needs is unavailable.");
 	struct family severity = FAMILY("hosttune_finding_severity",
 		                   "Severity of an applicable finding: 0 ok, 1 info, 2 warning, 3 critical.");
+	struct family waived = FAMILY("hosttune_finding_waived",
+		                 "1 for a finding the site's configuration waives (hosttune.conf [waive]), with its reason; left out of the worst severity and the exit status.");
 	struct family current = FAMILY("hosttune_finding_current_value",
 		                  "The value the rule judged, in the unit of the unit label (numeric findings only).");
 	struct family recommended = FAMILY("hosttune_finding_recommended_value",
@@ -224,7 +226,7 @@ int cli_metrics_write(const struct ht_findings *f, struct ht_ruleset *rs, int64_
 		                   "New connections a second to plan for: a recorded peak (--observed), else the profile's workload.conn_rate.");
 	struct family planned = FAMILY("hosttune_conntrack_planned_peak_rate_per_second",
 		                  "The expected rate times the profile's burst headroom (workload.burst): what the recommendation sizes for.");
-	size_t n_sev[HT_SEV_CRITICAL + 1] = { 0 }, n_na = 0;
+	size_t n_sev[HT_SEV_CRITICAL + 1] = { 0 }, n_na = 0, n_waived = 0;
 	char buf[64];
 	int r;
 
@@ -244,7 +246,9 @@ int cli_metrics_write(const struct ht_findings *f, struct ht_ruleset *rs, int64_
 	for (size_t k = 0; k < f->n; k++) {
 		if (seen_before(f, k))
 			continue;
-		if (f->items[k].applicable)
+		if (f->items[k].waived)
+			n_waived++;
+		else if (f->items[k].applicable)
 			n_sev[f->items[k].severity]++;
 		else
 			n_na++;
@@ -259,6 +263,12 @@ int cli_metrics_write(const struct ht_findings *f, struct ht_ruleset *rs, int64_
 		struct label l[] = { { "severity", "n/a" } };
 
 		snprintf(buf, sizeof(buf), "%zu", n_na);
+		put_sample(out, &counts, l, ARRAY_SIZE(l), buf);
+	}
+	if (n_waived) {
+		struct label l[] = { { "severity", "waived" } };
+
+		snprintf(buf, sizeof(buf), "%zu", n_waived);
 		put_sample(out, &counts, l, ARRAY_SIZE(l), buf);
 	}
 
@@ -278,6 +288,14 @@ int cli_metrics_write(const struct ht_findings *f, struct ht_ruleset *rs, int64_
 			snprintf(buf, sizeof(buf), "%d", (int)fi->severity);
 			put_sample(out, &severity, l, ARRAY_SIZE(l), buf);
 		}
+	}
+	for (size_t k = 0; k < f->n; k++) {
+		const struct ht_finding *fi = &f->items[k];
+		struct label l[] = { { "rule", ht_rule_id(fi->rule) }, { instance_label(fi), fi->instance },
+			             { "reason", fi->waived } };
+
+		if (fi->waived && !seen_before(f, k))
+			put_sample(out, &waived, l, ARRAY_SIZE(l), "1");
 	}
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t k = 0; k < f->n; k++) {

@@ -31,10 +31,36 @@ enum ht_severity ht_findings_worst(const struct ht_findings *f)
 	enum ht_severity w = HT_SEV_OK;
 
 	for (size_t i = 0; i < f->n; i++)
-		if (f->items[i].applicable && f->items[i].severity > w)
+		if (f->items[i].applicable && !f->items[i].waived && f->items[i].severity > w)
 			w = f->items[i].severity;
 	return w;
 }
+
+/*
+ * Counts a finding of the summary: a waived one as waived (@counts[WAIVED]),
+ * an applicable one at its severity, else as not applicable (@counts[NA]).
+ */
+enum { COUNT_NA = HT_SEV_CRITICAL + 1, COUNT_WAIVED, COUNT__MAX };
+static void count_finding(const struct ht_finding *fi, size_t *counts)
+{
+	if (fi->waived)
+		counts[COUNT_WAIVED]++;
+	else if (fi->applicable)
+		counts[fi->severity]++;
+	else
+		counts[COUNT_NA]++;
+}
+
+/* " (waived)" after a waived finding's severity in the table. */
+static void put_waived_mark(FILE *out, const struct ht_finding *fi)
+{
+	if (fi->waived)
+		fputs(" (waived)", out);
+}
+
+/* "waived: REASON" under a waived finding's heading: the site accepts it (hosttune.conf). */
+static int print_waiver(const struct ht_finding *fi, const struct ht_report_info *info,
+                        size_t width, FILE *out);
 
 /* "4096 entries (boot: 65536)" when the boot configuration sets another value. */
 static char *current_text(const struct ht_finding *f, const char *unit);
@@ -97,7 +123,11 @@ static char *current_text(const struct ht_finding *f, const char *unit)
 	return s;
 }
 
-/* Findings by severity, worst first; load order within a severity. */
+/*
+ * Findings by severity, worst first: info and above, then the waived ones,
+ * then ok; load order within a severity; the findings that are not
+ * applicable last.
+ */
 static size_t *sorted_order(const struct ht_findings *f)
 {
 	size_t *idx = malloc((f->n ? f->n : 1) * sizeof(*idx));
@@ -105,10 +135,16 @@ static size_t *sorted_order(const struct ht_findings *f)
 
 	if (!idx)
 		return NULL;
-	for (int s = HT_SEV_CRITICAL; s >= HT_SEV_OK; s--)
-		for (size_t i = 0; i < f->n; i++)
-			if (f->items[i].applicable && (int)f->items[i].severity == s)
-				idx[k++] = i;
+	/* The problems first: the waived ones after those not waived, before ok. */
+	for (int pass = 0; pass < 3; pass++)
+		for (int s = HT_SEV_CRITICAL; s >= HT_SEV_OK; s--)
+			for (size_t i = 0; i < f->n; i++) {
+				const struct ht_finding *fi = &f->items[i];
+				int in = fi->waived ? 1 : fi->severity > HT_SEV_OK ? 0 : 2;
+
+				if (fi->applicable && (int)fi->severity == s && in == pass)
+					idx[k++] = i;
+			}
 	for (size_t i = 0; i < f->n; i++)
 		if (!f->items[i].applicable)
 			idx[k++] = i;
@@ -297,7 +333,7 @@ static void print_head(const struct ht_report_info *info, FILE *out)
  * RECOMMENDED as wide as their longest; counts each severity (@counts, @na).
  */
 static int print_table(const struct ht_findings *f, const size_t *idx,
-                       const struct ht_report_info *info, FILE *out, size_t *counts, size_t *na)
+                       const struct ht_report_info *info, FILE *out, size_t *counts)
 {
 	int wr = 28, wc = 7, we = 11;
 
@@ -329,11 +365,9 @@ static int print_table(const struct ht_findings *f, const size_t *idx,
 			return -ENOMEM;
 		fprintf(out, "%-*s  %-*s  %-*s  ", wr, name, wc, c, we, fi->applicable ? r : "-");
 		put_severity(out, fi, info->color);
+		put_waived_mark(out, fi);
 		fputc('\n', out);
-		if (fi->applicable)
-			counts[fi->severity]++;
-		else
-			(*na)++;
+		count_finding(fi, counts);
 	}
 	return 0;
 }
@@ -455,7 +489,7 @@ static int print_finding(const struct ht_finding *fi, const struct ht_fix *fx,
 	bool fixed = fx->kind != HT_FIX_NONE;
 	int r = print_heading(fi, info, width, out);
 
-	if (r < 0)
+	if (r < 0 || (r = print_waiver(fi, info, width, out)) < 0)
 		return r;
 	if (!fi->applicable)
 		return print_item(out, info, width, "not applicable: %s", fi->reason);
@@ -475,26 +509,38 @@ static int print_finding(const struct ht_finding *fi, const struct ht_fix *fx,
 	return 0;
 }
 
+static int print_waiver(const struct ht_finding *fi, const struct ht_report_info *info,
+                        size_t width, FILE *out)
+{
+	if (!fi->waived)
+		return 0;
+	return print_item(out, info, width, "waived: %s", fi->waived);
+}
+
 int ht_report_text(const struct ht_findings *f, const struct ht_report_info *info, FILE *out)
 {
 	static const struct ht_fix none = { .kind = HT_FIX_NONE };
 	_cleanup_free_ size_t *idx = sorted_order(f);
-	size_t counts[HT_SEV_CRITICAL + 1] = { 0 }, na = 0;
+	size_t counts[COUNT__MAX] = { 0 };
 	size_t width = info->width ? info->width : 100;
 	int r;
 
 	if (!idx)
 		return -ENOMEM;
 	print_head(info, out);
-	r = print_table(f, idx, info, out, counts, &na);
+	r = print_table(f, idx, info, out, counts);
 	for (size_t k = 0; r >= 0 && k < f->n; k++)
 		r = print_finding(&f->items[idx[k]], info->fixes ? &info->fixes[idx[k]] : &none, info,
 		                  width, out);
 	if (r < 0)
 		return r;
-	fprintf(out, "\n%zu critical, %zu warning, %zu info, %zu ok, %zu not applicable\n",
+	fprintf(out, "\n%zu critical, %zu warning, %zu info, %zu ok, %zu not applicable",
 	        counts[HT_SEV_CRITICAL], counts[HT_SEV_WARNING], counts[HT_SEV_INFO],
-	        counts[HT_SEV_OK], na);
+	        counts[HT_SEV_OK], counts[COUNT_NA]);
+	/* Only where the site waived something: the line is as before elsewhere. */
+	if (counts[COUNT_WAIVED])
+		fprintf(out, ", %zu waived", counts[COUNT_WAIVED]);
+	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -540,7 +586,7 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 	struct json_object *wl = json_object_new_object();
 	struct json_object *sum = json_object_new_object();
 	const struct ht_ruleset *rs = info->rules;
-	size_t counts[HT_SEV_CRITICAL + 1] = { 0 }, na = 0;
+	size_t counts[COUNT__MAX] = { 0 };
 
 	if (!idx || !root || !arr || !wl || !sum)
 		goto oom;
@@ -591,10 +637,8 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 			goto oom;
 		json_object_object_add(o, "remedy", jstr(fi->remedy));
 		json_object_object_add(o, "lever", jstr(fi->lever));
-		if (fi->applicable)
-			counts[fi->severity]++;
-		else
-			na++;
+		json_object_object_add(o, "waived", jstr(fi->waived));
+		count_finding(fi, counts);
 	}
 	json_object_object_add(root, "findings", arr);
 	arr = NULL;
@@ -622,7 +666,8 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 	for (int s = HT_SEV_OK; s <= HT_SEV_CRITICAL; s++)
 		json_object_object_add(sum, ht_severity_name((enum ht_severity)s),
 		                       json_object_new_int64((int64_t)counts[s]));
-	json_object_object_add(sum, "n/a", json_object_new_int64((int64_t)na));
+	json_object_object_add(sum, "n/a", json_object_new_int64((int64_t)counts[COUNT_NA]));
+	json_object_object_add(sum, "waived", json_object_new_int64((int64_t)counts[COUNT_WAIVED]));
 	json_object_object_add(sum, "worst", jstr(ht_severity_name(ht_findings_worst(f))));
 	json_object_object_add(root, "summary", sum);
 	return root;

@@ -30,10 +30,18 @@ struct ht_report_info {
 	bool wrap_all;       /* text: wrap the headings and fix lines too (a terminal); else one line each */
 };
 
-/* Writes the text report. Returns 0, -ENOMEM or -EIO. */
+/*
+ * Writes the text report: a waived finding shows "(waived)" after its
+ * severity and "waived: REASON" under its heading, and the summary line ends
+ * ", N waived" when there is one. Returns 0, -ENOMEM or -EIO.
+ */
 int ht_report_text(const struct ht_findings *f, const struct ht_report_info *info, FILE *out);
 
-/* Builds {"profile", "origin", "workload", "findings": [...], "summary"}; NULL on ENOMEM. */
+/*
+ * Builds {"profile", "origin", "workload", "findings": [...], "summary"}; NULL on ENOMEM.
+ * A finding's "waived" is its waiver's reason or null; the summary counts a
+ * waived finding under "waived", not at its severity.
+ */
 struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_report_info *info);
 
 /* One host of a fleet report (ht_report_fleet_text()). */
@@ -58,5 +66,9 @@ struct ht_report_host {
 int ht_report_fleet_text(const struct ht_report_host *hosts, size_t n,
                          const struct ht_report_info *info, FILE *out);
 
-/* The highest severity among applicable findings (HT_SEV_OK when none). */
+/*
+ * The highest severity among applicable findings that are not waived
+ * (struct ht_finding's waived; HT_SEV_OK when none): what the exit status
+ * and the summary's "worst" follow.
+ */
 enum ht_severity ht_findings_worst(const struct ht_findings *f);

@@ -81,6 +81,9 @@ static int profile_load(struct ht_ruleset *rs, struct profile_chain *chain, cons
 		                    "profile '%s' not found (looked for profiles/%s in %s%s)", name,
 		                    fname, rs->ndirs ? rs->dirs[0] : "no directory",
 		                    rs->ndirs > 1 ? " and the other rules directories" : "");
+	if (r == 1)
+		return profile_fail(err, inc, ENOENT, "profile '%s' is masked: %s is a link to "
+		                    "/dev/null", name, path);
 	if (r < 0)
 		return r;
 	/* Read the include first so the including profile's values win. */

@@ -58,6 +58,7 @@ enum { ST_NEW, ST_BUSY, ST_DONE };
 struct ht_rule {
 	const char *id; /* the name table's text (struct ht_name) */
 	struct ht_srcpos pos;
+	size_t dir;     /* the index of its file's directory in the search path (rs->dirs) */
 	enum ht_target_kind kind;
 	char *target;
 	bool only_raise;
@@ -138,6 +139,14 @@ struct ht_ruleset {
 	size_t nranges;
 	char **dirs;
 	size_t ndirs;
+	size_t load_dir;              /* while loading: the directory of the file being read */
+	/*
+	 * Rules a later directory's rule of the same id replaced, or that were
+	 * read after it from an earlier directory (site overrides): kept out of
+	 * rules[] and the name table, held here to be freed with the ruleset.
+	 */
+	struct ht_rule **shadowed;
+	size_t nshadowed;
 	char **strings; /* interned file names */
 	size_t nstrings;
 	char *profile;
@@ -197,9 +206,11 @@ int rules_parse_file(struct ht_ruleset *rs, const char *path, bool is_profile,
 int rules_list_dir(const char *dir, const char *suffix, char ***names, size_t *n);
 /*
  * The path DIR@sub/@name of the last of rs->dirs that has an entry @name
- * there, in *out (caller frees). Returns 0; -ENOENT when none has it (err
- * untouched); -EINVAL with err "PATH: not a regular file" (a directory,
- * FIFO or device) or "PATH: strerror" (a dangling symlink); -ENOMEM.
+ * there, in *out (caller frees). Returns 0; 1 when that entry is a symbolic
+ * link to /dev/null, which masks the name (*out is its path; no earlier
+ * directory's file is read); -ENOENT when none has it (err untouched);
+ * -EINVAL with err "PATH: not a regular file" (a directory, FIFO or device)
+ * or "PATH: strerror" (a dangling symlink); -ENOMEM.
  */
 int rules_find_file(struct ht_ruleset *rs, const char *sub, const char *name, char **out,
                     struct ht_error *err);

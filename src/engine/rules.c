@@ -114,6 +114,11 @@ void ht_ruleset_free(struct ht_ruleset *rs)
 		free(rs->rules[i]->remedy);
 	}
 	free(rs->rules);
+	for (size_t i = 0; i < rs->nshadowed; i++) {
+		free(rs->shadowed[i]->tmpl);
+		free(rs->shadowed[i]->remedy);
+	}
+	free(rs->shadowed);
 	free(rs->names);
 	rules_families_clear(rs);
 	for (size_t i = 0; i < rs->nvars; i++) {
@@ -422,13 +427,33 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* A new rule @id (in the name table) at @col of the current line, in rs->rules. */
+/* Keeps @r, out of rs->rules, in rs->shadowed to be freed with the ruleset. */
+static int shadow_rule(struct ht_ruleset *rs, struct ht_rule *r)
+{
+	struct ht_rule **n = reallocarray(rs->shadowed, rs->nshadowed + 1, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	rs->shadowed = n;
+	rs->shadowed[rs->nshadowed++] = r;
+	return 0;
+}
+
+/*
+ * A new rule @id (in the name table) at @col of the current line. A rule of
+ * that id from an earlier directory of the search path is replaced: the new
+ * one takes its place in rs->rules (the report keeps its order). One from a
+ * later directory, read before (its file name sorts first), wins over this
+ * one and moves to this one's place: the section is read and checked, then
+ * kept out of the ruleset (rs->shadowed). Two of one directory are the
+ * caller's error.
+ */
 static int add_rule(struct load_ctx *c, struct ht_name *id, unsigned col)
 {
 	struct ht_ruleset *rs = c->rs;
-	struct ht_rule *r;
+	struct ht_rule *r, *old = id->rule;
 
-	if (rs->nrules == rs->rules_cap) {
+	if (!old && rs->nrules == rs->rules_cap) {
 		size_t cap = rs->rules_cap ? rs->rules_cap * 2 : 64;
 		struct ht_rule **n = reallocarray(rs->rules, cap, sizeof(*n));
 
@@ -440,11 +465,30 @@ static int add_rule(struct load_ctx *c, struct ht_name *id, unsigned col)
 	r = ht_arena_alloc(rs->arena, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	*r = (struct ht_rule){ .id = id->name,
+	*r = (struct ht_rule){ .id = id->name, .dir = rs->load_dir,
 		               .pos = { .file = c->file, .line = c->lineno, .col = col } };
+	c->cur = r;
+	if (old && old->dir > r->dir) {
+		/* The later directory's rule moves here, to the earlier one's place. */
+		size_t i = 0;
+
+		while (rs->rules[i] != old)
+			i++;
+		memmove(rs->rules + i, rs->rules + i + 1, (rs->nrules - i - 1) * sizeof(*rs->rules));
+		rs->rules[rs->nrules - 1] = old;
+		return shadow_rule(rs, r);
+	}
+	if (old) {
+		if (shadow_rule(rs, old) < 0)
+			return -ENOMEM;
+		for (size_t i = 0; i < rs->nrules; i++)
+			if (rs->rules[i] == old)
+				rs->rules[i] = r;
+		id->rule = r;
+		return 0;
+	}
 	id->rule = r;
 	rs->rules[rs->nrules++] = r;
-	c->cur = r;
 	return 0;
 }
 
@@ -484,7 +528,8 @@ static int start_section(struct load_ctx *c, const char *line, unsigned col)
 	id = rules_name(c->rs, name, true);
 	if (!id)
 		return -ENOMEM;
-	if (id->rule)
+	/* Only another directory's rule may be replaced (or win): one directory defines an id once. */
+	if (id->rule && id->rule->dir == c->rs->load_dir)
 		return load_fail(c, c->lineno, col + 1, EINVAL,
 		                 "duplicate rule id '%s' (first at %s:%u)", name, id->rule->pos.file,
 		                 id->rule->pos.line);
@@ -500,7 +545,15 @@ static char *load_reader(char *str, int num, void *stream)
 
 	if (c->ret < 0)
 		return NULL;
+	errno = 0;
 	n = getline(&c->raw, &c->rawcap, c->f);
+	/*
+	 * Not the end of the file: getline() could not grow its buffer for a
+	 * long line (inih would take NULL for the end and parse the rule cut
+	 * short), or a read failed (rules_parse_file() checks ferror()).
+	 */
+	if (n < 0 && !feof(c->f) && errno == ENOMEM)
+		c->ret = -ENOMEM;
 	if (n < 0)
 		return NULL;
 	c->lineno++;
@@ -1266,6 +1319,16 @@ int rules_find_file(struct ht_ruleset *rs, const char *sub, const char *name, ch
 				continue;
 			return ht_error_set(err, EINVAL, "%s: %s", p, strerror(errno));
 		}
+		/* A link to /dev/null masks the name, as systemd's drop-ins do; never followed. */
+		if (S_ISLNK(st.st_mode)) {
+			char target[16];
+			ssize_t n = readlink(p, target, sizeof(target));
+
+			if (n == (ssize_t)strlen("/dev/null") && memcmp(target, "/dev/null", (size_t)n) == 0) {
+				*out = TAKE_PTR(p);
+				return 1;
+			}
+		}
 		if (stat(p, &st) < 0) /* a dangling or looping symlink */
 			return ht_error_set(err, EINVAL, "%s: %s", p, strerror(errno));
 		if (!S_ISREG(st.st_mode))
@@ -1318,6 +1381,17 @@ int ht_ruleset_load(const char *const *dirs, size_t ndirs, struct ht_ruleset **o
 			r = ht_error_set(err, ENOENT, "%s: %s", names[i], strerror(ENOENT));
 		if (r < 0)
 			goto out;
+		if (r == 1) { /* masked */
+			r = 0;
+			continue;
+		}
+		/* Which directory it is from: a rule may replace only an earlier directory's. */
+		for (size_t d = 0; d < rs->ndirs; d++) {
+			size_t l = strlen(rs->dirs[d]);
+
+			if (strncmp(path, rs->dirs[d], l) == 0 && path[l] == '/' && !strchr(path + l + 1, '/'))
+				rs->load_dir = d;
+		}
 		r = rules_parse_file(rs, path, false, false, NULL, NULL, NULL, err);
 		if (r < 0)
 			goto out;

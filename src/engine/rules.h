@@ -83,12 +83,16 @@ struct ht_ruleset;
  * ht_ruleset_load - read every *.rules file of the search path.
  * @dirs: directories in increasing precedence; a file name found in a later
  *        directory replaces the same name in an earlier one (systemd's
- *        drop-in rule). A directory that does not exist is skipped.
- *        Files are read in file-name order.
+ *        drop-in rule), and a symbolic link to /dev/null there masks it
+ *        (neither is read). A directory that does not exist is skipped.
+ *        Files are read in file-name order. A rule id defined in two
+ *        directories is the later directory's rule, in the place the
+ *        earlier one had in the load order (a site's override of one rule).
  * @out:  the new ruleset; free with ht_ruleset_free().
  *
  * Returns 0; -EINVAL with err "FILE:LINE:COL: message" for a malformed file
- * (syntax, unknown key, duplicate rule id, expression syntax); -ENOENT when
+ * (syntax, unknown key, a rule id defined twice in one directory,
+ * expression syntax); -ENOENT when
  * no rules file was found at all; another negative errno when a file cannot
  * be read; -ENOMEM.
  */
@@ -209,6 +213,10 @@ struct ht_finding {
 	                             when the rule has none or it renders empty */
 	char *lever;              /* `lever`: id of the rule whose fix resolves this finding (e.g.
 	                             conntrack.time_wait for a table too small), NULL for none */
+	const char *waived;       /* the site's reason for accepting it (a waiver of the CLI's
+	                             configuration, set after the evaluation; not owned: it lives
+	                             as long as that configuration), NULL when not waived; a
+	                             waived finding is reported, not counted in the exit status */
 };
 
 struct ht_findings {
