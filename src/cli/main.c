@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "cli/cli.h"
+#include "cli/report.h"
 #include "engine/rules.h"
 #include "persist/persist.h"
 #include "shared/escape.h"
@@ -73,6 +74,8 @@ static const struct opt {
 	{ { "set", required_argument, NULL, 's' }, C_EVAL | C_WATCH | C_FACTS },
 	{ { "fail-on", required_argument, NULL, 'x' }, C_AUDIT },
 	{ { "output", required_argument, NULL, 'o' }, C_AUDIT },
+	{ { "verbose", no_argument, NULL, 'v' }, C_AUDIT },
+	{ { "quiet", no_argument, NULL, 'q' }, C_AUDIT },
 	{ { "no-measure", no_argument, NULL, 'M' }, C_EVAL | C_FACTS },
 	{ { "observed", required_argument, NULL, 'B' }, C_EVAL },
 	{ { "dry-run", no_argument, NULL, 'n' }, C_APPLY },
@@ -89,7 +92,7 @@ static const struct opt {
 	{ { "version", no_argument, NULL, 'V' }, C_ALL },
 };
 /* ':' first: a missing argument returns ':', not '?'. Each letter is documented. */
-static const char shortopts[] = ":r:F:p:s:f:nhV";
+static const char shortopts[] = ":r:F:p:s:f:nvqhV";
 
 static const struct opt *opt_by_val(int val)
 {
@@ -186,6 +189,8 @@ static void help(FILE *out)
 	        "      --fail-on LEVEL   exit 1 when a finding is at or above LEVEL:\n"
 	        "                        info, warning (default) or critical\n"
 	        "      --output FILE     write the report to FILE atomically (temp + rename)\n"
+	        "  -v, --verbose         audit: explain the ok and not applicable findings too\n"
+	        "  -q, --quiet           audit: print the summary line only\n"
 	        "      --no-measure      skip the measurements: AES-GCM / ChaCha20 throughput,\n"
 	        "                        Garage's metadata fsync rate\n"
 	        "      --observed FILE   size nf_conntrack_max from a watch recording\n"
@@ -325,6 +330,17 @@ static int set_once(const char **dst, const char *name, const char *value)
 	return -1;
 }
 
+/* -v/--verbose or -q/--quiet (@c): how much the text audit explains; they exclude each other. */
+static int set_detail(struct options *o, int c)
+{
+	int detail = c == 'v' ? HT_REPORT_VERBOSE : HT_REPORT_QUIET;
+
+	if (o->detail != HT_REPORT_PROBLEMS && o->detail != detail)
+		return cli_usage_error("--verbose and --quiet exclude each other");
+	o->detail = detail;
+	return -1;
+}
+
 static int parse_options(int argc, char **argv, struct options *o, struct given *g)
 {
 	struct option longopts[ARRAY_SIZE(opts) + 1] = { 0 };
@@ -386,6 +402,11 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 			break;
 		case 'M':
 			o->no_measure = true;
+			break;
+		case 'v':
+		case 'q':
+			if ((c = set_detail(o, c)) >= 0)
+				return c;
 			break;
 		case 'n':
 			o->dry_run = true;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "cli/report.h"
 #include "engine/fix.h"
@@ -293,6 +294,32 @@ static void print_head(const struct ht_report_info *info, FILE *out)
 }
 
 /*
+ * The sd-daemon priority (<syslog.h>) of @fi's lines: critical LOG_CRIT,
+ * warning LOG_WARNING, info, ok and not applicable LOG_INFO.
+ */
+static int finding_priority(const struct ht_finding *fi)
+{
+	if (fi->applicable && fi->severity == HT_SEV_CRITICAL)
+		return LOG_CRIT;
+	if (fi->applicable && fi->severity == HT_SEV_WARNING)
+		return LOG_WARNING;
+	return LOG_INFO;
+}
+
+/* Tells the stream's owner the priority of the lines that follow (info->priority). */
+static void report_priority(const struct ht_report_info *info, FILE *out, int prio)
+{
+	if (info->priority)
+		info->priority(out, prio);
+}
+
+/* Whether @fi's explanation follows the table: at info and above, or every one when verbose. */
+static bool explained(const struct ht_finding *fi, enum ht_report_detail detail)
+{
+	return detail == HT_REPORT_VERBOSE || (fi->applicable && fi->severity >= HT_SEV_INFO);
+}
+
+/*
  * The table: a row per finding in the order @idx, RULE, CURRENT and
  * RECOMMENDED as wide as their longest; counts each severity (@counts, @na).
  */
@@ -317,6 +344,7 @@ static int print_table(const struct ht_findings *f, const size_t *idx,
 		if (r && (l = (int)strlen(r)) > we)
 			we = l;
 	}
+	report_priority(info, out, LOG_INFO);
 	fprintf(out, "%-*s  %-*s  %-*s  %s\n", wr, "RULE", wc, "CURRENT", we, "RECOMMENDED",
 	        "SEVERITY");
 	for (size_t k = 0; k < f->n; k++) {
@@ -327,6 +355,7 @@ static int print_table(const struct ht_findings *f, const size_t *idx,
 
 		if (!c || !r || !name)
 			return -ENOMEM;
+		report_priority(info, out, finding_priority(fi));
 		fprintf(out, "%-*s  %-*s  %-*s  ", wr, name, wc, c, we, fi->applicable ? r : "-");
 		put_severity(out, fi, info->color);
 		fputc('\n', out);
@@ -466,26 +495,73 @@ static int print_finding(const struct ht_finding *fi, const struct ht_fix *fx,
 	return 0;
 }
 
+/*
+ * "2 ok and 3 not applicable findings are not explained here: --verbose shows
+ * them", when the default detail left some out.
+ */
+static void print_hidden(const struct ht_findings *f, const struct ht_report_info *info,
+                         FILE *out)
+{
+	size_t ok = 0, na = 0;
+
+	if (info->detail != HT_REPORT_PROBLEMS)
+		return;
+	for (size_t i = 0; i < f->n; i++)
+		if (!explained(&f->items[i], info->detail))
+			*(f->items[i].applicable ? &ok : &na) += 1;
+	if (ok + na == 0)
+		return;
+	report_priority(info, out, LOG_INFO);
+	fputc('\n', out);
+	if (ok)
+		fprintf(out, "%zu ok", ok);
+	if (ok && na)
+		fputs(" and ", out);
+	if (na)
+		fprintf(out, "%zu not applicable", na);
+	fprintf(out, " %s not explained here: --verbose shows %s\n",
+	        ok + na == 1 ? "finding is" : "findings are", ok + na == 1 ? "it" : "them");
+}
+
 int ht_report_text(const struct ht_findings *f, const struct ht_report_info *info, FILE *out)
 {
 	static const struct ht_fix none = { .kind = HT_FIX_NONE };
 	_cleanup_free_ size_t *idx = sorted_order(f);
 	size_t counts[HT_SEV_CRITICAL + 1] = { 0 }, na = 0;
 	size_t width = info->width ? info->width : 100;
-	int r;
+	bool quiet = info->detail == HT_REPORT_QUIET;
+	int r = 0;
 
 	if (!idx)
 		return -ENOMEM;
-	print_head(info, out);
-	r = print_table(f, idx, info, out, counts, &na);
-	for (size_t k = 0; r >= 0 && k < f->n; k++)
-		r = print_finding(&f->items[idx[k]], info->fixes ? &info->fixes[idx[k]] : &none, info,
-		                  width, out);
+	if (quiet) {
+		for (size_t i = 0; i < f->n; i++)
+			if (f->items[i].applicable)
+				counts[f->items[i].severity]++;
+			else
+				na++;
+	} else {
+		report_priority(info, out, LOG_INFO);
+		print_head(info, out);
+		r = print_table(f, idx, info, out, counts, &na);
+	}
+	for (size_t k = 0; !quiet && r >= 0 && k < f->n; k++) {
+		const struct ht_finding *fi = &f->items[idx[k]];
+
+		if (!explained(fi, info->detail))
+			continue;
+		report_priority(info, out, finding_priority(fi));
+		r = print_finding(fi, info->fixes ? &info->fixes[idx[k]] : &none, info, width, out);
+	}
 	if (r < 0)
 		return r;
-	fprintf(out, "\n%zu critical, %zu warning, %zu info, %zu ok, %zu not applicable\n",
-	        counts[HT_SEV_CRITICAL], counts[HT_SEV_WARNING], counts[HT_SEV_INFO],
-	        counts[HT_SEV_OK], na);
+	if (!quiet)
+		print_hidden(f, info, out);
+	report_priority(info, out, counts[HT_SEV_CRITICAL] ? LOG_CRIT :
+	                           counts[HT_SEV_WARNING] ? LOG_WARNING : LOG_INFO);
+	fprintf(out, "%s%zu critical, %zu warning, %zu info, %zu ok, %zu not applicable\n",
+	        quiet ? "" : "\n", counts[HT_SEV_CRITICAL], counts[HT_SEV_WARNING],
+	        counts[HT_SEV_INFO], counts[HT_SEV_OK], na);
 	return ferror(out) ? -EIO : 0;
 }
 
