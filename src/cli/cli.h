@@ -217,6 +217,34 @@ int cli_put_json(struct json_object *o);
 /* The profile's workload.burst when it is a number >= 1, else 2: the headroom over a peak. */
 double cli_profile_headroom(const struct ht_ruleset *rs);
 
+/*
+ * cli_journal_fd - whether @fd is the journal's stream: $JOURNAL_STREAM
+ * ("DEV:INO", systemd.exec(5)) names the device and inode fstat(2) gives
+ * for @fd, as sd-daemon(3) says to check. False when it is unset or malformed.
+ */
+bool cli_journal_fd(int fd);
+
+/*
+ * cli_journal_setup - after cli_text_stdout() (@text: stdout is a text
+ * stream of it; false for JSON and Prometheus, which stay as they are):
+ * when stdout is the journal, every line of it starts with sd-daemon(3)'s
+ * "<6>" (info) until cli_journal_priority() says otherwise; when stderr is,
+ * cli_error() and cli_note() lines start with "<3>" (error), or "<4>"
+ * (warning) for "warning: ..." notes. Returns 0, or EXIT_COLLECT after a
+ * one-line message.
+ */
+int cli_journal_setup(bool text);
+
+/*
+ * cli_journal_priority - the sd-daemon priority (<syslog.h> LOG_EMERG 0 ..
+ * LOG_DEBUG 7) of the lines written to @out (stdout) from now on; nothing
+ * unless stdout is the journal. The report's info->priority.
+ */
+void cli_journal_priority(FILE *out, int prio);
+
+/* The priority prefix of an error line "hosttune: @msg" on stderr: "<3>", "<4>" or "". */
+const char *cli_journal_stderr_prefix(const char *msg);
+
 /* The commands; each returns the exit status. */
 int cmd_facts(const struct options *o);
 int cmd_audit(const struct options *o);

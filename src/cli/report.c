@@ -499,28 +499,34 @@ static int print_finding(const struct ht_finding *fi, const struct ht_fix *fx,
  * "2 ok and 3 not applicable findings are not explained here: --verbose shows
  * them", when the default detail left some out.
  */
-static void print_hidden(const struct ht_findings *f, const struct ht_report_info *info,
-                         FILE *out)
+static int print_hidden(const struct ht_findings *f, const struct ht_report_info *info,
+                        size_t width, FILE *out)
 {
+	_cleanup_free_ char *t = NULL;
+	char okt[32] = "", nat[48] = "";
 	size_t ok = 0, na = 0;
 
 	if (info->detail != HT_REPORT_PROBLEMS)
-		return;
+		return 0;
 	for (size_t i = 0; i < f->n; i++)
 		if (!explained(&f->items[i], info->detail))
 			*(f->items[i].applicable ? &ok : &na) += 1;
 	if (ok + na == 0)
-		return;
+		return 0;
+	if (ok)
+		snprintf(okt, sizeof(okt), "%zu ok", ok);
+	if (na)
+		snprintf(nat, sizeof(nat), "%s%zu not applicable", ok ? " and " : "", na);
+	if (asprintf(&t, "%s%s %s not explained here: --verbose shows %s", okt, nat,
+	             ok + na == 1 ? "finding is" : "findings are", ok + na == 1 ? "it" : "them") < 0)
+		return -ENOMEM;
 	report_priority(info, out, LOG_INFO);
 	fputc('\n', out);
-	if (ok)
-		fprintf(out, "%zu ok", ok);
-	if (ok && na)
-		fputs(" and ", out);
-	if (na)
-		fprintf(out, "%zu not applicable", na);
-	fprintf(out, " %s not explained here: --verbose shows %s\n",
-	        ok + na == 1 ? "finding is" : "findings are", ok + na == 1 ? "it" : "them");
+	if (info->wrap_all)
+		print_wrapped(out, t, "", width);
+	else
+		fprintf(out, "%s\n", t);
+	return 0;
 }
 
 int ht_report_text(const struct ht_findings *f, const struct ht_report_info *info, FILE *out)
@@ -555,8 +561,8 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 	}
 	if (r < 0)
 		return r;
-	if (!quiet)
-		print_hidden(f, info, out);
+	if (!quiet && (r = print_hidden(f, info, width, out)) < 0)
+		return r;
 	report_priority(info, out, counts[HT_SEV_CRITICAL] ? LOG_CRIT :
 	                           counts[HT_SEV_WARNING] ? LOG_WARNING : LOG_INFO);
 	fprintf(out, "%s%zu critical, %zu warning, %zu info, %zu ok, %zu not applicable\n",
