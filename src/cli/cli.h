@@ -229,8 +229,8 @@ bool cli_journal_fd(int fd);
  * stream of it; false for JSON and Prometheus, which stay as they are):
  * when stdout is the journal, every line of it starts with sd-daemon(3)'s
  * "<6>" (info) until cli_journal_priority() says otherwise; when stderr is,
- * cli_error() and cli_note() lines start with "<3>" (error), or "<4>"
- * (warning) for "warning: ..." notes. Returns 0, or EXIT_COLLECT after a
+ * cli_error() lines start with "<3>" (error), cli_note() lines with "<4>"
+ * (warning) for "warning: ...", else "<5>" (notice). Returns 0, or EXIT_COLLECT after a
  * one-line message.
  */
 int cli_journal_setup(bool text);
@@ -242,8 +242,13 @@ int cli_journal_setup(bool text);
  */
 void cli_journal_priority(FILE *out, int prio);
 
-/* The priority prefix of an error line "hosttune: @msg" on stderr: "<3>", "<4>" or "". */
-const char *cli_journal_stderr_prefix(const char *msg);
+/*
+ * The priority prefix of a line "hosttune: @msg" on stderr when stderr is
+ * the journal: "<3>" for an error (@error: cli_error()), else (cli_note())
+ * "<4>" for "warning: ...", "<5>" (notice) for any other; "" when stderr
+ * is not the journal.
+ */
+const char *cli_journal_stderr_prefix(bool error, const char *msg);
 
 /* The commands; each returns the exit status. */
 int cmd_facts(const struct options *o);

@@ -63,7 +63,7 @@ void cli_journal_priority(FILE *out, int prio)
 	ht_escape_line_prefix(out, p);
 }
 
-const char *cli_journal_stderr_prefix(const char *msg)
+const char *cli_journal_stderr_prefix(bool error, const char *msg)
 {
 	/* Looked at on the first error, which may come before the options are parsed. */
 	static int err_journal = -1;
@@ -72,5 +72,7 @@ const char *cli_journal_stderr_prefix(const char *msg)
 		err_journal = cli_journal_fd(STDERR_FILENO);
 	if (!err_journal)
 		return "";
-	return strncmp(msg, "warning:", 8) == 0 ? "<4>" : "<3>";
+	if (error)
+		return "<3>";
+	return strncmp(msg, "warning:", 8) == 0 ? "<4>" : "<5>";
 }
