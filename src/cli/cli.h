@@ -250,6 +250,14 @@ void cli_journal_priority(FILE *out, int prio);
  */
 const char *cli_journal_stderr_prefix(bool error, const char *msg);
 
+/*
+ * cli_command_help - `hosttune COMMAND --help`: the usage of command @name,
+ * what it does, and the options it takes besides those of every command
+ * (@opts, @nopts long names in the order to list them) with what each does
+ * (help.c), on @out. Returns 0, or -EINVAL for a command help.c does not know.
+ */
+int cli_command_help(FILE *out, const char *name, const char *const *opts, size_t nopts);
+
 /* The commands; each returns the exit status. */
 int cmd_facts(const struct options *o);
 int cmd_audit(const struct options *o);

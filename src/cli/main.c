@@ -234,6 +234,38 @@ static void version(void)
 	       "There is NO WARRANTY, to the extent permitted by law.\n", PACKAGE_STRING);
 }
 
+/*
+ * --help: the help of the command named on the command line (argv[optind],
+ * getopt_long() has moved the options before it), else the global help.
+ * EXIT_CLEAN, or a usage error for a word that is no command.
+ */
+static int print_help(int argc, char **argv)
+{
+	const struct command *cmd = NULL;
+	const char *names[ARRAY_SIZE(opts)];
+	size_t n = 0;
+
+	if (optind >= argc) {
+		help(stdout);
+		return EXIT_CLEAN;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (strcmp(argv[optind], commands[i].name) == 0)
+			cmd = &commands[i];
+	if (!cmd)
+		return cli_usage_error("unknown command '%s'", argv[optind]);
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
+		if ((opts[i].cmds & cmd->bit) && opts[i].cmds != C_ALL)
+			names[n++] = opts[i].o.name;
+	/* apply --dry-run is plan: plan's options that apply does not take. */
+	for (size_t i = 0; cmd->bit == C_APPLY && i < ARRAY_SIZE(opts); i++)
+		if ((opts[i].cmds & C_PLAN) && !(opts[i].cmds & C_APPLY))
+			names[n++] = opts[i].o.name;
+	if (cli_command_help(stdout, cmd->name, names, n) < 0)
+		help(stdout);
+	return EXIT_CLEAN;
+}
+
 /* "250ms", "1s", "2min", "1h" or plain seconds, in decimal digits; 0 or -EINVAL. */
 static int parse_seconds(const char *s, double *out)
 {
@@ -344,6 +376,7 @@ static int set_detail(struct options *o, int c)
 static int parse_options(int argc, char **argv, struct options *o, struct given *g)
 {
 	struct option longopts[ARRAY_SIZE(opts) + 1] = { 0 };
+	bool help_wanted = false;
 	int c;
 
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
@@ -453,8 +486,9 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 				                   "(0: until Ctrl-C), got '%s'", optarg);
 			break;
 		case 'h':
-			help(stdout);
-			return EXIT_CLEAN;
+			/* After the others: the command word is known once getopt_long() is done. */
+			help_wanted = true;
+			break;
 		case 'V':
 			version();
 			return EXIT_CLEAN;
@@ -462,6 +496,8 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 			return bad_option(c, argv);
 		}
 	}
+	if (help_wanted)
+		return print_help(argc, argv);
 	if (o->root && o->facts_file)
 		return cli_usage_error("--root and --facts exclude each other");
 	if (o->plan_flags == (HT_PLAN_PERSIST | HT_PLAN_LIVE))
