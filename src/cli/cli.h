@@ -39,6 +39,7 @@ struct options {
 	bool json;                /* --format json */
 	bool prometheus;          /* --format prometheus (audit only): cmd_metrics() */
 	const char *output;       /* audit --output FILE: the report written atomically */
+	bool all;                 /* rules --all: the named values too */
 	int detail;               /* audit: -v/-q, enum ht_report_detail (cli/report.h) */
 	bool no_measure;
 	bool dry_run;             /* plan, or apply --dry-run */

@@ -88,6 +88,7 @@ static const struct opt {
 	{ { "interval", required_argument, NULL, 'I' }, C_WATCH },
 	{ { "duration", required_argument, NULL, 'D' }, C_WATCH },
 	{ { "record", required_argument, NULL, 'W' }, C_WATCH },
+	{ { "all", no_argument, NULL, 'A' }, C_RULES },
 	{ { "help", no_argument, NULL, 'h' }, C_ALL },
 	{ { "version", no_argument, NULL, 'V' }, C_ALL },
 };
@@ -205,6 +206,7 @@ static void help(FILE *out)
 	        "      --interval TIME   between samples (default 1s; 250ms, 2min)\n"
 	        "      --duration TIME   how long (default 60s; 0 until Ctrl-C)\n"
 	        "      --record FILE     keep the samples for --observed\n"
+	        "      --all             rules: list the named values too\n"
 	        "  -h, --help            this help\n"
 	        "  -V, --version         print the version\n"
 	        "\n"
@@ -435,6 +437,9 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 			break;
 		case 'M':
 			o->no_measure = true;
+			break;
+		case 'A':
+			o->all = true;
 			break;
 		case 'v':
 		case 'q':
