@@ -15,6 +15,7 @@
 #include "engine/rules.h"
 #include "persist/persist.h"
 #include "shared/escape.h"
+#include "shared/units.h"
 #include "shared/util.h"
 
 /* The commands, one bit each: which command takes which option (opts[] below). */
@@ -204,7 +205,7 @@ static void help(FILE *out)
 	        "      --state FILE      state file (default ROOT" HT_STATE_FILE ")\n"
 	        "      --wait TIME       for another apply or revert to finish (default 10s)\n"
 	        "      --interval TIME   between samples (default 1s; 250ms, 2min)\n"
-	        "      --duration TIME   how long (default 60s; 0 until Ctrl-C)\n"
+	        "      --duration TIME   how long (default 60s; 0 until Ctrl-C; 5m, 1h 30min)\n"
 	        "      --record FILE     keep the samples for --observed\n"
 	        "      --all             rules: list the named values too\n"
 	        "  -h, --help            this help\n"
@@ -268,29 +269,10 @@ static int print_help(int argc, char **argv)
 	return EXIT_CLEAN;
 }
 
-/* "250ms", "1s", "2min", "1h" or plain seconds, in decimal digits; 0 or -EINVAL. */
+/* A duration as systemd.time(7) writes one (shared/units.h): 0 or a negative errno. */
 static int parse_seconds(const char *s, double *out)
 {
-	size_t n = strspn(s, "0123456789.");
-	const char *unit = s + n;
-	char *end;
-	double v;
-
-	if (n == 0 || (*unit && strcmp(unit, "ms") != 0 && strcmp(unit, "s") != 0 &&
-	               strcmp(unit, "min") != 0 && strcmp(unit, "h") != 0))
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end != unit || v > 1e9)
-		return -EINVAL;
-	if (strcmp(unit, "ms") == 0)
-		v /= 1000;
-	else if (strcmp(unit, "min") == 0)
-		v *= 60;
-	else if (strcmp(unit, "h") == 0)
-		v *= 3600;
-	*out = v;
-	return 0;
+	return ht_parse_duration(s, out);
 }
 
 /* The options given, each once, in the order of their first use. */
@@ -477,18 +459,18 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 		case 'I':
 			if (parse_seconds(optarg, &o->interval) < 0 || o->interval < 0.001 ||
 			    o->interval > 86400)
-				return cli_usage_error("--interval: expected a time such as 1s, 250ms or 2min "
-				                   "(1ms to 1 day), got '%s'", optarg);
+				return cli_usage_error("--interval: expected a time such as 1s, 250ms, 2min "
+				                   "or 1min 30s (1ms to 1 day), got '%s'", optarg);
 			break;
 		case 'T':
 			if (parse_seconds(optarg, &o->wait) < 0 || o->wait > 86400)
-				return cli_usage_error("--wait: expected a time such as 10s or 2min "
-				                   "(0: do not wait; at most 1 day), got '%s'", optarg);
+				return cli_usage_error("--wait: expected a time such as 10s, 2min "
+				                   "or 1min 30s (0: do not wait; at most 1 day), got '%s'", optarg);
 			break;
 		case 'D':
 			if (parse_seconds(optarg, &o->duration) < 0)
-				return cli_usage_error("--duration: expected a time such as 60s or 10min "
-				                   "(0: until Ctrl-C), got '%s'", optarg);
+				return cli_usage_error("--duration: expected a time such as 60s, 10min "
+				                   "or 1h 30min (0: until Ctrl-C), got '%s'", optarg);
 			break;
 		case 'h':
 			/* After the others: the command word is known once getopt_long() is done. */

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "engine/rules.h"
 #include "engine/value.h"
 #include "shared/escape.h"
+#include "shared/units.h"
 #include "shared/util.h"
 
 /* "nic.queues[eth0]" for a per-interface finding, the rule id otherwise. */
@@ -70,6 +72,10 @@ static char *value_with_unit(const struct ht_value *v, const char *unit)
 
 	if (v->type == HT_T_NONE)
 		return strdup("-");
+	/* 268435456 bytes as 256 MiB; the fix lines keep the exact value to copy. */
+	if (unit && strcmp(unit, "bytes") == 0 && (v->type == HT_T_INT || v->type == HT_T_DEC) &&
+	    fabs(ht_value_as_double(v)) >= 1024)
+		return ht_format_bytes(ht_value_as_double(v));
 	s = ht_value_display(v);
 	if (!s)
 		return NULL;
