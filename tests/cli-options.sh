@@ -100,10 +100,11 @@ refused "-R (--rules has no short form) after --force" "hosttune: unknown option
 	--force -R x apply
 
 # ---- which command takes which option: hosttune(8) against the binary ----
-# The table "|  COMMAND" then ":  --opt --opt ..." in OPTIONS BY COMMAND.
+# The list "*COMMAND*" then a tab and "*--opt* *--opt* ..." in OPTIONS BY COMMAND.
 sed -n '/^## OPTIONS BY COMMAND$/,/^# /p' "$MAN" | awk '
-	/^\|  / { cmd = $2 }
-	/^:  / && cmd != "" { line = cmd; for (i = 2; i <= NF; i++) if ($i ~ /^--/) line = line " " $i
+	/^\*[a-z]+\*$/ { cmd = $1; gsub(/\*/, "", cmd) }
+	/^\t/ && cmd != "" { line = cmd
+		for (i = 1; i <= NF; i++) { w = $i; gsub(/\*/, "", w); if (w ~ /^--/) line = line " " w }
 		print line; cmd = "" }' >"$TMP/table"
 expect_eq "hosttune(8) has a row for each command" "$COMMANDS" "$(cut -d' ' -f1 "$TMP/table" | tr '\n' ' ' | sed 's/ $//')"
 # --help's table: "  apply     --profile ... (--dry-run: --facts)", continued lines indented.

@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# hosttune(8) documents every key of every command's JSON (issue 13: watch's
+# hosttune-json(5) documents every key of every command's JSON (issue 13: watch's
 # summary had 13 undocumented keys, verify's "holds" check was missing): the
 # keys of real documents, from every command on the Garage VM's tree, each
-# appear quoted ("key") in hosttune(8). Names that are data, not keys (the
+# appear quoted ("key") in hosttune-json(5). Names that are data, not keys (the
 # workload variables, the named values, the facts), are skipped; their
 # objects' own keys are checked.
 . "$(dirname "$0")/lib.sh"
 
-MAN=$HT_TESTS_DIR/../man/hosttune.8.scd
+MAN=$HT_TESTS_DIR/../man/hosttune-json.5.scd
 G="--profile garage --set workload.conn_rate=570"
 cp -a "$FIXTURES/garage-vm/root" "$TMP/g"
 FACTS=$FIXTURES/garage-vm/expected.facts
@@ -44,8 +44,8 @@ done | sort -u >"$TMP/keys"
 expect_eq "keys found (at least audit's, plan's and watch's)" yes \
 	"$([ "$(wc -l <"$TMP/keys")" -gt 60 ] && echo yes || echo "no: $(wc -l <"$TMP/keys")")"
 while read -r k; do
-	if grep -qF "\"$k\"" "$MAN"; then ok "hosttune(8) documents \"$k\""
-	else not_ok "hosttune(8) documents \"$k\""; fi
+	if grep -qF "\"$k\"" "$MAN"; then ok "hosttune-json(5) documents \"$k\""
+	else not_ok "hosttune-json(5) documents \"$k\""; fi
 done <"$TMP/keys"
 
 finish
