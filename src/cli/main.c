@@ -223,6 +223,7 @@ static void help(FILE *out)
 	        "collect, apply or revert (an apply is rolled back); 4 another apply or\n"
 	        "revert is running (nothing changed); 5 apply or revert done, but its\n"
 	        "report could not be written.\n"
+	        "hosttune COMMAND --help prints one command's usage and options.\n"
 	        "See hosttune(8) and hosttune.rules(5).\n");
 }
 
