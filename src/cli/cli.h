@@ -231,8 +231,9 @@ bool cli_journal_fd(int fd);
  * when stdout is the journal, every line of it starts with sd-daemon(3)'s
  * "<6>" (info) until cli_journal_priority() says otherwise; when stderr is,
  * cli_error() lines start with "<3>" (error), cli_note() lines with "<4>"
- * (warning) for "warning: ...", else "<5>" (notice). Returns 0, or EXIT_COLLECT after a
- * one-line message.
+ * (warning) for "warning: ...", else "<5>" (notice). Returns 0, or a
+ * negative errno (flushing stdout failed). It prints nothing (common.c's
+ * printers call this file, not the other way round).
  */
 int cli_journal_setup(bool text);
 

@@ -46,10 +46,8 @@ bool cli_journal_fd(int fd)
 int cli_journal_setup(bool text)
 {
 	out_journal = text && cli_journal_fd(STDOUT_FILENO);
-	if (out_journal && ht_escape_line_prefix(stdout, "<6>") != 0) {
-		cli_error("writing the output: %s", strerror(errno));
-		return EXIT_COLLECT;
-	}
+	if (out_journal && ht_escape_line_prefix(stdout, "<6>") != 0)
+		return -(errno ? errno : EIO);
 	return 0;
 }
 

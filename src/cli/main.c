@@ -645,8 +645,10 @@ int main(int argc, char **argv)
 	/* Text from a tree (a file name, a rule title) reaches a terminal escaped. */
 	if (!o.json && !o.prometheus && (r = cli_text_stdout()) != 0)
 		return cli_finish(r);
-	if ((r = cli_journal_setup(!o.json && !o.prometheus)) != 0)
-		return cli_finish(r);
+	if ((r = cli_journal_setup(!o.json && !o.prometheus)) < 0) {
+		cli_error("writing the output: %s", strerror(-r));
+		return cli_finish(EXIT_COLLECT);
+	}
 	r = run_command(argc, argv, &o, &g);
 	/*
 	 * A report that did not reach its reader (a full disk, a closed pipe) is a
