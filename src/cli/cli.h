@@ -255,10 +255,12 @@ const char *cli_journal_stderr_prefix(bool error, const char *msg);
 /*
  * cli_command_help - `hosttune COMMAND --help`: the usage of command @name,
  * what it does, and the options it takes besides those of every command
- * (@opts, @nopts long names in the order to list them) with what each does
+ * (@opts, @nopts long names in the order to list them; those from @nown on
+ * only with --dry-run, apply's that plan takes) with what each does
  * (help.c), on @out. Returns 0, or -EINVAL for a command help.c does not know.
  */
-int cli_command_help(FILE *out, const char *name, const char *const *opts, size_t nopts);
+int cli_command_help(FILE *out, const char *name, const char *const *opts, size_t nown,
+                     size_t nopts);
 
 /* The commands; each returns the exit status. */
 int cmd_facts(const struct options *o);

@@ -85,7 +85,8 @@ static void print_indented(FILE *out, const char *text)
 	}
 }
 
-int cli_command_help(FILE *out, const char *name, const char *const *opts, size_t nopts)
+int cli_command_help(FILE *out, const char *name, const char *const *opts, size_t nown,
+                     size_t nopts)
 {
 	bool times = false;
 	size_t c;
@@ -101,6 +102,9 @@ int cli_command_help(FILE *out, const char *name, const char *const *opts, size_
 		fprintf(out, "\nOptions of %s:\n", name);
 	for (size_t i = 0; i < nopts; i++) {
 		size_t k;
+
+		if (i == nown)
+			fprintf(out, "With --dry-run (%s --dry-run is plan), also:\n", name);
 
 		for (k = 0; k < ARRAY_SIZE(option_help); k++)
 			if (strcmp(option_help[k].name, opts[i]) == 0)

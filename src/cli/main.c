@@ -247,7 +247,7 @@ static int print_help(int argc, char **argv)
 {
 	const struct command *cmd = NULL;
 	const char *names[ARRAY_SIZE(opts)];
-	size_t n = 0;
+	size_t n = 0, own;
 
 	if (optind >= argc) {
 		help(stdout);
@@ -261,11 +261,12 @@ static int print_help(int argc, char **argv)
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
 		if ((opts[i].cmds & cmd->bit) && opts[i].cmds != C_ALL)
 			names[n++] = opts[i].o.name;
+	own = n;
 	/* apply --dry-run is plan: plan's options that apply does not take. */
 	for (size_t i = 0; cmd->bit == C_APPLY && i < ARRAY_SIZE(opts); i++)
 		if ((opts[i].cmds & C_PLAN) && !(opts[i].cmds & C_APPLY))
 			names[n++] = opts[i].o.name;
-	if (cli_command_help(stdout, cmd->name, names, n) < 0)
+	if (cli_command_help(stdout, cmd->name, names, own, n) < 0)
 		help(stdout);
 	return EXIT_CLEAN;
 }
