@@ -73,9 +73,12 @@ if command -v script >/dev/null 2>&1 && script -qec true /dev/null </dev/null >/
 	expect_eq "pty: the same explanations as a pipe" \
 		"$(grep -oE '^\[[a-z/]+\] [a-z_.]+' "$TMP/default.txt")" \
 		"$(grep -oE '^\[[a-z/]+\] [a-z_.]+' "$TMP/tty.txt")"
-	# After the heading and workload lines (one line each, as they are).
+	# After the heading line (the origin's path is as long as it is); the
+	# workload line is wrapped.
 	expect_eq "pty: no line wider than 80 after the heading" 0 \
-		"$(tail -n +3 "$TMP/tty.txt" | awk 'length($0) > 80' | wc -l)"
+		"$(tail -n +2 "$TMP/tty.txt" | awk 'length($0) > 80' | wc -l)"
+	expect_eq "pty: the workload line wrapped, its rest indented" "    " \
+		"$(sed -n 3p "$TMP/tty.txt" | cut -c1-4)"
 	# Every problem's heading within the first 50 lines (a screen).
 	expect_eq "pty: the problems within the first screen (50 lines)" 3 \
 		"$(head -n 50 "$TMP/tty.txt" | grep -cE '^\[(critical|warning)\] ')"

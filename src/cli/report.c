@@ -275,28 +275,52 @@ static int print_item(FILE *out, const struct ht_report_info *info, size_t width
 	return 0;
 }
 
-/* "audit of ORIGIN, profile P" and the workload variables, then an empty line. */
-static void print_head(const struct ht_report_info *info, FILE *out)
+/*
+ * "workload: burst=2, conn_rate=100, ..." (workload.X as X; the [garage]
+ * section's variables keep their prefix): a new string, NULL on ENOMEM.
+ */
+static char *workload_line(const struct ht_ruleset *rs)
+{
+	_cleanup_free_ char *line = strdup("workload:");
+
+	for (size_t i = 0; line && i < ht_ruleset_var_count(rs); i++) {
+		_cleanup_free_ char *v = ht_value_display(ht_ruleset_var_value(rs, i));
+		const char *name = ht_ruleset_var_name(rs, i);
+		char *next;
+
+		if (strncmp(name, "workload.", 9) == 0)
+			name += 9;
+		if (asprintf(&next, "%s%s %s=%s", line, i ? "," : "", name,
+		             !v ? "?" : *v ? v : "\"\"") < 0)
+			return NULL;
+		free(line);
+		line = next;
+	}
+	return TAKE_PTR(line);
+}
+
+/*
+ * "audit of ORIGIN, profile P" and the workload variables, then an empty
+ * line; on a terminal (@info->wrap_all) the workload line wrapped at @width.
+ */
+static int print_head(const struct ht_report_info *info, size_t width, FILE *out)
 {
 	const struct ht_ruleset *rs = info->rules;
 
 	fprintf(out, "hosttune audit of %s, profile %s\n", info->origin,
 	        ht_ruleset_profile(rs) ? ht_ruleset_profile(rs) : "(none)");
 	if (ht_ruleset_var_count(rs) > 0) {
-		fprintf(out, "workload:");
-		for (size_t i = 0; i < ht_ruleset_var_count(rs); i++) {
-			_cleanup_free_ char *v = ht_value_display(ht_ruleset_var_value(rs, i));
-			const char *name = ht_ruleset_var_name(rs, i);
+		_cleanup_free_ char *line = workload_line(rs);
 
-			/* workload.X as X; the [garage] section's variables keep their prefix. */
-			if (strncmp(name, "workload.", 9) == 0)
-				name += 9;
-			fprintf(out, "%s %s=%s", i ? "," : "", name,
-			        !v ? "?" : *v ? v : "\"\"");
-		}
-		fputc('\n', out);
+		if (!line)
+			return -ENOMEM;
+		if (info->wrap_all)
+			print_wrapped_at(out, line, "", "    ", width, 0);
+		else
+			fprintf(out, "%s\n", line);
 	}
 	fputc('\n', out);
+	return 0;
 }
 
 /*
@@ -554,8 +578,9 @@ int ht_report_text(const struct ht_findings *f, const struct ht_report_info *inf
 				na++;
 	} else {
 		report_priority(info, out, LOG_INFO);
-		print_head(info, out);
-		r = print_table(f, idx, info, out, counts, &na);
+		r = print_head(info, width, out);
+		if (r >= 0)
+			r = print_table(f, idx, info, out, counts, &na);
 	}
 	for (size_t k = 0; !quiet && r >= 0 && k < f->n; k++) {
 		const struct ht_finding *fi = &f->items[idx[k]];
