@@ -122,6 +122,10 @@ JOURNAL_STREAM=$js audit -v >"$TMP/not-journal"
 expect_eq "journal: another file, no prefix" 0 "$(grep -c '^<[0-7]>' "$TMP/not-journal")"
 JOURNAL_STREAM="x:y" audit -v >>"$TMP/journal.bad" 2>&1
 expect_eq "journal: a malformed JOURNAL_STREAM, no prefix" 0 "$(grep -c '^<[0-7]>' "$TMP/journal.bad")"
+# --output: the file is the report as it is, whatever stdout is.
+: >"$TMP/journal.out"
+JOURNAL_STREAM=$(stat -c '%d:%i' "$TMP/journal.out") audit --output "$TMP/report.txt" >>"$TMP/journal.out"
+expect_eq "journal: --output writes no prefix" "$(cat "$TMP/default.txt")" "$(cat "$TMP/report.txt")"
 # JSON is a document, not lines: unchanged.
 : >"$TMP/journal.json"
 JOURNAL_STREAM=$(stat -c '%d:%i' "$TMP/journal.json") audit --format json >>"$TMP/journal.json"

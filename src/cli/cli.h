@@ -227,7 +227,8 @@ bool cli_journal_fd(int fd);
 
 /*
  * cli_journal_setup - after cli_text_stdout() (@text: stdout is a text
- * stream of it; false for JSON and Prometheus, which stay as they are):
+ * stream of it that the report reaches; false for JSON, Prometheus and
+ * --output, which stay as they are):
  * when stdout is the journal, every line of it starts with sd-daemon(3)'s
  * "<6>" (info) until cli_journal_priority() says otherwise; when stderr is,
  * cli_error() lines start with "<3>" (error), cli_note() lines with "<4>"

@@ -646,7 +646,8 @@ int main(int argc, char **argv)
 	/* Text from a tree (a file name, a rule title) reaches a terminal escaped. */
 	if (!o.json && !o.prometheus && (r = cli_text_stdout()) != 0)
 		return cli_finish(r);
-	if ((r = cli_journal_setup(!o.json && !o.prometheus)) < 0) {
+	/* --output: the report goes to a file (through fd 1), never with prefixes. */
+	if ((r = cli_journal_setup(!o.json && !o.prometheus && !o.output)) < 0) {
 		cli_error("writing the output: %s", strerror(-r));
 		return cli_finish(EXIT_COLLECT);
 	}
