@@ -281,7 +281,7 @@ expect_eq "refused unit name: JSON fix null" null \
 echo python3 >"$TMP/g6/proc/4242/comm"
 sed -i 's/^Max open files            1024 /Max open files            20000/' "$TMP/g6/proc/4242/limits"
 echo '0::/user.slice/session-1.scope' >"$TMP/g6/proc/4242/cgroup"
-htr --root "$TMP/g6" --profile garage audit >"$TMP/audit6.out"
+htr --root "$TMP/g6" --profile garage audit -v >"$TMP/audit6.out"
 expect_eq "ok, outside a service: the finding, and no fix line" "1 0" \
 	"$(grep -c '^\[ok\] process.limit_nofile\[python3\]' "$TMP/audit6.out") $(sed -n '/^\[ok\] process.limit_nofile/,/^$/p' "$TMP/audit6.out" | grep -c 'fix:')"
 finish

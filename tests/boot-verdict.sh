@@ -204,7 +204,7 @@ expect_contains "before apply: drops since boot" \
 ht --root "$TMP/d" $G apply >/dev/null
 expect_eq "apply records the counters" "5937 77" \
 	"$(jq -r '.counters | "\(.["conntrack.stat.drop"]) \(.["conntrack.stat.early_drop"])"' "$TMP/d/var/lib/hosttune/state")"
-ht --root "$TMP/d" $G --fail-on warning audit >"$TMP/d1.audit"
+ht --root "$TMP/d" $G --fail-on warning audit -v >"$TMP/d1.audit"
 expect_eq "after apply: audit --fail-on warning exits 0" 0 $?
 expect_contains "after apply: 0 drops since apply, ok" \
 	"conntrack.drops 0 events - ok" "$(tr -s " " <"$TMP/d1.audit")"

@@ -247,7 +247,7 @@ bad_args "--set of an incomplete expression" \
 	"hosttune: --set workload.conn_rate=1 +: expected an expression, found end of expression" \
 	--rules "$TMP/r" --facts "$FACTS" --set 'workload.conn_rate=1 +' audit
 bad_args "--set of an unknown unit" \
-	"hosttune: --set workload.conn_rate=5x: expected a unit (s, min, h, KiB, MiB, GiB or TiB), found 'x'" \
+	"hosttune: --set workload.conn_rate=5x: expected a unit (s, m, min, h, d, w, KiB, MiB, GiB or TiB), found 'x'" \
 	--rules "$TMP/r" --facts "$FACTS" --set workload.conn_rate=5x audit
 bad_args "--set of a string with a control character" \
 	"hosttune: --set workload.service=a\\tb: expected printable text, found a control character" \
@@ -267,7 +267,7 @@ for a in workload.conn_rate=abc 'workload.conn_rate=1 +' workload.conn_rate=5x \
 done
 
 # A value with a unit where the variable's range has none: a rate is not a
-# time (570s is no rate); a time not a size. A time takes s, min, h or none.
+# time (570s is no rate); a time not a size. A time takes s, m, min, h, d, w or none.
 bad_args "--set conn_rate=570s" \
 	"hosttune: --set workload.conn_rate=570s: expected a number without a unit, found a time" \
 	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.conn_rate=570s audit
@@ -275,7 +275,7 @@ bad_args "--set burst=2MiB" \
 	"hosttune: --set workload.burst=2MiB: expected a number without a unit, found a size" \
 	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.burst=2MiB audit
 bad_args "--set time_wait=1GiB" \
-	"hosttune: --set workload.time_wait=1GiB: expected a time (s, min, h or none), found a size" \
+	"hosttune: --set workload.time_wait=1GiB: expected a time (s, m, min, h, d, w or none), found a size" \
 	--rules "$HT_RULES_DIR" --facts "$FACTS" --set workload.time_wait=1GiB audit
 for a in workload.time_wait=2min workload.time_wait=60 workload.conn_rate=570 \
 	workload.conn_rate=1.5*100; do

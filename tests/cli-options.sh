@@ -41,7 +41,7 @@ sed -n '/^Options:$/,/^$/p' "$TMP/help" | grep -E '^ +(-[a-zA-Z], )?--[a-z-]+' >
 LONGS=$(sed -E 's/^ +(-[a-zA-Z], )?--([a-z-]+).*/\2/' "$TMP/optlines")
 # those followed by an argument word in capitals: "--profile NAME"
 WITH_ARG=$(sed -nE 's/^ +(-[a-zA-Z], )?--([a-z-]+) [A-Z].*/\2/p' "$TMP/optlines")
-expect_eq "--help lists 27 options" 27 "$(echo "$LONGS" | wc -l)"
+expect_eq "--help lists 30 options" 30 "$(echo "$LONGS" | wc -l)"
 for l in $LONGS; do
 	if grep -q -- "\*--$l\*\|\*-[a-zA-Z], --$l\*" "$MAN"; then ok "--$l: in hosttune(8) OPTIONS"
 	else not_ok "--$l: in hosttune(8) OPTIONS"; fi
@@ -58,7 +58,7 @@ done
 
 # ---- short options: exactly the letters --help lists ----
 SHORTS=$(sed -nE 's/^ +-([a-zA-Z]), --.*/\1/p' "$TMP/optlines" | tr -d '\n')
-expect_eq "short options --help lists" "rfFpsnhV" "$(echo "$SHORTS" | tr -d ' ')"
+expect_eq "short options --help lists" "rfFpsvqnhV" "$(echo "$SHORTS" | tr -d ' ')"
 for c in a b c d e f g h i j k l m n o p q r s t u v w x y z \
 	A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9; do
 	run -"$c" x rules

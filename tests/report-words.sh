@@ -57,7 +57,7 @@ EOT
 facts_file "$TMP/host.facts" <<EOT
 mem.total = 1073741824 bytes from test
 EOT
-"$HOSTTUNE" --rules "$TMP/rules" --facts "$TMP/host.facts" audit >"$TMP/words.txt"
+"$HOSTTUNE" --rules "$TMP/rules" --facts "$TMP/host.facts" audit -v >"$TMP/words.txt"
 expect_eq "own rules: audit exits 0" 0 $?
 # block RULE: the explanation lines of RULE's finding
 block() { awk -v h="[ok] $1 (advice)" 'index($0, h) == 1 { on = 1; next } /^$/ { on = 0 } on' "$TMP/words.txt"; }
@@ -86,7 +86,7 @@ expect_eq "table: 1 byte" "1 byte" "$(row t.one_byte)"
 n=0
 # one ARGS...: one text audit appended to all.txt; exit 0 or 1 (findings) expected
 one() {
-	ht "$@" audit >>"$TMP/all.txt" 2>"$TMP/err"
+	ht "$@" audit -v >>"$TMP/all.txt" 2>"$TMP/err"
 	rc=$?
 	n=$((n + 1))
 	[ $rc -le 1 ] || not_ok "audit $*: exits $rc" "$(cat "$TMP/err")"
@@ -132,7 +132,7 @@ expect_eq "root without interfaces, storage profile: nic.link_speed n/a" "n/a" \
 	"$(jget "$TMP/gvm-garage.json" '.findings[] | select(.rule == "nic.link_speed") | .severity')"
 expect_eq "root without interfaces, default profile: no nic.link_speed" "" \
 	"$(jget "$TMP/gvm.json" '.findings[] | select(.rule == "nic.link_speed") | .severity')"
-ht --root "$FIXTURES/garage-vm/root" audit >"$TMP/gvm.txt"
+ht --root "$FIXTURES/garage-vm/root" audit -v >"$TMP/gvm.txt"
 expect_contains "text: the n/a row in the table" \
 	"nic.queues                    -                   -                   n/a" "$(cat "$TMP/gvm.txt")"
 expect_contains "text: the n/a block names the channel" \

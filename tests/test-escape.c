@@ -145,12 +145,54 @@ static void test_stream(void **state)
 	close(p[1]);
 }
 
+/* ht_escape_line_prefix(): a prefix before each line, changed between lines, raw or escaped. */
+static void test_line_prefix(void **state)
+{
+	int p[2];
+	char buf[256];
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(pipe2(p, O_NONBLOCK), 0);
+	f = ht_escape_fdopen(p[1], TEXT);
+	assert_non_null(f);
+	/* Buffered before the prefix is set: without it (flushed first). */
+	fputs("before\n", f);
+	assert_int_equal(ht_escape_line_prefix(f, "<6>"), 0);
+	fputs("one\n\ntwo", f);
+	assert_int_equal(ht_escape_line_prefix(f, "<2>"), 0);
+	/* The line "two" started under <6>: its end takes no new prefix. */
+	fputs(" more\nthree \x1b\n", f);
+	/* A character cut between writes at a line's start: the prefix once, first. */
+	fputs("\xe2\x82", f);
+	assert_int_equal(fflush(f), 0);
+	fputs("\xac\n", f);
+	/* Raw codes at a line's start get the prefix too. */
+	assert_int_equal(ht_escape_raw(f, "\x1b[33m"), 0);
+	fputs("w\n", f);
+	assert_int_equal(ht_escape_line_prefix(f, ""), 0);
+	fputs("none\n", f);
+	assert_int_equal(ht_escape_flush(f), 0);
+	assert_string_equal(drain(p[0], buf, sizeof(buf)),
+	                    "before\n<6>one\n<6>\n<6>two more\n<2>three \\x1b\n<2>\xe2\x82\xac\n"
+	                    "<2>\x1b[33mw\nnone\n");
+	/* At most 15 bytes. */
+	errno = 0;
+	assert_int_equal(ht_escape_line_prefix(f, "0123456789abcdef"), EOF);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(fclose(f), 0);
+	close(p[0]);
+	/* Any other stream: nothing. */
+	assert_int_equal(ht_escape_line_prefix(stderr, "<3>"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_what_is_escaped),
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_stream),
+		cmocka_unit_test(test_line_prefix),
 	};
 
 	/* A closed pipe is an error to see, not a signal to die of. */

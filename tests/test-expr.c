@@ -218,6 +218,15 @@ static void test_units(void **state)
 	EXPECT_INT("2min", 120);  /* 2 * 60 */
 	EXPECT_INT("1h", 3600);   /* 60 * 60 */
 	EXPECT_INT("1h + 30min", 5400); /* 3600 + 1800 */
+	/* systemd.time(7): m is a minute; d, w; a span of parts, with or without blanks. */
+	EXPECT_INT("5m", 300);          /* 5 * 60 */
+	EXPECT_INT("1d", 86400);        /* 24 * 3600 */
+	EXPECT_INT("1w", 604800);       /* 7 * 86400 */
+	EXPECT_INT("1h 30min", 5400);   /* 3600 + 30 * 60 */
+	EXPECT_INT("2min 5s", 125);     /* 120 + 5 */
+	EXPECT_INT("1h30m", 5400);      /* 3600 + 1800 */
+	EXPECT_INT("1h 30min * 2", 10800); /* the span is one literal: (3600 + 1800) * 2 */
+	EXPECT_INT("1h + 2min 5s", 3725);  /* 3600 + 125 */
 	EXPECT_INT("512KiB", 524288);         /* 512 * 1024 */
 	EXPECT_INT("480MiB", 503316480);      /* 480 * 1048576 */
 	EXPECT_INT("4GiB", 4294967296);       /* 4 * 1073741824 */
@@ -591,13 +600,18 @@ static void test_syntax_errors(void **state)
 	EXPECT_ERR("v99999999999", -ERANGE, "t.rules:3:10: version part out of range");
 
 	/* Units. */
-#define UNIT_ERR "expected a unit (s, min, h, KiB, MiB, GiB or TiB), found "
+#define UNIT_ERR "expected a unit (s, m, min, h, d, w, KiB, MiB, GiB or TiB), found "
 	EXPECT_ERR("10xyz", -EINVAL, "t.rules:3:12: " UNIT_ERR "'xyz'");
 	EXPECT_ERR("1 + 2.5ms", -EINVAL, "t.rules:3:17: " UNIT_ERR "'ms'");
 	EXPECT_ERR("4gib", -EINVAL, "t.rules:3:11: " UNIT_ERR "'gib'"); /* case matters */
 	EXPECT_ERR("1e3", -EINVAL, "t.rules:3:11: " UNIT_ERR "'e3'");   /* no exponents */
 	EXPECT_ERR("5 s", -EINVAL,
 	           "t.rules:3:12: expected an operator or end of expression, found name 's'");
+	/* A span's later part must have a time unit; a size does not join it. */
+	EXPECT_ERR("1h 30", -EINVAL,
+	           "t.rules:3:13: expected an operator or end of expression, found number '30'");
+	EXPECT_ERR("1h 2MiB", -EINVAL,
+	           "t.rules:3:13: expected an operator or end of expression, found number '2MiB'");
 
 	/* Functions. */
 	EXPECT_ERR("foo(1)", -EINVAL, "t.rules:3:10: unknown function 'foo'");

@@ -1050,12 +1050,15 @@ static void test_workload_ranges(void **state)
 	                    "--set workload.t=121: expected a number >= 1 and <= 120, found 121");
 	/*
 	 * The bounds' units say what the number is: t is a time (a value with s,
-	 * min, h or none), b a number without a unit; refused, the value stays.
+	 * m, min, h, d, w or none, or a span: 1min 30s), b a number without a unit; refused, the value stays.
 	 */
 	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.t=90", &fx->err), 0);
 	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.t=1KiB", &fx->err), -EINVAL);
-	assert_string_equal(fx->err.msg, "--set workload.t=1KiB: expected a time (s, min, h or "
-	                                 "none), found a size");
+	assert_string_equal(fx->err.msg, "--set workload.t=1KiB: expected a time (s, m, min, h, "
+	                                 "d, w or none), found a size");
+	/* 1min 30s = 60 + 30 = 90 s. */
+	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.t=1min 30s", &fx->err), 0);
+	assert_int_equal(var(fx->rs, "workload.t")->i, 90);
 	assert_int_equal(var(fx->rs, "workload.t")->i, 90);
 	assert_int_equal(ht_ruleset_set_var(fx->rs, "workload.b=570s", &fx->err), -EINVAL);
 	assert_string_equal(fx->err.msg,

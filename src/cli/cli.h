@@ -43,6 +43,8 @@ struct options {
 	bool prometheus;          /* --format prometheus (audit only): cmd_metrics() */
 	const char *output;       /* audit --output FILE: the report written atomically */
 	bool host_label;          /* audit --format prometheus --host-label: a host label on each series */
+	bool all;                 /* rules --all: the named values too */
+	int detail;               /* audit: -v/-q, enum ht_report_detail (cli/report.h) */
 	bool no_measure;
 	bool dry_run;             /* plan, or apply --dry-run */
 	bool force;
@@ -226,6 +228,51 @@ int cli_put_json(struct json_object *o);
 
 /* The profile's workload.burst when it is a number >= 1, else 2: the headroom over a peak. */
 double cli_profile_headroom(const struct ht_ruleset *rs);
+
+/*
+ * cli_journal_fd - whether @fd is the journal's stream: $JOURNAL_STREAM
+ * ("DEV:INO", systemd.exec(5)) names the device and inode fstat(2) gives
+ * for @fd, as sd-daemon(3) says to check. False when it is unset or malformed.
+ */
+bool cli_journal_fd(int fd);
+
+/*
+ * cli_journal_setup - after cli_text_stdout() (@text: stdout is a text
+ * stream of it that the report reaches; false for JSON, Prometheus and
+ * --output, which stay as they are):
+ * when stdout is the journal, every line of it starts with sd-daemon(3)'s
+ * "<6>" (info) until cli_journal_priority() says otherwise; when stderr is,
+ * cli_error() lines start with "<3>" (error), cli_note() lines with "<4>"
+ * (warning) for "warning: ...", else "<5>" (notice). Returns 0, or a
+ * negative errno (flushing stdout failed). It prints nothing (common.c's
+ * printers call this file, not the other way round).
+ */
+int cli_journal_setup(bool text);
+
+/*
+ * cli_journal_priority - the sd-daemon priority (<syslog.h> LOG_EMERG 0 ..
+ * LOG_DEBUG 7) of the lines written to @out (stdout) from now on; nothing
+ * unless stdout is the journal. The report's info->priority.
+ */
+void cli_journal_priority(FILE *out, int prio);
+
+/*
+ * The priority prefix of a line "hosttune: @msg" on stderr when stderr is
+ * the journal: "<3>" for an error (@error: cli_error()), else (cli_note())
+ * "<4>" for "warning: ...", "<5>" (notice) for any other; "" when stderr
+ * is not the journal.
+ */
+const char *cli_journal_stderr_prefix(bool error, const char *msg);
+
+/*
+ * cli_command_help - `hosttune COMMAND --help`: the usage of command @name,
+ * what it does, and the options it takes besides those of every command
+ * (@opts, @nopts long names in the order to list them; those from @nown on
+ * only with --dry-run, apply's that plan takes) with what each does
+ * (help.c), on @out. Returns 0, or -EINVAL for a command help.c does not know.
+ */
+int cli_command_help(FILE *out, const char *name, const char *const *opts, size_t nown,
+                     size_t nopts);
 
 /* The commands; each returns the exit status. */
 int cmd_facts(const struct options *o);

@@ -96,7 +96,9 @@ int cmd_audit(const struct options *o)
 	info = (struct ht_report_info){ .origin = origin_of(o, origin, sizeof(origin)),
 		                        .rules = rs, .values = rs, .fixes = plan.fixes,
 		                        .color = o->color, .width = o->width,
-		                        .wrap_all = o->terminal };
+		                        .wrap_all = o->terminal,
+		                        .detail = (enum ht_report_detail)o->detail,
+		                        .priority = cli_journal_priority };
 	if (o->json)
 		r = cli_print_json(ht_report_json(&findings, &info));
 	else

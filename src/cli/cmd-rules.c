@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* hosttune rules and hosttune explain RULE. */
+#include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "engine/rules.h"
+#include "shared/util.h"
 
 /* Multi-line formulas print on one line: runs of white space become one space. */
 static void print_key(const struct ht_rule *rule, const char *key, const char *label)
@@ -62,26 +65,83 @@ static struct json_object *rule_json(const struct ht_rule *rule, bool full)
 	return j;
 }
 
+/* What a rule evaluated per instance is evaluated for, in words. */
+static const char *each_name(enum ht_each each)
+{
+	switch (each) {
+	case HT_EACH_NIC:
+		return "network interface";
+	case HT_EACH_LISTENER:
+		return "listening port";
+	case HT_EACH_PROCESS:
+		return "process";
+	case HT_EACH_STORAGE:
+		return "storage directory";
+	default:
+		return "instance";
+	}
+}
+
+/*
+ * The rule of @id: a rule id, or one as the audit table shows a finding,
+ * "RULE[INSTANCE]" (*instance: INSTANCE, a new string) for a rule evaluated
+ * per port, interface, process... Returns 0, or the exit status after the
+ * error (EXIT_USAGE: no such rule, or an instance for a rule that has none).
+ */
+static int find_rule(const struct ht_ruleset *rs, const char *id, const struct ht_rule **rule,
+                     char **instance)
+{
+	const char *open = strchr(id, '[');
+	size_t n = strlen(id);
+	_cleanup_free_ char *base = NULL;
+
+	*instance = NULL;
+	*rule = ht_ruleset_find(rs, id);
+	if (*rule)
+		return 0;
+	if (!open || open == id || n < 3 || id[n - 1] != ']' || open + 1 == id + n - 1) {
+		cli_error("no rule '%s' (hosttune rules lists them)\n", id);
+		return EXIT_USAGE;
+	}
+	base = strndup(id, (size_t)(open - id));
+	*instance = strndup(open + 1, (size_t)(id + n - 1 - (open + 1)));
+	if (!base || !*instance)
+		return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
+	*rule = ht_ruleset_find(rs, base);
+	if (!*rule) {
+		cli_error("no rule '%s' (hosttune rules lists them)\n", base);
+		return EXIT_USAGE;
+	}
+	if (ht_rule_each(*rule) == HT_EACH_NONE) {
+		cli_error("%s: the rule has no instances, '[%s]' names none (explain %s)\n", id,
+		          *instance, base);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 int cmd_explain(const struct options *o, const char *id)
 {
 	struct ht_ruleset *rs = NULL;
 	const struct ht_rule *rule;
 	const char *t;
+	_cleanup_free_ char *instance = NULL;
 	int r = cli_load_rules(o, &rs);
 
 	if (r)
 		return r;
-	rule = ht_ruleset_find(rs, id);
-	if (!rule) {
-		cli_error("no rule '%s' (hosttune rules lists them)\n", id);
+	r = find_rule(rs, id, &rule, &instance);
+	if (r) {
 		ht_ruleset_free(rs);
-		return EXIT_USAGE;
+		return r;
 	}
 	if (o->json) {
 		struct json_object *j = json_object_new_object();
 
-		if (j)
+		if (j) {
 			json_object_object_add(j, "rule", rule_json(rule, true));
+			json_object_object_add(j, "instance", jstr(instance));
+		}
 		r = cli_print_json(j);
 		ht_ruleset_free(rs);
 		return r;
@@ -90,6 +150,9 @@ int cmd_explain(const struct options *o, const char *id)
 	if (ht_rule_title(rule))
 		printf(": %s", ht_rule_title(rule));
 	printf("\n  defined at %s:%u\n", ht_rule_pos(rule)->file, ht_rule_pos(rule)->line);
+	if (instance)
+		printf("  %-10s %s (the rule is evaluated for each %s)\n", "instance", instance,
+		       each_name(ht_rule_each(rule)));
 	printf("  %-10s %s%s%s\n", "target", ht_target_kind_name(ht_rule_kind(rule)),
 	       ht_rule_target(rule) ? " " : "", ht_rule_target(rule) ? ht_rule_target(rule) : "");
 	print_key(rule, "when", "when");
@@ -113,9 +176,19 @@ int cmd_explain(const struct options *o, const char *id)
 	return 0;
 }
 
+/*
+ * Whether rules lists @rule: one that gives a finding, or with --all also a
+ * named value (kind "value": a step of other rules' arithmetic).
+ */
+static bool listed(const struct options *o, const struct ht_rule *rule)
+{
+	return o->all || ht_rule_kind(rule) != HT_TARGET_NONE;
+}
+
 int cmd_rules(const struct options *o)
 {
 	struct ht_ruleset *rs = NULL;
+	size_t hidden = 0;
 	int r = cli_load_rules(o, &rs);
 
 	if (r)
@@ -124,7 +197,8 @@ int cmd_rules(const struct options *o)
 		struct json_object *j = json_object_new_object(), *a = json_object_new_array();
 
 		for (size_t i = 0; a && i < ht_ruleset_rule_count(rs); i++)
-			json_object_array_add(a, rule_json(ht_ruleset_rule_at(rs, i), false));
+			if (listed(o, ht_ruleset_rule_at(rs, i)))
+				json_object_array_add(a, rule_json(ht_ruleset_rule_at(rs, i), false));
 		if (j)
 			json_object_object_add(j, "rules", a);
 		else
@@ -136,10 +210,18 @@ int cmd_rules(const struct options *o)
 	for (size_t i = 0; i < ht_ruleset_rule_count(rs); i++) {
 		const struct ht_rule *rule = ht_ruleset_rule_at(rs, i);
 
+		if (!listed(o, rule)) {
+			hidden++;
+			continue;
+		}
 		printf("%-34s %-7s %s\n", ht_rule_id(rule), ht_target_kind_name(ht_rule_kind(rule)),
 		       ht_rule_target(rule) ? ht_rule_target(rule) :
 		       (ht_rule_title(rule) ? ht_rule_title(rule) : ""));
 	}
+	/* On a terminal only: scripts read the rows. */
+	if (hidden && o->terminal)
+		printf("(and %zu named %s the rules compute with: hosttune rules --all)\n", hidden,
+		       hidden == 1 ? "value" : "values");
 	ht_ruleset_free(rs);
 	return 0;
 }

@@ -109,7 +109,7 @@ static void print_error(bool record, const char *fmt, va_list ap)
 	if (n > 0 && buf[n - 1] == '\n')
 		buf[--n] = '\0';
 	ht_escape_to(shown, sizeof(shown), buf, n, HT_ESCAPE_CONTROL);
-	fprintf(stderr, "hosttune: %s\n", shown);
+	fprintf(stderr, "%shosttune: %s\n", cli_journal_stderr_prefix(record, shown), shown);
 	if (record)
 		record_error(shown);
 }

@@ -12,9 +12,11 @@
 
 #include "cli/cli.h"
 #include "cli/settings.h"
+#include "cli/report.h"
 #include "engine/rules.h"
 #include "persist/persist.h"
 #include "shared/escape.h"
+#include "shared/units.h"
 #include "shared/util.h"
 
 /* The commands, one bit each: which command takes which option (opts[] below). */
@@ -75,6 +77,8 @@ static const struct opt {
 	{ { "fail-on", required_argument, NULL, 'x' }, C_AUDIT },
 	{ { "output", required_argument, NULL, 'o' }, C_AUDIT },
 	{ { "host-label", no_argument, NULL, 'H' }, C_AUDIT },
+	{ { "verbose", no_argument, NULL, 'v' }, C_AUDIT },
+	{ { "quiet", no_argument, NULL, 'q' }, C_AUDIT },
 	{ { "no-measure", no_argument, NULL, 'M' }, C_EVAL | C_FACTS },
 	{ { "observed", required_argument, NULL, 'B' }, C_EVAL },
 	{ { "dry-run", no_argument, NULL, 'n' }, C_APPLY },
@@ -90,11 +94,12 @@ static const struct opt {
 	{ { "record", required_argument, NULL, 'W' }, C_WATCH },
 	{ { "config", required_argument, NULL, 'C' }, C_ALL },
 	{ { "no-config", no_argument, NULL, 'N' }, C_ALL },
+	{ { "all", no_argument, NULL, 'A' }, C_RULES },
 	{ { "help", no_argument, NULL, 'h' }, C_ALL },
 	{ { "version", no_argument, NULL, 'V' }, C_ALL },
 };
 /* ':' first: a missing argument returns ':', not '?'. Each letter is documented. */
-static const char shortopts[] = ":r:F:p:s:f:nhV";
+static const char shortopts[] = ":r:F:p:s:f:nvqhV";
 
 static const struct opt *opt_by_val(int val)
 {
@@ -194,6 +199,8 @@ static void help(FILE *out)
 	        "                        info, warning (default) or critical\n"
 	        "      --output FILE     write the report to FILE atomically (temp + rename)\n"
 	        "      --host-label      prometheus: a host label on every host's series\n"
+	        "  -v, --verbose         audit: explain the ok and not applicable findings too\n"
+	        "  -q, --quiet           audit: print the summary line only\n"
 	        "      --no-measure      skip the measurements: AES-GCM / ChaCha20 throughput,\n"
 	        "                        Garage's metadata fsync rate\n"
 	        "      --observed FILE   size nf_conntrack_max from a watch recording\n"
@@ -208,11 +215,12 @@ static void help(FILE *out)
 	        "      --interval TIME   between samples (default 1s; 250ms, 2min)\n"
 	        "      --sample TIME     read the counters twice TIME apart (5s, 1min) and judge\n"
 	        "                        the interval, not the time since boot\n"
-	        "      --duration TIME   how long (default 60s; 0 until Ctrl-C)\n"
+	        "      --duration TIME   how long (default 60s; 0 until Ctrl-C; 5m, 1h 30min)\n"
 	        "      --record FILE     keep the samples for --observed\n"
 	        "      --config FILE     read the settings of FILE, not of\n"
 	        "                        " CLI_CONFIG_FILE " and its drop-ins\n"
 	        "      --no-config       read no configuration file\n"
+	        "      --all             rules: list the named values too\n"
 	        "  -h, --help            this help\n"
 	        "  -V, --version         print the version\n"
 	        "\n"
@@ -229,6 +237,7 @@ static void help(FILE *out)
 	        "hosttune did not write is in the way; 3 could not collect, apply or revert\n"
 	        "(an apply is rolled back); 4 another apply or revert is running (nothing\n"
 	        "changed); 5 apply or revert done, but its report could not be written.\n"
+	        "hosttune COMMAND --help prints one command's usage and options.\n"
 	        "See hosttune(8) and hosttune.rules(5).\n");
 }
 
@@ -243,29 +252,43 @@ static void version(void)
 	       "There is NO WARRANTY, to the extent permitted by law.\n", PACKAGE_STRING);
 }
 
-/* "250ms", "1s", "2min", "1h" or plain seconds, in decimal digits; 0 or -EINVAL. */
+/*
+ * --help: the help of the command named on the command line (argv[optind],
+ * getopt_long() has moved the options before it), else the global help.
+ * EXIT_CLEAN, or a usage error for a word that is no command.
+ */
+static int print_help(int argc, char **argv)
+{
+	const struct command *cmd = NULL;
+	const char *names[ARRAY_SIZE(opts)];
+	size_t n = 0, own;
+
+	if (optind >= argc) {
+		help(stdout);
+		return EXIT_CLEAN;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (strcmp(argv[optind], commands[i].name) == 0)
+			cmd = &commands[i];
+	if (!cmd)
+		return cli_usage_error("unknown command '%s'", argv[optind]);
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
+		if ((opts[i].cmds & cmd->bit) && opts[i].cmds != C_ALL)
+			names[n++] = opts[i].o.name;
+	own = n;
+	/* apply --dry-run is plan: plan's options that apply does not take. */
+	for (size_t i = 0; cmd->bit == C_APPLY && i < ARRAY_SIZE(opts); i++)
+		if ((opts[i].cmds & C_PLAN) && !(opts[i].cmds & C_APPLY))
+			names[n++] = opts[i].o.name;
+	if (cli_command_help(stdout, cmd->name, names, own, n) < 0)
+		help(stdout);
+	return EXIT_CLEAN;
+}
+
+/* A duration as systemd.time(7) writes one (shared/units.h): 0 or a negative errno. */
 static int parse_seconds(const char *s, double *out)
 {
-	size_t n = strspn(s, "0123456789.");
-	const char *unit = s + n;
-	char *end;
-	double v;
-
-	if (n == 0 || (*unit && strcmp(unit, "ms") != 0 && strcmp(unit, "s") != 0 &&
-	               strcmp(unit, "min") != 0 && strcmp(unit, "h") != 0))
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end != unit || v > 1e9)
-		return -EINVAL;
-	if (strcmp(unit, "ms") == 0)
-		v /= 1000;
-	else if (strcmp(unit, "min") == 0)
-		v *= 60;
-	else if (strcmp(unit, "h") == 0)
-		v *= 3600;
-	*out = v;
-	return 0;
+	return ht_parse_duration(s, out);
 }
 
 /* The options given, each once, in the order of their first use. */
@@ -339,9 +362,21 @@ static int set_once(const char **dst, const char *name, const char *value)
 	return -1;
 }
 
+/* -v/--verbose or -q/--quiet (@c): how much the text audit explains; they exclude each other. */
+static int set_detail(struct options *o, int c)
+{
+	int detail = c == 'v' ? HT_REPORT_VERBOSE : HT_REPORT_QUIET;
+
+	if (o->detail != HT_REPORT_PROBLEMS && o->detail != detail)
+		return cli_usage_error("--verbose and --quiet exclude each other");
+	o->detail = detail;
+	return -1;
+}
+
 static int parse_options(int argc, char **argv, struct options *o, struct given *g)
 {
 	struct option longopts[ARRAY_SIZE(opts) + 1] = { 0 };
+	bool help_wanted = false;
 	int c;
 
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
@@ -410,6 +445,14 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 		case 'M':
 			o->no_measure = true;
 			break;
+		case 'A':
+			o->all = true;
+			break;
+		case 'v':
+		case 'q':
+			if ((c = set_detail(o, c)) >= 0)
+				return c;
+			break;
 		case 'n':
 			o->dry_run = true;
 			break;
@@ -444,8 +487,8 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 		case 'I':
 			if (parse_seconds(optarg, &o->interval) < 0 || o->interval < 0.001 ||
 			    o->interval > 86400)
-				return cli_usage_error("--interval: expected a time such as 1s, 250ms or 2min "
-				                   "(1ms to 1 day), got '%s'", optarg);
+				return cli_usage_error("--interval: expected a time such as 1s, 250ms, 2min "
+				                   "or 1min 30s (1ms to 1 day), got '%s'", optarg);
 			break;
 		case 'Z':
 			if (parse_seconds(optarg, &o->sample) < 0 || o->sample < 0.001 ||
@@ -455,13 +498,13 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 			break;
 		case 'T':
 			if (parse_seconds(optarg, &o->wait) < 0 || o->wait > 86400)
-				return cli_usage_error("--wait: expected a time such as 10s or 2min "
-				                   "(0: do not wait; at most 1 day), got '%s'", optarg);
+				return cli_usage_error("--wait: expected a time such as 10s, 2min "
+				                   "or 1min 30s (0: do not wait; at most 1 day), got '%s'", optarg);
 			break;
 		case 'D':
 			if (parse_seconds(optarg, &o->duration) < 0)
-				return cli_usage_error("--duration: expected a time such as 60s or 10min "
-				                   "(0: until Ctrl-C), got '%s'", optarg);
+				return cli_usage_error("--duration: expected a time such as 60s, 10min "
+				                   "or 1h 30min (0: until Ctrl-C), got '%s'", optarg);
 			break;
 		case 'C':
 			if ((c = set_once(&o->config_file, "--config", optarg)) >= 0)
@@ -471,8 +514,9 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 			o->no_config = true;
 			break;
 		case 'h':
-			help(stdout);
-			return EXIT_CLEAN;
+			/* After the others: the command word is known once getopt_long() is done. */
+			help_wanted = true;
+			break;
 		case 'V':
 			version();
 			return EXIT_CLEAN;
@@ -480,6 +524,8 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 			return bad_option(c, argv);
 		}
 	}
+	if (help_wanted)
+		return print_help(argc, argv);
 	if (o->root && o->facts_file)
 		return cli_usage_error("--root and --facts exclude each other");
 	if (o->sample > 0 && o->facts_file)
@@ -733,6 +779,11 @@ int main(int argc, char **argv)
 	/* Text from a tree (a file name, a rule title) reaches a terminal escaped. */
 	if (!o.json && !o.prometheus && (r = cli_text_stdout()) != 0)
 		return cli_finish(r);
+	/* --output: the report goes to a file (through fd 1), never with prefixes. */
+	if ((r = cli_journal_setup(!o.json && !o.prometheus && !o.output)) < 0) {
+		cli_error("writing the output: %s", strerror(-r));
+		return cli_finish(EXIT_COLLECT);
+	}
 	r = run_command(argc, argv, &o, &g, &cfg);
 	/*
 	 * A report that did not reach its reader (a full disk, a closed pipe) is a

@@ -2,16 +2,19 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "cli/report.h"
 #include "engine/fix.h"
 #include "engine/rules.h"
 #include "engine/value.h"
 #include "shared/escape.h"
+#include "shared/units.h"
 #include "shared/util.h"
 
 /* "nic.queues[eth0]" for a per-interface finding, the rule id otherwise. */
@@ -95,6 +98,10 @@ static char *value_with_unit(const struct ht_value *v, const char *unit)
 
 	if (v->type == HT_T_NONE)
 		return strdup("-");
+	/* 268435456 bytes as 256 MiB; the fix lines keep the exact value to copy. */
+	if (unit && strcmp(unit, "bytes") == 0 && (v->type == HT_T_INT || v->type == HT_T_DEC) &&
+	    fabs(ht_value_as_double(v)) >= 1024)
+		return ht_format_bytes(ht_value_as_double(v));
 	s = ht_value_display(v);
 	if (!s)
 		return NULL;
@@ -304,28 +311,78 @@ static int print_item(FILE *out, const struct ht_report_info *info, size_t width
 	return 0;
 }
 
-/* "audit of ORIGIN, profile P" and the workload variables, then an empty line. */
-static void print_head(const struct ht_report_info *info, FILE *out)
+/*
+ * "workload: burst=2, conn_rate=100, ..." (workload.X as X; the [garage]
+ * section's variables keep their prefix): a new string, NULL on ENOMEM.
+ */
+static char *workload_line(const struct ht_ruleset *rs)
+{
+	_cleanup_free_ char *line = strdup("workload:");
+
+	for (size_t i = 0; line && i < ht_ruleset_var_count(rs); i++) {
+		_cleanup_free_ char *v = ht_value_display(ht_ruleset_var_value(rs, i));
+		const char *name = ht_ruleset_var_name(rs, i);
+		char *next;
+
+		if (strncmp(name, "workload.", 9) == 0)
+			name += 9;
+		if (asprintf(&next, "%s%s %s=%s", line, i ? "," : "", name,
+		             !v ? "?" : *v ? v : "\"\"") < 0)
+			return NULL;
+		free(line);
+		line = next;
+	}
+	return TAKE_PTR(line);
+}
+
+/*
+ * "audit of ORIGIN, profile P" and the workload variables, then an empty
+ * line; on a terminal (@info->wrap_all) the workload line wrapped at @width.
+ */
+static int print_head(const struct ht_report_info *info, size_t width, FILE *out)
 {
 	const struct ht_ruleset *rs = info->rules;
 
 	fprintf(out, "hosttune audit of %s, profile %s\n", info->origin,
 	        ht_ruleset_profile(rs) ? ht_ruleset_profile(rs) : "(none)");
 	if (ht_ruleset_var_count(rs) > 0) {
-		fprintf(out, "workload:");
-		for (size_t i = 0; i < ht_ruleset_var_count(rs); i++) {
-			_cleanup_free_ char *v = ht_value_display(ht_ruleset_var_value(rs, i));
-			const char *name = ht_ruleset_var_name(rs, i);
+		_cleanup_free_ char *line = workload_line(rs);
 
-			/* workload.X as X; the [garage] section's variables keep their prefix. */
-			if (strncmp(name, "workload.", 9) == 0)
-				name += 9;
-			fprintf(out, "%s %s=%s", i ? "," : "", name,
-			        !v ? "?" : *v ? v : "\"\"");
-		}
-		fputc('\n', out);
+		if (!line)
+			return -ENOMEM;
+		if (info->wrap_all)
+			print_wrapped_at(out, line, "", "    ", width, 0);
+		else
+			fprintf(out, "%s\n", line);
 	}
 	fputc('\n', out);
+	return 0;
+}
+
+/*
+ * The sd-daemon priority (<syslog.h>) of @fi's lines: critical LOG_CRIT,
+ * warning LOG_WARNING, info, ok and not applicable LOG_INFO.
+ */
+static int finding_priority(const struct ht_finding *fi)
+{
+	if (fi->applicable && fi->severity == HT_SEV_CRITICAL)
+		return LOG_CRIT;
+	if (fi->applicable && fi->severity == HT_SEV_WARNING)
+		return LOG_WARNING;
+	return LOG_INFO;
+}
+
+/* Tells the stream's owner the priority of the lines that follow (info->priority). */
+static void report_priority(const struct ht_report_info *info, FILE *out, int prio)
+{
+	if (info->priority)
+		info->priority(out, prio);
+}
+
+/* Whether @fi's explanation follows the table: at info and above, or every one when verbose. */
+static bool explained(const struct ht_finding *fi, enum ht_report_detail detail)
+{
+	return detail == HT_REPORT_VERBOSE || (fi->applicable && fi->severity >= HT_SEV_INFO);
 }
 
 /*
@@ -353,6 +410,7 @@ static int print_table(const struct ht_findings *f, const size_t *idx,
 		if (r && (l = (int)strlen(r)) > we)
 			we = l;
 	}
+	report_priority(info, out, LOG_INFO);
 	fprintf(out, "%-*s  %-*s  %-*s  %s\n", wr, "RULE", wc, "CURRENT", we, "RECOMMENDED",
 	        "SEVERITY");
 	for (size_t k = 0; k < f->n; k++) {
@@ -363,6 +421,7 @@ static int print_table(const struct ht_findings *f, const size_t *idx,
 
 		if (!c || !r || !name)
 			return -ENOMEM;
+		report_priority(info, out, finding_priority(fi));
 		fprintf(out, "%-*s  %-*s  %-*s  ", wr, name, wc, c, we, fi->applicable ? r : "-");
 		put_severity(out, fi, info->color);
 		put_waived_mark(out, fi);
@@ -517,26 +576,77 @@ static int print_waiver(const struct ht_finding *fi, const struct ht_report_info
 	return print_item(out, info, width, "waived: %s", fi->waived);
 }
 
+/*
+ * "2 ok and 3 not applicable findings are not explained here: --verbose shows
+ * them", when the default detail left some out.
+ */
+static int print_hidden(const struct ht_findings *f, const struct ht_report_info *info,
+                        size_t width, FILE *out)
+{
+	_cleanup_free_ char *t = NULL;
+	char okt[32] = "", nat[48] = "";
+	size_t ok = 0, na = 0;
+
+	if (info->detail != HT_REPORT_PROBLEMS)
+		return 0;
+	for (size_t i = 0; i < f->n; i++)
+		if (!explained(&f->items[i], info->detail))
+			*(f->items[i].applicable ? &ok : &na) += 1;
+	if (ok + na == 0)
+		return 0;
+	if (ok)
+		snprintf(okt, sizeof(okt), "%zu ok", ok);
+	if (na)
+		snprintf(nat, sizeof(nat), "%s%zu not applicable", ok ? " and " : "", na);
+	if (asprintf(&t, "%s%s %s not explained here: --verbose shows %s", okt, nat,
+	             ok + na == 1 ? "finding is" : "findings are", ok + na == 1 ? "it" : "them") < 0)
+		return -ENOMEM;
+	report_priority(info, out, LOG_INFO);
+	fputc('\n', out);
+	if (info->wrap_all)
+		print_wrapped(out, t, "", width);
+	else
+		fprintf(out, "%s\n", t);
+	return 0;
+}
+
 int ht_report_text(const struct ht_findings *f, const struct ht_report_info *info, FILE *out)
 {
 	static const struct ht_fix none = { .kind = HT_FIX_NONE };
 	_cleanup_free_ size_t *idx = sorted_order(f);
 	size_t counts[COUNT__MAX] = { 0 };
 	size_t width = info->width ? info->width : 100;
-	int r;
+	bool quiet = info->detail == HT_REPORT_QUIET;
+	int r = 0;
 
 	if (!idx)
 		return -ENOMEM;
-	print_head(info, out);
-	r = print_table(f, idx, info, out, counts);
-	for (size_t k = 0; r >= 0 && k < f->n; k++)
-		r = print_finding(&f->items[idx[k]], info->fixes ? &info->fixes[idx[k]] : &none, info,
-		                  width, out);
+	if (quiet) {
+		for (size_t i = 0; i < f->n; i++)
+			count_finding(&f->items[i], counts);
+	} else {
+		report_priority(info, out, LOG_INFO);
+		r = print_head(info, width, out);
+		if (r >= 0)
+			r = print_table(f, idx, info, out, counts);
+	}
+	for (size_t k = 0; !quiet && r >= 0 && k < f->n; k++) {
+		const struct ht_finding *fi = &f->items[idx[k]];
+
+		if (!explained(fi, info->detail))
+			continue;
+		report_priority(info, out, finding_priority(fi));
+		r = print_finding(fi, info->fixes ? &info->fixes[idx[k]] : &none, info, width, out);
+	}
 	if (r < 0)
 		return r;
-	fprintf(out, "\n%zu critical, %zu warning, %zu info, %zu ok, %zu not applicable",
-	        counts[HT_SEV_CRITICAL], counts[HT_SEV_WARNING], counts[HT_SEV_INFO],
-	        counts[HT_SEV_OK], counts[COUNT_NA]);
+	if (!quiet && (r = print_hidden(f, info, width, out)) < 0)
+		return r;
+	report_priority(info, out, counts[HT_SEV_CRITICAL] ? LOG_CRIT :
+	                           counts[HT_SEV_WARNING] ? LOG_WARNING : LOG_INFO);
+	fprintf(out, "%s%zu critical, %zu warning, %zu info, %zu ok, %zu not applicable",
+	        quiet ? "" : "\n", counts[HT_SEV_CRITICAL], counts[HT_SEV_WARNING],
+	        counts[HT_SEV_INFO], counts[HT_SEV_OK], counts[COUNT_NA]);
 	/* Only where the site waived something: the line is as before elsewhere. */
 	if (counts[COUNT_WAIVED])
 		fprintf(out, ", %zu waived", counts[COUNT_WAIVED]);
@@ -684,7 +794,7 @@ oom:
 /* The rank of @fi in a report: critical 0, warning 1, info 2, ok 3, not applicable 4. */
 static int fleet_rank(const struct ht_finding *fi)
 {
-	return fi->applicable ? HT_SEV_CRITICAL - (int)fi->severity : 4;
+	return fi->waived ? 5 : fi->applicable ? HT_SEV_CRITICAL - (int)fi->severity : 4;
 }
 
 /* The table of every host's findings, a HOST column first, worst first. */
@@ -717,7 +827,7 @@ static int print_fleet_table(const struct ht_report_host *hosts, size_t n,
 	}
 	fprintf(out, "%-*s  %-*s  %-*s  %-*s  %s\n", wh, "HOST", wr, "RULE", wc, "CURRENT", we,
 	        "RECOMMENDED", "SEVERITY");
-	for (int rank = 0; rank <= 4; rank++)
+	for (int rank = 0; rank <= 5; rank++)
 		for (size_t h = 0; h < n; h++) {
 			const struct ht_findings *f = hosts[h].findings;
 			_cleanup_free_ size_t *idx = sorted_order(f);
@@ -738,6 +848,7 @@ static int print_fleet_table(const struct ht_report_host *hosts, size_t n,
 				fprintf(out, "%-*s  %-*s  %-*s  %-*s  ", wh, hosts[h].label, wr, name, wc, c,
 				        we, fi->applicable ? r : "-");
 				put_severity(out, fi, info->color);
+				put_waived_mark(out, fi);
 				fputc('\n', out);
 			}
 		}
@@ -747,14 +858,17 @@ static int print_fleet_table(const struct ht_report_host *hosts, size_t n,
 /* "N critical, N warning, N info, N ok, N not applicable" of @f, added to @total. */
 static void print_fleet_counts(FILE *out, const struct ht_findings *f, size_t *total)
 {
-	size_t c[5] = { 0 };
+	size_t c[6] = { 0 };
 
 	for (size_t i = 0; i < f->n; i++)
 		c[fleet_rank(&f->items[i])]++;
-	for (int k = 0; k < 5; k++)
+	for (int k = 0; k < 6; k++)
 		total[k] += c[k];
-	fprintf(out, "%zu critical, %zu warning, %zu info, %zu ok, %zu not applicable\n", c[0], c[1],
+	fprintf(out, "%zu critical, %zu warning, %zu info, %zu ok, %zu not applicable", c[0], c[1],
 	        c[2], c[3], c[4]);
+	if (c[5])
+		fprintf(out, ", %zu waived", c[5]);
+	fputc('\n', out);
 }
 
 int ht_report_fleet_text(const struct ht_report_host *hosts, size_t n,
@@ -763,12 +877,12 @@ int ht_report_fleet_text(const struct ht_report_host *hosts, size_t n,
 	static const struct ht_fix none = { .kind = HT_FIX_NONE };
 	char origin[64];
 	struct ht_report_info head = *info;
-	size_t width = info->width ? info->width : 100, total[5] = { 0 };
+	size_t width = info->width ? info->width : 100, total[6] = { 0 };
 	int wh = 4, r;
 
 	snprintf(origin, sizeof(origin), "%zu host%s", n, n == 1 ? "" : "s");
 	head.origin = origin;
-	print_head(&head, out);
+	print_head(&head, width, out);
 	for (size_t h = 0; h < n; h++)
 		if ((int)strlen(hosts[h].label) > wh)
 			wh = (int)strlen(hosts[h].label);
@@ -805,7 +919,10 @@ int ht_report_fleet_text(const struct ht_report_host *hosts, size_t n,
 		fprintf(out, "%s: ", hosts[h].label);
 		print_fleet_counts(out, hosts[h].findings, total);
 	}
-	fprintf(out, "%zu host%s: %zu critical, %zu warning, %zu info, %zu ok, %zu not applicable\n",
+	fprintf(out, "%zu host%s: %zu critical, %zu warning, %zu info, %zu ok, %zu not applicable",
 	        n, n == 1 ? "" : "s", total[0], total[1], total[2], total[3], total[4]);
+	if (total[5])
+		fprintf(out, ", %zu waived", total[5]);
+	fputc('\n', out);
 	return ferror(out) ? -EIO : 0;
 }

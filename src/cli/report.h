@@ -28,6 +28,20 @@ struct ht_report_info {
 	bool color;          /* text: the severities in colour (ANSI SGR) */
 	size_t width;        /* text: wrap explanations at this many columns (0: 100) */
 	bool wrap_all;       /* text: wrap the headings and fix lines too (a terminal); else one line each */
+	/*
+	 * text: how much follows the table. HT_REPORT_QUIET: the summary line
+	 * alone (no heading, no table); HT_REPORT_PROBLEMS: the explanations of
+	 * the applicable findings at info and above; HT_REPORT_VERBOSE: of every
+	 * finding, ok and not applicable too. JSON ignores it.
+	 */
+	enum ht_report_detail { HT_REPORT_PROBLEMS = 0, HT_REPORT_QUIET, HT_REPORT_VERBOSE } detail;
+	/*
+	 * text: called with an sd-daemon priority (3 error .. 7 debug, <syslog.h>)
+	 * before each part of the report (a table row, an explanation) whose lines
+	 * carry it, for a stream that prefixes lines with "<N>" (cli/journal.h);
+	 * NULL when nobody asks.
+	 */
+	void (*priority)(FILE *out, int prio);
 };
 
 /*

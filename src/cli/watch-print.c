@@ -76,9 +76,10 @@ static void explain_recommendation(FILE *out, const struct ht_watch_summary *s)
 		             "  set: %" PRId64 " entries x headroom %g", s->peak_count, s->headroom);
 		break;
 	case HT_WATCH_BASIS_RATE:
-		fprintf(out, "  The table sat at its cap for %zu consecutive samples: its count\n"
+		fprintf(out, "  The table sat at its cap for %zu consecutive sample%s: its count\n"
 		             "  only shows the cap. The table must hold every connection of the\n"
-		             "  last TIME_WAIT seconds: peak rate ", s->pinned_samples);
+		             "  last TIME_WAIT seconds: peak rate ", s->pinned_samples,
+		        s->pinned_samples == 1 ? "" : "s");
 		put_peak_span(out, s);
 		fprintf(out, " %s%.1f/s x TIME_WAIT %" PRId64 " s\n  = %s%" PRId64 " entries%s,"
 		             " x headroom %g", s->rate_lower_bound ? "at least " : "", s->peak_rate,
@@ -88,10 +89,10 @@ static void explain_recommendation(FILE *out, const struct ht_watch_summary *s)
 		        s->headroom);
 		break;
 	case HT_WATCH_BASIS_CAP:
-		fprintf(out, "  The table sat at its cap for %zu consecutive samples: its count\n"
+		fprintf(out, "  The table sat at its cap for %zu consecutive sample%s: its count\n"
 		             "  only shows the cap, and %s,\n  so the peak count is a lower bound"
 		             " of the working set: %" PRId64 " x headroom %g",
-		        s->pinned_samples,
+		        s->pinned_samples, s->pinned_samples == 1 ? "" : "s",
 		        s->have_rate ? "the new-connection rate seen stays below it"
 		                     : "no new-connection rate is known",
 		        s->peak_count, s->headroom);
@@ -150,20 +151,21 @@ static void put_lost(FILE *out, const struct ht_watch_summary *s)
 		fprintf(out, "; %zu of %zu intervals", s->intervals_short,
 		        s->samples > 0 ? s->samples - 1 : 0);
 	} else {
-		fprintf(out, "%zu of %zu intervals have no count (events lost, or the counting"
-		             " restarted)", s->intervals_short, s->samples > 0 ? s->samples - 1 : 0);
+		fprintf(out, "%zu of %zu intervals %s no count (events lost, or the counting"
+		             " restarted)", s->intervals_short, s->samples > 0 ? s->samples - 1 : 0,
+		        s->intervals_short == 1 ? "has" : "have");
 	}
 	fprintf(out, ".\n  The counted rates are lower bounds: the true ones may be higher.\n");
 }
 
 int ht_watch_format_summary(FILE *out, const struct ht_watch_summary *s)
 {
-	fprintf(out, "%zu samples over %.3f s, every %.3f s\n", s->samples, s->duration,
-	        s->interval);
+	fprintf(out, "%zu sample%s over %.3f s, every %.3f s\n", s->samples,
+	        s->samples == 1 ? "" : "s", s->duration, s->interval);
 	fprintf(out, "  peak count      %" PRId64 " entries = %.1f%% of max %" PRId64 "\n",
 	        s->peak_count, s->peak_pct, s->max);
-	fprintf(out, "  at the cap      %zu consecutive samples (count >= max)\n",
-	        s->pinned_samples);
+	fprintf(out, "  at the cap      %zu consecutive sample%s (count >= max)\n",
+	        s->pinned_samples, s->pinned_samples == 1 ? "" : "s");
 	if (s->have_rate) {
 		fprintf(out, "  new conns/s     peak %s%.1f ", lb(s), s->peak_rate);
 		put_peak_span(out, s);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine/rules-internal.h"
+#include "shared/units.h"
 
 /* ---- profiles (the workload variables they set: vars.c) -------------- */
 
@@ -924,34 +925,13 @@ static int append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 	return 0;
 }
 
-/* 20971520 -> "20 MiB", 1610612736 -> "1.5 GiB": IEC units, as free(1) -h prints them. */
-static char *format_bytes(double v)
-{
-	static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	size_t u = 0;
-	double a = fabs(v);
-	char *s;
-
-	while (a >= 1024 && u + 1 < ARRAY_SIZE(units)) {
-		a /= 1024;
-		v /= 1024;
-		u++;
-	}
-	if (v == floor(v) || u == 0) {
-		if (asprintf(&s, "%.0f %s", v, units[u]) < 0)
-			return NULL;
-	} else if (asprintf(&s, "%.1f %s", v, units[u]) < 0)
-		return NULL;
-	return s;
-}
-
 static char *format_hole(const struct ht_tmpl_seg *seg, const struct ht_value *v)
 {
 	char *s = NULL;
 
 	switch (seg->fmt) {
 	case TMPL_BYTES:
-		return format_bytes(ht_value_as_double(v));
+		return ht_format_bytes(ht_value_as_double(v));
 	case TMPL_PCT: {
 		double pct = ht_value_as_double(v) * 100;
 

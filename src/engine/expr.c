@@ -432,9 +432,13 @@ static const struct {
 	uint64_t mult;
 	unsigned kind; /* HT_UNIT_TIME or HT_UNIT_SIZE */
 } units[] = {
+	/* Time spans as systemd.time(7) writes them (m is a minute). */
 	{ "s", 1, HT_UNIT_TIME },
+	{ "m", 60, HT_UNIT_TIME },
 	{ "min", 60, HT_UNIT_TIME },
 	{ "h", 3600, HT_UNIT_TIME },
+	{ "d", 86400, HT_UNIT_TIME },
+	{ "w", 604800, HT_UNIT_TIME },
 	{ "KiB", UINT64_C(1) << 10, HT_UNIT_SIZE },
 	{ "MiB", UINT64_C(1) << 20, HT_UNIT_SIZE },
 	{ "GiB", UINT64_C(1) << 30, HT_UNIT_SIZE },
@@ -494,6 +498,55 @@ static int lex_decimal(struct parser *p, size_t start, size_t dot, size_t end, u
 	return 0;
 }
 
+/* Whether the @n bytes at @name are a time unit of units[]. */
+static bool is_time_unit(const char *name, size_t n)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(units); k++)
+		if (units[k].kind == HT_UNIT_TIME && strlen(units[k].name) == n &&
+		    !memcmp(units[k].name, name, n))
+			return true;
+	return false;
+}
+
+/*
+ * A time span of several parts, as systemd.time(7) writes one: "1h 30min",
+ * "2min 5s", "1h30min". After a whole number with a time unit that ends at
+ * *@i, each further whole number with a time unit (after blanks or none) is
+ * added to *@mag and *@i moves past it; anything else ends the span where
+ * it is (two numbers side by side are no expression otherwise). 0, or
+ * -ERANGE past INT64_MAX.
+ */
+static int lex_time_parts(struct parser *p, size_t start, size_t *i, uint64_t *mag)
+{
+	const char *t = p->text;
+
+	for (;;) {
+		size_t j = *i, d, us;
+		uint64_t part = 0, mult = 0;
+
+		while (t[j] == ' ' || t[j] == '\t')
+			j++;
+		if (!is_digit(t[j]))
+			return 0;
+		for (d = j; is_digit(t[d]); d++)
+			if (__builtin_mul_overflow(part, 10, &part) ||
+			    __builtin_add_overflow(part, (uint64_t)(t[d] - '0'), &part))
+				return lex_error_at(p, start, ERANGE, "integer literal out of range");
+		for (us = d; is_alpha(t[us]); us++)
+			;
+		for (size_t k = 0; k < ARRAY_SIZE(units); k++)
+			if (units[k].kind == HT_UNIT_TIME && strlen(units[k].name) == us - d &&
+			    !memcmp(units[k].name, t + d, us - d))
+				mult = units[k].mult;
+		if (!mult || is_digit(t[us]) || t[us] == '.')
+			return 0;
+		if (__builtin_mul_overflow(part, mult, &part) ||
+		    __builtin_add_overflow(*mag, part, mag) || *mag > INT64_MIN_MAG)
+			return lex_error_at(p, start, ERANGE, "integer literal out of range");
+		*i = us;
+	}
+}
+
 static int lex_number(struct parser *p, size_t start)
 {
 	const char *t = p->text;
@@ -516,8 +569,12 @@ static int lex_number(struct parser *p, size_t start)
 		size_t us = i;
 		bool found = false;
 
-		while (is_alpha(t[i]) || is_digit(t[i]))
+		while (is_alpha(t[i]))
 			i++;
+		/* A time unit with the next part right after it: "1h30min". */
+		if (!is_digit(t[i]) || !is_time_unit(t + us, i - us))
+			while (is_alpha(t[i]) || is_digit(t[i]))
+				i++;
 		for (size_t k = 0; k < ARRAY_SIZE(units); k++) {
 			if (strlen(units[k].name) == i - us &&
 			    !memcmp(units[k].name, t + us, i - us)) {
@@ -530,8 +587,8 @@ static int lex_number(struct parser *p, size_t start)
 		if (!found) {
 			struct ht_srcpos pos = at(p, us);
 
-			return pos_error(p->err, EINVAL, &pos, "expected a unit (s, min, h, KiB, MiB, "
-			                 "GiB or TiB), found '%.*s'", (int)(i - us), t + us);
+			return pos_error(p->err, EINVAL, &pos, "expected a unit (s, m, min, h, d, w, "
+			                 "KiB, MiB, GiB or TiB), found '%.*s'", (int)(i - us), t + us);
 		}
 		unit = true;
 	}
@@ -546,6 +603,13 @@ static int lex_number(struct parser *p, size_t start)
 	}
 	if (__builtin_mul_overflow(mag, mult, &mag) || mag > INT64_MIN_MAG)
 		return lex_error_at(p, start, ERANGE, "integer literal out of range");
+	if (tok->unit == HT_UNIT_TIME) {
+		int r = lex_time_parts(p, start, &i, &mag);
+
+		if (r < 0)
+			return r;
+		tok->len = i - start;
+	}
 	tok->kind = T_INT;
 	tok->mag = mag;
 	return 0;

@@ -378,7 +378,7 @@ int rules_check_var(const struct ht_ruleset *rs, const struct ht_var *var, const
 	/* A declared range says what the number is: its unit kind, or none. */
 	if (rg && (var->units & ~rg->units))
 		return ht_error_set(err, EINVAL, "%s: expected %s, found %s", prefix,
-		                    rg->units == HT_UNIT_TIME ? "a time (s, min, h or none)" :
+		                    rg->units == HT_UNIT_TIME ? "a time (s, m, min, h, d, w or none)" :
 		                    rg->units == HT_UNIT_SIZE ? "a size (KiB, MiB, GiB, TiB or none)" :
 		                    "a number without a unit",
 		                    (var->units & ~rg->units) == HT_UNIT_TIME ? "a time" :

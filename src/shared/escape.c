@@ -172,6 +172,8 @@ struct esc_stream {
 	int fd;
 	unsigned flags;
 	bool raw;                 /* ht_escape_raw(): pass the bytes as they are */
+	char prefix[16];          /* ht_escape_line_prefix(): before each line, "" for none */
+	bool midline;             /* a line is started: the next byte does not get the prefix */
 	unsigned char held[4];    /* the start of a character cut short */
 	size_t nheld;
 	struct esc_stream *next;
@@ -224,6 +226,19 @@ static size_t drain_held(struct esc_stream *e, bool more, char *out)
 	return at;
 }
 
+/* The line prefix into @out at @at when @c starts a line; the new @at. */
+static size_t put_prefix(struct esc_stream *e, unsigned char c, char *out, size_t at)
+{
+	if (!e->midline && e->prefix[0]) {
+		size_t n = strlen(e->prefix);
+
+		memcpy(out + at, e->prefix, n);
+		at += n;
+	}
+	e->midline = c != '\n';
+	return at;
+}
+
 static ssize_t esc_write(void *cookie, const char *buf, size_t size)
 {
 	struct esc_stream *e = cookie;
@@ -231,16 +246,17 @@ static ssize_t esc_write(void *cookie, const char *buf, size_t size)
 	char out[1024];
 	size_t at = 0;
 
-	if (e->raw)
+	if (e->raw && !e->prefix[0])
 		return write_all(e->fd, buf, size) < 0 ? -1 : (ssize_t)size;
 	for (size_t i = 0; i < size; i++) {
-		if (at > sizeof(out) - 4 * UNIT_MAX) {
+		if (at > sizeof(out) - 4 * UNIT_MAX - sizeof(e->prefix)) {
 			if (write_all(e->fd, out, at) < 0)
 				return -1;
 			at = 0;
 		}
-		/* Plain ASCII between characters: as it is. */
-		if (e->nheld == 0 && p[i] >= 0x20 && p[i] < 0x7f) {
+		at = put_prefix(e, p[i], out, at);
+		/* Plain ASCII between characters, or raw: as it is. */
+		if (e->raw || (e->nheld == 0 && p[i] >= 0x20 && p[i] < 0x7f)) {
 			out[at++] = (char)p[i];
 			continue;
 		}
@@ -319,4 +335,20 @@ int ht_escape_raw(FILE *f, const char *s)
 	r = fputs(s, f) < 0 || fflush(f) != 0 ? EOF : 0;
 	e->raw = false;
 	return r;
+}
+
+int ht_escape_line_prefix(FILE *f, const char *prefix)
+{
+	struct esc_stream *e = stream_of(f);
+
+	if (!e)
+		return 0;
+	if (strlen(prefix) >= sizeof(e->prefix)) {
+		errno = EINVAL;
+		return EOF;
+	}
+	if (fflush(f) != 0)
+		return EOF;
+	strcpy(e->prefix, prefix);
+	return 0;
 }

@@ -64,3 +64,13 @@ int ht_escape_flush(FILE *f);
  * errno set.
  */
 int ht_escape_raw(FILE *f, const char *s);
+
+/*
+ * ht_escape_line_prefix - from now on, @prefix (at most 15 bytes, "" for
+ * none) starts each line written to @f, a stream of ht_escape_fdopen(),
+ * before what the line holds (escaped or raw): "<4>" for sd-daemon(3)'s
+ * priority prefixes. What @f buffers is flushed first, with the prefix it
+ * had. For any other stream nothing. Returns 0, or EOF with errno set
+ * (EINVAL: @prefix too long; a write error).
+ */
+int ht_escape_line_prefix(FILE *f, const char *prefix);
