@@ -389,7 +389,7 @@ static const struct ht_source {
 	  src_ht_collect_kernel, NULL, NULL, NULL },
 	{ "arch", P("cpu.arch", "kernel.pointer_size"), HT_COST_FILES, src_ht_collect_arch, NULL,
 	  NULL, NULL },
-	{ "host", P("host.*", "hosttune.version"), HT_COST_FILES, src_ht_collect_host, NULL, NULL,
+	{ "host", P("host.name", "host.collected_at", "hosttune.version"), HT_COST_FILES, src_ht_collect_host, NULL, NULL,
 	  NULL },
 	{ "cpus online", P("cpu.count"), HT_COST_FILES, src_ht_collect_cpu_count, NULL, NULL, NULL },
 	{ "page size", P("kernel.page_size"), HT_COST_FILES, src_ht_collect_page_size, NULL, NULL,
