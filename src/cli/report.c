@@ -382,7 +382,9 @@ static void report_priority(const struct ht_report_info *info, FILE *out, int pr
 /* Whether @fi's explanation follows the table: at info and above, or every one when verbose. */
 static bool explained(const struct ht_finding *fi, enum ht_report_detail detail)
 {
-	return detail == HT_REPORT_VERBOSE || (fi->applicable && fi->severity >= HT_SEV_INFO);
+	/* A waived one too: its reason is what the site decided. */
+	return detail == HT_REPORT_VERBOSE || fi->waived ||
+	       (fi->applicable && fi->severity >= HT_SEV_INFO);
 }
 
 /*
