@@ -785,9 +785,17 @@ static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value
 		return ht_error_set(err, ENODATA, "%s was not collected", name);
 	if (f->value.type == HT_T_NONE) {
 		/* Refused to this user: a finding that needs it is n/a, not left out (evaluate_finding()). */
+		/*
+		 * A source that says it was refused even to root (another PID
+		 * namespace, a ptrace restriction) is not "needs root".
+		 */
 		if ((f->error == EPERM || f->error == EACCES) && !rs->denied[0])
-			snprintf(rs->denied, sizeof(rs->denied), "%s is unavailable (%s%s%s)", name,
-			         strerror(f->error), f->source ? ": " : "", f->source ? f->source : "");
+			snprintf(rs->denied, sizeof(rs->denied), "%s: %s is unavailable (%s%s%s)",
+			         f->source && strstr(f->source, "refused even to root")
+			                 ? "cannot be read here"
+			                 : "needs root",
+			         name, strerror(f->error), f->source ? ": " : "",
+			         f->source ? f->source : "");
 		return ht_error_set(err, ENODATA, "%s is unavailable (%s%s%s)", name,
 		                    strerror(f->error ? f->error : ENODATA), f->source ? ": " : "",
 		                    f->source ? f->source : "");
@@ -870,12 +878,19 @@ static int rule_value(struct ht_ruleset *rs, struct ht_rule *r, struct ht_value 
 		size_t from = rs->ntrace;
 		/* Here, not in the rule: 168 rules would each carry 1 KiB of message. */
 		struct ht_error e = { "" };
+		/* What was refused before this rule: its own refusal is recorded alone. */
+		_cleanup_free_ char *outer_denied = rs->denied[0] ? strdup(rs->denied) : NULL;
 
+		if (rs->denied[0] && !outer_denied)
+			return -ENOMEM;
+		rs->denied[0] = '\0';
 		r->eval_gen = rs->gen;
 		r->eval_inst = inst;
 		r->eval_state = ST_BUSY;
 		free(r->eval_msg);
 		r->eval_msg = NULL;
+		free(r->eval_denied);
+		r->eval_denied = NULL;
 		r->eval_ret = eval_when(rs, r, &e);
 		if (r->eval_ret == 0)
 			r->eval_ret = ht_error_set(&e, ENODATA, "rule %s does not apply here", r->id);
@@ -885,6 +900,10 @@ static int rule_value(struct ht_ruleset *rs, struct ht_rule *r, struct ht_value 
 			r->eval_ret = to_integer(r, &r->val, &e);
 		if (r->eval_ret < 0 && !(r->eval_msg = strdup(e.msg)) && r->eval_ret != -ENOMEM)
 			r->eval_ret = -ENOMEM;
+		if (rs->denied[0] && !(r->eval_denied = strdup(rs->denied)))
+			r->eval_ret = -ENOMEM;
+		if (outer_denied)
+			snprintf(rs->denied, sizeof(rs->denied), "%s", outer_denied);
 		r->eval_state = ST_DONE;
 		/* Its distinct inputs, for an overflow in a rule that reads its value later. */
 		r->ninputs = 0;
@@ -899,6 +918,9 @@ static int rule_value(struct ht_ruleset *rs, struct ht_rule *r, struct ht_value 
 	} else {
 		for (size_t i = 0; i < r->ninputs; i++)
 			trace_add(rs, r->inputs[i]);
+		/* A value computed for an earlier finding: what it was refused still holds. */
+		if (r->eval_denied && !rs->denied[0])
+			snprintf(rs->denied, sizeof(rs->denied), "%s", r->eval_denied);
 	}
 	if (r->eval_ret < 0) {
 		if (err)
@@ -1309,7 +1331,7 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 	 * finding is n/a then, saying what needs root, rather than silently gone.
 	 */
 	if ((ret == 0 || ret == -ENODATA) && rs->denied[0]) {
-		ht_error_set(err, EPERM, "needs root: %s", rs->denied);
+		ht_error_set(err, EPERM, "%s", rs->denied);
 		ret = -ENODATA;
 		goto not_applicable;
 	}
@@ -1327,7 +1349,7 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 	 * what needs root. A warning or critical from other evidence stands.
 	 */
 	if (ret >= 0 && f->severity == HT_SEV_OK && rs->denied[0]) {
-		ht_error_set(err, EPERM, "needs root: %s", rs->denied);
+		ht_error_set(err, EPERM, "%s", rs->denied);
 		ret = -ENODATA;
 	}
 	if (ret == -ENODATA)
