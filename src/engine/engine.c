@@ -615,6 +615,16 @@ static void name_inputs(struct ht_ruleset *rs, size_t from, struct ht_error *err
 			f = ht_facts_get(rs->facts, name);
 		if (!v && !f)
 			continue;
+		/*
+		 * A fact beyond 2^53 (no count, size or rate a host has: an
+		 * "unlimited" 2^63 - 1, or garbage in a tree or a facts file)
+		 * caused it; one with plausible values points at the rule.
+		 */
+		if (v && v->pos.file && strcmp(v->pos.file, "--set") == 0)
+			rs->ovf_set = true;
+		else if (!v && f->value.type == HT_T_INT &&
+		         (f->value.i >= INT64_C(1) << 53 || f->value.i <= -(INT64_C(1) << 53)))
+			rs->ovf_fact = true;
 		val = ht_value_format(v ? &v->value : &f->value);
 		if (!val)
 			return;
@@ -902,6 +912,8 @@ static int rule_value(struct ht_ruleset *rs, struct ht_rule *r, struct ht_value 
 			r->eval_ret = -ENOMEM;
 		if (rs->denied[0] && !(r->eval_denied = strdup(rs->denied)))
 			r->eval_ret = -ENOMEM;
+		r->eval_ovf_fact = rs->ovf_fact;
+		r->eval_ovf_set = rs->ovf_set;
 		if (outer_denied)
 			snprintf(rs->denied, sizeof(rs->denied), "%s", outer_denied);
 		r->eval_state = ST_DONE;
@@ -923,6 +935,10 @@ static int rule_value(struct ht_ruleset *rs, struct ht_rule *r, struct ht_value 
 			snprintf(rs->denied, sizeof(rs->denied), "%s", r->eval_denied);
 	}
 	if (r->eval_ret < 0) {
+		if (r->eval_ret == -ERANGE) {
+			rs->ovf_fact = rs->ovf_fact || r->eval_ovf_fact;
+			rs->ovf_set = rs->ovf_set || r->eval_ovf_set;
+		}
 		if (err)
 			snprintf(err->msg, sizeof(err->msg), "%s", r->eval_msg ? r->eval_msg : "");
 		return r->eval_ret;
@@ -1324,6 +1340,7 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 	f->applicable = true;
 	rs->ntrace = 0;
 	rs->denied[0] = '\0';
+	rs->ovf_fact = rs->ovf_set = false;
 	ret = eval_when(rs, r, err);
 	/*
 	 * It does not apply: no finding. Unless what decides that was refused to
@@ -1365,6 +1382,19 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 	/* A key past the severity (the lever, the kernel's default) needs what is unavailable. */
 	if (ret == -ENODATA)
 		goto not_applicable;
+	/*
+	 * An overflow that a fact's value caused (an absurd count in a tree or a
+	 * facts file), with no --set among its inputs: this finding cannot be
+	 * judged, and the rest of the audit goes on. One from the rules or
+	 * --set alone stays an error.
+	 */
+	if (ret == -ERANGE && rs->ovf_fact && !rs->ovf_set) {
+		char msg[sizeof(err->msg)];
+
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		ht_error_set(err, ERANGE, "cannot be judged: %s", msg);
+		goto not_applicable;
+	}
 	return ret < 0 ? ret : 1;
 
 not_applicable:
