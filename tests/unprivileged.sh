@@ -187,6 +187,10 @@ expect_eq "... process.owner_unread[9000] is n/a" false \
 expect_contains "... needs root, naming PID 300" \
 	"needs root: listener.9000.pid is unavailable (Permission denied: no readable /proc/PID/fd holds the socket; refused: /proc/300/fd (minio)" \
 	"$(jq -r '.findings[] | select(.rule == "process.owner_unread") | .explanation' "$TMP/u.json")"
+# The refused process (one, so named) is judged too: its own row is n/a.
+expect_eq "... process.limit_nofile[minio] n/a, needs root" \
+	"false needs root: process.minio.fds is unavailable (Permission denied: /proc/300/fd)" \
+	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile" and .instance == "minio") | "\(.applicable) \(.explanation)"' "$TMP/u.json")"
 # Its port's owner found (as root): no such row.
 "$HOSTTUNE" --rules "$TMP/rules" --root "$T" --format json audit >"$TMP/u.json"
 expect_eq "... as root: no process.owner_unread row" 0 \
@@ -215,5 +219,32 @@ expect_eq "family, PID 70 refused: not ok but n/a" false \
 expect_contains "... needs root: PID 70's descriptors could not be read" \
 	"needs root: process.docker-proxy.unread is unavailable (Permission denied: PID 70's descriptors could not be read (/proc/70/fd))" \
 	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile") | .explanation' "$TMP/f.json")"
+
+# No row vanishes without root: every fixture tree with a host's
+# /proc/meminfo, its /proc/PID/fd root's alone (0700) and the conntrack
+# table's file root's alone (0400), audited by root and by nobody under
+# every profile: each rule[instance] root reports, nobody reports too
+# (as a verdict or as n/a saying why).
+vanished=
+for r in "$FIXTURES"/*/root; do
+	[ -e "$r/proc/meminfo" ] || continue
+	V=$TMP/v/$(basename "$(dirname "$r")")
+	mkdir -p "$V"
+	cp -a "$r/." "$V/"
+	chmod -R a+rX "$V"
+	for d in "$V"/proc/[0-9]*/fd; do [ -d "$d" ] && chmod 700 "$d"; done
+	[ -e "$V/proc/net/nf_conntrack" ] && chmod 400 "$V/proc/net/nf_conntrack"
+	for p in "$HT_RULES_DIR"/profiles/*.profile; do
+		prof=$(basename "$p" .profile)
+		ids='.findings[]? | .rule + "[" + (.instance // "") + "]"'
+		"$HOSTTUNE" --rules "$TMP/rules" --root "$V" --profile "$prof" --no-measure --format json \
+			audit 2>/dev/null | jq -r "$ids" | sort >"$TMP/ids.root"
+		nobody "$HOSTTUNE" --rules "$TMP/rules" --root "$V" --profile "$prof" --no-measure \
+			--format json audit 2>/dev/null | jq -r "$ids" | sort >"$TMP/ids.nobody"
+		gone=$(comm -23 "$TMP/ids.root" "$TMP/ids.nobody" | tr '\n' ' ')
+		[ -n "$gone" ] && vanished="$vanished $(basename "$V") $prof: $gone;"
+	done
+done
+expect_eq "fixture trees, root's /proc/PID/fd and conntrack table: no row vanishes as nobody" "" "$vanished"
 
 finish

@@ -740,6 +740,19 @@ size_t ht_listeners_sockets(const struct ht_listeners *L)
 	return L ? L->sc.n_socks : 0;
 }
 
+size_t ht_listeners_refused(const struct ht_listeners *L, int *pids, size_t max)
+{
+	size_t kept;
+
+	if (!L || L->os.refused <= 0)
+		return 0;
+	kept = (size_t)L->os.refused < ARRAY_SIZE(L->os.refused_pid) ? (size_t)L->os.refused
+	                                                             : ARRAY_SIZE(L->os.refused_pid);
+	for (size_t i = 0; i < kept && i < max; i++)
+		pids[i] = L->os.refused_pid[i];
+	return (size_t)L->os.refused;
+}
+
 int ht_listeners_held(struct ht_listeners *L, int pid)
 {
 	struct scan *sc;

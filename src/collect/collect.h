@@ -507,6 +507,14 @@ int ht_listeners_held(struct ht_listeners *l, int pid);
  */
 size_t ht_listeners_sockets(const struct ht_listeners *l);
 
+/*
+ * ht_listeners_refused - the processes whose /proc/PID/fd the owner walk so
+ * far was refused (another user's without root; as root, a ptrace
+ * restriction): up to @max of their PIDs in @pids, in the order the walk met
+ * them. Returns how many were refused in all (more than @max: not all named).
+ */
+size_t ht_listeners_refused(const struct ht_listeners *l, int *pids, size_t max);
+
 void ht_listeners_free(struct ht_listeners *l);
 
 /*

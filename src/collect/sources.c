@@ -310,6 +310,25 @@ static int src_processes(struct ht_collect *c, struct ht_facts *f, struct ht_err
 		if (r < 0)
 			return r;
 	}
+	/*
+	 * A port's owner not found because some /proc/PID/fd was refused: when
+	 * the refused are few enough to be named all (3), each is judged too,
+	 * so that its row says what could not be read rather than vanish.
+	 */
+	{
+		int refused[3];
+		size_t nr = ht_listeners_refused(c->listeners, refused, ARRAY_SIZE(refused));
+		int *np;
+
+		if (nr > 0 && nr <= ARRAY_SIZE(refused)) {
+			np = reallocarray(near, n_held + nr, sizeof(*near));
+			if (!np)
+				return -ENOMEM;
+			near = np;
+			for (size_t i = 0; i < nr; i++)
+				near[n_held++] = refused[i];
+		}
+	}
 	/* Garage's process on a Garage host even when the profile's service is another. */
 	if (!has_word(c->service, "garage") && garage_reason(c, &etc_only) &&
 	    asprintf(&names, "%s%sgarage", c->service ? c->service : "",
