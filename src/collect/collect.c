@@ -412,13 +412,11 @@ static int collect_int_file(struct ht_facts *f, const char *root, const char *na
 		return r;
 	if (r < 0)
 		return ht_facts_set_errno(f, name, r, unit, path);
-	r = ht_parse_int64(text, &v);
-	if (r < 0 || v < 0 || v > max) {
+	if (ht_parse_int64(text, &v) < 0 || v < 0 || v > max) {
 		bad = bad_int_source(root, path, max, text);
 		if (!bad)
 			return -ENOMEM;
-		/* Beyond 64 bits (2^64 - 1 from an unsigned long): out of range, not clamped. */
-		return ht_facts_set_errno(f, name, r == -ERANGE ? ERANGE : EINVAL, unit, bad);
+		return ht_facts_set_errno(f, name, EINVAL, unit, bad);
 	}
 	return ht_facts_set_int(f, name, v, unit, path);
 }
