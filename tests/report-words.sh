@@ -170,6 +170,7 @@ expect_contains "max: the budget allows 1 entry" "an entry and its bucket allows
 m=0
 for f in "$FIXTURES"/verdict/*.facts "$TMP/nicc.facts" "$FIXTURES/garage-vm/expected.facts"; do
 	for fact in net.netfilter.nf_conntrack_tcp_timeout_syn_sent conntrack.stat.insert_failed \
+		conntrack.stale.established \
 		net.core.netdev_max_backlog net.core.netdev_budget net.core.netdev_budget_usecs; do
 		grep -q "^$fact = " "$f" || continue
 		grep -v "^$fact = " "$f" >"$TMP/drop.facts"
