@@ -147,9 +147,10 @@ for fs in ext4 ext2/ext3 xfs btrfs tmpfs; do
 			"$(finding "$TMP/d.json" garage.data_fs data)"
 	done
 done
-# 31000000000 / 1900000 = 16315 bytes an inode = 15.9 KiB, in the text.
+# 31000000000 / 1900000 = 16315.8 -> 16316 bytes an inode, in the text (not a
+# whole number of KiB, so in bytes).
 audit "$VM" "$TMP/d.json"
-expect_contains "data on ext4: bytes per inode" "one per 15.9 KiB" \
+expect_contains "data on ext4: bytes per inode" "one per 16316 bytes" \
 	"$(jq -r '.findings[] | select(.rule == "garage.data_fs") | .explanation' "$TMP/d.json")"
 # A filesystem that allocates inodes on demand (btrfs: f_files 0) is never short of them.
 vary "$VM" "$TMP/d.facts" 'storage.data.fs="btrfs"' "storage.data.inodes=0 inodes" \
