@@ -100,7 +100,8 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "cpu.pclmul.name", HT_T_STR, NULL,
 	  "the instruction cpu.pclmul.flag stands for: pclmulqdq (x86 flags) or pmull (arm64 Features)" },
 	{ "cpu.virt", HT_T_STR, NULL,
-	  "hypervisor: none, kvm, qemu, vmware, microsoft, xen, ... (CPUID leaf 0x40000000, DMI)" },
+	  "hypervisor: none, kvm, qemu, vmware, microsoft, xen, ... (CPUID leaf 0x40000000, DMI), "
+	  "'unknown hypervisor' for cpuinfo's hypervisor flag alone" },
 	{ "files.open", HT_T_INT, "files",
 	  "files open in the whole system now: the first count of /proc/sys/fs/file-nr less the "
 	  "second (proc_nr_files() in fs/file_table.c)" },
