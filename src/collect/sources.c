@@ -81,13 +81,17 @@ static int gate_open(struct ht_collect *c, const char *gate, const char *instanc
 static const char *garage_reason(const struct ht_collect *c, bool *etc_only)
 {
 	struct stat st;
+	int r;
 
 	*etc_only = false;
 	if (has_word(c->service, "garage"))
 		return "the profile's workload.service is garage";
 	if (c->garage_config)
 		return "--set garage.config names a garage.toml";
-	if (ht_root_stat(c->root, "/etc/garage.toml", false, &st) < 0)
+	/* A link that loops or a file hosttune may not read is there all the
+	 * same: the pre-flight reports it (ELOOP, EACCES), never as absent. */
+	r = ht_root_stat(c->root, "/etc/garage.toml", false, &st);
+	if (r == -ENOENT || r == -ENOTDIR)
 		return NULL;
 	*etc_only = true;
 	return "/etc/garage.toml exists";
@@ -346,11 +350,14 @@ static int src_garage(struct ht_collect *c, struct ht_facts *f, struct ht_error 
 	r = ht_collect_garage(f, c->root, &in, !(c->flags & HT_COLLECT_NO_MEASURE), err);
 	if (r == -ENOMEM || r >= 0)
 		return r < 0 ? r : ht_facts_set_bool(f, "garage.checked", true, why);
-	if (!etc_only)
+	/* A garage.toml that cannot be reached (a loop of links): garage.config
+	 * says so with its errno; the rest of the audit goes on. */
+	if (!etc_only && r != -ELOOP)
 		return r;
 	if (asprintf(&skipped, "skipped: %s", err->msg[0] ? err->msg : strerror(-r)) < 0 ||
-	    asprintf(&c->warning, "%s; the Garage pre-flight is skipped (--profile garage makes "
-	             "this an error)", err->msg[0] ? err->msg : strerror(-r)) < 0)
+	    asprintf(&c->warning, "%s; the Garage pre-flight is skipped%s",
+	             err->msg[0] ? err->msg : strerror(-r),
+	             etc_only && r != -ELOOP ? " (--profile garage makes this an error)" : "") < 0)
 		return -ENOMEM;
 	err->msg[0] = '\0';
 	return ht_facts_set_unavailable(f, "garage.checked", -r, NULL, skipped);
