@@ -147,6 +147,76 @@ case $(explanation "$TMP/a.json" files.table "") in *"holding the most"*)
 	not_ok "file table at 70%: no walk for its holders" ;;
 *) ok "file table at 70%: no walk for its holders" ;; esac
 
+# ---- fs.nr_open caps every limit ---------------------------------------------
+# fs.nr_open 524288 and the minio profile's workload.nofile 1048576 for minio
+# (1024 of 1024): the kernel refuses RLIMIT_NOFILE above fs.nr_open (EPERM),
+# so the drop-in stops at min(1048576, 524288) = 524288 for soft and hard,
+# and fs.nr_open itself is raised to 1048576 (files.nr_open, a warning).
+tree "$T"
+mkdir -p "$T/proc/sys/fs"
+printf '524288\n' >"$T/proc/sys/fs/nr_open"
+listen "$T" 9000 7001
+proc "$T" 300 minio 1024 1024 100 /system.slice/minio.service 7001
+ht --root "$T" --profile minio --format json audit >"$TMP/a.json" 2>"$TMP/err"
+expect_eq "nr_open 524288: minio's limit stops at it" "warning|1024|524288" \
+	"$(finding "$TMP/a.json" process.limit_nofile minio)"
+expect_eq "nr_open 524288: the drop-in's LimitNOFILE= is capped, soft and hard" "[Service] LimitNOFILE=524288:524288" \
+	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile") | .fix.line' "$TMP/a.json")"
+expect_eq "nr_open 524288: fs.nr_open raised to 1048576" "warning|524288|1048576" \
+	"$(finding "$TMP/a.json" files.nr_open "")"
+expect_contains "nr_open 524288: says why it stops" \
+	"so hosttune stops at 524288: 1048576 needs fs.nr_open raised first" \
+	"$(explanation "$TMP/a.json" process.limit_nofile minio)"
+ht --root "$T" --profile minio plan >"$TMP/plan" 2>&1
+case $(cat "$TMP/plan") in *"LimitNOFILE=1048576"*) not_ok "nr_open 524288: no plan above it" ;;
+*) ok "nr_open 524288: no plan above it" ;; esac
+expect_contains "nr_open 524288: the plan raises fs.nr_open" "fs.nr_open = 1048576" "$(cat "$TMP/plan")"
+# A hard limit above fs.nr_open (2097152, fs.nr_open lowered to 1048576
+# since minio started): LimitNOFILE=1048576:2097152 would fail with EPERM, so
+# the hard one is written as fs.nr_open too: 1048576:1048576.
+tree "$T"
+mkdir -p "$T/proc/sys/fs"
+printf '1048576\n' >"$T/proc/sys/fs/nr_open"
+listen "$T" 9000 7001
+proc "$T" 300 minio 1024 2097152 100 /system.slice/minio.service 7001
+ht --root "$T" --profile minio --format json audit >"$TMP/a.json" 2>"$TMP/err"
+expect_eq "hard 2097152 above nr_open 1048576: the hard one capped" "[Service] LimitNOFILE=1048576:1048576" \
+	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile") | .fix.line' "$TMP/a.json")"
+# minio at 990000 of 1048576 (94.4%: critical), fs.nr_open 1048576: twice
+# the open ones is pow2ceil(1980000) = 2097152, above fs.nr_open, so the
+# limit stays 1048576 (no fix of its own: the lever is files.nr_open), and
+# fs.nr_open goes to 2097152, critical as the process is.
+facts_file "$TMP/nr.facts" <<'EOF2'
+kernel.release = "6.1.0-18-amd64" from x
+kernel.version = v6.1.0 from x
+mem.total = 68719476736 bytes from x
+fs.nr_open = 1048576 descriptors from x
+listener.list = "9000" from x
+listener.9000.addresses = "0.0.0.0" from x
+listener.9000.backlog = 4096 entries from x
+listener.9000.queue = 0 entries from x
+listener.9000.pid = 300 from x
+listener.9000.process = "minio" from x
+process.list = "minio" from x
+process.minio.comm = "minio" from x
+process.minio.count = 1 processes from x
+process.minio.fds = 990000 descriptors from x
+process.minio.nofile = 1048576 descriptors from x
+process.minio.nofile_hard = 1048576 descriptors from x
+process.minio.pid = 300 from x
+process.minio.unit = "minio.service" from x
+EOF2
+ht --facts "$TMP/nr.facts" --format json audit >"$TMP/a.json" 2>"$TMP/err"
+expect_eq "990000 of 1048576 at nr_open: critical, stays 1048576" "critical|1048576|1048576" \
+	"$(finding "$TMP/a.json" process.limit_nofile minio)"
+expect_eq "... its lever is files.nr_open" "files.nr_open" \
+	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile") | .lever' "$TMP/a.json")"
+expect_eq "... fs.nr_open to 2097152, critical" "critical|1048576|2097152" \
+	"$(finding "$TMP/a.json" files.nr_open "")"
+case $(explanation "$TMP/a.json" process.limit_nofile minio) in *"gets 2097152"*)
+	not_ok "... never 'gets 2097152'" ;;
+*) ok "... never 'gets 2097152'" ;; esac
+
 # ---- random families: the one named is the worst ----------------------------
 # 12 families of 2 to 4 processes of one name, each with a random soft limit
 # (256 to 4096) and random descriptors (1 to the limit); the worst is the
