@@ -210,7 +210,10 @@ static int limit_enough(struct ht_plan_ctx *c, const struct ht_finding *f,
 	             l->configured, l->source, l->unit) < 0)
 		return -ENOMEM;
 	r = ht_plan_skip(c->p, f->instance, ht_rule_target(f->rule), msg);
-	return r < 0 ? r : ht_plan_restart(c->p, l->unit);
+	if (r < 0)
+		return r;
+	c->p->skipped[c->p->nskipped - 1].satisfied = true;
+	return ht_plan_restart(c->p, l->unit);
 }
 
 static int limit_setting(struct ht_plan_ctx *c, const struct ht_finding *f, struct ht_setting *s)
