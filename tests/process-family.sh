@@ -147,6 +147,43 @@ case $(explanation "$TMP/a.json" files.table "") in *"holding the most"*)
 	not_ok "file table at 70%: no walk for its holders" ;;
 *) ok "file table at 70%: no walk for its holders" ;; esac
 
+# ---- one bad line of /proc/net/tcp6 loses nothing else ----------------------
+# minio listens on 9000 (/proc/net/tcp) with 950 of 1024 descriptors:
+# 950 >= 1024 - 1024 / 10 = 922, critical. A truncated tcp6 (its only line,
+# line 2, cut short) is refused alone, named as tcp6: listener.list keeps
+# 9000 from tcp, the finding stays, and stderr says what was not read.
+tree "$T"
+listen "$T" 9000 7001
+proc "$T" 300 minio 1024 1024 950 /system.slice/minio.service 7001
+printf '  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 0000000000000000000000000000000' \
+	>"$T/proc/net/tcp6"
+ht --root "$T" --format json audit >"$TMP/a.json" 2>"$TMP/err"
+expect_eq "truncated tcp6: minio 950 of 1024 still critical" "critical|1024|2048" \
+	"$(finding "$TMP/a.json" process.limit_nofile minio)"
+ht --root "$T" facts >"$TMP/f" 2>/dev/null
+expect_contains "truncated tcp6: 9000 kept, tcp6 named" \
+	'listener.list = "9000" from /proc/net/tcp (not read: /proc/net/tcp6: a line not as the kernel writes it (line 2))' \
+	"$(cat "$TMP/f")"
+expect_eq "truncated tcp6: said on stderr" \
+	"hosttune: warning: not read: /proc/net/tcp6: a line not as the kernel writes it (line 2); the listening sockets listed there are not judged" \
+	"$(cat "$TMP/err")"
+# The other way round: a bad line 3 in tcp (between 9000 and 9001) refuses
+# tcp whole (a partial file would undercount), and tcp6's listener on 9443
+# is kept.
+tree "$T"
+listen "$T" 9000 7001
+echo '   1: 0000000' >>"$T/proc/net/tcp"
+listen "$T" 9001 7002
+printf '  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 00000000000000000000000000000000:24E3 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 7003 1 0000000000000000 100 0 0 10 0\n' \
+	>"$T/proc/net/tcp6"
+proc "$T" 300 minio 1024 1024 950 /system.slice/minio.service 7003
+ht --root "$T" facts >"$TMP/f" 2>"$TMP/err"
+expect_contains "bad line 3 of tcp: tcp6's 9443 kept, tcp named" \
+	'listener.list = "9443" from /proc/net/tcp6 (not read: /proc/net/tcp: a line not as the kernel writes it (line 3))' \
+	"$(cat "$TMP/f")"
+expect_contains "bad line 3 of tcp: said on stderr" "not read: /proc/net/tcp: a line not as the kernel writes it (line 3)" \
+	"$(cat "$TMP/err")"
+
 # ---- fs.nr_open caps every limit ---------------------------------------------
 # fs.nr_open 524288 and the minio profile's workload.nofile 1048576 for minio
 # (1024 of 1024): the kernel refuses RLIMIT_NOFILE above fs.nr_open (EPERM),

@@ -505,6 +505,14 @@ int ht_listeners_held(struct ht_listeners *l, int pid);
  */
 size_t ht_listeners_sockets(const struct ht_listeners *l);
 
+/*
+ * ht_listeners_skipped - which of ROOT/proc/net/tcp and tcp6 the scan
+ * refused although it read the other ("/proc/net/tcp6: a line not as the
+ * kernel writes it (line 2)"): the sockets of that file are missing from
+ * listener.list. NULL when nothing was refused. Owned by @l.
+ */
+const char *ht_listeners_skipped(const struct ht_listeners *l);
+
 void ht_listeners_free(struct ht_listeners *l);
 
 /*

@@ -196,8 +196,22 @@ static int src_boot(struct ht_collect *c, struct ht_facts *f, struct ht_error *e
 /* The listening sockets, kept for the owners asked for one port at a time. */
 static int src_listeners(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
 {
+	const char *skipped;
+	char *w = NULL;
+	int r;
+
 	(void)err;
-	return ht_collect_listeners(f, c->root, &c->listeners);
+	r = ht_collect_listeners(f, c->root, &c->listeners);
+	skipped = r < 0 ? NULL : ht_listeners_skipped(c->listeners);
+	if (!skipped)
+		return r;
+	/* Never a listener lost in silence: say so on stderr, as for garage.toml. */
+	if (asprintf(&w, "%s%snot read: %s; the listening sockets listed there are not judged",
+	             c->warning ? c->warning : "", c->warning ? "; " : "", skipped) < 0)
+		return -ENOMEM;
+	free(c->warning);
+	c->warning = w;
+	return r;
 }
 
 /* The port of a name listener.PORT.SUFFIX, 0 for another name. */
