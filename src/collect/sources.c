@@ -184,6 +184,22 @@ static int src_boot_fact(struct ht_collect *c, struct ht_facts *f, const char *n
 	return ht_collect_boot_fact(f, c->boot, name);
 }
 
+/* tuned's active profile and what its [sysctl] gives one key. */
+static int src_tuned_fact(struct ht_collect *c, struct ht_facts *f, const char *name,
+                          struct ht_error *err)
+{
+	(void)err;
+	return ht_collect_tuned_fact(f, c->root, name);
+}
+
+/* A snapshot holds the profile and what it gives the conntrack keys. */
+static int src_tuned(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+{
+	int r = src_tuned_fact(c, f, "tuned.profile", err);
+
+	return r < 0 ? r : src_tuned_fact(c, f, "tuned.sysctl.net.netfilter.nf_conntrack_max", err);
+}
+
 /* Every boot.* fact a snapshot holds: the conntrack keys. */
 static int src_boot(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
 {
@@ -431,6 +447,7 @@ static const struct ht_source {
 	{ "netns", P("netns.initial"), HT_COST_FILES, src_ht_collect_netns_initial, NULL, NULL,
 	  NULL },
 	{ "boot configuration", P("boot.*"), HT_COST_FILES, src_boot, NULL, NULL, src_boot_fact },
+	{ "tuned", P("tuned.*"), HT_COST_FILES, src_tuned, NULL, NULL, src_tuned_fact },
 	{ "apply counters", P("conntrack.stat.drop_at_apply", "conntrack.stat.early_drop_at_apply"),
 	  HT_COST_FILES, src_apply_counters, NULL, NULL, NULL },
 	{ "conntrack counters", P("conntrack.stat.*"), HT_COST_FILES, src_ht_collect_ctstats,

@@ -275,6 +275,11 @@ static void value_clearp(struct ht_value *v)
 
 #define _cleanup_value_ _cleanup_(value_clearp)
 
+const char *ht_expr_name(const struct ht_expr *e)
+{
+	return e && e->kind == N_NAME ? e->name : NULL;
+}
+
 const struct ht_srcpos *ht_expr_pos(const struct ht_expr *e)
 {
 	return &e->pos;

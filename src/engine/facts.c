@@ -357,6 +357,9 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "storage.list", HT_T_STR, NULL,
 	  "directories checked (storage.NAME.*): metadata, then data for one data_dir or data1, "
 	  "data2, ... for [[data_dir]] entries, space-separated in that order" },
+	{ "tuned.profile", HT_T_STR, NULL,
+	  "tuned's active profile (/etc/tuned/active_profile; several, space-separated, are "
+	  "merged in that order); unavailable ENOENT without one" },
 };
 
 /*
@@ -703,6 +706,15 @@ static const struct ht_fact_def boot_def = {
 	"kernel's value, EINVAL for a value that is not an integer"
 };
 
+/* What the active tuned profile's [sysctl] section gives a sysctl. */
+static const struct ht_fact_def tuned_def = {
+	"tuned.sysctl.KEY", HT_T_INT, NULL,
+	"what the active tuned profile's [sysctl] section (its tuned.conf in /etc/tuned/PROFILE, "
+	"else /usr/lib/tuned/PROFILE, with its include= parents first) gives the sysctl KEY, "
+	"source FILE:LINE (tuned profile NAME); unavailable ENOENT when it does not set it, "
+	"EINVAL for a value that is not an integer"
+};
+
 /* boot.KEY for a sysctl KEY or a module parameter module.MODULE.PARAM. */
 static bool boot_name_valid(const char *name)
 {
@@ -754,6 +766,8 @@ const struct ht_fact_def *ht_fact_def_find(const char *name)
 		d = &sysctl_def;
 	if (!d && boot_name_valid(name))
 		d = &boot_def;
+	if (!d && strncmp(name, "tuned.sysctl.", 13) == 0 && ht_sysctl_key_valid(name + 13))
+		d = &tuned_def;
 	return d;
 }
 
