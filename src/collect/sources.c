@@ -469,7 +469,7 @@ static const struct ht_source {
 	                   "net.ipv4.tcp_timestamps",
 	                   "net.ipv4.tcp_tw_reuse"),
 	  HT_COST_FILES, src_ht_collect_net_files, NULL, NULL, NULL },
-	{ "memory pressure", P("mem.swap_total", "mem.available", "mem.oom_kills", "mem.psi.*"),
+	{ "memory pressure", P("mem.swap_total", "mem.swap_zram", "mem.available", "mem.oom_kills", "mem.psi.*"),
 	  HT_COST_FILES, src_ht_collect_memory_pressure, NULL, NULL, NULL },
 	{ "file table", P("fs.file-max", "fs.nr_open", "files.open"), HT_COST_FILES,
 	  src_ht_collect_file_table, NULL, NULL, NULL },

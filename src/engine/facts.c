@@ -204,6 +204,9 @@ static const struct ht_fact_def fact_defs[] = {
 	  "share of the last minute in which some task was stalled waiting for memory, "
 	  "/proc/pressure/memory some avg60" },
 	{ "mem.swap_total", HT_T_INT, "bytes", "swap space (SwapTotal of /proc/meminfo; zram counts)" },
+	{ "mem.swap_zram", HT_T_INT, "bytes",
+	  "the part of the swap on zram (compressed RAM, not a disk): the Size of every /dev/zramN "
+	  "line of /proc/swaps" },
 	{ "mem.total", HT_T_INT, "bytes", "usable RAM, MemTotal in /proc/meminfo" },
 	{ "modprobe.nf_conntrack.hashsize", HT_T_INT, "buckets",
 	  "hashsize= that modprobe.d options give nf_conntrack (libkmod), used at the next load" },
