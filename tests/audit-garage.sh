@@ -144,8 +144,8 @@ expect_eq "looping garage.toml, default profile: ELOOP on stderr" \
 	"hosttune: warning: /etc/garage.toml: Too many levels of symbolic links; the Garage pre-flight is skipped" \
 	"$(cat "$TMP/lp.err")"
 ht --root "$TMP/loop" facts >"$TMP/lp.facts" 2>/dev/null
-expect_contains "looping garage.toml, default profile: garage.checked ELOOP" \
-	"garage.checked = unavailable ELOOP" "$(cat "$TMP/lp.facts")"
+expect_contains "looping garage.toml, default profile: garage.checked false, ELOOP said" \
+	"garage.checked = false from skipped: /etc/garage.toml: Too many levels of symbolic links" "$(cat "$TMP/lp.facts")"
 ht --root "$TMP/loop" --profile garage --format json audit >"$TMP/lp.json" 2>"$TMP/lp.err"
 expect_eq "looping garage.toml, --profile garage: not aborted (exit 1, not 2)" 1 $?
 expect_eq "looping garage.toml, --profile garage: the n/a row names the file and ELOOP" \

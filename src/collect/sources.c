@@ -390,6 +390,9 @@ static int src_garage(struct ht_collect *c, struct ht_facts *f, struct ht_error 
 	             etc_only && r != -ELOOP ? " (--profile garage makes this an error)" : "") < 0)
 		return -ENOMEM;
 	err->msg[0] = '\0';
+	/* A loop of links: false, so that garage.config_read shows garage.config's ELOOP. */
+	if (r == -ELOOP)
+		return ht_facts_set_bool(f, "garage.checked", false, skipped);
 	return ht_facts_set_unavailable(f, "garage.checked", -r, NULL, skipped);
 }
 
