@@ -123,4 +123,16 @@ expect_contains "tuned tree: the last assignment, with its file and line" \
 ht --root "$R" --format json audit >"$TMP/a.json" 2>/dev/null
 expect_contains "tuned tree: attributed to the profile" "the active tuned profile site sets it in /usr/lib/tuned/site/tuned.conf:5" \
 	"$(jq -r '.findings[] | select(.rule == "conntrack.max") | .explanation' "$TMP/a.json" | tr '\n' ' ' | sed 's/  */ /g')"
+# The profile owns the value: with 4096 of 4608 entries in use (88.9%) and
+# the garage profile's 32768 wanted, hosttune writes no sysctl.d line tuned
+# would overwrite when it starts; the remedy is the profile's [sysctl].
+printf '[sysctl]\nnet.netfilter.nf_conntrack_max=4608\n' >"$R/usr/lib/tuned/site/tuned.conf"
+echo 4608 >"$R/proc/sys/net/netfilter/nf_conntrack_max"
+ht --root "$R" --profile garage --format json audit >"$TMP/a.json" 2>/dev/null
+expect_contains "tuned owns it: the remedy is the profile's [sysctl]" \
+	"set net.netfilter.nf_conntrack_max=32768 in its [sysctl] section (/usr/lib/tuned/site/tuned.conf:2 (tuned profile site)" \
+	"$(jq -r '.findings[] | select(.rule == "conntrack.max") | .remedy' "$TMP/a.json" | tr '\n' ' ' | sed 's/  */ /g')"
+ht --root "$R" --profile garage plan >"$TMP/plan" 2>/dev/null
+case $(cat "$TMP/plan") in *"net.netfilter.nf_conntrack_max = "*) not_ok "tuned owns it: no sysctl.d line for it" ;;
+*) ok "tuned owns it: no sysctl.d line for it" ;; esac
 finish
