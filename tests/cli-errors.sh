@@ -614,4 +614,72 @@ expect_eq "--profile twice: exit 2" 2 $?
 "$HOSTTUNE" --rules "$HT_RULES_DIR" --rules "$HT_RULES_DIR" --facts "$FACTS" audit >/dev/null 2>"$TMP/err"
 expect_eq "--rules twice with the same value: taken (exit of the audit, 1)" 1 $?
 
+
+# An absurd fact value is no rule error: the finding it feeds cannot be
+# judged (n/a, naming the overflow and the input), and the rest of the audit
+# goes on. files.table with fs.file-max = 100000 and files.open = 2^63 - 1:
+# files.high holds (2^63 - 1 >= 100000 - 100000 / 4 = 75000), so the value
+# takes pow2ceil(files.open * 2), and 2 x (2^63 - 1) > 2^63 - 1 overflows at
+# files.rules:31:59. The same facts with files.open = 50000 give as many
+# findings: none is lost.
+sed -e '/^files.open = /d' -e '/^fs.file-max = /d' "$FACTS" >"$TMP/ovf.facts"
+cp "$TMP/ovf.facts" "$TMP/sane.facts"
+echo "fs.file-max = 100000 files from /proc/sys/fs/file-max" | tee -a "$TMP/sane.facts" >>"$TMP/ovf.facts"
+echo "files.open = 50000 files from /proc/sys/fs/file-nr" >>"$TMP/sane.facts"
+echo "files.open = 9223372036854775807 files from /proc/sys/fs/file-nr" >>"$TMP/ovf.facts"
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$TMP/ovf.facts" --format json audit >"$TMP/ovf.json" 2>"$TMP/err"
+rc=$?
+case $rc in 0|1) ok "files.open = 2^63 - 1: the audit goes on (exit $rc)" ;;
+*) not_ok "files.open = 2^63 - 1: the audit goes on" "exit $rc: $(cat "$TMP/err")" ;; esac
+expect_eq "... files.table n/a" false \
+	"$(jq '.findings[] | select(.rule == "files.table") | .applicable' "$TMP/ovf.json")"
+expect_contains "... saying why" \
+	"cannot be judged: $HT_RULES_DIR/files.rules:31:59: integer overflow in '*' (inputs: files.open = 9223372036854775807 from /proc/sys/fs/file-nr" \
+	"$(jq -r '.findings[] | select(.rule == "files.table") | .explanation' "$TMP/ovf.json")"
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$TMP/sane.facts" --format json audit >"$TMP/sane.json" 2>&1
+expect_eq "... as many findings as with files.open = 50000" \
+	"$(jq '.findings | length' "$TMP/sane.json")" "$(jq '.findings | length' "$TMP/ovf.json")"
+# process.garage.fds = 2^63 - 1: process.need takes pow2ceil(process.fds * 2)
+# (process.high: 2^63 - 1 >= 1024 - 256), overflowing at process.rules:40:49;
+# garage's row is n/a, sshd's (7 of 1024, ok) stays.
+sed 's/^process.garage.fds = .*/process.garage.fds = 9223372036854775807 descriptors from \/proc\/733\/fd/' \
+	"$FIXTURES/verdict/nofile-garage-515.facts" >"$TMP/ovf2.facts"
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$TMP/ovf2.facts" --format json audit >"$TMP/ovf2.json" 2>"$TMP/err"
+rc=$?
+case $rc in 0|1) ok "process.garage.fds = 2^63 - 1: the audit goes on (exit $rc)" ;;
+*) not_ok "process.garage.fds = 2^63 - 1: the audit goes on" "exit $rc: $(cat "$TMP/err")" ;; esac
+expect_contains "... garage's row cannot be judged" \
+	"cannot be judged: $HT_RULES_DIR/process.rules:40:49: integer overflow in '*'" \
+	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile" and .instance == "garage") | .explanation' "$TMP/ovf2.json")"
+expect_eq "... sshd's row stays ok" ok \
+	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile" and .instance == "sshd") | .severity' "$TMP/ovf2.json")"
+# 18446744073709551615 (2^64 - 1) in file-nr does not fit 64 signed bits:
+# files.open is unavailable ERANGE, not clamped to 2^63 - 1.
+mkdir -p "$TMP/fnr/proc/sys/fs" "$TMP/fnr/proc/sys/kernel"
+printf '5.15.0-91-generic\n' >"$TMP/fnr/proc/sys/kernel/osrelease"
+printf 'MemTotal:        4194304 kB\n' >"$TMP/fnr/proc/meminfo"
+printf '18446744073709551615\t0\t100000\n' >"$TMP/fnr/proc/sys/fs/file-nr"
+printf '100000\n' >"$TMP/fnr/proc/sys/fs/file-max"
+"$HOSTTUNE" --root "$TMP/fnr" --format json facts >"$TMP/fnr.json" 2>/dev/null
+expect_eq "file-nr of 2^64 - 1: files.open unavailable ERANGE" ERANGE \
+	"$(jq -r '.facts["files.open"].error' "$TMP/fnr.json")"
+# files.table does not vanish when one of its facts is unavailable: it is
+# n/a, naming the fact and why (file-nr of 2^64 - 1; "abc"; no file-max).
+ft_reason() {
+	"$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/fnr" --format json audit 2>/dev/null |
+		jq -r '.findings[] | select(.rule == "files.table") | "\(.applicable) \(.explanation)"'
+}
+expect_eq "file-nr of 2^64 - 1: files.table n/a, why" \
+	"false files.open is unavailable (Numerical result out of range: /proc/sys/fs/file-nr: a count beyond 2^63 - 1)" \
+	"$(ft_reason)"
+printf 'abc\t0\t100000\n' >"$TMP/fnr/proc/sys/fs/file-nr"
+expect_eq "file-nr of 'abc': files.table n/a, why" \
+	"false files.open is unavailable (Invalid argument: /proc/sys/fs/file-nr: expected three counts)" \
+	"$(ft_reason)"
+printf '95000\t0\t100000\n' >"$TMP/fnr/proc/sys/fs/file-nr"
+rm "$TMP/fnr/proc/sys/fs/file-max"
+expect_eq "no file-max: files.table n/a, why" \
+	"false fs.file-max is unavailable (No such file or directory: /proc/sys/fs/file-max)" \
+	"$(ft_reason)"
+
 finish

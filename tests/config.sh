@@ -229,4 +229,16 @@ expect_eq "facts: the refused [set] value, exit 2" \
 long=$(printf '%0300d' 0)
 bad "[set]\nworkload.conn_rate = $long\n" "2:199: line longer than 198 characters; continue a reason on an indented line"
 
+# A tree with the package's /etc/hosttune/hosttune.conf, audited by a build
+# with another sysconfdir: the file that is not read is named.
+if [ "$HT_SYSCONFDIR" != /etc ]; then
+	mkdir -p "$TMP/pkgtree/etc/hosttune"
+	cp -a "$FIXTURES/garage-vm/root/." "$TMP/pkgtree/"
+	printf '[hosttune]\nprofile = garage\n' >"$TMP/pkgtree/etc/hosttune/hosttune.conf"
+	"$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/pkgtree" audit >/dev/null 2>"$TMP/pkg.err"
+	expect_contains "a tree's /etc/hosttune/hosttune.conf under another sysconfdir: said" \
+		"$TMP/pkgtree/etc/hosttune/hosttune.conf is not read: this hosttune reads $HT_SYSCONFDIR/hosttune/hosttune.conf" \
+		"$(cat "$TMP/pkg.err")"
+fi
+
 finish

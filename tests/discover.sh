@@ -29,7 +29,10 @@ expect_contains "audit --help: -v" "-v, --verbose" "$(cat "$TMP/help.audit")"
 expect_contains "explain --help: RULE[INSTANCE]" "listen.backlog[2024]" "$(cat "$TMP/help.explain")"
 expect_contains "watch --help: TIME as systemd.time(7)" "TIME is a duration as systemd.time(7)" \
 	"$(cat "$TMP/help.watch")"
-expect_eq "audit --help says nothing of TIME (no such option)" 0 "$(grep -c 'TIME is' "$TMP/help.audit")"
+expect_eq "audit --help: --sample TIME, and what TIME is" "1 1" \
+	"$(grep -c -- '--sample TIME' "$TMP/help.audit") $(grep -c 'TIME is' "$TMP/help.audit")"
+expect_eq "rules --help says nothing of TIME (no such option)" 0 "$(grep -c 'TIME is' "$TMP/help.rules")"
+expect_contains "every command's help names --config" "--config FILE, --no-config" "$(cat "$TMP/help.rules")"
 # --help before the command, and with other options: the same.
 expect_eq "--help audit = audit --help" "$(cat "$TMP/help.audit")" \
 	"$("$HOSTTUNE" --help --profile garage audit)"

@@ -213,4 +213,19 @@ ht --facts "$F" --format json --facts "$TMP/bad.facts" audit >"$TMP/err.json" 2>
 expect_eq "a bad facts file in the fleet, JSON: the error object" "2 $TMP/bad.facts $n" \
 	"$(jq -r '[.error.exit, .error.file, .error.line] | map(tostring) | join(" ")' "$TMP/err.json")"
 
+# ---- -q, -v and the journal, as for one host ----
+ht --facts "$F/home.facts" --facts "$F/vm1.facts" audit >"$TMP/d.txt"
+ht --facts "$F/home.facts" --facts "$F/vm1.facts" -q audit >"$TMP/q.txt"
+# -q: the summary lines only, one a host and the fleet's: the last 3 lines of the default.
+expect_eq "fleet -q: the summary lines alone" "$(tail -n 3 "$TMP/d.txt")" "$(cat "$TMP/q.txt")"
+ht --facts "$F/home.facts" --facts "$F/vm1.facts" -v audit >"$TMP/v.txt"
+expect_eq "fleet -v: explains more than the default" yes \
+	"$([ "$(wc -l <"$TMP/v.txt")" -gt "$(wc -l <"$TMP/d.txt")" ] && echo yes || echo no)"
+: >"$TMP/j.txt"
+JOURNAL_STREAM=$(stat -c %d:%i "$TMP/j.txt") ht --facts "$F/home.facts" --facts "$F/vm1.facts" \
+	audit >"$TMP/j.txt"
+# The garage VM's critical rows carry <2>, as in a one-host audit.
+expect_eq "fleet in the journal: a critical row is <2>" yes \
+	"$(grep -q '^<2>garage-vm .*critical' "$TMP/j.txt" && echo yes || echo no)"
+
 finish

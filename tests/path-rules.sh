@@ -188,4 +188,16 @@ expect_eq "plan refuses --sample" 2 "$rc"
 ht --root "$FIXTURES/garage-vm/root" --no-measure facts --sample 10ms >"$TMP/r.facts"; rc=$?
 expect_eq "--sample under --root: exit 0" 0 "$rc"
 expect_contains "--sample: sample.seconds is set" "sample.seconds = 0.01" "$(cat "$TMP/r.facts")"
+# An IPv6 peer: its instance name has '-' for ':' (fact names hold no ':'),
+# its Prometheus label and a waiver use the address as written. fd00::7 at
+# 2000 of 20000 segments = 10%: critical.
+vary "$TMP/p.facts" "$TMP/p6.facts" "peer.fd00--7.retrans.delta=2000 segments"
+ht --facts "$TMP/p6.facts" --format prometheus audit >"$TMP/p6.prom"
+expect_eq "prometheus: the IPv6 peer's finding labelled by its address" 1 \
+	"$(grep -c '^hosttune_finding_severity{rule="path.loss",peer="fd00::7"} 3$' "$TMP/p6.prom")"
+printf '[waive]\npath.loss[fd00::7] = a test peer\n' >"$TMP/waive6.conf"
+ht --config "$TMP/waive6.conf" --facts "$TMP/p6.facts" --format json audit >"$TMP/p6.json"
+expect_eq "a waiver with the IPv6 address waives its finding" "a test peer" \
+	"$(jq -r '.findings[] | select(.rule == "path.loss" and .instance == "fd00--7") | .waived' "$TMP/p6.json")"
+
 finish

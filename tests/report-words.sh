@@ -159,4 +159,29 @@ zero=$(jget "$TMP/zero.json" '.findings[] | select(.rule == "conntrack.max") | .
 expect_contains "max: 0 entries" "0/s x 120 s x 2 = 0 entries." "$zero"
 expect_contains "max: the budget allows 1 entry" "an entry and its bucket allows 1 entry." "$zero"
 
+
+# A fact that a text shows only when it could be read: with it gone from a
+# host that has the rest (a tree without that sysctl, a counter the /proc
+# fallback lacks), the text leaves it out rather than print a placeholder.
+# Each fact below is dropped in turn from every verdict fixture, the
+# nic-counters host (softnet drops) and the Garage VM.
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$FIXTURES/nic-counters/root" facts >"$TMP/nicc.facts" 2>/dev/null
+: >"$TMP/drop.txt"
+m=0
+for f in "$FIXTURES"/verdict/*.facts "$TMP/nicc.facts" "$FIXTURES/garage-vm/expected.facts"; do
+	for fact in net.netfilter.nf_conntrack_tcp_timeout_syn_sent conntrack.stat.insert_failed \
+		conntrack.stale.established \
+		net.core.netdev_max_backlog net.core.netdev_budget net.core.netdev_budget_usecs; do
+		grep -q "^$fact = " "$f" || continue
+		grep -v "^$fact = " "$f" >"$TMP/drop.facts"
+		for prof in default garage; do
+			"$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$TMP/drop.facts" --profile $prof -v audit \
+				2>&1 | sed "s|^|$(basename "$f") -$fact: |" >>"$TMP/drop.txt"
+			m=$((m + 1))
+		done
+	done
+done
+echo "# $m audits with a fact dropped"
+expect_eq "a fact dropped: no (unavailable)" "" "$(grep -F '(unavailable)' "$TMP/drop.txt")"
+
 finish

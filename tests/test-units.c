@@ -74,6 +74,8 @@ static void test_bytes(void **state)
 	expect_bytes(1610612736, "1.5 GiB");       /* 1.5 x 1073741824 */
 	expect_bytes(268435457, "256.0 MiB");      /* not whole: one decimal */
 	expect_bytes(32768.0 * 8, "256 KiB");      /* 262144 = 256 x 1024 */
+	expect_bytes(1450, "1450 bytes");          /* a VXLAN MTU: 1.416 KiB is not whole */
+	expect_bytes(1536, "1536 bytes");          /* 1.5 KiB: under 1 MiB, only whole KiB */
 }
 
 int main(void)

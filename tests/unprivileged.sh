@@ -65,6 +65,15 @@ expect_eq "dump refused: conntrack.states is n/a" "false" \
 expect_contains "... saying it needs root" \
 	"needs root: conntrack.state.ESTABLISHED is unavailable (Operation not permitted" \
 	"$(jq -r '.findings[] | select(.rule == "conntrack.states") | .explanation' "$TMP/denied.json")"
+# Every rule whose `when` is conntrack.states_known (conntrack.states and
+# conntrack.syn_sent: 2 in conntrack-states.rules) is n/a: the second reads
+# the rule's value computed for the first, and what was refused goes with it.
+expect_eq "dump refused: conntrack.syn_sent is n/a too" "false" \
+	"$(jq '.findings[] | select(.rule == "conntrack.syn_sent") | .applicable' "$TMP/denied.json")"
+expect_eq "dump refused: 2 rows of conntrack.states_known, both 'needs root'" 2 \
+	"$(jq '[.findings[] | select(.rule == "conntrack.states" or .rule == "conntrack.syn_sent")
+		| select(.explanation | startswith("needs root: conntrack.state.ESTABLISHED"))] | length' \
+		"$TMP/denied.json")"
 "$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$FIXTURES/verdict/near-full.facts" --format json audit \
 	>"$TMP/denied.json" 2>"$TMP/err"
 expect_eq "dump not collected: conntrack.states left out" "" \
@@ -131,5 +140,111 @@ expect_eq "garage.ports[3900], owner refused: not applicable" false \
 	"$(jq '.findings[] | select(.rule == "garage.ports" and .instance == "3900") | .applicable' "$TMP/gl.json")"
 expect_contains "... saying it needs root" "needs root: listener.3900.process is unavailable" \
 	"$(jq -r '.findings[] | select(.rule == "garage.ports" and .instance == "3900") | .explanation' "$TMP/gl.json")"
+
+# Process trees as tests/process-family.sh builds them: a /proc/net/tcp
+# listener (no backlog: every port's owner is wanted), /proc/PID/{comm,
+# limits,cgroup} and PID/fd with FDS entries, the first the socket.
+ptree() {
+	rm -rf "$1"
+	mkdir -p "$1/proc/sys/kernel" "$1/proc/net"
+	printf '5.15.0-91-generic\n' >"$1/proc/sys/kernel/osrelease"
+	printf 'MemTotal:        4194304 kB\n' >"$1/proc/meminfo"
+	printf '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n' >"$1/proc/net/tcp"
+	nsock=0
+}
+plisten() {
+	printf '%4d: 00000000:%04X 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 %d 1 ffff8d6c41a2b000 100 0 0 10 0\n' \
+		"$nsock" "$2" "$3" >>"$1/proc/net/tcp"
+	nsock=$((nsock + 1))
+}
+pproc() { # DIR PID COMM SOFT HARD FDS CGROUP INODE
+	d=$1/proc/$2
+	mkdir -p "$d/fd"
+	printf '%s\n' "$3" >"$d/comm"
+	printf 'Limit                     Soft Limit           Hard Limit           Units     \n' >"$d/limits"
+	printf 'Max open files            %-20s %-20s files     \n' "$4" "$5" >>"$d/limits"
+	printf '0::%s\n' "$7" >"$d/cgroup"
+	ln -s "socket:[$8]" "$d/fd/0"
+	(cd "$d/fd" && seq 1 $(($6 - 1)) | xargs touch)
+}
+
+# A daemon whose descriptors only root may read: minio, PID 300, at 950 of
+# 1024 (950 >= 1024 - 1024 / 10 = 922: critical as root). As nobody its
+# port's owner cannot be found: a row says so, naming PID 300, not nothing.
+T=$TMP/unread
+ptree "$T"
+plisten "$T" 9000 7001
+pproc "$T" 300 minio 1024 1024 950 /system.slice/minio.service 7001
+chmod -R a+rX "$T"
+chmod 700 "$T/proc/300/fd"
+"$HOSTTUNE" --rules "$TMP/rules" --root "$T" --format json audit >"$TMP/u.json"
+expect_eq "unread daemon, as root: process.limit_nofile[minio] critical" critical \
+	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile") | .severity' "$TMP/u.json")"
+nobody "$HOSTTUNE" --rules "$TMP/rules" --root "$T" --format json audit >"$TMP/u.json"
+expect_eq "unread daemon, as nobody: exit 0 (no verdict), not 2" 0 $?
+expect_eq "... process.owner_unread[9000] is n/a" false \
+	"$(jq '.findings[] | select(.rule == "process.owner_unread" and .instance == "9000") | .applicable' "$TMP/u.json")"
+expect_contains "... needs root, naming PID 300" \
+	"needs root: listener.9000.pid is unavailable (Permission denied: no readable /proc/PID/fd holds the socket; refused: /proc/300/fd (minio)" \
+	"$(jq -r '.findings[] | select(.rule == "process.owner_unread") | .explanation' "$TMP/u.json")"
+# The refused process (one, so named) is judged too: its own row is n/a.
+expect_eq "... process.limit_nofile[minio] n/a, needs root" \
+	"false needs root: process.minio.fds is unavailable (Permission denied: /proc/300/fd)" \
+	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile" and .instance == "minio") | "\(.applicable) \(.explanation)"' "$TMP/u.json")"
+# Its port's owner found (as root): no such row.
+"$HOSTTUNE" --rules "$TMP/rules" --root "$T" --format json audit >"$TMP/u.json"
+expect_eq "... as root: no process.owner_unread row" 0 \
+	"$(jq '[.findings[] | select(.rule == "process.owner_unread")] | length' "$TMP/u.json")"
+
+# A family with a member refused: docker-proxy PID 50 at 4 of 1024
+# (0.4%, ok) and PID 70 at 1010 of 1024 (98.6% >= 90%: critical), PID 70's
+# descriptors root's alone. As root the worst is PID 70, critical; as
+# nobody PID 50's "ok" is no verdict: n/a, naming PID 70.
+T=$TMP/family
+ptree "$T"
+plisten "$T" 8080 101
+plisten "$T" 8443 103
+pproc "$T" 50 docker-proxy 1024 1024 4 /system.slice/docker.service 101
+pproc "$T" 70 docker-proxy 1024 1024 1010 /system.slice/docker.service 103
+chmod -R a+rX "$T"
+chmod 700 "$T/proc/70/fd"
+"$HOSTTUNE" --rules "$TMP/rules" --root "$T" --format json audit >"$TMP/f.json"
+expect_eq "family, as root: critical" critical \
+	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile") | .severity' "$TMP/f.json")"
+expect_contains "... naming PID 70" "(PID 70, docker.service)" \
+	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile") | .explanation' "$TMP/f.json")"
+nobody "$HOSTTUNE" --rules "$TMP/rules" --root "$T" --format json audit >"$TMP/f.json"
+expect_eq "family, PID 70 refused: not ok but n/a" false \
+	"$(jq '.findings[] | select(.rule == "process.limit_nofile") | .applicable' "$TMP/f.json")"
+expect_contains "... needs root: PID 70's descriptors could not be read" \
+	"needs root: process.docker-proxy.unread is unavailable (Permission denied: PID 70's descriptors could not be read (/proc/70/fd))" \
+	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile") | .explanation' "$TMP/f.json")"
+
+# No row vanishes without root: every fixture tree with a host's
+# /proc/meminfo, its /proc/PID/fd root's alone (0700) and the conntrack
+# table's file root's alone (0400), audited by root and by nobody under
+# every profile: each rule[instance] root reports, nobody reports too
+# (as a verdict or as n/a saying why).
+vanished=
+for r in "$FIXTURES"/*/root; do
+	[ -e "$r/proc/meminfo" ] || continue
+	V=$TMP/v/$(basename "$(dirname "$r")")
+	mkdir -p "$V"
+	cp -a "$r/." "$V/"
+	chmod -R a+rX "$V"
+	for d in "$V"/proc/[0-9]*/fd; do [ -d "$d" ] && chmod 700 "$d"; done
+	[ -e "$V/proc/net/nf_conntrack" ] && chmod 400 "$V/proc/net/nf_conntrack"
+	for p in "$HT_RULES_DIR"/profiles/*.profile; do
+		prof=$(basename "$p" .profile)
+		ids='.findings[]? | .rule + "[" + (.instance // "") + "]"'
+		"$HOSTTUNE" --rules "$TMP/rules" --root "$V" --profile "$prof" --no-measure --format json \
+			audit 2>/dev/null | jq -r "$ids" | sort >"$TMP/ids.root"
+		nobody "$HOSTTUNE" --rules "$TMP/rules" --root "$V" --profile "$prof" --no-measure \
+			--format json audit 2>/dev/null | jq -r "$ids" | sort >"$TMP/ids.nobody"
+		gone=$(comm -23 "$TMP/ids.root" "$TMP/ids.nobody" | tr '\n' ' ')
+		[ -n "$gone" ] && vanished="$vanished $(basename "$V") $prof: $gone;"
+	done
+done
+expect_eq "fixture trees, root's /proc/PID/fd and conntrack table: no row vanishes as nobody" "" "$vanished"
 
 finish

@@ -390,7 +390,9 @@ int cli_fleet_audit(const struct options *o)
 	} else {
 		_cleanup_free_ struct ht_report_host *rh = calloc(fl.n, sizeof(*rh));
 		struct ht_report_info info = { .rules = fl.hosts[0].rs, .color = o->color,
-			                       .width = o->width, .wrap_all = o->terminal };
+			                       .width = o->width, .wrap_all = o->terminal,
+			                       .detail = (enum ht_report_detail)o->detail,
+			                       .priority = cli_journal_priority };
 
 		if (!rh) {
 			r = cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");

@@ -49,8 +49,13 @@ static const struct {
 static const struct {
 	const char *name, *text;
 } option_help[] = {
-	{ "facts", "-F, --facts FILE      use the facts in FILE instead of collecting them" },
-	{ "profile", "-p, --profile NAME    workload profile (default: default)" },
+	{ "facts", "-F, --facts FILE      use the facts in FILE instead of collecting them;\n"
+	           "                      audit: several, or a directory of *.facts: a fleet" },
+	{ "sample", "    --sample TIME     read the counters twice TIME apart (5s, 1min) and judge\n"
+	            "                      the interval, not the time since boot" },
+	{ "host-label", "    --host-label      prometheus: a host label on every host's series" },
+	{ "profile", "-p, --profile NAME    workload profile (default: the configuration's, else\n"
+	             "                      default)" },
 	{ "set", "-s, --set NAME=VALUE  override a workload variable, e.g. workload.conn_rate=570" },
 	{ "fail-on", "    --fail-on LEVEL   exit 1 when a finding is at or above LEVEL:\n"
 	             "                      info, warning (default) or critical" },
@@ -110,7 +115,7 @@ int cli_command_help(FILE *out, const char *name, const char *const *opts, size_
 			if (strcmp(option_help[k].name, opts[i]) == 0)
 				break;
 		times |= strcmp(opts[i], "wait") == 0 || strcmp(opts[i], "interval") == 0 ||
-		         strcmp(opts[i], "duration") == 0;
+		         strcmp(opts[i], "duration") == 0 || strcmp(opts[i], "sample") == 0;
 		if (k < ARRAY_SIZE(option_help))
 			print_indented(out, option_help[k].text);
 		else
@@ -119,7 +124,8 @@ int cli_command_help(FILE *out, const char *name, const char *const *opts, size_
 	fprintf(out,
 	        "\n"
 	        "Every command takes -r/--root DIR, --rules DIR, -f/--format FORMAT,\n"
-	        "--color WHEN, -h/--help and -V/--version (hosttune --help).\n");
+	        "--color WHEN, --config FILE, --no-config, -h/--help and -V/--version\n"
+	        "(hosttune --help).\n");
 	if (times)
 		fprintf(out, "TIME is a duration as systemd.time(7) writes it: 90 (seconds), 250ms,\n"
 		             "5m, 1h 30min.\n");

@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/settings.h"
+#include "shared/rootfs.h"
 #include "cli/report.h"
 #include "engine/rules.h"
 #include "persist/persist.h"
@@ -603,6 +604,19 @@ static int load_config(const struct command *cmd, struct options *o, const struc
 	r = cli_config_load(o->root, o->config_file, cfg, &err);
 	if (r < 0)
 		return cli_fail(r, EXIT_USAGE, "%s", err.msg[0] ? err.msg : strerror(-r));
+	/*
+	 * A tree laid out as the package installs it (/etc/hosttune) audited by
+	 * a build with another sysconfdir (/usr/local/etc): say which file counts.
+	 */
+	if (!o->config_file && o->root && strcmp(SYSCONFDIR, "/etc") != 0) {
+		struct stat st;
+
+		if (ht_root_stat(o->root, "/etc/hosttune/hosttune.conf", false, &st) == 0 &&
+		    ht_root_stat(o->root, CLI_CONFIG_FILE, false, &st) < 0)
+			cli_note("warning: %s/etc/hosttune/hosttune.conf is not read: this hosttune "
+			         "reads " CLI_CONFIG_FILE " (built with --sysconfdir=" SYSCONFDIR "; "
+			         "--config FILE names one)", o->root);
+	}
 	o->config = cfg;
 	if (!o->profile && cfg->profile && takes(cmd, 'p')) {
 		o->profile = cfg->profile;

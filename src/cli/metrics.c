@@ -156,6 +156,23 @@ static const char *instance_label(const struct ht_finding *fi)
 	return "device";
 }
 
+/*
+ * The value of that label: the instance, but a TCP peer's address as it is
+ * written (an IPv6 instance name has '-' for ':', which fact names cannot
+ * hold; an address has no '-'). @buf holds 64 bytes.
+ */
+static const char *instance_value(const struct ht_finding *fi, char *buf)
+{
+	if (!fi->instance || ht_rule_each(fi->rule) != HT_EACH_PEER || strlen(fi->instance) >= 64)
+		return fi->instance;
+	for (size_t i = 0;; i++) {
+		buf[i] = fi->instance[i] == '-' ? ':' : fi->instance[i];
+		if (!buf[i])
+			break;
+	}
+	return buf;
+}
+
 /* True when an earlier finding than @k has the same rule and instance: one series each. */
 static bool seen_before(const struct ht_findings *f, size_t k)
 {
@@ -196,6 +213,7 @@ static int put_rule_value(FILE *out, struct family *fam, struct ht_ruleset *rs, 
 
 int cli_metrics_write(const struct ht_findings *f, struct ht_ruleset *rs, int64_t now, FILE *out)
 {
+	char ib[64];
 	struct family build = FAMILY("hosttune_build_info",
 		                "hosttune's version, as a label; the value is always 1.");
 	struct family last_run = FAMILY("hosttune_last_run_timestamp_seconds",
@@ -275,14 +293,16 @@ int cli_metrics_write(const struct ht_findings *f, struct ht_ruleset *rs, int64_
 	/* The per-finding families, each a pass over the findings: no interleaving. */
 	for (size_t k = 0; k < f->n; k++) {
 		const struct ht_finding *fi = &f->items[k];
-		struct label l[] = { { "rule", ht_rule_id(fi->rule) }, { instance_label(fi), fi->instance } };
+		struct label l[] = { { "rule", ht_rule_id(fi->rule) },
+		                     { instance_label(fi), instance_value(fi, ib) } };
 
 		if (!seen_before(f, k))
 			put_sample(out, &applicable, l, ARRAY_SIZE(l), fi->applicable ? "1" : "0");
 	}
 	for (size_t k = 0; k < f->n; k++) {
 		const struct ht_finding *fi = &f->items[k];
-		struct label l[] = { { "rule", ht_rule_id(fi->rule) }, { instance_label(fi), fi->instance } };
+		struct label l[] = { { "rule", ht_rule_id(fi->rule) },
+		                     { instance_label(fi), instance_value(fi, ib) } };
 
 		if (fi->applicable && !seen_before(f, k)) {
 			snprintf(buf, sizeof(buf), "%d", (int)fi->severity);
@@ -291,7 +311,7 @@ int cli_metrics_write(const struct ht_findings *f, struct ht_ruleset *rs, int64_
 	}
 	for (size_t k = 0; k < f->n; k++) {
 		const struct ht_finding *fi = &f->items[k];
-		struct label l[] = { { "rule", ht_rule_id(fi->rule) }, { instance_label(fi), fi->instance },
+		struct label l[] = { { "rule", ht_rule_id(fi->rule) }, { instance_label(fi), instance_value(fi, ib) },
 			             { "reason", fi->waived } };
 
 		if (fi->waived && !seen_before(f, k))
@@ -301,7 +321,7 @@ int cli_metrics_write(const struct ht_findings *f, struct ht_ruleset *rs, int64_
 		for (size_t k = 0; k < f->n; k++) {
 			const struct ht_finding *fi = &f->items[k];
 			const struct ht_value *v = pass == 0 ? &fi->current : &fi->recommended;
-			struct label l[] = { { "rule", ht_rule_id(fi->rule) }, { instance_label(fi), fi->instance },
+			struct label l[] = { { "rule", ht_rule_id(fi->rule) }, { instance_label(fi), instance_value(fi, ib) },
 				             { "key", ht_rule_target(fi->rule) },
 				             { "unit", ht_rule_unit(fi->rule) } };
 			_cleanup_free_ char *text = NULL;

@@ -382,7 +382,9 @@ static void report_priority(const struct ht_report_info *info, FILE *out, int pr
 /* Whether @fi's explanation follows the table: at info and above, or every one when verbose. */
 static bool explained(const struct ht_finding *fi, enum ht_report_detail detail)
 {
-	return detail == HT_REPORT_VERBOSE || (fi->applicable && fi->severity >= HT_SEV_INFO);
+	/* A waived one too: its reason is what the site decided. */
+	return detail == HT_REPORT_VERBOSE || fi->waived ||
+	       (fi->applicable && fi->severity >= HT_SEV_INFO);
 }
 
 /*
@@ -845,6 +847,7 @@ static int print_fleet_table(const struct ht_report_host *hosts, size_t n,
 				name = finding_name(fi);
 				if (!c || !r || !name)
 					return -ENOMEM;
+				report_priority(info, out, finding_priority(fi));
 				fprintf(out, "%-*s  %-*s  %-*s  %-*s  ", wh, hosts[h].label, wr, name, wc, c,
 				        we, fi->applicable ? r : "-");
 				put_severity(out, fi, info->color);
@@ -878,22 +881,28 @@ int ht_report_fleet_text(const struct ht_report_host *hosts, size_t n,
 	char origin[64];
 	struct ht_report_info head = *info;
 	size_t width = info->width ? info->width : 100, total[6] = { 0 };
+	enum ht_severity worst = HT_SEV_OK;
+	bool quiet = info->detail == HT_REPORT_QUIET;
 	int wh = 4, r;
 
 	snprintf(origin, sizeof(origin), "%zu host%s", n, n == 1 ? "" : "s");
 	head.origin = origin;
-	print_head(&head, width, out);
 	for (size_t h = 0; h < n; h++)
 		if ((int)strlen(hosts[h].label) > wh)
 			wh = (int)strlen(hosts[h].label);
-	for (size_t h = 0; h < n; h++)
-		fprintf(out, "  %-*s  %s%s%s\n", wh, hosts[h].label, hosts[h].origin,
-		        hosts[h].about ? ": " : "", hosts[h].about ? hosts[h].about : "");
-	fputc('\n', out);
-	if ((r = print_fleet_table(hosts, n, info, out)) < 0)
-		return r;
-	/* The problems, host by host: what is ok or not applicable is in the table. */
-	for (size_t h = 0; h < n; h++) {
+	if (!quiet) {
+		report_priority(info, out, LOG_INFO);
+		if ((r = print_head(&head, width, out)) < 0)
+			return r;
+		for (size_t h = 0; h < n; h++)
+			fprintf(out, "  %-*s  %s%s%s\n", wh, hosts[h].label, hosts[h].origin,
+			        hosts[h].about ? ": " : "", hosts[h].about ? hosts[h].about : "");
+		fputc('\n', out);
+		if ((r = print_fleet_table(hosts, n, info, out)) < 0)
+			return r;
+	}
+	/* The problems, host by host: what is ok or not applicable is in the table (-v: all). */
+	for (size_t h = 0; !quiet && h < n; h++) {
 		const struct ht_findings *f = hosts[h].findings;
 		_cleanup_free_ size_t *idx = sorted_order(f);
 		bool named = false;
@@ -903,8 +912,9 @@ int ht_report_fleet_text(const struct ht_report_host *hosts, size_t n,
 		for (size_t k = 0; k < f->n; k++) {
 			const struct ht_finding *fi = &f->items[idx[k]];
 
-			if (fleet_rank(fi) > 2)
+			if (!explained(fi, info->detail))
 				continue;
+			report_priority(info, out, finding_priority(fi));
 			if (!named)
 				fprintf(out, "\n== %s ==\n", hosts[h].label);
 			named = true;
@@ -914,11 +924,20 @@ int ht_report_fleet_text(const struct ht_report_host *hosts, size_t n,
 				return r;
 		}
 	}
-	fputc('\n', out);
+	if (!quiet)
+		fputc('\n', out);
 	for (size_t h = 0; h < n; h++) {
+		enum ht_severity w = ht_findings_worst(hosts[h].findings);
+
+		if (w > worst)
+			worst = w;
+		report_priority(info, out, w == HT_SEV_CRITICAL  ? LOG_CRIT :
+		                           w == HT_SEV_WARNING ? LOG_WARNING : LOG_INFO);
 		fprintf(out, "%s: ", hosts[h].label);
 		print_fleet_counts(out, hosts[h].findings, total);
 	}
+	report_priority(info, out, worst == HT_SEV_CRITICAL  ? LOG_CRIT :
+	                           worst == HT_SEV_WARNING ? LOG_WARNING : LOG_INFO);
 	fprintf(out, "%zu host%s: %zu critical, %zu warning, %zu info, %zu ok, %zu not applicable",
 	        n, n == 1 ? "" : "s", total[0], total[1], total[2], total[3], total[4]);
 	if (total[5])

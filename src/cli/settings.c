@@ -573,6 +573,19 @@ void cli_config_free(struct cli_config *cfg)
 	*cfg = (struct cli_config){ .has_fail_on = false };
 }
 
+/*
+ * A waiver's instance against a finding's: the same, or a TCP peer's IPv6
+ * address as written ("fd00::20") against its instance name ("fd00--20":
+ * fact names hold no ':').
+ */
+static bool same_instance(const char *waived, const char *instance)
+{
+	for (; *waived && *instance; waived++, instance++)
+		if (*waived != *instance && !(*waived == ':' && *instance == '-'))
+			return false;
+	return *waived == *instance;
+}
+
 const struct cli_waiver *cli_config_waiver(const struct cli_config *cfg, const char *id,
                                            const char *instance)
 {
@@ -585,7 +598,7 @@ const struct cli_waiver *cli_config_waiver(const struct cli_config *cfg, const c
 			continue;
 		if (!w->instance)
 			all = w;
-		else if (instance && strcmp(w->instance, instance) == 0)
+		else if (instance && same_instance(w->instance, instance))
 			return w;
 	}
 	return all;

@@ -15,6 +15,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <net/if.h>
 #include <stdbool.h>
@@ -260,16 +261,19 @@ static int sysfs_counter(struct ht_snapshot *s, const char *root, const char *if
 /* The counters of @ifname from /sys/class/net/IF below the root. */
 static int sysfs_counters(struct ht_snapshot *s, const char *root, const char *ifname)
 {
-	char path[IFNAMSIZ + 96];
+	char path[PATH_MAX];
 	int r = 0;
 
 	for (size_t i = 0; i < HT_LS_N && r >= 0; i++) {
-		snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", ifname,
-		         ht_link_stat_name(i));
+		if ((size_t)snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", ifname,
+		                     ht_link_stat_name(i)) >= sizeof(path))
+			return -ENAMETOOLONG;
 		r = sysfs_counter(s, root, ifname, ht_link_stat_name(i), path);
 	}
 	if (r >= 0) {
-		snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_changes", ifname);
+		if ((size_t)snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_changes",
+		                     ifname) >= sizeof(path))
+			return -ENAMETOOLONG;
 		r = sysfs_counter(s, root, ifname, "carrier_changes", path);
 	}
 	return r;

@@ -184,6 +184,8 @@ struct proc_pick {
 	int64_t soft; /* its soft RLIMIT_NOFILE; -1: unreadable */
 	int fds_err;
 	int64_t count; /* processes of the name */
+	int64_t unread; /* of them, those whose /proc/PID/fd was refused */
+	int unread_pid; /* the lowest of those; 0: none */
 };
 
 /*
@@ -567,6 +569,19 @@ static int process_facts(struct ht_facts *f, const char *root, const struct proc
 	if (r < 0)
 		return r;
 
+	if (p->unread) {
+		char src[160];
+
+		snprintf(src, sizeof(src), "PID %d's descriptors could not be read (/proc/%d/fd)%s",
+		         p->unread_pid, p->unread_pid, p->unread > 1 ? ", and others'" : "");
+		r = set_proc_fact(f, p->name, "unread", NULL, EACCES, src);
+	} else {
+		v = ht_int(0);
+		r = set_proc_fact(f, p->name, "unread", &v, 0, "/proc/PID/fd");
+	}
+	if (r < 0)
+		return r;
+
 	snprintf(path, sizeof(path), "/proc/%d/fd", p->pid);
 	if (p->fds < 0)
 		r = set_proc_fact(f, p->name, "fds", NULL, p->fds_err, path);
@@ -763,6 +778,12 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 			/* Unreadable (EACCES), or gone since its comm was read: fewest. */
 			if (fr < 0)
 				fds = -1;
+			/* Refused: the name's worst is unknown (process.NAME.unread). */
+			if (fr == -EACCES || fr == -EPERM) {
+				p->unread++;
+				if (!p->unread_pid || pid < p->unread_pid)
+					p->unread_pid = pid;
+			}
 			snprintf(path, sizeof(path), "/proc/%d/limits", pid);
 			lr = ht_read_file(root, path, &limits);
 			if (lr == -ENOMEM) {

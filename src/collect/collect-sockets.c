@@ -624,6 +624,7 @@ static uint64_t socket_inode(const char *link)
 
 struct owner_scan {
 	int refused; /* fd directories that gave EACCES/EPERM */
+	int refused_pid[3]; /* the first of them, by PID as the walk met them */
 	int errors;  /* others (a vanished process is not one) */
 	int first_errno;
 };
@@ -646,6 +647,14 @@ struct ht_listeners {
 	struct owner_scan os;
 };
 
+/* Counts @pid as refused, keeping the first few PIDs to name them. */
+static void note_refused(struct owner_scan *os, int pid)
+{
+	if ((size_t)os->refused < ARRAY_SIZE(os->refused_pid))
+		os->refused_pid[os->refused] = pid;
+	os->refused++;
+}
+
 /* Owners of listening sockets found among ROOT/proc/@pid/fd (a directory read once). */
 static void owners_of_pid(struct ht_listeners *L, int pid)
 {
@@ -660,7 +669,7 @@ static void owners_of_pid(struct ht_listeners *L, int pid)
 	dfd = ht_openat_in(dirfd(L->proc), path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, !L->live);
 	if (dfd < 0) {
 		if (dfd == -EACCES || dfd == -EPERM)
-			L->os.refused++;
+			note_refused(&L->os, pid);
 		else if (dfd != -ENOENT && dfd != -ESRCH && !L->os.errors++)
 			L->os.first_errno = -dfd;
 		return;
@@ -681,7 +690,7 @@ static void owners_of_pid(struct ht_listeners *L, int pid)
 		/* proc_fd_link() checks ptrace access per link: a readable directory can still refuse. */
 		if (n < 0 && (errno == EACCES || errno == EPERM) && !refused) {
 			refused = true;
-			L->os.refused++;
+			note_refused(&L->os, pid);
 		}
 		if (n <= 0)
 			continue;
@@ -756,6 +765,19 @@ size_t ht_listeners_sockets(const struct ht_listeners *L)
 	return L ? L->sc.n_socks : 0;
 }
 
+size_t ht_listeners_refused(const struct ht_listeners *L, int *pids, size_t max)
+{
+	size_t kept;
+
+	if (!L || L->os.refused <= 0)
+		return 0;
+	kept = (size_t)L->os.refused < ARRAY_SIZE(L->os.refused_pid) ? (size_t)L->os.refused
+	                                                             : ARRAY_SIZE(L->os.refused_pid);
+	for (size_t i = 0; i < kept && i < max; i++)
+		pids[i] = L->os.refused_pid[i];
+	return (size_t)L->os.refused;
+}
+
 int ht_listeners_held(struct ht_listeners *L, int pid)
 {
 	struct scan *sc;
@@ -786,6 +808,9 @@ int ht_listeners_held(struct ht_listeners *L, int pid)
 		if (fe->d_name[0] == '.')
 			continue;
 		n = readlinkat(dirfd(fdd), fe->d_name, link, sizeof(link) - 1);
+		/* proc_fd_link() refuses per link (ptrace access): it may hold one. */
+		if (n < 0 && (errno == EACCES || errno == EPERM))
+			return 1;
 		if (n <= 0)
 			continue;
 		link[n] = '\0';
@@ -835,6 +860,52 @@ static int set_listener_fact(struct ht_facts *f, uint16_t port, const char *suff
 	return ht_facts_set(f, name, v, ht_fact_def_unit(name), source);
 }
 
+/*
+ * Why no owner was found when descriptors were refused, naming the refused
+ * processes: "no readable /proc/PID/fd holds the socket; refused:
+ * /proc/300/fd (minio), ... (another user's process when not root; as root,
+ * another PID namespace or a ptrace restriction)". 0 or -ENOMEM.
+ */
+static int refused_text(const char *root, const struct owner_scan *os, char **out)
+{
+	char buf[512];
+	size_t len;
+	int kept = os->refused < (int)ARRAY_SIZE(os->refused_pid) ? os->refused
+	                                                           : (int)ARRAY_SIZE(os->refused_pid);
+
+	/* Root on this host: only another PID namespace or a ptrace restriction refuses it. */
+	bool root_here = ht_root_is_live(root) && geteuid() == 0;
+
+	len = (size_t)snprintf(buf, sizeof(buf), "no readable /proc/PID/fd holds the socket; %s:",
+	                       root_here ? "refused even to root (another PID namespace or a "
+	                                   "ptrace restriction)"
+	                                 : "refused");
+	for (int i = 0; i < kept && len < sizeof(buf); i++) {
+		_cleanup_free_ char *comm = NULL;
+		char path[64];
+		int r;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", os->refused_pid[i]);
+		r = ht_read_file(root, path, &comm);
+		if (r == -ENOMEM)
+			return r;
+		if (r >= 0 && (!comm[0] || ht_utf8_invalid(comm) || strlen(comm) > 64))
+			r = -EINVAL;
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s /proc/%d/fd%s%s%s",
+		                        i ? "," : "", os->refused_pid[i], r >= 0 ? " (" : "",
+		                        r >= 0 ? comm : "", r >= 0 ? ")" : "");
+	}
+	if (len < sizeof(buf) && os->refused > kept)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, " and %d more",
+		                        os->refused - kept);
+	if (len < sizeof(buf) && !root_here)
+		snprintf(buf + len, sizeof(buf) - len,
+		         " (another user's process when not root; as root, another PID namespace "
+		         "or a ptrace restriction)");
+	*out = strdup(buf);
+	return *out ? 0 : -ENOMEM;
+}
+
 /* listener.PORT.{pid,process} of one listener. */
 static int owner_facts(struct ht_facts *f, const char *root, const struct listener *l,
                        const struct owner_scan *os)
@@ -845,12 +916,15 @@ static int owner_facts(struct ht_facts *f, const char *root, const struct listen
 	int r, e;
 
 	if (!l->owner) {
+		_cleanup_free_ char *refused = NULL;
 		const char *why;
 
 		if (os->refused) {
+			r = refused_text(root, os, &refused);
+			if (r < 0)
+				return r;
 			e = EACCES;
-			why = "no readable /proc/PID/fd holds the socket; some were refused (another "
-			      "user's process when not root, or ptrace restrictions)";
+			why = refused;
 		} else {
 			e = ENOENT;
 			why = "no /proc/PID/fd holds the socket (a process of another PID namespace, "

@@ -558,12 +558,44 @@ int ht_collect_net_files(struct ht_facts *f, const char *root)
 }
 
 
+/*
+ * The three integers of /proc/sys/fs/file-nr, blank-separated, nothing
+ * after them but blanks: 0, -EINVAL, or -ERANGE (one beyond 64 bits).
+ */
+static int file_nr_counts(const char *text, long long *a, long long *b, long long *c)
+{
+	long long *out[] = { a, b, c };
+	const char *p = text;
+
+	for (size_t i = 0; i < ARRAY_SIZE(out); i++) {
+		char word[32];
+		size_t n = 0;
+		int r;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\n') {
+			/* Longer than any 64-bit count: beyond it if all digits. */
+			if (n + 1 >= sizeof(word))
+				return strspn(word, "0123456789") == n ? -ERANGE : -EINVAL;
+			word[n++] = *p++;
+			word[n] = '\0';
+		}
+		word[n] = '\0';
+		r = ht_parse_int64(word, out[i]);
+		if (r < 0)
+			return r;
+	}
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	return *p ? -EINVAL : 0;
+}
+
 int ht_collect_file_table(struct ht_facts *f, const char *root)
 {
 	static const char path[] = "/proc/sys/fs/file-nr";
 	_cleanup_free_ char *text = NULL;
 	long long used, unused, max;
-	char end;
 	int r;
 
 	r = collect_int_file(f, root, "fs.file-max", "/proc/sys/fs/file-max", "files", INT64_MAX);
@@ -581,8 +613,15 @@ int ht_collect_file_table(struct ht_facts *f, const char *root)
 		return r;
 	if (r < 0)
 		return ht_facts_set_errno(f, "files.open", r, "files", path);
-	if (sscanf(text, "%lld %lld %lld%c", &used, &unused, &max, &end) != 3 || used < 0 ||
-	    unused < 0 || unused > used)
+	/*
+	 * Each count parsed on its own: sscanf() would clamp 2^64 - 1 to
+	 * 2^63 - 1 silently; a count beyond 64 bits is out of range (ERANGE).
+	 */
+	r = file_nr_counts(text, &used, &unused, &max);
+	if (r == -ERANGE)
+		return ht_facts_set_errno(f, "files.open", ERANGE, "files",
+		                          "/proc/sys/fs/file-nr: a count beyond 2^63 - 1");
+	if (r < 0 || used < 0 || unused < 0 || max < 0 || unused > used)
 		return ht_facts_set_errno(f, "files.open", EINVAL, "files",
 		                          "/proc/sys/fs/file-nr: expected three counts");
 	return ht_facts_set_int(f, "files.open", used - unused, "files", path);

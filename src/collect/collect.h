@@ -506,8 +506,10 @@ int ht_listeners_owner(struct ht_facts *f, struct ht_listeners *l, unsigned port
 /*
  * ht_listeners_held - whether ROOT/proc/@pid/fd holds one of the scan's
  * listening sockets ("socket:[INODE]", a readlink() of each descriptor of
- * that one process); owners are not changed. Returns 1, 0 (none, or the
- * directory or its links could not be read), or -ENOMEM.
+ * that one process); owners are not changed. Returns 1 (held, or a link
+ * was refused: it may be, and a process near its limit is not passed over
+ * for want of privilege), 0 (none, or the directory could not be opened),
+ * or -ENOMEM.
  */
 int ht_listeners_held(struct ht_listeners *l, int pid);
 
@@ -525,6 +527,14 @@ size_t ht_listeners_sockets(const struct ht_listeners *l);
  * listener.list. NULL when nothing was refused. Owned by @l.
  */
 const char *ht_listeners_skipped(const struct ht_listeners *l);
+
+/*
+ * ht_listeners_refused - the processes whose /proc/PID/fd the owner walk so
+ * far was refused (another user's without root; as root, a ptrace
+ * restriction): up to @max of their PIDs in @pids, in the order the walk met
+ * them. Returns how many were refused in all (more than @max: not all named).
+ */
+size_t ht_listeners_refused(const struct ht_listeners *l, int *pids, size_t max);
 
 void ht_listeners_free(struct ht_listeners *l);
 

@@ -317,6 +317,32 @@ static int src_owners(struct ht_collect *c, struct ht_facts *f, struct ht_error 
 	return each_port(c, f, owner_of, err);
 }
 
+/* Whether some port of listener.list has an owner refused (listener.PORT.pid EACCES). */
+static bool owner_refused(struct ht_facts *f)
+{
+	const struct ht_fact *list = ht_facts_get(f, "listener.list");
+
+	if (!list || list->value.type != HT_T_STR)
+		return false;
+	for (const char *p = list->value.s; *p;) {
+		const struct ht_fact *pf;
+		char key[64];
+		unsigned port;
+		int k;
+
+		if (sscanf(p, "%u%n", &port, &k) != 1)
+			break;
+		p += k;
+		while (*p == ' ')
+			p++;
+		snprintf(key, sizeof(key), "listener.%u.pid", port);
+		pf = ht_facts_get(f, key);
+		if (pf && pf->value.type == HT_T_NONE && (pf->error == EACCES || pf->error == EPERM))
+			return true;
+	}
+	return false;
+}
+
 /*
  * The processes: those at 90% of their descriptor limit that hold a
  * listening socket (every process's descriptors counted, the links read
@@ -343,6 +369,25 @@ static int src_processes(struct ht_collect *c, struct ht_facts *f, struct ht_err
 		}
 		if (r < 0)
 			return r;
+	}
+	/*
+	 * A port's owner not found because some /proc/PID/fd was refused: when
+	 * the refused are few enough to be named all (3), each is judged too,
+	 * so that its row says what could not be read rather than vanish.
+	 */
+	{
+		int refused[3];
+		size_t nr = ht_listeners_refused(c->listeners, refused, ARRAY_SIZE(refused));
+		int *np;
+
+		if (nr > 0 && nr <= ARRAY_SIZE(refused) && owner_refused(f)) {
+			np = reallocarray(near, n_held + nr, sizeof(*near));
+			if (!np)
+				return -ENOMEM;
+			near = np;
+			for (size_t i = 0; i < nr; i++)
+				near[n_held++] = refused[i];
+		}
 	}
 	/* Garage's process on a Garage host even when the profile's service is another. */
 	if (!has_word(c->service, "garage") && garage_reason(c, &etc_only) &&
@@ -429,7 +474,7 @@ static const struct ht_source {
 	  src_ht_collect_kernel, NULL, NULL, NULL },
 	{ "arch", P("cpu.arch", "kernel.pointer_size"), HT_COST_FILES, src_ht_collect_arch, NULL,
 	  NULL, NULL },
-	{ "host", P("host.*", "hosttune.version"), HT_COST_FILES, src_ht_collect_host, NULL, NULL,
+	{ "host", P("host.name", "host.collected_at", "hosttune.version"), HT_COST_FILES, src_ht_collect_host, NULL, NULL,
 	  NULL },
 	{ "cpus online", P("cpu.count"), HT_COST_FILES, src_ht_collect_cpu_count, NULL, NULL, NULL },
 	{ "page size", P("kernel.page_size"), HT_COST_FILES, src_ht_collect_page_size, NULL, NULL,

@@ -615,6 +615,16 @@ static void name_inputs(struct ht_ruleset *rs, size_t from, struct ht_error *err
 			f = ht_facts_get(rs->facts, name);
 		if (!v && !f)
 			continue;
+		/*
+		 * A fact beyond 2^53 (no count, size or rate a host has: an
+		 * "unlimited" 2^63 - 1, or garbage in a tree or a facts file)
+		 * caused it; one with plausible values points at the rule.
+		 */
+		if (v && v->pos.file && strcmp(v->pos.file, "--set") == 0)
+			rs->ovf_set = true;
+		else if (!v && f->value.type == HT_T_INT &&
+		         (f->value.i >= INT64_C(1) << 53 || f->value.i <= -(INT64_C(1) << 53)))
+			rs->ovf_fact = true;
 		val = ht_value_format(v ? &v->value : &f->value);
 		if (!val)
 			return;
@@ -785,9 +795,17 @@ static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value
 		return ht_error_set(err, ENODATA, "%s was not collected", name);
 	if (f->value.type == HT_T_NONE) {
 		/* Refused to this user: a finding that needs it is n/a, not left out (evaluate_finding()). */
+		/*
+		 * A source that says it was refused even to root (another PID
+		 * namespace, a ptrace restriction) is not "needs root".
+		 */
 		if ((f->error == EPERM || f->error == EACCES) && !rs->denied[0])
-			snprintf(rs->denied, sizeof(rs->denied), "%s is unavailable (%s%s%s)", name,
-			         strerror(f->error), f->source ? ": " : "", f->source ? f->source : "");
+			snprintf(rs->denied, sizeof(rs->denied), "%s: %s is unavailable (%s%s%s)",
+			         f->source && strstr(f->source, "refused even to root")
+			                 ? "cannot be read here"
+			                 : "needs root",
+			         name, strerror(f->error), f->source ? ": " : "",
+			         f->source ? f->source : "");
 		return ht_error_set(err, ENODATA, "%s is unavailable (%s%s%s)", name,
 		                    strerror(f->error ? f->error : ENODATA), f->source ? ": " : "",
 		                    f->source ? f->source : "");
@@ -870,12 +888,19 @@ static int rule_value(struct ht_ruleset *rs, struct ht_rule *r, struct ht_value 
 		size_t from = rs->ntrace;
 		/* Here, not in the rule: 168 rules would each carry 1 KiB of message. */
 		struct ht_error e = { "" };
+		/* What was refused before this rule: its own refusal is recorded alone. */
+		_cleanup_free_ char *outer_denied = rs->denied[0] ? strdup(rs->denied) : NULL;
 
+		if (rs->denied[0] && !outer_denied)
+			return -ENOMEM;
+		rs->denied[0] = '\0';
 		r->eval_gen = rs->gen;
 		r->eval_inst = inst;
 		r->eval_state = ST_BUSY;
 		free(r->eval_msg);
 		r->eval_msg = NULL;
+		free(r->eval_denied);
+		r->eval_denied = NULL;
 		r->eval_ret = eval_when(rs, r, &e);
 		if (r->eval_ret == 0)
 			r->eval_ret = ht_error_set(&e, ENODATA, "rule %s does not apply here", r->id);
@@ -885,6 +910,12 @@ static int rule_value(struct ht_ruleset *rs, struct ht_rule *r, struct ht_value 
 			r->eval_ret = to_integer(r, &r->val, &e);
 		if (r->eval_ret < 0 && !(r->eval_msg = strdup(e.msg)) && r->eval_ret != -ENOMEM)
 			r->eval_ret = -ENOMEM;
+		if (rs->denied[0] && !(r->eval_denied = strdup(rs->denied)))
+			r->eval_ret = -ENOMEM;
+		r->eval_ovf_fact = rs->ovf_fact;
+		r->eval_ovf_set = rs->ovf_set;
+		if (outer_denied)
+			snprintf(rs->denied, sizeof(rs->denied), "%s", outer_denied);
 		r->eval_state = ST_DONE;
 		/* Its distinct inputs, for an overflow in a rule that reads its value later. */
 		r->ninputs = 0;
@@ -899,8 +930,15 @@ static int rule_value(struct ht_ruleset *rs, struct ht_rule *r, struct ht_value 
 	} else {
 		for (size_t i = 0; i < r->ninputs; i++)
 			trace_add(rs, r->inputs[i]);
+		/* A value computed for an earlier finding: what it was refused still holds. */
+		if (r->eval_denied && !rs->denied[0])
+			snprintf(rs->denied, sizeof(rs->denied), "%s", r->eval_denied);
 	}
 	if (r->eval_ret < 0) {
+		if (r->eval_ret == -ERANGE) {
+			rs->ovf_fact = rs->ovf_fact || r->eval_ovf_fact;
+			rs->ovf_set = rs->ovf_set || r->eval_ovf_set;
+		}
 		if (err)
 			snprintf(err->msg, sizeof(err->msg), "%s", r->eval_msg ? r->eval_msg : "");
 		return r->eval_ret;
@@ -1308,6 +1346,7 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 	f->applicable = true;
 	rs->ntrace = 0;
 	rs->denied[0] = '\0';
+	rs->ovf_fact = rs->ovf_set = false;
 	ret = eval_when(rs, r, err);
 	/*
 	 * It does not apply: no finding. Unless what decides that was refused to
@@ -1315,7 +1354,7 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 	 * finding is n/a then, saying what needs root, rather than silently gone.
 	 */
 	if ((ret == 0 || ret == -ENODATA) && rs->denied[0]) {
-		ht_error_set(err, EPERM, "needs root: %s", rs->denied);
+		ht_error_set(err, EPERM, "%s", rs->denied);
 		ret = -ENODATA;
 		goto not_applicable;
 	}
@@ -1333,7 +1372,7 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 	 * what needs root. A warning or critical from other evidence stands.
 	 */
 	if (ret >= 0 && f->severity == HT_SEV_OK && rs->denied[0]) {
-		ht_error_set(err, EPERM, "needs root: %s", rs->denied);
+		ht_error_set(err, EPERM, "%s", rs->denied);
 		ret = -ENODATA;
 	}
 	if (ret == -ENODATA)
@@ -1349,6 +1388,19 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 	/* A key past the severity (the lever, the kernel's default) needs what is unavailable. */
 	if (ret == -ENODATA)
 		goto not_applicable;
+	/*
+	 * An overflow that a fact's value caused (an absurd count in a tree or a
+	 * facts file), with no --set among its inputs: this finding cannot be
+	 * judged, and the rest of the audit goes on. One from the rules or
+	 * --set alone stays an error.
+	 */
+	if (ret == -ERANGE && rs->ovf_fact && !rs->ovf_set) {
+		char msg[sizeof(err->msg)];
+
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		ht_error_set(err, ERANGE, "cannot be judged: %s", msg);
+		goto not_applicable;
+	}
 	return ret < 0 ? ret : 1;
 
 not_applicable:

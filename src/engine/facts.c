@@ -533,6 +533,9 @@ static const struct ht_fact_def process_fact_defs[] = {
 	  "hard RLIMIT_NOFILE, 'Max open files' in /proc/PID/limits" },
 	{ "process.*.pid", HT_T_INT, NULL,
 	  "its PID: the worst of the processes of the name (process.NAME.count)" },
+	{ "process.*.unread", HT_T_INT, "processes",
+	  "processes of that name whose /proc/PID/fd could not be read; unavailable (EACCES) when "
+	  "some could not, naming the lowest PID: the worst of the name is then unknown" },
 	{ "process.*.unit", HT_T_STR, NULL,
 	  "systemd service that runs it, the last *.service of its cgroup in /proc/PID/cgroup; "
 	  "unavailable (ENOENT) when it runs outside a service or under a user manager "

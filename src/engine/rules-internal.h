@@ -88,6 +88,10 @@ struct ht_rule {
 	char *eval_msg; /* eval_ret < 0: its message (malloc()ed; NULL when none could be kept) */
 	const char *inputs[HT_INPUTS_MAX]; /* facts and workload variables it read, */
 	size_t ninputs;                    /* rules' included (names not owned) */
+	bool eval_ovf_fact, eval_ovf_set; /* eval_ret -ERANGE: rs->ovf_fact, rs->ovf_set then */
+	char *eval_denied; /* the first fact its evaluation read that was refused to this user,
+	                    * as rs->denied words it (malloc()ed); NULL when none: a finding
+	                    * that reads the cached value is n/a for want of privilege too */
 };
 
 struct ht_var {
@@ -179,9 +183,14 @@ struct ht_ruleset {
 	size_t ntrace;
 	enum ht_each no_instance;     /* a per-instance rule on a host without instances of its
 	                               * family: FAMILY.X and its name fail with -ENXIO */
-	char denied[512];             /* while a finding's `when` is evaluated: the first fact read
-	                               * that is unavailable for want of privilege (EPERM,
-	                               * EACCES), as "NAME is unavailable (...)"; "" when none */
+	bool ovf_fact, ovf_set;       /* the inputs an integer overflow's message names
+	                               * (name_inputs()) include a fact of 2^53 or more (in
+	                               * magnitude), a --set variable */
+	char denied[512];             /* while a finding is evaluated: the first fact read that is
+	                               * unavailable for want of privilege (EPERM, EACCES), as
+	                               * "needs root: NAME is unavailable (...)" ("cannot be read
+	                               * here: ..." when its source says it was refused even to
+	                               * root); "" when none */
 };
 
 /*

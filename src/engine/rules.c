@@ -110,6 +110,7 @@ void ht_ruleset_free(struct ht_ruleset *rs)
 	for (size_t i = 0; i < rs->nrules; i++) {
 		ht_value_clear(&rs->rules[i]->val);
 		free(rs->rules[i]->eval_msg);
+		free(rs->rules[i]->eval_denied);
 		free(rs->rules[i]->tmpl);
 		free(rs->rules[i]->remedy);
 	}

@@ -95,6 +95,11 @@ char *ht_format_bytes(double v)
 		v /= 1024;
 		u++;
 	}
+	/* Under 1 MiB only an exact multiple reads better in KiB: an MTU of 1450 stays bytes. */
+	if (u == 1 && v != floor(v)) {
+		v *= 1024;
+		u = 0;
+	}
 	if (v == floor(v) || u == 0) {
 		if (asprintf(&s, "%.0f %s", v, units[u]) < 0)
 			return NULL;

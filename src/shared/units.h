@@ -18,6 +18,7 @@ int ht_parse_duration(const char *s, double *out);
 /*
  * ht_format_bytes - @v bytes in the largest IEC unit it reaches, as free(1)
  * -h prints it: "512 bytes", "256 MiB" (a whole number of the unit), "1.5 GiB"
- * (else one decimal). A new string the caller frees; NULL on ENOMEM.
+ * (else one decimal); under 1 MiB a size that is not a whole number of KiB
+ * stays in bytes ("1450 bytes": an MTU, not "1.4 KiB"). A new string the caller frees; NULL on ENOMEM.
  */
 char *ht_format_bytes(double v);
