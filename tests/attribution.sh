@@ -84,4 +84,55 @@ ht --facts "$TMP/a.facts" --format json audit >"$TMP/a.json"
 expect_contains "1048576 / 1048576 on 5.15: written, and why" \
 	"a write to the sysctl or to hashsize: no RAM gives these values as this kernel's default" \
 	"$(jq -r '.findings[] | select(.rule == "conntrack.max") | .explanation' "$TMP/a.json" | tr '\n' ' ' | sed 's/  */ /g')"
+# Written, and the host shows by what: a sysctl.d line that gives the same
+# value is named by file and line, from the boot fact's source.
+vary "$V/near-full.facts" "$TMP/a.facts" "module.nf_conntrack.hashsize=1048576 buckets" \
+	"net.netfilter.nf_conntrack_buckets=1048576 buckets" "net.netfilter.nf_conntrack_max=1048576 entries" \
+	"boot.net.netfilter.nf_conntrack_max=1048576 entries from /etc/sysctl.d/70-site.conf:1"
+ht --facts "$TMP/a.facts" --format json audit >"$TMP/a.json"
+expect_contains "a sysctl.d line: named by file and line" \
+	"most likely set by the boot configuration: /etc/sysctl.d/70-site.conf:1 sets this value." \
+	"$(jq -r '.findings[] | select(.rule == "conntrack.max") | .explanation' "$TMP/a.json" | tr '\n' ' ' | sed 's/  */ /g')"
+# An active tuned profile whose [sysctl] gives it: the profile and its line.
+vary "$V/near-full.facts" "$TMP/a.facts" "module.nf_conntrack.hashsize=1048576 buckets" \
+	"net.netfilter.nf_conntrack_buckets=1048576 buckets" "net.netfilter.nf_conntrack_max=1048576 entries" \
+	'tuned.profile="site-storage" from /etc/tuned/active_profile' \
+	"tuned.sysctl.net.netfilter.nf_conntrack_max=1048576 from /etc/tuned/site-storage/tuned.conf:7 (tuned profile site-storage)"
+ht --facts "$TMP/a.facts" --format json audit >"$TMP/a.json"
+expect_contains "a tuned profile: named, with its file and line" \
+	"most likely set by tuned: the active tuned profile site-storage sets it in /etc/tuned/site-storage/tuned.conf:7 (tuned profile site-storage) (its [sysctl] section" \
+	"$(jq -r '.findings[] | select(.rule == "conntrack.max") | .explanation' "$TMP/a.json" | tr '\n' ' ' | sed 's/  */ /g')"
+
+# The tuned collector on a tree: active_profile "site", whose tuned.conf in
+# /usr/lib/tuned includes "base" (nf_conntrack_max=65536 on line 2) and
+# sets 131072 itself on line 5: the last assignment wins, 131072 from
+# site's line 5; /etc/tuned/site would override /usr/lib/tuned/site.
+R=$TMP/tuned
+rm -rf "$R"
+cp -a "$HT_TESTS_DIR/fixtures/garage-vm/root" "$R"
+mkdir -p "$R/etc/tuned" "$R/usr/lib/tuned/site" "$R/usr/lib/tuned/base"
+echo site >"$R/etc/tuned/active_profile"
+printf '[sysctl]\nnet.netfilter.nf_conntrack_max=65536\n' >"$R/usr/lib/tuned/base/tuned.conf"
+printf '[main]\ninclude=base\n\n[sysctl]\nnet.netfilter.nf_conntrack_max = 131072\n' >"$R/usr/lib/tuned/site/tuned.conf"
+echo 131072 >"$R/proc/sys/net/netfilter/nf_conntrack_max"
+ht --root "$R" facts >"$TMP/t.facts" 2>/dev/null
+expect_contains "tuned tree: the profile" 'tuned.profile = "site" from /etc/tuned/active_profile' "$(cat "$TMP/t.facts")"
+expect_contains "tuned tree: the last assignment, with its file and line" \
+	"tuned.sysctl.net.netfilter.nf_conntrack_max = 131072 from /usr/lib/tuned/site/tuned.conf:5 (tuned profile site)" \
+	"$(cat "$TMP/t.facts")"
+ht --root "$R" --format json audit >"$TMP/a.json" 2>/dev/null
+expect_contains "tuned tree: attributed to the profile" "the active tuned profile site sets it in /usr/lib/tuned/site/tuned.conf:5" \
+	"$(jq -r '.findings[] | select(.rule == "conntrack.max") | .explanation' "$TMP/a.json" | tr '\n' ' ' | sed 's/  */ /g')"
+# The profile owns the value: with 4096 of 4608 entries in use (88.9%) and
+# the garage profile's 32768 wanted, hosttune writes no sysctl.d line tuned
+# would overwrite when it starts; the remedy is the profile's [sysctl].
+printf '[sysctl]\nnet.netfilter.nf_conntrack_max=4608\n' >"$R/usr/lib/tuned/site/tuned.conf"
+echo 4608 >"$R/proc/sys/net/netfilter/nf_conntrack_max"
+ht --root "$R" --profile garage --format json audit >"$TMP/a.json" 2>/dev/null
+expect_contains "tuned owns it: the remedy is the profile's [sysctl]" \
+	"set net.netfilter.nf_conntrack_max=32768 in its [sysctl] section (/usr/lib/tuned/site/tuned.conf:2 (tuned profile site)" \
+	"$(jq -r '.findings[] | select(.rule == "conntrack.max") | .remedy' "$TMP/a.json" | tr '\n' ' ' | sed 's/  */ /g')"
+ht --root "$R" --profile garage plan >"$TMP/plan" 2>/dev/null
+case $(cat "$TMP/plan") in *"net.netfilter.nf_conntrack_max = "*) not_ok "tuned owns it: no sysctl.d line for it" ;;
+*) ok "tuned owns it: no sysctl.d line for it" ;; esac
 finish

@@ -128,4 +128,31 @@ expect_eq "unreadable garage.toml, --profile garage: exit 2" 2 $?
 expect_eq "unreadable garage.toml, --profile garage: the error" \
 	"hosttune: /etc/garage.toml:1:7: expected an integer, found a float" "$(cat "$TMP/bt.err")"
 
+# /etc/garage.toml a loop of links (-> /srv/loop.toml -> /etc/garage.toml):
+# there, but no file at its end. Never "no /etc/garage.toml" (absent): the
+# default profile warns and goes on; --profile garage goes on too (exit 1 for
+# the conntrack findings of the tree, not 2), with garage.config unavailable
+# ELOOP naming the file and the n/a row of garage.config_read saying so.
+cp -a "$ROOT" "$TMP/loop"
+mkdir -p "$TMP/loop/etc" "$TMP/loop/srv"
+rm -f "$TMP/loop/etc/garage.toml"
+ln -s /srv/loop.toml "$TMP/loop/etc/garage.toml"
+ln -s /etc/garage.toml "$TMP/loop/srv/loop.toml"
+ht --root "$TMP/loop" --format json audit >"$TMP/lp.json" 2>"$TMP/lp.err"
+expect_eq "looping garage.toml, default profile: the audit reports (exit 1)" 1 $?
+expect_eq "looping garage.toml, default profile: ELOOP on stderr" \
+	"hosttune: warning: /etc/garage.toml: Too many levels of symbolic links; the Garage pre-flight is skipped" \
+	"$(cat "$TMP/lp.err")"
+ht --root "$TMP/loop" facts >"$TMP/lp.facts" 2>/dev/null
+expect_contains "looping garage.toml, default profile: garage.checked false, ELOOP said" \
+	"garage.checked = false from skipped: /etc/garage.toml: Too many levels of symbolic links" "$(cat "$TMP/lp.facts")"
+ht --root "$TMP/loop" --profile garage --format json audit >"$TMP/lp.json" 2>"$TMP/lp.err"
+expect_eq "looping garage.toml, --profile garage: not aborted (exit 1, not 2)" 1 $?
+expect_eq "looping garage.toml, --profile garage: the n/a row names the file and ELOOP" \
+	"n/a|garage.config is unavailable (Too many levels of symbolic links: /etc/garage.toml (Garage's default path))" \
+	"$(jq -r '.findings[] | select(.rule == "garage.config_read") | "\(.severity)|\(.explanation)"' "$TMP/lp.json")"
+ht --root "$TMP/loop" --profile garage facts >"$TMP/lp.facts" 2>/dev/null
+expect_contains "looping garage.toml, --profile garage: garage.config ELOOP" \
+	"garage.config = unavailable ELOOP from /etc/garage.toml" "$(cat "$TMP/lp.facts")"
+
 finish

@@ -107,6 +107,25 @@ vary "$V/listen-capped-419.facts" "$TMP/l.facts" "nstat.TcpExtListenOverflows=0 
 ht --facts "$TMP/l.facts" --format json audit >"$TMP/l.json"
 expect_eq "somaxconn, cookies always on (tcp_syncookies = 2): no evidence, info" "info|128|4096|" \
 	"$(finding "$TMP/l.json" listen.somaxconn "")"
+# A kernel or snapshot without TcpExtTCPReqQFullDoCookies: TcpExtSyncookiesSent
+# (500, tcp_syncookies = 1: a cookie is sent only for a full SYN queue) is
+# the same evidence: 500 SYNs, a warning with 2 ports at the cap. With
+# tcp_syncookies = 2 it counts every SYN: info.
+vary "$V/listen-capped-419.facts" "$TMP/l.facts" "nstat.TcpExtListenOverflows=0 packets" \
+	"nstat.TcpExtListenDrops=0 packets" "listener.9000.queue=0 entries" \
+	"nstat.TcpExtSyncookiesSent=500 packets" "net.ipv4.tcp_syncookies=1"
+ht --facts "$TMP/l.facts" --format json audit >"$TMP/l.json"
+expect_eq "somaxconn with SyncookiesSent only: warning" "warning|128|4096|" \
+	"$(finding "$TMP/l.json" listen.somaxconn "")"
+expect_contains "somaxconn: SyncookiesSent named" \
+	"500 SYNs met a full SYN queue (TcpExtSyncookiesSent;" \
+	"$(jq -r '.findings[] | select(.rule == "listen.somaxconn") | .explanation' "$TMP/l.json")"
+vary "$V/listen-capped-419.facts" "$TMP/l.facts" "nstat.TcpExtListenOverflows=0 packets" \
+	"nstat.TcpExtListenDrops=0 packets" "listener.9000.queue=0 entries" \
+	"nstat.TcpExtSyncookiesSent=500 packets" "net.ipv4.tcp_syncookies=2"
+ht --facts "$TMP/l.facts" --format json audit >"$TMP/l.json"
+expect_eq "somaxconn, SyncookiesSent with tcp_syncookies = 2: info" "info|128|4096|" \
+	"$(finding "$TMP/l.json" listen.somaxconn "")"
 vary "$V/listen-capped-419.facts" "$TMP/l.facts" "nstat.TcpExtListenOverflows=0 packets" \
 	"nstat.TcpExtListenDrops=0 packets" "listener.9000.queue=0 entries" \
 	"nstat.TcpExtTCPReqQFullDrop=40 packets" "net.ipv4.tcp_syncookies=0"

@@ -136,7 +136,30 @@ mkroot x86-proxmox-v3-aes-no-pclmul.cpuinfo
 facts r2 --root "$TMP/r"
 expect_eq "root proxmox: aes yes, pclmul no" "true false" \
 	"$(val r2 cpu.aes.flag) $(val r2 cpu.pclmul.flag)"
-expect_eq "root proxmox: hypervisor flag without DMI -> unknown" ENOENT "$(err r2 cpu.virt)"
+# The hypervisor flag is CPUID leaf 1 ECX bit 31, which hardware leaves
+# clear: a virtual machine even when DMI names no hypervisor.
+expect_eq "root proxmox: hypervisor flag without DMI -> a VM, hypervisor unknown" "unknown hypervisor" \
+	"$(val r2 cpu.virt)"
+
+# A guest on Proxmox's kvm64 model without DMI (the reviewer's tree): the
+# hypervisor flag, no aes. A VM, so the fix is the VM's CPU type, not "in a
+# virtual machine, which cannot be told here".
+rm -rf "$TMP/r"
+mkdir -p "$TMP/r/proc"
+printf 'processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Common KVM processor\nflags\t\t: fpu pse tsc msr pae cx8 apic sep cmov pat clflush mmx fxsr sse sse2 syscall nx lm pni cx16 x2apic hypervisor lahf_lm\n\n' \
+	>"$TMP/r/proc/cpuinfo"
+mkdir -p "$TMP/r/proc/sys/kernel"
+echo 5.15.0-91-generic >"$TMP/r/proc/sys/kernel/osrelease"
+echo 'MemTotal:        4194304 kB' >"$TMP/r/proc/meminfo"
+facts r6 --root "$TMP/r"
+expect_eq "root kvm64 without DMI: a VM" "unknown hypervisor" "$(val r6 cpu.virt)"
+ht --root "$TMP/r" --format json audit >"$TMP/r6a.json" || true
+expect_contains "root kvm64 without DMI: the fix is the VM's CPU type" "set the VM's CPU type to one with aes" \
+	"$(jq -r '.findings[] | select(.rule == "cpu.aes") | .remedy' "$TMP/r6a.json")"
+case "$(jq -r '.findings[] | select(.rule == "cpu.aes") | .explanation' "$TMP/r6a.json")" in
+*"cannot be told"*) not_ok "root kvm64 without DMI: no 'cannot be told'" ;;
+*) ok "root kvm64 without DMI: no 'cannot be told'" ;;
+esac
 
 mkroot x86-xeon-aes-pclmul.cpuinfo "Dell Inc." "PowerEdge R740xd"
 facts r3 --root "$TMP/r"

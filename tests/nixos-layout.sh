@@ -113,7 +113,9 @@ tree_sums "$N" >"$TMP/after-plan.sums"
 if cmp -s "$TMP/before.sums" "$TMP/after-plan.sums"; then ok "plan and audit write nothing"
 else not_ok "plan and audit write nothing" "$(diff "$TMP/before.sums" "$TMP/after-plan.sums")"; fi
 htr --root "$N" $G apply >"$TMP/apply.out" 2>&1
-expect_eq "apply exits 0" 0 $?
+# The limit was refused (NixOS owns /etc/systemd/system): apply made the
+# rest, and exits 1 for what it could not, as for "will not hold at boot".
+expect_eq "apply exits 1: the limit refused" 1 $?
 tree_sums "$N" >"$TMP/applied.sums"
 expect_eq "apply: what changed is hosttune's three files and its state" \
 	"./etc/modprobe.d ./etc/modprobe.d/hosttune.conf ./etc/modules-load.d ./etc/modules-load.d/hosttune.conf ./etc/sysctl.d/90-hosttune.conf" \
@@ -128,6 +130,34 @@ expect_eq "revert exits 0" 0 $?
 tree_sums "$N" >"$TMP/reverted.sums"
 if cmp -s "$TMP/before.sums" "$TMP/reverted.sums"; then ok "revert: the tree as it was"
 else not_ok "revert: the tree as it was" "$(diff "$TMP/before.sums" "$TMP/reverted.sums")"; fi
+
+# ---- every directory a link: all refused, never "already match the plan" ----
+# /etc/sysctl.d and /etc/modprobe.d links into the store too: every setting
+# (nf_conntrack_max 4096 -> the profile's, hashsize, the limit) is refused.
+# The plan is empty only because of that: plan and apply say the host does
+# not match the plan, and apply exits 1.
+A=$TMP/nixos-all
+nixos_tree "$A" /nix/store/abc-etc/etc
+touch "$A/etc/NIXOS"
+for d in sysctl.d modprobe.d modules-load.d; do
+	mkdir -p "$A/nix/store/abc-etc/etc/$d"
+	cp -a "$A/etc/$d/." "$A/nix/store/abc-etc/etc/$d/" 2>/dev/null
+	rm -rf "${A:?}/etc/$d"
+	ln -s "/etc/static/$d" "$A/etc/$d"
+done
+htr --root "$A" $G plan >"$TMP/all.out" 2>&1
+expect_contains "all refused: plan says the host does not match" \
+	"No changes that hosttune may make, but the host does not match the plan" "$(cat "$TMP/all.out")"
+case $(cat "$TMP/all.out") in *"already match the plan"*) not_ok "all refused: plan never says 'already match'" ;;
+*) ok "all refused: plan never says 'already match'" ;; esac
+htr --root "$A" $G apply >"$TMP/all.out" 2>&1
+expect_eq "all refused: apply exits 1" 1 $?
+expect_contains "all refused: apply says so" \
+	"No changes that hosttune may make, but the host does not match the plan" "$(cat "$TMP/all.out")"
+htr --root "$A" $G --format json apply >"$TMP/all.json" 2>/dev/null
+expect_eq "all refused: JSON apply exits 1" 1 $?
+expect_eq "all refused: every skipped entry refused" true \
+	"$(jq '[.skipped[] | .refused] | all and length > 0' "$TMP/all.json")"
 
 # ---- modules-load.d owned too: the net.netfilter lines need nf_conntrack loaded ----
 M=$TMP/nixos-ml

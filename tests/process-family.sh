@@ -147,6 +147,113 @@ case $(explanation "$TMP/a.json" files.table "") in *"holding the most"*)
 	not_ok "file table at 70%: no walk for its holders" ;;
 *) ok "file table at 70%: no walk for its holders" ;; esac
 
+# ---- one bad line of /proc/net/tcp6 loses nothing else ----------------------
+# minio listens on 9000 (/proc/net/tcp) with 950 of 1024 descriptors:
+# 950 >= 1024 - 1024 / 10 = 922, critical. A truncated tcp6 (its only line,
+# line 2, cut short) is refused alone, named as tcp6: listener.list keeps
+# 9000 from tcp, the finding stays, and stderr says what was not read.
+tree "$T"
+listen "$T" 9000 7001
+proc "$T" 300 minio 1024 1024 950 /system.slice/minio.service 7001
+printf '  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 0000000000000000000000000000000' \
+	>"$T/proc/net/tcp6"
+ht --root "$T" --format json audit >"$TMP/a.json" 2>"$TMP/err"
+expect_eq "truncated tcp6: minio 950 of 1024 still critical" "critical|1024|2048" \
+	"$(finding "$TMP/a.json" process.limit_nofile minio)"
+ht --root "$T" facts >"$TMP/f" 2>/dev/null
+expect_contains "truncated tcp6: 9000 kept, tcp6 named" \
+	'listener.list = "9000" from /proc/net/tcp (not read: /proc/net/tcp6: a line not as the kernel writes it (line 2))' \
+	"$(cat "$TMP/f")"
+expect_eq "truncated tcp6: said on stderr" \
+	"hosttune: warning: not read: /proc/net/tcp6: a line not as the kernel writes it (line 2); the listening sockets listed there are not judged" \
+	"$(cat "$TMP/err")"
+# The other way round: a bad line 3 in tcp (between 9000 and 9001) refuses
+# tcp whole (a partial file would undercount), and tcp6's listener on 9443
+# is kept.
+tree "$T"
+listen "$T" 9000 7001
+echo '   1: 0000000' >>"$T/proc/net/tcp"
+listen "$T" 9001 7002
+printf '  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 00000000000000000000000000000000:24E3 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 7003 1 0000000000000000 100 0 0 10 0\n' \
+	>"$T/proc/net/tcp6"
+proc "$T" 300 minio 1024 1024 950 /system.slice/minio.service 7003
+ht --root "$T" facts >"$TMP/f" 2>"$TMP/err"
+expect_contains "bad line 3 of tcp: tcp6's 9443 kept, tcp named" \
+	'listener.list = "9443" from /proc/net/tcp6 (not read: /proc/net/tcp: a line not as the kernel writes it (line 3))' \
+	"$(cat "$TMP/f")"
+expect_contains "bad line 3 of tcp: said on stderr" "not read: /proc/net/tcp: a line not as the kernel writes it (line 3)" \
+	"$(cat "$TMP/err")"
+
+# ---- fs.nr_open caps every limit ---------------------------------------------
+# fs.nr_open 524288 and the minio profile's workload.nofile 1048576 for minio
+# (1024 of 1024): the kernel refuses RLIMIT_NOFILE above fs.nr_open (EPERM),
+# so the drop-in stops at min(1048576, 524288) = 524288 for soft and hard,
+# and fs.nr_open itself is raised to 1048576 (files.nr_open, a warning).
+tree "$T"
+mkdir -p "$T/proc/sys/fs"
+printf '524288\n' >"$T/proc/sys/fs/nr_open"
+listen "$T" 9000 7001
+proc "$T" 300 minio 1024 1024 100 /system.slice/minio.service 7001
+ht --root "$T" --profile minio --format json audit >"$TMP/a.json" 2>"$TMP/err"
+expect_eq "nr_open 524288: minio's limit stops at it" "warning|1024|524288" \
+	"$(finding "$TMP/a.json" process.limit_nofile minio)"
+expect_eq "nr_open 524288: the drop-in's LimitNOFILE= is capped, soft and hard" "[Service] LimitNOFILE=524288:524288" \
+	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile") | .fix.line' "$TMP/a.json")"
+expect_eq "nr_open 524288: fs.nr_open raised to 1048576" "warning|524288|1048576" \
+	"$(finding "$TMP/a.json" files.nr_open "")"
+expect_contains "nr_open 524288: says why it stops" \
+	"so hosttune stops at 524288: 1048576 needs fs.nr_open raised first" \
+	"$(explanation "$TMP/a.json" process.limit_nofile minio)"
+ht --root "$T" --profile minio plan >"$TMP/plan" 2>&1
+case $(cat "$TMP/plan") in *"LimitNOFILE=1048576"*) not_ok "nr_open 524288: no plan above it" ;;
+*) ok "nr_open 524288: no plan above it" ;; esac
+expect_contains "nr_open 524288: the plan raises fs.nr_open" "fs.nr_open = 1048576" "$(cat "$TMP/plan")"
+# A hard limit above fs.nr_open (2097152, fs.nr_open lowered to 1048576
+# since minio started): LimitNOFILE=1048576:2097152 would fail with EPERM, so
+# the hard one is written as fs.nr_open too: 1048576:1048576.
+tree "$T"
+mkdir -p "$T/proc/sys/fs"
+printf '1048576\n' >"$T/proc/sys/fs/nr_open"
+listen "$T" 9000 7001
+proc "$T" 300 minio 1024 2097152 100 /system.slice/minio.service 7001
+ht --root "$T" --profile minio --format json audit >"$TMP/a.json" 2>"$TMP/err"
+expect_eq "hard 2097152 above nr_open 1048576: the hard one capped" "[Service] LimitNOFILE=1048576:1048576" \
+	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile") | .fix.line' "$TMP/a.json")"
+# minio at 990000 of 1048576 (94.4%: critical), fs.nr_open 1048576: twice
+# the open ones is pow2ceil(1980000) = 2097152, above fs.nr_open, so the
+# limit stays 1048576 (no fix of its own: the lever is files.nr_open), and
+# fs.nr_open goes to 2097152, critical as the process is.
+facts_file "$TMP/nr.facts" <<'EOF2'
+kernel.release = "6.1.0-18-amd64" from x
+kernel.version = v6.1.0 from x
+mem.total = 68719476736 bytes from x
+fs.nr_open = 1048576 descriptors from x
+listener.list = "9000" from x
+listener.9000.addresses = "0.0.0.0" from x
+listener.9000.backlog = 4096 entries from x
+listener.9000.queue = 0 entries from x
+listener.9000.pid = 300 from x
+listener.9000.process = "minio" from x
+process.list = "minio" from x
+process.minio.comm = "minio" from x
+process.minio.count = 1 processes from x
+process.minio.fds = 990000 descriptors from x
+process.minio.nofile = 1048576 descriptors from x
+process.minio.nofile_hard = 1048576 descriptors from x
+process.minio.pid = 300 from x
+process.minio.unit = "minio.service" from x
+EOF2
+ht --facts "$TMP/nr.facts" --format json audit >"$TMP/a.json" 2>"$TMP/err"
+expect_eq "990000 of 1048576 at nr_open: critical, stays 1048576" "critical|1048576|1048576" \
+	"$(finding "$TMP/a.json" process.limit_nofile minio)"
+expect_eq "... its lever is files.nr_open" "files.nr_open" \
+	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile") | .lever' "$TMP/a.json")"
+expect_eq "... fs.nr_open to 2097152, critical" "critical|1048576|2097152" \
+	"$(finding "$TMP/a.json" files.nr_open "")"
+case $(explanation "$TMP/a.json" process.limit_nofile minio) in *"gets 2097152"*)
+	not_ok "... never 'gets 2097152'" ;;
+*) ok "... never 'gets 2097152'" ;; esac
+
 # ---- random families: the one named is the worst ----------------------------
 # 12 families of 2 to 4 processes of one name, each with a random soft limit
 # (256 to 4096) and random descriptors (1 to the limit); the worst is the

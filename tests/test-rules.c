@@ -866,7 +866,7 @@ static const struct bad_case bad_cases[] = {
 	  "a.rules:3:16: unmatched '}' in explanation (write '}}' for a brace)" },
 	/* "see {" at 11..15, "mem.total" at 16..24, '|' at 25, the format at 26. */
 	{ "[t.a]\ntarget = advice\nexplain = see {mem.total|foo}\n", true,
-	  "a.rules:3:26: unknown format 'foo' (expected bytes, pct, .N or plural:ONE:MANY)" },
+	  "a.rules:3:26: unknown format 'foo' (expected bytes, pct, source, .N or plural:ONE:MANY)" },
 	/* "see {mem.total|" ends at 25: the format at 26. */
 	{ "[t.a]\ntarget = advice\nexplain = see {mem.total|plural:entry}\n", true,
 	  "a.rules:3:26: bad format 'plural:entry' (expected plural:ONE:MANY, two words such as "
@@ -1782,7 +1782,8 @@ static void load_shipped(struct fx *fx, const char *profile, const char *set)
 			                    "none other than lo");
 			continue;
 		}
-		assert_true(f->applicable);
+		if (!f->applicable)
+			fail_msg("%s: not applicable: %s", ht_rule_id(f->rule), f->reason);
 		assert_non_null(f->explanation);
 		assert_null(strstr(f->explanation, "(unavailable)"));
 	}

@@ -229,6 +229,63 @@ ht --facts "$TMP/calm.facts" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"
 expect_eq "no kill, no stall: ok" "ok|null" \
 	"$(j '.findings[] | select(.rule == "mem.pressure") | "\(.severity)|\(.remedy)"')"
 
+# vm.min_free_kbytes against RAM, with the kills as evidence. The kernel's
+# own figure: isqrt(16 x MemTotal in KiB) = isqrt(16 x 990528) = 3981 KiB
+# (3981^2 = 15848361 <= 15848448 < 3982^2), inside 128..262144 on 5.15.
+# Raised to 67584 KiB (THP or a sysctl): 67584 x 1024 = 69206016 bytes =
+# 66 MiB, 6.8% of 1014300672; the remedy points back to 3981.
+vary "$FIXTURES/verdict/registry-oom.facts" "$TMP/mf.facts" "vm.min_free_kbytes=67584"
+ht --facts "$TMP/mf.facts" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"
+t=$(j '.findings[] | select(.rule == "mem.pressure") | .explanation' | tr '\n' ' ' | sed 's/  */ /g')
+expect_contains "min_free_kbytes raised: what it reserves" \
+	"vm.min_free_kbytes keeps 66 MiB free for the kernel's own allocations" "$t"
+expect_contains "min_free_kbytes raised: share of RAM" "6.8% of RAM" "$t"
+expect_contains "min_free_kbytes raised: the kernel's figure" "The kernel's own figure for this RAM is at most 3981 KiB" "$t"
+expect_contains "min_free_kbytes raised: said so" "it was raised above that" "$t"
+expect_contains "min_free_kbytes raised: the remedy" "bring vm.min_free_kbytes back towards the kernel's 3981 KiB" \
+	"$(j '.findings[] | select(.rule == "mem.pressure") | .remedy' | tr '\n' ' ' | sed 's/  */ /g')"
+# At the kernel's own 3981: its reserve, not the cause; no remedy for it.
+vary "$FIXTURES/verdict/registry-oom.facts" "$TMP/mf.facts" "vm.min_free_kbytes=3981"
+ht --facts "$TMP/mf.facts" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"
+expect_contains "min_free_kbytes default: the kernel's own reserve" "the kernel's own reserve, not what ran out" \
+	"$(j '.findings[] | select(.rule == "mem.pressure") | .explanation' | tr '\n' ' ' | sed 's/  */ /g')"
+case $(j '.findings[] | select(.rule == "mem.pressure") | .remedy') in *min_free_kbytes*)
+	not_ok "min_free_kbytes default: no remedy for it" ;;
+*) ok "min_free_kbytes default: no remedy for it" ;; esac
+# 1 TiB: isqrt(16 x 1073741824) = 131072 KiB; 5.15 clamps at 262144 (131072
+# stays), 4.19 at 65536.
+vary "$FIXTURES/verdict/registry-oom.facts" "$TMP/mf.facts" "vm.min_free_kbytes=131072" \
+	"mem.total=1099511627776 bytes"
+ht --facts "$TMP/mf.facts" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"
+expect_contains "1 TiB on 5.15: 131072 KiB" "at most 131072 KiB" \
+	"$(j '.findings[] | select(.rule == "mem.pressure") | .explanation' | tr '\n' ' ' | sed 's/  */ /g')"
+vary "$FIXTURES/verdict/registry-oom.facts" "$TMP/mf.facts" "vm.min_free_kbytes=131072" \
+	"mem.total=1099511627776 bytes" "kernel.version=v4.19.0"
+ht --facts "$TMP/mf.facts" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"
+expect_contains "1 TiB on 4.19: clamped at 65536 KiB" "at most 65536 KiB" \
+	"$(j '.findings[] | select(.rule == "mem.pressure") | .explanation' | tr '\n' ' ' | sed 's/  */ /g')"
+# 512 MiB of swap, all of it /dev/zram0: compressed RAM, not a disk; the
+# remedy is a swap file beside it, never "add swap, a swap file or zram".
+vary "$FIXTURES/verdict/registry-oom.facts" "$TMP/z.facts" "mem.swap_total=536870912 bytes" \
+	"mem.swap_zram=536870912 bytes"
+ht --facts "$TMP/z.facts" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"
+t=$(j '.findings[] | select(.rule == "mem.pressure") | .explanation' | tr '\n' ' ' | sed 's/  */ /g')
+expect_contains "zram swap: named" "swap: 512 MiB, of which 512 MiB on zram" "$t"
+expect_contains "zram swap: not a disk" "All of that swap is zram: pages swapped out are compressed into RAM, not written to a disk" "$t"
+expect_contains "zram swap: the remedy" "add a swap file on disk beside the zram" \
+	"$(j '.findings[] | select(.rule == "mem.pressure") | .remedy' | tr '\n' ' ' | sed 's/  */ /g')"
+
+# The collector: /proc/swaps with /dev/zram0 (524288 KiB) and a swap file
+# (1048576 KiB): zram is 524288 x 1024 = 536870912 bytes; /dev/zram10 counts
+# too, /dev/zramx (not a zram device) does not.
+rm -rf "$TMP/zr" && cp -a "$FIXTURES/garage-vm/root" "$TMP/zr"
+printf 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/dev/zram0                              partition\t524288\t\t0\t\t100\n/swapfile                               file\t\t1048576\t\t0\t\t-2\n/dev/zram10 partition 1024 0 100\n/dev/zramx partition 2048 0 100\n' \
+	>"$TMP/zr/proc/swaps"
+ht --root "$TMP/zr" facts >"$TMP/zr.facts" 2>/dev/null
+# 524288 + 1024 KiB = 525312 KiB = 537919488 bytes.
+expect_contains "/proc/swaps: zram counted" "mem.swap_zram = 537919488 bytes from /proc/swaps /dev/zram*" \
+	"$(cat "$TMP/zr.facts")"
+
 # 7. A MinIO host: --profile minio judges the minio process against MinIO's
 # own LimitNOFILE=1048576 and runs no Garage pre-flight (no garage.* rule).
 aud --root "$FIXTURES/garage-vm/root" --profile minio

@@ -237,15 +237,18 @@ int cmd_apply(const struct options *o)
 		goto out;
 	}
 	if (o->json && !ht_plan_empty(&plan)) {
-		r = report_json(ht_plan_to_json(&plan, true), plan.nwarnings ? EXIT_FINDINGS : 0,
+		r = report_json(ht_plan_to_json(&plan, true),
+		                plan.nwarnings || ht_plan_refused(&plan) ? EXIT_FINDINGS : 0,
 		                "apply is complete");
 		goto out;
 	} else if (o->json)
 		r = cli_print_json(ht_plan_to_json(&plan, true));
 	else if (ht_plan_empty(&plan) && plan.nwarnings == 0)
-		printf("No changes: the files and live values already match the plan.\n");
-	else if (ht_plan_empty(&plan))
+		printf("%s\n", ht_plan_empty_text(&plan));
+	else if (ht_plan_empty(&plan) && !ht_plan_refused(&plan))
 		printf("No changes: the files and live values already match the plan, but:\n");
+	else if (ht_plan_empty(&plan))
+		printf("%s\n", ht_plan_empty_text(&plan));
 	else {
 		/* The paths below are host paths; say which tree they are in. */
 		if (o->root)
@@ -275,7 +278,8 @@ int cmd_apply(const struct options *o)
 		ht_plan_print_restart(&plan, stdout);
 	if (!o->json && plan.nwarnings)
 		ht_plan_print_warnings(&plan, stdout);
-	if (r == 0 && plan.nwarnings)
+	/* A refused setting leaves its finding as it was: not a green verdict either. */
+	if (r == 0 && (plan.nwarnings || ht_plan_refused(&plan)))
 		r = EXIT_FINDINGS;
 	/* Exit 5 only when the host changed; else a lost report is exit 3 (main()). */
 	if ((r == 0 || r == EXIT_FINDINGS) && !ht_plan_empty(&plan))

@@ -456,8 +456,10 @@ static int collect_virt(struct ht_facts *f, const char *root, const struct ht_cp
 		r = ht_facts_set_str(f, "cpu.virt", "none",
 		                     "no hypervisor flag in " PATH_CPUINFO " flags");
 	else if (ci->hypervisor)
-		r = ht_facts_set_errno(f, "cpu.virt", ENOENT, NULL,
-		                       "hypervisor flag in " PATH_CPUINFO ", DMI names none");
+		/* The flag is CPUID leaf 1 ECX bit 31, set by hypervisors only:
+		 * a virtual machine, whose hypervisor nothing here names. */
+		r = ht_facts_set_str(f, "cpu.virt", HT_VIRT_UNKNOWN,
+		                     "hypervisor flag in " PATH_CPUINFO " flags, DMI names none");
 	else if (d.rv >= 0)
 		r = ht_facts_set_str(f, "cpu.virt", "none", d.source);
 	else

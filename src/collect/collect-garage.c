@@ -1220,6 +1220,18 @@ int ht_collect_garage(struct ht_facts *f, const char *root, const struct ht_gara
 			                  measure);
 		goto out;
 	}
+	if (r == -ELOOP) {
+		/* There, but no file at the end of its links: never "absent". */
+		_cleanup_free_ char *why = NULL;
+		int q;
+
+		if (asprintf(&why, "%s (%s)", config, csrc) < 0)
+			why = NULL;
+		q = why ? ht_facts_set_unavailable(f, "garage.config", ELOOP, NULL, why) : -ENOMEM;
+		if (q < 0)
+			r = q;
+		goto out;
+	}
 	if (r < 0)
 		goto out;
 

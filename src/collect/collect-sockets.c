@@ -535,15 +535,22 @@ static int scan_netlink(struct scan *sc)
 
 /* ---- /proc/net/tcp ---- */
 
-/* Folds ROOT@path into @sc line by line. 0, a negative errno of the file, or -ENOMEM. */
-static int scan_file(struct scan *sc, const char *root, const char *path, bool v6)
+/*
+ * Folds ROOT@path into @sc, all of it or nothing: a line not as the kernel
+ * writes it (a truncated copy) refuses the whole file (-EINVAL, its line
+ * number in *@bad_line), since a partial file would undercount what the
+ * rules count (listeners, client ports); the other file of the pair is
+ * still read. 0, a negative errno of the file, or -ENOMEM.
+ */
+static int scan_file(struct scan *sc, const char *root, const char *path, bool v6,
+                     unsigned *bad_line)
 {
 	_cleanup_free_ char *line = NULL;
 	_cleanup_fclose_ FILE *in = NULL;
 	size_t size = 0;
-	bool header = true;
 	int fd = ht_open_file(root, path);
 
+	*bad_line = 0;
 	if (fd < 0)
 		return fd;
 	in = fdopen(fd, "re");
@@ -551,25 +558,42 @@ static int scan_file(struct scan *sc, const char *root, const char *path, bool v
 		close(fd);
 		return -errno;
 	}
-	for (;;) {
-		struct ht_sock s;
-		ssize_t n;
-		int r;
+	/* Two passes: every line checked before any is folded in. */
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned lineno = 0;
 
-		errno = 0;
-		n = getline(&line, &size, in);
-		if (n < 0)
-			return errno ? -errno : 0;
-		if (header) { /* "  sl  local_address rem_address ..." */
-			header = false;
-			continue;
+		if (pass == 1 && fseek(in, 0, SEEK_SET) < 0)
+			return -errno;
+		for (;;) {
+			struct ht_sock s;
+			ssize_t n;
+			int r;
+
+			errno = 0;
+			n = getline(&line, &size, in);
+			if (n < 0) {
+				if (errno)
+					return -errno;
+				break;
+			}
+			if (++lineno == 1) /* "  sl  local_address rem_address ..." */
+				continue;
+			if (ht_proc_net_tcp_line(line, v6, &s) < 0) {
+				/* The live file may change between the passes: the
+				 * second folds what it can, the first decided. */
+				if (pass == 1)
+					continue;
+				*bad_line = lineno;
+				return -EINVAL;
+			}
+			if (pass == 0)
+				continue;
+			r = scan_add(sc, &s, false);
+			if (r < 0)
+				return r;
 		}
-		if (ht_proc_net_tcp_line(line, v6, &s) < 0)
-			return -EINVAL;
-		r = scan_add(sc, &s, false);
-		if (r < 0)
-			return r;
 	}
+	return 0;
 }
 
 /* ---- owners: /proc/PID/fd ---- */
@@ -616,6 +640,7 @@ struct ht_listeners {
 	bool live;
 	bool have_backlog;   /* from inet_diag (not /proc/net/tcp) */
 	char *source;        /* of listener.list and .addresses */
+	char *skipped;       /* lines or a file of /proc/net/tcp{,6} not read, or NULL */
 	DIR *proc;           /* the walk: NULL before it starts and once it ended */
 	bool walked;         /* the walk ended (every process read) */
 	size_t unowned;      /* ports without an owner so far */
@@ -805,7 +830,13 @@ void ht_listeners_free(struct ht_listeners *L)
 	scan_free(&L->sc);
 	free(L->root);
 	free(L->source);
+	free(L->skipped);
 	free(L);
+}
+
+const char *ht_listeners_skipped(const struct ht_listeners *l)
+{
+	return l ? l->skipped : NULL;
 }
 
 /* ---- facts ---- */
@@ -1161,7 +1192,8 @@ static int sockets_unavailable(struct ht_facts *f, const char *const *names, siz
  * what was read, or, when nothing could be, why (caller frees). Returns 0,
  * -ENOMEM, or the negative errno of the files (the scan is empty then).
  */
-static int scan_sockets(struct scan *sc, const char *root, bool *have_backlog, char **source)
+static int scan_sockets(struct scan *sc, const char *root, bool *have_backlog, char **source,
+                        char **skipped)
 {
 	unsigned want = sc->want;
 	int r = -ENOENT;
@@ -1183,24 +1215,60 @@ static int scan_sockets(struct scan *sc, const char *root, bool *have_backlog, c
 		scan_free(sc);
 		*sc = fresh;
 	}
-	r = scan_file(sc, root, PATH_TCP4, false);
-	if (r >= 0) {
-		int r6 = scan_file(sc, root, PATH_TCP6, true);
+	{
+		static const char *const paths[2] = { PATH_TCP4, PATH_TCP6 };
+		unsigned bad[2];
+		int rf[2];
+		_cleanup_free_ char *read = NULL, *notes = NULL;
 
-		/* A kernel without IPv6 has no tcp6. */
-		if (r6 >= 0)
-			return (*source = strdup("/proc/net/tcp and tcp6")) ? 0 : -ENOMEM;
-		if (r6 != -ENOENT)
-			r = r6;
-		else
-			return (*source = strdup(PATH_TCP4)) ? 0 : -ENOMEM;
+		for (int i = 0; i < 2; i++) {
+			rf[i] = scan_file(sc, root, paths[i], i == 1, &bad[i]);
+			if (rf[i] == -ENOMEM)
+				return rf[i];
+		}
+		for (int i = 0; i < 2; i++) {
+			char *t = NULL;
+
+			if (rf[i] >= 0) {
+				if (asprintf(&t, "%s%s%s", read ? read : "", read ? " and " : "",
+				             i ? (read ? "tcp6" : PATH_TCP6) : PATH_TCP4) < 0)
+					return -ENOMEM;
+				free(read);
+				read = t;
+				continue;
+			}
+			/* A kernel without IPv6 has no tcp6: no note for it. */
+			if (i == 1 && rf[i] == -ENOENT)
+				continue;
+			if (rf[i] == -EINVAL && bad[i])
+				r = asprintf(&t, "%s%s%s: a line not as the kernel writes it (line %u)",
+				             notes ? notes : "", notes ? "; " : "", paths[i], bad[i]);
+			else
+				r = asprintf(&t, "%s%s%s: %s", notes ? notes : "", notes ? "; " : "",
+				             paths[i], strerror(-rf[i]));
+			if (r < 0)
+				return -ENOMEM;
+			free(notes);
+			notes = t;
+		}
+		if (rf[0] < 0 && rf[1] < 0) {
+			/* Nothing read: the error of the IPv4 file, or of tcp6 when tcp was absent. */
+			int i = rf[0] == -ENOENT && rf[1] != -ENOENT ? 1 : 0;
+
+			/* The fact's errno says the rest; a bad line needs its file and line. */
+			r = rf[i];
+			if (r == -EINVAL ? asprintf(source, "%s", notes) < 0
+			                 : !(*source = strdup(paths[i])))
+				return -ENOMEM;
+			return r;
+		}
+		if (asprintf(source, "%s%s%s%s", read, notes ? " (not read: " : "",
+		             notes ? notes : "", notes ? ")" : "") < 0)
+			return -ENOMEM;
+		if (skipped && notes)
+			*skipped = TAKE_PTR(notes);
+		return 0;
 	}
-	if (r == -ENOMEM)
-		return r;
-	if (asprintf(source, PATH_TCP4 "%s", r == -EINVAL ? ": a line not as the kernel writes it"
-	                                                 : "") < 0)
-		return -ENOMEM;
-	return r;
 }
 
 int ht_collect_listeners(struct ht_facts *f, const char *root, struct ht_listeners **out)
@@ -1216,7 +1284,7 @@ int ht_collect_listeners(struct ht_facts *f, const char *root, struct ht_listene
 	}
 	L->live = ht_root_is_live(root);
 	L->sc.want = WANT_LISTENERS;
-	r = scan_sockets(&L->sc, root, &L->have_backlog, &L->source);
+	r = scan_sockets(&L->sc, root, &L->have_backlog, &L->source, &L->skipped);
 	if (r == -ENOMEM)
 		goto fail;
 	if (r < 0) {
@@ -1277,7 +1345,7 @@ int ht_collect_ports(struct ht_facts *f, const char *root)
 	} else if (lo && lo->error) {
 		range_err = lo->error;
 	}
-	r = scan_sockets(&sc, root, &have_backlog, &source);
+	r = scan_sockets(&sc, root, &have_backlog, &source, NULL);
 	if (r == -ENOMEM)
 		goto out;
 	if (r < 0)

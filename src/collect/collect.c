@@ -697,6 +697,34 @@ static int psi_fact(struct ht_facts *f, const char *psi, int r, const char *kind
 	return r < 0 ? ht_facts_set_errno(f, name, r, "%", src) : ht_facts_set_dec(f, name, d, "%", src);
 }
 
+/*
+ * Swap on zram in /proc/swaps text @swaps: the Size (KiB) of every
+ * /dev/zramN line, in bytes. 0, or -EINVAL for a line not as the kernel
+ * writes it ("Filename Type Size Used Priority").
+ */
+static int zram_swap(const char *swaps, int64_t *bytes)
+{
+	const char *p = strchr(swaps, '\n');
+
+	*bytes = 0;
+	for (p = p ? p + 1 : swaps + strlen(swaps); *p; ) {
+		char name[256], type[32];
+		long long kib;
+		const char *nl = strchr(p, '\n');
+
+		if (sscanf(p, "%255s %31s %lld", name, type, &kib) != 3 || kib < 0 ||
+		    kib > INT64_MAX / 1024)
+			return -EINVAL;
+		if (strncmp(name, "/dev/zram", 9) == 0 && name[9] >= '0' && name[9] <= '9') {
+			if (*bytes > INT64_MAX - kib * 1024)
+				return -EINVAL;
+			*bytes += kib * 1024;
+		}
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	return 0;
+}
+
 int ht_collect_memory_pressure(struct ht_facts *f, const char *root)
 {
 	_cleanup_free_ char *meminfo = NULL, *vmstat = NULL, *psi = NULL;
@@ -714,6 +742,18 @@ int ht_collect_memory_pressure(struct ht_facts *f, const char *root)
 	}
 	if (r < 0)
 		return r;
+	{
+		_cleanup_free_ char *swaps = NULL;
+
+		r = ht_read_file(root, "/proc/swaps", &swaps);
+		if (r == -ENOMEM)
+			return r;
+		if (r >= 0)
+			r = zram_swap(swaps, &v);
+		r = int_or_errno(f, "mem.swap_zram", r, v, "bytes", "/proc/swaps /dev/zram*");
+		if (r < 0)
+			return r;
+	}
 
 	/* oom_kill: since 4.13 (commit 8e675f7af507). */
 	r = ht_read_file(root, "/proc/vmstat", &vmstat);

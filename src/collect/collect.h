@@ -154,6 +154,19 @@ void ht_boot_free(struct ht_boot *b);
 int ht_collect_boot_fact(struct ht_facts *f, struct ht_boot *b, const char *name);
 
 /*
+ * ht_collect_tuned_fact - fact @name: tuned.profile (ROOT/etc/tuned/
+ * active_profile) or tuned.sysctl.KEY, what that profile's [sysctl] section
+ * gives sysctl KEY. A profile's tuned.conf is /etc/tuned/NAME/tuned.conf,
+ * else /usr/lib/tuned/NAME/tuned.conf (also under profiles/ as tuned 2.23
+ * lays them out); its [main] include= parents are read first (at most 8
+ * deep), several active profiles in their order: the last assignment wins,
+ * as tuned merges them. Source "FILE:LINE (tuned profile NAME)". Without a
+ * profile, or when it does not set KEY: unavailable ENOENT; a value that is
+ * not an integer: EINVAL. Other names are ignored. Returns 0 or -ENOMEM.
+ */
+int ht_collect_tuned_fact(struct ht_facts *f, const char *root, const char *name);
+
+/*
  * ht_collect_boot - boot.net.netfilter.nf_conntrack_max and
  * boot.net.netfilter.nf_conntrack_tcp_timeout_time_wait
  * (ht_collect_boot_fact()): what the conntrack rules judge when
@@ -506,6 +519,14 @@ int ht_listeners_held(struct ht_listeners *l, int pid);
  * process's descriptors (0 for NULL, and when /proc/net/tcp listed none).
  */
 size_t ht_listeners_sockets(const struct ht_listeners *l);
+
+/*
+ * ht_listeners_skipped - which of ROOT/proc/net/tcp and tcp6 the scan
+ * refused although it read the other ("/proc/net/tcp6: a line not as the
+ * kernel writes it (line 2)"): the sockets of that file are missing from
+ * listener.list. NULL when nothing was refused. Owned by @l.
+ */
+const char *ht_listeners_skipped(const struct ht_listeners *l);
 
 /*
  * ht_listeners_refused - the processes whose /proc/PID/fd the owner walk so

@@ -53,6 +53,13 @@ const char *ht_virt_from_cpuid_signature(const char sig[12]);
  */
 const char *ht_virt_from_dmi(const char *sys_vendor, const char *product_name);
 
+/*
+ * cpu.virt of a guest whose hypervisor nothing names: the cpuinfo
+ * "hypervisor" flag (CPUID leaf 1 ECX bit 31, which hardware leaves clear)
+ * without a DMI vendor hosttune knows.
+ */
+#define HT_VIRT_UNKNOWN "unknown hypervisor"
+
 enum ht_cipher {
 	HT_CIPHER_AES_128_GCM,
 	HT_CIPHER_CHACHA20_POLY1305,

@@ -81,13 +81,17 @@ static int gate_open(struct ht_collect *c, const char *gate, const char *instanc
 static const char *garage_reason(const struct ht_collect *c, bool *etc_only)
 {
 	struct stat st;
+	int r;
 
 	*etc_only = false;
 	if (has_word(c->service, "garage"))
 		return "the profile's workload.service is garage";
 	if (c->garage_config)
 		return "--set garage.config names a garage.toml";
-	if (ht_root_stat(c->root, "/etc/garage.toml", false, &st) < 0)
+	/* A link that loops or a file hosttune may not read is there all the
+	 * same: the pre-flight reports it (ELOOP, EACCES), never as absent. */
+	r = ht_root_stat(c->root, "/etc/garage.toml", false, &st);
+	if (r == -ENOENT || r == -ENOTDIR)
 		return NULL;
 	*etc_only = true;
 	return "/etc/garage.toml exists";
@@ -180,6 +184,22 @@ static int src_boot_fact(struct ht_collect *c, struct ht_facts *f, const char *n
 	return ht_collect_boot_fact(f, c->boot, name);
 }
 
+/* tuned's active profile and what its [sysctl] gives one key. */
+static int src_tuned_fact(struct ht_collect *c, struct ht_facts *f, const char *name,
+                          struct ht_error *err)
+{
+	(void)err;
+	return ht_collect_tuned_fact(f, c->root, name);
+}
+
+/* A snapshot holds the profile and what it gives the conntrack keys. */
+static int src_tuned(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+{
+	int r = src_tuned_fact(c, f, "tuned.profile", err);
+
+	return r < 0 ? r : src_tuned_fact(c, f, "tuned.sysctl.net.netfilter.nf_conntrack_max", err);
+}
+
 /* Every boot.* fact a snapshot holds: the conntrack keys. */
 static int src_boot(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
 {
@@ -192,8 +212,22 @@ static int src_boot(struct ht_collect *c, struct ht_facts *f, struct ht_error *e
 /* The listening sockets, kept for the owners asked for one port at a time. */
 static int src_listeners(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
 {
+	const char *skipped;
+	char *w = NULL;
+	int r;
+
 	(void)err;
-	return ht_collect_listeners(f, c->root, &c->listeners);
+	r = ht_collect_listeners(f, c->root, &c->listeners);
+	skipped = r < 0 ? NULL : ht_listeners_skipped(c->listeners);
+	if (!skipped)
+		return r;
+	/* Never a listener lost in silence: say so on stderr, as for garage.toml. */
+	if (asprintf(&w, "%s%snot read: %s; the listening sockets listed there are not judged",
+	             c->warning ? c->warning : "", c->warning ? "; " : "", skipped) < 0)
+		return -ENOMEM;
+	free(c->warning);
+	c->warning = w;
+	return r;
 }
 
 /* The port of a name listener.PORT.SUFFIX, 0 for another name. */
@@ -391,13 +425,19 @@ static int src_garage(struct ht_collect *c, struct ht_facts *f, struct ht_error 
 	r = ht_collect_garage(f, c->root, &in, !(c->flags & HT_COLLECT_NO_MEASURE), err);
 	if (r == -ENOMEM || r >= 0)
 		return r < 0 ? r : ht_facts_set_bool(f, "garage.checked", true, why);
-	if (!etc_only)
+	/* A garage.toml that cannot be reached (a loop of links): garage.config
+	 * says so with its errno; the rest of the audit goes on. */
+	if (!etc_only && r != -ELOOP)
 		return r;
 	if (asprintf(&skipped, "skipped: %s", err->msg[0] ? err->msg : strerror(-r)) < 0 ||
-	    asprintf(&c->warning, "%s; the Garage pre-flight is skipped (--profile garage makes "
-	             "this an error)", err->msg[0] ? err->msg : strerror(-r)) < 0)
+	    asprintf(&c->warning, "%s; the Garage pre-flight is skipped%s",
+	             err->msg[0] ? err->msg : strerror(-r),
+	             etc_only && r != -ELOOP ? " (--profile garage makes this an error)" : "") < 0)
 		return -ENOMEM;
 	err->msg[0] = '\0';
+	/* A loop of links: false, so that garage.config_read shows garage.config's ELOOP. */
+	if (r == -ELOOP)
+		return ht_facts_set_bool(f, "garage.checked", false, skipped);
 	return ht_facts_set_unavailable(f, "garage.checked", -r, NULL, skipped);
 }
 
@@ -455,6 +495,7 @@ static const struct ht_source {
 	{ "netns", P("netns.initial"), HT_COST_FILES, src_ht_collect_netns_initial, NULL, NULL,
 	  NULL },
 	{ "boot configuration", P("boot.*"), HT_COST_FILES, src_boot, NULL, NULL, src_boot_fact },
+	{ "tuned", P("tuned.*"), HT_COST_FILES, src_tuned, NULL, NULL, src_tuned_fact },
 	{ "apply counters", P("conntrack.stat.drop_at_apply", "conntrack.stat.early_drop_at_apply"),
 	  HT_COST_FILES, src_apply_counters, NULL, NULL, NULL },
 	{ "conntrack counters", P("conntrack.stat.*"), HT_COST_FILES, src_ht_collect_ctstats,
@@ -476,7 +517,7 @@ static const struct ht_source {
 	                   "net.ipv4.tcp_timestamps",
 	                   "net.ipv4.tcp_tw_reuse"),
 	  HT_COST_FILES, src_ht_collect_net_files, NULL, NULL, NULL },
-	{ "memory pressure", P("mem.swap_total", "mem.available", "mem.oom_kills", "mem.psi.*"),
+	{ "memory pressure", P("mem.swap_total", "mem.swap_zram", "mem.available", "mem.oom_kills", "mem.psi.*"),
 	  HT_COST_FILES, src_ht_collect_memory_pressure, NULL, NULL, NULL },
 	{ "file table", P("fs.file-max", "fs.nr_open", "files.open"), HT_COST_FILES,
 	  src_ht_collect_file_table, NULL, NULL, NULL },

@@ -1065,7 +1065,13 @@ static int render(struct ht_ruleset *rs, const struct ht_tmpl_seg *segs, size_t 
 			s = strdup("(unavailable)");
 		else if (ret < 0)
 			return ret;
-		else
+		else if (seg->fmt == TMPL_SOURCE) {
+			/* Where the fact came from; a rule or variable has no source. */
+			const struct ht_fact *f = rs->facts ? ht_facts_get(rs->facts,
+			                                                   ht_expr_name(seg->expr)) : NULL;
+
+			s = strdup(f && f->source ? f->source : "(no source)");
+		} else
 			s = format_hole(seg, &v);
 		ht_value_clear(&v);
 		if (!s)

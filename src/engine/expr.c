@@ -74,6 +74,7 @@ enum func {
 	F_FLOOR,
 	F_ROUND,
 	F_ABS,
+	F_ISQRT,
 	F_AVAILABLE,
 	F_COUNT,
 	F_SUM,
@@ -94,6 +95,7 @@ static const struct {
 	[F_FLOOR] = { "floor", 1, 1 },
 	[F_ROUND] = { "round", 1, 1 },
 	[F_ABS] = { "abs", 1, 1 },
+	[F_ISQRT] = { "isqrt", 1, 1 },
 	[F_AVAILABLE] = { "available", 1, 1 },
 	[F_COUNT] = { "count", 2, 2 },
 	[F_SUM] = { "sum", 2, 2 },
@@ -274,6 +276,11 @@ static void value_clearp(struct ht_value *v)
 }
 
 #define _cleanup_value_ _cleanup_(value_clearp)
+
+const char *ht_expr_name(const struct ht_expr *e)
+{
+	return e && e->kind == N_NAME ? e->name : NULL;
+}
 
 const struct ht_srcpos *ht_expr_pos(const struct ht_expr *e)
 {
@@ -1959,6 +1966,33 @@ static int call(struct evaluator *ev, const struct ht_expr *e, struct ht_value *
 		               &n);
 		*out = ht_int(n);
 		break;
+	case F_ISQRT: {
+		/* The largest integer whose square is at most x, as the kernel's int_sqrt(). */
+		uint64_t v, y;
+
+		if (x->type == HT_T_INT ? x->i < 0 : x->d < 0) {
+			_cleanup_free_ char *s = ht_value_display(x);
+
+			r = s ? pos_error(ev->err, EDOM, &e->tpos, "isqrt() needs a number >= 0, got %s",
+			                  s)
+			      : -ENOMEM;
+			break;
+		}
+		if (x->type == HT_T_DEC)
+			r = dec_to_int(ev, e, floor(x->d), &n);
+		else
+			n = x->i;
+		if (r < 0)
+			break;
+		v = (uint64_t)n;
+		y = (uint64_t)sqrt((double)v);
+		while (y > 0 && y * y > v)
+			y--;
+		while ((y + 1) * (y + 1) <= v)
+			y++;
+		*out = ht_int((int64_t)y);
+		break;
+	}
 	case F_ABS:
 		if (x->type == HT_T_DEC)
 			*out = ht_dec(fabs(x->d));

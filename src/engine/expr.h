@@ -104,6 +104,9 @@ void ht_expr_free(struct ht_expr *e);
 /* Source position of the expression's first token. */
 const struct ht_srcpos *ht_expr_pos(const struct ht_expr *e);
 
+/* The name @e reads when it is a bare name (a fact, variable or rule), else NULL. */
+const char *ht_expr_name(const struct ht_expr *e);
+
 /* The kinds of unit a number literal may carry (ht_expr_units()). */
 enum {
 	HT_UNIT_TIME = 1u << 0, /* s, min, h */

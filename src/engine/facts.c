@@ -100,7 +100,8 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "cpu.pclmul.name", HT_T_STR, NULL,
 	  "the instruction cpu.pclmul.flag stands for: pclmulqdq (x86 flags) or pmull (arm64 Features)" },
 	{ "cpu.virt", HT_T_STR, NULL,
-	  "hypervisor: none, kvm, qemu, vmware, microsoft, xen, ... (CPUID leaf 0x40000000, DMI)" },
+	  "hypervisor: none, kvm, qemu, vmware, microsoft, xen, ... (CPUID leaf 0x40000000, DMI), "
+	  "'unknown hypervisor' for cpuinfo's hypervisor flag alone" },
 	{ "files.open", HT_T_INT, "files",
 	  "files open in the whole system now: the first count of /proc/sys/fs/file-nr less the "
 	  "second (proc_nr_files() in fs/file_table.c)" },
@@ -203,6 +204,9 @@ static const struct ht_fact_def fact_defs[] = {
 	  "share of the last minute in which some task was stalled waiting for memory, "
 	  "/proc/pressure/memory some avg60" },
 	{ "mem.swap_total", HT_T_INT, "bytes", "swap space (SwapTotal of /proc/meminfo; zram counts)" },
+	{ "mem.swap_zram", HT_T_INT, "bytes",
+	  "the part of the swap on zram (compressed RAM, not a disk): the Size of every /dev/zramN "
+	  "line of /proc/swaps" },
 	{ "mem.total", HT_T_INT, "bytes", "usable RAM, MemTotal in /proc/meminfo" },
 	{ "modprobe.nf_conntrack.hashsize", HT_T_INT, "buckets",
 	  "hashsize= that modprobe.d options give nf_conntrack (libkmod), used at the next load" },
@@ -356,6 +360,9 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "storage.list", HT_T_STR, NULL,
 	  "directories checked (storage.NAME.*): metadata, then data for one data_dir or data1, "
 	  "data2, ... for [[data_dir]] entries, space-separated in that order" },
+	{ "tuned.profile", HT_T_STR, NULL,
+	  "tuned's active profile (/etc/tuned/active_profile; several, space-separated, are "
+	  "merged in that order); unavailable ENOENT without one" },
 };
 
 /*
@@ -705,6 +712,15 @@ static const struct ht_fact_def boot_def = {
 	"kernel's value, EINVAL for a value that is not an integer"
 };
 
+/* What the active tuned profile's [sysctl] section gives a sysctl. */
+static const struct ht_fact_def tuned_def = {
+	"tuned.sysctl.KEY", HT_T_INT, NULL,
+	"what the active tuned profile's [sysctl] section (its tuned.conf in /etc/tuned/PROFILE, "
+	"else /usr/lib/tuned/PROFILE, with its include= parents first) gives the sysctl KEY, "
+	"source FILE:LINE (tuned profile NAME); unavailable ENOENT when it does not set it, "
+	"EINVAL for a value that is not an integer"
+};
+
 /* boot.KEY for a sysctl KEY or a module parameter module.MODULE.PARAM. */
 static bool boot_name_valid(const char *name)
 {
@@ -756,6 +772,8 @@ const struct ht_fact_def *ht_fact_def_find(const char *name)
 		d = &sysctl_def;
 	if (!d && boot_name_valid(name))
 		d = &boot_def;
+	if (!d && strncmp(name, "tuned.sysctl.", 13) == 0 && ht_sysctl_key_valid(name + 13))
+		d = &tuned_def;
 	return d;
 }
 

@@ -32,7 +32,8 @@ enum {
  * Hole formats; TMPL_IF ({?COND}) and TMPL_END ({/?}) bracket text shown only when COND holds.
  * TMPL_PLURAL ({EXPR|plural:ONE:MANY}) prints the number, a space and ONE when it is 1, else MANY.
  */
-enum { TMPL_PLAIN, TMPL_BYTES, TMPL_PCT, TMPL_FIXED, TMPL_IF, TMPL_END, TMPL_PLURAL };
+/* TMPL_SOURCE: {FACT|source}, where the fact's value came from ("/etc/sysctl.d/70-site.conf:1"). */
+enum { TMPL_PLAIN, TMPL_BYTES, TMPL_PCT, TMPL_FIXED, TMPL_IF, TMPL_END, TMPL_PLURAL, TMPL_SOURCE };
 
 /* Rules, their texts, templates and expression trees live in their ruleset's arena (rs->arena). */
 struct ht_key {

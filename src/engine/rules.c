@@ -745,6 +745,8 @@ static int tmpl_format(struct load_ctx *c, const char *line, unsigned col, const
 		h->fmt = TMPL_BYTES;
 	else if (strcmp(fs, "pct") == 0)
 		h->fmt = TMPL_PCT;
+	else if (strcmp(fs, "source") == 0)
+		h->fmt = TMPL_SOURCE;
 	else if (fs[0] == '.' && fs[1] >= '0' && fs[1] <= '6' && !fs[2]) {
 		h->fmt = TMPL_FIXED;
 		h->prec = fs[1] - '0';
@@ -767,7 +769,7 @@ static int tmpl_format(struct load_ctx *c, const char *line, unsigned col, const
 			return -ENOMEM;
 	} else
 		return load_fail(c, c->lineno, col + (unsigned)(bar + 1 - line), EINVAL,
-		                 "unknown format '%s' (expected bytes, pct, .N or "
+		                 "unknown format '%s' (expected bytes, pct, source, .N or "
 		                 "plural:ONE:MANY)", fs);
 	return 0;
 }
@@ -815,6 +817,9 @@ static int tmpl_hole(struct load_ctx *c, struct tmpl_dst d, const char *line, un
 		c->ret = ret;
 		return ret;
 	}
+	if (h.fmt == TMPL_SOURCE && !ht_expr_name(e))
+		return load_fail(c, c->lineno, pos.col, EINVAL, "format 'source' takes a fact's "
+		                 "name, got '%s'", buf);
 	if ((ret = tmpl_add(c, d, NULL, 0, e, h.fmt, h.prec)) < 0)
 		return ret;
 	(*d.segs)[*d.n - 1].one = h.one;

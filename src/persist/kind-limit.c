@@ -128,7 +128,7 @@ int ht_limit_fix(const struct ht_finding *f, const struct ht_facts *facts,
                  struct ht_limit_fix *out, char **why)
 {
 	_cleanup_free_ char *uname = NULL, *hname = NULL;
-	const struct ht_fact *u, *h;
+	const struct ht_fact *u, *h, *n;
 
 	*out = (struct ht_limit_fix){ .configured = -1 };
 	*why = NULL;
@@ -162,6 +162,12 @@ int ht_limit_fix(const struct ht_finding *f, const struct ht_facts *facts,
 	}
 	out->soft = f->recommended.i;
 	out->hard = h->value.i > out->soft ? h->value.i : out->soft;
+	/* No RLIMIT_NOFILE above fs.nr_open can be set (EPERM: kernel/sys.c,
+	 * fs/file.c): a hard limit above it (fs.nr_open lowered since the
+	 * process started) is written as fs.nr_open, never below the soft. */
+	n = ht_facts_get(facts, "fs.nr_open");
+	if (n && n->value.type == HT_T_INT && out->hard > n->value.i)
+		out->hard = n->value.i > out->soft ? n->value.i : out->soft;
 	out->unit = strdup(u->value.s);
 	if (!out->unit)
 		return -ENOMEM;
@@ -204,7 +210,10 @@ static int limit_enough(struct ht_plan_ctx *c, const struct ht_finding *f,
 	             l->configured, l->source, l->unit) < 0)
 		return -ENOMEM;
 	r = ht_plan_skip(c->p, f->instance, ht_rule_target(f->rule), msg);
-	return r < 0 ? r : ht_plan_restart(c->p, l->unit);
+	if (r < 0)
+		return r;
+	c->p->skipped[c->p->nskipped - 1].satisfied = true;
+	return ht_plan_restart(c->p, l->unit);
 }
 
 static int limit_setting(struct ht_plan_ctx *c, const struct ht_finding *f, struct ht_setting *s)

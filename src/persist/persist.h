@@ -96,6 +96,12 @@ struct ht_plan_warning {
 struct ht_plan_skip {
 	char *key;     /* process.garage.nofile */
 	char *message; /* one line */
+	/*
+	 * true: another file already gives the value (a restart takes it);
+	 * false: the setting was refused (another manager owns it, no unit to
+	 * write a drop-in for...): the host keeps a value the plan does not want.
+	 */
+	bool satisfied;
 };
 
 struct ht_plan {
@@ -188,6 +194,20 @@ void ht_plan_free(struct ht_plan *p);
 
 /* True when the plan changes nothing (no file differs, no live value changes). */
 bool ht_plan_empty(const struct ht_plan *p);
+
+/*
+ * The settings the plan refused ("Not persisted" lines that are not
+ * satisfied elsewhere): findings apply leaves as they are. 0 when none.
+ */
+size_t ht_plan_refused(const struct ht_plan *p);
+
+/*
+ * The line plan and apply print when the plan changes nothing: that the
+ * host matches the plan, or, when settings were refused, that nothing
+ * hosttune may write is left and how many settings were refused. Static
+ * storage, no newline.
+ */
+const char *ht_plan_empty_text(const struct ht_plan *p);
 
 /*
  * ht_plan_print - `hosttune plan`: a unified diff (a/ b/ paths relative to

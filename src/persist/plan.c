@@ -524,6 +524,24 @@ bool ht_plan_empty(const struct ht_plan *p)
 	return true;
 }
 
+size_t ht_plan_refused(const struct ht_plan *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nskipped; i++)
+		n += !p->skipped[i].satisfied;
+	return n;
+}
+
+const char *ht_plan_empty_text(const struct ht_plan *p)
+{
+	if (ht_plan_refused(p))
+		return "No changes that hosttune may make, but the host does not match the plan: "
+		       "the settings under \"Not persisted\" were refused, and their files and live "
+		       "values are as they were.";
+	return "No changes: the files and live values already match the plan.";
+}
+
 int ht_plan_print(const struct ht_plan *p, FILE *out)
 {
 	size_t w = 3;
@@ -578,7 +596,7 @@ int ht_plan_print(const struct ht_plan *p, FILE *out)
 		}
 	}
 	if (ht_plan_empty(p))
-		fprintf(out, "No changes: the files and live values already match the plan.\n");
+		fprintf(out, "%s\n", ht_plan_empty_text(p));
 	if (p->nrestart)
 		fputc('\n', out);
 	ht_plan_print_restart(p, out);
@@ -722,6 +740,8 @@ struct json_object *ht_plan_to_json(const struct ht_plan *p, bool applied)
 			json_object_object_add(e, "key", json_object_new_string(p->skipped[i].key));
 			json_object_object_add(e, "message",
 			                       json_object_new_string(p->skipped[i].message));
+			json_object_object_add(e, "refused",
+			                       json_object_new_boolean(!p->skipped[i].satisfied));
 			json_object_array_add(sk, e);
 		}
 		json_object_object_add(o, "restart", rs);
