@@ -392,9 +392,11 @@ int ht_peers_facts(struct ht_facts *f, struct ht_snapshot *first, struct ht_snap
 		return ht_facts_set_unavailable(f, "peer.list", pr->error, NULL, pr->why);
 	if (pf && pf->error)
 		pf = NULL;
-	if (pf)
+	/* qsort() with a null array is undefined even for 0 members. */
+	if (pf && pf->n > 0)
 		qsort(pf->v, pf->n, sizeof(*pf->v), sock_cookie_cmp);
-	qsort(pr->v, pr->n, sizeof(*pr->v), sock_dst_cmp);
+	if (pr->n > 0)
+		qsort(pr->v, pr->n, sizeof(*pr->v), sock_dst_cmp);
 	for (size_t i = 0; i < pr->n && r >= 0;) {
 		struct peer_sum p = { .min_rtt = UINT64_MAX };
 		char name[INET6_ADDRSTRLEN], address[INET6_ADDRSTRLEN];

@@ -427,7 +427,8 @@ int ht_block_info(const char *sysfs, unsigned major, unsigned minor, struct ht_b
 	r = walk_leaves(dir, 0, &l);
 	if (r < 0)
 		goto fail;
-	qsort(l.v, l.n, sizeof(*l.v), cmp_str);
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_str);
 	for (size_t i = 0; i < l.n; i++)
 		len += strlen(l.v[i]) + 1;
 	joined = calloc(1, len + 1);
