@@ -78,6 +78,20 @@ host_lock() {
 	echo "# host lock $HT_TEST_LOCK held after $(($(date +%s) - lock_t0)) s: $1"
 }
 
+# name_lock NAME: this test starts processes named NAME and reads hosttune's
+# verdict on them, which is by name over the whole PID namespace: a NAME of
+# another test (make -j, in another network namespace) would be judged too.
+# It runs alone among the tests that call name_lock NAME (host_lock on a
+# lock file of NAME's own, beside the host lock; the host-wide tests go on).
+name_lock() {
+	if [ -d /run/lock ]; then
+		HT_TEST_LOCK=/run/lock/hosttune-tests-$1.lock
+	else
+		HT_TEST_LOCK=${TMPDIR:-/tmp}/hosttune-tests-$1.lock
+	fi
+	host_lock "processes named $1, judged by name host-wide"
+}
+
 # need_strace: skips the test (exit 77) unless strace(1) is installed and
 # may trace here; LeakSanitizer cannot run under ptrace, so leak checks are
 # off for what it starts.

@@ -25,6 +25,7 @@ skip() {
 [ -n "$HOLD" ] && [ -x "$HOLD" ] && [ -x "$CHURN" ] || skip "listen-hold/tcp-churn not built"
 command -v ss >/dev/null 2>&1 || skip "ss(8) not installed"
 unshare -n true 2>/dev/null || skip "unshare -n refused"
+name_lock listen-hold
 
 # fact JSON NAME [FIELD]: .facts[NAME].FIELD (value by default)
 fact() {
@@ -43,6 +44,9 @@ sysctl -qw net.core.somaxconn=128 || exit 11
 # Soft RLIMIT_NOFILE 1024 (systemd's default for a service), hard unchanged.
 (ulimit -S -n 1024 && exec "$HOLD" 127.0.0.1 7000 4096 300 :: 50) >"$TMP/hold.out" 2>"$TMP/hold.err" &
 pid=$!
+# The helper ends with the script, on every exit: left behind, it would keep
+# its namespace and a listen-hold process for the next run's census.
+trap 'kill "$pid" 2>/dev/null' EXIT
 echo "$pid" >"$TMP/hold.pid"
 i=0
 until grep -q ready "$TMP/hold.out" 2>/dev/null; do

@@ -179,6 +179,7 @@ if [ "$(id -u)" -ne 0 ] || ! command -v strace >/dev/null 2>&1 || ! unshare -n t
 	finish
 	exit
 fi
+name_lock listen-hold
 cat >"$TMP/idle.sh" <<'EOT'
 set -u
 ip link set lo up || exit 10
