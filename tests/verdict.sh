@@ -121,6 +121,41 @@ expect_eq "99.9% full: fix raises to 8192" "net.netfilter.nf_conntrack_max = 819
 expect_eq "99.9% full: no remedy" null \
 	"$(j '.findings[] | select(.rule == "conntrack.max") | .remedy')"
 
+# The drop counters over --sample's interval. old-drops.facts counted 1 drop
+# and 1 early drop since boot, 1 of 4096 entries in use now. Read twice 5 s
+# apart with nothing dropped in between: 0 + 0 = 0 events in the interval,
+# ok, and the text still gives the since-boot figures (since boot the same
+# host is a warning: 1 + 1 = 2 events, the table not near its cap).
+aud --facts "$FIXTURES/verdict/old-drops.facts"
+expect_eq "old drops since boot: conntrack.drops warning, 2 events" "warning 2" \
+	"$(j '.findings[] | select(.rule == "conntrack.drops") | "\(.severity) \(.current)"')"
+{ cat "$FIXTURES/verdict/old-drops.facts"
+  echo 'conntrack.stat.drop.delta = 0 packets from test, over --sample'"'"'s 5 s'
+  echo 'conntrack.stat.early_drop.delta = 0 entries from test, over --sample'"'"'s 5 s'
+  echo 'sample.seconds = 5.01 seconds from --sample 5s'
+} >"$TMP/old-drops-sampled.facts"
+aud --facts "$TMP/old-drops-sampled.facts"
+expect_eq "old drops, sampled quiet: conntrack.drops ok, 0 events" "ok 0" \
+	"$(j '.findings[] | select(.rule == "conntrack.drops") | "\(.severity) \(.current)"')"
+expect_contains "old drops, sampled quiet: the interval and the since-boot counts" \
+	"In the last 5 s conntrack dropped 0 packets for want of an entry and evicted 0 entries early to make room (the counters read twice, --sample's interval apart; since boot: 1 and 1)" \
+	"$(j '.findings[] | select(.rule == "conntrack.drops") | .explanation' | tr '\n' ' ' | tr -s ' ')"
+# The table near its cap (4092 of 4096: 4092 x 10 = 40920 >= 4096 x 9 = 36864)
+# with 30 drops and 2 early drops in the interval: 30 + 2 = 32 events, critical.
+sed -e 's/^conntrack.stat.count = 1 /conntrack.stat.count = 4092 /' \
+	-e 's/^net.netfilter.nf_conntrack_count = 1 /net.netfilter.nf_conntrack_count = 4092 /' \
+	"$FIXTURES/verdict/old-drops.facts" >"$TMP/drops-now.facts"
+{ echo 'conntrack.stat.drop.delta = 30 packets from test'
+  echo 'conntrack.stat.early_drop.delta = 2 entries from test'
+  echo 'sample.seconds = 5.01 seconds from --sample 5s'
+} >>"$TMP/drops-now.facts"
+aud --facts "$TMP/drops-now.facts"
+expect_eq "drops in the interval at the cap: conntrack.drops critical, 32 events" "critical 32" \
+	"$(j '.findings[] | select(.rule == "conntrack.drops") | "\(.severity) \(.current)"')"
+expect_contains "drops in the interval: the text counts them" \
+	"In the last 5 s conntrack dropped 30 packets for want of an entry and evicted 2 entries early" \
+	"$(j '.findings[] | select(.rule == "conntrack.drops") | .explanation' | tr '\n' ' ' | tr -s ' ')"
+
 # 1. The Garage VM, full (4096 of 4096), with a workload of 1 connection/s:
 # the working set 1 x 30 x 3 = 90 says nothing; the full table says demand
 # >= 4096: need max(4097, 4096 x burst 3 = 12288) -> 16384, within the

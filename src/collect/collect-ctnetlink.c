@@ -22,6 +22,8 @@
 
 #include "collect/collect.h"
 #include "collect/ctstat.h"
+#include "collect/procsys.h"
+#include "collect/sample.h"
 #include "engine/facts.h"
 #include "shared/util.h"
 #include "engine/value.h"
@@ -1203,6 +1205,35 @@ int ht_collect_ctnetlink(struct ht_facts *f, const char *root)
 	int r = ht_collect_ctstats(f, root);
 
 	return r < 0 ? r : ht_collect_cttable(f, root);
+}
+
+/*
+ * The sampled source's reading: the counters ht_collect_ctstats() sets, with
+ * their sources or errors, from a table of its own (conntrack.loaded read
+ * first, so that an unloaded module is not asked for over ctnetlink).
+ */
+int ht_ctstats_snapshot(const char *root, struct ht_snapshot *s)
+{
+	struct ht_facts *tmp = ht_facts_new();
+	int r;
+
+	if (!tmp)
+		return -ENOMEM;
+	r = ht_collect_conntrack_loaded(tmp, root);
+	if (r >= 0)
+		r = ht_collect_ctstats(tmp, root);
+	for (int i = 0; r >= 0 && i < ST_N; i++) {
+		const struct ht_fact *x = ht_facts_get(tmp, stat_defs[i].fact);
+
+		if (x && x->value.type == HT_T_INT && x->value.i >= 0)
+			r = ht_snapshot_add(s, stat_defs[i].fact, (uint64_t)x->value.i, x->source);
+		else
+			r = ht_snapshot_add_error(s, stat_defs[i].fact,
+			                          x && x->error ? x->error : ENODATA,
+			                          x ? x->source : NULL);
+	}
+	ht_facts_free(tmp);
+	return r < 0 ? r : 0;
 }
 
 /* ---- counters without a fact table (hosttune watch) ---- */

@@ -27,6 +27,10 @@ static const struct ht_sample_source sample_sources[] = {
 	{ "tcp peers", P("peer.*"), ht_peers_snapshot, ht_peers_facts },
 	{ "interface counters", P("nic.*.stats.*"), ht_nicstats_snapshot, NULL },
 	{ "softnet", P("softnet.*"), ht_softnet_snapshot, ht_softnet_facts },
+	{ "conntrack counters", P("conntrack.stat.drop", "conntrack.stat.early_drop",
+	                          "conntrack.stat.insert_failed", "conntrack.stat.search_restart",
+	                          "conntrack.stat.count"),
+	  ht_ctstats_snapshot, NULL },
 };
 #undef P
 

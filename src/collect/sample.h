@@ -171,6 +171,15 @@ int ht_sampler_seconds_fact(struct ht_sampler *s, struct ht_facts *f);
 int ht_nstat_snapshot(const char *root, struct ht_snapshot *s);
 
 /*
+ * ht_ctstats_snapshot - the conntrack counters (conntrack.stat.drop,
+ * early_drop, insert_failed, search_restart, and the count) as
+ * ht_collect_ctstats() reads them (ctnetlink, else
+ * /proc/net/stat/nf_conntrack); each it cannot read is an error counter,
+ * and an unloaded nf_conntrack is not asked for. Returns 0 or -ENOMEM.
+ */
+int ht_ctstats_snapshot(const char *root, struct ht_snapshot *s);
+
+/*
  * ht_peers_snapshot - this network namespace's established TCP connections
  * with their tcp_info (NETLINK_SOCK_DIAG, INET_DIAG_INFO), kept in @s->priv
  * (collect-peers.c), no counters. Live host only: under a --root tree, or

@@ -114,7 +114,6 @@ SIMPLE(ht_collect_cpu_count)
 SIMPLE(ht_collect_page_size)
 SIMPLE(ht_collect_conntrack_files)
 SIMPLE(ht_collect_netns_initial)
-SIMPLE(ht_collect_ctstats)
 SIMPLE(ht_collect_cttable)
 SIMPLE(ht_collect_udev)
 SIMPLE(ht_collect_ethtool)
@@ -139,6 +138,7 @@ SAMPLED(nstat, "nstat")
 SAMPLED(peers, "tcp peers")
 SAMPLED(nicstats, "interface counters")
 SAMPLED(softnet, "softnet")
+SAMPLED(ctstats, "conntrack counters")
 
 static int src_sample_seconds(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
 {
@@ -498,7 +498,7 @@ static const struct ht_source {
 	{ "tuned", P("tuned.*"), HT_COST_FILES, src_tuned, NULL, NULL, src_tuned_fact },
 	{ "apply counters", P("conntrack.stat.drop_at_apply", "conntrack.stat.early_drop_at_apply"),
 	  HT_COST_FILES, src_apply_counters, NULL, NULL, NULL },
-	{ "conntrack counters", P("conntrack.stat.*"), HT_COST_FILES, src_ht_collect_ctstats,
+	{ "conntrack counters", P("conntrack.stat.*"), HT_COST_FILES, src_ctstats,
 	  P("conntrack.loaded"), NULL, NULL },
 	{ "conntrack table", P("conntrack.dump.*", "conntrack.state.*", "conntrack.stale.*"),
 	  HT_COST_WALK, src_ht_collect_cttable,

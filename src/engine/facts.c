@@ -620,7 +620,8 @@ static const struct ht_fact_def peer_fact_defs[] = {
 
 /*
  * Counters that have an interval form C.delta (--sample): the nstat(8)
- * counters and the per-peer tcp_info sums. fnmatch(3) patterns.
+ * counters, the per-peer tcp_info sums, the interface and softnet counters
+ * and conntrack's. fnmatch(3) patterns.
  */
 static const char *const interval_counters[] = {
 	"nstat.*",
@@ -633,6 +634,10 @@ static const char *const interval_counters[] = {
 	"softnet.worst_cpu.processed",
 	"softnet.worst_cpu.dropped",
 	"softnet.worst_cpu.time_squeeze",
+	"conntrack.stat.drop",
+	"conntrack.stat.early_drop",
+	"conntrack.stat.insert_failed",
+	"conntrack.stat.search_restart",
 };
 
 bool ht_fact_has_delta(const char *name)
