@@ -126,6 +126,10 @@ expect_eq "audit --" "$("$HOSTTUNE" audit --help | grep -oE -- '--[a-z][a-z-]*' 
 expect_eq "audit --f" "--facts --fail-on --format" "$(cb 'comp hosttune audit --f')"
 expect_eq "watch --: no audit option" "" "$(cb 'comp hosttune watch --' | tr ' ' '\n' | grep -x -- '--observed\|--fail-on')"
 expect_eq "rules --a" "--all" "$(cb 'comp hosttune rules --a')"
+# A duration (systemd.time(7)): nothing to list, not the files here.
+for opt in --sample --interval --duration --wait; do
+	expect_eq "$opt: a duration, no file offered" "" "$(cd "$TMP" && cb "comp hosttune audit $opt ''")"
+done
 expect_eq "--format values" "json prometheus text" "$(cb 'comp hosttune --format ""')"
 expect_eq "--format=j (split at =)" "json" "$(cb 'comp hosttune --format = j')"
 expect_eq "--fail-on values" "critical info warning" "$(cb 'comp hosttune audit --fail-on ""')"
