@@ -245,8 +245,8 @@ expect_contains "bare metal without aes: the firmware or nothing" "the only fix 
 # with 2 GiB of swap: still a warning (the kills happened), no word of adding
 # swap. No kill and no stall: ok.
 ht --facts "$FIXTURES/verdict/registry-oom.facts" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"
-expect_eq "registry OOM: mem.pressure warning, 7 kills" "warning|7" \
-	"$(j '.findings[] | select(.rule == "mem.pressure") | "\(.severity)|\(.current)"')"
+expect_eq "registry OOM: mem.pressure warning, 7 kills" "warning|7|OOM kills" \
+	"$(j '.findings[] | select(.rule == "mem.pressure") | "\(.severity)|\(.current)|\(.unit)"')"
 expect_contains "registry OOM: the remedy adds swap" "add swap, a swap file or zram" \
 	"$(j '.findings[] | select(.rule == "mem.pressure") | .remedy' | tr '\n' ' ')"
 expect_contains "registry OOM: the conntrack table in the budget" \
