@@ -96,6 +96,16 @@ printf '[waive]\nnic.queues[eth1] = another NIC\n' >"$CONF"
 run --format json audit
 expect_eq "nic.queues[eth1] does not waive eth0" "null 1" \
 	"$(jget "$TMP/out" '"\(.findings[] | select(.rule == "nic.queues") | .waived) \(.summary.warning - 1)"')"
+# ... and the VM has no eth1 (its nic.list is eth0): a typo, said on stderr.
+expect_eq "an interface the host does not have: a warning" \
+	"hosttune: warning: $CONF:2:1: waiver for 'nic.queues[eth1]': this host has no interface eth1 (nic.list: eth0)" \
+	"$err"
+# An instance for a rule with one finding waives nothing: a warning too.
+printf '[waive]\ncpu.aes[eth0] = misplaced\n' >"$CONF"
+run audit
+expect_eq "an instance of a rule without instances: a warning, cpu.aes not waived" \
+	"1 hosttune: warning: $CONF:2:1: waiver for 'cpu.aes[eth0]': that rule gives one finding, not one per instance: waive it as 'cpu.aes'" \
+	"$rc $err"
 printf '[waive]\nnic.queues = every NIC of this VM has one queue\n' >"$CONF"
 run --format json audit
 expect_eq "nic.queues (no instance) waives eth0" "every NIC of this VM has one queue" \

@@ -789,18 +789,32 @@ static int load_observed(const struct options *o, const struct ht_ruleset *rs,
 	return 0;
 }
 
+/* Whether @word is one of the space-separated words of @list. */
+static bool word_in(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
 /*
  * The configuration's waivers (settings.h) on @f: a finding a waiver names
  * gets its reason. A waiver whose rule id the rules do not have, or that
  * names a value rather than a rule with findings, is a warning line on
- * stderr: a rule renamed or dropped since the waiver was written.
+ * stderr: a rule renamed or dropped since the waiver was written. So is an
+ * instance given to a rule without instances, or an interface the host
+ * does not have (nic.list): a typo that would waive nothing.
  */
 static void apply_waivers(const struct cli_config *cfg, const struct ht_ruleset *rs,
-                          struct ht_findings *f)
+                          const struct ht_facts *facts, struct ht_findings *f)
 {
 	for (size_t i = 0; cfg && i < cfg->nwaivers; i++) {
 		const struct cli_waiver *w = &cfg->waivers[i];
 		const struct ht_rule *r = ht_ruleset_find(rs, w->rule);
+		const struct ht_fact *nics;
 
 		if (!r)
 			cli_note("warning: %s: waiver for '%s': the rules have no rule of that id",
@@ -808,6 +822,17 @@ static void apply_waivers(const struct cli_config *cfg, const struct ht_ruleset 
 		else if (ht_rule_kind(r) == HT_TARGET_NONE)
 			cli_note("warning: %s: waiver for '%s': that is a value other rules use, "
 			         "not a rule with findings", w->where, w->rule);
+		else if (w->instance && ht_rule_each(r) == HT_EACH_NONE)
+			cli_note("warning: %s: waiver for '%s[%s]': that rule gives one finding, "
+			         "not one per instance: waive it as '%s'", w->where, w->rule,
+			         w->instance, w->rule);
+		else if (w->instance && ht_rule_each(r) == HT_EACH_NIC &&
+		         (nics = ht_facts_get(facts, "nic.list")) &&
+		         nics->value.type == HT_T_STR && !word_in(nics->value.s, w->instance))
+			/* Interfaces stay; a name not among them is a typo, not a dormant waiver. */
+			cli_note("warning: %s: waiver for '%s[%s]': this host has no interface %s "
+			         "(nic.list: %s)", w->where, w->rule, w->instance, w->instance,
+			         nics->value.s[0] ? nics->value.s : "none");
 	}
 	for (size_t i = 0; cfg && i < f->n; i++) {
 		struct ht_finding *fi = &f->items[i];
@@ -845,7 +870,7 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
 		return cli_fail(r, cli_collect_status(r), "%s",
 		                err.msg[0] ? err.msg : strerror(-r));
 	if (o->waive)
-		apply_waivers(o->config, *rs, findings);
+		apply_waivers(o->config, *rs, *facts, findings);
 	return 0;
 }
 
