@@ -140,6 +140,9 @@ expect_eq "old drops, sampled quiet: conntrack.drops ok, 0 events" "ok 0" \
 expect_contains "old drops, sampled quiet: the interval and the since-boot counts" \
 	"In the last 5 s conntrack dropped 0 packets for want of an entry and evicted 0 entries early to make room (the counters read twice, --sample's interval apart; since boot: 1 and 1)" \
 	"$(j '.findings[] | select(.rule == "conntrack.drops") | .explanation' | tr '\n' ' ' | tr -s ' ')"
+expect_eq "sampled facts: the text audit's first line says what the counters cover" \
+	"hosttune audit of facts file $TMP/old-drops-sampled.facts, counters over a 5.01 s sample, profile default" \
+	"$(ht --no-measure --facts "$TMP/old-drops-sampled.facts" audit 2>/dev/null | head -n 1)"
 # The table near its cap (4092 of 4096: 4092 x 10 = 40920 >= 4096 x 9 = 36864)
 # with 30 drops and 2 early drops in the interval: 30 + 2 = 32 events, critical.
 sed -e 's/^conntrack.stat.count = 1 /conntrack.stat.count = 4092 /' \

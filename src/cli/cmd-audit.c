@@ -93,7 +93,16 @@ int cmd_audit(const struct options *o)
 		r = cli_fail(r, EXIT_COLLECT, "%s", err.msg[0] ? err.msg : strerror(-r));
 		goto out;
 	}
-	info = (struct ht_report_info){ .origin = origin_of(o, origin, sizeof(origin)),
+	origin_of(o, origin, sizeof(origin));
+	if (!o->json) {
+		/* The text says what the counters cover: an interval, not since boot. */
+		const struct ht_fact *sf = ht_facts_get(facts, "sample.seconds");
+
+		if (sf && sf->value.type != HT_T_NONE && !sf->error)
+			snprintf(origin + strlen(origin), sizeof(origin) - strlen(origin),
+			         ", counters over a %.2f s sample", ht_value_as_double(&sf->value));
+	}
+	info = (struct ht_report_info){ .origin = origin,
 		                        .rules = rs, .values = rs, .fixes = plan.fixes,
 		                        .color = o->color, .width = o->width,
 		                        .wrap_all = o->terminal,
