@@ -191,6 +191,33 @@ expect_contains "... needs root, naming PID 300" \
 expect_eq "... process.limit_nofile[minio] n/a, needs root" \
 	"false needs root: process.minio.fds is unavailable (Permission denied: /proc/300/fd)" \
 	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile" and .instance == "minio") | "\(.applicable) \(.explanation)"' "$TMP/u.json")"
+# The facts nobody collects from the same tree, audited from the file, give
+# the rows of nobody's live audit (hosttune facts collects every port's
+# owner, audit only those its rules want: no row may come from that).
+nobody "$HOSTTUNE" --rules "$TMP/rules" --root "$T" --format json audit >"$TMP/u.json"
+nobody "$HOSTTUNE" --root "$T" facts >"$TMP/u.facts"
+"$HOSTTUNE" --rules "$TMP/rules" --facts "$TMP/u.facts" --format json audit >"$TMP/uf.json"
+rows='[.findings[] | "\(.rule)[\(.instance // "")] \(.severity) \(.applicable)"] | sort | join(",")'
+expect_eq "... nobody's facts file audits to the rows of nobody's live audit" \
+	"$(jq -r "$rows" "$TMP/u.json")" "$(jq -r "$rows" "$TMP/uf.json")"
+# A facts file from hosttune facts holds every port's owner, refused ones
+# too. listen-capped-419.facts with sshd's port 22 idle below the cap (0
+# queued of a backlog of 64 < somaxconn 128) and its owner refused: audit
+# wants no owner of such a port (it needs no restart), so no row, as live; port
+# 9000's full queue (129 of 128) wants its owner: refused, an n/a row.
+sed -e 's|^listener.22.backlog = 128 |listener.22.backlog = 64 |' \
+	-e 's|^listener.22.pid = .*|listener.22.pid = unavailable EACCES from no readable /proc/PID/fd holds the socket; refused: /proc/611/fd (sshd)|' \
+	-e 's|^listener.22.process = .*|listener.22.process = unavailable EACCES from no readable /proc/PID/fd holds the socket; refused: /proc/611/fd (sshd)|' \
+	"$FIXTURES/verdict/listen-capped-419.facts" >"$TMP/idle-refused.facts"
+"$HOSTTUNE" --rules "$TMP/rules" --facts "$TMP/idle-refused.facts" --format json audit >"$TMP/ir.json"
+expect_eq "facts file, an idle port's owner refused: no process.owner_unread row" 0 \
+	"$(jq '[.findings[] | select(.rule == "process.owner_unread")] | length' "$TMP/ir.json")"
+sed -e 's|^listener.9000.pid = .*|listener.9000.pid = unavailable EACCES from no readable /proc/PID/fd holds the socket; refused: /proc/812/fd (minio)|' \
+	-e 's|^listener.9000.process = .*|listener.9000.process = unavailable EACCES from no readable /proc/PID/fd holds the socket; refused: /proc/812/fd (minio)|' \
+	"$FIXTURES/verdict/listen-capped-419.facts" >"$TMP/full-refused.facts"
+"$HOSTTUNE" --rules "$TMP/rules" --facts "$TMP/full-refused.facts" --format json audit >"$TMP/ir.json"
+expect_eq "facts file, a full port's owner refused: process.owner_unread[9000] n/a" "9000 false" \
+	"$(jq -r '.findings[] | select(.rule == "process.owner_unread") | "\(.instance) \(.applicable)"' "$TMP/ir.json")"
 # Its port's owner found (as root): no such row.
 "$HOSTTUNE" --rules "$TMP/rules" --root "$T" --format json audit >"$TMP/u.json"
 expect_eq "... as root: no process.owner_unread row" 0 \
