@@ -319,6 +319,20 @@ bad_facts "facts file without the header" 'mem.total = 503316480 bytes\n' \
 	"1:1: expected '# hosttune facts 1', found 'mem.total = 503316480 bytes'"
 bad_facts "misspelt fact" '# hosttune facts 1\nmem.totl = 503316480 bytes\n' \
 	"2:1: unknown fact 'mem.totl'"
+# "mem.total = 1 " is 14 bytes: the unit at 15. A size in MiB is not bytes;
+# a time in minutes not seconds; any word for bytes but bytes is refused.
+bad_facts "a size in another unit" '# hosttune facts 1\nmem.total = 1 MiB from x\n' \
+	"2:15: mem.total is in bytes, not 'MiB' (hosttune-facts(7))"
+bad_facts "a word for a measured fact" '# hosttune facts 1\nmem.total = 1 parsecs\n' \
+	"2:15: mem.total is in bytes, not 'parsecs' (hosttune-facts(7))"
+# "net.netfilter.nf_conntrack_tcp_timeout_time_wait = " is 48 + 3 = 51 bytes,
+# "120 " 52..55: the unit at 56.
+bad_facts "a time in minutes" '# hosttune facts 1\nnet.netfilter.nf_conntrack_tcp_timeout_time_wait = 120 min\n' \
+	"2:56: net.netfilter.nf_conntrack_tcp_timeout_time_wait is in seconds, not 'min' (hosttune-facts(7))"
+# A count's older word (early_drop was in packets) is a label, read as written.
+printf '# hosttune facts 1\nconntrack.stat.early_drop = 1 packets from x\n' >"$TMP/f.facts"
+"$HOSTTUNE" --rules "$TMP/r" --facts "$TMP/f.facts" facts >/dev/null 2>"$TMP/err"
+expect_eq "a count's older word: read, exit 0" "0 " "$? $(cat "$TMP/err")"
 # "net.netfilter.nf_conntrack_max = " is 30 + 3 = 33 bytes: the value at 34.
 bad_facts "negative count" '# hosttune facts 1\nnet.netfilter.nf_conntrack_max = -1 entries\n' \
 	"2:34: net.netfilter.nf_conntrack_max must not be negative, found -1"

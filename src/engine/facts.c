@@ -1593,10 +1593,33 @@ static int read_value(const struct line_ctx *lc, const char *name, const char **
 	return 0;
 }
 
+/*
+ * Whether @unit measures a quantity on a scale (a size, a time, a rate, a
+ * share), where a number in another unit is another amount, rather than
+ * naming what is counted (entries, packets).
+ */
+static bool is_measure_unit(const char *unit)
+{
+	static const char *const measures[] = {
+		"bytes", "B", "KiB", "MiB", "GiB", "TiB", "kB", "KB", "MB", "GB", "TB", "K", "M", "G",
+		"bits", "seconds", "second", "s", "sec", "ms", "us", "ns", "min", "minutes", "h",
+		"hours", "d", "days", "%", "pages",
+	};
+
+	if (strchr(unit, '/'))
+		return true; /* MB/s, Mb/s, connections/s */
+	for (size_t i = 0; i < ARRAY_SIZE(measures); i++)
+		if (strcmp(unit, measures[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Parses [UNIT] [from SOURCE] at @p into @fact, the texts pooled in @f. */
 static int read_unit_source(struct ht_facts *f, const struct line_ctx *lc, const char *p,
                             struct ht_fact *fact)
 {
+	const struct ht_fact_def *def;
+
 	p = skip_blanks(p);
 	if (*p && !word_at(p, "from")) {
 		const char *e = p;
@@ -1607,7 +1630,22 @@ static int read_unit_source(struct ht_facts *f, const struct line_ctx *lc, const
 			return expected(lc, p, NULL, "a unit (one word of A-Za-z0-9/%_) or 'from'");
 		_cleanup_free_ char *unit = strndup(p, (size_t)(e - p));
 
-		if (!unit || !(fact->unit = (char *)facts_intern(f, unit)))
+		if (!unit)
+			return -ENOMEM;
+		/*
+		 * A value in another unit of measure would be read as this one (1 MiB
+		 * as 1 byte). Another count's word is only a label (early_drop was
+		 * counted in "packets" before "entries"): a file of an older
+		 * hosttune keeps reading.
+		 */
+		def = ht_fact_def_find(fact->name);
+		if (def && def->unit && strcmp(def->unit, unit) != 0 &&
+		    (is_measure_unit(def->unit) || is_measure_unit(unit)))
+			return ht_error_set(lc->err, EINVAL,
+			                    "%s:%zu:%zu: %s is in %s, not '%s' (hosttune-facts(7))",
+			                    lc->filename, lc->lineno, col_of(lc, p), fact->name,
+			                    def->unit, unit);
+		if (!(fact->unit = (char *)facts_intern(f, unit)))
 			return -ENOMEM;
 		p = skip_blanks(e);
 		if (*p && !word_at(p, "from"))
