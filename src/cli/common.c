@@ -789,17 +789,6 @@ static int load_observed(const struct options *o, const struct ht_ruleset *rs,
 	return 0;
 }
 
-/* Whether @word is one of the space-separated words of @list. */
-static bool word_in(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = list; (p = strstr(p, word)); p += n)
-		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-			return true;
-	return false;
-}
-
 /*
  * The configuration's waivers (settings.h) on @f: a finding a waiver names
  * gets its reason. A waiver whose rule id the rules do not have, or that
@@ -828,7 +817,7 @@ static void apply_waivers(const struct cli_config *cfg, const struct ht_ruleset 
 			         w->instance, w->rule);
 		else if (w->instance && ht_rule_each(r) == HT_EACH_NIC &&
 		         (nics = ht_facts_get(facts, "nic.list")) &&
-		         nics->value.type == HT_T_STR && !word_in(nics->value.s, w->instance))
+		         nics->value.type == HT_T_STR && !ht_has_word(nics->value.s, w->instance))
 			/* Interfaces stay; a name not among them is a typo, not a dormant waiver. */
 			cli_note("warning: %s: waiver for '%s[%s]': this host has no interface %s "
 			         "(nic.list: %s)", w->where, w->rule, w->instance, w->instance,

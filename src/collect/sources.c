@@ -39,17 +39,6 @@ struct ht_collect {
 	unsigned char state[SOURCES_MAX]; /* SRC_NEW, SRC_RUNNING, SRC_DONE, by source */
 };
 
-/* True when space-separated @list has the word @word. */
-static bool has_word(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = list; p && (p = strstr(p, word)); p += n)
-		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
-			return true;
-	return false;
-}
-
 /*
  * Whether the rules want a source's evidence: the bool rule @gate, of the
  * host (@instance NULL) or of one instance, holds. Without rules, without
@@ -84,7 +73,7 @@ static const char *garage_reason(const struct ht_collect *c, bool *etc_only)
 	int r;
 
 	*etc_only = false;
-	if (has_word(c->service, "garage"))
+	if (ht_has_word(c->service, "garage"))
 		return "the profile's workload.service is garage";
 	if (c->garage_config)
 		return "--set garage.config names a garage.toml";
@@ -390,7 +379,7 @@ static int src_processes(struct ht_collect *c, struct ht_facts *f, struct ht_err
 		}
 	}
 	/* Garage's process on a Garage host even when the profile's service is another. */
-	if (!has_word(c->service, "garage") && garage_reason(c, &etc_only) &&
+	if (!ht_has_word(c->service, "garage") && garage_reason(c, &etc_only) &&
 	    asprintf(&names, "%s%sgarage", c->service ? c->service : "",
 	             c->service ? " " : "") < 0)
 		return -ENOMEM;
@@ -498,8 +487,8 @@ static const struct ht_source {
 	{ "tuned", P("tuned.*"), HT_COST_FILES, src_tuned, NULL, NULL, src_tuned_fact },
 	{ "apply counters", P("conntrack.stat.drop_at_apply", "conntrack.stat.early_drop_at_apply"),
 	  HT_COST_FILES, src_apply_counters, NULL, NULL, NULL },
-	{ "conntrack counters", P("conntrack.stat.*"), HT_COST_FILES, src_ctstats,
-	  P("conntrack.loaded"), NULL, NULL },
+	{ "conntrack counters", P("conntrack.stat.*"), HT_COST_FILES, src_ctstats, NULL, NULL,
+	  NULL },
 	{ "conntrack table", P("conntrack.dump.*", "conntrack.state.*", "conntrack.stale.*"),
 	  HT_COST_WALK, src_ht_collect_cttable,
 	  P("conntrack.loaded", "net.netfilter.nf_conntrack_tcp_timeout_established"),

@@ -182,6 +182,16 @@ int ht_utf8_len(const char *s)
 	return more + 1;
 }
 
+bool ht_has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; p && n && (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return true;
+	return false;
+}
+
 const char *ht_utf8_invalid(const char *s)
 {
 	while (*s) {

@@ -165,6 +165,12 @@ int ht_utf8_len(const char *s);
 const char *ht_utf8_invalid(const char *s);
 
 /*
+ * ht_has_word - whether @list, words separated by single spaces (a fact's
+ * list such as nic.list), holds @word whole. @list may be NULL (false).
+ */
+bool ht_has_word(const char *list, const char *word);
+
+/*
  * ht_shell_word - @s as one shell word: as is when it has only
  * [A-Za-z0-9:_.@/-], else single-quoted (a ' as '\''), so that a command a
  * message shows can be pasted ("systemctl restart 'a b.service'").
