@@ -59,6 +59,36 @@ for p in $PAGES; do
 	else ok "$p: no project history"; fi
 done
 
+# The pages built under a deep prefix (make distcheck's, in a CI runner's
+# work directory): the configured paths, 118 and 114 columns here, break at
+# a "/" and no line runs past 80 columns. Made from the shipped man/*.in by
+# the build's own tools/man-subst.sh.
+SRC=$HT_TESTS_DIR/..
+DEEP=/var/lib/ci-runner/builds/0123456789/group/project/hosttune/hosttune-0.1/_build/sub/../../_inst
+for p in hosttune.8 hosttune.rules.5; do
+	if ! sh "$SRC/tools/man-subst.sh" "$SRC/man/$p.in" "$TMP/deep-$p" \
+		"$DEEP/etc" "$DEEP/share/hosttune" 2>"$TMP/deep-$p.subst"; then
+		not_ok "$p under a deep prefix: made" "$(cat "$TMP/deep-$p.subst")"
+		continue
+	fi
+	render "$TMP/deep-$p" "$TMP/deep-$p.txt" "$TMP/deep-$p.err"
+	wide=$(grep -c '^.\{81,\}' "$TMP/deep-$p.txt")
+	# The lines joined (indent and line ends out) hold the whole path.
+	if tr -d ' \n' <"$TMP/deep-$p.txt" | grep -qF "$DEEP/etc/hosttune/rules.d"; then
+		ok "$p under a deep prefix: $DEEP/etc/hosttune/rules.d in it"
+	else not_ok "$p under a deep prefix: $DEEP/etc/hosttune/rules.d in it"; fi
+	if [ ! -s "$TMP/deep-$p.err" ] && [ "$wide" -eq 0 ]; then
+		ok "$p under a ${#DEEP}-column prefix: no warning, no line wider than 80 columns"
+	else not_ok "$p under a ${#DEEP}-column prefix: no warning, no line wider than 80 columns" \
+		"$(head -n 5 "$TMP/deep-$p.err")" "$(grep -n '^.\{81,\}' "$TMP/deep-$p.txt" | head -n 3)"; fi
+done
+# ... which the break points make: without them the same page warns.
+sed 's|/\\:|/|g' "$TMP/deep-hosttune.8" >"$TMP/deep-nobreak.8"
+render "$TMP/deep-nobreak.8" "$TMP/deep-nobreak.txt" "$TMP/deep-nobreak.err"
+if [ -s "$TMP/deep-nobreak.err" ]; then
+	ok "without the break points, hosttune(8) under that prefix warns (the check sees it)"
+else not_ok "without the break points, hosttune(8) under that prefix warns (the check sees it)"; fi
+
 # The check sees what it is for: a planted table wider than the line, and
 # words cut at the end of a line in the page as scdoc made it (without the
 # .nh and .cflags lines the build puts after .TH), are caught.
