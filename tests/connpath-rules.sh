@@ -87,6 +87,28 @@ vary "$V/listen-capped-419.facts" "$TMP/l.facts" "nstat.TcpExtListenOverflows=0 
 	"listener.9000.queue=0 entries"
 ht --facts "$TMP/l.facts" --format json audit >"$TMP/l.json"
 expect_eq "somaxconn without evidence: info" "info|128|4096|" "$(finding "$TMP/l.json" listen.somaxconn "")"
+# Read twice, 5 s apart (--sample): the 5312 overflows since boot did not
+# move (0 in the interval) and no queue is full now: the cap is not biting
+# now, info, and the text gives both figures. 17 overflows (and 17 drops) in
+# the interval with 2 ports at the cap: a warning, counted over the interval.
+vary "$V/listen-capped-419.facts" "$TMP/l.facts" "listener.9000.queue=0 entries" \
+	"nstat.TcpExtListenOverflows.delta=0 packets" "nstat.TcpExtListenDrops.delta=0 packets" \
+	"sample.seconds=5.01 seconds"
+ht --facts "$TMP/l.facts" --format json audit >"$TMP/l.json"
+expect_eq "somaxconn, old overflows, sampled quiet: info" "info|128|4096|" \
+	"$(finding "$TMP/l.json" listen.somaxconn "")"
+expect_contains "somaxconn, sampled quiet: the interval, and since boot" \
+	"In the last 5 s the kernel counted 0 overflows of an accept queue (nstat TcpExtListenOverflows) and 0 listen drops (TcpExtListenDrops): each is a handshake a client has to retransmit. Since boot: 5312, none of them in the interval: past, not now." \
+	"$(jq -r '.findings[] | select(.rule == "listen.somaxconn") | .explanation' "$TMP/l.json" | tr '\n' ' ' | tr -s ' ')"
+vary "$V/listen-capped-419.facts" "$TMP/l.facts" "listener.9000.queue=0 entries" \
+	"nstat.TcpExtListenOverflows.delta=17 packets" "nstat.TcpExtListenDrops.delta=17 packets" \
+	"sample.seconds=5.01 seconds"
+ht --facts "$TMP/l.facts" --format json audit >"$TMP/l.json"
+expect_eq "somaxconn, overflows in the interval: warning" "warning|128|4096|" \
+	"$(finding "$TMP/l.json" listen.somaxconn "")"
+expect_contains "somaxconn, overflows in the interval: counted there" \
+	"In the last 5 s the kernel counted 17 overflows of an accept queue" \
+	"$(jq -r '.findings[] | select(.rule == "listen.somaxconn") | .explanation' "$TMP/l.json" | tr '\n' ' ' | tr -s ' ')"
 # SYN-queue evidence alone (no overflow, no full queue): 731 SYNs answered
 # with cookies because a SYN queue was full (TcpExtTCPReqQFullDoCookies,
 # tcp_syncookies = 1) and 2 ports at the cap: the cap bites, a warning. With

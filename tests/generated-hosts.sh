@@ -18,7 +18,10 @@
 #   W  a process finding names the PID of its facts (the worst of the name);
 #   L  a LimitNOFILE=SOFT:HARD fix has SOFT <= HARD, and a remedy that says
 #      only "ulimit -n N" never asks for N above the hard limit;
-#   R  every not-applicable row says why.
+#   R  every not-applicable row says why;
+#   I  on the half of the hosts read twice (--sample 5s), the drop and
+#      overflow counters' findings say "In the last 5 s"; on the others
+#      that their counters are since boot.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh" || exit 99
 [ -n "${TMP:-}" ] && [ -d "$TMP" ] || exit 99
@@ -62,7 +65,7 @@ reachable() {
 
 # host N: writes $TMP/hN.facts and the figures the checks need to $TMP/hN.meta.
 host() {
-	local n=$1 f=$TMP/h$1.facts kv kver new arch ptr cpus ram how b m count
+	local n=$1 f=$TMP/h$1.facts kv kver new arch ptr cpus ram how b m count drop lo two twmax
 	kv=$(pick v4.19.0 v5.10.0 v5.15.0 v6.1.0)
 	case $kv in v4.* | v5.10.*) new=0 ;; *) new=1 ;; esac
 	if [ $((RANDOM % 4)) = 0 ]; then arch=armv7l ptr=4; else arch=x86_64 ptr=8; fi
@@ -77,13 +80,14 @@ host() {
 	write) b=$(pick 1536 65536 131072 1048576); m=$(pick 100000 262144 1048576) ;;
 	esac
 	count=$((m * (RANDOM % 101) / 100))
+	drop=$(pick 0 0 0 17 6014) lo=$(pick 0 0 5312) two=$(pick 0 0 0 300) twmax=$(pick 4096 131072)
 	{
 		echo "# hosttune facts 1"
 		echo "# generated host $n ($kv, $arch, $cpus CPUs, $ram bytes, table by $how)"
 		echo "conntrack.loaded = true from /sys/module/nf_conntrack"
 		echo "conntrack.module = \"loaded\" from /sys/module/nf_conntrack"
 		echo "conntrack.stat.count = $count entries from /proc/net/stat/nf_conntrack"
-		echo "conntrack.stat.drop = $(pick 0 0 0 17 6014) packets from /proc/net/stat/nf_conntrack"
+		echo "conntrack.stat.drop = $drop packets from /proc/net/stat/nf_conntrack"
 		echo "conntrack.stat.early_drop = 0 packets from /proc/net/stat/nf_conntrack"
 		echo "conntrack.stat.insert_failed = 0 packets from /proc/net/stat/nf_conntrack"
 		echo "cpu.arch = \"$arch\" from /proc/sys/kernel/arch"
@@ -104,7 +108,19 @@ host() {
 		echo "net.netfilter.nf_conntrack_max = $m entries from /proc/sys/net/netfilter/nf_conntrack_max"
 		echo "net.netfilter.nf_conntrack_tcp_timeout_time_wait = $(pick 120 30) seconds from /proc/sys/net/netfilter/nf_conntrack_tcp_timeout_time_wait"
 		echo "netns.initial = true from mode of /proc/sys/net/netfilter/nf_conntrack_max"
-		echo "nstat.TcpExtListenOverflows = $(pick 0 0 5312) packets from /proc/net/netstat"
+		echo "nstat.TcpExtListenOverflows = $lo packets from /proc/net/netstat"
+		echo "nstat.TcpExtTCPTimeWaitOverflow = $two sockets from /proc/net/netstat"
+		echo "net.ipv4.tcp_max_tw_buckets = $twmax sockets from /proc/sys/net/ipv4/tcp_max_tw_buckets"
+		echo "sockstat.tcp.tw = $((twmax * (RANDOM % 101) / 100)) sockets from /proc/net/sockstat"
+		# Half the hosts read twice, --sample's 5 s apart: each counter moved
+		# by nothing or by part of its since-boot count.
+		if [ $((RANDOM % 2)) = 0 ]; then
+			echo "sample.seconds = 5.01 seconds from --sample 5s"
+			echo "nstat.TcpExtListenOverflows.delta = $(pick 0 $((lo / 100))) packets from /proc/net/netstat"
+			echo "nstat.TcpExtTCPTimeWaitOverflow.delta = $(pick 0 $((two / 10))) sockets from /proc/net/netstat"
+			echo "conntrack.stat.drop.delta = $(pick 0 $((drop / 100))) packets from /proc/net/stat/nf_conntrack"
+			echo "conntrack.stat.early_drop.delta = 0 packets from /proc/net/stat/nf_conntrack"
+		fi
 	} >"$f"
 	# Listeners and their processes: one to three names, each 1 to 3 processes
 	# of which the facts describe the worst (the collector's job, tests/process-family.sh).
@@ -142,7 +158,7 @@ host() {
 	echo "$new $ptr $b $m" >"$TMP/h$n.meta"
 }
 
-checked=0 attributed=0 bad=0
+checked=0 attributed=0 bad=0 intervals=0
 for n in $(seq "$HOSTS"); do
 	rm -f "$TMP/h$n.procs"
 	host "$n"
@@ -195,12 +211,26 @@ for n in $(seq "$HOSTS"); do
 				*) not_ok "$what: L ulimit -n $want above the hard limit $hard, unsaid" "$rem"; bad=$((bad + 1)) ;; esac
 			done
 		done <"$TMP/h$n.procs"
+		# I: the counters' texts say what they cover: "In the last 5 s" on a
+		# sampled host, since boot on the others.
+		for r in conntrack.drops listen.somaxconn ports.tw_buckets; do
+			e=$(jq -r --arg r "$r" '.findings[] | select(.rule == $r and .applicable) | .explanation' "$TMP/r.json" | tr '\n' ' ' | tr -s ' ')
+			[ -n "$e" ] || continue
+			if grep -q '^sample.seconds = ' "$TMP/h$n.facts"; then
+				intervals=$((intervals + 1))
+				case $e in *"In the last 5 s"*) ;; *) not_ok "$what: I $r sampled, its text" "$e"; bad=$((bad + 1)) ;; esac
+			else
+				case $e in *"In the last"*) not_ok "$what: I $r not sampled, its text" "$e"; bad=$((bad + 1)) ;;
+				*[Ss]"ince boot"*) ;; *) not_ok "$what: I $r since boot unsaid" "$e"; bad=$((bad + 1)) ;; esac
+			fi
+		done
 		# R
 		nr=$(jq '[.findings[] | select(.applicable == false and ((.explanation // "") | length) == 0)] | length' "$TMP/r.json")
 		[ "$nr" = 0 ] || { not_ok "$what: R $nr n/a rows without a reason"; bad=$((bad + 1)); }
 	done
 done
-echo "# $HOSTS hosts, $checked reports checked, $attributed attributions to a kernel default; $bad violations"
+echo "# $HOSTS hosts, $checked reports checked, $attributed attributions to a kernel default, $intervals texts over a sample; $bad violations"
+[ "$intervals" -gt 0 ] && ok "$intervals findings over a --sample interval checked" || not_ok "no sampled host"
 [ "$checked" -ge $((HOSTS * 3)) ] && ok "$checked reports over $HOSTS generated hosts" || not_ok "only $checked reports"
-[ "$bad" -eq 0 ] && ok "every report holds V A N W L R" || not_ok "$bad violations"
+[ "$bad" -eq 0 ] && ok "every report holds V A N W L R I" || not_ok "$bad violations"
 finish

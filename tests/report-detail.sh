@@ -155,4 +155,29 @@ vary "$TMP/tw.facts" "$TMP/tw2.facts" "sockstat.tcp.tw=2 sockets from /proc/net/
 expect_contains "two sockets: are" "and 2 sockets are in TIME_WAIT now" \
 	"$(ht --facts "$TMP/tw2.facts" audit -v)"
 
+# ---- TIME_WAIT overflows, since boot and over --sample's interval ---------
+# 300 sockets skipped TIME_WAIT since boot; 1000 of 4096 are in it now
+# (1000 x 10 = 10000 < 4096 x 9 = 36864: not near the limit): info, and
+# max(4096, pow2ceil(1000 x 2) = 2048) = 4096 stays.
+vary "$TMP/tw.facts" "$TMP/tw3.facts" "sockstat.tcp.tw=1000 sockets from /proc/net/sockstat" \
+	"nstat.TcpExtTCPTimeWaitOverflow=300 sockets from /proc/net/netstat"
+ht --facts "$TMP/tw3.facts" --format json audit >"$TMP/tw3.json"
+expect_eq "TIME_WAIT overflows since boot, table not near its limit: info, 4096" "info 4096 4096" \
+	"$(jq -r '.findings[] | select(.rule == "ports.tw_buckets") | "\(.severity) \(.current) \(.recommended)"' "$TMP/tw3.json")"
+# The same host read twice 5 s apart: 0 more in the interval: still info;
+# 25 more: the table reached its limit in the interval, a warning, and at
+# least twice the limit: max(4096 x 2 = 8192, 2048) = 8192.
+vary "$TMP/tw3.facts" "$TMP/tw4.facts" "nstat.TcpExtTCPTimeWaitOverflow.delta=0 sockets" \
+	"sample.seconds=5.01 seconds"
+ht --facts "$TMP/tw4.facts" --format json audit >"$TMP/tw4.json"
+expect_eq "TIME_WAIT overflows, none in the interval: info" "info 4096 4096" \
+	"$(jq -r '.findings[] | select(.rule == "ports.tw_buckets") | "\(.severity) \(.current) \(.recommended)"' "$TMP/tw4.json")"
+vary "$TMP/tw4.facts" "$TMP/tw5.facts" "nstat.TcpExtTCPTimeWaitOverflow.delta=25 sockets"
+ht --facts "$TMP/tw5.facts" --format json audit >"$TMP/tw5.json"
+expect_eq "TIME_WAIT overflows in the interval: warning, 8192" "warning 4096 8192" \
+	"$(jq -r '.findings[] | select(.rule == "ports.tw_buckets") | "\(.severity) \(.current) \(.recommended)"' "$TMP/tw5.json")"
+expect_contains "TIME_WAIT overflows in the interval: the text counts them" \
+	"In the last 5 s 25 sockets skipped TIME_WAIT because the limit was reached (TcpExtTCPTimeWaitOverflow): their late segments can reach a new connection on the same ports. Since boot: 300." \
+	"$(jq -r '.findings[] | select(.rule == "ports.tw_buckets") | .explanation' "$TMP/tw5.json" | tr '\n' ' ' | tr -s ' ')"
+
 finish

@@ -222,6 +222,26 @@ static void test_plural(void **state)
 	assert_non_null(strstr(fx->err.msg, "a formatted hole needs a number, got a string"));
 }
 
+/* {EXPR|secs}: whole seconds from 1 s (5.4 -> "5 s", 1 -> "1 s"), two decimals below (0.25 s). */
+static void test_secs(void **state)
+{
+	struct fx *fx = *state;
+	struct ht_value a = ht_dec(5.4), b = ht_dec(0.25);
+
+	load_ok(fx, "[t.s]\n"
+	            "target = advice\n"
+	            "explain = {cpu.aes.gcm_mbps|secs}, {cpu.chacha.mbps|secs}, {cpu.count|secs},\n"
+	            "  {kernel.page_size|secs}\n");
+	assert_int_equal(ht_facts_set(fx->facts, "cpu.aes.gcm_mbps", &a, NULL, NULL), 0);
+	assert_int_equal(ht_facts_set(fx->facts, "cpu.chacha.mbps", &b, NULL, NULL), 0);
+	ht_test_fact_int(fx->facts, "cpu.count", 1);
+	ht_test_fact_int(fx->facts, "kernel.page_size", 0);
+	evaluate_ok(fx);
+	assert_int_equal(fx->fd.n, 1);
+	/* 0 is below a second: "0.00 s", not a rounded-away interval. */
+	assert_string_equal(fx->fd.items[0].explanation, "5 s, 0.25 s, 1 s, 0.00 s");
+}
+
 /*
  * each = listener and each = process: one finding per instance of
  * listener.list / process.list, reading that instance's facts through
@@ -866,7 +886,7 @@ static const struct bad_case bad_cases[] = {
 	  "a.rules:3:16: unmatched '}' in explanation (write '}}' for a brace)" },
 	/* "see {" at 11..15, "mem.total" at 16..24, '|' at 25, the format at 26. */
 	{ "[t.a]\ntarget = advice\nexplain = see {mem.total|foo}\n", true,
-	  "a.rules:3:26: unknown format 'foo' (expected bytes, pct, source, .N or plural:ONE:MANY)" },
+	  "a.rules:3:26: unknown format 'foo' (expected bytes, pct, secs, source, .N or plural:ONE:MANY)" },
 	/* "see {mem.total|" ends at 25: the format at 26. */
 	{ "[t.a]\ntarget = advice\nexplain = see {mem.total|plural:entry}\n", true,
 	  "a.rules:3:26: bad format 'plural:entry' (expected plural:ONE:MANY, two words such as "
@@ -1892,6 +1912,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_evaluate_sysctl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_when_false, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plural, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_secs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_each_listener_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_aggregates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_each_nic_without_interfaces, setup, teardown),

@@ -981,6 +981,14 @@ static char *format_hole(const struct ht_tmpl_seg *seg, const struct ht_value *v
 		if (asprintf(&s, "%.*f", seg->prec, ht_value_as_double(v)) < 0)
 			return NULL;
 		return s;
+	case TMPL_SECS: {
+		/* Whole seconds from 1 s up; a shorter interval keeps two decimals (0.25 s, not 0 s). */
+		double secs = ht_value_as_double(v);
+
+		if (asprintf(&s, "%.*f s", fabs(secs) < 1 ? 2 : 0, secs) < 0)
+			return NULL;
+		return s;
+	}
 	case TMPL_PLURAL: {
 		_cleanup_free_ char *n = ht_value_display(v);
 		/* English: the singular for exactly one, the plural for 0, 2, 0.5, -1 ... */

@@ -33,7 +33,9 @@ enum {
  * TMPL_PLURAL ({EXPR|plural:ONE:MANY}) prints the number, a space and ONE when it is 1, else MANY.
  */
 /* TMPL_SOURCE: {FACT|source}, where the fact's value came from ("/etc/sysctl.d/70-site.conf:1"). */
-enum { TMPL_PLAIN, TMPL_BYTES, TMPL_PCT, TMPL_FIXED, TMPL_IF, TMPL_END, TMPL_PLURAL, TMPL_SOURCE };
+/* TMPL_SECS: {EXPR|secs}, a duration in seconds with its unit: "5 s", "0.25 s" under a second. */
+enum { TMPL_PLAIN, TMPL_BYTES, TMPL_PCT, TMPL_FIXED, TMPL_IF, TMPL_END, TMPL_PLURAL, TMPL_SOURCE,
+       TMPL_SECS };
 
 /* Rules, their texts, templates and expression trees live in their ruleset's arena (rs->arena). */
 struct ht_key {

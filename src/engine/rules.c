@@ -747,6 +747,8 @@ static int tmpl_format(struct load_ctx *c, const char *line, unsigned col, const
 		h->fmt = TMPL_PCT;
 	else if (strcmp(fs, "source") == 0)
 		h->fmt = TMPL_SOURCE;
+	else if (strcmp(fs, "secs") == 0)
+		h->fmt = TMPL_SECS;
 	else if (fs[0] == '.' && fs[1] >= '0' && fs[1] <= '6' && !fs[2]) {
 		h->fmt = TMPL_FIXED;
 		h->prec = fs[1] - '0';
@@ -769,8 +771,8 @@ static int tmpl_format(struct load_ctx *c, const char *line, unsigned col, const
 			return -ENOMEM;
 	} else
 		return load_fail(c, c->lineno, col + (unsigned)(bar + 1 - line), EINVAL,
-		                 "unknown format '%s' (expected bytes, pct, source, .N or "
-		                 "plural:ONE:MANY)", fs);
+		                 "unknown format '%s' (expected bytes, pct, secs, source, .N "
+		                 "or plural:ONE:MANY)", fs);
 	return 0;
 }
 
