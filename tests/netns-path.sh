@@ -89,8 +89,13 @@ run() {
 
 fact() { jget "$1" ".facts[\"$2\"].value"; }
 # ss_field FILE NAME: NAME:VALUE of ss -ti's first connection (" segs_out:",
-# not data_segs_out; retrans: is CURRENT/TOTAL, the total taken)
-ss_field() { grep -o " $2:[0-9/]*" "$1" | head -1 | sed 's/.*[:/]//'; }
+# not data_segs_out; retrans: is CURRENT/TOTAL, the total taken). ss
+# leaves retrans: out while the connection has retransmitted nothing (early
+# in the transfer on a loaded machine): 0 then.
+ss_field() {
+	v=$(grep -o " $2:[0-9/]*" "$1" | head -1 | sed 's/.*[:/]//')
+	echo "${v:-0}"
+}
 nstat_field() { awk -v n="$2" '$1 == n { print $2 }' "$1"; }
 # within A B TOL: |A - B| <= TOL (decimals)
 within() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }

@@ -180,6 +180,31 @@ expect_eq "262144 at 800/s: lever" conntrack.time_wait \
 	"$(j '.findings[] | select(.rule == "conntrack.max") | .lever')"
 expect_contains "262144 at 800/s: says the table is large enough" "262144 / 30 s = 8738 new" \
 	"$(j '.findings[] | select(.rule == "conntrack.max") | .explanation')"
+# ... and TIME_WAIT, the lever, is a warning: the ceiling 2184 < 2400.
+expect_eq "262144 at 800/s: TIME_WAIT warning, 120 -> 30" "warning 120 30" \
+	"$(j '.findings[] | select(.rule == "conntrack.time_wait") | "\(.severity) \(.current) \(.recommended)"')"
+# At 100/s (peak 100 x 3 = 300 < 2184), 1000 of 262144 entries (1000 x 10 <
+# 262144 x 9), no drops: nothing shows the table short, so the profile's
+# shorter TIME_WAIT is info (its fix still offered), not a warning.
+aud --facts "$FIXTURES/verdict/big-515.facts" --profile garage --set workload.conn_rate=100
+expect_eq "262144 at 100/s: conntrack.max ok" ok \
+	"$(j '.findings[] | select(.rule == "conntrack.max") | .severity')"
+expect_eq "262144 at 100/s: TIME_WAIT info, 120 -> 30, with its fix" \
+	"info 120 30 net.netfilter.nf_conntrack_tcp_timeout_time_wait = 30" \
+	"$(j '.findings[] | select(.rule == "conntrack.time_wait") | "\(.severity) \(.current) \(.recommended) \(.fix.line)"')"
+expect_contains "262144 at 100/s: TIME_WAIT says why it is only info" \
+	"Nothing shows the table short now (1000 of 262144 entries, no event of a full table, a ceiling above the peak of 300 new connections/s to plan for)" \
+	"$(j '.findings[] | select(.rule == "conntrack.time_wait") | .explanation' | tr '\n' ' ' | tr -s ' ')"
+# The same table with 2 drops since boot (0 -> 2): the table was full once,
+# TIME_WAIT is a warning again and says so.
+vary "$FIXTURES/verdict/big-515.facts" "$TMP/big-drops.facts" \
+	"conntrack.stat.drop=2 packets from /proc/net/stat/nf_conntrack"
+aud --facts "$TMP/big-drops.facts" --profile garage --set workload.conn_rate=100
+expect_eq "262144 at 100/s with drops: TIME_WAIT warning" warning \
+	"$(j '.findings[] | select(.rule == "conntrack.time_wait") | .severity')"
+expect_contains "262144 at 100/s with drops: the evidence" \
+	"The table is short now: it dropped connections (1000 of 262144 entries, 2 events of a full table" \
+	"$(j '.findings[] | select(.rule == "conntrack.time_wait") | .explanation' | tr '\n' ' ' | tr -s ' ')"
 
 # 3. First boot: nf_conntrack in modules.dep, not loaded. 503316480 / 16384 /
 # 8 = 3840 -> 4096 buckets, max 4096, TIME_WAIT 120: 4096 / 120 = 34/s.
