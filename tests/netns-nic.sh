@@ -24,6 +24,11 @@ done
 cat >"$TMP/inner.sh" <<'EOF'
 set -u
 facts() { "$HOSTTUNE" --no-measure --format json "$@" facts; }
+# Before the mount, /sys is the host's: its interfaces are not this
+# namespace's (lo and the pair v9/v10, made before the reading).
+ip link add v9 type veth peer name v10 || exit 77
+facts >"$TMP/hostsys.json" || exit 1
+ip link del v9
 # sysfs of this network namespace, so libudev and /sys/class/net see only its devices.
 mount -t sysfs sysfs /sys || exit 1
 # A udev database on the host is keyed by ifindex, which means other devices here.
@@ -84,6 +89,24 @@ err() { jget "$1" ".facts[\"$2\"].error"; }
 # ethtool_field FILE LABEL N: the Nth "LABEL:" value in ethtool's output
 # (ethtool -l prints the maximums first, then the current counts).
 ethtool_field() { grep "^$2:" "$1" | sed -n "${3}p" | awk '{print $2}'; }
+
+# The host's /sys, read from this namespace: its list (the host's devices)
+# is not the kernel's for this namespace (v9 and v10), so nic.list is the
+# kernel's (if_nameindex), what only sysfs tells is unavailable (EREMOTE)
+# and says why, and what netlink tells (ethtool's speed) is there.
+J=$TMP/hostsys.json
+expect_eq "the host's sysfs in a private namespace: nic.list is this namespace's" "v10 v9" \
+	"$(fact "$J" nic.list)"
+expect_eq "... v9's driver unavailable (only sysfs tells it)" EREMOTE "$(err "$J" nic.v9.driver)"
+expect_contains "... and says why" "shows the interfaces of another network namespace" \
+	"$(jget "$J" '.facts["nic.v9.driver"].source')"
+expect_eq "... v9's speed over ethtool netlink (veth: SPEED_10000)" 10000 "$(fact "$J" nic.v9.speed)"
+hostnics=$(ls /sys/class/net | grep -vx 'lo\|v9\|v10' | tr '\n' ' ')
+bad=""
+for n in $hostnics; do
+	[ "$(jq --arg n "nic.$n.driver" '.facts | has($n)' "$J")" = false ] || bad="$bad $n"
+done
+expect_eq "... no interface of the host ($hostnics) described" "" "$bad"
 
 J=$TMP/veth.json
 # Only lo (skipped) and the pair exist in the new namespace.

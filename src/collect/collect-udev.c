@@ -51,6 +51,7 @@ struct nic {
 	char *type_src;
 	long long tun_flags; /* "tun_flags" attribute (drivers/net/tun.c), -1 when absent */
 	char *tun_src;
+	long long ifindex; /* "ifindex" attribute, -1 when unreadable */
 };
 
 static void nic_clear(struct nic *n)
@@ -65,7 +66,7 @@ static void nic_clear(struct nic *n)
 	free(n->devtype_src);
 	free(n->type_src);
 	free(n->tun_src);
-	*n = (struct nic){ .type = -1, .tun_flags = -1 };
+	*n = (struct nic){ .type = -1, .tun_flags = -1, .ifindex = -1 };
 }
 
 struct nic_list {
@@ -93,7 +94,7 @@ static struct nic *nic_list_add(struct nic_list *l)
 		l->v = v;
 		l->cap = cap;
 	}
-	l->v[l->n] = (struct nic){ .type = -1, .tun_flags = -1 };
+	l->v[l->n] = (struct nic){ .type = -1, .tun_flags = -1, .ifindex = -1 };
 	return &l->v[l->n++];
 }
 
@@ -230,6 +231,9 @@ static int udev_gather(struct udev_device *d, const char *name, int *sock, struc
 	n->physical = parent != NULL;
 	if (dup_opt(&n->physical_src, "libudev parent device") < 0)
 		return -ENOMEM;
+	s = udev_device_get_sysattr_value(d, "ifindex");
+	if (s && ht_parse_int64(s, &v) == 0 && v > 0)
+		n->ifindex = v;
 
 	/*
 	 * udev's database is keyed by ifindex ("n4"), so it only describes this
@@ -609,6 +613,82 @@ static int list_emit(struct ht_facts *f, const struct nic_list *l, const char *s
 	return ht_facts_set_str(f, "nic.list", s, source);
 }
 
+/*
+ * Whether @l, from sysfs, is this network namespace's: the same names with
+ * the same ifindex as the kernel's list for the caller's namespace
+ * (if_nameindex(3), an RTM_GETLINK dump). sysfs shows the devices of the
+ * namespace that mounted it: after `unshare -n` or `nsenter -n` without a
+ * sysfs of its own, they are another namespace's, and their names would be
+ * paired with this namespace's counters. 1 when they agree, 0 when not,
+ * negative errno when the kernel's list cannot be had (not checked then).
+ */
+static int list_is_this_netns(const struct nic_list *l)
+{
+	struct if_nameindex *ni = if_nameindex();
+	size_t here = 0;
+	int same = 1;
+
+	if (!ni)
+		return errno ? -errno : -ENOMEM;
+	for (const struct if_nameindex *p = ni; same && p->if_index; p++) {
+		size_t i;
+
+		if (strcmp(p->if_name, "lo") == 0 || !ifname_usable(p->if_name))
+			continue;
+		here++;
+		for (i = 0; i < l->n && strcmp(l->v[i].name, p->if_name) != 0; i++)
+			;
+		if (i == l->n || (l->v[i].ifindex > 0 && l->v[i].ifindex != (long long)p->if_index))
+			same = 0;
+	}
+	if_freenameindex(ni);
+	return same && here == l->n;
+}
+
+/*
+ * sysfs is another namespace's: nic.list from the kernel's list for this
+ * one (its counters, channels and features come over netlink, which is
+ * this namespace's), and what only sysfs tells (driver, bus, kind, physical,
+ * MAC) unavailable with EREMOTE, saying why.
+ */
+static int netns_only_emit(struct ht_facts *f)
+{
+	static const char why[] = "/sys/class/net shows the interfaces of another network "
+	                          "namespace (this one has no sysfs of its own: mount one, "
+	                          "as ip netns exec does)";
+	static const char *const from_sysfs[] = { "physical", "driver", "bus", "kind", "mac" };
+	_cleanup_(nic_list_clear) struct nic_list l = { 0 };
+	struct if_nameindex *ni = if_nameindex();
+	char name[IFNAMSIZ + 32];
+	int r = 0;
+
+	if (!ni)
+		return errno == ENOMEM ? -ENOMEM
+		                       : ht_facts_set_unavailable(f, "nic.list", errno ? errno : EIO,
+		                                                  NULL, "if_nameindex");
+	for (const struct if_nameindex *p = ni; r >= 0 && p->if_index; p++) {
+		struct nic *n;
+
+		if (strcmp(p->if_name, "lo") == 0 || !ifname_usable(p->if_name))
+			continue;
+		n = nic_list_add(&l);
+		r = n ? dup_opt(&n->name, p->if_name) : -ENOMEM;
+	}
+	if_freenameindex(ni);
+	if (r < 0)
+		return r;
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(l.v[0]), nic_cmp);
+	for (size_t i = 0; i < l.n; i++)
+		for (size_t k = 0; k < ARRAY_SIZE(from_sysfs); k++) {
+			snprintf(name, sizeof(name), "nic.%s.%s", l.v[i].name, from_sysfs[k]);
+			r = ht_facts_set_unavailable(f, name, EREMOTE, NULL, why);
+			if (r < 0)
+				return r;
+		}
+	return list_emit(f, &l, "if_nameindex(3) of this network namespace (RTM_GETLINK)");
+}
+
 int ht_collect_udev(struct ht_facts *f, const char *root)
 {
 	_cleanup_(nic_list_clear) struct nic_list l = { 0 };
@@ -620,14 +700,25 @@ int ht_collect_udev(struct ht_facts *f, const char *root)
 		const char *why = NULL;
 
 		source = "libudev net subsystem";
-		r = udev_scan(&l, &why);
-		if (r == -ENOMEM)
-			return r;
-		if (r < 0) {
-			if (fmt(&why_src, "libudev net subsystem: %s", why) < 0)
-				return -ENOMEM;
-			return ht_facts_set_unavailable(f, "nic.list", -r, NULL, why_src);
+		/* A second scan when the lists differ: a device may come or go between the two. */
+		for (int tries = 0; tries < 2; tries++) {
+			nic_list_clear(&l);
+			r = udev_scan(&l, &why);
+			if (r == -ENOMEM)
+				return r;
+			if (r < 0) {
+				if (fmt(&why_src, "libudev net subsystem: %s", why) < 0)
+					return -ENOMEM;
+				return ht_facts_set_unavailable(f, "nic.list", -r, NULL, why_src);
+			}
+			r = list_is_this_netns(&l);
+			if (r == -ENOMEM)
+				return r;
+			if (r != 0)
+				break;
 		}
+		if (r == 0)
+			return netns_only_emit(f);
 	} else {
 		source = SYS_CLASS_NET;
 		r = sysfs_scan(root, &l, &err);

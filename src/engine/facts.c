@@ -255,7 +255,8 @@ static const struct ht_fact_def fact_defs[] = {
 	  "initial network namespace: nf_conntrack_max is read-only (0444) in any other one "
 	  "since 5.12.2 (net/netfilter/nf_conntrack_standalone.c); always true before that" },
 	{ "nic.list", HT_T_STR, NULL,
-	  "network interfaces other than lo, space-separated, in name order (libudev)" },
+	  "network interfaces other than lo, space-separated, in name order (libudev; the "
+	  "kernel's if_nameindex(3) when /sys is another network namespace's)" },
 	{ "nic.max_speed", HT_T_INT, "Mb/s",
 	  "fastest link speed among the interfaces of nic.list with a known speed (nic.IF.speed); "
 	  "unavailable (ENOENT) when none reports one (virtio)" },
