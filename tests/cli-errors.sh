@@ -588,7 +588,8 @@ if command -v flock >/dev/null 2>&1; then
 	echo keep >"$TMP/sl/out/.st.hosttune-ABCDEF"
 	flock "$TMP/sl/t/g" sh -c "sleep 1; mv '$TMP/sl/t/g/sub' '$TMP/sl/t/g/sub.old'; ln -s '$TMP/sl/out' '$TMP/sl/t/g/sub'; sleep 0.5" &
 	holder=$!
-	sleep 0.3
+	# Until the holder has the lock (flock -n fails then), however slow the machine.
+	for _ in $(seq 100); do flock -n "$TMP/sl/t/g" true 2>/dev/null || break; sleep 0.05; done
 	"$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/sl/t/g" --state "$TMP/sl/t/g/sub/st" --wait 10 \
 		--no-measure apply >/dev/null 2>"$TMP/err"
 	rc=$?

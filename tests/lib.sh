@@ -4,6 +4,16 @@
 # HT_RULES_DIR and HT_FIXTURES_DIR; run by hand as:
 # HOSTTUNE=src/hosttune sh tests/NAME.sh
 set -u
+# What the tests assert does not depend on the caller's environment: files
+# made as Debian makes them for root (a hardened umask of 027 or 077 hides
+# fixture trees from nobody and facts files' lines from messages), no
+# NO_COLOR inherited (tests/terminal.sh sets it where it tests it), and a
+# locale every Debian has (a LANG or LC_ALL naming one the machine lacks
+# makes perl and bash print warnings into the output under test).
+umask 022
+unset NO_COLOR
+LC_ALL=C.UTF-8
+export LC_ALL
 
 : "${HT_TESTS_DIR:=$(cd "$(dirname "$0")" && pwd)}"
 : "${HT_RULES_DIR:=$HT_TESTS_DIR/../rules}"

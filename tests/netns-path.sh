@@ -31,7 +31,8 @@ cat >"$TMP/inner.sh" <<'EOF'
 set -u
 ip link set lo up
 unshare -n sleep 600 & B=$!
-sleep 0.2
+# Until the child has left this namespace (unshare(2) done), however slow the machine.
+for _ in $(seq 100); do [ "$(readlink /proc/$B/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break; sleep 0.05; done
 ip link add v0 type veth peer name v1 || exit 77
 ip link set v1 netns "$B" || exit 1
 ip addr add 10.5.5.10/24 dev v0 && ip link set v0 up || exit 1

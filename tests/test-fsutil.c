@@ -1145,6 +1145,7 @@ static int host_lock_child(void)
 	 * its own in /run, named after the tree's device and inode, and a second
 	 * root run waits on that one.
 	 */
+	umask(022); /* the child below, as nobody, must get into it whatever the caller's umask */
 	if (mkdir("/run/tree", 0755) < 0)
 		return 17;
 	pid = fork();

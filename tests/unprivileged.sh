@@ -256,7 +256,7 @@ vanished=
 for r in "$FIXTURES"/*/root; do
 	[ -e "$r/proc/meminfo" ] || continue
 	V=$TMP/v/$(basename "$(dirname "$r")")
-	mkdir -p "$V"
+	mkdir -p "$V" && chmod a+rx "$TMP/v"
 	cp -a "$r/." "$V/"
 	chmod -R a+rX "$V"
 	for d in "$V"/proc/[0-9]*/fd; do [ -d "$d" ] && chmod 700 "$d"; done
