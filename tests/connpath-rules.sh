@@ -100,6 +100,14 @@ expect_eq "somaxconn, old overflows, sampled quiet: info" "info|128|4096|" \
 expect_contains "somaxconn, sampled quiet: the interval, and since boot" \
 	"In the last 5 s the kernel counted 0 overflows of an accept queue (nstat TcpExtListenOverflows) and 0 listen drops (TcpExtListenDrops): each is a handshake a client has to retransmit. Since boot: 5312, none of them in the interval: past, not now." \
 	"$(jq -r '.findings[] | select(.rule == "listen.somaxconn") | .explanation' "$TMP/l.json" | tr '\n' ' ' | tr -s ' ')"
+# A facts file sampled without the drops' delta: the sentence over the
+# interval never counts the 5312 drops since boot.
+vary "$V/listen-capped-419.facts" "$TMP/l.facts" "listener.9000.queue=0 entries" \
+	"nstat.TcpExtListenOverflows.delta=0 packets" "sample.seconds=5.01 seconds"
+ht --facts "$TMP/l.facts" --format json audit >"$TMP/l.json"
+expect_contains "somaxconn, sampled without the drops' delta: overflows only" \
+	"In the last 5 s the kernel counted 0 overflows of an accept queue (nstat TcpExtListenOverflows): each" \
+	"$(jq -r '.findings[] | select(.rule == "listen.somaxconn") | .explanation' "$TMP/l.json" | tr '\n' ' ' | tr -s ' ')"
 vary "$V/listen-capped-419.facts" "$TMP/l.facts" "listener.9000.queue=0 entries" \
 	"nstat.TcpExtListenOverflows.delta=17 packets" "nstat.TcpExtListenDrops.delta=17 packets" \
 	"sample.seconds=5.01 seconds"

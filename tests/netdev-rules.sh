@@ -75,6 +75,23 @@ case "$text$(finding "$J" nic.errors vxlan0 remedy)" in
 esac
 expect_contains "vxlan0 remedy: what it delivers to" "what vxlan0 delivers to" \
 	"$(finding "$J" nic.errors vxlan0 remedy)"
+# Read from a network namespace that sees another's /sys: physical and kind
+# are unavailable (EREMOTE) and the driver came over SIOCETHTOOL. A veth is
+# still no cable; a driver hosttune does not know as a software device
+# (virtio_net) keeps the link's explanation.
+vary "$TMP/soft.facts" "$TMP/ns.facts" \
+	"nic.vxlan0.physical=unavailable EREMOTE from /sys/class/net shows the interfaces of another network namespace" \
+	"nic.vxlan0.kind=unavailable EREMOTE from /sys/class/net shows the interfaces of another network namespace" \
+	"nic.vxlan0.driver=\"veth\" from SIOCETHTOOL ETHTOOL_GDRVINFO"
+ht --facts "$TMP/ns.facts" --format json audit >"$TMP/ns.json"
+case "$(finding "$TMP/ns.json" nic.errors vxlan0 explanation)$(finding "$TMP/ns.json" nic.errors vxlan0 remedy)" in
+*cable*) not_ok "no sysfs, driver veth: no cable blamed" "$(finding "$TMP/ns.json" nic.errors vxlan0 explanation)" ;;
+*) ok "no sysfs, driver veth: no cable blamed" ;;
+esac
+vary "$TMP/ns.facts" "$TMP/ns2.facts" "nic.vxlan0.driver=\"virtio_net\" from SIOCETHTOOL ETHTOOL_GDRVINFO"
+ht --facts "$TMP/ns2.facts" --format json audit >"$TMP/ns2.json"
+expect_contains "no sysfs, driver virtio_net: the link's explanation" "carrier, FIFO, aborted or window" \
+	"$(finding "$TMP/ns2.json" nic.errors vxlan0 explanation)"
 J=$TMP/boot.json
 
 # Prometheus: the ratios node_exporter lacks, with the device label.

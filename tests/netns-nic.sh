@@ -93,13 +93,15 @@ ethtool_field() { grep "^$2:" "$1" | sed -n "${3}p" | awk '{print $2}'; }
 # The host's /sys, read from this namespace: its list (the host's devices)
 # is not the kernel's for this namespace (v9 and v10), so nic.list is the
 # kernel's (if_nameindex), what only sysfs tells is unavailable (EREMOTE)
-# and says why, and what netlink tells (ethtool's speed) is there.
+# and says why, and what the kernel tells this namespace (ethtool's speed
+# over netlink, the driver's name over SIOCETHTOOL) is there.
 J=$TMP/hostsys.json
 expect_eq "the host's sysfs in a private namespace: nic.list is this namespace's" "v10 v9" \
 	"$(fact "$J" nic.list)"
-expect_eq "... v9's driver unavailable (only sysfs tells it)" EREMOTE "$(err "$J" nic.v9.driver)"
+expect_eq "... v9's kind unavailable (only sysfs tells it)" EREMOTE "$(err "$J" nic.v9.kind)"
 expect_contains "... and says why" "shows the interfaces of another network namespace" \
-	"$(jget "$J" '.facts["nic.v9.driver"].source')"
+	"$(jget "$J" '.facts["nic.v9.kind"].source')"
+expect_eq "... v9's driver from SIOCETHTOOL" veth "$(fact "$J" nic.v9.driver)"
 expect_eq "... v9's speed over ethtool netlink (veth: SPEED_10000)" 10000 "$(fact "$J" nic.v9.speed)"
 hostnics=$(ls /sys/class/net | grep -vx 'lo\|v9\|v10' | tr '\n' ' ')
 bad=""

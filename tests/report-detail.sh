@@ -176,6 +176,15 @@ vary "$TMP/tw4.facts" "$TMP/tw5.facts" "nstat.TcpExtTCPTimeWaitOverflow.delta=25
 ht --facts "$TMP/tw5.facts" --format json audit >"$TMP/tw5.json"
 expect_eq "TIME_WAIT overflows in the interval: warning, 8192" "warning 4096 8192" \
 	"$(jq -r '.findings[] | select(.rule == "ports.tw_buckets") | "\(.severity) \(.current) \(.recommended)"' "$TMP/tw5.json")"
+# Near the limit now (3900 of 4096: 39000 >= 36864) after overflows since
+# boot, read twice with none in the interval: still a warning, as without
+# --sample, with twice the sockets now: pow2ceil(7800) = 8192.
+vary "$TMP/tw4.facts" "$TMP/tw6.facts" "sockstat.tcp.tw=3900 sockets from /proc/net/sockstat"
+ht --facts "$TMP/tw6.facts" --format json audit >"$TMP/tw6.json"
+expect_eq "TIME_WAIT at 95% of the limit now, none in the interval: warning, 8192" "warning 4096 8192" \
+	"$(jq -r '.findings[] | select(.rule == "ports.tw_buckets") | "\(.severity) \(.current) \(.recommended)"' "$TMP/tw6.json")"
+expect_contains "... the text says the table is near its limit now" "The table is at 90% of its limit or more now." \
+	"$(jq -r '.findings[] | select(.rule == "ports.tw_buckets") | .explanation' "$TMP/tw6.json" | tr '\n' ' ' | tr -s ' ')"
 expect_contains "TIME_WAIT overflows in the interval: the text counts them" \
 	"In the last 5 s 25 sockets skipped TIME_WAIT because the limit was reached (TcpExtTCPTimeWaitOverflow): their late segments can reach a new connection on the same ports. Since boot: 300." \
 	"$(jq -r '.findings[] | select(.rule == "ports.tw_buckets") | .explanation' "$TMP/tw5.json" | tr '\n' ' ' | tr -s ' ')"

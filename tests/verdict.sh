@@ -193,7 +193,7 @@ expect_eq "262144 at 100/s: TIME_WAIT info, 120 -> 30, with its fix" \
 	"info 120 30 net.netfilter.nf_conntrack_tcp_timeout_time_wait = 30" \
 	"$(j '.findings[] | select(.rule == "conntrack.time_wait") | "\(.severity) \(.current) \(.recommended) \(.fix.line)"')"
 expect_contains "262144 at 100/s: TIME_WAIT says why it is only info" \
-	"Nothing shows the table short (1000 of 262144 entries now, no event of a full table, a ceiling above the peak of 300 new connections/s to plan for)" \
+	"Nothing shows the table short (1000 of 262144 entries now, no event of a full table, a ceiling of 2184 new connections/s, at least the peak of 300 to plan for)" \
 	"$(j '.findings[] | select(.rule == "conntrack.time_wait") | .explanation' | tr '\n' ' ' | tr -s ' ')"
 # The same table with 2 drops since boot (0 -> 2): the table was full once,
 # TIME_WAIT is a warning again and says so.

@@ -648,16 +648,18 @@ static int list_is_this_netns(const struct nic_list *l)
 /*
  * sysfs is another namespace's: nic.list from the kernel's list for this
  * one (its counters, channels and features come over netlink, which is
- * this namespace's), and what only sysfs tells (driver, bus, kind, physical,
- * MAC) unavailable with EREMOTE, saying why.
+ * this namespace's, and its driver's name over SIOCETHTOOL), and what only
+ * sysfs tells (bus, kind, physical, MAC) unavailable with EREMOTE, saying
+ * why.
  */
 static int netns_only_emit(struct ht_facts *f)
 {
 	static const char why[] = "/sys/class/net shows the interfaces of another network "
 	                          "namespace (this one has no sysfs of its own: mount one, "
 	                          "as ip netns exec does)";
-	static const char *const from_sysfs[] = { "physical", "driver", "bus", "kind", "mac" };
+	static const char *const from_sysfs[] = { "physical", "bus", "kind", "mac" };
 	_cleanup_(nic_list_clear) struct nic_list l = { 0 };
+	_cleanup_close_ int sock = -1;
 	struct if_nameindex *ni = if_nameindex();
 	char name[IFNAMSIZ + 32];
 	int r = 0;
@@ -679,14 +681,26 @@ static int netns_only_emit(struct ht_facts *f)
 		return r;
 	if (l.n > 1)
 		qsort(l.v, l.n, sizeof(l.v[0]), nic_cmp);
-	for (size_t i = 0; i < l.n; i++)
+	for (size_t i = 0; i < l.n; i++) {
+		_cleanup_free_ char *driver = NULL;
+
 		for (size_t k = 0; k < ARRAY_SIZE(from_sysfs); k++) {
 			snprintf(name, sizeof(name), "nic.%s.%s", l.v[i].name, from_sysfs[k]);
 			r = ht_facts_set_unavailable(f, name, EREMOTE, NULL, why);
 			if (r < 0)
 				return r;
 		}
-	return list_emit(f, &l, "if_nameindex(3) of this network namespace (RTM_GETLINK)");
+		/* The driver's name over SIOCETHTOOL is this namespace's device's (veth, bridge). */
+		snprintf(name, sizeof(name), "nic.%s.driver", l.v[i].name);
+		r = drvinfo_driver(&sock, l.v[i].name, &driver);
+		if (r == -ENOMEM)
+			return r;
+		r = r >= 0 ? ht_facts_set_str(f, name, driver, "SIOCETHTOOL ETHTOOL_GDRVINFO")
+		           : ht_facts_set_unavailable(f, name, -r, NULL, "SIOCETHTOOL ETHTOOL_GDRVINFO");
+		if (r < 0)
+			return r;
+	}
+	return list_emit(f, &l, "if_nameindex(3), this network namespace's");
 }
 
 int ht_collect_udev(struct ht_facts *f, const char *root)
