@@ -321,6 +321,22 @@ bad_facts "misspelt fact" '# hosttune facts 1\nmem.totl = 503316480 bytes\n' \
 	"2:1: unknown fact 'mem.totl'"
 # "mem.total = 1 " is 14 bytes: the unit at 15. A size in MiB is not bytes;
 # a time in minutes not seconds; any word for bytes but bytes is refused.
+# Facts that contradict each other: a counter's rise over the interval
+# above its since-boot value (9999 > 5312), an interval --sample cannot
+# give (0 s; 1e6 s is 11.6 days, past its 2-day bound). A rise equal to the
+# since-boot value (a counter that started in the interval) is read.
+bad_facts "a .delta above its since-boot value" \
+	'# hosttune facts 1\nnstat.TcpExtListenOverflows = 5312 packets\nnstat.TcpExtListenOverflows.delta = 9999 packets\n' \
+	"3:1: nstat.TcpExtListenOverflows.delta is more than nstat.TcpExtListenOverflows on line 2 (expected a rise over --sample's interval of at most the since-boot value)"
+bad_facts "sample.seconds 0" '# hosttune facts 1\nsample.seconds = 0 seconds\n' \
+	"2:1: sample.seconds = 0 is no interval --sample gives (expected more than 0 and at most 172800 seconds)"
+bad_facts "sample.seconds of 11 days" '# hosttune facts 1\nsample.seconds = 1000000 seconds\n' \
+	"2:1: sample.seconds = 1e+06 is no interval --sample gives (expected more than 0 and at most 172800 seconds)"
+printf '# hosttune facts 1\nmem.total = 503316480 bytes\nnstat.TcpExtListenOverflows = 7 packets\nnstat.TcpExtListenOverflows.delta = 7 packets\nsample.seconds = 5.01 seconds\n' >"$TMP/f.facts"
+"$HOSTTUNE" --rules "$TMP/r" --facts "$TMP/f.facts" audit >/dev/null 2>"$TMP/err"
+rc=$?
+[ "$rc" -le 1 ] && ok "a .delta equal to its since-boot value is read (exit $rc)" ||
+	not_ok "a .delta equal to its since-boot value is read" "exit $rc: $(cat "$TMP/err")"
 bad_facts "a size in another unit" '# hosttune facts 1\nmem.total = 1 MiB from x\n' \
 	"2:15: mem.total is in bytes, not 'MiB' (hosttune-facts(7))"
 bad_facts "a word for a measured fact" '# hosttune facts 1\nmem.total = 1 parsecs\n' \

@@ -1747,6 +1747,56 @@ out:
 	return r;
 }
 
+/*
+ * What one fact of a file says of another, once all are read: a counter's
+ * rise over --sample's interval (C.delta) is at most its since-boot value C
+ * (the second reading; nstat, interface and conntrack counters), and sample.seconds is an interval --sample can give
+ * (more than 0, at most two days: 1 ms to 1 day asked, and the time the
+ * readings take). 0, or -EINVAL with the line of the fact at fault in @err.
+ */
+static int check_together(const struct read_state *st, const char *filename, struct ht_error *err)
+{
+	for (size_t i = 0; i < st->tmp->n; i++) {
+		const struct ht_fact *d = &st->tmp->v[i], *base;
+		size_t len = strlen(d->name);
+		char name[256];
+
+		if (!ht_type_is_number(d->value.type))
+			continue;
+		if (strcmp(d->name, "sample.seconds") == 0) {
+			double s = ht_value_as_double(&d->value);
+
+			if (!(s > 0 && s <= 172800))
+				return ht_error_set(err, EINVAL,
+				                    "%s:%zu:1: sample.seconds = %g is no interval "
+				                    "--sample gives (expected more than 0 and at most "
+				                    "172800 seconds)",
+				                    filename, first_line_of(st, d->name), s);
+			continue;
+		}
+		/*
+		 * Not softnet's (32-bit per-CPU counters: a rise across a wrap exceeds
+		 * the sum read after it) nor a peer's (sums over connections that
+		 * come and go).
+		 */
+		if (len <= 6 || len - 6 >= sizeof(name) || strcmp(d->name + len - 6, ".delta") != 0 ||
+		    strncmp(d->name, "softnet.", 8) == 0 || strncmp(d->name, "peer.", 5) == 0)
+			continue;
+		memcpy(name, d->name, len - 6);
+		name[len - 6] = '\0';
+		base = ht_facts_get(st->tmp, name);
+		if (!base || !ht_type_is_number(base->value.type))
+			continue;
+		if (ht_value_as_double(&d->value) > ht_value_as_double(&base->value))
+			return ht_error_set(err, EINVAL,
+			                    "%s:%zu:1: %s is more than %s on line %zu (expected a rise "
+			                    "over --sample's interval of at most the since-boot value)",
+			                    filename, first_line_of(st, d->name), d->name, name,
+			                    first_line_of(st, name));
+	}
+	return 0;
+}
+
 int ht_facts_read(struct ht_facts *f, FILE *in, const char *filename, struct ht_error *err)
 {
 	struct read_state st = { 0 };
@@ -1798,6 +1848,9 @@ int ht_facts_read(struct ht_facts *f, FILE *in, const char *filename, struct ht_
 		                 lc.filename, lc.lineno + 1);
 		goto out;
 	}
+	r = check_together(&st, lc.filename, err);
+	if (r < 0)
+		goto out;
 
 	/* All or nothing: make room first, then moving the facts over cannot fail. */
 	r = facts_reserve(f, st.tmp->n);
