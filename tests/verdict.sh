@@ -121,6 +121,12 @@ expect_eq "99.9% full: fix raises to 8192" "net.netfilter.nf_conntrack_max = 819
 expect_eq "99.9% full: no remedy" null \
 	"$(j '.findings[] | select(.rule == "conntrack.max") | .remedy')"
 
+# 4092 of 4096 with no drop counted (near-full.facts): near the cap, but
+# no claim that drops happen.
+aud --facts "$FIXTURES/verdict/near-full.facts"
+expect_contains "near the cap, 0 drops: says none counted yet" "at or near its cap: no drop counted yet" \
+	"$(j '.findings[] | select(.rule == "conntrack.drops") | .explanation' | tr '\n' ' ' | tr -s ' ')"
+
 # The drop counters over --sample's interval. old-drops.facts counted 1 drop
 # and 1 early drop since boot, 1 of 4096 entries in use now. Read twice 5 s
 # apart with nothing dropped in between: 0 + 0 = 0 events in the interval,
