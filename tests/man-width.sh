@@ -60,7 +60,7 @@ for p in $PAGES; do
 done
 
 # The pages built under a deep prefix (make distcheck's, in a CI runner's
-# work directory): the configured paths, 118 and 114 columns here, break at
+# work directory): the configured paths, 99 and 110 columns here, break at
 # a "/" and no line runs past 80 columns. Made from the shipped man/*.in by
 # the build's own tools/man-subst.sh.
 SRC=$HT_TESTS_DIR/..
