@@ -619,17 +619,13 @@ static int list_emit(struct ht_facts *f, const struct nic_list *l, const char *s
  * (if_nameindex(3), an RTM_GETLINK dump). sysfs shows the devices of the
  * namespace that mounted it: after `unshare -n` or `nsenter -n` without a
  * sysfs of its own, they are another namespace's, and their names would be
- * paired with this namespace's counters. 1 when they agree, 0 when not,
- * negative errno when the kernel's list cannot be had (not checked then).
+ * paired with this namespace's counters. @ni is the kernel's list.
  */
-static int list_is_this_netns(const struct nic_list *l)
+static bool list_is_this_netns(const struct nic_list *l, const struct if_nameindex *ni)
 {
-	struct if_nameindex *ni = if_nameindex();
 	size_t here = 0;
-	int same = 1;
+	bool same = true;
 
-	if (!ni)
-		return errno ? -errno : -ENOMEM;
 	for (const struct if_nameindex *p = ni; same && p->if_index; p++) {
 		size_t i;
 
@@ -639,9 +635,8 @@ static int list_is_this_netns(const struct nic_list *l)
 		for (i = 0; i < l->n && strcmp(l->v[i].name, p->if_name) != 0; i++)
 			;
 		if (i == l->n || (l->v[i].ifindex > 0 && l->v[i].ifindex != (long long)p->if_index))
-			same = 0;
+			same = false;
 	}
-	if_freenameindex(ni);
 	return same && here == l->n;
 }
 
@@ -652,7 +647,7 @@ static int list_is_this_netns(const struct nic_list *l)
  * sysfs tells (bus, kind, physical, MAC) unavailable with EREMOTE, saying
  * why.
  */
-static int netns_only_emit(struct ht_facts *f)
+static int netns_only_emit(struct ht_facts *f, const struct if_nameindex *ni)
 {
 	static const char why[] = "/sys/class/net shows the interfaces of another network "
 	                          "namespace (this one has no sysfs of its own: mount one, "
@@ -660,14 +655,9 @@ static int netns_only_emit(struct ht_facts *f)
 	static const char *const from_sysfs[] = { "physical", "bus", "kind", "mac" };
 	_cleanup_(nic_list_clear) struct nic_list l = { 0 };
 	_cleanup_close_ int sock = -1;
-	struct if_nameindex *ni = if_nameindex();
 	char name[IFNAMSIZ + 32];
 	int r = 0;
 
-	if (!ni)
-		return errno == ENOMEM ? -ENOMEM
-		                       : ht_facts_set_unavailable(f, "nic.list", errno ? errno : EIO,
-		                                                  NULL, "if_nameindex");
 	for (const struct if_nameindex *p = ni; r >= 0 && p->if_index; p++) {
 		struct nic *n;
 
@@ -676,7 +666,6 @@ static int netns_only_emit(struct ht_facts *f)
 		n = nic_list_add(&l);
 		r = n ? dup_opt(&n->name, p->if_name) : -ENOMEM;
 	}
-	if_freenameindex(ni);
 	if (r < 0)
 		return r;
 	if (l.n > 1)
@@ -713,10 +702,16 @@ int ht_collect_udev(struct ht_facts *f, const char *root)
 	if (ht_root_is_live(root)) {
 		const char *why = NULL;
 
+		struct if_nameindex *ni = NULL;
+		bool same = true;
+
 		source = "libudev net subsystem";
 		/* A second scan when the lists differ: a device may come or go between the two. */
 		for (int tries = 0; tries < 2; tries++) {
 			nic_list_clear(&l);
+			if (ni)
+				if_freenameindex(ni);
+			ni = NULL;
 			r = udev_scan(&l, &why);
 			if (r == -ENOMEM)
 				return r;
@@ -725,14 +720,21 @@ int ht_collect_udev(struct ht_facts *f, const char *root)
 					return -ENOMEM;
 				return ht_facts_set_unavailable(f, "nic.list", -r, NULL, why_src);
 			}
-			r = list_is_this_netns(&l);
-			if (r == -ENOMEM)
-				return r;
-			if (r != 0)
+			/* Without the kernel's list (not ENOMEM), sysfs's stands unchecked. */
+			ni = if_nameindex();
+			if (!ni && errno == ENOMEM)
+				return -ENOMEM;
+			same = !ni || list_is_this_netns(&l, ni);
+			if (same)
 				break;
 		}
-		if (r == 0)
-			return netns_only_emit(f);
+		if (!same) {
+			r = netns_only_emit(f, ni);
+			if_freenameindex(ni);
+			return r;
+		}
+		if (ni)
+			if_freenameindex(ni);
 	} else {
 		source = SYS_CLASS_NET;
 		r = sysfs_scan(root, &l, &err);
