@@ -808,7 +808,7 @@ static void test_ini_syntax(void **state)
 	assert_int_equal(load(fx, "[t.a]\nvalue = 1\nnot a key\nbogus = 1\n"), -EINVAL);
 	assert_err(fx, "a.rules:4:1: unknown key 'bogus' in rule 't.a' (expected title, target, "
 	               "when, current, value, severity, explain, remedy, lever, rationale, "
-	               "direction, unit, each, writable, default or unlimited)");
+	               "direction, unit, each, writable, default, unlimited or follows)");
 
 	/* A vertical tab is white space to INI, not a blank: a continuation the rule refuses. */
 	assert_int_equal(load(fx, "[t.a]\nvalue = 1\n\v[t.b]\n"), -EINVAL);
@@ -846,7 +846,7 @@ static const struct bad_case bad_cases[] = {
 	{ "[t.a]\nvalue = 1\ncolour = red\n", true,
 	  "a.rules:3:1: unknown key 'colour' in rule 't.a' (expected title, target, when, current, "
 	  "value, severity, explain, remedy, lever, rationale, direction, unit, each, writable, "
-	  "default or unlimited)" },
+	  "default, unlimited or follows)" },
 	{ "[t.a]\nvalue = 1\nvalue = 2\n", true,
 	  "a.rules:3:1: duplicate key 'value' in rule 't.a' (first on line 2)" },
 	/* "target = " is 9 bytes: column 10. */
@@ -1144,6 +1144,83 @@ static void test_unlimited(void **state)
 	f = finding(fx, "t.max");
 	assert_false(f->kept);
 	assert_int_equal(f->severity, HT_SEV_CRITICAL);
+}
+
+/*
+ * follows: a rule sized from another one's recommendation is never more
+ * severe than that rule's finding, and at least info when it says something.
+ */
+static void test_follows(void **state)
+{
+	struct fx *fx = *state;
+	const struct ht_finding *f;
+	static const char rules[] =
+		"[t.max]\n"
+		"target = sysctl " NF_MAX "\n"
+		"value = 65536\n"
+		"severity = " NF_COUNT " >= " NF_MAX " ? \"critical\" : " NF_COUNT " > 100 ? \"info\" : \"ok\"\n"
+		"[t.buckets]\n"
+		"target = advice\n"
+		"follows = t.max\n"
+		"value = 1\n"
+		"severity = \"warning\"\n"
+		"explain = chains of 16\n";
+
+	load_ok(fx, rules);
+	/* t.max ok (10 of 4096): warning -> info, and the text says why. */
+	ht_test_fact_int(fx->facts, NF_MAX, 4096);
+	ht_test_fact_int(fx->facts, NF_COUNT, 10);
+	evaluate_ok(fx);
+	f = finding(fx, "t.buckets");
+	assert_int_equal(f->severity, HT_SEV_INFO);
+	assert_string_equal(f->explanation, "chains of 16\nIts size follows t.max, which is ok "
+	                                    "here, so this finding is info at most.");
+	/* t.max info (200 of 4096): info. */
+	ht_test_fact_int(fx->facts, NF_COUNT, 200);
+	evaluate_ok(fx);
+	assert_int_equal(finding(fx, "t.buckets")->severity, HT_SEV_INFO);
+	/* t.max critical (4096 of 4096): the warning stands, its text untouched. */
+	ht_test_fact_int(fx->facts, NF_COUNT, 4096);
+	evaluate_ok(fx);
+	f = finding(fx, "t.buckets");
+	assert_int_equal(f->severity, HT_SEV_WARNING);
+	assert_string_equal(f->explanation, "chains of 16");
+	/* t.max not applicable (no max): t.buckets is judged on its own. */
+	ht_facts_free(fx->facts);
+	fx->facts = ht_facts_new();
+	assert_non_null(fx->facts);
+	ht_test_fact_int(fx->facts, NF_COUNT, 10);
+	evaluate_ok(fx);
+	assert_false(finding(fx, "t.max")->applicable);
+	assert_int_equal(finding(fx, "t.buckets")->severity, HT_SEV_WARNING);
+
+	/* What it may follow: another rule with a target, of the host or its family, at the head. */
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\nvalue = 1\nfollows = t.none\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:4:11: follows 't.none': expected another rule with a target");
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\nvalue = 1\nfollows = t.a\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:4:11: follows 't.a': expected another rule with a target");
+	assert_int_equal(load(fx, "[t.v]\nvalue = 1\n[t.a]\ntarget = advice\nvalue = 1\n"
+	                          "follows = t.v\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:6:11: follows 't.v': expected another rule with a target");
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\nvalue = 1\n"
+	                          "[t.b]\ntarget = advice\nvalue = 1\nfollows = t.a\n"
+	                          "[t.c]\ntarget = advice\nvalue = 1\nfollows = t.b\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:11:11: follows 't.b', which follows 't.a' itself: name the rule "
+	               "at the head");
+	assert_int_equal(load(fx, "[t.p]\neach = process\ntarget = advice\nvalue = 1\n"
+	                          "[t.a]\ntarget = advice\nvalue = 1\nfollows = t.p\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:8:11: follows 't.p', a per-process rule: only a rule of the same "
+	               "family can follow it");
+	/* A value only has no finding to cap. */
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\nvalue = 1\n[t.v]\nvalue = 1\n"
+	                          "follows = t.a\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:6:11: 'follows' needs a 'target' (rule 't.v' is a value only)");
 }
 
 static void test_bad_severity(void **state)
@@ -1929,6 +2006,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_overflow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workload_ranges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unlimited, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_follows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_severity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_include, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_errors, setup, teardown),

@@ -467,6 +467,34 @@ static int check_tmpl(struct ht_ruleset *rs, const struct ht_rule *r, int key,
 }
 
 
+/*
+ * `follows = RULE`: RULE is another rule with a target, of the host or of
+ * the same family, and follows no rule itself (so that one pass over the
+ * findings settles every cap). 0 or -EINVAL naming the key's place.
+ */
+static int check_follows(const struct ht_ruleset *rs, const struct ht_rule *r,
+                         struct ht_error *err)
+{
+	const struct ht_key *k = &r->keys[K_FOLLOWS];
+	const struct ht_rule *led;
+
+	if (!k->text)
+		return 0;
+	led = rule_find(rs, k->text);
+	if (!led || led == r || led->kind == HT_TARGET_NONE)
+		return ht_error_set(err, EINVAL, "%s:%u:%u: follows '%s': expected another rule "
+		                    "with a target", k->pos.file, k->pos.line, k->pos.col, k->text);
+	if (led->each && led->each != r->each)
+		return ht_error_set(err, EINVAL, "%s:%u:%u: follows '%s', a per-%s rule: only a "
+		                    "rule of the same family can follow it", k->pos.file, k->pos.line,
+		                    k->pos.col, k->text, each_kinds[led->each].what);
+	if (led->keys[K_FOLLOWS].text)
+		return ht_error_set(err, EINVAL, "%s:%u:%u: follows '%s', which follows '%s' itself: "
+		                    "name the rule at the head", k->pos.file, k->pos.line, k->pos.col,
+		                    k->text, led->keys[K_FOLLOWS].text);
+	return 0;
+}
+
 static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 {
 	int ret;
@@ -553,6 +581,8 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 			ret = check_tmpl(rs, r, K_REMEDY, r->remedy, r->nremedy, err);
 		if (ret >= 0)
 			ret = check_expr(rs, &r->keys[K_LEVER], HT_T_STR, "'lever'", err);
+		if (ret >= 0)
+			ret = check_follows(rs, r, err);
 		if (ret < 0)
 			return ret;
 	}
@@ -1572,6 +1602,50 @@ static int rule_findings(struct ht_ruleset *rs, struct ht_rule *r, struct ht_fin
 	return ret;
 }
 
+/*
+ * `follows = RULE`: a finding sized to follow RULE's recommendation (the
+ * hash buckets of the conntrack table its max) is never more severe than
+ * RULE's finding (the same instance's, for a family), and no less than
+ * info when it has something to say; the explanation says so when it was
+ * lowered. Without an applicable finding of RULE its own severity stands.
+ * 0 or -ENOMEM.
+ */
+static int finding_follow(const struct ht_ruleset *rs, const struct ht_findings *res,
+                          struct ht_finding *f)
+{
+	const char *id = f->rule->keys[K_FOLLOWS].text;
+	const struct ht_rule *led;
+	enum ht_severity led_sev = HT_SEV_OK, cap;
+	bool seen = false;
+	char *n;
+
+	if (!id || !f->applicable || f->severity <= HT_SEV_INFO)
+		return 0;
+	led = rule_find(rs, id);
+	for (size_t j = 0; j < res->n; j++) {
+		const struct ht_finding *g = &res->items[j];
+
+		if (g->rule != led || !g->applicable ||
+		    (led->each && (!f->instance || !g->instance || strcmp(f->instance, g->instance))))
+			continue;
+		seen = true;
+		if (g->severity > led_sev)
+			led_sev = g->severity;
+	}
+	cap = led_sev > HT_SEV_INFO ? led_sev : HT_SEV_INFO;
+	if (!seen || f->severity <= cap)
+		return 0;
+	if (asprintf(&n, "%s%sIts size follows %s, which is %s here, so this finding is %s at "
+	             "most.", f->explanation ? f->explanation : "",
+	             f->explanation && *f->explanation ? "\n" : "", id, ht_severity_name(led_sev),
+	             ht_severity_name(cap)) < 0)
+		return -ENOMEM;
+	free(f->explanation);
+	f->explanation = n;
+	f->severity = cap;
+	return 0;
+}
+
 int ht_ruleset_evaluate(struct ht_ruleset *rs, struct ht_facts *facts, struct ht_findings *out,
                         struct ht_error *err)
 {
@@ -1592,6 +1666,8 @@ int ht_ruleset_evaluate(struct ht_ruleset *rs, struct ht_facts *facts, struct ht
 		if (r->kind != HT_TARGET_NONE)
 			ret = rule_findings(rs, r, &res, &cap, err);
 	}
+	for (size_t i = 0; i < res.n && ret >= 0; i++)
+		ret = finding_follow(rs, &res, &res.items[i]);
 	/*
 	 * Named values no finding used are evaluated too: a division by zero in
 	 * one is an error in the rules, not something to report as null. What no

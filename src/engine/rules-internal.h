@@ -25,6 +25,7 @@ enum {
 	K_REMEDY,
 	K_LEVER,
 	K_UNLIMITED,
+	K_FOLLOWS,
 	K__MAX,
 };
 

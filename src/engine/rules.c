@@ -17,7 +17,7 @@ static const char *const key_names[K__MAX] = {
 	[K_EXPLAIN] = "explain",   [K_RATIONALE] = "rationale", [K_DIRECTION] = "direction",
 	[K_UNIT] = "unit",         [K_EACH] = "each",         [K_WRITABLE] = "writable",
 	[K_DEFAULT] = "default",   [K_REMEDY] = "remedy",     [K_LEVER] = "lever",
-	[K_UNLIMITED] = "unlimited",
+	[K_UNLIMITED] = "unlimited", [K_FOLLOWS] = "follows",
 };
 
 static const char *const severity_names[] = {
@@ -1018,7 +1018,7 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 		return load_fail(c, c->lineno, (unsigned)(p - c->raw) + 1, EINVAL,
 		                 "unknown key '%s' in rule '%s' (expected title, target, when, current, "
 		                 "value, severity, explain, remedy, lever, rationale, direction, "
-		                 "unit, each, writable, default or unlimited)",
+		                 "unit, each, writable, default, unlimited or follows)",
 		                 name, r->id);
 	}
 	if (continuation) {
