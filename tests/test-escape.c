@@ -146,6 +146,67 @@ static void test_stream(void **state)
 }
 
 /* ht_escape_line_prefix(): a prefix before each line, changed between lines, raw or escaped. */
+/* Instances as the kernel names them, as parts of fact names: read back unchanged. */
+static void test_name_escape(void **state)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		/* Kept: letters, digits, "." and "-". */
+		{ "eth0", "eth0" },
+		{ "garage.service", "garage.service" },
+		/* "/" of a cgroup path, "@" of a template unit, "_" doubled. */
+		{ "system.slice/docker-1a.scope", "system.slice_2fdocker-1a.scope" },
+		{ "system.slice/getty@tty1.service", "system.slice_2fgetty_40tty1.service" },
+		{ "kubepods_pod", "kubepods__pod" },
+		/* Interface names the kernel allows: "a+b", "a,b", a space is not one but any byte else. */
+		{ "a+b", "a_2bb" },
+		{ "a,b", "a_2cb" },
+		/* UTF-8 byte by byte: U+00E9. */
+		{ "\xc3\xa9" "0", "_c3_a90" },
+		{ "x\n", "x_0a" },
+	};
+	char buf[2];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *e = ht_name_escape(cases[i].in), *u;
+
+		assert_non_null(e);
+		assert_string_equal(e, cases[i].out);
+		u = ht_name_unescape(e);
+		assert_non_null(u);
+		assert_string_equal(u, cases[i].in);
+		free(u);
+		free(e);
+	}
+	/* Every byte but NUL, alone and between two letters, round-trips to a fact-name part. */
+	for (int c = 1; c < 256; c++) {
+		char in[4] = { 'a', (char)c, 'b', 0 };
+		char *e = ht_name_escape(in), *u;
+
+		assert_non_null(e);
+		for (const char *p = e; *p; p++)
+			assert_non_null(strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			                       "0123456789_.-", *p));
+		u = ht_name_unescape(e);
+		assert_non_null(u);
+		assert_string_equal(u, in);
+		free(u);
+		free(e);
+	}
+	/* Not what ht_name_escape() writes: refused, EINVAL. */
+	static const char *const bad[] = { "", "a_", "a_2", "a_2F", "a_00", "a_2e", "a_5f",
+	                                   "a_zz", "a/b", "a b" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		assert_null(ht_name_unescape(bad[i]));
+		assert_int_equal(errno, EINVAL);
+	}
+	errno = 0;
+	buf[0] = '\0';
+	assert_null(ht_name_escape(buf));
+	assert_int_equal(errno, EINVAL);
+}
+
 static void test_line_prefix(void **state)
 {
 	int p[2];
@@ -193,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_line_prefix),
+		cmocka_unit_test(test_name_escape),
 	};
 
 	/* A closed pipe is an error to see, not a signal to die of. */

@@ -352,3 +352,85 @@ int ht_escape_line_prefix(FILE *f, const char *prefix)
 	strcpy(e->prefix, prefix);
 	return 0;
 }
+
+static bool name_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '.' || c == '-';
+}
+
+char *ht_name_escape(const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+	char *out, *o;
+
+	if (!*s) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		n += name_byte(*p) ? 1 : *p == '_' ? 2 : 3;
+	out = malloc(n + 1);
+	if (!out)
+		return NULL;
+	o = out;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (name_byte(*p)) {
+			*o++ = (char)*p;
+		} else if (*p == '_') {
+			*o++ = '_';
+			*o++ = '_';
+		} else {
+			*o++ = '_';
+			*o++ = hex[*p >> 4];
+			*o++ = hex[*p & 15];
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+char *ht_name_unescape(const char *s)
+{
+	char *out = malloc(strlen(s) + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (const char *p = s; *p; p++) {
+		int hi, lo;
+
+		if (name_byte((unsigned char)*p)) {
+			*o++ = *p;
+			continue;
+		}
+		if (*p != '_')
+			goto bad;
+		if (p[1] == '_') {
+			*o++ = '_';
+			p++;
+			continue;
+		}
+		hi = hex_digit(p[1]);
+		lo = hi < 0 ? -1 : hex_digit(p[2]);
+		/* Only the one spelling ht_name_escape() writes: no NUL, no kept byte, no "_". */
+		if (lo < 0 || (hi == 0 && lo == 0) || name_byte((unsigned char)(hi << 4 | lo)) ||
+		    (hi << 4 | lo) == '_')
+			goto bad;
+		*o++ = (char)(hi << 4 | lo);
+		p += 2;
+	}
+	*o = '\0';
+	if (o == out)
+		goto bad;
+	return out;
+bad:
+	free(out);
+	errno = EINVAL;
+	return NULL;
+}

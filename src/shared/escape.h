@@ -74,3 +74,23 @@ int ht_escape_raw(FILE *f, const char *s);
  * (EINVAL: @prefix too long; a write error).
  */
 int ht_escape_line_prefix(FILE *f, const char *prefix);
+
+/*
+ * ht_name_escape - an instance as the kernel names it (a cgroup path with
+ * "/" and "@", an interface with any byte but "/" and space) made a part of
+ * a fact name, which holds only [A-Za-z0-9_.-]: letters, digits, "." and
+ * "-" stay, "_" is written "__" and any other byte "_HH" (two lowercase hex
+ * digits): "system.slice/docker-1a.scope" -> "system.slice_2fdocker-1a.scope".
+ * ht_name_unescape() reads it back unchanged. Returns a new string the
+ * caller frees, or NULL (errno ENOMEM, or EINVAL for an empty @s).
+ */
+char *ht_name_escape(const char *s);
+
+/*
+ * ht_name_unescape - the instance ht_name_escape() made @s of, in a new
+ * string the caller frees. NULL with errno EINVAL when @s is empty, holds a
+ * byte outside [A-Za-z0-9_.-], a "_" not followed by "_" or two lowercase
+ * hex digits, or an escape ht_name_escape() would not write (a NUL byte, a
+ * byte kept as it is, "_"): one instance has one name; ENOMEM.
+ */
+char *ht_name_unescape(const char *s);
