@@ -856,8 +856,9 @@ static const struct bad_case bad_cases[] = {
 	{ "[t.a]\ntarget = limit core\nvalue = 1\n", true,
 	  "a.rules:2:16: expected nofile, found 'core'" },
 	{ "[t.a]\neach = socket\ntarget = advice\n", true,
-	  "a.rules:2:8: expected 'nic', 'listener' or 'process' (one evaluation per network "
-	  "interface, listening port or process), found 'socket'" },
+	  "a.rules:2:8: expected 'nic', 'listener', 'process', 'storage', 'peer' or 'cgroup' (one "
+	  "evaluation per network interface, listening port, process, storage directory, TCP peer "
+	  "or control group), found 'socket'" },
 	{ "[t.a]\ntarget = limit nofile\nvalue = 1\n", false,
 	  "a.rules:2:10: a limit target needs 'each = process'" },
 	{ "[t.a]\neach = listener\ntarget = sysctl net.core.somaxconn\nvalue = 1\n", false,

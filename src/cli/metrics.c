@@ -134,8 +134,9 @@ static void put_int(FILE *out, struct family *fam, int64_t v)
 /*
  * The label of a per-instance finding's instance: "device" for an
  * interface, "port" for a listening port, "process" for a process,
- * "directory" for a storage directory, "peer" for a TCP peer (never
- * "instance": Prometheus sets that from the target). Labels with a NULL
+ * "directory" for a storage directory, "peer" for a TCP peer, "cgroup"
+ * for a control group's path (never "instance": Prometheus sets that from
+ * the target). Labels with a NULL
  * value are left out, so a host rule's is never printed.
  */
 static const char *instance_label(const struct ht_finding *fi)
@@ -149,6 +150,8 @@ static const char *instance_label(const struct ht_finding *fi)
 		return "directory";
 	case HT_EACH_PEER:
 		return "peer";
+	case HT_EACH_CGROUP:
+		return "cgroup";
 	case HT_EACH_NIC:
 	case HT_EACH_NONE:
 		break;

@@ -625,6 +625,20 @@ int ht_processes_near_limit(const char *root, int **pids, size_t *n);
 int ht_sockstat_value(const char *text, const char *prefix, const char *key, int64_t *out);
 
 /*
+ * ht_collect_cgroups - the control groups with a memory or pids limit of
+ * their own, or whose counters show the limit was hit (an OOM kill, a
+ * refused fork): cgroup.version, cgroup.list (their paths escaped with
+ * ht_name_escape(), sorted, separated by spaces) and cgroup.CG.* for each
+ * (hosttune-facts(7)), read below @root (NULL: this host) from cgroup v2's
+ * /sys/fs/cgroup, else v1's memory and pids hierarchies. At most 4096 groups
+ * 16 levels deep (the list's source says when it stopped), and 4096
+ * processes of a group for its largest. Without cgroups, cgroup.version is
+ * "none" and cgroup.list "". A file a group lacks leaves
+ * its fact out. Returns 0 or -ENOMEM.
+ */
+int ht_collect_cgroups(struct ht_facts *f, const char *root);
+
+/*
  * ht_collect_sockstat - sockstat.tcp.inuse (TCP sockets in the hash tables:
  * listening, connecting, connected) and sockstat.tcp.tw (in TIME_WAIT) of
  * this network namespace from ROOT/proc/net/sockstat: counters the kernel

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine/rules-internal.h"
+#include "shared/escape.h"
 #include "shared/units.h"
 
 /* ---- profiles (the workload variables they set: vars.c) -------------- */
@@ -171,6 +172,7 @@ static const struct {
 	[HT_EACH_STORAGE] = { "storage", "storage.list", "storage.name", HT_T_STR,
 	                      "storage directory" },
 	[HT_EACH_PEER] = { "peer", "peer.list", "peer.name", HT_T_STR, "TCP peer" },
+	[HT_EACH_CGROUP] = { "cgroup", "cgroup.list", "cgroup.name", HT_T_STR, "control group" },
 };
 
 /*
@@ -775,7 +777,15 @@ static int instance_value(struct ht_ruleset *rs, enum ht_each e, const char *nam
 		return 0;
 	}
 	out->type = HT_T_STR;
-	out->s = strdup(inst);
+	/* A cgroup's path, read back from the escaped name its facts have. */
+	if (e == HT_EACH_CGROUP) {
+		out->s = ht_name_unescape(inst);
+		if (!out->s && errno == EINVAL)
+			return ht_error_set(err, EINVAL, "%s: '%s' in %s is no escaped name", name, inst,
+			                    each_kinds[e].list);
+	} else {
+		out->s = strdup(inst);
+	}
 	return out->s ? 0 : -ENOMEM;
 }
 
@@ -1510,7 +1520,10 @@ static int add_finding(struct ht_ruleset *rs, struct ht_rule *r, const char *ins
 	f = &res->items[res->n];
 	ret = evaluate_finding(rs, r, f, err);
 	if (ret > 0 && instance) {
-		f->instance = strdup(instance);
+		/* A cgroup is named by its path (the list has it escaped); an odd name as it is. */
+		f->instance = r->each == HT_EACH_CGROUP ? ht_name_unescape(instance) : NULL;
+		if (!f->instance)
+			f->instance = strdup(instance);
 		if (!f->instance)
 			ret = -ENOMEM;
 	}

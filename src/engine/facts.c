@@ -32,6 +32,12 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "boot.net.netfilter.nf_conntrack_tcp_timeout_time_wait", HT_T_INT, "seconds",
 	  "nf_conntrack_tcp_timeout_time_wait the boot configuration sets (the effective sysctl.d "
 	  "or /etc/sysctl.conf line)" },
+	{ "cgroup.list", HT_T_STR, NULL,
+	  "the control groups with a memory or pids limit set, or whose limit was hit, by their escaped "
+	  "names (cgroup.CG.*), separated by spaces; \"\" for none" },
+	{ "cgroup.version", HT_T_STR, NULL,
+	  "the cgroup hierarchy read: v2 (/sys/fs/cgroup/cgroup.controllers), v1 (the memory and "
+	  "pids hierarchies of /sys/fs/cgroup), or none" },
 	{ "conntrack.dump.entries", HT_T_INT, "entries",
 	  "entries a ctnetlink dump (IPCTNL_MSG_CT_GET, NLM_F_DUMP) returned, every protocol, "
 	  "else the lines of /proc/net/nf_conntrack" },
@@ -620,6 +626,52 @@ static const struct ht_fact_def peer_fact_defs[] = {
 };
 
 /*
+ * Facts of each control group with a memory or pids limit set, or whose
+ * limit bit (an OOM kill, a refused fork), named cgroup.CG.SUFFIX: CG is its
+ * path below the hierarchy's root as the kernel names it
+ * ("system.slice/garage.service"), escaped into a fact name
+ * (shared/escape.h, ht_name_escape(): "system.slice_2fgarage.service").
+ * From cgroup v2's unified hierarchy, else v1's memory and pids
+ * hierarchies. Sorted by name.
+ */
+#define CG_DOC(v2, v1) v2 " (cgroup v2; v1: " v1 ")"
+static const struct ht_fact_def cgroup_fact_defs[] = {
+	{ "cgroup.*.container", HT_T_STR, NULL,
+	  "the container it is: a Docker, Podman or CRI container ID (12 hex digits), a Kubernetes "
+	  "pod's UID, an LXC container's name; unavailable (ENOENT) for none" },
+	{ "cgroup.*.manager", HT_T_STR, NULL,
+	  "who set its limits, from its path: docker, podman, kubernetes, lxc, systemd (a unit, "
+	  "scope or slice of its own), or other" },
+	{ "cgroup.*.memory_current", HT_T_INT, "bytes",
+	  CG_DOC("memory.current: the memory charged to it now, page cache included",
+	         "memory.usage_in_bytes") },
+	{ "cgroup.*.memory_max", HT_T_INT, "bytes",
+	  CG_DOC("memory.max: the most memory it may be charged before its own OOM kill; "
+	         "unavailable (ENODATA) for max, no limit", "memory.limit_in_bytes") },
+	{ "cgroup.*.memory_max_events", HT_T_INT, "events",
+	  CG_DOC("memory.events max: times its usage reached memory.max and the kernel reclaimed",
+	         "memory.failcnt") },
+	{ "cgroup.*.memory_oom_kills", HT_T_INT, "kills",
+	  CG_DOC("memory.events oom_kill: processes the OOM killer ended in it (or below it) "
+	         "since it was made", "oom_kill of memory.oom_control") },
+	{ "cgroup.*.pids_current", HT_T_INT, "tasks", "pids.current: its processes and threads now" },
+	{ "cgroup.*.pids_events", HT_T_INT, "events",
+	  "pids.events max: forks and clones refused at pids.max (the kernel logs \"cgroup: fork "
+	  "rejected by pids controller\")" },
+	{ "cgroup.*.pids_max", HT_T_INT, "tasks",
+	  "pids.max: the most processes and threads it may hold; unavailable (ENODATA) for max" },
+	{ "cgroup.*.procs", HT_T_INT, "processes", "processes in its cgroup.procs" },
+	{ "cgroup.*.top_pid", HT_T_INT, NULL, "PID of cgroup.CG.top_process" },
+	{ "cgroup.*.top_process", HT_T_STR, NULL,
+	  "the process of its cgroup.procs with the largest resident set (VmRSS of "
+	  "/proc/PID/status), by its comm" },
+	{ "cgroup.*.top_rss", HT_T_INT, "bytes", "VmRSS of cgroup.CG.top_process" },
+	{ "cgroup.*.unit", HT_T_STR, NULL,
+	  "the systemd unit it is or is in, the last *.service or *.scope of its path; unavailable "
+	  "(ENOENT) for none" },
+};
+
+/*
  * Counters that have an interval form C.delta (--sample): the nstat(8)
  * counters, the per-peer tcp_info sums, the interface and softnet counters
  * and conntrack's. fnmatch(3) patterns.
@@ -655,6 +707,7 @@ static const struct {
 	const struct ht_fact_def *defs;
 	size_t n;
 } instance_families[] = {
+	{ "cgroup", cgroup_fact_defs, ARRAY_SIZE(cgroup_fact_defs) },
 	{ "listener", listener_fact_defs, ARRAY_SIZE(listener_fact_defs) },
 	{ "nic", nic_fact_defs, ARRAY_SIZE(nic_fact_defs) },
 	{ "peer", peer_fact_defs, ARRAY_SIZE(peer_fact_defs) },

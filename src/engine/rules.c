@@ -294,7 +294,7 @@ enum ht_each ht_rule_each(const struct ht_rule *r)
 const char *ht_each_name(enum ht_each e)
 {
 	static const char *const names[] = { "none", "nic", "listener", "process", "storage",
-		                             "peer" };
+		                             "peer", "cgroup" };
 
 	return (unsigned)e < ARRAY_SIZE(names) ? names[e] : NULL;
 }
@@ -1059,8 +1059,10 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 				return 0;
 			}
 		return load_fail(c, c->lineno, col, EINVAL,
-		                 "expected 'nic', 'listener' or 'process' (one evaluation per "
-		                 "network interface, listening port or process), found '%s'", value);
+		                 "expected 'nic', 'listener', 'process', 'storage', 'peer' or "
+		                 "'cgroup' (one evaluation per network interface, listening port, "
+		                 "process, storage directory, TCP peer or control group), found '%s'",
+		                 value);
 	case K_DIRECTION:
 		if (strcmp(value, "raise") == 0)
 			r->only_raise = true;

@@ -59,6 +59,10 @@ enum ht_target_kind {
  *   storage   storage.list,  storage.name (string): Garage's directories
  *   peer      peer.list,     peer.name (string): remote addresses of established
  *             TCP connections (10.5.5.20; IPv6 with '-' for ':')
+ *   cgroup    cgroup.list,   cgroup.name (string): control groups with a memory or
+ *             pids limit, by path ("system.slice/garage.service"); their facts and
+ *             the list have the path escaped (shared/escape.h, ht_name_escape()),
+ *             cgroup.name and a finding's instance the path itself
  */
 enum ht_each {
 	HT_EACH_NONE = 0,
@@ -67,10 +71,11 @@ enum ht_each {
 	HT_EACH_PROCESS,
 	HT_EACH_STORAGE,
 	HT_EACH_PEER,
-	HT_EACH_LAST = HT_EACH_PEER,
+	HT_EACH_CGROUP,
+	HT_EACH_LAST = HT_EACH_CGROUP,
 };
 
-/* "none", "nic", "listener", "process", "storage", "peer"; NULL for a value out of range. */
+/* "none", "nic", "listener", "process", "storage", "peer", "cgroup"; NULL out of range. */
 const char *ht_each_name(enum ht_each e);
 
 /* "value", "sysctl", "module", "advice", "channels", "limit". */

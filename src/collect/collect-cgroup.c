@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Control groups with a memory or pids limit (collect.h,
+ * ht_collect_cgroups()): cgroup v2's unified hierarchy at /sys/fs/cgroup,
+ * else v1's memory and pids hierarchies (/sys/fs/cgroup/memory,
+ * /sys/fs/cgroup/pids), walked below --root. The files are the kernel's
+ * own (Documentation/admin-guide/cgroup-v2.rst, cgroup-v1/memory.rst,
+ * cgroup-v1/pids.rst).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "collect/collect.h"
+#include "collect/procfs.h"
+#include "engine/facts.h"
+#include "shared/escape.h"
+#include "shared/rootfs.h"
+#include "shared/util.h"
+
+#define CG_ROOT "/sys/fs/cgroup"
+/* Groups read at most, how deep, and the processes of one looked at for its largest. */
+#define CG_MAX 4096
+#define CG_DEPTH 16
+#define CG_PROCS_MAX 4096
+/*
+ * A v1 memory.limit_in_bytes this large is no limit: PAGE_COUNTER_MAX pages
+ * (LONG_MAX / PAGE_SIZE) in bytes, 9223372036854771712 with 4 KiB pages.
+ */
+#define V1_UNLIMITED (INT64_C(1) << 62)
+
+/* One group: its path below the hierarchy's root ("" is the root), what it has of each file. */
+struct cg {
+	char *path;
+	const char *mem_dir, *pids_dir; /* the hierarchy holding its memory or pids files */
+	int64_t mem_max, mem_cur, oom_kills, max_events; /* -1: not read */
+	int64_t pids_max, pids_cur, pids_events;
+	bool mem_limited, pids_limited, mem_seen, pids_seen;
+};
+
+struct cg_set {
+	struct cg *v;
+	size_t n, cap;
+	bool truncated;
+};
+
+static void cg_set_free(struct cg_set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i].path);
+	free(s->v);
+	*s = (struct cg_set){ 0 };
+}
+
+/* The group of @path in @s, added (with nothing read) when new; NULL on ENOMEM or past CG_MAX. */
+static struct cg *cg_get(struct cg_set *s, const char *path)
+{
+	struct cg *n;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i].path, path) == 0)
+			return &s->v[i];
+	if (s->n >= CG_MAX) {
+		s->truncated = true;
+		return NULL;
+	}
+	if (s->n == s->cap) {
+		n = reallocarray(s->v, s->cap ? s->cap * 2 : 64, sizeof(*n));
+		if (!n)
+			return NULL;
+		s->v = n;
+		s->cap = s->cap ? s->cap * 2 : 64;
+	}
+	n = &s->v[s->n];
+	*n = (struct cg){ .mem_max = -1, .mem_cur = -1, .oom_kills = -1, .max_events = -1,
+		          .pids_max = -1, .pids_cur = -1, .pids_events = -1 };
+	n->path = strdup(path);
+	if (!n->path)
+		return NULL;
+	s->n++;
+	return n;
+}
+
+/*
+ * The integer file @name of group @path in hierarchy @dir: 0 and *@out, 1
+ * when it says "max" (no limit), -ENOENT when there is no such file, or a
+ * negative errno (-EINVAL for anything but one number or "max").
+ */
+static int read_num(const char *root, const char *dir, const char *path, const char *name,
+                    int64_t *out)
+{
+	_cleanup_free_ char *file = NULL, *text = NULL;
+	char *end;
+	long long v;
+	int r;
+
+	if (asprintf(&file, "%s%s%s/%s", dir, *path ? "/" : "", path, name) < 0)
+		return -ENOMEM;
+	r = ht_read_file(root, file, &text);
+	if (r < 0)
+		return r;
+	if (strcmp(text, "max\n") == 0 || strcmp(text, "max") == 0)
+		return 1;
+	errno = 0;
+	v = strtoll(text, &end, 10);
+	if (errno || end == text || v < 0 || (*end && strcmp(end, "\n") != 0))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/*
+ * The value of key @key in the "KEY VALUE" lines of file @name (memory.events,
+ * pids.events, memory.oom_control): 0 and *@out, -ENOENT without the file or
+ * the key, or a negative errno.
+ */
+static int read_keyed(const char *root, const char *dir, const char *path, const char *name,
+                      const char *key, int64_t *out)
+{
+	_cleanup_free_ char *file = NULL, *text = NULL;
+	size_t kl = strlen(key);
+	int r;
+
+	if (asprintf(&file, "%s%s%s/%s", dir, *path ? "/" : "", path, name) < 0)
+		return -ENOMEM;
+	r = ht_read_file(root, file, &text);
+	if (r < 0)
+		return r;
+	for (const char *p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+		char *end;
+		long long v;
+
+		if (strncmp(p, key, kl) != 0 || p[kl] != ' ')
+			continue;
+		errno = 0;
+		v = strtoll(p + kl + 1, &end, 10);
+		if (errno || end == p + kl + 1 || v < 0 || (*end && *end != '\n'))
+			return -EINVAL;
+		*out = v;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Reads the memory files of @g in hierarchy @dir (v2 names, or v1's with @v1). -ENOMEM or 0. */
+static int read_memory(const char *root, const char *dir, bool v1, struct cg *g)
+{
+	int64_t v;
+	int r;
+
+	r = read_num(root, dir, g->path, v1 ? "memory.limit_in_bytes" : "memory.max", &v);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return 0; /* no memory controller here */
+	g->mem_seen = true;
+	g->mem_dir = dir;
+	g->mem_limited = r == 0 && !(v1 && v >= V1_UNLIMITED);
+	if (g->mem_limited)
+		g->mem_max = v;
+	if (read_num(root, dir, g->path, v1 ? "memory.usage_in_bytes" : "memory.current", &v) == 0)
+		g->mem_cur = v;
+	if (read_keyed(root, dir, g->path, v1 ? "memory.oom_control" : "memory.events", "oom_kill",
+	               &v) == 0)
+		g->oom_kills = v;
+	if (v1 ? read_num(root, dir, g->path, "memory.failcnt", &v) == 0
+	       : read_keyed(root, dir, g->path, "memory.events", "max", &v) == 0)
+		g->max_events = v;
+	return 0;
+}
+
+static int read_pids(const char *root, const char *dir, struct cg *g)
+{
+	int64_t v;
+	int r = read_num(root, dir, g->path, "pids.max", &v);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return 0;
+	g->pids_seen = true;
+	g->pids_dir = dir;
+	g->pids_limited = r == 0;
+	if (r == 0)
+		g->pids_max = v;
+	if (read_num(root, dir, g->path, "pids.current", &v) == 0)
+		g->pids_cur = v;
+	if (read_keyed(root, dir, g->path, "pids.events", "max", &v) == 0)
+		g->pids_events = v;
+	return 0;
+}
+
+/*
+ * Every group below @dir/@path (depth @depth) into @s, reading the memory
+ * files (@mem), the pids files (@pids) or both. Directories are not followed
+ * through links (a cgroup file system has none). -ENOMEM or 0.
+ */
+static int walk(const char *root, const char *dir, const char *path, unsigned depth, bool mem,
+                bool pids, bool v1, struct cg_set *s)
+{
+	_cleanup_free_ char *full = NULL;
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	struct cg *g;
+	int r;
+
+	if (*path) {
+		g = cg_get(s, path);
+		if (!g)
+			return s->truncated ? 0 : -ENOMEM;
+		if (mem && (r = read_memory(root, dir, v1, g)) < 0)
+			return r;
+		if (pids && (r = read_pids(root, dir, g)) < 0)
+			return r;
+	}
+	if (depth >= CG_DEPTH)
+		return 0;
+	if (asprintf(&full, "%s%s%s", dir, *path ? "/" : "", path) < 0)
+		return -ENOMEM;
+	d = ht_root_opendir(root, full);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		_cleanup_free_ char *sub = NULL;
+
+		if (de->d_name[0] == '.' || de->d_type != DT_DIR)
+			continue;
+		if (asprintf(&sub, "%s%s%s", path, *path ? "/" : "", de->d_name) < 0)
+			return -ENOMEM;
+		r = walk(root, dir, sub, depth + 1, mem, pids, v1, s);
+		if (r < 0)
+			return r;
+		if (s->truncated)
+			break;
+	}
+	return 0;
+}
+
+/* The hex ID after @prefix in @comp (64 hex digits), first 12 into @id; false when not one. */
+static bool hex_id(const char *comp, const char *prefix, char id[13])
+{
+	size_t pl = strlen(prefix), n;
+
+	if (strncmp(comp, prefix, pl) != 0)
+		return false;
+	n = strspn(comp + pl, "0123456789abcdef");
+	if (n != 64 || (comp[pl + n] && strcmp(comp + pl + n, ".scope") != 0))
+		return false;
+	memcpy(id, comp + pl, 12);
+	id[12] = '\0';
+	return true;
+}
+
+/*
+ * Who made group @path, from the names the container runtimes and systemd
+ * give their groups: @manager, @container (ID, pod UID or name; "" for
+ * none) and @unit (the last *.service or *.scope; "" for none).
+ */
+static void classify(const char *path, const char **manager, char container[80], char unit[256])
+{
+	const char *p = path;
+
+	*manager = "other";
+	container[0] = unit[0] = '\0';
+	while (*p) {
+		size_t n = strcspn(p, "/");
+		char comp[256], id[13];
+		const char *pod;
+
+		if (n >= sizeof(comp)) {
+			p += n + (p[n] == '/');
+			continue;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		if (n > 8 && (strcmp(comp + n - 8, ".service") == 0 || strcmp(comp + n - 6, ".scope") == 0))
+			snprintf(unit, 256, "%s", comp);
+		pod = strncmp(comp, "pod", 3) == 0 ? comp : strstr(comp, "-pod");
+		if (pod && *pod == '-')
+			pod++;
+		if (strncmp(comp, "kubepods", 8) == 0 ||
+		    (strcmp(*manager, "kubernetes") == 0 && pod)) {
+			*manager = "kubernetes";
+			/* kubepods-burstable-pod1a2b_3c.slice (systemd driver), or podUID (cgroupfs). */
+			if (pod && pod[3] && pod[3] != 's') {
+				snprintf(container, 80, "%.*s", (int)strcspn(pod + 3, "."), pod + 3);
+				for (char *c = container; *c; c++)
+					if (*c == '_')
+						*c = '-';
+			}
+		} else if (strcmp(*manager, "kubernetes") != 0 &&
+		           (hex_id(comp, "docker-", id) || (hex_id(comp, "", id) && p > path &&
+		                                            strncmp(p - 7, "docker/", 7) == 0))) {
+			*manager = "docker";
+			snprintf(container, 80, "%s", id);
+		} else if (strcmp(*manager, "kubernetes") != 0 && hex_id(comp, "libpod-", id)) {
+			*manager = "podman";
+			snprintf(container, 80, "%s", id);
+		} else if (strncmp(comp, "lxc.payload.", 12) == 0 ||
+		           (p >= path + 4 && strncmp(p - 4, "lxc/", 4) == 0 && strcmp(*manager, "other") == 0)) {
+			*manager = "lxc";
+			snprintf(container, 80, "%.79s", strncmp(comp, "lxc.payload.", 12) == 0 ? comp + 12 : comp);
+		}
+		p += n + (p[n] == '/');
+	}
+	if (strcmp(*manager, "other") == 0 && unit[0])
+		*manager = "systemd";
+}
+
+/* The process of @g's cgroup.procs with the largest VmRSS: 0 and @comm/@pid/@rss, or -ENOENT. */
+static int top_process(const char *root, const char *dir, const char *path, int64_t *procs,
+                       char comm[64], int64_t *pid, int64_t *rss)
+{
+	_cleanup_free_ char *file = NULL, *text = NULL;
+	int64_t best = -1;
+	int r, seen = 0;
+
+	*procs = 0;
+	if (asprintf(&file, "%s/%s/cgroup.procs", dir, path) < 0)
+		return -ENOMEM;
+	r = ht_read_file(root, file, &text);
+	if (r < 0)
+		return r;
+	for (char *p = text; *p && seen < CG_PROCS_MAX; p += strcspn(p, "\n"), p += *p == '\n') {
+		_cleanup_free_ char *st = NULL, *status = NULL, *cm = NULL, *cfile = NULL;
+		char num[16];
+		size_t n = strcspn(p, "\n");
+		int id;
+		const char *v;
+
+		if (n == 0 || n >= sizeof(num))
+			continue;
+		memcpy(num, p, n);
+		num[n] = '\0';
+		if (!parse_pid(num, &id))
+			continue;
+		(*procs)++;
+		seen++;
+		if (asprintf(&st, "/proc/%d/status", id) < 0 || asprintf(&cfile, "/proc/%d/comm", id) < 0)
+			return -ENOMEM;
+		if (ht_read_file(root, st, &status) < 0 || !(v = strstr(status, "\nVmRSS:")))
+			continue; /* a kernel thread, or gone */
+		{
+			long long kib = strtoll(v + 7, NULL, 10);
+
+			if (kib * 1024 <= best || ht_read_file(root, cfile, &cm) < 0)
+				continue;
+			best = kib * 1024;
+			snprintf(comm, 64, "%.*s", (int)strcspn(cm, "\n"), cm);
+			*pid = id;
+		}
+	}
+	if (best < 0)
+		return -ENOENT;
+	*rss = best;
+	return 0;
+}
+
+/* Sets fact cgroup.@esc.@suffix: @v, or unavailable with @err when @v < 0. */
+static int set_num(struct ht_facts *f, const char *esc, const char *suffix, int64_t v, int err,
+                   const char *dir, const char *path, const char *file)
+{
+	_cleanup_free_ char *name = NULL, *src = NULL;
+
+	if (asprintf(&name, "cgroup.%s.%s", esc, suffix) < 0 ||
+	    asprintf(&src, "%s/%s/%s", dir, path, file) < 0)
+		return -ENOMEM;
+	if (v < 0)
+		return ht_facts_set_errno(f, name, err, ht_fact_def_unit(name), src);
+	return ht_facts_set_int(f, name, v, ht_fact_def_unit(name), src);
+}
+
+static int set_str(struct ht_facts *f, const char *esc, const char *suffix, const char *s,
+                   const char *src)
+{
+	_cleanup_free_ char *name = NULL;
+
+	if (asprintf(&name, "cgroup.%s.%s", esc, suffix) < 0)
+		return -ENOMEM;
+	if (!*s)
+		return ht_facts_set_errno(f, name, ENOENT, NULL, src);
+	return ht_facts_set_str(f, name, s, src);
+}
+
+/* The facts of group @g, named by @esc. */
+static int group_facts(struct ht_facts *f, const char *root, const struct cg *g, const char *esc)
+{
+	char comm[64] = "", container[80], unit[256];
+	int64_t procs = 0, pid = 0, rss = 0;
+	const char *manager, *dir = g->mem_dir ? g->mem_dir : g->pids_dir;
+	int r = 0;
+
+	if (g->mem_seen) {
+		bool v1 = strcmp(g->mem_dir, CG_ROOT) != 0;
+
+		r = set_num(f, esc, "memory_max", g->mem_limited ? g->mem_max : -1, ENODATA, g->mem_dir,
+		            g->path, v1 ? "memory.limit_in_bytes" : "memory.max");
+		if (r >= 0 && g->mem_cur >= 0)
+			r = set_num(f, esc, "memory_current", g->mem_cur, 0, g->mem_dir, g->path,
+			            v1 ? "memory.usage_in_bytes" : "memory.current");
+		if (r >= 0 && g->oom_kills >= 0)
+			r = set_num(f, esc, "memory_oom_kills", g->oom_kills, 0, g->mem_dir, g->path,
+			            v1 ? "memory.oom_control" : "memory.events");
+		if (r >= 0 && g->max_events >= 0)
+			r = set_num(f, esc, "memory_max_events", g->max_events, 0, g->mem_dir, g->path,
+			            v1 ? "memory.failcnt" : "memory.events");
+	}
+	if (r >= 0 && g->pids_seen) {
+		r = set_num(f, esc, "pids_max", g->pids_limited ? g->pids_max : -1, ENODATA, g->pids_dir,
+		            g->path, "pids.max");
+		if (r >= 0 && g->pids_cur >= 0)
+			r = set_num(f, esc, "pids_current", g->pids_cur, 0, g->pids_dir, g->path, "pids.current");
+		if (r >= 0 && g->pids_events >= 0)
+			r = set_num(f, esc, "pids_events", g->pids_events, 0, g->pids_dir, g->path, "pids.events");
+	}
+	if (r < 0)
+		return r;
+	classify(g->path, &manager, container, unit);
+	r = set_str(f, esc, "manager", manager, "the group's path");
+	if (r >= 0)
+		r = set_str(f, esc, "container", container, "the group's path");
+	if (r >= 0)
+		r = set_str(f, esc, "unit", unit, "the group's path");
+	if (r < 0)
+		return r;
+	r = top_process(root, dir, g->path, &procs, comm, &pid, &rss);
+	if (r == -ENOMEM)
+		return r;
+	r = set_num(f, esc, "procs", procs, 0, dir, g->path, "cgroup.procs");
+	if (r >= 0 && comm[0]) {
+		_cleanup_free_ char *src = NULL;
+
+		if (asprintf(&src, "/proc/%" PRId64 "/status VmRSS", pid) < 0)
+			return -ENOMEM;
+		r = set_str(f, esc, "top_process", comm, src);
+		if (r >= 0)
+			r = set_num(f, esc, "top_pid", pid, 0, dir, g->path, "cgroup.procs");
+		if (r >= 0)
+			r = set_num(f, esc, "top_rss", rss, 0, "/proc", "PID", "status");
+	}
+	return r;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(((const struct cg *)a)->path, ((const struct cg *)b)->path);
+}
+
+int ht_collect_cgroups(struct ht_facts *f, const char *root)
+{
+	struct stat st;
+	struct cg_set s = { 0 };
+	const char *version, *src;
+	char *list = NULL;
+	size_t len = 0;
+	FILE *lf;
+	int r = 0;
+
+	if (ht_root_stat(root, CG_ROOT "/cgroup.controllers", false, &st) == 0) {
+		version = "v2";
+		src = CG_ROOT "/cgroup.controllers";
+		r = walk(root, CG_ROOT, "", 0, true, true, false, &s);
+	} else if (ht_root_stat(root, CG_ROOT "/memory", false, &st) == 0 ||
+	           ht_root_stat(root, CG_ROOT "/pids", false, &st) == 0) {
+		version = "v1";
+		src = CG_ROOT "/memory and " CG_ROOT "/pids";
+		r = walk(root, CG_ROOT "/memory", "", 0, true, false, true, &s);
+		if (r >= 0)
+			r = walk(root, CG_ROOT "/pids", "", 0, false, true, true, &s);
+	} else {
+		/* No cgroup file system mounted: no group to judge. */
+		r = ht_facts_set_str(f, "cgroup.version", "none", CG_ROOT);
+		if (r >= 0)
+			r = ht_facts_set_str(f, "cgroup.list", "", CG_ROOT);
+		return r;
+	}
+	if (r < 0)
+		goto out;
+	qsort(s.v, s.n, sizeof(*s.v), cmp_path);
+	lf = open_memstream(&list, &len);
+	if (!lf) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < s.n && r >= 0; i++) {
+		const struct cg *g = &s.v[i];
+		_cleanup_free_ char *esc = NULL;
+
+		/* A group with a limit of its own, or one whose counters show a limit bit. */
+		if (!g->mem_limited && !g->pids_limited && g->oom_kills <= 0 && g->pids_events <= 0)
+			continue;
+		esc = ht_name_escape(g->path);
+		if (!esc) {
+			r = -ENOMEM;
+			break;
+		}
+		fprintf(lf, "%s%s", ftell(lf) ? " " : "", esc);
+		r = group_facts(f, root, g, esc);
+	}
+	if (fclose(lf) != 0 && r >= 0)
+		r = -ENOMEM;
+	if (r >= 0)
+		r = ht_facts_set_str(f, "cgroup.version", version, src);
+	if (r >= 0)
+		r = ht_facts_set_str(f, "cgroup.list", list ? list : "",
+		                     s.truncated ? "the first 4096 groups of " CG_ROOT : CG_ROOT);
+out:
+	free(list);
+	cg_set_free(&s);
+	return r;
+}
