@@ -189,6 +189,49 @@ expect_contains "v1: the share" "68.4% of it" "$(f cgroup.memory .explanation)"
 expect_eq "v1: pids at 81.4%" warning "$(f cgroup.pids .severity)"
 expect_contains "v1: pids share" "holds 4000 now, 81.4%" "$(f cgroup.pids .explanation)"
 
+# A process in a container: its open-file limit is the runtime's to set, never a
+# unit's LimitNOFILE. Each runtime's process listens on a port, 960 of 1024
+# descriptors open (93.8%: critical), its cgroup as that runtime names it.
+for rt in docker kubernetes podman lxc systemd; do
+	host "$TMP/p-$rt"
+	case $rt in
+	docker) path=/system.slice/docker-$docker_id.scope ;;
+	kubernetes) path=/$kube ;;
+	podman) path=/machine.slice/libpod-$docker_id.scope ;;
+	lxc) path=/lxc.payload.web1/system.slice/app.service ;;
+	systemd) path=/system.slice/app.service ;;
+	esac
+	put /proc/net/tcp '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 00000000:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4711 1 ffff8d6c41a2b000 100 0 0 10 0\n'
+	put /proc/900/comm 'app\n'
+	put /proc/900/limits 'Limit                     Soft Limit           Hard Limit           Units     \nMax open files            1024                 4096                 files     \n'
+	put /proc/900/cgroup "0::$path\n"
+	mkdir -p "$T/proc/900/fd"
+	ln -s 'socket:[4711]' "$T/proc/900/fd/0"
+	(cd "$T/proc/900/fd" && seq 1 959 | xargs touch)
+	ht --root "$T" --format json audit >"$TMP/p.json"
+	r() { jget "$TMP/p.json" '.findings[] | select(.rule == "process.limit_nofile" and .instance == "app") | '"$1"; }
+	expect_eq "$rt: 960 of 1024, critical" critical "$(r .severity)"
+	want=""
+	case $rt in
+	docker) want="docker run's --ulimit nofile" ;;
+	kubernetes) want="LimitNOFILE= of containerd.service or crio.service" ;;
+	podman) want="default_ulimits in containers.conf" ;;
+	lxc) want="lxc.prlimit.nofile" ;;
+	esac
+	if [ $rt = systemd ]; then
+		expect_eq "systemd: the unit's drop-in" /etc/systemd/system/app.service.d/90-hosttune.conf "$(r .fix.file)"
+	else
+		expect_contains "$rt: the runtime's knob" "$want" "$(r .remedy)"
+		expect_contains "$rt: named as the runtime's" "runs in a $rt container" "$(r .remedy)"
+		expect_eq "$rt: no unit file" null "$(r .fix.file)"
+		case $(r .remedy) in
+		*"in the unit that starts it"*) not_ok "$rt: no unit's LimitNOFILE offered" ;;
+		*) ok "$rt: no unit's LimitNOFILE offered" ;;
+		esac
+	fi
+done
+expect_eq "docker: the container's ID" '"3f4e5d6c7b8a"' "$(ht --root "$TMP/p-docker" facts | sed -n 's/^process.app.container = //p' | cut -d' ' -f1)"
+
 # No cgroup file system at all: none to judge, and the audit says nothing of them.
 host "$TMP/none"
 put /proc/vmstat 'oom_kill 0\n'

@@ -256,12 +256,8 @@ static bool hex_id(const char *comp, const char *prefix, char id[13])
 	return true;
 }
 
-/*
- * Who made group @path, from the names the container runtimes and systemd
- * give their groups: @manager, @container (ID, pod UID or name; "" for
- * none) and @unit (the last *.service or *.scope; "" for none).
- */
-static void classify(const char *path, const char **manager, char container[80], char unit[256])
+void ht_cgroup_classify(const char *path, const char **manager, char container[80],
+                        char unit[256])
 {
 	const char *p = path;
 
@@ -420,7 +416,7 @@ static int group_facts(struct ht_facts *f, const char *root, const struct cg *g,
 	}
 	if (r < 0)
 		return r;
-	classify(g->path, &manager, container, unit);
+	ht_cgroup_classify(g->path, &manager, container, unit);
 	r = set_str(f, esc, "manager", manager, "the group's path");
 	if (r >= 0)
 		r = set_str(f, esc, "container", container, "the group's path");

@@ -504,6 +504,7 @@ int ht_collect_file_holders(struct ht_facts *f, const char *root)
 	return ht_facts_set_str(f, "files.top.process", comm, path);
 }
 
+
 /* A name to judge: every process of it is read, the worst reported. */
 static int add_pick(struct proc_pick **picks, size_t *n, const char *name)
 {
@@ -534,6 +535,54 @@ static int set_proc_fact(struct ht_facts *f, const char *pname, const char *suff
 	if (!v)
 		return ht_facts_set_errno(f, name, err, ht_fact_def_unit(name), source);
 	return ht_facts_set(f, name, v, ht_fact_def_unit(name), source);
+}
+
+/*
+ * process.NAME.runtime and .container: the container runtime whose
+ * container the process runs in, from the path of its cgroup (the 0:: line,
+ * else the first v1 line below the root), and the container's ID; both
+ * unavailable (ENOENT) outside a container. -ENOMEM or 0.
+ */
+static int proc_runtime(struct ht_facts *f, const char *name, const char *cgroup,
+                        const char *src)
+{
+	char cgpath[1024] = "", container[80], unit[256];
+	const char *manager = "other";
+	struct ht_value v;
+	bool in;
+	int r;
+
+	for (const char *p = cgroup; *p;) {
+		const char *nl = strchr(p, '\n'), *c = strchr(p, ':'), *c2 = c ? strchr(c + 1, ':') : NULL;
+		size_t n;
+
+		if (!nl)
+			nl = p + strlen(p);
+		if (c2 && c2 < nl && c2[1] == '/' && c2 + 2 < nl) {
+			n = (size_t)(nl - c2 - 1);
+			if (strncmp(p, "0::", 3) == 0 || !cgpath[0])
+				snprintf(cgpath, sizeof(cgpath), "%.*s", (int)(n < sizeof(cgpath) ? n : sizeof(cgpath) - 1), c2 + 1);
+			if (strncmp(p, "0::", 3) == 0)
+				break;
+		}
+		p = *nl ? nl + 1 : nl;
+	}
+	if (cgpath[0])
+		ht_cgroup_classify(cgpath, &manager, container, unit);
+	in = strcmp(manager, "docker") == 0 || strcmp(manager, "podman") == 0 ||
+	     strcmp(manager, "kubernetes") == 0 || strcmp(manager, "lxc") == 0;
+	if (!in) {
+		r = set_proc_fact(f, name, "runtime", NULL, -ENOENT, src);
+		return r < 0 ? r : set_proc_fact(f, name, "container", NULL, -ENOENT, src);
+	}
+	v = (struct ht_value){ .type = HT_T_STR, .s = (char *)manager };
+	r = set_proc_fact(f, name, "runtime", &v, 0, src);
+	if (r < 0)
+		return r;
+	if (!container[0])
+		return set_proc_fact(f, name, "container", NULL, -ENOENT, src);
+	v = (struct ht_value){ .type = HT_T_STR, .s = container };
+	return set_proc_fact(f, name, "container", &v, 0, src);
 }
 
 static int process_facts(struct ht_facts *f, const char *root, const struct proc_pick *p)
@@ -622,8 +671,9 @@ static int process_facts(struct ht_facts *f, const char *root, const struct proc
 	r = ht_read_file(root, path, &cgroup);
 	if (r == -ENOMEM)
 		return r;
-	if (r >= 0)
-		r = ht_cgroup_unit(cgroup, &unit, &manager);
+	if (r >= 0 && (r = proc_runtime(f, p->name, cgroup, path)) < 0)
+		return r;
+	r = cgroup ? ht_cgroup_unit(cgroup, &unit, &manager) : r;
 	if (r == -ENOMEM)
 		return r;
 	/* A name systemd would refuse (or hosttune could not write a drop-in for). */

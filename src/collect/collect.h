@@ -625,6 +625,19 @@ int ht_processes_near_limit(const char *root, int **pids, size_t *n);
 int ht_sockstat_value(const char *text, const char *prefix, const char *key, int64_t *out);
 
 /*
+ * ht_cgroup_classify - who made the control group of path @path (below the
+ * hierarchy's root, with or without a leading "/"), from the names the
+ * container runtimes and systemd give their groups: *@manager "docker"
+ * (docker-ID.scope, docker/ID), "podman" (libpod-ID), "kubernetes"
+ * (kubepods), "lxc" (lxc.payload.NAME, lxc/NAME), "systemd" (a unit or
+ * scope of its own) or "other" (static strings); @container the container's
+ * ID (12 hex digits), the pod's UID or the LXC name, "" for none; @unit the
+ * last *.service or *.scope of the path, "" for none.
+ */
+void ht_cgroup_classify(const char *path, const char **manager, char container[80],
+                        char unit[256]);
+
+/*
  * ht_collect_cgroups - the control groups with a memory or pids limit of
  * their own, or whose counters show the limit was hit (an OOM kill, a
  * refused fork): cgroup.version, cgroup.list (their paths escaped with

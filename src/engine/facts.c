@@ -533,6 +533,9 @@ static const struct ht_fact_def process_fact_defs[] = {
 	{ "process.*.count", HT_T_INT, "processes",
 	  "processes of that name (comm); the other process.NAME facts are the worst one's: the "
 	  "largest share of its soft limit open, then the most descriptors, then the lowest PID" },
+	{ "process.*.container", HT_T_STR, NULL,
+	  "the container it runs in (process.NAME.runtime): its ID (12 hex digits), a pod's UID or "
+	  "an LXC name; unavailable (ENOENT) outside a container or when its path names none" },
 	{ "process.*.fds", HT_T_INT, "descriptors", "open file descriptors, entries of /proc/PID/fd" },
 	{ "process.*.nofile", HT_T_INT, "descriptors",
 	  "soft RLIMIT_NOFILE, 'Max open files' in /proc/PID/limits (unlimited: 2^63 - 1)" },
@@ -543,6 +546,10 @@ static const struct ht_fact_def process_fact_defs[] = {
 	{ "process.*.unread", HT_T_INT, "processes",
 	  "processes of that name whose /proc/PID/fd could not be read; unavailable (EACCES) when "
 	  "some could not, naming the lowest PID: the worst of the name is then unknown" },
+	{ "process.*.runtime", HT_T_STR, NULL,
+	  "the container runtime whose container it runs in, from its cgroup's path in "
+	  "/proc/PID/cgroup: docker, podman, kubernetes or lxc; unavailable (ENOENT) outside a "
+	  "container" },
 	{ "process.*.unit", HT_T_STR, NULL,
 	  "systemd service that runs it, the last *.service of its cgroup in /proc/PID/cgroup; "
 	  "unavailable (ENOENT) when it runs outside a service or under a user manager "
