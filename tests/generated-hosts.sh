@@ -21,7 +21,19 @@
 #   R  every not-applicable row says why;
 #   I  on the half of the hosts read twice (--sample 5s), the drop and
 #      overflow counters' findings say "In the last 5 s"; on the others
-#      that their counters are since boot.
+#      that their counters are since boot;
+#   G  each control group (0 to 3 a host: a unit, a Docker or Podman
+#      container, a pod, with pids and memory limits, usage and events) is
+#      judged by its own figures: cgroup.pids critical on a refused fork or
+#      at 90%, warning at 75%; cgroup.memory critical on an OOM kill; a
+#      finding at warning names the group's path and its largest process,
+#      and its remedy is the knob of whoever set the limit (never
+#      kernel.pid_max, swap or a unit's for a container);
+#   F  conntrack.buckets and conntrack.chain_length, sized from
+#      conntrack.max, are never more severe than it (nor than info when it
+#      is ok);
+#   M  when one group counted every OOM kill of the host, mem.pressure
+#      offers no swap or RAM and levers to cgroup.memory.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh" || exit 99
 [ -n "${TMP:-}" ] && [ -d "$TMP" ] || exit 99
@@ -153,12 +165,57 @@ host() {
 		} >>"$f"
 		echo "$name $pid $soft $hard" >>"$TMP/h$n.procs"
 	done
+	# Control groups: 0 to 3, each with a pids limit, some with a memory
+	# limit, their usage and events; the host's OOM kills at least their own.
+	local cgs="" cgn cpath esc mgr pmax pcur pev mmax mcur kills top tpid
+	: >"$TMP/h$n.cgroups"
+	for i in $(seq $((RANDOM % 4))); do
+		mgr=$(pick systemd docker podman kubernetes)
+		case $mgr in
+		systemd) cpath=system.slice/svc$i.service ;;
+		docker) cpath=system.slice/docker-$(printf '%064x' $((RANDOM * 7 + i))).scope ;;
+		podman) cpath=machine.slice/libpod-$(printf '%064x' $((RANDOM * 5 + i))).scope ;;
+		kubernetes) cpath=kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$i$RANDOM.slice/cri-containerd-$(printf '%064x' $((RANDOM + i))).scope ;;
+		esac
+		esc=$(printf '%s' "$cpath" | sed 's/_/__/g; s|/|_2f|g')
+		pmax=$(pick 100 1024 4915 32768)
+		pcur=$((pmax * (RANDOM % 101) / 100))
+		pev=$(pick 0 0 0 3)
+		[ "$pev" -gt 0 ] && pcur=$pmax
+		kills=$(pick 0 0 2 9)
+		top=$(pick app worker java); tpid=$((30000 + RANDOM % 2000))
+		cgs="$cgs $esc"
+		{
+			echo "cgroup.$esc.manager = \"$mgr\" from the group's path"
+			echo "cgroup.$esc.pids_max = $pmax tasks from /sys/fs/cgroup/$cpath/pids.max"
+			echo "cgroup.$esc.pids_current = $pcur tasks from /sys/fs/cgroup/$cpath/pids.current"
+			echo "cgroup.$esc.pids_events = $pev events from /sys/fs/cgroup/$cpath/pids.events"
+			echo "cgroup.$esc.procs = $((1 + RANDOM % 9)) processes from /sys/fs/cgroup/$cpath/cgroup.procs"
+			echo "cgroup.$esc.top_process = \"$top\" from /proc/$tpid/status VmRSS"
+			echo "cgroup.$esc.top_pid = $tpid from /sys/fs/cgroup/$cpath/cgroup.procs"
+			if [ $((RANDOM % 2)) = 0 ]; then
+				mmax=$(pick 134217728 536870912 4294967296)
+				mcur=$((mmax / 100 * (RANDOM % 101)))
+				echo "cgroup.$esc.memory_max = $mmax bytes from /sys/fs/cgroup/$cpath/memory.max"
+				echo "cgroup.$esc.memory_current = $mcur bytes from /sys/fs/cgroup/$cpath/memory.current"
+				echo "cgroup.$esc.memory_oom_kills = $kills kills from /sys/fs/cgroup/$cpath/memory.events"
+				echo "cgroup.$esc.memory_max_events = $(pick 0 12) events from /sys/fs/cgroup/$cpath/memory.events"
+			else
+				kills=-1
+			fi
+		} >>"$f"
+		echo "$cpath $mgr $pmax $pcur $pev $kills $top" >>"$TMP/h$n.cgroups"
+	done
+	echo "cgroup.version = \"v2\" from /sys/fs/cgroup/cgroup.controllers" >>"$f"
+	echo "cgroup.list = \"$(echo $cgs | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')\" from /sys/fs/cgroup" >>"$f"
 	echo "listener.list = \"$(echo $ports | tr ' ' '\n' | sort -n | tr '\n' ' ' | sed 's/ $//')\" from NETLINK_SOCK_DIAG inet_diag" >>"$f"
 	echo "process.list = \"$(echo $names | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')\" from /proc/PID/comm" >>"$f"
 	echo "$new $ptr $b $m" >"$TMP/h$n.meta"
 }
 
-checked=0 attributed=0 bad=0 intervals=0
+# sev_rank SEVERITY: 0 ok (and n/a), 1 info, 2 warning, 3 critical.
+sev_rank() { case $1 in critical) echo 3 ;; warning) echo 2 ;; info) echo 1 ;; *) echo 0 ;; esac; }
+checked=0 attributed=0 bad=0 intervals=0 groups_m=0
 for n in $(seq "$HOSTS"); do
 	rm -f "$TMP/h$n.procs"
 	host "$n"
@@ -191,7 +248,7 @@ for n in $(seq "$HOSTS"); do
 				*) not_ok "$what: N port $port named, not the host's" "$(grep -o ".\{60\}[Pp]ort $port.\{40\}" <<<"$texts" | head -1)"; bad=$((bad + 1)) ;; esac
 		done
 		for pid in $(grep -o 'PID [0-9][0-9]*' <<<"$texts" | awk '{print $2}' | sort -u); do
-			grep -q "\.pid = $pid " "$TMP/h$n.facts" ||
+			grep -q "\.pid = $pid \|\.top_pid = $pid " "$TMP/h$n.facts" ||
 				{ not_ok "$what: N PID $pid named, not the host's"; bad=$((bad + 1)); }
 		done
 		# W, L per process.
@@ -224,13 +281,68 @@ for n in $(seq "$HOSTS"); do
 				*[Ss]"ince boot"*) ;; *) not_ok "$what: I $r since boot unsaid" "$e"; bad=$((bad + 1)) ;; esac
 			fi
 		done
+		# G: each group by its own figures, named, fixed where its limit is set.
+		while read -r cpath mgr pmax pcur pev kills top; do
+			gx=$(jq -c --arg i "$cpath" '[.findings[] | select(.instance == $i and (.rule | startswith("cgroup.")))] | map({(.rule): .}) | add // {}' "$TMP/r.json")
+			want=ok
+			if [ "$pev" -gt 0 ] || [ $((pcur * 100)) -ge $((pmax * 90)) ]; then want=critical
+			elif [ $((pcur * 100)) -ge $((pmax * 75)) ]; then want=warning; fi
+			got=$(jq -r '.["cgroup.pids"].severity // "none"' <<<"$gx")
+			[ "$got" = "$want" ] || { not_ok "$what: G $cpath pids $pcur of $pmax, $pev refused: $want" "got $got"; bad=$((bad + 1)); }
+			if [ "$kills" -ge 0 ]; then
+				want=ok; [ "$kills" -gt 0 ] && want=critical
+				got=$(jq -r '.["cgroup.memory"].severity // "none"' <<<"$gx")
+				case $got in "$want" | info) [ "$want" = ok ] || [ "$got" = "$want" ] ;; *) false ;; esac ||
+					{ not_ok "$what: G $cpath memory, $kills kills: $want" "got $got"; bad=$((bad + 1)); }
+			fi
+			for r in cgroup.pids cgroup.memory; do
+				sev=$(jq -r --arg r $r '.[$r].severity // "none"' <<<"$gx")
+				case $sev in warning | critical) ;; *) continue ;; esac
+				t=$(jq -r --arg r $r '.[$r] | .explanation + " FIX " + (.remedy // "")' <<<"$gx" | tr '\n' ' ' | tr -s ' ')
+				case $t in *"$cpath"*"Its largest process is $top"*) ;;
+				*) not_ok "$what: G $r[$cpath] names the group and its largest process" "$t"; bad=$((bad + 1)) ;; esac
+				case $mgr in
+				docker) k="docker run" ;; podman) k="podman run" ;; kubernetes) k="pod" ;;
+				systemd) k=$([ $r = cgroup.pids ] && echo TasksMax= || echo MemoryMax=) ;;
+				esac
+				case ${t#* FIX } in *"$k"*) ;; *) not_ok "$what: G $r[$cpath] fixed with $k" "$t"; bad=$((bad + 1)) ;; esac
+				# Never the host's knobs; a unit's only for a group systemd made.
+				nope="pid_max swap"
+				[ "$mgr" = systemd ] || nope="$nope systemctl"
+				for w in $nope; do
+					case ${t#* FIX } in *"$w"*) not_ok "$what: G $r[$cpath] offers $w" "$t"; bad=$((bad + 1)) ;; esac
+				done
+			done
+		done <"$TMP/h$n.cgroups"
+		# F: a rule sized from conntrack.max is never more severe than it.
+		fx=$(jq -r '[.findings[] | select(.rule == "conntrack.max" and .applicable)][0].severity // "none"' "$TMP/r.json")
+		if [ "$fx" != none ]; then
+			cap=$(sev_rank "$fx"); [ "$cap" -lt 1 ] && cap=1
+			for r in conntrack.buckets conntrack.chain_length; do
+				s2=$(jq -r --arg r $r '[.findings[] | select(.rule == $r and .applicable)][0].severity // "ok"' "$TMP/r.json")
+				[ "$(sev_rank "$s2")" -le "$cap" ] || { not_ok "$what: F $r $s2 above conntrack.max $fx"; bad=$((bad + 1)); }
+			done
+		fi
+		# M: every host kill in one group: the group's fix, not the host's.
+		hk=$(sed -n 's/^mem.oom_kills = \([0-9]*\) .*/\1/p' "$TMP/h$n.facts")
+		mk=$(awk 'BEGIN { m = 0 } $6 > m { m = $6 } END { print m }' "$TMP/h$n.cgroups")
+		if [ "${hk:-0}" -gt 0 ] && [ "$mk" -ge "$hk" ]; then
+			mp=$(jq -r '.findings[] | select(.rule == "mem.pressure") | "\(.lever)|\(.remedy)"' "$TMP/r.json")
+			psi=$(sed -n 's/^mem.psi.full_avg60 = \([0-9.]*\) .*/\1/p' "$TMP/h$n.facts")
+			# A stall of the whole host is the host's own evidence: its remedy stays.
+			case $psi in 0.0 | 2.5)
+				[ "$mp" = "cgroup.memory|null" ] || { not_ok "$what: M all kills in a group" "$mp"; bad=$((bad + 1)); } ;;
+			esac
+			groups_m=$((groups_m + 1))
+		fi
 		# R
 		nr=$(jq '[.findings[] | select(.applicable == false and ((.explanation // "") | length) == 0)] | length' "$TMP/r.json")
 		[ "$nr" = 0 ] || { not_ok "$what: R $nr n/a rows without a reason"; bad=$((bad + 1)); }
 	done
 done
-echo "# $HOSTS hosts, $checked reports checked, $attributed attributions to a kernel default, $intervals texts over a sample; $bad violations"
+echo "# $HOSTS hosts, $checked reports checked, $attributed attributions to a kernel default, $intervals texts over a sample, $(cat "$TMP"/h*.cgroups | wc -l) control groups, $groups_m reports whose kills were all one group's; $bad violations"
 [ "$intervals" -gt 0 ] && ok "$intervals findings over a --sample interval checked" || not_ok "no sampled host"
 [ "$checked" -ge $((HOSTS * 3)) ] && ok "$checked reports over $HOSTS generated hosts" || not_ok "only $checked reports"
-[ "$bad" -eq 0 ] && ok "every report holds V A N W L R I" || not_ok "$bad violations"
+[ "$(cat "$TMP"/h*.cgroups | wc -l)" -gt 0 ] && ok "control groups generated" || not_ok "no control group generated"
+[ "$bad" -eq 0 ] && ok "every report holds V A N W L R I G F M" || not_ok "$bad violations"
 finish

@@ -11,8 +11,9 @@ def bad_text: test("\\(unavailable\\)|[{}]| [.,:;]( |$)|  ");
     (if (.severity == "warning" or .severity == "critical")
         and .fix == null and .remedy == null
         and ((.lever // null) == null
-             or ($by[.lever] == null)
-             or ($by[.lever].fix == null and $by[.lever].remedy == null))
+             # A per-instance lever (cgroup.memory): any of its findings with a fix.
+             or ([$r.findings[] | select(.rule == $f.lever and (.fix != null or .remedy != null))]
+                 | length) == 0)
      then "P2 \(.severity) without a fix, remedy or lever" else empty end),
     (if .severity == "ok" and (.fix != null or .lever != null or .remedy != null)
      then "P3 ok with a fix, remedy or lever" else empty end),
