@@ -86,6 +86,17 @@ static struct cg *cg_get(struct cg_set *s, const char *path)
 	return n;
 }
 
+/* File @name of group @path in hierarchy @dir, read below @root into *@text: ht_read_file(). */
+static int read_group_file(const char *root, const char *dir, const char *path,
+                           const char *name, char **text)
+{
+	_cleanup_free_ char *file = NULL;
+
+	if (asprintf(&file, "%s%s%s/%s", dir, *path ? "/" : "", path, name) < 0)
+		return -ENOMEM;
+	return ht_read_file(root, file, text);
+}
+
 /*
  * The integer file @name of group @path in hierarchy @dir: 0 and *@out, 1
  * when it says "max" (no limit), -ENOENT when there is no such file, or a
@@ -94,14 +105,11 @@ static struct cg *cg_get(struct cg_set *s, const char *path)
 static int read_num(const char *root, const char *dir, const char *path, const char *name,
                     int64_t *out)
 {
-	_cleanup_free_ char *file = NULL, *text = NULL;
+	_cleanup_free_ char *text = NULL;
 	char *end;
 	long long v;
-	int r;
+	int r = read_group_file(root, dir, path, name, &text);
 
-	if (asprintf(&file, "%s%s%s/%s", dir, *path ? "/" : "", path, name) < 0)
-		return -ENOMEM;
-	r = ht_read_file(root, file, &text);
 	if (r < 0)
 		return r;
 	if (strcmp(text, "max\n") == 0 || strcmp(text, "max") == 0)
@@ -122,29 +130,10 @@ static int read_num(const char *root, const char *dir, const char *path, const c
 static int read_keyed(const char *root, const char *dir, const char *path, const char *name,
                       const char *key, int64_t *out)
 {
-	_cleanup_free_ char *file = NULL, *text = NULL;
-	size_t kl = strlen(key);
-	int r;
+	_cleanup_free_ char *text = NULL;
+	int r = read_group_file(root, dir, path, name, &text);
 
-	if (asprintf(&file, "%s%s%s/%s", dir, *path ? "/" : "", path, name) < 0)
-		return -ENOMEM;
-	r = ht_read_file(root, file, &text);
-	if (r < 0)
-		return r;
-	for (const char *p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
-		char *end;
-		long long v;
-
-		if (strncmp(p, key, kl) != 0 || p[kl] != ' ')
-			continue;
-		errno = 0;
-		v = strtoll(p + kl + 1, &end, 10);
-		if (errno || end == p + kl + 1 || v < 0 || (*end && *end != '\n'))
-			return -EINVAL;
-		*out = v;
-		return 0;
-	}
-	return -ENOENT;
+	return r < 0 ? r : keyed_value(text, key, out);
 }
 
 /* Reads the memory files of @g in hierarchy @dir (v2 names, or v1's with @v1). -ENOMEM or 0. */

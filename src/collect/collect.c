@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "collect/collect.h"
+#include "collect/procfs.h"
 #include "collect/procsys.h"
 #include "engine/facts.h"
 #include "shared/rootfs.h"
@@ -627,27 +628,6 @@ int ht_collect_file_table(struct ht_facts *f, const char *root)
 	return ht_facts_set_int(f, "files.open", used - unused, "files", path);
 }
 
-/* Counter @key of /proc/vmstat text ("oom_kill 7"): 0, -ENOENT, -EINVAL. */
-static int vmstat_value(const char *text, const char *key, int64_t *out)
-{
-	size_t kl = strlen(key);
-
-	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		long long v;
-		char *end;
-
-		if (strncmp(p, key, kl) != 0 || p[kl] != ' ')
-			continue;
-		errno = 0;
-		v = strtoll(p + kl + 1, &end, 10);
-		if (errno || end == p + kl + 1 || v < 0 || (*end && *end != '\n'))
-			return -EINVAL;
-		*out = v;
-		return 0;
-	}
-	return -ENOENT;
-}
-
 /*
  * "avg60=1.23" of the line @kind ("some" or "full") of /proc/pressure/memory
  * (kernel/sched/psi.c psi_show(): "%s avg10=%lu.%02lu avg60=... total=%llu").
@@ -760,7 +740,7 @@ int ht_collect_memory_pressure(struct ht_facts *f, const char *root)
 	if (r == -ENOMEM)
 		return r;
 	if (r >= 0)
-		r = vmstat_value(vmstat, "oom_kill", &v);
+		r = keyed_value(vmstat, "oom_kill", &v);
 	r = int_or_errno(f, "mem.oom_kills", r, v, "processes", "/proc/vmstat oom_kill");
 	if (r < 0)
 		return r;

@@ -2,7 +2,10 @@
 #pragma once
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shared/util.h"
@@ -62,4 +65,29 @@ static inline bool parse_pid(const char *s, int *pid)
 static inline int str_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The value of @key in text of "KEY VALUE" lines (/proc/vmstat's
+ * "oom_kill 7", memory.events, pids.events, memory.oom_control): 0 and
+ * *@out, -ENOENT without the key, -EINVAL when its value is not a count.
+ */
+static inline int keyed_value(const char *text, const char *key, int64_t *out)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		long long v;
+		char *end;
+
+		if (strncmp(p, key, kl) != 0 || p[kl] != ' ')
+			continue;
+		errno = 0;
+		v = strtoll(p + kl + 1, &end, 10);
+		if (errno || end == p + kl + 1 || v < 0 || (*end && *end != '\n'))
+			return -EINVAL;
+		*out = v;
+		return 0;
+	}
+	return -ENOENT;
 }
