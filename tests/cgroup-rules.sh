@@ -33,6 +33,8 @@ g=$cg/system.slice/garage.service
 put $g/memory.max '536870912\n'
 put $g/memory.current '530579456\n'
 put $g/memory.events 'low 0\nhigh 0\nmax 812\noom 3\noom_kill 3\noom_group_kill 0\n'
+# Linux 5.2+: the group's own events, which the collector reads first.
+put $g/memory.events.local 'low 0\nhigh 0\nmax 812\noom 3\noom_kill 3\noom_group_kill 0\n'
 put $g/pids.max '4915\n'
 put $g/pids.current '12\n'
 put $g/pids.events 'max 0\n'
@@ -60,6 +62,21 @@ put $k/memory.events 'low 0\nhigh 0\nmax 9\noom 2\noom_kill 2\n'
 put $k/pids.max 'max\n'
 put $k/pids.current '3\n'
 put $k/cgroup.procs ''
+# The pod's slice has a limit of 6.5 GiB and no memory.events.local (before
+# 5.2): its memory.events counts its container's 2 kills, which are not its
+# own (2 - 2 = 0): it is not critical for them.
+put $cg/$pod/memory.max '6979321856\n'
+put $cg/$pod/memory.current '3000000000\n'
+put $cg/$pod/memory.events 'low 0\nhigh 0\nmax 9\noom 2\noom_kill 2\n'
+put $cg/$pod/cgroup.procs ''
+# Garbage in memory.max: the group is listed, its limit unavailable (EINVAL).
+put $cg/system.slice/bad.service/memory.max '-5\n'
+put $cg/system.slice/bad.service/memory.current '100\n'
+# A limited group 18 levels deep: past the 16 levels read, counted as skipped.
+deep=$cg/deep.slice
+for i in $(seq 17); do deep=$deep/l$i; done
+put "$deep/pids.max" '10\n'
+put "$deep/pids.current" '10\n'
 # Groups without a limit of their own and without a kill are not listed.
 put $cg/user.slice/memory.max 'max\n'
 put $cg/user.slice/pids.max 'max\n'
@@ -70,7 +87,7 @@ o="$cg/system.slice/odd name@1.service"
 put "$o/pids.max" '10\n'
 put "$o/pids.current" '2\n'
 put "$o/pids.events" 'max 0\n'
-put /proc/vmstat 'nr_free_pages 1000\noom_kill 5\n'
+put /proc/vmstat 'nr_free_pages 1000\noom_kill 6\n'
 
 ht --root "$T" facts >"$TMP/v2.facts" 2>"$TMP/v2.err"
 expect_eq "v2: facts exit" 0 "$?"
@@ -80,14 +97,20 @@ expect_eq "v2: version" '"v2" from /sys/fs/cgroup/cgroup.controllers' "$(fact "$
 # < "system.slice/odd name@1.service"; "/" is _2f, " " _20, "@" _40, "_" __.
 esc_pod=kubepods.slice_2fkubepods-burstable.slice_2fkubepods-burstable-pod1a2b3c4d__5e6f.slice
 expect_eq "v2: the groups with a limit, escaped" \
-	"\"${esc_pod}_2fcri-containerd-$cri_id.scope system.slice_2fdocker-$docker_id.scope system.slice_2fgarage.service system.slice_2fodd_20name_401.service\" from /sys/fs/cgroup" \
+	"\"$esc_pod ${esc_pod}_2fcri-containerd-$cri_id.scope system.slice_2fbad.service system.slice_2fdocker-$docker_id.scope system.slice_2fgarage.service system.slice_2fodd_20name_401.service\" from /sys/fs/cgroup" \
 	"$(fact "$TMP/v2.facts" cgroup.list)"
+# 2 kills counted, 2 of them its container's: none of its own.
+expect_eq "v2: the pod slice's own kills" "0 kills from /sys/fs/cgroup/$pod/memory.events, less its children's" \
+	"$(fact "$TMP/v2.facts" "cgroup.$esc_pod.memory_oom_kills")"
+expect_eq "v2: garbage in memory.max" "unavailable EINVAL bytes from /sys/fs/cgroup/system.slice/bad.service/memory.max" \
+	"$(fact "$TMP/v2.facts" "cgroup.system.slice_2fbad.service.memory_max")"
+expect_eq "v2: the group past 16 levels, skipped" "1 groups" "$(fact "$TMP/v2.facts" cgroup.skipped | cut -d' ' -f1-2)"
 G=system.slice_2fgarage.service
 expect_eq "v2: garage memory.max" "536870912 bytes from /sys/fs/cgroup/system.slice/garage.service/memory.max" \
 	"$(fact "$TMP/v2.facts" "cgroup.$G.memory_max")"
-expect_eq "v2: garage oom_kill" "3 kills from /sys/fs/cgroup/system.slice/garage.service/memory.events" \
+expect_eq "v2: garage oom_kill, its own" "3 kills from /sys/fs/cgroup/system.slice/garage.service/memory.events.local" \
 	"$(fact "$TMP/v2.facts" "cgroup.$G.memory_oom_kills")"
-expect_eq "v2: garage memory.events max" "812 events from /sys/fs/cgroup/system.slice/garage.service/memory.events" \
+expect_eq "v2: garage memory.events max" "812 events from /sys/fs/cgroup/system.slice/garage.service/memory.events.local" \
 	"$(fact "$TMP/v2.facts" "cgroup.$G.memory_max_events")"
 expect_eq "v2: garage's manager" '"systemd" from the group'"'"'s path' "$(fact "$TMP/v2.facts" "cgroup.$G.manager")"
 expect_eq "v2: garage's unit" '"garage.service" from the group'"'"'s path' "$(fact "$TMP/v2.facts" "cgroup.$G.unit")"
@@ -120,7 +143,12 @@ for src in root facts; do
 	expect_contains "$src: the kills counted" "ended 3 processes in it at that limit" "$(f cgroup.memory $gi .explanation)"
 	expect_contains "$src: the share" "98.8% of it" "$(f cgroup.memory $gi .explanation)"
 	expect_contains "$src: the holder" "Its largest process is garage (PID 4242) with 488.3 MiB resident" "$(f cgroup.memory $gi .explanation)"
-	expect_contains "$src: the unit's knob" "MemoryMax= in a drop-in" "$(f cgroup.memory $gi .remedy)"
+	expect_contains "$src: the unit's knob, named" "MemoryMax= in a drop-in of its unit (systemctl edit) for garage.service" "$(f cgroup.memory $gi .remedy)"
+	expect_contains "$src: the files read, v2's" "(memory.max, and oom_kill of memory.events.local)" "$(f cgroup.memory $gi .explanation)"
+	# The slice's count is its container's kills: no kill of its own, no critical.
+	expect_eq "$src: the pod slice is not blamed for its container's kills" ok "$(f cgroup.memory "$pod" .severity)"
+	expect_eq "$src: skipped groups make a warning" warning \
+		"$(jget "$TMP/a.json" '.findings[] | select(.rule == "cgroup.coverage") | .severity')"
 	# 12 of 4915 tasks: ok.
 	expect_eq "$src: garage's pids ok" ok "$(f cgroup.pids $gi .severity)"
 	di=system.slice/docker-$docker_id.scope
@@ -139,13 +167,13 @@ for src in root facts; do
 	expect_contains "$src: the pod's knob" "resources.limits.memory" "$(f cgroup.memory "$ki" .remedy)"
 	# 2 of 10 tasks, 20%: ok; the instance is the path as it is.
 	expect_eq "$src: the odd path, named as it is" ok "$(f cgroup.pids "system.slice/odd name@1.service" .severity)"
-	# 5 kills on the host, at most 3 in one group: not every kill was at a group's limit.
+	# 6 kills on the host, 3 + 2 of them at groups' own limits: not every kill was.
 	expect_contains "$src: host kills not all the groups'" "give the machine more RAM" "$(jget "$TMP/a.json" '.findings[] | select(.rule == "mem.pressure") | .remedy')"
 done
 
-# When one group counted every kill of the host (3 of 3), mem.pressure says so and
-# leaves the fix to that group: no swap, no RAM.
-put /proc/vmstat 'oom_kill 3\n'
+# When the groups counted every kill of the host (3 + 2 of 5), mem.pressure says
+# so and leaves the fix to them: no swap, no RAM.
+put /proc/vmstat 'oom_kill 5\n'
 ht --root "$T" --format json audit >"$TMP/b.json"
 m() { jget "$TMP/b.json" ".findings[] | select(.rule == \"mem.pressure\") | $1"; }
 expect_eq "all kills limited: still a warning" warning "$(m .severity)"
@@ -185,6 +213,7 @@ f() { jget "$TMP/c.json" ".findings[] | select(.rule == \"$1\" and .instance == 
 expect_eq "v1: one kill, critical" critical "$(f cgroup.memory .severity)"
 # 734003200 / 1073741824 = 68.4%.
 expect_contains "v1: the share" "68.4% of it" "$(f cgroup.memory .explanation)"
+expect_contains "v1: the files read, v1's" "(memory.limit_in_bytes, and oom_kill of memory.oom_control)" "$(f cgroup.memory .explanation)"
 # 4000 / 4915 = 81.4%: at 75% or more, below 90%: warning.
 expect_eq "v1: pids at 81.4%" warning "$(f cgroup.pids .severity)"
 expect_contains "v1: pids share" "holds 4000 now, 81.4%" "$(f cgroup.pids .explanation)"

@@ -27,6 +27,8 @@
 /* Groups read at most, how deep, and the processes of one looked at for its largest. */
 #define CG_MAX 4096
 #define CG_DEPTH 16
+/* Directories of a hierarchy walked at most (a host with far more groups than it can judge). */
+#define CG_WALK_MAX 100000
 #define CG_PROCS_MAX 4096
 /*
  * A v1 memory.limit_in_bytes this large is no limit: PAGE_COUNTER_MAX pages
@@ -40,13 +42,17 @@ struct cg {
 	const char *mem_dir, *pids_dir; /* the hierarchy holding its memory or pids files */
 	int64_t mem_max, mem_cur, oom_kills, max_events; /* -1: not read */
 	int64_t pids_max, pids_cur, pids_events;
+	int mem_err, pids_err; /* memory.max or pids.max unreadable: its negative errno */
 	bool mem_limited, pids_limited, mem_seen, pids_seen;
+	/* v2 without memory.events.local: oom_kills and max_events count the children's too */
+	bool hier_events;
 };
 
 struct cg_set {
 	struct cg *v;
 	size_t n, cap;
-	bool truncated;
+	size_t walked;  /* directories walked, of every hierarchy */
+	size_t skipped; /* groups to judge that were left out: past CG_MAX, CG_DEPTH or CG_WALK_MAX */
 };
 
 static void cg_set_free(struct cg_set *s)
@@ -57,22 +63,28 @@ static void cg_set_free(struct cg_set *s)
 	*s = (struct cg_set){ 0 };
 }
 
-/* The group of @path in @s, added (with nothing read) when new; NULL on ENOMEM or past CG_MAX. */
-static struct cg *cg_get(struct cg_set *s, const char *path)
+/*
+ * The group of @path in @s, added (with nothing read) when new: 0 and *@out;
+ * *@out NULL past CG_MAX (counted in s->skipped); -ENOMEM.
+ */
+static int cg_get(struct cg_set *s, const char *path, struct cg **out)
 {
 	struct cg *n;
 
+	*out = NULL;
 	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->v[i].path, path) == 0)
-			return &s->v[i];
+		if (strcmp(s->v[i].path, path) == 0) {
+			*out = &s->v[i];
+			return 0;
+		}
 	if (s->n >= CG_MAX) {
-		s->truncated = true;
-		return NULL;
+		s->skipped++;
+		return 0;
 	}
 	if (s->n == s->cap) {
 		n = reallocarray(s->v, s->cap ? s->cap * 2 : 64, sizeof(*n));
 		if (!n)
-			return NULL;
+			return -ENOMEM;
 		s->v = n;
 		s->cap = s->cap ? s->cap * 2 : 64;
 	}
@@ -81,9 +93,17 @@ static struct cg *cg_get(struct cg_set *s, const char *path)
 		          .pids_max = -1, .pids_cur = -1, .pids_events = -1 };
 	n->path = strdup(path);
 	if (!n->path)
-		return NULL;
+		return -ENOMEM;
 	s->n++;
-	return n;
+	*out = n;
+	return 0;
+}
+
+/* A group the rules judge: a limit of its own, a counter that shows one bit, or a limit unread. */
+static bool cg_wanted(const struct cg *g)
+{
+	return g->mem_limited || g->pids_limited || g->oom_kills > 0 || g->pids_events > 0 ||
+	       g->mem_err || g->pids_err;
 }
 
 /* File @name of group @path in hierarchy @dir, read below @root into *@text: ht_read_file(). */
@@ -145,20 +165,33 @@ static int read_memory(const char *root, const char *dir, bool v1, struct cg *g)
 	r = read_num(root, dir, g->path, v1 ? "memory.limit_in_bytes" : "memory.max", &v);
 	if (r == -ENOMEM)
 		return r;
-	if (r < 0)
+	if (r == -ENOENT)
 		return 0; /* no memory controller here */
 	g->mem_seen = true;
 	g->mem_dir = dir;
+	g->mem_err = r < 0 ? r : 0;
 	g->mem_limited = r == 0 && !(v1 && v >= V1_UNLIMITED);
 	if (g->mem_limited)
 		g->mem_max = v;
 	if (read_num(root, dir, g->path, v1 ? "memory.usage_in_bytes" : "memory.current", &v) == 0)
 		g->mem_cur = v;
-	if (read_keyed(root, dir, g->path, v1 ? "memory.oom_control" : "memory.events", "oom_kill",
-	               &v) == 0)
+	if (v1) {
+		/* v1 counts an OOM kill in the group whose limit it hit, not above it. */
+		if (read_keyed(root, dir, g->path, "memory.oom_control", "oom_kill", &v) == 0)
+			g->oom_kills = v;
+		if (read_num(root, dir, g->path, "memory.failcnt", &v) == 0)
+			g->max_events = v;
+		return 0;
+	}
+	/* v2's memory.events counts its children's too; .local (5.2+) the group's own. */
+	r = read_keyed(root, dir, g->path, "memory.events.local", "oom_kill", &v);
+	g->hier_events = r == -ENOENT;
+	if (r == -ENOENT)
+		r = read_keyed(root, dir, g->path, "memory.events", "oom_kill", &v);
+	if (r == 0)
 		g->oom_kills = v;
-	if (v1 ? read_num(root, dir, g->path, "memory.failcnt", &v) == 0
-	       : read_keyed(root, dir, g->path, "memory.events", "max", &v) == 0)
+	if (read_keyed(root, dir, g->path, g->hier_events ? "memory.events" : "memory.events.local",
+	               "max", &v) == 0)
 		g->max_events = v;
 	return 0;
 }
@@ -170,10 +203,11 @@ static int read_pids(const char *root, const char *dir, struct cg *g)
 
 	if (r == -ENOMEM)
 		return r;
-	if (r < 0)
+	if (r == -ENOENT)
 		return 0;
 	g->pids_seen = true;
 	g->pids_dir = dir;
+	g->pids_err = r < 0 ? r : 0;
 	g->pids_limited = r == 0;
 	if (r == 0)
 		g->pids_max = v;
@@ -184,10 +218,24 @@ static int read_pids(const char *root, const char *dir, struct cg *g)
 	return 0;
 }
 
+/* The number of directories in @full (a group's children), for what a cut leaves out. */
+static size_t subdirs(const char *root, const char *full)
+{
+	_cleanup_closedir_ DIR *d = ht_root_opendir(root, full);
+	struct dirent *de;
+	size_t n = 0;
+
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.' && de->d_type == DT_DIR;
+	return n;
+}
+
 /*
- * Every group below @dir/@path (depth @depth) into @s, reading the memory
- * files (@mem), the pids files (@pids) or both. Directories are not followed
- * through links (a cgroup file system has none). -ENOMEM or 0.
+ * Every group below @dir/@path (depth @depth) into @s when the rules judge
+ * it (cg_wanted()), merged with what another hierarchy of v1 gave it,
+ * reading the memory files (@mem), the pids files (@pids) or both. What is
+ * past CG_DEPTH or CG_WALK_MAX is counted in s->skipped. Directories are not
+ * followed through links (a cgroup file system has none). -ENOMEM or 0.
  */
 static int walk(const char *root, const char *dir, const char *path, unsigned depth, bool mem,
                 bool pids, bool v1, struct cg_set *s)
@@ -195,22 +243,42 @@ static int walk(const char *root, const char *dir, const char *path, unsigned de
 	_cleanup_free_ char *full = NULL;
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
-	struct cg *g;
 	int r;
 
-	if (*path) {
-		g = cg_get(s, path);
-		if (!g)
-			return s->truncated ? 0 : -ENOMEM;
-		if (mem && (r = read_memory(root, dir, v1, g)) < 0)
-			return r;
-		if (pids && (r = read_pids(root, dir, g)) < 0)
-			return r;
-	}
-	if (depth >= CG_DEPTH)
-		return 0;
 	if (asprintf(&full, "%s%s%s", dir, *path ? "/" : "", path) < 0)
 		return -ENOMEM;
+	if (*path) {
+		struct cg tmp = { .path = (char *)path, .mem_max = -1, .mem_cur = -1, .oom_kills = -1,
+			          .max_events = -1, .pids_max = -1, .pids_cur = -1, .pids_events = -1 };
+		struct cg *g = NULL;
+
+		if (s->walked++ >= CG_WALK_MAX) {
+			s->skipped += 1 + subdirs(root, full);
+			return 0;
+		}
+		if (mem && (r = read_memory(root, dir, v1, &tmp)) < 0)
+			return r;
+		if (pids && (r = read_pids(root, dir, &tmp)) < 0)
+			return r;
+		if (cg_wanted(&tmp)) {
+			if ((r = cg_get(s, path, &g)) < 0)
+				return r;
+			if (g && mem) {
+				tmp.path = g->path;
+				tmp.pids_dir = g->pids_dir; /* v1: the pids walk comes after */
+				*g = tmp;
+			} else if (g && pids) {
+				g->pids_dir = tmp.pids_dir;
+				g->pids_max = tmp.pids_max, g->pids_cur = tmp.pids_cur;
+				g->pids_events = tmp.pids_events, g->pids_err = tmp.pids_err;
+				g->pids_limited = tmp.pids_limited, g->pids_seen = tmp.pids_seen;
+			}
+		}
+	}
+	if (depth >= CG_DEPTH) {
+		s->skipped += subdirs(root, full);
+		return 0;
+	}
 	d = ht_root_opendir(root, full);
 	if (!d)
 		return 0;
@@ -224,9 +292,43 @@ static int walk(const char *root, const char *dir, const char *path, unsigned de
 		r = walk(root, dir, sub, depth + 1, mem, pids, v1, s);
 		if (r < 0)
 			return r;
-		if (s->truncated)
-			break;
 	}
+	return 0;
+}
+
+/*
+ * v2 without memory.events.local: a group's own OOM kills and limit events
+ * are its count less its children's (each counts below itself too).
+ */
+static int own_events(struct cg_set *s)
+{
+	_cleanup_free_ int64_t *kills = calloc(s->n + 1, sizeof(*kills));
+	_cleanup_free_ int64_t *maxes = calloc(s->n + 1, sizeof(*maxes));
+
+	if (!kills || !maxes)
+		return -ENOMEM;
+	/* From the counts as read, before any group's is made its own. */
+	for (size_t i = 0; i < s->n; i++) {
+		const struct cg *g = &s->v[i];
+		size_t pl = strlen(g->path);
+
+		kills[i] = g->oom_kills, maxes[i] = g->max_events;
+		if (!g->hier_events)
+			continue;
+		for (size_t j = 0; j < s->n; j++) {
+			const struct cg *c = &s->v[j];
+
+			if (strncmp(c->path, g->path, pl) != 0 || c->path[pl] != '/' ||
+			    strchr(c->path + pl + 1, '/'))
+				continue;
+			if (kills[i] > 0 && c->oom_kills > 0)
+				kills[i] = kills[i] > c->oom_kills ? kills[i] - c->oom_kills : 0;
+			if (maxes[i] > 0 && c->max_events > 0)
+				maxes[i] = maxes[i] > c->max_events ? maxes[i] - c->max_events : 0;
+		}
+	}
+	for (size_t i = 0; i < s->n; i++)
+		s->v[i].oom_kills = kills[i], s->v[i].max_events = maxes[i];
 	return 0;
 }
 
@@ -333,7 +435,9 @@ static int top_process(const char *root, const char *dir, const char *path, int6
 		{
 			long long kib = strtoll(v + 7, NULL, 10);
 
-			if (kib * 1024 <= best || ht_read_file(root, cfile, &cm) < 0)
+			/* An absurd figure (past 2^53 bytes) is none the kernel wrote. */
+			if (kib < 0 || kib > (INT64_C(1) << 43) || kib * 1024 <= best ||
+			    ht_read_file(root, cfile, &cm) < 0)
 				continue;
 			best = kib * 1024;
 			snprintf(comm, 64, "%.*s", (int)strcspn(cm, "\n"), cm);
@@ -383,21 +487,26 @@ static int group_facts(struct ht_facts *f, const char *root, const struct cg *g,
 	if (g->mem_seen) {
 		bool v1 = strcmp(g->mem_dir, CG_ROOT) != 0;
 
-		r = set_num(f, esc, "memory_max", g->mem_limited ? g->mem_max : -1, ENODATA, g->mem_dir,
-		            g->path, v1 ? "memory.limit_in_bytes" : "memory.max");
+		r = set_num(f, esc, "memory_max", g->mem_limited ? g->mem_max : -1,
+		            g->mem_err ? -g->mem_err : ENODATA, g->mem_dir, g->path,
+		            v1 ? "memory.limit_in_bytes" : "memory.max");
 		if (r >= 0 && g->mem_cur >= 0)
 			r = set_num(f, esc, "memory_current", g->mem_cur, 0, g->mem_dir, g->path,
 			            v1 ? "memory.usage_in_bytes" : "memory.current");
+		const char *events = v1 ? "memory.oom_control"
+		                     : g->hier_events ? "memory.events, less its children's"
+		                                      : "memory.events.local";
+
 		if (r >= 0 && g->oom_kills >= 0)
 			r = set_num(f, esc, "memory_oom_kills", g->oom_kills, 0, g->mem_dir, g->path,
-			            v1 ? "memory.oom_control" : "memory.events");
+			            events);
 		if (r >= 0 && g->max_events >= 0)
 			r = set_num(f, esc, "memory_max_events", g->max_events, 0, g->mem_dir, g->path,
-			            v1 ? "memory.failcnt" : "memory.events");
+			            v1 ? "memory.failcnt" : events);
 	}
 	if (r >= 0 && g->pids_seen) {
-		r = set_num(f, esc, "pids_max", g->pids_limited ? g->pids_max : -1, ENODATA, g->pids_dir,
-		            g->path, "pids.max");
+		r = set_num(f, esc, "pids_max", g->pids_limited ? g->pids_max : -1,
+		            g->pids_err ? -g->pids_err : ENODATA, g->pids_dir, g->path, "pids.max");
 		if (r >= 0 && g->pids_cur >= 0)
 			r = set_num(f, esc, "pids_current", g->pids_cur, 0, g->pids_dir, g->path, "pids.current");
 		if (r >= 0 && g->pids_events >= 0)
@@ -425,8 +534,13 @@ static int group_facts(struct ht_facts *f, const char *root, const struct cg *g,
 		r = set_str(f, esc, "top_process", comm, src);
 		if (r >= 0)
 			r = set_num(f, esc, "top_pid", pid, 0, dir, g->path, "cgroup.procs");
-		if (r >= 0)
-			r = set_num(f, esc, "top_rss", rss, 0, "/proc", "PID", "status");
+		if (r >= 0) {
+			_cleanup_free_ char *name = NULL;
+
+			if (asprintf(&name, "cgroup.%s.top_rss", esc) < 0)
+				return -ENOMEM;
+			r = ht_facts_set_int(f, name, rss, "bytes", src);
+		}
 	}
 	return r;
 }
@@ -462,8 +576,12 @@ int ht_collect_cgroups(struct ht_facts *f, const char *root)
 		r = ht_facts_set_str(f, "cgroup.version", "none", CG_ROOT);
 		if (r >= 0)
 			r = ht_facts_set_str(f, "cgroup.list", "", CG_ROOT);
+		if (r >= 0)
+			r = ht_facts_set_int(f, "cgroup.skipped", 0, "groups", CG_ROOT);
 		return r;
 	}
+	if (r >= 0)
+		r = own_events(&s);
 	if (r < 0)
 		goto out;
 	qsort(s.v, s.n, sizeof(*s.v), cmp_path);
@@ -476,8 +594,8 @@ int ht_collect_cgroups(struct ht_facts *f, const char *root)
 		const struct cg *g = &s.v[i];
 		_cleanup_free_ char *esc = NULL;
 
-		/* A group with a limit of its own, or one whose counters show a limit bit. */
-		if (!g->mem_limited && !g->pids_limited && g->oom_kills <= 0 && g->pids_events <= 0)
+		/* A group with a limit of its own, one whose counters show it bit, or one unread. */
+		if (!cg_wanted(g))
 			continue;
 		esc = ht_name_escape(g->path);
 		if (!esc) {
@@ -492,8 +610,10 @@ int ht_collect_cgroups(struct ht_facts *f, const char *root)
 	if (r >= 0)
 		r = ht_facts_set_str(f, "cgroup.version", version, src);
 	if (r >= 0)
-		r = ht_facts_set_str(f, "cgroup.list", list ? list : "",
-		                     s.truncated ? "the first 4096 groups of " CG_ROOT : CG_ROOT);
+		r = ht_facts_set_str(f, "cgroup.list", list ? list : "", CG_ROOT);
+	if (r >= 0)
+		r = ht_facts_set_int(f, "cgroup.skipped", (int64_t)s.skipped, "groups",
+		                     "past 4096 groups to judge, 16 levels or 100000 directories of " CG_ROOT);
 out:
 	free(list);
 	cg_set_free(&s);

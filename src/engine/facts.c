@@ -35,6 +35,9 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "cgroup.list", HT_T_STR, NULL,
 	  "the control groups with a memory or pids limit set, or whose limit was hit, by their escaped "
 	  "names (cgroup.CG.*), separated by spaces; \"\" for none" },
+	{ "cgroup.skipped", HT_T_INT, "groups",
+	  "control groups to judge that were not read: past the first 4096, 16 levels deep, or "
+	  "100000 directories of a hierarchy" },
 	{ "cgroup.version", HT_T_STR, NULL,
 	  "the cgroup hierarchy read: v2 (/sys/fs/cgroup/cgroup.controllers), v1 (the memory and "
 	  "pids hierarchies of /sys/fs/cgroup), or none" },
@@ -659,8 +662,9 @@ static const struct ht_fact_def cgroup_fact_defs[] = {
 	  CG_DOC("memory.events max: times its usage reached memory.max and the kernel reclaimed",
 	         "memory.failcnt") },
 	{ "cgroup.*.memory_oom_kills", HT_T_INT, "kills",
-	  CG_DOC("memory.events oom_kill: processes the OOM killer ended in it (or below it) "
-	         "since it was made", "oom_kill of memory.oom_control") },
+	  CG_DOC("oom_kill of memory.events.local: processes the OOM killer ended at this "
+	         "group's own limit since it was made (before 5.2: memory.events less its "
+	         "children's)", "oom_kill of memory.oom_control") },
 	{ "cgroup.*.pids_current", HT_T_INT, "tasks", "pids.current: its processes and threads now" },
 	{ "cgroup.*.pids_events", HT_T_INT, "events",
 	  "pids.events max: forks and clones refused at pids.max (the kernel logs \"cgroup: fork "
