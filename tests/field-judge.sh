@@ -18,10 +18,14 @@ cat >"$TMP/findings" <<EOF
 -1${T}0${T}cpu.aes${T}${T}not measured${T}
 EOF
 
+# The rules the expectations may name (a RULE matching none of them is a typo).
+printf '%s\n' conntrack.max conntrack.time_wait process.limit_nofile nic.queues listen.somaxconn \
+	cpu.aes garage.fsync >"$TMP/rules"
+
 # judge NAME EXPECTED-CLASS: field.awk's class for $TMP/NAME.exp (stdin).
 judge() {
 	cat >"$TMP/$1.exp"
-	got=$(awk -f "$HT_TESTS_DIR/field.awk" "$TMP/findings" "$TMP/$1.exp" 2>&1)
+	got=$(awk -v findings="$TMP/findings" -v rules="$TMP/rules" -f "$HT_TESTS_DIR/field.awk" "$TMP/$1.exp" 2>&1)
 	expect_eq "$1" "$2" "${got%%	*}"
 }
 
@@ -98,7 +102,7 @@ cat >"$TMP/two.exp" <<'EOF'
 expect warning garage.*
 at-most info conntrack.max
 EOF
-got=$(awk -f "$HT_TESTS_DIR/field.awk" "$TMP/findings" "$TMP/two.exp")
+got=$(awk -v findings="$TMP/findings" -v rules="$TMP/rules" -f "$HT_TESTS_DIR/field.awk" "$TMP/two.exp")
 expect_contains "reasons: the missing rule" "expect warning garage.*: no such finding" "$got"
 expect_contains "reasons: the alarm" "at-most info conntrack.max: conntrack.max is critical" "$got"
 
@@ -106,7 +110,7 @@ expect_contains "reasons: the alarm" "at-most info conntrack.max: conntrack.max 
 bad() {
 	printf '%s\n' "profile default" "$2" >"$TMP/bad.exp"
 	rc=0
-	got=$(awk -f "$HT_TESTS_DIR/field.awk" "$TMP/findings" "$TMP/bad.exp" 2>&1) || rc=$?
+	got=$(awk -v findings="$TMP/findings" -v rules="$TMP/rules" -f "$HT_TESTS_DIR/field.awk" "$TMP/bad.exp" 2>&1) || rc=$?
 	expect_eq "$1: exit 2" 2 "$rc"
 	expect_contains "$1: file and line" "$TMP/bad.exp:2: " "$got"
 }
@@ -117,4 +121,26 @@ bad "a severity that is none" 'at-most high *'
 bad "says without a text" 'says conntrack.max'
 bad "says with an unquoted text" 'says conntrack.max "full" kube'
 bad "never-says without a text" 'never-says'
+bad "a misspelt rule" 'at-most info conntrak.max'
+bad "a misspelt rule in says" 'says conntrak.max "x"'
+bad "a word before the texts" 'says conntrack.max warning "x"'
+bad "a word between the texts" 'says conntrack.max "a" junk "b"'
+bad "a rule where never-says takes texts" 'never-says conntrack.max "x"'
+bad "an empty text" 'says conntrack.max ""'
+bad "a profile without a name" 'profile'
+# A CRLF line reads as its LF twin.
+printf 'expect critical conntrack.max\r\n' >"$TMP/crlf.exp"
+expect_eq "CRLF lines" RIGHT "$(awk -v findings="$TMP/findings" -v rules="$TMP/rules" -f "$HT_TESTS_DIR/field.awk" "$TMP/crlf.exp")"
+# Nothing to check is no verdict; nor is an empty findings file a way around one.
+for e in '' '# only a comment' 'profile garage'; do
+	printf '%s\n' "$e" >"$TMP/empty.exp"
+	rc=0
+	got=$(awk -v findings="$TMP/findings" -v rules="$TMP/rules" -f "$HT_TESTS_DIR/field.awk" "$TMP/empty.exp" 2>&1) || rc=$?
+	expect_eq "no directive ('$e'): exit 2" 2 "$rc"
+	expect_contains "no directive ('$e'): said" "no directive" "$got"
+done
+: >"$TMP/none"
+printf 'expect warning conntrack.max\n' >"$TMP/one.exp"
+expect_eq "no findings: the expectation fails" SILENT \
+	"$(awk -v findings="$TMP/none" -v rules="$TMP/rules" -f "$HT_TESTS_DIR/field.awk" "$TMP/one.exp" | cut -f1)"
 finish

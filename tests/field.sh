@@ -33,11 +33,17 @@ project='
 total=0 right=0
 : >"$TMP/right"
 : >"$TMP/classes"
+# The rules hosttune ships: a RULE of an expected file that matches none is a typo.
+ht rules | awk 'NR > 0 && $1 ~ /^[a-z][a-z0-9_.]*$/ { print $1 }' >"$TMP/rules.list"
+[ -s "$TMP/rules.list" ] || { echo "# hosttune rules listed no rule"; exit 99; }
 for dir in "$FIELD"/*/; do
 	dir=${dir%/}
 	case=${dir##*/}
-	[ -f "$dir/expected" ] || continue
 	[ -z "${HT_FIELD_ONLY:-}" ] || [ "$HT_FIELD_ONLY" = "$case" ] || continue
+	if [ ! -f "$dir/expected" ]; then
+		not_ok "$case: no expected (a case is judged before it is run)"
+		continue
+	fi
 	total=$((total + 1))
 	profile=$(sed -n 's/^[[:space:]]*profile[[:space:]]\{1,\}\([^[:space:]#]*\).*/\1/p' "$dir/expected" | tail -n 1)
 	set -- --profile "${profile:-default}" --format json
@@ -54,11 +60,17 @@ for dir in "$FIELD"/*/; do
 	[ -f "$dir/args" ] && set -- "$@" $(cat "$dir/args")
 	rc=0
 	ht "$@" audit >"$TMP/$case.json" 2>"$TMP/$case.err" || rc=$?
-	if [ $rc -ge 2 ]; then
+	# Exit 2 is the case's own fault (a malformed facts file, an unknown
+	# profile, a bad option in args): the case is broken, not hosttune.
+	if [ $rc -eq 2 ]; then
+		not_ok "$case: the case cannot be audited" "$(head -n 1 "$TMP/$case.err")"
+		continue
+	elif [ $rc -ge 3 ]; then
 		verdict="WRONG	audit exits $rc: $(head -n 1 "$TMP/$case.err")"
 	elif ! jq -r "$project" "$TMP/$case.json" >"$TMP/$case.tsv"; then
 		verdict="WRONG	the audit's JSON could not be read"
-	elif ! verdict=$(awk -f "$HT_TESTS_DIR/field.awk" "$TMP/$case.tsv" "$dir/expected" 2>&1); then
+	elif ! verdict=$(awk -v findings="$TMP/$case.tsv" -v rules="$TMP/rules.list" \
+		-f "$HT_TESTS_DIR/field.awk" "$dir/expected" 2>&1); then
 		not_ok "$case: expected cannot be read" "$verdict"
 		continue
 	fi
@@ -81,6 +93,7 @@ for dir in "$FIELD"/*/; do
 		ok "$case: $class"
 	fi
 done
+[ -z "${HT_FIELD_ONLY:-}" ] || [ "$total" -gt 0 ] || not_ok "HT_FIELD_ONLY=$HT_FIELD_ONLY names no case of $FIELD"
 # A name in RIGHT with no case behind it (a renamed or removed case).
 if [ -z "${HT_FIELD_ONLY:-}" ]; then
 	while read -r name; do
