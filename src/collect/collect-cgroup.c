@@ -584,7 +584,8 @@ int ht_collect_cgroups(struct ht_facts *f, const char *root)
 		r = own_events(&s);
 	if (r < 0)
 		goto out;
-	qsort(s.v, s.n, sizeof(*s.v), cmp_path);
+	if (s.n > 0) /* qsort(3) of a null array, none read, is undefined */
+		qsort(s.v, s.n, sizeof(*s.v), cmp_path);
 	lf = open_memstream(&list, &len);
 	if (!lf) {
 		r = -ENOMEM;
