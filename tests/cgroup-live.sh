@@ -85,6 +85,6 @@ expect_eq "$version: processes" "$(wc -l <"$pdir/cgroup.procs")" "$(fact procs)"
 ht --format json audit >"$TMP/a.json"
 sev=$(jget "$TMP/a.json" ".findings[] | select(.rule == \"cgroup.pids\" and .instance == \"$name\") | .severity")
 expect_eq "$version: refused forks are critical" critical "$sev"
-expect_contains "$version: the refusals counted" "refused $events fork" \
+expect_contains "$version: the refusals counted" "Events at the limit: $events (forks and clones" \
 	"$(jget "$TMP/a.json" ".findings[] | select(.rule == \"cgroup.pids\" and .instance == \"$name\") | .explanation")"
 finish

@@ -140,10 +140,10 @@ for src in root facts; do
 	gi=system.slice/garage.service
 	# 3 OOM kills at the limit: critical; 530579456 / 536870912 = 98.8% charged.
 	expect_eq "$src: garage's memory critical" critical "$(f cgroup.memory $gi .severity)"
-	expect_contains "$src: the kills counted" "ended 3 processes in it at that limit" "$(f cgroup.memory $gi .explanation)"
-	expect_contains "$src: the share" "98.8% of it" "$(f cgroup.memory $gi .explanation)"
-	expect_contains "$src: the holder" "Its largest process is garage (PID 4242) with 488.3 MiB resident" "$(f cgroup.memory $gi .explanation)"
-	expect_contains "$src: the unit's knob, named" "MemoryMax= in a drop-in of its unit (systemctl edit) for garage.service" "$(f cgroup.memory $gi .remedy)"
+	expect_contains "$src: the kills counted" "Events at the limit: 3 (processes the OOM killer ended at this group's own limit)" "$(f cgroup.memory $gi .explanation)"
+	expect_contains "$src: the share" "In use: 506 MiB of 512 MiB (98.8%)" "$(f cgroup.memory $gi .explanation)"
+	expect_contains "$src: the holder" "The largest holder is garage (PID 4242), with 488.3 MiB of it" "$(f cgroup.memory $gi .explanation)"
+	expect_contains "$src: the unit's knob, named" "MemoryMax= in a drop-in of garage.service (systemctl edit garage.service)" "$(f cgroup.memory $gi .remedy)"
 	expect_contains "$src: the files read, v2's" "(memory.max, and oom_kill of memory.events.local)" "$(f cgroup.memory $gi .explanation)"
 	# The slice's count is its container's kills: no kill of its own, no critical.
 	expect_eq "$src: the pod slice is not blamed for its container's kills" ok "$(f cgroup.memory "$pod" .severity)"
@@ -154,7 +154,7 @@ for src in root facts; do
 	di=system.slice/docker-$docker_id.scope
 	# 57 forks refused, 100 of 100: critical, fixed with Docker's --pids-limit (2 x 100 = 200).
 	expect_eq "$src: docker's pids critical" critical "$(f cgroup.pids "$di" .severity)"
-	expect_contains "$src: forks refused" "refused 57 forks at that limit" "$(f cgroup.pids "$di" .explanation)"
+	expect_contains "$src: forks refused" "Events at the limit: 57 (forks and clones the kernel refused at pids.max" "$(f cgroup.pids "$di" .explanation)"
 	expect_contains "$src: docker's knob" "docker run --pids-limit" "$(f cgroup.pids "$di" .remedy)"
 	expect_contains "$src: twice the peak" "(200 for the 100 it holds now)" "$(f cgroup.pids "$di" .remedy)"
 	case $(f cgroup.pids "$di" .remedy) in
@@ -212,11 +212,11 @@ ht --root "$T" --format json audit >"$TMP/c.json"
 f() { jget "$TMP/c.json" ".findings[] | select(.rule == \"$1\" and .instance == \"system.slice/minio.service\") | $2"; }
 expect_eq "v1: one kill, critical" critical "$(f cgroup.memory .severity)"
 # 734003200 / 1073741824 = 68.4%.
-expect_contains "v1: the share" "68.4% of it" "$(f cgroup.memory .explanation)"
+expect_contains "v1: the share" "(68.4%)" "$(f cgroup.memory .explanation)"
 expect_contains "v1: the files read, v1's" "(memory.limit_in_bytes, and oom_kill of memory.oom_control)" "$(f cgroup.memory .explanation)"
 # 4000 / 4915 = 81.4%: at 75% or more, below 90%: warning.
 expect_eq "v1: pids at 81.4%" warning "$(f cgroup.pids .severity)"
-expect_contains "v1: pids share" "holds 4000 now, 81.4%" "$(f cgroup.pids .explanation)"
+expect_contains "v1: pids share" "In use: 4000 of 4915 tasks (81.4%)" "$(f cgroup.pids .explanation)"
 
 # A process in a container: its open-file limit is the runtime's to set, never a
 # unit's LimitNOFILE. Each runtime's process listens on a port, 960 of 1024

@@ -82,7 +82,7 @@ value = mem.total * 100000000000' "3:19: integer overflow in '*' (inputs: mem.to
 bad_rules "type error in +" '[a]
 value = "x" + 1' "2:13: type error: '+' needs numbers, got string and number"
 bad_rules "unknown key" '[a]
-valu = 1' "2:1: unknown key 'valu' in rule 'a' (expected title, target, when, current, value, severity, explain, remedy, lever, rationale, direction, unit, each, writable, default, unlimited or follows)"
+valu = 1' "2:1: unknown key 'valu' in rule 'a' (expected title, target, when, current, value, severity, case.NAME, explain, explain.NAME, remedy, lever, rationale, direction, unit, each, writable, default, unlimited, follows, limit, usage, events, holder, held, stray, rest or source)"
 bad_rules "key before any rule" 'value = 1' "1:1: expected '[rule-id]' before the first key"
 bad_rules "line without =" '[a]
 junk line' "2:1: expected '[section]', 'key = value' or a comment"
@@ -651,7 +651,7 @@ expect_eq "--rules twice with the same value: taken (exit of the audit, 1)" 1 $?
 # goes on. files.table with fs.file-max = 100000 and files.open = 2^63 - 1:
 # files.high holds (2^63 - 1 >= 100000 - 100000 / 4 = 75000), so the value
 # takes pow2ceil(files.open * 2), and 2 x (2^63 - 1) > 2^63 - 1 overflows at
-# files.rules:31:59. The same facts with files.open = 50000 give as many
+# files.rules:44:59. The same facts with files.open = 50000 give as many
 # findings: none is lost.
 sed -e '/^files.open = /d' -e '/^fs.file-max = /d' "$FACTS" >"$TMP/ovf.facts"
 cp "$TMP/ovf.facts" "$TMP/sane.facts"
@@ -665,7 +665,7 @@ case $rc in 0|1) ok "files.open = 2^63 - 1: the audit goes on (exit $rc)" ;;
 expect_eq "... files.table n/a" false \
 	"$(jq '.findings[] | select(.rule == "files.table") | .applicable' "$TMP/ovf.json")"
 expect_contains "... saying why" \
-	"cannot be judged: $HT_RULES_DIR/files.rules:31:59: integer overflow in '*' (inputs: files.open = 9223372036854775807 from /proc/sys/fs/file-nr" \
+	"cannot be judged: $HT_RULES_DIR/files.rules:44:59: integer overflow in '*' (inputs: files.open = 9223372036854775807 from /proc/sys/fs/file-nr" \
 	"$(jq -r '.findings[] | select(.rule == "files.table") | .explanation' "$TMP/ovf.json")"
 "$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$TMP/sane.facts" --format json audit >"$TMP/sane.json" 2>&1
 expect_eq "... as many findings as with files.open = 50000" \

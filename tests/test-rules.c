@@ -807,8 +807,9 @@ static void test_ini_syntax(void **state)
 	assert_err(fx, "a.rules:3:1: expected '[section]', 'key = value' or a comment");
 	assert_int_equal(load(fx, "[t.a]\nvalue = 1\nnot a key\nbogus = 1\n"), -EINVAL);
 	assert_err(fx, "a.rules:4:1: unknown key 'bogus' in rule 't.a' (expected title, target, "
-	               "when, current, value, severity, explain, remedy, lever, rationale, "
-	               "direction, unit, each, writable, default, unlimited or follows)");
+	               "when, current, value, severity, case.NAME, explain, explain.NAME, remedy, "
+	               "lever, rationale, direction, unit, each, writable, default, unlimited, "
+	               "follows, limit, usage, events, holder, held, stray, rest or source)");
 
 	/* A vertical tab is white space to INI, not a blank: a continuation the rule refuses. */
 	assert_int_equal(load(fx, "[t.a]\nvalue = 1\n\v[t.b]\n"), -EINVAL);
@@ -845,8 +846,9 @@ static const struct bad_case bad_cases[] = {
 	/* An unknown key points at the key itself, column 1. */
 	{ "[t.a]\nvalue = 1\ncolour = red\n", true,
 	  "a.rules:3:1: unknown key 'colour' in rule 't.a' (expected title, target, when, current, "
-	  "value, severity, explain, remedy, lever, rationale, direction, unit, each, writable, "
-	  "default, unlimited or follows)" },
+	  "value, severity, case.NAME, explain, explain.NAME, remedy, lever, rationale, direction, "
+	  "unit, each, writable, default, unlimited, follows, limit, usage, events, holder, held, "
+	  "stray, rest or source)" },
 	{ "[t.a]\nvalue = 1\nvalue = 2\n", true,
 	  "a.rules:3:1: duplicate key 'value' in rule 't.a' (first on line 2)" },
 	/* "target = " is 9 bytes: column 10. */
@@ -1222,6 +1224,181 @@ static void test_follows(void **state)
 	                          "follows = t.a\n"), 0);
 	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
 	assert_err(fx, "a.rules:6:11: 'follows' needs a 'target' (rule 't.v' is a value only)");
+}
+
+/*
+ * case.NAME: the first case whose condition holds gives the severity and
+ * adds its own explanation; the remedy is said only when not ok.
+ */
+static void test_cases(void **state)
+{
+	struct fx *fx = *state;
+	const struct ht_finding *f;
+
+	load_ok(fx, "[t.max]\n"
+	            "target = sysctl " NF_MAX "\n"
+	            "value = 65536\n"
+	            "case.full = critical if " NF_COUNT " >= " NF_MAX "\n"
+	            "explain.full = Full: new\n"
+	            "  connections are dropped.\n"
+	            "case.busy = info if " NF_COUNT " * 2\n"
+	            "                    > " NF_MAX "\n"
+	            "explain = {" NF_COUNT "} of {" NF_MAX "}.\n"
+	            "remedy = raise it\n");
+	/* 4096 of 4096: full, critical, with its text after the rule's. */
+	ht_test_fact_int(fx->facts, NF_MAX, 4096);
+	ht_test_fact_int(fx->facts, NF_COUNT, 4096);
+	evaluate_ok(fx);
+	f = finding(fx, "t.max");
+	assert_int_equal(f->severity, HT_SEV_CRITICAL);
+	assert_string_equal(f->case_name, "full");
+	assert_string_equal(f->explanation, "4096 of 4096. Full: new connections are dropped.");
+	assert_string_equal(f->remedy, "raise it");
+	/* 3000 (over half, a condition over two lines): busy, info, no text of its own. */
+	ht_test_fact_int(fx->facts, NF_COUNT, 3000);
+	evaluate_ok(fx);
+	f = finding(fx, "t.max");
+	assert_int_equal(f->severity, HT_SEV_INFO);
+	assert_string_equal(f->case_name, "busy");
+	assert_string_equal(f->explanation, "3000 of 4096.");
+	/* 10: no case holds, ok, and an ok finding has no remedy. */
+	ht_test_fact_int(fx->facts, NF_COUNT, 10);
+	evaluate_ok(fx);
+	f = finding(fx, "t.max");
+	assert_int_equal(f->severity, HT_SEV_OK);
+	assert_null(f->case_name);
+	assert_null(f->remedy);
+
+	/* The cases replace severity; each case has a condition; names are words. */
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\nseverity = \"ok\"\n"
+	                          "case.x = info if true\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:4:1: case.x and 'severity' in rule 't.a': the cases give the "
+	               "severity, write one or the other");
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\nexplain.x = lone\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:1:1: explain.x without its case.x in rule 't.a'");
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\ncase.x = severe if true\n"), -EINVAL);
+	assert_err(fx, "a.rules:3:10: expected 'SEVERITY if CONDITION' (ok, info, warning or "
+	               "critical, then if and a bool), found 'severe if true'");
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\ncase.x = info when true\n"), -EINVAL);
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\ncase.a.b = info if true\n"), -EINVAL);
+	assert_err(fx, "a.rules:3:1: expected a case name of letters, digits and '_' after "
+	               "'case.', found 'a.b'");
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\ncase.x = info if true\n"
+	                          "case.x = ok if true\n"), -EINVAL);
+	assert_err(fx, "a.rules:4:1: duplicate key 'case.x' in rule 't.a' (first on line 3)");
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\ncase.x = info if 3\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:3:18: type error: a case's condition must be a bool, got a number");
+	assert_int_equal(load(fx, "[t.v]\nvalue = 1\ncase.x = info if true\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:3:1: case.x needs a 'target' (rule 't.v' is a value only)");
+}
+
+/*
+ * limit and usage: the limit's own cases (events, 90%, 75%), its paragraph,
+ * its holder (counted only at warning or above) and the remedy where the
+ * limit is set, or at the holder when a stray one holds most of it.
+ */
+static void test_limit(void **state)
+{
+	struct fx *fx = *state;
+	const struct ht_finding *f;
+
+	load_ok(fx, "[t.refused]\n"
+	            "title = connections refused at the limit\n"
+	            "value = " NF_COUNT " > 9000 ? 5 : 0\n"
+	            "[t.lim]\n"
+	            "target = advice\n"
+	            "unit = entries\n"
+	            "limit = " NF_MAX "\n"
+	            "usage = " NF_COUNT "\n"
+	            "events = t.refused\n"
+	            "holder = text(\"leaky (PID \", 42, \")\")\n"
+	            "held = " NF_COUNT " - 100\n"
+	            "stray = " NF_COUNT " > 5000\n"
+	            "rest = \"the others\"\n"
+	            "source = \"LimitX= of t.service\"\n"
+	            "explain = Past it, things fail.\n");
+	/* 7000 of 10000 (70%): ok, and no holder is counted below a warning. */
+	ht_test_fact_int(fx->facts, NF_MAX, 10000);
+	ht_test_fact_int(fx->facts, NF_COUNT, 7000);
+	evaluate_ok(fx);
+	f = finding(fx, "t.lim");
+	assert_int_equal(f->severity, HT_SEV_OK);
+	assert_true(f->limit.set);
+	assert_null(f->limit.holder);
+	assert_string_equal(f->explanation, "In use: 7000 of 10000 entries (70.0%). Events at the "
+	                    "limit: 0 (connections refused at the limit). Where it is set: LimitX= "
+	                    "of t.service. Past it, things fail.");
+	assert_null(f->remedy);
+	/* 8000 (80% >= 75%): warning; the holder holds 7900 of 8000, is stray: named first. */
+	ht_test_fact_int(fx->facts, NF_COUNT, 8000);
+	evaluate_ok(fx);
+	f = finding(fx, "t.lim");
+	assert_int_equal(f->severity, HT_SEV_WARNING);
+	assert_string_equal(f->case_name, "high");
+	assert_string_equal(f->limit.holder, "leaky (PID 42)");
+	assert_true(f->limit.held == 7900);
+	assert_string_equal(f->explanation, "In use: 8000 of 10000 entries (80.0%). Events at the "
+	                    "limit: 0 (connections refused at the limit). The largest holder is "
+	                    "leaky (PID 42), with 7900 of it; the other 100 are held by the others. "
+	                    "That is not what this limit is for: it would fill any limit, and a "
+	                    "larger one only delays the next fill. Where it is set: LimitX= of "
+	                    "t.service. Past it, things fail.");
+	assert_string_equal(f->remedy, "find why leaky (PID 42) holds 7900 and stop it there; "
+	                    "raising the limit (LimitX= of t.service) only delays the next fill");
+	/* 9500 (95% >= 90%): critical, full; 9600: 5 refused, critical by its events. */
+	ht_test_fact_int(fx->facts, NF_COUNT, 9500);
+	evaluate_ok(fx);
+	assert_string_equal(finding(fx, "t.lim")->case_name, "events");
+	ht_test_fact_int(fx->facts, NF_COUNT, 8900);
+	evaluate_ok(fx);
+	f = finding(fx, "t.lim");
+	assert_int_equal(f->severity, HT_SEV_WARNING);
+	ht_test_fact_int(fx->facts, NF_COUNT, 9000);
+	evaluate_ok(fx);
+	f = finding(fx, "t.lim");
+	assert_int_equal(f->severity, HT_SEV_CRITICAL);
+	assert_string_equal(f->case_name, "full");
+	/* Without a usage the limit cannot be judged: not applicable, naming the fact. */
+	ht_facts_free(fx->facts);
+	fx->facts = ht_facts_new();
+	assert_non_null(fx->facts);
+	ht_test_fact_int(fx->facts, NF_MAX, 10000);
+	evaluate_ok(fx);
+	assert_false(finding(fx, "t.lim")->applicable);
+	assert_false(finding(fx, "t.lim")->limit.set);
+
+	/* A holder that is not stray, at 80%: named, no word of a delay; the remedy is the source's. */
+	load_ok(fx, "[t.lim]\ntarget = advice\nunit = entries\nlimit = " NF_MAX "\n"
+	            "usage = " NF_COUNT "\nholder = \"garage\"\nheld = 6000\n"
+	            "source = \"TasksMax= of garage.service\"\n");
+	ht_test_fact_int(fx->facts, NF_COUNT, 8000);
+	evaluate_ok(fx);
+	f = finding(fx, "t.lim");
+	assert_string_equal(f->explanation, "In use: 8000 of 10000 entries (80.0%). The largest "
+	                    "holder is garage, with 6000 of it. Where it is set: TasksMax= of "
+	                    "garage.service.");
+	assert_string_equal(f->remedy, "raise the limit where it is set: TasksMax= of "
+	                    "garage.service");
+
+	/* What goes with what. */
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\nlimit = 1\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:3:9: rule 't.a' needs both 'limit' and 'usage'");
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\nholder = \"x\"\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:3:10: 'holder' belongs to a limit: give rule 't.a' a 'limit' and a "
+	               "'usage'");
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\nlimit = 1\nusage = 1\n"
+	                          "holder = \"x\"\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:5:10: rule 't.a' needs both 'holder' and 'held'");
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\nlimit = 1\nusage = \"x\"\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:4:9: type error: 'usage' must be a number, got a string");
 }
 
 static void test_bad_severity(void **state)
@@ -2008,6 +2185,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_workload_ranges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unlimited, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cases, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_severity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_include, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_errors, setup, teardown),

@@ -399,13 +399,24 @@ void ht_cgroup_classify(const char *path, const char **manager, char container[8
 		*manager = "systemd";
 }
 
-/* The process of @g's cgroup.procs with the largest VmRSS: 0 and @comm/@pid/@rss, or -ENOENT. */
+/* The process of a group with the most threads (what fills pids.max), by its comm and PID. */
+struct cg_threads {
+	char comm[64];
+	int64_t pid, threads; /* threads -1 when no process's Threads: could be read */
+};
+
+/*
+ * The process of @g's cgroup.procs with the largest VmRSS: 0 and @comm/@pid/@rss, or -ENOENT;
+ * and, in @th, the one with the most threads.
+ */
 static int top_process(const char *root, const char *dir, const char *path, int64_t *procs,
-                       char comm[64], int64_t *pid, int64_t *rss)
+                       char comm[64], int64_t *pid, int64_t *rss, struct cg_threads *th)
 {
 	_cleanup_free_ char *file = NULL, *text = NULL;
 	int64_t best = -1;
 	int r, seen = 0;
+
+	th->threads = -1;
 
 	*procs = 0;
 	if (asprintf(&file, "%s/%s/cgroup.procs", dir, path) < 0)
@@ -430,8 +441,22 @@ static int top_process(const char *root, const char *dir, const char *path, int6
 		seen++;
 		if (asprintf(&st, "/proc/%d/status", id) < 0 || asprintf(&cfile, "/proc/%d/comm", id) < 0)
 			return -ENOMEM;
-		if (ht_read_file(root, st, &status) < 0 || !(v = strstr(status, "\nVmRSS:")))
-			continue; /* a kernel thread, or gone */
+		if (ht_read_file(root, st, &status) < 0)
+			continue; /* gone */
+		if ((v = strstr(status, "\nThreads:"))) {
+			long long t = strtoll(v + 9, NULL, 10);
+
+			/* A task count past PID_MAX_LIMIT (4194304) is none the kernel wrote. */
+			if (t > th->threads && t <= 4194304 &&
+			    ht_read_file(root, cfile, &cm) >= 0) {
+				th->threads = t;
+				th->pid = id;
+				snprintf(th->comm, sizeof(th->comm), "%.*s", (int)strcspn(cm, "\n"), cm);
+			}
+			free(TAKE_PTR(cm));
+		}
+		if (!(v = strstr(status, "\nVmRSS:")))
+			continue; /* a kernel thread */
 		{
 			long long kib = strtoll(v + 7, NULL, 10);
 
@@ -481,6 +506,7 @@ static int group_facts(struct ht_facts *f, const char *root, const struct cg *g,
 {
 	char comm[64] = "", container[80], unit[256];
 	int64_t procs = 0, pid = 0, rss = 0;
+	struct cg_threads th = { .threads = -1 };
 	const char *manager, *dir = g->mem_dir ? g->mem_dir : g->pids_dir;
 	int r = 0;
 
@@ -522,10 +548,24 @@ static int group_facts(struct ht_facts *f, const char *root, const struct cg *g,
 		r = set_str(f, esc, "unit", unit, "the group's path");
 	if (r < 0)
 		return r;
-	r = top_process(root, dir, g->path, &procs, comm, &pid, &rss);
+	r = top_process(root, dir, g->path, &procs, comm, &pid, &rss, &th);
 	if (r == -ENOMEM)
 		return r;
 	r = set_num(f, esc, "procs", procs, 0, dir, g->path, "cgroup.procs");
+	if (r >= 0 && th.threads >= 0) {
+		_cleanup_free_ char *src = NULL;
+
+		if (asprintf(&src, "/proc/%" PRId64 "/status Threads", th.pid) < 0)
+			return -ENOMEM;
+		r = set_str(f, esc, "threads_process", th.comm, src);
+		if (r >= 0) {
+			_cleanup_free_ char *name = NULL;
+
+			if (asprintf(&name, "cgroup.%s.threads_top", esc) < 0)
+				return -ENOMEM;
+			r = ht_facts_set_int(f, name, th.threads, "tasks", src);
+		}
+	}
 	if (r >= 0 && comm[0]) {
 		_cleanup_free_ char *src = NULL;
 

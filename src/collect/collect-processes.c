@@ -430,6 +430,7 @@ static int holders_unavailable(struct ht_facts *f, int err, const char *source)
 	} facts[] = {
 		{ "files.top.fds", "descriptors" }, { "files.top.pid", NULL },
 		{ "files.top.process", NULL },     { "files.top.read", "processes" },
+		{ "files.top.total", "descriptors" }, { "files.top.unread", "processes" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(facts); i++) {
@@ -449,7 +450,7 @@ int ht_collect_file_holders(struct ht_facts *f, const char *root)
 	struct statfs sfs;
 	struct dirent *de;
 	struct stat st;
-	int64_t best = -1, read = 0, seen = 0;
+	int64_t best = -1, read = 0, seen = 0, total = 0;
 	int best_pid = 0, r;
 	char path[64];
 	bool exact;
@@ -478,6 +479,8 @@ int ht_collect_file_holders(struct ht_facts *f, const char *root)
 		if (r < 0)
 			continue;
 		read++;
+		/* A descriptor count is below INT_MAX (fs.nr_open), and PIDs below 2^22. */
+		total += fds;
 		if (fds > best || (fds == best && pid < best_pid)) {
 			best = fds;
 			best_pid = pid;
@@ -493,6 +496,10 @@ int ht_collect_file_holders(struct ht_facts *f, const char *root)
 		r = ht_facts_set_int(f, "files.top.pid", best_pid, NULL, path);
 	if (r >= 0)
 		r = ht_facts_set_int(f, "files.top.read", read, "processes", "/proc/PID/fd");
+	if (r >= 0)
+		r = ht_facts_set_int(f, "files.top.total", total, "descriptors", "/proc/PID/fd");
+	if (r >= 0)
+		r = ht_facts_set_int(f, "files.top.unread", seen - read, "processes", "/proc/PID/fd");
 	if (r < 0)
 		return r;
 	snprintf(path, sizeof(path), "/proc/%d/comm", best_pid);

@@ -428,6 +428,8 @@ static int check_tmpl(struct ht_ruleset *rs, const struct ht_rule *r, int key,
                       const struct ht_tmpl_seg *segs, size_t n, struct ht_error *err)
 {
 	const char *what = key == K_REMEDY ? "remedy" : "explanation";
+	/* A case's explanation (key K__MAX + its index) is placed at its case. */
+	const struct ht_key *kp = key < K__MAX ? &r->keys[key] : &r->cases[key - K__MAX].cond;
 	int ret;
 
 	for (size_t s = 0, depth = 0; s < n; s++) {
@@ -436,15 +438,13 @@ static int check_tmpl(struct ht_ruleset *rs, const struct ht_rule *r, int key,
 		if (segs[s].fmt == TMPL_END && depth-- == 0)
 			return ht_error_set(err, EINVAL, "%s:%u:%u: '{/?}' without an open '{?...}' "
 			                    "in the %s of rule '%s'",
-			                    r->keys[key].pos.file, r->keys[key].pos.line,
-			                    r->keys[key].pos.col, what, r->id);
+			                    kp->pos.file, kp->pos.line, kp->pos.col, what, r->id);
 		if (segs[s].fmt == TMPL_IF)
 			depth++;
 		if (s + 1 == n && depth > 0)
 			return ht_error_set(err, EINVAL, "%s:%u:%u: '{?...}' without its '{/?}' in the "
-			                    "%s of rule '%s'", r->keys[key].pos.file,
-			                    r->keys[key].pos.line, r->keys[key].pos.col, what,
-			                    r->id);
+			                    "%s of rule '%s'", kp->pos.file, kp->pos.line,
+			                    kp->pos.col, what, r->id);
 		if (!segs[s].expr)
 			continue;
 		ret = ht_expr_check_ops(segs[s].expr, &expr_ops, rs, &t, err);
@@ -468,6 +468,74 @@ static int check_tmpl(struct ht_ruleset *rs, const struct ht_rule *r, int key,
 	return 0;
 }
 
+
+/*
+ * The limit keys and the cases of @r: types, what goes with what, and each
+ * case's condition and explanation. 0 or -EINVAL naming the place.
+ */
+static int check_limit_cases(struct ht_ruleset *rs, const struct ht_rule *r, struct ht_error *err)
+{
+	static const struct {
+		int key;
+		enum ht_type type;
+		const char *what;
+	} lk[] = {
+		{ K_LIMIT, HT_T_INT, "'limit'" },   { K_USAGE, HT_T_INT, "'usage'" },
+		{ K_EVENTS, HT_T_INT, "'events'" }, { K_HOLDER, HT_T_STR, "'holder'" },
+		{ K_HELD, HT_T_INT, "'held'" },     { K_STRAY, HT_T_BOOL, "'stray'" },
+		{ K_REST, HT_T_STR, "'rest'" },     { K_SOURCE, HT_T_STR, "'source'" },
+	};
+	bool is_limit = r->keys[K_LIMIT].text || r->keys[K_USAGE].text;
+	int ret;
+
+	for (size_t i = 0; i < ARRAY_SIZE(lk); i++) {
+		const struct ht_key *k = &r->keys[lk[i].key];
+
+		if (k->text && !is_limit)
+			return ht_error_set(err, EINVAL, "%s:%u:%u: '%s' belongs to a limit: give rule "
+			                    "'%s' a 'limit' and a 'usage'", k->pos.file, k->pos.line,
+			                    k->pos.col, rules_key_name(lk[i].key), r->id);
+		if ((ret = check_expr(rs, k, lk[i].type, lk[i].what, err)) < 0)
+			return ret;
+	}
+	if (is_limit && (!r->keys[K_LIMIT].text || !r->keys[K_USAGE].text)) {
+		const struct ht_key *k = r->keys[K_LIMIT].text ? &r->keys[K_LIMIT] : &r->keys[K_USAGE];
+
+		return ht_error_set(err, EINVAL, "%s:%u:%u: rule '%s' needs both 'limit' and "
+		                    "'usage'", k->pos.file, k->pos.line, k->pos.col, r->id);
+	}
+	if (!!r->keys[K_HOLDER].text != !!r->keys[K_HELD].text) {
+		const struct ht_key *k = r->keys[K_HOLDER].text ? &r->keys[K_HOLDER] : &r->keys[K_HELD];
+
+		return ht_error_set(err, EINVAL, "%s:%u:%u: rule '%s' needs both 'holder' and "
+		                    "'held'", k->pos.file, k->pos.line, k->pos.col, r->id);
+	}
+	for (size_t i = 0; i < r->ncases; i++) {
+		const struct ht_case *cs = &r->cases[i];
+
+		if (!cs->cond.text)
+			return ht_error_set(err, EINVAL, "%s:%u:%u: explain.%s without its case.%s in "
+			                    "rule '%s'", r->pos.file, r->pos.line, r->pos.col, cs->name,
+			                    cs->name, r->id);
+		if (r->keys[K_SEVERITY].text)
+			return ht_error_set(err, EINVAL, "%s:%u:%u: case.%s and 'severity' in rule '%s': "
+			                    "the cases give the severity, write one or the other",
+			                    cs->pos.file, cs->pos.line, cs->pos.col, cs->name, r->id);
+		if (r->kind == HT_TARGET_NONE)
+			return ht_error_set(err, EINVAL, "%s:%u:%u: case.%s needs a 'target' (rule "
+			                    "'%s' is a value only)", cs->pos.file, cs->pos.line,
+			                    cs->pos.col, cs->name, r->id);
+		if ((ret = check_expr(rs, &cs->cond, HT_T_BOOL, "a case's condition", err)) < 0)
+			return ret;
+		if ((ret = check_tmpl(rs, r, K__MAX + (int)i, cs->tmpl, cs->ntmpl, err)) < 0)
+			return ret;
+	}
+	if (is_limit && r->kind == HT_TARGET_NONE)
+		return ht_error_set(err, EINVAL, "%s:%u:%u: 'limit' needs a 'target' (rule '%s' is a "
+		                    "value only)", r->keys[K_LIMIT].pos.file, r->keys[K_LIMIT].pos.line,
+		                    r->keys[K_LIMIT].pos.col, r->id);
+	return 0;
+}
 
 /*
  * `follows = RULE`: RULE is another rule with a target, of the host or of
@@ -585,6 +653,8 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 			ret = check_expr(rs, &r->keys[K_LEVER], HT_T_STR, "'lever'", err);
 		if (ret >= 0)
 			ret = check_follows(rs, r, err);
+		if (ret >= 0)
+			ret = check_limit_cases(rs, r, err);
 		if (ret < 0)
 			return ret;
 	}
@@ -1181,6 +1251,156 @@ static bool values_differ(const struct ht_value *a, const struct ht_value *b)
 	return false;
 }
 
+/*
+ * An optional figure of a limit (`events`, `holder`, ...): 1 with *@out set,
+ * 0 when the rule has no such key or the host did not give it, or an error.
+ */
+static int limit_key(struct ht_ruleset *rs, struct ht_rule *r, int key, struct ht_value *out,
+                     struct ht_error *err)
+{
+	int ret;
+
+	if (!r->keys[key].expr)
+		return 0;
+	ret = eval_key(rs, &r->keys[key], out, err);
+	if (ret == -ENODATA) {
+		err->msg[0] = '\0';
+		return 0;
+	}
+	return ret < 0 ? ret : 1;
+}
+
+/* A copy of string @v's text into *@out; -ENOMEM. */
+static int limit_str(struct ht_value *v, char **out)
+{
+	*out = strdup(v->s);
+	ht_value_clear(v);
+	return *out ? 0 : -ENOMEM;
+}
+
+/*
+ * The figures of a limit rule (`limit` and `usage`, which it cannot do
+ * without: -ENODATA when one is unavailable), and of what it may say about
+ * them. 0 or an error.
+ */
+static int finding_limit(struct ht_ruleset *rs, struct ht_rule *r, struct ht_finding *f,
+                         struct ht_error *err)
+{
+	struct ht_limit_use *u = &f->limit;
+	struct ht_value v = { 0 };
+	int ret;
+
+	if (!r->keys[K_LIMIT].expr)
+		return 0;
+	if ((ret = eval_key(rs, &r->keys[K_LIMIT], &v, err)) < 0)
+		return ret;
+	u->limit = ht_value_as_double(&v);
+	ht_value_clear(&v);
+	if ((ret = eval_key(rs, &r->keys[K_USAGE], &v, err)) < 0)
+		return ret;
+	u->usage = ht_value_as_double(&v);
+	ht_value_clear(&v);
+	u->set = true;
+	if ((ret = limit_key(rs, r, K_EVENTS, &v, err)) < 0)
+		return ret;
+	if (ret > 0) {
+		u->events_known = true;
+		u->events = ht_value_as_double(&v);
+		ht_value_clear(&v);
+	}
+	if ((ret = limit_key(rs, r, K_SOURCE, &v, err)) < 0 ||
+	    (ret > 0 && (ret = limit_str(&v, &u->source)) < 0))
+		return ret;
+	return 0;
+}
+
+/*
+ * Who holds a limit at warning or above (`holder`, `held`, `stray`,
+ * `rest`): counted only then, since counting holders can walk every
+ * process. Unknown holders leave u->holder NULL and the reason in
+ * u->holder_why. 0 or an error.
+ */
+static int limit_holders(struct ht_ruleset *rs, struct ht_rule *r, struct ht_finding *f,
+                         struct ht_error *err)
+{
+	struct ht_limit_use *u = &f->limit;
+	struct ht_value v = { 0 };
+	int ret;
+
+	if (!u->set || !r->keys[K_HOLDER].expr || f->severity < HT_SEV_WARNING)
+		return 0;
+	ret = eval_key(rs, &r->keys[K_HOLDER], &v, err);
+	if (ret == -ENODATA) {
+		u->holder_why = strdup(err->msg[0] ? err->msg : "a fact it needs is unavailable");
+		err->msg[0] = '\0';
+		return u->holder_why ? 0 : -ENOMEM;
+	}
+	if (ret < 0 || (ret = limit_str(&v, &u->holder)) < 0)
+		return ret;
+	if ((ret = limit_key(rs, r, K_HELD, &v, err)) < 0)
+		return ret;
+	if (ret > 0) {
+		u->held_known = true;
+		u->held = ht_value_as_double(&v);
+		ht_value_clear(&v);
+	}
+	if ((ret = limit_key(rs, r, K_STRAY, &v, err)) < 0)
+		return ret;
+	u->stray = ret > 0 && v.b;
+	ht_value_clear(&v);
+	if ((ret = limit_key(rs, r, K_REST, &v, err)) < 0 ||
+	    (ret > 0 && (ret = limit_str(&v, &u->rest)) < 0))
+		return ret;
+	return 0;
+}
+
+/* The holder holds most of the usage and is not what the limit is for. */
+static bool limit_stray_holds_most(const struct ht_limit_use *u)
+{
+	return u->set && u->holder && u->held_known && u->stray && u->held * 2 > u->usage;
+}
+
+/*
+ * The severity of a rule with cases or a limit: the first case whose
+ * condition holds, else, for a limit, the limit's own cases: the limit bit
+ * (events), 90% of it in use (full), 75% (high); else ok. -ENODATA when a
+ * case's condition needs what is unavailable.
+ */
+static int finding_cases(struct ht_ruleset *rs, struct ht_rule *r, struct ht_finding *f,
+                         struct ht_error *err)
+{
+	const struct ht_limit_use *u = &f->limit;
+
+	for (size_t i = 0; i < r->ncases; i++) {
+		struct ht_value v = { 0 };
+		int ret = eval_key(rs, &r->cases[i].cond, &v, err);
+		bool holds = ret == 0 && v.b;
+
+		ht_value_clear(&v);
+		if (ret < 0)
+			return ret;
+		if (holds) {
+			f->severity = r->cases[i].severity;
+			f->case_name = r->cases[i].name;
+			return 0;
+		}
+	}
+	if (!u->set)
+		return 0;
+	/* Written so that no product can overflow: usage >= limit - limit / 10. */
+	if (u->events_known && u->events > 0) {
+		f->severity = HT_SEV_CRITICAL;
+		f->case_name = "events";
+	} else if (u->limit > 0 && u->usage >= u->limit - u->limit / 10) {
+		f->severity = HT_SEV_CRITICAL;
+		f->case_name = "full";
+	} else if (u->limit > 0 && u->usage >= u->limit - u->limit / 4) {
+		f->severity = HT_SEV_WARNING;
+		f->case_name = "high";
+	}
+	return 0;
+}
+
 static int finding_severity(struct ht_ruleset *rs, struct ht_rule *r, struct ht_finding *f,
                             struct ht_error *err)
 {
@@ -1188,6 +1408,12 @@ static int finding_severity(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 	int ret;
 
 	f->severity = HT_SEV_OK;
+	if (r->ncases > 0 || r->keys[K_LIMIT].expr) {
+		ret = finding_limit(rs, r, f, err);
+		if (ret >= 0)
+			ret = finding_cases(rs, r, f, err);
+		return ret < 0 ? ret : limit_holders(rs, r, f, err);
+	}
 	/*
 	 * No severity key: ok when the recommendation is what the host has,
 	 * else info, so that a finding with a fix to offer is never "ok" (an ok
@@ -1259,16 +1485,147 @@ static int finding_keys(struct ht_ruleset *rs, struct ht_rule *r, struct ht_find
 	return 0;
 }
 
+/* A figure of limit rule @r in its unit: IEC units for bytes, else the number. */
+static char *limit_figure(const struct ht_rule *r, double x)
+{
+	const char *unit = ht_rule_unit(r);
+	char *s;
+
+	if (unit && strcmp(unit, "bytes") == 0)
+		return ht_format_bytes(x);
+	if (asprintf(&s, x == floor(x) && fabs(x) < 1e15 ? "%.0f" : "%.1f", x) < 0)
+		return NULL;
+	return s;
+}
+
+/* What `events` counts: the title of the rule it names, else its text. */
+static const char *limit_events_what(const struct ht_ruleset *rs, const struct ht_rule *r)
+{
+	const char *name = ht_expr_name(r->keys[K_EVENTS].expr);
+	const struct ht_rule *e = name ? rule_find(rs, name) : NULL;
+
+	return e && e->keys[K_TITLE].text ? e->keys[K_TITLE].text : r->keys[K_EVENTS].text;
+}
+
+/*
+ * The limit's own paragraph, before the rule's explanation: what is in use
+ * of what, whether it bit, who holds most of it, and where it is set.
+ */
+static int limit_paragraph(const struct ht_ruleset *rs, const struct ht_rule *r,
+                           const struct ht_limit_use *u, char **out)
+{
+	const char *unit = ht_rule_unit(r);
+	bool words = unit && strcmp(unit, "bytes") != 0;
+	_cleanup_free_ char *use = limit_figure(r, u->usage), *lim = limit_figure(r, u->limit);
+	_cleanup_free_ char *held = NULL, *rest = NULL;
+	_cleanup_free_ char *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+	double pct = u->limit > 0 ? u->usage * 100 / u->limit : 0;
+
+	if (!use || !lim)
+		return -ENOMEM;
+	if (asprintf(&a, u->limit > 0 ? "In use: %s of %s%s%s (%.1f%%)." : "In use: %s of %s%s%s.",
+	             use, lim, words ? " " : "", words ? unit : "", pct) < 0)
+		return -ENOMEM;
+	if (u->events_known) {
+		if (asprintf(&b, " Events at the limit: %.0f (%s).", u->events, limit_events_what(rs, r)) < 0)
+			return -ENOMEM;
+	}
+	if (u->holder && !u->held_known &&
+	    asprintf(&c, " The largest holder is %s.", u->holder) < 0)
+		return -ENOMEM;
+	if (u->holder && u->held_known) {
+		if (!(held = limit_figure(r, u->held)) ||
+		    !(rest = limit_figure(r, u->usage > u->held ? u->usage - u->held : 0)))
+			return -ENOMEM;
+		if (asprintf(&c, " The largest holder is %s, with %s of it%s%s%s%s.%s", u->holder,
+		             held, u->rest ? "; the other " : "", u->rest ? rest : "",
+		             u->rest ? " are held by " : "", u->rest ? u->rest : "",
+		             limit_stray_holds_most(u) ? " That is not what this limit is for: it "
+		             "would fill any limit, and a larger one only delays the next fill." : "") < 0)
+			return -ENOMEM;
+	}
+	if (!c && u->holder_why &&
+	    asprintf(&c, " Who holds it is not known here: %s.", u->holder_why) < 0)
+		return -ENOMEM;
+	if (u->source && asprintf(&d, " Where it is set: %s.", u->source) < 0)
+		return -ENOMEM;
+	if (asprintf(out, "%s%s%s%s", a, b ? b : "", c ? c : "", d ? d : "") < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* @a and @b joined by a space into *@a (either may be empty); -ENOMEM. */
+static int join_text(char **a, const char *b)
+{
+	char *n;
+
+	if (!b || !*b)
+		return 0;
+	if (asprintf(&n, "%s%s%s", *a, **a ? " " : "", b) < 0)
+		return -ENOMEM;
+	free(*a);
+	*a = n;
+	return 0;
+}
+
+/*
+ * The remedy of a limit at warning or critical whose rule's remedy says
+ * nothing: the holder when a stray one holds most of it, else the limit's
+ * source (an advice target has no file fix). NULL in *@out when neither.
+ */
+static int limit_remedy(const struct ht_rule *r, const struct ht_finding *f, char **out)
+{
+	const struct ht_limit_use *u = &f->limit;
+	_cleanup_free_ char *held = NULL;
+
+	*out = NULL;
+	if (!u->set || f->severity < HT_SEV_WARNING)
+		return 0;
+	if (limit_stray_holds_most(u)) {
+		if (!(held = limit_figure(r, u->held)))
+			return -ENOMEM;
+		if (asprintf(out, "find why %s holds %s and stop it there; raising the limit%s%s%s "
+		             "only delays the next fill", u->holder, held, u->source ? " (" : "",
+		             u->source ? u->source : "", u->source ? ")" : "") < 0)
+			return *out = NULL, -ENOMEM;
+		return 0;
+	}
+	if (r->kind == HT_TARGET_ADVICE && u->source &&
+	    asprintf(out, "raise the limit where it is set: %s", u->source) < 0)
+		return *out = NULL, -ENOMEM;
+	return 0;
+}
+
 /* The explanation and remedy templates, and the lever. 0 or an error. */
 static int finding_texts(struct ht_ruleset *rs, struct ht_rule *r, struct ht_finding *f,
                          struct ht_error *err)
 {
 	struct ht_value lv = { 0 };
+	bool modelled = r->ncases > 0 || f->limit.set;
 	int ret = render(rs, r->tmpl, r->ntmpl, &f->explanation, err);
 
 	if (ret < 0)
 		return ret;
-	if (r->nremedy > 0) {
+	if (f->limit.set) {
+		_cleanup_free_ char *para = NULL;
+
+		if ((ret = limit_paragraph(rs, r, &f->limit, &para)) < 0)
+			return ret;
+		if ((ret = join_text(&para, f->explanation)) < 0)
+			return ret;
+		free(f->explanation);
+		f->explanation = TAKE_PTR(para);
+	}
+	for (size_t i = 0; i < r->ncases; i++)
+		if (f->case_name == r->cases[i].name && r->cases[i].ntmpl > 0) {
+			_cleanup_free_ char *ct = NULL;
+
+			if ((ret = render(rs, r->cases[i].tmpl, r->cases[i].ntmpl, &ct, err)) < 0 ||
+			    (ret = join_text(&f->explanation, ct)) < 0)
+				return ret;
+		}
+	/* A rule of cases or a limit says what fixes it only when there is something to fix. */
+	if (r->nremedy > 0 && !(modelled && f->severity == HT_SEV_OK)) {
 		ret = render(rs, r->remedy, r->nremedy, &f->remedy, err);
 		if (ret < 0)
 			return ret;
@@ -1277,6 +1634,8 @@ static int finding_texts(struct ht_ruleset *rs, struct ht_rule *r, struct ht_fin
 			f->remedy = NULL;
 		}
 	}
+	if (!f->remedy && (ret = limit_remedy(r, f, &f->remedy)) < 0)
+		return ret;
 	if (!r->keys[K_LEVER].expr)
 		return 0;
 	ret = eval_key(rs, &r->keys[K_LEVER], &lv, err);
@@ -1453,6 +1812,8 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 
 not_applicable:
 	f->applicable = false;
+	f->limit.set = false;
+	f->case_name = NULL;
 	ht_value_clear(&f->recommended);
 	f->reason = strdup(err->msg[0] ? err->msg : "a fact it needs is unavailable");
 	if (!f->reason)
@@ -1475,6 +1836,10 @@ void ht_findings_free(struct ht_findings *f)
 		free(f->items[i].instance);
 		free(f->items[i].boot_value);
 		free(f->items[i].boot_source);
+		free(f->items[i].limit.holder);
+		free(f->items[i].limit.holder_why);
+		free(f->items[i].limit.rest);
+		free(f->items[i].limit.source);
 	}
 	free(f->items);
 	f->items = NULL;

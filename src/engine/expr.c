@@ -76,6 +76,7 @@ enum func {
 	F_ABS,
 	F_ISQRT,
 	F_AVAILABLE,
+	F_TEXT,
 	F_COUNT,
 	F_SUM,
 	F_ANY,
@@ -97,6 +98,7 @@ static const struct {
 	[F_ABS] = { "abs", 1, 1 },
 	[F_ISQRT] = { "isqrt", 1, 1 },
 	[F_AVAILABLE] = { "available", 1, 1 },
+	[F_TEXT] = { "text", 1, 0 },
 	[F_COUNT] = { "count", 2, 2 },
 	[F_SUM] = { "sum", 2, 2 },
 	[F_ANY] = { "any", 2, 2 },
@@ -1439,6 +1441,17 @@ static int check(struct checker *c, const struct ht_expr *e, enum ht_type *t)
 
 	if (e->fn == F_AVAILABLE)
 		return check_name(c, e->kids[0], t, true);
+	if (e->fn == F_TEXT) {
+		/* text(a, b, ...): any values, shown as a hole shows them, one after the other. */
+		for (size_t i = 0; i < e->nkids; i++) {
+			enum ht_type kt;
+
+			if ((r = check(c, e->kids[i], &kt)) < 0)
+				return r;
+		}
+		*t = HT_T_STR;
+		return 0;
+	}
 	if (maybe_aggregate(e)) {
 		r = check_aggregate(c, e, t);
 		if (r <= 0)
@@ -1842,6 +1855,35 @@ static int aggregate(struct evaluator *ev, const struct ht_expr *e, struct ht_va
 	return 0;
 }
 
+/* text(a, b, ...): the arguments as holes show them, joined; -ENODATA when one has no value. */
+static int eval_text(struct evaluator *ev, const struct ht_expr *e, struct ht_value *out)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+
+	for (size_t k = 0; k < e->nkids; k++) {
+		struct ht_value v = { 0 };
+		_cleanup_free_ char *piece = NULL;
+		char *n;
+		int r = eval(ev, e->kids[k], &v);
+
+		if (r < 0)
+			return r;
+		piece = ht_value_display(&v);
+		ht_value_clear(&v);
+		if (!piece)
+			return -ENOMEM;
+		n = realloc(buf, len + strlen(piece) + 1);
+		if (!n)
+			return -ENOMEM;
+		buf = n;
+		memcpy(buf + len, piece, strlen(piece) + 1);
+		len += strlen(piece);
+	}
+	*out = (struct ht_value){ .type = HT_T_STR, .s = TAKE_PTR(buf) };
+	return 0;
+}
+
 static int call(struct evaluator *ev, const struct ht_expr *e, struct ht_value *out)
 {
 	struct ht_value local_args[8];
@@ -1870,6 +1912,8 @@ static int call(struct evaluator *ev, const struct ht_expr *e, struct ht_value *
 		*out = ht_bool(true);
 		return 0;
 	}
+	if (e->fn == F_TEXT)
+		return eval_text(ev, e, out);
 	if (maybe_aggregate(e)) {
 		r = aggregate(ev, e, out);
 		if (r <= 0)

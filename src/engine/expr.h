@@ -20,6 +20,7 @@
  *   functions  min(a, b, ...)  max(a, b, ...)  clamp(x, lo, hi)
  *              pow2ceil(x)  pow2floor(x)  ceil(x)  floor(x)  round(x)  abs(x)
  *              available(name)  (true when the named fact has a value)
+ *              text(a, b, ...)  (a string: the values as a template's holes show them)
  *   aggregates over a family of instances (ht_expr_ops): count(F, COND),
  *              sum(F, X), min(F, X), max(F, X), any(F, COND). F names the family
  *              (nic, listener, process, storage); inside the second argument its

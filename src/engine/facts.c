@@ -121,6 +121,11 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "files.top.process", HT_T_STR, NULL, "its name, /proc/PID/comm" },
 	{ "files.top.read", HT_T_INT, "processes",
 	  "processes whose descriptors could be counted (not root: only the user's own)" },
+	{ "files.top.total", HT_T_INT, "descriptors",
+	  "the descriptors of every process counted, summed: files.open less this is held by no "
+	  "process's descriptor (the kernel: nfsd, io_uring, a filesystem; memory maps)" },
+	{ "files.top.unread", HT_T_INT, "processes",
+	  "processes whose descriptors could not be counted (another user's, not root; gone)" },
 	{ "fs.file-max", HT_T_INT, "files",
 	  "sysctl: most files open in the whole system; past it open() and socket() fail with "
 	  "ENFILE (\"Too many open files in system\") for all but CAP_SYS_ADMIN; the kernel's "
@@ -672,6 +677,10 @@ static const struct ht_fact_def cgroup_fact_defs[] = {
 	{ "cgroup.*.pids_max", HT_T_INT, "tasks",
 	  "pids.max: the most processes and threads it may hold; unavailable (ENODATA) for max" },
 	{ "cgroup.*.procs", HT_T_INT, "processes", "processes in its cgroup.procs" },
+	{ "cgroup.*.threads_process", HT_T_STR, NULL,
+	  "the process of its cgroup.procs with the most threads (Threads of /proc/PID/status), "
+	  "by its comm: the largest holder of pids.current" },
+	{ "cgroup.*.threads_top", HT_T_INT, "tasks", "Threads of cgroup.CG.threads_process" },
 	{ "cgroup.*.top_pid", HT_T_INT, NULL, "PID of cgroup.CG.top_process" },
 	{ "cgroup.*.top_process", HT_T_STR, NULL,
 	  "the process of its cgroup.procs with the largest resident set (VmRSS of "

@@ -26,8 +26,19 @@ enum {
 	K_LEVER,
 	K_UNLIMITED,
 	K_FOLLOWS,
+	K_LIMIT,  /* the limit model (hosttune.rules(5) LIMITS): the limit, */
+	K_USAGE,  /* what is in use of it, */
+	K_EVENTS, /* the counter that shows it bit, */
+	K_HOLDER, /* the largest holder's name, */
+	K_HELD,   /* what that holder holds, */
+	K_STRAY,  /* that holder is not what the limit is for, */
+	K_REST,   /* who holds the rest, */
+	K_SOURCE, /* and where the limit is set */
 	K__MAX,
 };
+
+/* Pseudo keys of c->last_key (rules.c): a case's condition and its explanation. */
+enum { K_CASE = K__MAX, K_CASE_EXPLAIN };
 
 /*
  * Hole formats; TMPL_IF ({?COND}) and TMPL_END ({/?}) bracket text shown only when COND holds.
@@ -54,6 +65,20 @@ struct ht_tmpl_seg {
 	char *one, *many; /* TMPL_PLURAL: the word for 1 and for any other number */
 };
 
+/*
+ * A named case of a rule's severity: `case.NAME = SEVERITY if COND` and its
+ * own `explain.NAME`. The first case whose COND holds gives the finding its
+ * severity and adds its explanation; the cases replace `severity`.
+ */
+struct ht_case {
+	const char *name;         /* NAME, in the arena */
+	enum ht_severity severity;
+	struct ht_key cond;       /* COND; cond.text NULL while only explain.NAME was read */
+	struct ht_srcpos pos;     /* where `case.NAME` starts (its key) */
+	struct ht_tmpl_seg *tmpl; /* explain.NAME (malloc()ed; its texts in the arena), or NULL */
+	size_t ntmpl, tmpl_cap;
+};
+
 enum { ST_NEW, ST_BUSY, ST_DONE };
 
 /* How many inputs (facts, workload variables) an overflow message names at most. */
@@ -72,6 +97,8 @@ struct ht_rule {
 	size_t ntmpl, tmpl_cap;
 	struct ht_tmpl_seg *remedy;   /* remedy: the same template language (malloc()ed) */
 	size_t nremedy, remedy_cap;
+	struct ht_case *cases;        /* case.NAME, in the order written (malloc()ed) */
+	size_t ncases, cases_cap;
 
 	/* ht_ruleset_check() */
 	int check_state;

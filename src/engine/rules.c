@@ -17,7 +17,10 @@ static const char *const key_names[K__MAX] = {
 	[K_EXPLAIN] = "explain",   [K_RATIONALE] = "rationale", [K_DIRECTION] = "direction",
 	[K_UNIT] = "unit",         [K_EACH] = "each",         [K_WRITABLE] = "writable",
 	[K_DEFAULT] = "default",   [K_REMEDY] = "remedy",     [K_LEVER] = "lever",
-	[K_UNLIMITED] = "unlimited", [K_FOLLOWS] = "follows",
+	[K_UNLIMITED] = "unlimited", [K_FOLLOWS] = "follows",  [K_LIMIT] = "limit",
+	[K_USAGE] = "usage",       [K_EVENTS] = "events",     [K_HOLDER] = "holder",
+	[K_HELD] = "held",         [K_STRAY] = "stray",       [K_REST] = "rest",
+	[K_SOURCE] = "source",
 };
 
 static const char *const severity_names[] = {
@@ -102,6 +105,16 @@ void rules_families_clear(struct ht_ruleset *rs)
 	}
 }
 
+/* What a rule holds outside the arena: its templates and cases. */
+static void rule_free_texts(struct ht_rule *r)
+{
+	free(r->tmpl);
+	free(r->remedy);
+	for (size_t i = 0; i < r->ncases; i++)
+		free(r->cases[i].tmpl);
+	free(r->cases);
+}
+
 void ht_ruleset_free(struct ht_ruleset *rs)
 {
 	if (!rs)
@@ -111,14 +124,11 @@ void ht_ruleset_free(struct ht_ruleset *rs)
 		ht_value_clear(&rs->rules[i]->val);
 		free(rs->rules[i]->eval_msg);
 		free(rs->rules[i]->eval_denied);
-		free(rs->rules[i]->tmpl);
-		free(rs->rules[i]->remedy);
+		rule_free_texts(rs->rules[i]);
 	}
 	free(rs->rules);
-	for (size_t i = 0; i < rs->nshadowed; i++) {
-		free(rs->shadowed[i]->tmpl);
-		free(rs->shadowed[i]->remedy);
-	}
+	for (size_t i = 0; i < rs->nshadowed; i++)
+		rule_free_texts(rs->shadowed[i]);
 	free(rs->shadowed);
 	free(rs->names);
 	rules_families_clear(rs);
@@ -376,6 +386,7 @@ struct load_ctx {
 	size_t bufsize;
 	struct ht_rule *cur;
 	int last_key; /* key of the previous line of this rule, for continuations */
+	size_t last_case; /* last_key K_CASE or K_CASE_EXPLAIN: the case's index */
 	/*
 	 * The text of a key continued on more lines is built here, and the key's
 	 * text points here until finish_key() copies it into the arena.
@@ -822,7 +833,9 @@ static int tmpl_hole(struct load_ctx *c, struct tmpl_dst d, const char *line, un
 	if (h.fmt == TMPL_SOURCE && !ht_expr_name(e))
 		return load_fail(c, c->lineno, pos.col, EINVAL, "format 'source' takes a fact's "
 		                 "name, got '%s'", buf);
-	if ((ret = tmpl_add(c, d, NULL, 0, e, h.fmt, h.prec)) < 0)
+	/* A condition keeps its text: hosttune rules --lint compares it with the severity's. */
+	if ((ret = tmpl_add(c, d, h.fmt == TMPL_IF ? buf : NULL, h.fmt == TMPL_IF ? srclen : 0, e,
+	                    h.fmt, h.prec)) < 0)
 		return ret;
 	(*d.segs)[*d.n - 1].one = h.one;
 	(*d.segs)[*d.n - 1].many = h.many;
@@ -837,7 +850,9 @@ static int tmpl_hole(struct load_ctx *c, struct tmpl_dst d, const char *line, un
 static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, int key, const char *line,
                            unsigned col)
 {
-	struct tmpl_dst d = key == K_REMEDY ?
+	struct ht_case *cs = key == K_CASE_EXPLAIN ? &r->cases[c->last_case] : NULL;
+	struct tmpl_dst d = cs ? (struct tmpl_dst){ &cs->tmpl, &cs->ntmpl, &cs->tmpl_cap } :
+	                    key == K_REMEDY ?
 	        (struct tmpl_dst){ &r->remedy, &r->nremedy, &r->remedy_cap } :
 	        (struct tmpl_dst){ &r->tmpl, &r->ntmpl, &r->tmpl_cap };
 	size_t len = strlen(line), litlen = 0;
@@ -967,11 +982,17 @@ static int finish_key(struct load_ctx *c)
 {
 	struct ht_rule *r = c->cur;
 	struct ht_key *k;
+	bool is_case;
 	int ret;
 
 	if (!r || c->last_key < 0 || c->ret < 0)
 		return c->ret;
-	k = &r->keys[c->last_key];
+	if (c->last_key == K_CASE_EXPLAIN) {
+		c->last_key = -1;
+		return 0;
+	}
+	is_case = c->last_key == K_CASE;
+	k = is_case ? &r->cases[c->last_case].cond : &r->keys[c->last_key];
 	c->last_key = -1;
 	/* A text built in c->kbuf (always this key's) goes to the arena. */
 	if (c->kkey) {
@@ -983,7 +1004,21 @@ static int finish_key(struct load_ctx *c)
 	}
 	if (k->expr || !k->text)
 		return 0;
+	if (is_case) {
+		ret = ht_expr_parse_in(k->text, &k->pos, c->rs->arena, &k->expr, c->err);
+		if (ret < 0)
+			c->ret = ret;
+		return ret;
+	}
 	switch ((int)(k - r->keys)) {
+	case K_LIMIT:
+	case K_USAGE:
+	case K_EVENTS:
+	case K_HOLDER:
+	case K_HELD:
+	case K_STRAY:
+	case K_REST:
+	case K_SOURCE:
 	case K_WHEN:
 	case K_CURRENT:
 	case K_VALUE:
@@ -1001,15 +1036,123 @@ static int finish_key(struct load_ctx *c)
 	}
 }
 
+/* Whether @name is the key of the previous line (c->last_key; a case's by its name). */
+static bool same_key(const struct load_ctx *c, const char *name)
+{
+	const char *want, *cname;
+
+	if (c->last_key < 0)
+		return false;
+	if (c->last_key < K__MAX)
+		return strcmp(name, key_names[c->last_key]) == 0;
+	want = c->last_key == K_CASE ? "case." : "explain.";
+	cname = c->cur->cases[c->last_case].name;
+	return strncmp(name, want, strlen(want)) == 0 && strcmp(name + strlen(want), cname) == 0;
+}
+
+/* The case named @name of @r, added (without a condition yet) when it has none. */
+static int case_get(struct load_ctx *c, struct ht_rule *r, const char *name, size_t *idx)
+{
+	for (size_t i = 0; i < r->ncases; i++)
+		if (strcmp(r->cases[i].name, name) == 0) {
+			*idx = i;
+			return 0;
+		}
+	if (r->ncases == r->cases_cap) {
+		size_t cap = r->cases_cap ? r->cases_cap * 2 : 4;
+		struct ht_case *n = reallocarray(r->cases, cap, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		r->cases = n;
+		r->cases_cap = cap;
+	}
+	r->cases[r->ncases] = (struct ht_case){ .name = ht_arena_strndup(c->rs->arena, name,
+	                                                                   strlen(name)) };
+	if (!r->cases[r->ncases].name)
+		return -ENOMEM;
+	*idx = r->ncases++;
+	return 0;
+}
+
+/*
+ * `case.NAME = SEVERITY if COND` (COND may go on over indented lines) or
+ * `explain.NAME = TEXT` (a template, like explain) at @col of this line.
+ */
+static int case_key(struct load_ctx *c, struct ht_rule *r, const char *name, const char *value,
+                    unsigned col)
+{
+	bool is_explain = strncmp(name, "explain.", 8) == 0;
+	const char *cname = name + (is_explain ? 8 : 5), *p;
+	char sev[16];
+	size_t idx, n;
+	struct ht_case *cs;
+	int ret;
+
+	if (!rules_valid_name(cname) || strchr(cname, '.'))
+		return load_fail(c, c->lineno, value_col(c, true, name), EINVAL,
+		                 "expected a case name of letters, digits and '_' after '%s', "
+		                 "found '%s'", is_explain ? "explain." : "case.", cname);
+	if ((ret = finish_key(c)) < 0)
+		return ret;
+	if ((ret = case_get(c, r, cname, &idx)) < 0)
+		return ret;
+	cs = &r->cases[idx];
+	c->last_case = idx;
+	if (is_explain) {
+		if (cs->ntmpl > 0)
+			return load_fail(c, c->lineno, value_col(c, true, name), EINVAL,
+			                 "duplicate key '%s' in rule '%s'", name, r->id);
+		c->last_key = K_CASE_EXPLAIN;
+		return tmpl_parse_line(c, r, K_CASE_EXPLAIN, value, col);
+	}
+	if (cs->cond.text)
+		return load_fail(c, c->lineno, value_col(c, true, name), EINVAL,
+		                 "duplicate key '%s' in rule '%s' (first on line %u)", name, r->id,
+		                 cs->pos.line);
+	n = strcspn(value, " \t");
+	p = value + n;
+	while (is_blank(*p))
+		p++;
+	snprintf(sev, sizeof(sev), "%.*s", (int)(n < sizeof(sev) ? n : sizeof(sev) - 1), value);
+	if (n >= sizeof(sev) || ht_severity_from_name(sev, &cs->severity) < 0 ||
+	    strncmp(p, "if", 2) != 0 || !is_blank(p[2]))
+		return load_fail(c, c->lineno, col, EINVAL, "expected 'SEVERITY if CONDITION' "
+		                 "(ok, info, warning or critical, then if and a bool), found '%s'",
+		                 value);
+	p += 2;
+	while (is_blank(*p))
+		p++;
+	cs->pos = (struct ht_srcpos){ .file = c->file, .line = c->lineno,
+	                              .col = value_col(c, true, name) };
+	cs->cond.pos = (struct ht_srcpos){ .file = c->file, .line = c->lineno,
+	                                   .col = col + (unsigned)(p - value) };
+	cs->cond.text = ht_arena_strndup(c->rs->arena, p, strlen(p));
+	if (!cs->cond.text)
+		return -ENOMEM;
+	c->last_key = K_CASE;
+	return 0;
+}
+
 static int rule_key(struct load_ctx *c, const char *name, const char *value)
 {
 	struct ht_rule *r = c->cur;
-	bool continuation = is_blank(c->raw[0]) && c->last_key >= 0 &&
-	                    strcmp(name, key_names[c->last_key]) == 0;
+	bool continuation = is_blank(c->raw[0]) && same_key(c, name);
 	unsigned col = value_col(c, continuation, value);
 	int k = rules_key_from_name(name);
 	int ret;
 
+	if (continuation && c->last_key == K_CASE_EXPLAIN)
+		return tmpl_parse_line(c, r, K_CASE_EXPLAIN, value, col);
+	if (continuation && c->last_key == K_CASE) {
+		struct ht_key *ck = &r->cases[c->last_case].cond;
+
+		if (key_fits(c, ck, col + strlen(value), K_SEVERITY, col) < 0)
+			return c->ret;
+		return key_continue(c, ck, "\n", col - 1, value);
+	}
+	if (k < 0 && (strncmp(name, "case.", 5) == 0 || strncmp(name, "explain.", 8) == 0))
+		return case_key(c, r, name, value, col);
 	if (k < 0) {
 		const char *p = c->raw;
 
@@ -1017,8 +1160,9 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 			p++;
 		return load_fail(c, c->lineno, (unsigned)(p - c->raw) + 1, EINVAL,
 		                 "unknown key '%s' in rule '%s' (expected title, target, when, current, "
-		                 "value, severity, explain, remedy, lever, rationale, direction, "
-		                 "unit, each, writable, default, unlimited or follows)",
+		                 "value, severity, case.NAME, explain, explain.NAME, remedy, lever, "
+		                 "rationale, direction, unit, each, writable, default, unlimited, "
+		                 "follows, limit, usage, events, holder, held, stray, rest or source)",
 		                 name, r->id);
 	}
 	if (continuation) {
@@ -1030,7 +1174,8 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 			return key_continue(c, &r->keys[k], k == K_TITLE ? " " : "\n", 0, value);
 		}
 		if (k == K_WHEN || k == K_CURRENT || k == K_VALUE || k == K_SEVERITY ||
-		    k == K_WRITABLE || k == K_DEFAULT || k == K_LEVER || k == K_UNLIMITED) {
+		    k == K_WRITABLE || k == K_DEFAULT || k == K_LEVER || k == K_UNLIMITED ||
+		    (k >= K_LIMIT && k <= K_SOURCE)) {
 			/* The newline and the padding to @col are part of the text. */
 			if (key_fits(c, &r->keys[k], col + strlen(value), k, col) < 0)
 				return c->ret;

@@ -191,6 +191,25 @@ const char *ht_rule_key_text(const struct ht_rule *r, const char *key);
 int ht_ruleset_foreach_fact(const struct ht_ruleset *rs, ht_name_cb cb, void *userdata);
 
 /* One evaluated rule with a target. */
+/*
+ * The figures of a limit rule's finding (`limit` and `usage`, hosttune.rules(5)
+ * LIMITS), in the rule's unit, for the reports. Strings are malloc()ed and
+ * freed with the finding; a figure the host did not give is not known.
+ */
+struct ht_limit_use {
+	bool set;               /* the rule is a limit and both figures are known */
+	double limit, usage;    /* the limit (> 0 for a share) and what is in use of it */
+	bool events_known;      /* `events` had a value: */
+	double events;          /* the times the limit bit (since boot, or in the sample) */
+	char *holder;           /* the largest holder, NULL when none is known */
+	char *holder_why;       /* why it is not known (the fact's reason), else NULL */
+	bool held_known;        /* `held` had a value: */
+	double held;            /* what the holder holds, in the same unit as usage */
+	bool stray;             /* the holder is not what the limit is for (a leak, a storm) */
+	char *rest;             /* who holds the rest, NULL when the rule does not say */
+	char *source;           /* where the limit is set (the fix goes there), NULL when unknown */
+};
+
 struct ht_finding {
 	const struct ht_rule *rule;
 	char *instance;           /* the instance of an `each` rule (interface, port, process
@@ -218,6 +237,10 @@ struct ht_finding {
 	                             when the rule has none or it renders empty */
 	char *lever;              /* `lever`: id of the rule whose fix resolves this finding (e.g.
 	                             conntrack.time_wait for a table too small), NULL for none */
+	struct ht_limit_use limit; /* a limit rule's figures; limit.set false for any other */
+	const char *case_name;    /* the rule's case that gave the severity (`case.NAME`, or the
+	                             limit's own: "events", "full", "high"); NULL for none (not
+	                             owned: the ruleset's) */
 	const char *waived;       /* the site's reason for accepting it (a waiver of the CLI's
 	                             configuration, set after the evaluation; not owned: it lives
 	                             as long as that configuration), NULL when not waived; a
