@@ -1774,6 +1774,15 @@ static int evaluate_finding(struct ht_ruleset *rs, struct ht_rule *r, struct ht_
 	if (ret >= 0)
 		ret = finding_severity(rs, r, f, err);
 	/*
+	 * A stray holder holds most of the limit: the fix is at the holder, and
+	 * a larger limit is no recommendation (it only delays the next fill).
+	 */
+	if (ret >= 0 && limit_stray_holds_most(&f->limit) && f->recommended.type != HT_T_NONE &&
+	    ht_type_is_number(f->current.type)) {
+		ht_value_clear(&f->recommended);
+		ret = ht_value_copy(&f->recommended, &f->current);
+	}
+	/*
 	 * "ok" resting on a fact refused to this user (another user's
 	 * /proc/PID/fd: a port's owner) is no verdict: not applicable, saying
 	 * what needs root. A warning or critical from other evidence stands.
