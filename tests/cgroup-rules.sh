@@ -251,7 +251,7 @@ for rt in docker kubernetes podman lxc systemd; do
 		expect_eq "systemd: the unit's drop-in" /etc/systemd/system/app.service.d/90-hosttune.conf "$(r .fix.file)"
 	else
 		expect_contains "$rt: the runtime's knob" "$want" "$(r .remedy)"
-		expect_contains "$rt: named as the runtime's" "runs in a $rt container" "$(r .remedy)"
+		expect_contains "$rt: named as the runtime's" "the $rt container's limit" "$(r .remedy)"
 		expect_eq "$rt: no unit file" null "$(r .fix.file)"
 		case $(r .remedy) in
 		*"in the unit that starts it"*) not_ok "$rt: no unit's LimitNOFILE offered" ;;

@@ -265,14 +265,14 @@ done
 ht --facts "$V/nofile-garage-515.facts" --profile garage --format json audit >"$TMP/n.json"
 expect_contains "garage: Garage's own unit named" "sets LimitNOFILE=42000" \
 	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile" and .instance == "garage") | .explanation' "$TMP/n.json")"
-expect_contains "garage: the restart named" "garage.service gets 42000 (LimitNOFILE=) when it next starts" \
+expect_contains "garage: the restart named" "A process keeps the limit it started with: a new one takes effect when it next starts" \
 	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile" and .instance == "garage") | .explanation' "$TMP/n.json")"
 # sshd: 7 of 1024, not the profile's service: ok, nothing to change.
 expect_eq "sshd: ok" "ok|1024|1024|" "$(finding "$TMP/n.json" process.limit_nofile sshd)"
 # Outside a service: no drop-in, the remedy says where to raise it.
 grep -v '^process.garage.unit' "$V/nofile-garage-515.facts" >"$TMP/n.facts"
 ht --facts "$TMP/n.facts" --profile garage --format json audit >"$TMP/n.json"
-expect_contains "garage outside systemd: the remedy" "does not run in a system service hosttune can write a drop-in for" \
+expect_contains "garage outside systemd: the remedy" "runs in no system service hosttune can write a drop-in for" \
 	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile" and .instance == "garage") | .remedy' "$TMP/n.json")"
 
 # ---- conntrack by state ---------------------------------------------------

@@ -259,7 +259,7 @@ for n in $(seq "$HOSTS"); do
 			fx=$(jq -r --arg i "$name" '.findings[] | select(.rule == "process.limit_nofile" and .instance == $i)' "$TMP/r.json")
 			[ -n "$fx" ] || continue
 			e=$(jq -r '.explanation // ""' <<<"$fx" | tr '\n' ' ')
-			case $e in *"(PID $pid"*) ;; *) not_ok "$what: W $name's finding names PID $pid" "$e"; bad=$((bad + 1)) ;; esac
+			case $e in *"is PID $pid"*) ;; *) not_ok "$what: W $name's finding names PID $pid" "$e"; bad=$((bad + 1)) ;; esac
 			line=$(jq -r '.fix.line // ""' <<<"$fx")
 			case $line in *LimitNOFILE=*:*)
 				s=${line#*LimitNOFILE=}; s=${s%%:*}; h=${line##*:}

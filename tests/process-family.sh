@@ -74,7 +74,7 @@ ht --root "$T" --format json audit >"$TMP/a.json" 2>"$TMP/err"
 expect_eq "two docker-proxy: the worst is judged (1010 of 1024: critical, 2048)" \
 	"critical|1024|2048" "$(finding "$TMP/a.json" process.limit_nofile docker-proxy)"
 expect_contains "... and named by PID, with how many there are" \
-	"Of 2 processes named docker-proxy, the one with the largest share of its limit open: docker-proxy (PID 200, docker.service)" \
+	"docker-proxy is PID 200, of its 2 processes the one with the largest share of its limit open" \
 	"$(explanation "$TMP/a.json" process.limit_nofile docker-proxy)"
 ht --root "$T" facts >"$TMP/f" 2>&1
 expect_contains "process.docker-proxy.count = 2" "process.docker-proxy.count = 2 processes" "$(cat "$TMP/f")"
@@ -104,7 +104,7 @@ proc "$T" 300 minio 1024 1024 900 /user.slice/user-1000.slice/session-3.scope 70
 ht --root "$T" --format json audit >"$TMP/a.json" 2>"$TMP/err"
 r=$(explanation "$TMP/a.json" process.limit_nofile minio)
 expect_contains "hard limit 1024 below 2048: the remedy raises the hard limit" \
-	"Its hard limit is 1024: a soft limit cannot go above it" "$r"
+	"Its hard limit, 1024, is below that: what starts it must raise the hard limit too" "$r"
 expect_contains "... with ulimit -Hn" "ulimit -Hn 2048" "$r"
 # The same with a hard limit of 524288: no word of the hard limit.
 tree "$T"
@@ -112,7 +112,7 @@ listen "$T" 9000 7001
 proc "$T" 300 minio 1024 524288 900 /user.slice/user-1000.slice/session-3.scope 7001
 ht --root "$T" --format json audit >"$TMP/a.json" 2>"$TMP/err"
 r=$(explanation "$TMP/a.json" process.limit_nofile minio)
-case $r in *"hard limit is"*) not_ok "hard limit above the need: not mentioned" "$r" ;;
+case $r in *"Its hard limit, "*) not_ok "hard limit above the need: not mentioned" "$r" ;;
 *) ok "hard limit above the need: not mentioned" ;; esac
 
 # ---- the system-wide file table ----------------------------------------------
@@ -141,7 +141,7 @@ expect_contains "... names the kernel as the holder, with what it holds" \
 	"The largest holder is the kernel (files no process holds a descriptor to" "$r"
 expect_contains "... 95000 - 2400 = 92600" "with 92600 of it" "$r"
 expect_contains "... a larger table only delays the next fill" "only delays the next fill" "$r"
-expect_contains "... the fix is to find the holder" "find why the kernel" \
+expect_contains "... the fix is at the holder" "stop what fills it, the kernel" \
 	"$(jget "$TMP/a.json" '.findings[] | select(.rule == "files.table") | .remedy')"
 # 2600 of 2800 open (92.9%, critical): the processes hold 2400 of them, the
 # kernel 200, fewer than cache's 1500: cache is named, by PID, and nothing
@@ -226,7 +226,7 @@ expect_eq "nr_open 524288: the drop-in's LimitNOFILE= is capped, soft and hard" 
 expect_eq "nr_open 524288: fs.nr_open raised to 1048576" "warning|524288|1048576" \
 	"$(finding "$TMP/a.json" files.nr_open "")"
 expect_contains "nr_open 524288: says why it stops" \
-	"so hosttune stops at 524288: 1048576 needs fs.nr_open raised first" \
+	"It should get 1048576, more than fs.nr_open = 524288" \
 	"$(explanation "$TMP/a.json" process.limit_nofile minio)"
 ht --root "$T" --profile minio plan >"$TMP/plan" 2>&1
 case $(cat "$TMP/plan") in *"LimitNOFILE=1048576"*) not_ok "nr_open 524288: no plan above it" ;;

@@ -1347,7 +1347,7 @@ static void test_limit(void **state)
 	                    "That is not what this limit is for: it would fill any limit, and a "
 	                    "larger one only delays the next fill. Where it is set: LimitX= of "
 	                    "t.service. Past it, things fail.");
-	assert_string_equal(f->remedy, "find why leaky (PID 42) holds 7900 and stop it there; "
+	assert_string_equal(f->remedy, "stop what fills it, leaky (PID 42), with 7900 of it; "
 	                    "raising the limit (LimitX= of t.service) only delays the next fill");
 	/* 9500 (95% >= 90%): critical, full; 9600: 5 refused, critical by its events. */
 	ht_test_fact_int(fx->facts, NF_COUNT, 9500);

@@ -238,7 +238,7 @@ chmod 700 "$T/proc/70/fd"
 "$HOSTTUNE" --rules "$TMP/rules" --root "$T" --format json audit >"$TMP/f.json"
 expect_eq "family, as root: critical" critical \
 	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile") | .severity' "$TMP/f.json")"
-expect_contains "... naming PID 70" "(PID 70, docker.service)" \
+expect_contains "... naming PID 70" "docker-proxy is PID 70" \
 	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile") | .explanation' "$TMP/f.json")"
 nobody "$HOSTTUNE" --rules "$TMP/rules" --root "$T" --format json audit >"$TMP/f.json"
 expect_eq "family, PID 70 refused: not ok but n/a" false \

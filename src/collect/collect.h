@@ -593,6 +593,21 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
                          const int *first, size_t n_first);
 
 /*
+ * ht_collect_process_sockets - what fills each checked process's
+ * descriptors: for every name of process.list (whose process.NAME.pid must
+ * be set), process.NAME.sockets (its descriptors that are sockets, from
+ * the links of ROOT/proc/PID/fd) and, of its TCP sockets in
+ * ROOT/proc/PID/net/tcp and tcp6 (its own network namespace, matched by
+ * inode), .sock_state (the state holding the most, as conntrack(8) names
+ * it: SYN_SENT, CLOSE_WAIT, ...), .sock_state_count, .sock_peer (in that
+ * state, the remote "ADDR:PORT" holding the most) and .sock_peer_count.
+ * Unavailable with the errno when the descriptors cannot be read (EACCES:
+ * another user's), ENOENT without a TCP socket. Read only when a rule asks
+ * (a limit at 75% or more). Returns 0 or -ENOMEM.
+ */
+int ht_collect_process_sockets(struct ht_facts *f, const char *root);
+
+/*
  * ht_collect_file_holders - files.top.{pid,process,fds}: the process of
  * ROOT/proc with the most open descriptors (the lowest PID on a tie),
  * counted as ht_processes_near_limit() counts them, and files.top.read,

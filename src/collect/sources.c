@@ -110,6 +110,7 @@ SIMPLE(ht_collect_overlay)
 SIMPLE(ht_collect_net_files)
 SIMPLE(ht_collect_file_table)
 SIMPLE(ht_collect_file_holders)
+SIMPLE(ht_collect_process_sockets)
 SIMPLE(ht_collect_memory_pressure)
 SIMPLE(ht_collect_port_range)
 SIMPLE(ht_collect_ports)
@@ -523,6 +524,8 @@ static const struct ht_source {
 	  src_ht_collect_port_range, NULL, NULL, NULL },
 	{ "client sockets", P("ports.*"), HT_COST_WALK, src_ht_collect_ports, P("ports.range.low"),
 	  "ports.dump_wanted", NULL },
+	{ "process sockets", P("process.*.sockets", "process.*.sock_*"), HT_COST_WALK,
+	  src_ht_collect_process_sockets, P("process.list"), NULL, NULL },
 	{ "processes", P("process.*"), HT_COST_WALK, src_processes, P("listener.list"), NULL,
 	  NULL },
 	{ "nstat", P("nstat.*"), HT_COST_FILES, src_nstat, NULL, NULL, NULL },

@@ -1315,9 +1315,9 @@ static int finding_limit(struct ht_ruleset *rs, struct ht_rule *r, struct ht_fin
 }
 
 /*
- * Who holds a limit at warning or above (`holder`, `held`, `stray`,
- * `rest`): counted only then, since counting holders can walk every
- * process. Unknown holders leave u->holder NULL and the reason in
+ * Who holds a limit at warning or above that is 75% full or bit
+ * (`holder`, `held`, `stray`, `rest`): counted only then, since counting
+ * holders can walk every process. Unknown holders leave u->holder NULL and the reason in
  * u->holder_why. 0 or an error.
  */
 static int limit_holders(struct ht_ruleset *rs, struct ht_rule *r, struct ht_finding *f,
@@ -1327,7 +1327,10 @@ static int limit_holders(struct ht_ruleset *rs, struct ht_rule *r, struct ht_fin
 	struct ht_value v = { 0 };
 	int ret;
 
-	if (!u->set || !r->keys[K_HOLDER].expr || f->severity < HT_SEV_WARNING)
+	/* Only a limit that is nearly full or bit has holders worth naming. */
+	if (!u->set || !r->keys[K_HOLDER].expr || f->severity < HT_SEV_WARNING ||
+	    !((u->events_known && u->events > 0) ||
+	      (u->limit > 0 && u->usage >= u->limit - u->limit / 4)))
 		return 0;
 	ret = eval_key(rs, &r->keys[K_HOLDER], &v, err);
 	if (ret == -ENODATA) {
@@ -1584,7 +1587,7 @@ static int limit_remedy(const struct ht_rule *r, const struct ht_finding *f, cha
 	if (limit_stray_holds_most(u)) {
 		if (!(held = limit_figure(r, u->held)))
 			return -ENOMEM;
-		if (asprintf(out, "find why %s holds %s and stop it there; raising the limit%s%s%s "
+		if (asprintf(out, "stop what fills it, %s, with %s of it; raising the limit%s%s%s "
 		             "only delays the next fill", u->holder, held, u->source ? " (" : "",
 		             u->source ? u->source : "", u->source ? ")" : "") < 0)
 			return *out = NULL, -ENOMEM;
@@ -1624,8 +1627,12 @@ static int finding_texts(struct ht_ruleset *rs, struct ht_rule *r, struct ht_fin
 			    (ret = join_text(&f->explanation, ct)) < 0)
 				return ret;
 		}
-	/* A rule of cases or a limit says what fixes it only when there is something to fix. */
-	if (r->nremedy > 0 && !(modelled && f->severity == HT_SEV_OK)) {
+	/*
+	 * A rule of cases or a limit says what fixes it only when there is
+	 * something to fix; a stray holder of most of a limit is the fix (below).
+	 */
+	if (r->nremedy > 0 && !(modelled && f->severity == HT_SEV_OK) &&
+	    !limit_stray_holds_most(&f->limit)) {
 		ret = render(rs, r->remedy, r->nremedy, &f->remedy, err);
 		if (ret < 0)
 			return ret;

@@ -551,6 +551,19 @@ static const struct ht_fact_def process_fact_defs[] = {
 	  "hard RLIMIT_NOFILE, 'Max open files' in /proc/PID/limits" },
 	{ "process.*.pid", HT_T_INT, NULL,
 	  "its PID: the worst of the processes of the name (process.NAME.count)" },
+	{ "process.*.sock_peer", HT_T_STR, NULL,
+	  "of its sockets in process.NAME.sock_state, the remote ADDR:PORT holding the most" },
+	{ "process.*.sock_peer_count", HT_T_INT, "descriptors",
+	  "its sockets in process.NAME.sock_state to process.NAME.sock_peer" },
+	{ "process.*.sock_state", HT_T_STR, NULL,
+	  "the TCP state holding the most of its sockets (/proc/PID/net/tcp and tcp6, its own "
+	  "network namespace, matched by inode), as conntrack(8) names it: SYN_SENT (connecting, "
+	  "no answer yet), CLOSE_WAIT (closed by the peer, not by the program), ESTABLISHED, ..." },
+	{ "process.*.sock_state_count", HT_T_INT, "descriptors",
+	  "its sockets in process.NAME.sock_state" },
+	{ "process.*.sockets", HT_T_INT, "descriptors",
+	  "its descriptors that are sockets (links socket:[INODE] of /proc/PID/fd), read only when "
+	  "a rule asks (its descriptors near the limit)" },
 	{ "process.*.unread", HT_T_INT, "processes",
 	  "processes of that name whose /proc/PID/fd could not be read; unavailable (EACCES) when "
 	  "some could not, naming the lowest PID: the worst of the name is then unknown" },
