@@ -30,11 +30,12 @@ outside_snap() {
 	(cd "$O" && find . -printf '%y %p %l\n' | sort && find . -type f -exec sha256sum {} + | sort)
 }
 
-# run_cmds TAG PROFILE: the six commands on $T, each traced into
-# $TMP/TAG.CMD.trace with its output in $TMP/TAG.CMD.out.
+# run_cmds TAG PROFILE [CMD...]: the commands (the six by default) on $T,
+# each traced into $TMP/TAG.CMD.trace with its output in $TMP/TAG.CMD.out.
 run_cmds() {
 	local tag=$1 profile=$2 cmd
-	for cmd in $CMDS; do
+	shift 2
+	for cmd in ${*:-$CMDS}; do
 		strace -f -qq -y -s 256 -e trace=%file,%desc -o "$TMP/$tag.$cmd.trace" \
 			"$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$T" --profile "$profile" \
 			--set workload.conn_rate=570 "$cmd" >"$TMP/$tag.$cmd.out" 2>&1 </dev/null
@@ -46,6 +47,7 @@ run_cmds() {
 escaped() {
 	local tag=$1 cmd found=1
 	for cmd in $CMDS; do
+		[ -e "$TMP/$tag.$cmd.trace" ] || continue
 		# A descriptor that leads outside; a call other than readlink naming a
 		# path outside (readlink shows a link's target, which is no access;
 		# openat2 with RESOLVE_IN_ROOT takes a link's target as a path of the
@@ -69,16 +71,30 @@ escaped() {
 	return $found
 }
 
-# paths TAG: the paths below $T that the runs of TAG opened, created or
-# named (descriptors strace -y resolved into the tree, and openat2's paths,
-# which are the tree's own), relative to $T, without $T itself.
+# paths TAG [CMD]: the paths below $T that the runs of TAG (of CMD alone,
+# when given) opened, created or named (descriptors strace -y resolved into
+# the tree, and openat2's paths, which are the tree's own), relative to $T,
+# without $T itself.
 paths() {
-	local tag=$1
+	local tag=$1 cmd=${2:-*}
 	{
-		sed -n "s|.*<$T/\([^>]*\)>.*|\1|p" "$TMP/$tag".*.trace
-		sed -n 's|^[0-9]* *openat2([0-9]*<'"$T"'>, "/\([^"]*\)".*|\1|p' "$TMP/$tag".*.trace
-		grep -ho "\"$T/[^\"]*\"" "$TMP/$tag".*.trace | sed "s|^\"$T/||; s|\"\$||"
+		sed -n "s|.*<$T/\([^>]*\)>.*|\1|p" "$TMP/$tag".$cmd.trace
+		sed -n 's|^[0-9]* *openat2([0-9]*<'"$T"'>, "/\([^"]*\)".*|\1|p' "$TMP/$tag".$cmd.trace
+		grep -ho "\"$T/[^\"]*\"" "$TMP/$tag".$cmd.trace | sed "s|^\"$T/||; s|\"\$||"
 	} | grep -v '\.hosttune-' | grep -v '^\.$' | sed 's|/*$||' | sort -u
+}
+
+# cmds_for FX REL: the commands whose clean run met REL or a path below it:
+# with the tree the same but for REL, the others meet nothing new. apply,
+# verify and revert run together (they share the state apply writes).
+cmds_for() {
+	local fx=$1 rel=$2 cmd out="" chain=""
+	for cmd in $CMDS; do
+		grep -qxF -e "$rel" "$TMP/$fx.paths.$cmd" || grep -qF -e "$rel/" "$TMP/$fx.paths.$cmd" ||
+			continue
+		case $cmd in apply | verify | revert) chain="apply verify revert" ;; *) out="$out $cmd" ;; esac
+	done
+	echo "$out $chain"
 }
 
 mkdir -p "$O"
@@ -96,6 +112,7 @@ for spec in garage-vm:garage listen-host:default nic-sysfs:default; do
 		not_ok "$fx: a clean run stays in the tree"
 	fi
 	list=$(paths "$fx.clean")
+	for cmd in $CMDS; do paths "$fx.clean" "$cmd" >"$TMP/$fx.paths.$cmd"; done
 	n=$(printf '%s\n' "$list" | grep -c .)
 	echo "# $fx: $n paths in the tree"
 	[ "$n" -gt 10 ] && ok "$fx: the clean runs open $n paths in the tree" ||
@@ -119,7 +136,8 @@ for spec in garage-vm:garage listen-host:default nic-sysfs:default; do
 		ln -s "$target" "$T/$rel"
 		SNAP=$(outside_snap)
 		tried=$((tried + 1))
-		run_cmds "$fx.$i" "$profile"
+		# shellcheck disable=SC2046 # the command names, one word each
+		run_cmds "$fx.$i" "$profile" $(cmds_for "$fx" "$rel")
 		if escaped "$fx.$i"; then
 			escapes=$((escapes + 1))
 			not_ok "$fx: /$rel as a link to $target: a run reached outside the tree"
