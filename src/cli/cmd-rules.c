@@ -185,6 +185,36 @@ static bool listed(const struct options *o, const struct ht_rule *rule)
 	return o->all || ht_rule_kind(rule) != HT_TARGET_NONE;
 }
 
+/* One line of rules --lint: where the text tests again what the severity tests. */
+static int lint_line(const struct ht_rule *rule, const char *atom, const struct ht_srcpos *sev,
+                     const struct ht_srcpos *text, void *userdata)
+{
+	(void)userdata;
+	printf("%s:%u: %s: %s decides the severity (line %u) and the text tests it again: give "
+	       "that text to a case (case.NAME, explain.NAME)\n", text->file, text->line,
+	       ht_rule_id(rule), atom, sev->line);
+	return 0;
+}
+
+/*
+ * hosttune rules --lint: each condition told twice, then the count of the
+ * texts' conditionals. Exit 1 when a condition is told twice (as a linter
+ * does), 0 when none.
+ */
+static int rules_lint(struct ht_ruleset *rs)
+{
+	unsigned ifs, strs;
+	int n = ht_ruleset_lint(rs, lint_line, NULL);
+
+	if (n < 0)
+		return cli_fail(n, EXIT_COLLECT, "linting the rules");
+	ht_ruleset_conditionals(rs, &ifs, &strs);
+	printf("%d %s told in both severity and text; the texts hold %u conditionals "
+	       "(%u {?...}, %u ?: with a string)\n", n, n == 1 ? "condition" : "conditions",
+	       ifs + strs, ifs, strs);
+	return n > 0 ? 1 : 0;
+}
+
 int cmd_rules(const struct options *o)
 {
 	struct ht_ruleset *rs = NULL;
@@ -193,6 +223,11 @@ int cmd_rules(const struct options *o)
 
 	if (r)
 		return r;
+	if (o->lint) {
+		r = rules_lint(rs);
+		ht_ruleset_free(rs);
+		return r;
+	}
 	if (o->json) {
 		struct json_object *j = json_object_new_object(), *a = json_object_new_array();
 

@@ -96,6 +96,7 @@ static const struct opt {
 	{ { "config", required_argument, NULL, 'C' }, C_ALL },
 	{ { "no-config", no_argument, NULL, 'N' }, C_ALL },
 	{ { "all", no_argument, NULL, 'A' }, C_RULES },
+	{ { "lint", no_argument, NULL, 'K' }, C_RULES },
 	{ { "help", no_argument, NULL, 'h' }, C_ALL },
 	{ { "version", no_argument, NULL, 'V' }, C_ALL },
 };
@@ -222,6 +223,7 @@ static void help(FILE *out)
 	        "                        " CLI_CONFIG_FILE " and its drop-ins\n"
 	        "      --no-config       read no configuration file\n"
 	        "      --all             rules: list the named values too\n"
+	        "      --lint            rules: conditions told twice, in severity and text\n"
 	        "  -h, --help            this help\n"
 	        "  -V, --version         print the version\n"
 	        "\n"
@@ -448,6 +450,9 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 			break;
 		case 'A':
 			o->all = true;
+			break;
+		case 'K':
+			o->lint = true;
 			break;
 		case 'v':
 		case 'q':

@@ -2146,3 +2146,113 @@ int ht_ruleset_value(struct ht_ruleset *rs, const char *id, struct ht_value *out
 	err->msg[0] = '\0';
 	return rule_value(rs, r, out, err);
 }
+
+/* ---- hosttune rules --lint ---- */
+
+struct atom_set {
+	char **atoms;
+	struct ht_srcpos *pos;
+	size_t n, cap;
+};
+
+static void atom_set_free(struct atom_set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->atoms[i]);
+	free(s->atoms);
+	free(s->pos);
+	*s = (struct atom_set){ 0 };
+}
+
+static int atom_add(const char *atom, const struct ht_srcpos *pos, void *userdata)
+{
+	struct atom_set *s = userdata;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->atoms[i], atom) == 0)
+			return 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		char **a = reallocarray(s->atoms, cap, sizeof(*a));
+		struct ht_srcpos *p;
+
+		if (!a)
+			return -ENOMEM;
+		s->atoms = a;
+		p = reallocarray(s->pos, cap, sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		s->pos = p;
+		s->cap = cap;
+	}
+	if (!(s->atoms[s->n] = strdup(atom)))
+		return -ENOMEM;
+	s->pos[s->n++] = *pos;
+	return 0;
+}
+
+/* The {?COND} atoms of a template into @s. */
+static int tmpl_atoms(const struct ht_tmpl_seg *segs, size_t n, struct atom_set *s)
+{
+	for (size_t i = 0; i < n; i++) {
+		int r;
+
+		if (segs[i].fmt == TMPL_IF && (r = ht_expr_conditions(segs[i].expr, true, atom_add, s)))
+			return r;
+	}
+	return 0;
+}
+
+int ht_ruleset_lint(const struct ht_ruleset *rs, ht_lint_cb cb, void *userdata)
+{
+	int found = 0, r = 0;
+
+	for (size_t i = 0; i < rs->nrules && r >= 0; i++) {
+		const struct ht_rule *rule = rs->rules[i];
+		struct atom_set sev = { 0 }, text = { 0 };
+
+		r = ht_expr_conditions(rule->keys[K_SEVERITY].expr, false, atom_add, &sev);
+		for (size_t c = 0; !r && c < rule->ncases; c++)
+			r = ht_expr_conditions(rule->cases[c].cond.expr, true, atom_add, &sev);
+		if (!r)
+			r = tmpl_atoms(rule->tmpl, rule->ntmpl, &text);
+		if (!r)
+			r = tmpl_atoms(rule->remedy, rule->nremedy, &text);
+		for (size_t c = 0; !r && c < rule->ncases; c++)
+			r = tmpl_atoms(rule->cases[c].tmpl, rule->cases[c].ntmpl, &text);
+		for (size_t t = 0; !r && t < text.n; t++)
+			for (size_t s = 0; !r && s < sev.n; s++)
+				if (strcmp(text.atoms[t], sev.atoms[s]) == 0) {
+					found++;
+					r = cb(rule, text.atoms[t], &sev.pos[s], &text.pos[t], userdata);
+				}
+		atom_set_free(&sev);
+		atom_set_free(&text);
+	}
+	return r < 0 ? r : found;
+}
+
+/* The {?COND} of a template. */
+static unsigned tmpl_ifs(const struct ht_tmpl_seg *segs, size_t n)
+{
+	unsigned k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += segs[i].fmt == TMPL_IF;
+	return k;
+}
+
+void ht_ruleset_conditionals(const struct ht_ruleset *rs, unsigned *ifs, unsigned *strs)
+{
+	*ifs = *strs = 0;
+	for (size_t i = 0; i < rs->nrules; i++) {
+		const struct ht_rule *r = rs->rules[i];
+
+		*ifs += tmpl_ifs(r->tmpl, r->ntmpl) + tmpl_ifs(r->remedy, r->nremedy);
+		for (size_t c = 0; c < r->ncases; c++)
+			*ifs += tmpl_ifs(r->cases[c].tmpl, r->cases[c].ntmpl);
+		for (int k = 0; k < K__MAX; k++)
+			if (k != K_SEVERITY && k != K_LEVER)
+				*strs += ht_expr_string_conds(r->keys[k].expr);
+	}
+}

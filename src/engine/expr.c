@@ -2145,3 +2145,117 @@ int ht_expr_eval_ops(const struct ht_expr *e, const struct ht_expr_ops *ops, voi
 	}
 	return r;
 }
+
+/* ---- conditions, for hosttune rules --lint ---- */
+
+/* The canonical text of @e into @buf (no blanks, binary operators in parentheses). */
+static int expr_text(const struct ht_expr *e, char **buf, size_t *len)
+{
+	_cleanup_free_ char *s = NULL;
+	int r;
+
+#define PUT(str)                                                                  \
+	do {                                                                      \
+		const char *p_ = (str);                                           \
+		size_t n_ = strlen(p_);                                           \
+		char *nb_ = realloc(*buf, *len + n_ + 1);                         \
+		if (!nb_)                                                         \
+			return -ENOMEM;                                           \
+		*buf = nb_;                                                       \
+		memcpy(*buf + *len, p_, n_ + 1);                                  \
+		*len += n_;                                                       \
+	} while (0)
+	switch (e->kind) {
+	case N_LIT:
+		if (!(s = ht_value_format(&e->lit)))
+			return -ENOMEM;
+		PUT(s);
+		return 0;
+	case N_NAME:
+		PUT(e->name);
+		return 0;
+	case N_UNARY:
+		PUT(tok_text[e->op]);
+		return expr_text(e->kids[0], buf, len);
+	case N_BINARY:
+	case N_COND:
+		PUT("(");
+		if ((r = expr_text(e->kids[0], buf, len)) < 0)
+			return r;
+		PUT(e->kind == N_COND ? "?" : tok_text[e->op]);
+		if ((r = expr_text(e->kids[1], buf, len)) < 0)
+			return r;
+		if (e->kind == N_COND) {
+			PUT(":");
+			if ((r = expr_text(e->kids[2], buf, len)) < 0)
+				return r;
+		}
+		PUT(")");
+		return 0;
+	case N_CALL:
+		PUT(funcs[e->fn].name);
+		PUT("(");
+		for (size_t i = 0; i < e->nkids; i++) {
+			if (i)
+				PUT(",");
+			if ((r = expr_text(e->kids[i], buf, len)) < 0)
+				return r;
+		}
+		PUT(")");
+		return 0;
+	}
+#undef PUT
+	return 0;
+}
+
+/* The atoms of condition @e: split at && and ||, without !. */
+static int cond_atoms(const struct ht_expr *e, ht_atom_cb cb, void *userdata)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	if (e->kind == N_BINARY && (e->op == T_AND || e->op == T_OR)) {
+		r = cond_atoms(e->kids[0], cb, userdata);
+		return r ? r : cond_atoms(e->kids[1], cb, userdata);
+	}
+	if (e->kind == N_UNARY && e->op == T_NOT)
+		return cond_atoms(e->kids[0], cb, userdata);
+	if ((r = expr_text(e, &buf, &len)) < 0)
+		return r;
+	return cb(buf ? buf : "", &e->pos, userdata);
+}
+
+int ht_expr_conditions(const struct ht_expr *e, bool whole, ht_atom_cb cb, void *userdata)
+{
+	int r;
+
+	if (!e)
+		return 0;
+	if (whole)
+		return cond_atoms(e, cb, userdata) ?: ht_expr_conditions(e, false, cb, userdata);
+	if (e->kind == N_COND && (r = cond_atoms(e->kids[0], cb, userdata)))
+		return r;
+	for (size_t i = 0; i < e->nkids; i++)
+		if ((r = ht_expr_conditions(e->kids[i], false, cb, userdata)))
+			return r;
+	return 0;
+}
+
+unsigned ht_expr_string_conds(const struct ht_expr *e)
+{
+	unsigned n = 0;
+
+	if (!e)
+		return 0;
+	if (e->kind == N_COND)
+		for (size_t i = 1; i < 3; i++)
+			if ((e->kids[i]->kind == N_LIT && e->kids[i]->lit.type == HT_T_STR) ||
+			    (e->kids[i]->kind == N_CALL && e->kids[i]->fn == F_TEXT)) {
+				n++;
+				break;
+			}
+	for (size_t i = 0; i < e->nkids; i++)
+		n += ht_expr_string_conds(e->kids[i]);
+	return n;
+}

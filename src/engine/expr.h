@@ -212,3 +212,17 @@ int ht_expr_check_ops(const struct ht_expr *e, const struct ht_expr_ops *ops, vo
                       enum ht_type *result, struct ht_error *err);
 int ht_expr_eval_ops(const struct ht_expr *e, const struct ht_expr_ops *ops, void *userdata,
                      struct ht_value *out, struct ht_error *err);
+
+/*
+ * ht_expr_conditions - the conditions @e tests, for hosttune rules --lint:
+ * @cb gets the canonical text (no blanks, binary operators in parentheses)
+ * and position of every atom of every ?: condition in @e, the atoms being
+ * the condition split at && and || with ! taken off. With @whole, @e is a
+ * condition itself (a case's, a {?COND}'s) and is split too. Returns 0, the
+ * first non-zero return of @cb, or -ENOMEM.
+ */
+typedef int (*ht_atom_cb)(const char *atom, const struct ht_srcpos *pos, void *userdata);
+int ht_expr_conditions(const struct ht_expr *e, bool whole, ht_atom_cb cb, void *userdata);
+
+/* ht_expr_string_conds - how many ?: of @e have a string (a literal, text()) in a branch. */
+unsigned ht_expr_string_conds(const struct ht_expr *e);

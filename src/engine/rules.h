@@ -295,3 +295,26 @@ int ht_ruleset_value(struct ht_ruleset *rs, const char *id, struct ht_value *out
  */
 int ht_ruleset_holds(struct ht_ruleset *rs, const char *id, const char *instance, bool *holds,
                      struct ht_error *err);
+
+/*
+ * ht_ruleset_lint - each condition a rule writes both in its severity (the
+ * conditions of its ?:, its cases') and in a {?COND} of its explanation,
+ * remedy or a case's explanation: the story told twice, which a case with
+ * its own explanation tells once. Conditions are compared as atoms (split
+ * at && and ||, without !) in a canonical text. @cb gets the rule, the
+ * atom, where the severity tests it and where the text does; a negative
+ * return stops the walk. Returns the number of reports, -ENOMEM, or @cb's
+ * negative return.
+ */
+typedef int (*ht_lint_cb)(const struct ht_rule *r, const char *atom, const struct ht_srcpos *sev,
+                          const struct ht_srcpos *text, void *userdata);
+int ht_ruleset_lint(const struct ht_ruleset *rs, ht_lint_cb cb, void *userdata);
+
+/*
+ * ht_ruleset_conditionals - the conditionals of the rules' texts: *@ifs the
+ * {?COND} of every explanation, remedy and case's explanation, *@strs the
+ * ?: with a string in a branch (a literal or text()) in any key but
+ * severity and lever. The shipped rules are held to a budget of them
+ * (hosttune rules --lint prints both).
+ */
+void ht_ruleset_conditionals(const struct ht_ruleset *rs, unsigned *ifs, unsigned *strs);
