@@ -666,6 +666,40 @@ static struct json_object *jstr(const char *s)
  * "line", "live", "restart"} for a fix hosttune writes or a restart gives,
  * null otherwise. 0 or -ENOMEM.
  */
+/* A number, or null when @known is false. */
+static struct json_object *jnum(bool known, double v)
+{
+	if (!known)
+		return NULL;
+	if (v == floor(v) && fabs(v) < 9.0e15)
+		return json_object_new_int64((int64_t)v);
+	return json_object_new_double(v);
+}
+
+/* "limit": a limit rule's figures (struct ht_limit_use), or null. -ENOMEM. */
+static int limit_json(const struct ht_finding *fi, struct json_object *o)
+{
+	const struct ht_limit_use *u = &fi->limit;
+	struct json_object *l;
+
+	if (!fi->applicable || !u->set) {
+		json_object_object_add(o, "limit", NULL);
+		return 0;
+	}
+	if (!(l = json_object_new_object()))
+		return -ENOMEM;
+	json_object_object_add(l, "limit", jnum(true, u->limit));
+	json_object_object_add(l, "usage", jnum(true, u->usage));
+	json_object_object_add(l, "events", jnum(u->events_known, u->events));
+	json_object_object_add(l, "holder", jstr(u->holder));
+	json_object_object_add(l, "held", jnum(u->holder && u->held_known, u->held));
+	json_object_object_add(l, "stray", json_object_new_boolean(u->holder && u->stray));
+	json_object_object_add(l, "rest", jstr(u->rest));
+	json_object_object_add(l, "source", jstr(u->source));
+	json_object_object_add(o, "limit", l);
+	return 0;
+}
+
 static int fix_json(const struct ht_fix *fx, struct json_object *o)
 {
 	struct json_object *j;
@@ -749,6 +783,9 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 			goto oom;
 		json_object_object_add(o, "remedy", jstr(fi->remedy));
 		json_object_object_add(o, "lever", jstr(fi->lever));
+		json_object_object_add(o, "case", jstr(fi->case_name));
+		if (limit_json(fi, o) < 0)
+			goto oom;
 		json_object_object_add(o, "waived", jstr(fi->waived));
 		count_finding(fi, counts);
 	}
