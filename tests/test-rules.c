@@ -808,7 +808,8 @@ static void test_ini_syntax(void **state)
 	assert_int_equal(load(fx, "[t.a]\nvalue = 1\nnot a key\nbogus = 1\n"), -EINVAL);
 	assert_err(fx, "a.rules:4:1: unknown key 'bogus' in rule 't.a' (expected title, target, "
 	               "when, current, value, severity, case.NAME, explain, explain.NAME, remedy, "
-	               "lever, rationale, direction, unit, each, writable, default, unlimited, "
+	               "remedy.NAME, lever, rationale, direction, unit, each, writable, default, "
+	               "unlimited, "
 	               "follows, limit, usage, events, holder, held, stray, rest or source)");
 
 	/* A vertical tab is white space to INI, not a blank: a continuation the rule refuses. */
@@ -846,7 +847,7 @@ static const struct bad_case bad_cases[] = {
 	/* An unknown key points at the key itself, column 1. */
 	{ "[t.a]\nvalue = 1\ncolour = red\n", true,
 	  "a.rules:3:1: unknown key 'colour' in rule 't.a' (expected title, target, when, current, "
-	  "value, severity, case.NAME, explain, explain.NAME, remedy, lever, rationale, direction, "
+	  "value, severity, case.NAME, explain, explain.NAME, remedy, remedy.NAME, lever, rationale, direction, "
 	  "unit, each, writable, default, unlimited, follows, limit, usage, events, holder, held, "
 	  "stray, rest or source)" },
 	{ "[t.a]\nvalue = 1\nvalue = 2\n", true,
@@ -1243,6 +1244,7 @@ static void test_cases(void **state)
 	            "  connections are dropped.\n"
 	            "case.busy = info if " NF_COUNT " * 2\n"
 	            "                    > " NF_MAX "\n"
+	            "remedy.busy = watch it\n"
 	            "explain = {" NF_COUNT "} of {" NF_MAX "}.\n"
 	            "remedy = raise it\n");
 	/* 4096 of 4096: full, critical, with its text after the rule's. */
@@ -1261,6 +1263,8 @@ static void test_cases(void **state)
 	assert_int_equal(f->severity, HT_SEV_INFO);
 	assert_string_equal(f->case_name, "busy");
 	assert_string_equal(f->explanation, "3000 of 4096.");
+	/* ... and its own remedy instead of the rule's. */
+	assert_string_equal(f->remedy, "watch it");
 	/* 10: no case holds, ok, and an ok finding has no remedy. */
 	ht_test_fact_int(fx->facts, NF_COUNT, 10);
 	evaluate_ok(fx);

@@ -428,7 +428,7 @@ static int check_tmpl(struct ht_ruleset *rs, const struct ht_rule *r, int key,
                       const struct ht_tmpl_seg *segs, size_t n, struct ht_error *err)
 {
 	const char *what = key == K_REMEDY ? "remedy" : "explanation";
-	/* A case's explanation (key K__MAX + its index) is placed at its case. */
+	/* A case's explanation or remedy (key K__MAX + its index) is placed at its case. */
 	const struct ht_key *kp = key < K__MAX ? &r->keys[key] : &r->cases[key - K__MAX].cond;
 	int ret;
 
@@ -527,7 +527,8 @@ static int check_limit_cases(struct ht_ruleset *rs, const struct ht_rule *r, str
 			                    cs->pos.col, cs->name, r->id);
 		if ((ret = check_expr(rs, &cs->cond, HT_T_BOOL, "a case's condition", err)) < 0)
 			return ret;
-		if ((ret = check_tmpl(rs, r, K__MAX + (int)i, cs->tmpl, cs->ntmpl, err)) < 0)
+		if ((ret = check_tmpl(rs, r, K__MAX + (int)i, cs->tmpl, cs->ntmpl, err)) < 0 ||
+		    (ret = check_tmpl(rs, r, K__MAX + (int)i, cs->remedy, cs->nremedy, err)) < 0)
 			return ret;
 	}
 	if (is_limit && r->kind == HT_TARGET_NONE)
@@ -1630,10 +1631,19 @@ static int finding_texts(struct ht_ruleset *rs, struct ht_rule *r, struct ht_fin
 	/*
 	 * A rule of cases or a limit says what fixes it only when there is
 	 * something to fix; a stray holder of most of a limit is the fix (below).
+	 * The case's own remedy, when it has one, replaces the rule's.
 	 */
-	if (r->nremedy > 0 && !(modelled && f->severity == HT_SEV_OK) &&
+	const struct ht_tmpl_seg *rsegs = r->remedy;
+	size_t nrsegs = r->nremedy;
+
+	for (size_t i = 0; i < r->ncases; i++)
+		if (f->case_name == r->cases[i].name && r->cases[i].nremedy > 0) {
+			rsegs = r->cases[i].remedy;
+			nrsegs = r->cases[i].nremedy;
+		}
+	if (nrsegs > 0 && !(modelled && f->severity == HT_SEV_OK) &&
 	    !limit_stray_holds_most(&f->limit)) {
-		ret = render(rs, r->remedy, r->nremedy, &f->remedy, err);
+		ret = render(rs, rsegs, nrsegs, &f->remedy, err);
 		if (ret < 0)
 			return ret;
 		if (!*f->remedy) {
@@ -2218,8 +2228,11 @@ int ht_ruleset_lint(const struct ht_ruleset *rs, ht_lint_cb cb, void *userdata)
 			r = tmpl_atoms(rule->tmpl, rule->ntmpl, &text);
 		if (!r)
 			r = tmpl_atoms(rule->remedy, rule->nremedy, &text);
-		for (size_t c = 0; !r && c < rule->ncases; c++)
+		for (size_t c = 0; !r && c < rule->ncases; c++) {
 			r = tmpl_atoms(rule->cases[c].tmpl, rule->cases[c].ntmpl, &text);
+			if (!r)
+				r = tmpl_atoms(rule->cases[c].remedy, rule->cases[c].nremedy, &text);
+		}
 		for (size_t t = 0; !r && t < text.n; t++)
 			for (size_t s = 0; !r && s < sev.n; s++)
 				if (strcmp(text.atoms[t], sev.atoms[s]) == 0) {
@@ -2250,7 +2263,8 @@ void ht_ruleset_conditionals(const struct ht_ruleset *rs, unsigned *ifs, unsigne
 
 		*ifs += tmpl_ifs(r->tmpl, r->ntmpl) + tmpl_ifs(r->remedy, r->nremedy);
 		for (size_t c = 0; c < r->ncases; c++)
-			*ifs += tmpl_ifs(r->cases[c].tmpl, r->cases[c].ntmpl);
+			*ifs += tmpl_ifs(r->cases[c].tmpl, r->cases[c].ntmpl) +
+			        tmpl_ifs(r->cases[c].remedy, r->cases[c].nremedy);
 		for (int k = 0; k < K__MAX; k++)
 			if (k != K_SEVERITY && k != K_LEVER)
 				*strs += ht_expr_string_conds(r->keys[k].expr);

@@ -37,8 +37,8 @@ enum {
 	K__MAX,
 };
 
-/* Pseudo keys of c->last_key (rules.c): a case's condition and its explanation. */
-enum { K_CASE = K__MAX, K_CASE_EXPLAIN };
+/* Pseudo keys of c->last_key (rules.c): a case's condition, explanation and remedy. */
+enum { K_CASE = K__MAX, K_CASE_EXPLAIN, K_CASE_REMEDY };
 
 /*
  * Hole formats; TMPL_IF ({?COND}) and TMPL_END ({/?}) bracket text shown only when COND holds.
@@ -77,6 +77,8 @@ struct ht_case {
 	struct ht_srcpos pos;     /* where `case.NAME` starts (its key) */
 	struct ht_tmpl_seg *tmpl; /* explain.NAME (malloc()ed; its texts in the arena), or NULL */
 	size_t ntmpl, tmpl_cap;
+	struct ht_tmpl_seg *remedy; /* remedy.NAME: the remedy in this case, or NULL */
+	size_t nremedy, remedy_cap;
 };
 
 enum { ST_NEW, ST_BUSY, ST_DONE };

@@ -110,8 +110,10 @@ static void rule_free_texts(struct ht_rule *r)
 {
 	free(r->tmpl);
 	free(r->remedy);
-	for (size_t i = 0; i < r->ncases; i++)
+	for (size_t i = 0; i < r->ncases; i++) {
 		free(r->cases[i].tmpl);
+		free(r->cases[i].remedy);
+	}
 	free(r->cases);
 }
 
@@ -850,8 +852,11 @@ static int tmpl_hole(struct load_ctx *c, struct tmpl_dst d, const char *line, un
 static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, int key, const char *line,
                            unsigned col)
 {
-	struct ht_case *cs = key == K_CASE_EXPLAIN ? &r->cases[c->last_case] : NULL;
-	struct tmpl_dst d = cs ? (struct tmpl_dst){ &cs->tmpl, &cs->ntmpl, &cs->tmpl_cap } :
+	struct ht_case *cs = key == K_CASE_EXPLAIN || key == K_CASE_REMEDY ?
+	                     &r->cases[c->last_case] : NULL;
+	struct tmpl_dst d = cs && key == K_CASE_REMEDY ?
+	                    (struct tmpl_dst){ &cs->remedy, &cs->nremedy, &cs->remedy_cap } :
+	                    cs ? (struct tmpl_dst){ &cs->tmpl, &cs->ntmpl, &cs->tmpl_cap } :
 	                    key == K_REMEDY ?
 	        (struct tmpl_dst){ &r->remedy, &r->nremedy, &r->remedy_cap } :
 	        (struct tmpl_dst){ &r->tmpl, &r->ntmpl, &r->tmpl_cap };
@@ -987,7 +992,7 @@ static int finish_key(struct load_ctx *c)
 
 	if (!r || c->last_key < 0 || c->ret < 0)
 		return c->ret;
-	if (c->last_key == K_CASE_EXPLAIN) {
+	if (c->last_key == K_CASE_EXPLAIN || c->last_key == K_CASE_REMEDY) {
 		c->last_key = -1;
 		return 0;
 	}
@@ -1045,7 +1050,7 @@ static bool same_key(const struct load_ctx *c, const char *name)
 		return false;
 	if (c->last_key < K__MAX)
 		return strcmp(name, key_names[c->last_key]) == 0;
-	want = c->last_key == K_CASE ? "case." : "explain.";
+	want = c->last_key == K_CASE ? "case." : c->last_key == K_CASE_REMEDY ? "remedy." : "explain.";
 	cname = c->cur->cases[c->last_case].name;
 	return strncmp(name, want, strlen(want)) == 0 && strcmp(name + strlen(want), cname) == 0;
 }
@@ -1083,7 +1088,8 @@ static int case_key(struct load_ctx *c, struct ht_rule *r, const char *name, con
                     unsigned col)
 {
 	bool is_explain = strncmp(name, "explain.", 8) == 0;
-	const char *cname = name + (is_explain ? 8 : 5), *p;
+	bool is_remedy = strncmp(name, "remedy.", 7) == 0;
+	const char *cname = name + (is_explain ? 8 : is_remedy ? 7 : 5), *p;
 	char sev[16];
 	size_t idx, n;
 	struct ht_case *cs;
@@ -1092,13 +1098,21 @@ static int case_key(struct load_ctx *c, struct ht_rule *r, const char *name, con
 	if (!rules_valid_name(cname) || strchr(cname, '.'))
 		return load_fail(c, c->lineno, value_col(c, true, name), EINVAL,
 		                 "expected a case name of letters, digits and '_' after '%s', "
-		                 "found '%s'", is_explain ? "explain." : "case.", cname);
+		                 "found '%s'", is_explain ? "explain." : is_remedy ? "remedy." : "case.",
+		                 cname);
 	if ((ret = finish_key(c)) < 0)
 		return ret;
 	if ((ret = case_get(c, r, cname, &idx)) < 0)
 		return ret;
 	cs = &r->cases[idx];
 	c->last_case = idx;
+	if (is_remedy) {
+		if (cs->nremedy > 0)
+			return load_fail(c, c->lineno, value_col(c, true, name), EINVAL,
+			                 "duplicate key '%s' in rule '%s'", name, r->id);
+		c->last_key = K_CASE_REMEDY;
+		return tmpl_parse_line(c, r, K_CASE_REMEDY, value, col);
+	}
 	if (is_explain) {
 		if (cs->ntmpl > 0)
 			return load_fail(c, c->lineno, value_col(c, true, name), EINVAL,
@@ -1142,8 +1156,8 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 	int k = rules_key_from_name(name);
 	int ret;
 
-	if (continuation && c->last_key == K_CASE_EXPLAIN)
-		return tmpl_parse_line(c, r, K_CASE_EXPLAIN, value, col);
+	if (continuation && (c->last_key == K_CASE_EXPLAIN || c->last_key == K_CASE_REMEDY))
+		return tmpl_parse_line(c, r, c->last_key, value, col);
 	if (continuation && c->last_key == K_CASE) {
 		struct ht_key *ck = &r->cases[c->last_case].cond;
 
@@ -1151,7 +1165,8 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 			return c->ret;
 		return key_continue(c, ck, "\n", col - 1, value);
 	}
-	if (k < 0 && (strncmp(name, "case.", 5) == 0 || strncmp(name, "explain.", 8) == 0))
+	if (k < 0 && (strncmp(name, "case.", 5) == 0 || strncmp(name, "explain.", 8) == 0 ||
+	              strncmp(name, "remedy.", 7) == 0))
 		return case_key(c, r, name, value, col);
 	if (k < 0) {
 		const char *p = c->raw;
@@ -1160,7 +1175,7 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 			p++;
 		return load_fail(c, c->lineno, (unsigned)(p - c->raw) + 1, EINVAL,
 		                 "unknown key '%s' in rule '%s' (expected title, target, when, current, "
-		                 "value, severity, case.NAME, explain, explain.NAME, remedy, lever, "
+		                 "value, severity, case.NAME, explain, explain.NAME, remedy, remedy.NAME, lever, "
 		                 "rationale, direction, unit, each, writable, default, unlimited, "
 		                 "follows, limit, usage, events, holder, held, stray, rest or source)",
 		                 name, r->id);
