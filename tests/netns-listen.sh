@@ -138,7 +138,7 @@ expect_eq "audit: listen.backlog[7000] critical, 128 -> 4096, lever somaxconn" \
 	"$(jget "$A" '.findings[] | select(.rule == "listen.backlog" and .instance == "7000")
 		| "\(.severity)|\(.current)|\(.recommended)|\(.lever)"')"
 expect_contains "audit: the port's text names the process and the queue" \
-	"Port 7000 (listen-hold, PID $pid) has 129 connections waiting for accept() now and a backlog of 128 = net.core.somaxconn" \
+	"Port 7000 (listen-hold, PID $pid) has 129 connections waiting for accept() now and a backlog of 128 (net.core.somaxconn is 128;" \
 	"$(jget "$A" '.findings[] | select(.rule == "listen.backlog" and .instance == "7000") | .explanation')"
 expect_contains "audit: the remedy restarts it" "then restart listen-hold" \
 	"$(jget "$A" '.findings[] | select(.rule == "listen.backlog" and .instance == "7000") | .remedy')"
