@@ -115,6 +115,35 @@ r=$(explanation "$TMP/a.json" process.limit_nofile minio)
 case $r in *"Its hard limit, "*) not_ok "hard limit above the need: not mentioned" "$r" ;;
 *) ok "hard limit above the need: not mentioned" ;; esac
 
+# ---- a worker that sets its own limit --------------------------------------
+# nginx's master (PID 500, in nginx.service, 65536) forks a worker (PID 501)
+# that sets its limit itself (worker_rlimit_nofile 1024) and holds 1000 of
+# it: 1000 >= 1024 - 102 = 922, critical; 2 x 1000 -> 2048. Its parent, the
+# same program, has another limit: a drop-in for nginx.service would change
+# the master's, not the worker's. No drop-in, the fix at nginx.conf.
+tree "$T"
+listen "$T" 80 7001
+proc "$T" 500 nginx 65536 65536 20 /system.slice/nginx.service
+proc "$T" 501 nginx 1024 1024 1000 /system.slice/nginx.service 7001
+printf 'Name:\tnginx\nPPid:\t1\n' >"$T/proc/500/status"
+printf 'Name:\tnginx\nPPid:\t500\n' >"$T/proc/501/status"
+ht --root "$T" --format json audit >"$TMP/a.json" 2>"$TMP/err"
+expect_eq "worker with its own limit: critical, 2048" "critical|1024|2048" \
+	"$(finding "$TMP/a.json" process.limit_nofile nginx)"
+expect_eq "... no drop-in for nginx.service" null \
+	"$(jq -c '.findings[] | select(.rule == "process.limit_nofile") | .fix' "$TMP/a.json")"
+r=$(explanation "$TMP/a.json" process.limit_nofile nginx)
+expect_contains "... the program's own setting named, with its parent's limit" \
+	"the program's own setting, not its unit's or its container's: its parent, nginx PID 500, has 65536" "$r"
+expect_contains "... and nginx's knob" "worker_rlimit_nofile" "$r"
+case $r in *LimitNOFILE*) not_ok "... and no LimitNOFILE anywhere" "$r" ;;
+*) ok "... and no LimitNOFILE anywhere" ;; esac
+# The same worker with its master's limit (started so, not set by itself): the unit's drop-in.
+proc "$T" 500 nginx 1024 1024 20 /system.slice/nginx.service
+ht --root "$T" --format json audit >"$TMP/a.json" 2>"$TMP/err"
+expect_contains "a worker with its master's limit: the unit's drop-in" "LimitNOFILE=2048" \
+	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile") | .fix.line' "$TMP/a.json")"
+
 # ---- the system-wide file table ----------------------------------------------
 # file-nr "95000 0 100000", fs.file-max 100000: 95% >= 90%, critical;
 # recommended max(100000, pow2ceil(2 x 95000) = 262144) = 262144. The

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collect/collect.h"
@@ -137,12 +138,18 @@ static int read_fd_inodes(const char *root, int pid, struct fd_census *c)
 static int read_net_tcp(const char *root, int pid, bool v6, struct fd_census *c)
 {
 	char path[48];
+	struct stat st;
 	_cleanup_free_ char *line = NULL;
 	size_t cap = 0;
 	FILE *fp;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/net/%s", pid, v6 ? "tcp6" : "tcp");
+	/* A tree without the process's own net/ (one namespace) has the host's. */
+	snprintf(path, sizeof(path), "/proc/%d/net", pid);
+	if (!ht_root_is_live(root) && ht_root_stat(root, path, false, &st) < 0)
+		snprintf(path, sizeof(path), "/proc/net/%s", v6 ? "tcp6" : "tcp");
+	else
+		snprintf(path, sizeof(path), "/proc/%d/net/%s", pid, v6 ? "tcp6" : "tcp");
 	fd = ht_open_file(root, path);
 	if (fd == -ENOENT)
 		return 0;
@@ -214,8 +221,8 @@ static int set_fact(struct ht_facts *f, const char *pname, const char *suffix,
 	return ht_facts_set(f, name, v, ht_fact_def_unit(name), source);
 }
 
-static const char *const suffixes[] = { "sockets", "sock_state", "sock_state_count", "sock_peer",
-	                                "sock_peer_count" };
+static const char *const suffixes[] = { "sockets", "sock_tcp", "sock_state", "sock_state_count",
+	                                "sock_peer", "sock_peer_count" };
 
 /* The facts of process @name (PID @pid). 0 or -ENOMEM. */
 static int process_sockets(struct ht_facts *f, const char *root, const char *name, int pid)
@@ -235,16 +242,21 @@ static int process_sockets(struct ht_facts *f, const char *root, const char *nam
 	if (r == -ENOMEM)
 		goto out;
 	if (r < 0) {
+		int e = r == -ESRCH ? ENOENT : -r;
+
 		for (size_t i = 0; i < ARRAY_SIZE(suffixes) && r != -ENOMEM; i++)
-			r = set_fact(f, name, suffixes[i], NULL, -r == ESRCH ? ENOENT : -r, src);
+			r = set_fact(f, name, suffixes[i], NULL, e, src);
 		goto out;
 	}
 	v = ht_int((int64_t)c.ninodes);
 	if ((r = set_fact(f, name, "sockets", &v, 0, src)) < 0)
 		goto out;
 	snprintf(src, sizeof(src), "/proc/%d/net/tcp", pid);
+	v = ht_int((int64_t)c.ntcp);
+	if ((r = set_fact(f, name, "sock_tcp", &v, 0, src)) < 0)
+		goto out;
 	if (c.ntcp == 0) {
-		for (size_t i = 1; i < ARRAY_SIZE(suffixes) && r >= 0; i++)
+		for (size_t i = 2; i < ARRAY_SIZE(suffixes) && r >= 0; i++)
 			r = set_fact(f, name, suffixes[i], NULL, ENOENT, "no TCP socket among its descriptors");
 		goto out;
 	}

@@ -592,6 +592,72 @@ static int proc_runtime(struct ht_facts *f, const char *name, const char *cgroup
 	return set_proc_fact(f, name, "container", &v, 0, src);
 }
 
+/*
+ * process.NAME.parent_pid, .parent_comm and .parent_nofile: the process's
+ * parent (PPid of /proc/PID/status), its comm and its soft RLIMIT_NOFILE.
+ * A worker whose limit differs from its parent's, the same program, set
+ * it itself (nginx's worker_rlimit_nofile). Unavailable with the errno
+ * when they cannot be read; ENOENT without a parent. 0 or -ENOMEM.
+ */
+static int parent_facts(struct ht_facts *f, const char *root, const struct proc_pick *p)
+{
+	_cleanup_free_ char *status = NULL, *comm = NULL, *limits = NULL;
+	char path[64], src[96];
+	const char *v;
+	struct ht_value val;
+	int64_t soft, hard;
+	long ppid = 0;
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
+	r = ht_read_file(root, path, &status);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0 && (v = strstr(status, "\nPPid:")))
+		ppid = strtol(v + 6, NULL, 10);
+	if (r >= 0 && (ppid <= 0 || ppid > 4194304))
+		r = -ENOENT;
+	snprintf(src, sizeof(src), "%s PPid", path);
+	if (r < 0) {
+		static const char *const sfx[] = { "parent_pid", "parent_comm", "parent_nofile" };
+		int e = -r;
+
+		for (size_t i = 0; i < ARRAY_SIZE(sfx); i++)
+			if ((r = set_proc_fact(f, p->name, sfx[i], NULL, e, src)) < 0)
+				return r;
+		return 0;
+	}
+	val = ht_int(ppid);
+	if ((r = set_proc_fact(f, p->name, "parent_pid", &val, 0, src)) < 0)
+		return r;
+	snprintf(path, sizeof(path), "/proc/%ld/comm", ppid);
+	r = ht_read_file(root, path, &comm);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0 && ht_utf8_invalid(comm))
+		r = -EINVAL;
+	if (r < 0)
+		r = set_proc_fact(f, p->name, "parent_comm", NULL, -r, path);
+	else {
+		val = (struct ht_value){ .type = HT_T_STR, .s = comm };
+		r = set_proc_fact(f, p->name, "parent_comm", &val, 0, path);
+	}
+	if (r < 0)
+		return r;
+	snprintf(path, sizeof(path), "/proc/%ld/limits", ppid);
+	r = ht_read_file(root, path, &limits);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0)
+		r = ht_limits_nofile(limits, &soft, &hard);
+	if (r < 0)
+		return set_proc_fact(f, p->name, "parent_nofile", NULL, r == -ENOENT && limits ?
+		                     EINVAL : -r, path);
+	snprintf(src, sizeof(src), "%s Max open files", path);
+	val = ht_int(soft);
+	return set_proc_fact(f, p->name, "parent_nofile", &val, 0, src);
+}
+
 static int process_facts(struct ht_facts *f, const char *root, const struct proc_pick *p)
 {
 	_cleanup_free_ char *comm = NULL, *limits = NULL, *cgroup = NULL, *unit = NULL;
@@ -672,6 +738,9 @@ static int process_facts(struct ht_facts *f, const char *root, const struct proc
 			r = set_proc_fact(f, p->name, "nofile_hard", &v, 0, src);
 	}
 	if (r < 0)
+		return r;
+
+	if ((r = parent_facts(f, root, p)) < 0)
 		return r;
 
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", p->pid);

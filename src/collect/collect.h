@@ -598,7 +598,7 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
  * be set), process.NAME.sockets (its descriptors that are sockets, from
  * the links of ROOT/proc/PID/fd) and, of its TCP sockets in
  * ROOT/proc/PID/net/tcp and tcp6 (its own network namespace, matched by
- * inode), .sock_state (the state holding the most, as conntrack(8) names
+ * inode; in a --root tree without /proc/PID/net, /proc/net/tcp and tcp6), .sock_state (the state holding the most, as conntrack(8) names
  * it: SYN_SENT, CLOSE_WAIT, ...), .sock_state_count, .sock_peer (in that
  * state, the remote "ADDR:PORT" holding the most) and .sock_peer_count.
  * Unavailable with the errno when the descriptors cannot be read (EACCES:

@@ -551,6 +551,12 @@ static const struct ht_fact_def process_fact_defs[] = {
 	  "hard RLIMIT_NOFILE, 'Max open files' in /proc/PID/limits" },
 	{ "process.*.pid", HT_T_INT, NULL,
 	  "its PID: the worst of the processes of the name (process.NAME.count)" },
+	{ "process.*.parent_comm", HT_T_STR, NULL, "its parent's comm (/proc/PPID/comm)" },
+	{ "process.*.parent_nofile", HT_T_INT, "descriptors",
+	  "its parent's soft RLIMIT_NOFILE (/proc/PPID/limits): a worker whose own differs, its "
+	  "parent the same program, set it itself (nginx's worker_rlimit_nofile)" },
+	{ "process.*.parent_pid", HT_T_INT, NULL,
+	  "its parent's PID (PPid of /proc/PID/status); unavailable (ENOENT) for none" },
 	{ "process.*.sock_peer", HT_T_STR, NULL,
 	  "of its sockets in process.NAME.sock_state, the remote ADDR:PORT holding the most" },
 	{ "process.*.sock_peer_count", HT_T_INT, "descriptors",
@@ -561,6 +567,8 @@ static const struct ht_fact_def process_fact_defs[] = {
 	  "no answer yet), CLOSE_WAIT (closed by the peer, not by the program), ESTABLISHED, ..." },
 	{ "process.*.sock_state_count", HT_T_INT, "descriptors",
 	  "its sockets in process.NAME.sock_state" },
+	{ "process.*.sock_tcp", HT_T_INT, "descriptors",
+	  "its TCP sockets (those of process.NAME.sockets in /proc/PID/net/tcp and tcp6)" },
 	{ "process.*.sockets", HT_T_INT, "descriptors",
 	  "its descriptors that are sockets (links socket:[INODE] of /proc/PID/fd), read only when "
 	  "a rule asks (its descriptors near the limit)" },
