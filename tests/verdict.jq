@@ -1,4 +1,4 @@
-# The one-story properties P1-P6 of tests/verdict.sh over one audit report
+# The one-story properties P1-P6 and P8 of tests/verdict.sh over one audit report
 # (jq -r -f tests/verdict.jq REPORT.json): one line per violation, nothing
 # when the report holds. Also read by tests/generated-hosts.sh.
 def bad_text: test("\\(unavailable\\)|[{}]| [.,:;]( |$)|  ");
@@ -24,6 +24,20 @@ def bad_text: test("\\(unavailable\\)|[{}]| [.,:;]( |$)|  ");
     (if .rule == "conntrack.max" and $r.values["conntrack.near_cap"] == true
         and (.severity == "ok" or .severity == "info")
      then "P5 table at 90% or more is \(.severity)" else empty end),
+    # P8, a limit's story: at warning or above it names where it is set; a
+    # holder of more than half of it is named in the text, and a stray one
+    # gets no larger limit and the fix at the holder.
+    (if .limit != null and (.severity == "warning" or .severity == "critical")
+        and .limit.source == null
+     then "P8 limit at \(.severity) without its source" else empty end),
+    (if .limit != null and .limit.holder != null and .limit.held != null
+        and .limit.held * 2 > .limit.usage
+        and ($f.explanation | contains("The largest holder is " + $f.limit.holder) | not)
+     then "P8 holder of most of it unnamed: \(.limit.holder)" else empty end),
+    (if .limit != null and .limit.stray and .limit.held != null
+        and .limit.held * 2 > .limit.usage
+        and (.fix != null or ((.remedy // "") | startswith("stop what fills it") | not))
+     then "P8 stray holder of most of it, fix \(.fix), remedy \(.remedy)" else empty end),
     (if .rule == "conntrack.max" and $r.values["conntrack.owned"] == true
         and (.fix != null
              or (.recommended > .current

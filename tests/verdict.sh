@@ -21,7 +21,10 @@
 #   P6 a value kube-proxy owns (conntrack.owned) gets no sysctl.d fix, a
 #      remedy naming kube-proxy's knob, and a text that names kube-proxy;
 #   P7 the exit status is 1 exactly when a finding is at warning or above
-#      (the default --fail-on), else 0.
+#      (the default --fail-on), else 0;
+#   P8 a limit (hosttune.rules(5) LIMITS) at warning or above says where it
+#      is set; a holder of more than half of it is named in the text, and a
+#      stray one gets no fix line and a remedy at the holder.
 # The field hosts' exact figures are asserted below the property loop.
 . "$(dirname "$0")/lib.sh"
 
