@@ -235,7 +235,7 @@ for rate in 5 599 600 602 5000; do
 done
 audit "$HOME_" "$TMP/f.json"
 expect_contains "fsync: the ceiling against the profile's rate" \
-	"takes at most 5 / 3 = 1.7 objects a second against the profile's 200" \
+	"takes at most 5 / 3 = 1.7 objects a second. That is below the profile's 200" \
 	"$(jq -r '.findings[] | select(.rule == "garage.fsync") | .explanation' "$TMP/f.json")"
 vary "$HOME_" "$TMP/f.facts" "storage.metadata.fsync_rate=-"
 audit "$TMP/f.facts" "$TMP/f.json"
