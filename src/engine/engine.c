@@ -457,7 +457,8 @@ static int check_tmpl(struct ht_ruleset *rs, const struct ht_rule *r, int key,
 			                    "bool, got a %s", p->file, p->line, p->col,
 			                    ht_type_name(t));
 		}
-		if (segs[s].fmt != TMPL_PLAIN && segs[s].fmt != TMPL_IF && t != HT_T_INT) {
+		if (segs[s].fmt != TMPL_PLAIN && segs[s].fmt != TMPL_IF && segs[s].fmt != TMPL_SOURCE &&
+		    t != HT_T_INT) {
 			const struct ht_srcpos *p = ht_expr_pos(segs[s].expr);
 
 			return ht_error_set(err, EINVAL, "%s:%u:%u: type error: a formatted hole "
