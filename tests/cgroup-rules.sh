@@ -144,7 +144,7 @@ for src in root facts; do
 	expect_contains "$src: the share" "In use: 506 MiB of 512 MiB (98.8%)" "$(f cgroup.memory $gi .explanation)"
 	expect_contains "$src: the holder" "The largest holder is garage (PID 4242), with 488.3 MiB of it" "$(f cgroup.memory $gi .explanation)"
 	expect_contains "$src: the unit's knob, named" "MemoryMax= in a drop-in of garage.service (systemctl edit garage.service)" "$(f cgroup.memory $gi .remedy)"
-	expect_contains "$src: the files read, v2's" "(memory.max, and oom_kill of memory.events.local)" "$(f cgroup.memory $gi .explanation)"
+	expect_contains "$src: the files read, v2's" "read from memory.max, and oom_kill of memory.events.local." "$(f cgroup.memory $gi .explanation)"
 	# The slice's count is its container's kills: no kill of its own, no critical.
 	expect_eq "$src: the pod slice is not blamed for its container's kills" ok "$(f cgroup.memory "$pod" .severity)"
 	expect_eq "$src: skipped groups make a warning" warning \
@@ -213,7 +213,7 @@ f() { jget "$TMP/c.json" ".findings[] | select(.rule == \"$1\" and .instance == 
 expect_eq "v1: one kill, critical" critical "$(f cgroup.memory .severity)"
 # 734003200 / 1073741824 = 68.4%.
 expect_contains "v1: the share" "(68.4%)" "$(f cgroup.memory .explanation)"
-expect_contains "v1: the files read, v1's" "(memory.limit_in_bytes, and oom_kill of memory.oom_control)" "$(f cgroup.memory .explanation)"
+expect_contains "v1: the files read, v1's" "read from memory.limit_in_bytes, and oom_kill of memory.oom_control." "$(f cgroup.memory .explanation)"
 # 4000 / 4915 = 81.4%: at 75% or more, below 90%: warning.
 expect_eq "v1: pids at 81.4%" warning "$(f cgroup.pids .severity)"
 expect_contains "v1: pids share" "In use: 4000 of 4915 tasks (81.4%)" "$(f cgroup.pids .explanation)"

@@ -91,6 +91,30 @@ echo "# shipped rules: $(tail -1 "$TMP/lint.out")"
 [ -n "$n" ] && [ "$n" -le "$BUDGET" ] && ok "shipped rules: $n conditionals, budget $BUDGET" ||
 	not_ok "shipped rules: ${n:-?} conditionals, budget $BUDGET"
 
+# ---- a dial storm at fs.nr_open: nothing drives a larger limit -----------------
+# lnd's field host at 1048000 of 1048576 descriptors (fs.nr_open 1048576),
+# 1040000 of them SYN_SENT (more than half: the storm holds it): no larger
+# RLIMIT_NOFILE, so no larger fs.nr_open either (process.want leaves the
+# storm out), and the fix is at the holder.
+L=$HT_TESTS_DIR/field/lnd-autopilot-syn-sent-dial-storm-emfile/host.facts
+sed -e 's/^process.lnd.nofile = [0-9]*/process.lnd.nofile = 1048576/' \
+	-e 's/^process.lnd.nofile_hard = [0-9]*/process.lnd.nofile_hard = 1048576/' \
+	-e 's/^process.lnd.fds = [0-9]*/process.lnd.fds = 1048000/' \
+	-e 's/^process.lnd.sock_state_count = [0-9]*/process.lnd.sock_state_count = 1040000/' \
+	-e 's/^process.lnd.sock_tcp = [0-9]*/process.lnd.sock_tcp = 1047000/' \
+	-e 's/^process.lnd.sockets = [0-9]*/process.lnd.sockets = 1047000/' \
+	-e 's/^process.lnd.sock_peer_count = [0-9]*/process.lnd.sock_peer_count = 900000/' "$L" >"$TMP/storm.facts"
+grep -q '^fs.nr_open ' "$TMP/storm.facts" ||
+	echo 'fs.nr_open = 1048576 descriptors from /proc/sys/fs/nr_open' >>"$TMP/storm.facts"
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$TMP/storm.facts" --format json audit >"$TMP/storm.json"
+expect_eq "storm at fs.nr_open: the process kept at 1048576, no lever" "critical 1048576 null" \
+	"$(jget "$TMP/storm.json" '.findings[] | select(.rule == "process.limit_nofile") | "\(.severity) \(.recommended) \(.lever)"')"
+expect_eq "... fs.nr_open not raised for it" "ok 1048576" \
+	"$(jget "$TMP/storm.json" '.findings[] | select(.rule == "files.nr_open") | "\(.severity) \(.recommended)"')"
+case $(jget "$TMP/storm.json" '.findings[] | select(.rule == "process.limit_nofile") | .explanation') in
+*"It should get"*) not_ok "... and no word of a larger limit to get" ;;
+*) ok "... and no word of a larger limit to get" ;; esac
+
 # ---- 3. a dial storm, live ------------------------------------------------------
 DIAL=${HT_BUILD_TESTS_DIR:+$HT_BUILD_TESTS_DIR/tcp-dial}
 live_skip=""

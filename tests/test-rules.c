@@ -1388,7 +1388,32 @@ static void test_limit(void **state)
 	assert_string_equal(f->remedy, "raise the limit where it is set: TasksMax= of "
 	                    "garage.service");
 
+	/* A holder said to hold more than is in use (a facts file's 9000 of 8000): not told. */
+	load_ok(fx, "[t.lim]\ntarget = advice\nunit = entries\nlimit = " NF_MAX "\n"
+	            "usage = " NF_COUNT "\nholder = \"garage\"\nheld = 9000\n");
+	evaluate_ok(fx);
+	f = finding(fx, "t.lim");
+	assert_false(f->limit.held_known);
+	assert_string_equal(f->explanation, "In use: 8000 of 10000 entries (80.0%). The largest "
+	                    "holder is garage.");
+	/* A limit of 2^63 - 1 (an unlimited fs.file-max) is shown exactly; 65535 of 65536 is 99.9%. */
+	ht_test_fact_int(fx->facts, NF_MAX, INT64_MAX);
+	evaluate_ok(fx);
+	assert_non_null(strstr(finding(fx, "t.lim")->explanation,
+	                       "In use: 8000 of 9223372036854775807 entries (0.0%)."));
+	ht_test_fact_int(fx->facts, NF_MAX, 65536);
+	ht_test_fact_int(fx->facts, NF_COUNT, 65535);
+	evaluate_ok(fx);
+	assert_non_null(strstr(finding(fx, "t.lim")->explanation, "(99.9%)"));
+	ht_test_fact_int(fx->facts, NF_MAX, 10000);
+	ht_test_fact_int(fx->facts, NF_COUNT, 8000);
+
 	/* What goes with what. */
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\nlimit = 1\nusage = 1\n"
+	                          "severity = \"critical\"\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:5:12: 'severity' and a limit in rule 't.a': the limit's own cases "
+	               "and case.NAME give the severity");
 	assert_int_equal(load(fx, "[t.a]\ntarget = advice\nlimit = 1\n"), 0);
 	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
 	assert_err(fx, "a.rules:3:9: rule 't.a' needs both 'limit' and 'usage'");

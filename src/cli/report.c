@@ -688,11 +688,12 @@ static int limit_json(const struct ht_finding *fi, struct json_object *o)
 	}
 	if (!(l = json_object_new_object()))
 		return -ENOMEM;
-	json_object_object_add(l, "limit", jnum(true, u->limit));
-	json_object_object_add(l, "usage", jnum(true, u->usage));
+	json_object_object_add(l, "limit", ht_value_to_json(&u->limit_v));
+	json_object_object_add(l, "usage", ht_value_to_json(&u->usage_v));
 	json_object_object_add(l, "events", jnum(u->events_known, u->events));
 	json_object_object_add(l, "holder", jstr(u->holder));
-	json_object_object_add(l, "held", jnum(u->holder && u->held_known, u->held));
+	json_object_object_add(l, "held", u->holder && u->held_known ?
+	                       ht_value_to_json(&u->held_v) : NULL);
 	json_object_object_add(l, "stray", json_object_new_boolean(u->holder && u->stray));
 	json_object_object_add(l, "rest", jstr(u->rest));
 	json_object_object_add(l, "source", jstr(u->source));

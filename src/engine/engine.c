@@ -532,6 +532,11 @@ static int check_limit_cases(struct ht_ruleset *rs, const struct ht_rule *r, str
 		    (ret = check_tmpl(rs, r, K__MAX + (int)i, cs->remedy, cs->nremedy, err)) < 0)
 			return ret;
 	}
+	if (is_limit && r->keys[K_SEVERITY].text)
+		return ht_error_set(err, EINVAL, "%s:%u:%u: 'severity' and a limit in rule '%s': the "
+		                    "limit's own cases and case.NAME give the severity",
+		                    r->keys[K_SEVERITY].pos.file, r->keys[K_SEVERITY].pos.line,
+		                    r->keys[K_SEVERITY].pos.col, r->id);
 	if (is_limit && r->kind == HT_TARGET_NONE)
 		return ht_error_set(err, EINVAL, "%s:%u:%u: 'limit' needs a 'target' (rule '%s' is a "
 		                    "value only)", r->keys[K_LIMIT].pos.file, r->keys[K_LIMIT].pos.line,
@@ -1294,14 +1299,12 @@ static int finding_limit(struct ht_ruleset *rs, struct ht_rule *r, struct ht_fin
 
 	if (!r->keys[K_LIMIT].expr)
 		return 0;
-	if ((ret = eval_key(rs, &r->keys[K_LIMIT], &v, err)) < 0)
+	if ((ret = eval_key(rs, &r->keys[K_LIMIT], &u->limit_v, err)) < 0)
 		return ret;
-	u->limit = ht_value_as_double(&v);
-	ht_value_clear(&v);
-	if ((ret = eval_key(rs, &r->keys[K_USAGE], &v, err)) < 0)
+	u->limit = ht_value_as_double(&u->limit_v);
+	if ((ret = eval_key(rs, &r->keys[K_USAGE], &u->usage_v, err)) < 0)
 		return ret;
-	u->usage = ht_value_as_double(&v);
-	ht_value_clear(&v);
+	u->usage = ht_value_as_double(&u->usage_v);
 	u->set = true;
 	if ((ret = limit_key(rs, r, K_EVENTS, &v, err)) < 0)
 		return ret;
@@ -1342,13 +1345,21 @@ static int limit_holders(struct ht_ruleset *rs, struct ht_rule *r, struct ht_fin
 	}
 	if (ret < 0 || (ret = limit_str(&v, &u->holder)) < 0)
 		return ret;
-	if ((ret = limit_key(rs, r, K_HELD, &v, err)) < 0)
-		return ret;
-	if (ret > 0) {
-		u->held_known = true;
-		u->held = ht_value_as_double(&v);
-		ht_value_clear(&v);
+	/* A holder without a name is none. */
+	if (!*u->holder) {
+		free(u->holder);
+		u->holder = NULL;
+		return 0;
 	}
+	if ((ret = limit_key(rs, r, K_HELD, &u->held_v, err)) < 0)
+		return ret;
+	/* What no holder can hold (more than is in use, less than nothing) is not told. */
+	if (ret > 0 && ht_value_as_double(&u->held_v) >= 0 &&
+	    ht_value_as_double(&u->held_v) <= u->usage) {
+		u->held_known = true;
+		u->held = ht_value_as_double(&u->held_v);
+	} else
+		ht_value_clear(&u->held_v);
 	if ((ret = limit_key(rs, r, K_STRAY, &v, err)) < 0)
 		return ret;
 	u->stray = ret > 0 && v.b;
@@ -1490,14 +1501,20 @@ static int finding_keys(struct ht_ruleset *rs, struct ht_rule *r, struct ht_find
 	return 0;
 }
 
-/* A figure of limit rule @r in its unit: IEC units for bytes, else the number. */
-static char *limit_figure(const struct ht_rule *r, double x)
+/*
+ * A figure of limit rule @r in its unit: IEC units for bytes, else the
+ * number as a hole shows it (@v exactly when it has a value: an integer
+ * past 2^53 as it is), else @x.
+ */
+static char *limit_figure(const struct ht_rule *r, const struct ht_value *v, double x)
 {
 	const char *unit = ht_rule_unit(r);
 	char *s;
 
 	if (unit && strcmp(unit, "bytes") == 0)
-		return ht_format_bytes(x);
+		return ht_format_bytes(v && v->type != HT_T_NONE ? ht_value_as_double(v) : x);
+	if (v && v->type == HT_T_INT)
+		return ht_value_display(v);
 	if (asprintf(&s, x == floor(x) && fabs(x) < 1e15 ? "%.0f" : "%.1f", x) < 0)
 		return NULL;
 	return s;
@@ -1521,10 +1538,15 @@ static int limit_paragraph(const struct ht_ruleset *rs, const struct ht_rule *r,
 {
 	const char *unit = ht_rule_unit(r);
 	bool words = unit && strcmp(unit, "bytes") != 0;
-	_cleanup_free_ char *use = limit_figure(r, u->usage), *lim = limit_figure(r, u->limit);
+	_cleanup_free_ char *use = limit_figure(r, &u->usage_v, u->usage);
+	_cleanup_free_ char *lim = limit_figure(r, &u->limit_v, u->limit);
 	_cleanup_free_ char *held = NULL, *rest = NULL;
 	_cleanup_free_ char *a = NULL, *b = NULL, *c = NULL, *d = NULL;
-	double pct = u->limit > 0 ? u->usage * 100 / u->limit : 0;
+	/* To a tenth, but short of the limit is never 100.0%: 65535 of 65536 is 99.9%. */
+	double pct = u->limit > 0 ? round(u->usage * 1000 / u->limit) / 10 : 0;
+
+	if (pct >= 100 && u->usage < u->limit)
+		pct = 99.9;
 
 	if (!use || !lim)
 		return -ENOMEM;
@@ -1539,8 +1561,8 @@ static int limit_paragraph(const struct ht_ruleset *rs, const struct ht_rule *r,
 	    asprintf(&c, " The largest holder is %s.", u->holder) < 0)
 		return -ENOMEM;
 	if (u->holder && u->held_known) {
-		if (!(held = limit_figure(r, u->held)) ||
-		    !(rest = limit_figure(r, u->usage > u->held ? u->usage - u->held : 0)))
+		if (!(held = limit_figure(r, &u->held_v, u->held)) ||
+		    !(rest = limit_figure(r, NULL, u->usage > u->held ? u->usage - u->held : 0)))
 			return -ENOMEM;
 		if (asprintf(&c, " The largest holder is %s, with %s of it%s%s%s%s.%s", u->holder,
 		             held, u->rest ? "; the other " : "", u->rest ? rest : "",
@@ -1587,7 +1609,7 @@ static int limit_remedy(const struct ht_rule *r, const struct ht_finding *f, cha
 	if (!u->set || f->severity < HT_SEV_WARNING)
 		return 0;
 	if (limit_stray_holds_most(u)) {
-		if (!(held = limit_figure(r, u->held)))
+		if (!(held = limit_figure(r, &u->held_v, u->held)))
 			return -ENOMEM;
 		if (asprintf(out, "stop what fills it, %s, with %s of it; raising the limit%s%s%s "
 		             "only delays the next fill", u->holder, held, u->source ? " (" : "",
@@ -1867,6 +1889,9 @@ void ht_findings_free(struct ht_findings *f)
 		free(f->items[i].limit.holder_why);
 		free(f->items[i].limit.rest);
 		free(f->items[i].limit.source);
+		ht_value_clear(&f->items[i].limit.limit_v);
+		ht_value_clear(&f->items[i].limit.usage_v);
+		ht_value_clear(&f->items[i].limit.held_v);
 	}
 	free(f->items);
 	f->items = NULL;

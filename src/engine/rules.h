@@ -208,6 +208,8 @@ struct ht_limit_use {
 	bool stray;             /* the holder is not what the limit is for (a leak, a storm) */
 	char *rest;             /* who holds the rest, NULL when the rule does not say */
 	char *source;           /* where the limit is set (the fix goes there), NULL when unknown */
+	struct ht_value limit_v, usage_v, held_v; /* the same figures exactly (an integer past
+	                                             2^53 as it is); held_v NONE when unknown */
 };
 
 struct ht_finding {
