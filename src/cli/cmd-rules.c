@@ -13,14 +13,10 @@
 #include "shared/util.h"
 
 /* Multi-line formulas print on one line: runs of white space become one space. */
-static void print_key(const struct ht_rule *rule, const char *key, const char *label)
+static void print_text(const char *t)
 {
-	const char *t = ht_rule_key_text(rule, key);
 	bool space = false;
 
-	if (!t)
-		return;
-	printf("  %-10s ", label);
 	for (; *t; t++) {
 		if (*t == ' ' || *t == '\n' || *t == '\t') {
 			space = true;
@@ -32,6 +28,16 @@ static void print_key(const struct ht_rule *rule, const char *key, const char *l
 		putchar(*t);
 	}
 	putchar('\n');
+}
+
+static void print_key(const struct ht_rule *rule, const char *key, const char *label)
+{
+	const char *t = ht_rule_key_text(rule, key);
+
+	if (!t)
+		return;
+	printf("  %-10s ", label);
+	print_text(t);
 }
 
 static struct json_object *jstr(const char *s)
@@ -46,7 +52,10 @@ static struct json_object *jstr(const char *s)
  */
 static struct json_object *rule_json(const struct ht_rule *rule, bool full)
 {
-	static const char *const keys[] = { "when", "current", "value", "direction", "severity" };
+	static const char *const keys[] = { "when", "current", "value", "direction", "severity",
+		                            "limit", "usage", "events", "holder", "held",
+		                            "stray", "source" };
+	struct json_object *cases;
 	struct json_object *j = json_object_new_object();
 
 	if (!j)
@@ -61,6 +70,22 @@ static struct json_object *rule_json(const struct ht_rule *rule, bool full)
 	json_object_object_add(j, "line", json_object_new_int64(ht_rule_pos(rule)->line));
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		json_object_object_add(j, keys[i], jstr(ht_rule_key_text(rule, keys[i])));
+	cases = json_object_new_array();
+	for (size_t i = 0; cases; i++) {
+		const char *name, *cond;
+		enum ht_severity sev;
+		struct json_object *c;
+
+		if (ht_rule_case(rule, i, &name, &sev, &cond) < 0)
+			break;
+		if ((c = json_object_new_object())) {
+			json_object_object_add(c, "name", jstr(name));
+			json_object_object_add(c, "severity", jstr(ht_severity_name(sev)));
+			json_object_object_add(c, "if", jstr(cond));
+			json_object_array_add(cases, c);
+		}
+	}
+	json_object_object_add(j, "cases", cases);
 	json_object_object_add(j, "rationale", jstr(ht_rule_rationale(rule)));
 	return j;
 }
@@ -160,6 +185,25 @@ int cmd_explain(const struct options *o, const char *id)
 	print_key(rule, "value", "value");
 	print_key(rule, "direction", "direction");
 	print_key(rule, "severity", "severity");
+	for (size_t i = 0;; i++) {
+		const char *name, *cond;
+		enum ht_severity sev;
+		_cleanup_free_ char *label = NULL;
+
+		if (ht_rule_case(rule, i, &name, &sev, &cond) < 0)
+			break;
+		if (asprintf(&label, "case.%s", name) < 0)
+			return cli_fail(-ENOMEM, EXIT_COLLECT, "explaining the rule");
+		printf("  %s = %s if ", label, ht_severity_name(sev));
+		print_text(cond);
+	}
+	print_key(rule, "limit", "limit");
+	print_key(rule, "usage", "usage");
+	print_key(rule, "events", "events");
+	print_key(rule, "holder", "holder");
+	print_key(rule, "held", "held");
+	print_key(rule, "stray", "stray");
+	print_key(rule, "source", "source");
 	t = ht_rule_rationale(rule);
 	if (t) {
 		const char *p = t;

@@ -327,6 +327,17 @@ const char *ht_rule_unit(const struct ht_rule *r)
 	return NULL;
 }
 
+int ht_rule_case(const struct ht_rule *r, size_t i, const char **name, enum ht_severity *sev,
+                 const char **cond)
+{
+	if (i >= r->ncases)
+		return -ENOENT;
+	*name = r->cases[i].name;
+	*sev = r->cases[i].severity;
+	*cond = r->cases[i].cond.text;
+	return 0;
+}
+
 const char *ht_rule_key_text(const struct ht_rule *r, const char *key)
 {
 	int k = rules_key_from_name(key);

@@ -320,3 +320,12 @@ int ht_ruleset_lint(const struct ht_ruleset *rs, ht_lint_cb cb, void *userdata);
  * (hosttune rules --lint prints both).
  */
 void ht_ruleset_conditionals(const struct ht_ruleset *rs, unsigned *ifs, unsigned *strs);
+
+/*
+ * ht_rule_case - the @i-th named case of @r (case.NAME, in the order
+ * written): its name, severity and condition's text, for hosttune explain.
+ * Returns 0, or -ENOENT when @r has no case @i. The strings are the
+ * ruleset's.
+ */
+int ht_rule_case(const struct ht_rule *r, size_t i, const char **name, enum ht_severity *sev,
+                 const char **cond);
