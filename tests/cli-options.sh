@@ -41,7 +41,7 @@ sed -n '/^Options:$/,/^$/p' "$TMP/help" | grep -E '^ +(-[a-zA-Z], )?--[a-z-]+' >
 LONGS=$(sed -E 's/^ +(-[a-zA-Z], )?--([a-z-]+).*/\2/' "$TMP/optlines")
 # those followed by an argument word in capitals: "--profile NAME"
 WITH_ARG=$(sed -nE 's/^ +(-[a-zA-Z], )?--([a-z-]+) [A-Z].*/\2/p' "$TMP/optlines")
-expect_eq "--help lists 30 options" 30 "$(echo "$LONGS" | wc -l)"
+expect_eq "--help lists 31 options" 31 "$(echo "$LONGS" | wc -l)"
 for l in $LONGS; do
 	if grep -q -- "\*--$l\*\|\*-[a-zA-Z], --$l\*" "$MAN"; then ok "--$l: in hosttune(8) OPTIONS"
 	else not_ok "--$l: in hosttune(8) OPTIONS"; fi

@@ -127,6 +127,9 @@ if [ -n "$live_skip" ]; then
 	echo "# SKIP the live dial storm: $live_skip"
 	finish
 fi
+# A process near its descriptor limit is what on-demand.sh's idle audit
+# must not find on the host: the two take the same lock.
+name_lock listen-hold
 cat >"$TMP/dial.sh" <<'EOT'
 set -u
 ip link set lo up || exit 10
