@@ -62,22 +62,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Inode N of a link "socket:[N]", 0 for anything else. */
-static uint64_t link_inode(const char *link)
-{
-	uint64_t v = 0;
-	const char *p;
-
-	if (strncmp(link, "socket:[", 8) != 0)
-		return 0;
-	for (p = link + 8; *p >= '0' && *p <= '9'; p++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return 0;
-		v = v * 10 + (uint64_t)(*p - '0');
-	}
-	return strcmp(p, "]") == 0 ? v : 0;
-}
-
 /* The socket inodes among ROOT/proc/@pid/fd; 0 or a negative errno (-EACCES: not ours). */
 static int read_fd_inodes(const char *root, int pid, struct fd_census *c)
 {
@@ -112,7 +96,7 @@ static int read_fd_inodes(const char *root, int pid, struct fd_census *c)
 		if (n <= 0)
 			continue;
 		link[n] = '\0';
-		if (!(ino = link_inode(link)))
+		if (!(ino = socket_inode(link)))
 			continue;
 		if (c->ninodes == c->cap) {
 			size_t cap = c->cap ? c->cap * 2 : 64;
@@ -209,18 +193,6 @@ static void peer_text(const struct fd_sock *s, char *buf, size_t size)
 	snprintf(buf, size, v4 ? "%s:%u" : "[%s]:%u", a, s->dport);
 }
 
-static int set_fact(struct ht_facts *f, const char *pname, const char *suffix,
-                    const struct ht_value *v, int err, const char *source)
-{
-	_cleanup_free_ char *name = NULL;
-
-	if (asprintf(&name, "process.%s.%s", pname, suffix) < 0)
-		return -ENOMEM;
-	if (!v)
-		return ht_facts_set_errno(f, name, err, ht_fact_def_unit(name), source);
-	return ht_facts_set(f, name, v, ht_fact_def_unit(name), source);
-}
-
 static const char *const suffixes[] = { "sockets", "sock_tcp", "sock_state", "sock_state_count",
 	                                "sock_peer", "sock_peer_count" };
 
@@ -245,19 +217,19 @@ static int process_sockets(struct ht_facts *f, const char *root, const char *nam
 		int e = r == -ESRCH ? ENOENT : -r;
 
 		for (size_t i = 0; i < ARRAY_SIZE(suffixes) && r != -ENOMEM; i++)
-			r = set_fact(f, name, suffixes[i], NULL, e, src);
+			r = ht_process_fact_set(f, name, suffixes[i], NULL, e, src);
 		goto out;
 	}
 	v = ht_int((int64_t)c.ninodes);
-	if ((r = set_fact(f, name, "sockets", &v, 0, src)) < 0)
+	if ((r = ht_process_fact_set(f, name, "sockets", &v, 0, src)) < 0)
 		goto out;
 	snprintf(src, sizeof(src), "/proc/%d/net/tcp", pid);
 	v = ht_int((int64_t)c.ntcp);
-	if ((r = set_fact(f, name, "sock_tcp", &v, 0, src)) < 0)
+	if ((r = ht_process_fact_set(f, name, "sock_tcp", &v, 0, src)) < 0)
 		goto out;
 	if (c.ntcp == 0) {
 		for (size_t i = 2; i < ARRAY_SIZE(suffixes) && r >= 0; i++)
-			r = set_fact(f, name, suffixes[i], NULL, ENOENT, "no TCP socket among its descriptors");
+			r = ht_process_fact_set(f, name, suffixes[i], NULL, ENOENT, "no TCP socket among its descriptors");
 		goto out;
 	}
 	/* Sorted by state, then peer: the longest run of a state, then of a peer within it. */
@@ -283,18 +255,18 @@ static int process_sockets(struct ht_facts *f, const char *root, const char *nam
 		const char *sn = st < ARRAY_SIZE(state_names) && state_names[st] ? state_names[st] : "?";
 
 		v = (struct ht_value){ .type = HT_T_STR, .s = (char *)sn };
-		r = set_fact(f, name, "sock_state", &v, 0, src);
+		r = ht_process_fact_set(f, name, "sock_state", &v, 0, src);
 	}
 	v = ht_int((int64_t)best);
 	if (r >= 0)
-		r = set_fact(f, name, "sock_state_count", &v, 0, src);
+		r = ht_process_fact_set(f, name, "sock_state_count", &v, 0, src);
 	peer_text(&c.tcp[peer_at], peer, sizeof(peer));
 	v = (struct ht_value){ .type = HT_T_STR, .s = peer };
 	if (r >= 0)
-		r = set_fact(f, name, "sock_peer", &v, 0, src);
+		r = ht_process_fact_set(f, name, "sock_peer", &v, 0, src);
 	v = ht_int((int64_t)peer_n);
 	if (r >= 0)
-		r = set_fact(f, name, "sock_peer_count", &v, 0, src);
+		r = ht_process_fact_set(f, name, "sock_peer_count", &v, 0, src);
 out:
 	census_free(&c);
 	return r < 0 ? r : 0;
@@ -324,7 +296,7 @@ int ht_collect_process_sockets(struct ht_facts *f, const char *root)
 		pid = ht_facts_get(f, key);
 		if (!pid || pid->value.type != HT_T_INT || pid->value.i <= 0 || pid->value.i > INT32_MAX) {
 			for (size_t i = 0; i < ARRAY_SIZE(suffixes) && r >= 0; i++)
-				r = set_fact(f, name, suffixes[i], NULL, ENOENT, "no PID of the process");
+				r = ht_process_fact_set(f, name, suffixes[i], NULL, ENOENT, "no PID of the process");
 		} else
 			r = process_sockets(f, root, name, (int)pid->value.i);
 		if (r < 0)

@@ -532,8 +532,8 @@ static int add_pick(struct proc_pick **picks, size_t *n, const char *name)
 	return 0;
 }
 
-static int set_proc_fact(struct ht_facts *f, const char *pname, const char *suffix,
-                         const struct ht_value *v, int err, const char *source)
+int ht_process_fact_set(struct ht_facts *f, const char *pname, const char *suffix,
+                        const struct ht_value *v, int err, const char *source)
 {
 	_cleanup_free_ char *name = NULL;
 
@@ -579,17 +579,17 @@ static int proc_runtime(struct ht_facts *f, const char *name, const char *cgroup
 	in = strcmp(manager, "docker") == 0 || strcmp(manager, "podman") == 0 ||
 	     strcmp(manager, "kubernetes") == 0 || strcmp(manager, "lxc") == 0;
 	if (!in) {
-		r = set_proc_fact(f, name, "runtime", NULL, -ENOENT, src);
-		return r < 0 ? r : set_proc_fact(f, name, "container", NULL, -ENOENT, src);
+		r = ht_process_fact_set(f, name, "runtime", NULL, -ENOENT, src);
+		return r < 0 ? r : ht_process_fact_set(f, name, "container", NULL, -ENOENT, src);
 	}
 	v = (struct ht_value){ .type = HT_T_STR, .s = (char *)manager };
-	r = set_proc_fact(f, name, "runtime", &v, 0, src);
+	r = ht_process_fact_set(f, name, "runtime", &v, 0, src);
 	if (r < 0)
 		return r;
 	if (!container[0])
-		return set_proc_fact(f, name, "container", NULL, -ENOENT, src);
+		return ht_process_fact_set(f, name, "container", NULL, -ENOENT, src);
 	v = (struct ht_value){ .type = HT_T_STR, .s = container };
-	return set_proc_fact(f, name, "container", &v, 0, src);
+	return ht_process_fact_set(f, name, "container", &v, 0, src);
 }
 
 /*
@@ -623,12 +623,12 @@ static int parent_facts(struct ht_facts *f, const char *root, const struct proc_
 		int e = -r;
 
 		for (size_t i = 0; i < ARRAY_SIZE(sfx); i++)
-			if ((r = set_proc_fact(f, p->name, sfx[i], NULL, e, src)) < 0)
+			if ((r = ht_process_fact_set(f, p->name, sfx[i], NULL, e, src)) < 0)
 				return r;
 		return 0;
 	}
 	val = ht_int(ppid);
-	if ((r = set_proc_fact(f, p->name, "parent_pid", &val, 0, src)) < 0)
+	if ((r = ht_process_fact_set(f, p->name, "parent_pid", &val, 0, src)) < 0)
 		return r;
 	snprintf(path, sizeof(path), "/proc/%ld/comm", ppid);
 	r = ht_read_file(root, path, &comm);
@@ -637,10 +637,10 @@ static int parent_facts(struct ht_facts *f, const char *root, const struct proc_
 	if (r >= 0 && ht_utf8_invalid(comm))
 		r = -EINVAL;
 	if (r < 0)
-		r = set_proc_fact(f, p->name, "parent_comm", NULL, -r, path);
+		r = ht_process_fact_set(f, p->name, "parent_comm", NULL, -r, path);
 	else {
 		val = (struct ht_value){ .type = HT_T_STR, .s = comm };
-		r = set_proc_fact(f, p->name, "parent_comm", &val, 0, path);
+		r = ht_process_fact_set(f, p->name, "parent_comm", &val, 0, path);
 	}
 	if (r < 0)
 		return r;
@@ -651,11 +651,11 @@ static int parent_facts(struct ht_facts *f, const char *root, const struct proc_
 	if (r >= 0)
 		r = ht_limits_nofile(limits, &soft, &hard);
 	if (r < 0)
-		return set_proc_fact(f, p->name, "parent_nofile", NULL, r == -ENOENT && limits ?
+		return ht_process_fact_set(f, p->name, "parent_nofile", NULL, r == -ENOENT && limits ?
 		                     EINVAL : -r, path);
 	snprintf(src, sizeof(src), "%s Max open files", path);
 	val = ht_int(soft);
-	return set_proc_fact(f, p->name, "parent_nofile", &val, 0, src);
+	return ht_process_fact_set(f, p->name, "parent_nofile", &val, 0, src);
 }
 
 static int process_facts(struct ht_facts *f, const char *root, const struct proc_pick *p)
@@ -674,20 +674,20 @@ static int process_facts(struct ht_facts *f, const char *root, const struct proc
 	if (r >= 0 && ht_utf8_invalid(comm))
 		r = -EINVAL;
 	if (r < 0)
-		r = set_proc_fact(f, p->name, "comm", NULL, r, path);
+		r = ht_process_fact_set(f, p->name, "comm", NULL, r, path);
 	else {
 		v = (struct ht_value){ .type = HT_T_STR, .s = comm };
-		r = set_proc_fact(f, p->name, "comm", &v, 0, path);
+		r = ht_process_fact_set(f, p->name, "comm", &v, 0, path);
 	}
 	if (r < 0)
 		return r;
 	snprintf(path, sizeof(path), "/proc/%d", p->pid);
 	v = ht_int(p->pid);
-	r = set_proc_fact(f, p->name, "pid", &v, 0, path);
+	r = ht_process_fact_set(f, p->name, "pid", &v, 0, path);
 	if (r < 0)
 		return r;
 	v = ht_int(p->count);
-	r = set_proc_fact(f, p->name, "count", &v, 0, "/proc/PID/comm");
+	r = ht_process_fact_set(f, p->name, "count", &v, 0, "/proc/PID/comm");
 	if (r < 0)
 		return r;
 
@@ -696,20 +696,20 @@ static int process_facts(struct ht_facts *f, const char *root, const struct proc
 
 		snprintf(src, sizeof(src), "PID %d's descriptors could not be read (/proc/%d/fd)%s",
 		         p->unread_pid, p->unread_pid, p->unread > 1 ? ", and others'" : "");
-		r = set_proc_fact(f, p->name, "unread", NULL, EACCES, src);
+		r = ht_process_fact_set(f, p->name, "unread", NULL, EACCES, src);
 	} else {
 		v = ht_int(0);
-		r = set_proc_fact(f, p->name, "unread", &v, 0, "/proc/PID/fd");
+		r = ht_process_fact_set(f, p->name, "unread", &v, 0, "/proc/PID/fd");
 	}
 	if (r < 0)
 		return r;
 
 	snprintf(path, sizeof(path), "/proc/%d/fd", p->pid);
 	if (p->fds < 0)
-		r = set_proc_fact(f, p->name, "fds", NULL, p->fds_err, path);
+		r = ht_process_fact_set(f, p->name, "fds", NULL, p->fds_err, path);
 	else {
 		v = ht_int(p->fds);
-		r = set_proc_fact(f, p->name, "fds", &v, 0, path);
+		r = ht_process_fact_set(f, p->name, "fds", &v, 0, path);
 	}
 	if (r < 0)
 		return r;
@@ -724,18 +724,18 @@ static int process_facts(struct ht_facts *f, const char *root, const struct proc
 		/* A limits file without the line is not what the kernel writes. */
 		int e = r == -ENOENT && limits ? -EINVAL : r;
 
-		r = set_proc_fact(f, p->name, "nofile", NULL, e, path);
+		r = ht_process_fact_set(f, p->name, "nofile", NULL, e, path);
 		if (r >= 0)
-			r = set_proc_fact(f, p->name, "nofile_hard", NULL, e, path);
+			r = ht_process_fact_set(f, p->name, "nofile_hard", NULL, e, path);
 	} else {
 		char src[96];
 
 		snprintf(src, sizeof(src), "%s Max open files", path);
 		v = ht_int(soft);
-		r = set_proc_fact(f, p->name, "nofile", &v, 0, src);
+		r = ht_process_fact_set(f, p->name, "nofile", &v, 0, src);
 		v = ht_int(hard);
 		if (r >= 0)
-			r = set_proc_fact(f, p->name, "nofile_hard", &v, 0, src);
+			r = ht_process_fact_set(f, p->name, "nofile_hard", &v, 0, src);
 	}
 	if (r < 0)
 		return r;
@@ -767,10 +767,10 @@ static int process_facts(struct ht_facts *f, const char *root, const struct proc
 			snprintf(src, sizeof(src), "%s: %.255s is no valid service name", path, unit);
 		else
 			snprintf(src, sizeof(src), "%s", path);
-		return set_proc_fact(f, p->name, "unit", NULL, r, src);
+		return ht_process_fact_set(f, p->name, "unit", NULL, r, src);
 	}
 	v = (struct ht_value){ .type = HT_T_STR, .s = unit };
-	return set_proc_fact(f, p->name, "unit", &v, 0, path);
+	return ht_process_fact_set(f, p->name, "unit", &v, 0, path);
 }
 
 /* The PIDs asked for first, each named by its comm. */

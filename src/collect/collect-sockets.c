@@ -606,22 +606,6 @@ static int lsock_cmp(const void *a, const void *b)
 }
 
 
-/* Inode N of a descriptor link "socket:[N]", 0 for anything else. */
-static uint64_t socket_inode(const char *link)
-{
-	uint64_t v = 0;
-	const char *p;
-
-	if (strncmp(link, "socket:[", 8) != 0)
-		return 0;
-	for (p = link + 8; *p >= '0' && *p <= '9'; p++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return 0;
-		v = v * 10 + (uint64_t)(*p - '0');
-	}
-	return strcmp(p, "]") == 0 ? v : 0;
-}
-
 struct owner_scan {
 	int refused; /* fd directories that gave EACCES/EPERM */
 	int refused_pid[3]; /* the first of them, by PID as the walk met them */

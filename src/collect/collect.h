@@ -593,6 +593,15 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
                          const int *first, size_t n_first);
 
 /*
+ * ht_process_fact_set - sets fact process.@pname.@suffix: @v, or, when @v
+ * is NULL, unavailable with the positive errno @err; its unit from the
+ * catalogue, @source as given. Returns 0 or a negative errno of
+ * ht_facts_set() (-ENOMEM, -EINVAL for a name the catalogue lacks).
+ */
+int ht_process_fact_set(struct ht_facts *f, const char *pname, const char *suffix,
+                        const struct ht_value *v, int err, const char *source);
+
+/*
  * ht_collect_process_sockets - what fills each checked process's
  * descriptors: for every name of process.list (whose process.NAME.pid must
  * be set), process.NAME.sockets (its descriptors that are sockets, from

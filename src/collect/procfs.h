@@ -61,6 +61,22 @@ static inline bool parse_pid(const char *s, int *pid)
 	return true;
 }
 
+/* The inode N of a /proc/PID/fd link "socket:[N]", 0 for anything else. */
+static inline uint64_t socket_inode(const char *link)
+{
+	uint64_t v = 0;
+	const char *p;
+
+	if (strncmp(link, "socket:[", 8) != 0)
+		return 0;
+	for (p = link + 8; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	return strcmp(p, "]") == 0 ? v : 0;
+}
+
 /* strcmp() of two char * array elements, for qsort(). */
 static inline int str_cmp(const void *a, const void *b)
 {
