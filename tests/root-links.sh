@@ -39,7 +39,7 @@ ln -s "$TMP/shadow" "$T/etc/garage.toml"
 out=$(ht --root "$T" --profile garage audit 2>&1)
 case $out in *SECRETHASH*) not_ok "etc/garage.toml -> a shadow file: nothing of it shown" "$out" ;;
 *) ok "etc/garage.toml -> a shadow file: nothing of it shown" ;; esac
-expect_contains "... the tree has no garage.toml" "no garage.toml yet" "$out"
+expect_contains "... the tree has no garage.toml: Garage's own defaults" "from Garage default" "$out"
 # --set garage.config with '..' past the top reads the tree's file.
 printf 'metadata_dir = "/srv/OUTSIDE"\n' >"$TMP/x.toml"
 out=$(ht --root "$T" --profile garage --set "garage.config=/../../../..$TMP/x.toml" facts 2>&1)
