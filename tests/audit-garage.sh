@@ -36,7 +36,7 @@ case $rec in 32768|65536) ok "recommended max is a power of two in [32768, 65536
 expect_contains "memory cost stated" "Recommended 65536: 20 MiB of entries" "$(f conntrack.max .explanation)"
 expect_contains "memory cost as a share of RAM" "4.2% of RAM" "$(f conntrack.max .explanation)"
 expect_contains "budget stated" "5% of RAM (24 MiB)" "$(f conntrack.max .explanation)"
-expect_contains "table pinned at its cap" "4096 entries now, 100.0% of its cap. It is full" "$(f conntrack.max .explanation)"
+expect_contains "table pinned at its cap" "In use: 4096 of 4096 entries (100.0%)" "$(f conntrack.max .explanation)"
 expect_eq "fix line for sysctl.d" "net.netfilter.nf_conntrack_max = 65536" "$(f conntrack.max .fix.line)"
 
 # TIME_WAIT: 120 s against the garage profile's 30 s -> warning, 120 -> 30.

@@ -69,7 +69,7 @@ ht --root "$TMP/zero/root" --format json audit >"$TMP/zero.json" 2>"$TMP/zero.er
 expect_eq "nf_conntrack_max 0: conntrack.max ok" ok "$(finding "$TMP/zero.json" conntrack.max severity)"
 expect_eq "nf_conntrack_max 0: kept" true "$(finding "$TMP/zero.json" conntrack.max kept)"
 expect_contains "nf_conntrack_max 0: explained as no limit" \
-	"nf_conntrack_max is 0, no limit: the kernel never finds the table full" \
+	"nf_conntrack_max 0 is no limit: the kernel never finds the table full" \
 	"$(finding "$TMP/zero.json" conntrack.max explanation)"
 expect_contains "nf_conntrack_max 0: the kept note" \
 	"The host has 0, which means no limit: more than the 32768 recommended here" \

@@ -146,7 +146,7 @@ expect_contains "text: the n/a block names the channel" \
 expect_eq "drops: the row counts events" "6014|events" \
 	"$(jget "$TMP/gvm.json" '.findings[] | select(.rule == "conntrack.drops") | "\(.current)|\(.unit)"')"
 expect_contains "drops: both parts named with their own units" \
-	"Since boot conntrack dropped 5937 packets for want of an entry and evicted 77 entries early to make room (no hosttune apply recorded in this boot to count from). In all 6014 events of a full table." \
+	"Since boot (no hosttune apply in this boot to count from), conntrack dropped 5937 packets for want of an entry and evicted 77 entries early to make room; in all 6014 events of a full table." \
 	"$(jget "$TMP/gvm.json" '.findings[] | select(.rule == "conntrack.drops") | .explanation')"
 expect_contains "drops: text table" "conntrack.drops 6014 events" "$(tr -s " " <"$TMP/gvm.txt")"
 
@@ -156,7 +156,7 @@ expect_contains "drops: text table" "conntrack.drops 6014 events" "$(tr -s " " <
 ht --root "$FIXTURES/garage-vm/root" --set workload.conn_rate=0 --set workload.mem_budget=0.0000001 \
 	--format json audit >"$TMP/zero.json"
 zero=$(jget "$TMP/zero.json" '.findings[] | select(.rule == "conntrack.max") | .explanation')
-expect_contains "max: 0 entries" "0/s x 120 s x 2 = 0 entries." "$zero"
+expect_contains "max: 0 entries" "0/s x 120 s x 2 = 0 entries;" "$zero"
 expect_contains "max: the budget allows 1 entry" "an entry and its bucket allows 1 entry." "$zero"
 
 

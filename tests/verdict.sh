@@ -127,7 +127,7 @@ expect_eq "99.9% full: no remedy" null \
 # 4092 of 4096 with no drop counted (near-full.facts): near the cap, but
 # no claim that drops happen.
 aud --facts "$FIXTURES/verdict/near-full.facts"
-expect_contains "near the cap, 0 drops: says none counted yet" "at or near its cap: no drop counted yet" \
+expect_contains "near the cap, 0 drops: says none counted yet" "in all 0 events of a full table." \
 	"$(j '.findings[] | select(.rule == "conntrack.drops") | .explanation' | tr '\n' ' ' | tr -s ' ')"
 
 # The drop counters over --sample's interval. old-drops.facts counted 1 drop
@@ -147,7 +147,7 @@ aud --facts "$TMP/old-drops-sampled.facts"
 expect_eq "old drops, sampled quiet: conntrack.drops ok, 0 events" "ok 0" \
 	"$(j '.findings[] | select(.rule == "conntrack.drops") | "\(.severity) \(.current)"')"
 expect_contains "old drops, sampled quiet: the interval and the since-boot counts" \
-	"In the last 5 s conntrack dropped 0 packets for want of an entry and evicted 0 entries early to make room (the counters read twice, --sample's interval apart; since boot: 1 and 1)" \
+	"In the last 5 s (the counters read twice, --sample's interval apart; since boot: 1 and 1), conntrack dropped 0 packets for want of an entry and evicted 0 entries early to make room" \
 	"$(j '.findings[] | select(.rule == "conntrack.drops") | .explanation' | tr '\n' ' ' | tr -s ' ')"
 expect_eq "sampled facts: the text audit's first line says what the counters cover" \
 	"hosttune audit of facts file $TMP/old-drops-sampled.facts, counters over a 5.01 s sample, profile default" \
@@ -168,7 +168,7 @@ aud --facts "$TMP/drops-now.facts"
 expect_eq "drops in the interval at the cap: conntrack.drops critical, 32 events" "critical 32" \
 	"$(j '.findings[] | select(.rule == "conntrack.drops") | "\(.severity) \(.current)"')"
 expect_contains "drops in the interval: the text counts them" \
-	"In the last 5 s conntrack dropped 30 packets for want of an entry and evicted 2 entries early" \
+	"In the last 5 s (the counters read twice, --sample's interval apart; since boot: 31 and 3), conntrack dropped 30 packets for want of an entry and evicted 2 entries early" \
 	"$(j '.findings[] | select(.rule == "conntrack.drops") | .explanation' | tr '\n' ' ' | tr -s ' ')"
 
 # 1. The Garage VM, full (4096 of 4096), with a workload of 1 connection/s:
@@ -215,7 +215,7 @@ aud --facts "$TMP/big-drops.facts" --profile garage --set workload.conn_rate=100
 expect_eq "262144 at 100/s with drops: TIME_WAIT warning" warning \
 	"$(j '.findings[] | select(.rule == "conntrack.time_wait") | .severity')"
 expect_contains "262144 at 100/s with drops: the evidence" \
-	"The table is short: it was full, by the drops it counted (1000 of 262144 entries now, 2 events of a full table" \
+	"The table is short: it was full, by the drops it counted (2 events of a full table counted by conntrack.drops, 1000 entries now)" \
 	"$(j '.findings[] | select(.rule == "conntrack.time_wait") | .explanation' | tr '\n' ' ' | tr -s ' ')"
 
 # 3. First boot: nf_conntrack in modules.dep, not loaded. 503316480 / 16384 /
