@@ -177,7 +177,7 @@ put /proc/vmstat 'oom_kill 5\n'
 ht --root "$T" --format json audit >"$TMP/b.json"
 m() { jget "$TMP/b.json" ".findings[] | select(.rule == \"mem.pressure\") | $1"; }
 expect_eq "all kills limited: still a warning" warning "$(m .severity)"
-expect_contains "all kills limited: the group named as the cause" "Every one of them was at a control group's own memory limit" "$(m .explanation)"
+expect_contains "all kills limited: the group named as the cause" "Every one of the OOM kills was at a control group's own memory limit" "$(m .explanation)"
 expect_eq "all kills limited: the lever" cgroup.memory "$(m .lever)"
 expect_eq "all kills limited: no swap, no RAM" null "$(m .remedy)"
 

@@ -213,7 +213,7 @@ vary "$V/ports-client-61.facts" "$TMP/p.facts" "ports.range.low=40000 ports" "po
 ht --facts "$TMP/p.facts" --format json audit >"$TMP/p.json"
 # 100 / 60 = 1.67: one new connection a second.
 expect_contains "90 / 100 in the text" \
-	"90 sockets (90 in TIME_WAIT) hold 90 / 100 = 90% of the range" \
+	"In use: 90 of 100 ports (90.0%)" \
 	"$(jq -r '.findings[] | select(.rule == "ports.ephemeral") | .explanation' "$TMP/p.json")"
 expect_contains "100 ports / 60 s = 1/s" "at a rate of at most 100 / 60 s = 1/s." \
 	"$(jq -r '.findings[] | select(.rule == "ports.ephemeral") | .explanation' "$TMP/p.json")"

@@ -201,7 +201,7 @@ expect_eq "ports.top.loopback (127.0.0.1:5001)" true "$(fact "$P" ports.top.loop
 expect_eq "audit: ports.ephemeral critical, 90 of 100" "critical|90|null" \
 	"$(jget "$TMP/pa.json" '.findings[] | select(.rule == "ports.ephemeral") | "\(.severity)|\(.current)|\(.recommended)"')"
 expect_contains "audit: the destination and the share" \
-	"The busiest destination now is 127.0.0.1:5001 from 127.0.0.1: 90 sockets (90 in TIME_WAIT) hold 90 / 100 = 90% of the range" \
+	"In use: 90 of 100 ports (90.0%). Where it is set: net.ipv4.ip_local_port_range, in sysctl.d. In use counts the sockets of the busiest destination now, 127.0.0.1:5001 from 127.0.0.1 (in TIME_WAIT: 90)" \
 	"$(jget "$TMP/pa.json" '.findings[] | select(.rule == "ports.ephemeral") | .explanation')"
 expect_eq "audit: tcp_tw_reuse 0 -> 1" "warning|0|1" \
 	"$(jget "$TMP/pa.json" '.findings[] | select(.rule == "ports.tw_reuse") | "\(.severity)|\(.current)|\(.recommended)"')"

@@ -144,7 +144,7 @@ expect_eq "5 sockets: not wanted" false "$(jget "$TMP/a.json" '.values["ports.du
 expect_eq "ports.ephemeral: the bound, ok" "ok|5" \
 	"$(jget "$TMP/a.json" '.findings[] | select(.rule == "ports.ephemeral") | "\(.severity)|\(.current)"')"
 expect_contains "ports.ephemeral says what the bound is" \
-	"The host's TCP sockets now, 3 in use and 2 in TIME_WAIT (/proc/net/sockstat), are at most 5 / 28232" \
+	"In use: 5 of 28232 ports (0.0%). Where it is set: net.ipv4.ip_local_port_range, in sysctl.d. In use counts the host's TCP sockets in all, 3 in use and 2 in TIME_WAIT (/proc/net/sockstat)" \
 	"$(jget "$TMP/a.json" '.findings[] | select(.rule == "ports.ephemeral") | .explanation')"
 # 14000 + 117 = 14117 sockets: 14117 x 2 = 28234 > 28232 -> listed.
 printf 'sockets: used 12\nTCP: inuse 14000 orphan 0 tw 117 alloc 3 mem 1\n' >"$TMP/g/proc/net/sockstat"
@@ -155,7 +155,7 @@ audit_json
 expect_eq "14116 sockets (28232 exactly): not wanted" false \
 	"$(jget "$TMP/a.json" '.values["ports.dump_wanted"]')"
 # TIME_WAIT for ports.tw_buckets comes from sockstat without a listing.
-expect_contains "tw_buckets reads sockstat's TIME_WAIT" "and 116 sockets are in TIME_WAIT now" \
+expect_contains "tw_buckets reads sockstat's TIME_WAIT" "with 116 sockets in TIME_WAIT now" \
 	"$(jget "$TMP/a.json" '.findings[] | select(.rule == "ports.tw_buckets") | .explanation')"
 
 # ---- 3. every fixture tree audits as its snapshot ----

@@ -149,10 +149,10 @@ vary "$GVM" "$TMP/tw.facts" \
 	"net.ipv4.tcp_max_tw_buckets=4096 sockets from /proc/sys/net/ipv4/tcp_max_tw_buckets" \
 	"nstat.TcpExtTCPTimeWaitOverflow=0 sockets from /proc/net/netstat" \
 	"sockstat.tcp.tw=1 sockets from /proc/net/sockstat"
-expect_contains "one socket: is" "net.ipv4.tcp_max_tw_buckets is 4096 and 1 socket is in TIME_WAIT now" \
+expect_contains "one socket: is" "net.ipv4.tcp_max_tw_buckets is 4096, with 1 socket in TIME_WAIT now" \
 	"$(ht --facts "$TMP/tw.facts" audit -v)"
 vary "$TMP/tw.facts" "$TMP/tw2.facts" "sockstat.tcp.tw=2 sockets from /proc/net/sockstat"
-expect_contains "two sockets: are" "and 2 sockets are in TIME_WAIT now" \
+expect_contains "two sockets: are" "with 2 sockets in TIME_WAIT now" \
 	"$(ht --facts "$TMP/tw2.facts" audit -v)"
 
 # ---- TIME_WAIT overflows, since boot and over --sample's interval ---------
@@ -186,7 +186,7 @@ expect_eq "TIME_WAIT at 95% of the limit now, none in the interval: warning, 819
 expect_contains "... the text says the table is near its limit now" "The table is at 90% of its limit or more now." \
 	"$(jq -r '.findings[] | select(.rule == "ports.tw_buckets") | .explanation' "$TMP/tw6.json" | tr '\n' ' ' | tr -s ' ')"
 expect_contains "TIME_WAIT overflows in the interval: the text counts them" \
-	"In the last 5 s 25 sockets skipped TIME_WAIT because the limit was reached (TcpExtTCPTimeWaitOverflow): their late segments can reach a new connection on the same ports. Since boot: 300." \
+	"Since boot 300 sockets skipped TIME_WAIT because the limit was reached (TcpExtTCPTimeWaitOverflow; a socket that skips it lets its late segments reach a new connection on the same ports). In the last 5 s alone: 25 sockets." \
 	"$(jq -r '.findings[] | select(.rule == "ports.tw_buckets") | .explanation' "$TMP/tw5.json" | tr '\n' ' ' | tr -s ' ')"
 
 finish

@@ -287,7 +287,7 @@ expect_contains "bare metal without aes: the firmware or nothing" "the only fix 
 ht --facts "$FIXTURES/verdict/registry-oom.facts" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"
 expect_eq "registry OOM: mem.pressure warning, 7 kills" "warning|7|OOM kills" \
 	"$(j '.findings[] | select(.rule == "mem.pressure") | "\(.severity)|\(.current)|\(.unit)"')"
-expect_contains "registry OOM: the remedy adds swap" "add swap, a swap file or zram" \
+expect_contains "registry OOM: the remedy adds swap" "add swap on disk, a swap file" \
 	"$(j '.findings[] | select(.rule == "mem.pressure") | .remedy' | tr '\n' ' ')"
 expect_contains "registry OOM: the conntrack table in the budget" \
 	"the conntrack table at its max of 8192 entries takes up to 2.6 MiB" \
@@ -308,21 +308,22 @@ expect_eq "no kill, no stall: ok" "ok|null" \
 # own figure: isqrt(16 x MemTotal in KiB) = isqrt(16 x 990528) = 3981 KiB
 # (3981^2 = 15848361 <= 15848448 < 3982^2), inside 128..262144 on 5.15.
 # Raised to 67584 KiB (THP or a sysctl): 67584 x 1024 = 69206016 bytes =
-# 66 MiB, 6.8% of 1014300672; the remedy points back to 3981.
+# 66 MiB, 6.8% of 1014300672, 67584 - 3981 = 63603 KiB above the kernel's
+# figure; the remedy points back to 3981.
 vary "$FIXTURES/verdict/registry-oom.facts" "$TMP/mf.facts" "vm.min_free_kbytes=67584"
 ht --facts "$TMP/mf.facts" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"
 t=$(j '.findings[] | select(.rule == "mem.pressure") | .explanation' | tr '\n' ' ' | sed 's/  */ /g')
 expect_contains "min_free_kbytes raised: what it reserves" \
-	"vm.min_free_kbytes keeps 66 MiB free for the kernel's own allocations" "$t"
+	"vm.min_free_kbytes keeps 67584 KiB (66 MiB) free for the kernel's own allocations" "$t"
 expect_contains "min_free_kbytes raised: share of RAM" "6.8% of RAM" "$t"
 expect_contains "min_free_kbytes raised: the kernel's figure" "The kernel's own figure for this RAM is at most 3981 KiB" "$t"
-expect_contains "min_free_kbytes raised: said so" "it was raised above that" "$t"
+expect_contains "min_free_kbytes raised: said so" "what is above it (63603 KiB here)" "$t"
 expect_contains "min_free_kbytes raised: the remedy" "bring vm.min_free_kbytes back towards the kernel's 3981 KiB" \
 	"$(j '.findings[] | select(.rule == "mem.pressure") | .remedy' | tr '\n' ' ' | sed 's/  */ /g')"
 # At the kernel's own 3981: its reserve, not the cause; no remedy for it.
 vary "$FIXTURES/verdict/registry-oom.facts" "$TMP/mf.facts" "vm.min_free_kbytes=3981"
 ht --facts "$TMP/mf.facts" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"
-expect_contains "min_free_kbytes default: the kernel's own reserve" "the kernel's own reserve, not what ran out" \
+expect_contains "min_free_kbytes default: the kernel's own reserve" "what is above it (0 KiB here)" \
 	"$(j '.findings[] | select(.rule == "mem.pressure") | .explanation' | tr '\n' ' ' | sed 's/  */ /g')"
 case $(j '.findings[] | select(.rule == "mem.pressure") | .remedy') in *min_free_kbytes*)
 	not_ok "min_free_kbytes default: no remedy for it" ;;
@@ -340,14 +341,14 @@ ht --facts "$TMP/mf.facts" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"
 expect_contains "1 TiB on 4.19: clamped at 65536 KiB" "at most 65536 KiB" \
 	"$(j '.findings[] | select(.rule == "mem.pressure") | .explanation' | tr '\n' ' ' | sed 's/  */ /g')"
 # 512 MiB of swap, all of it /dev/zram0: compressed RAM, not a disk; the
-# remedy is a swap file beside it, never "add swap, a swap file or zram".
+# remedy is swap on disk, as on a host without swap, never more zram.
 vary "$FIXTURES/verdict/registry-oom.facts" "$TMP/z.facts" "mem.swap_total=536870912 bytes" \
 	"mem.swap_zram=536870912 bytes"
 ht --facts "$TMP/z.facts" --format json audit >"$TMP/f.json" 2>"$TMP/f.err"
 t=$(j '.findings[] | select(.rule == "mem.pressure") | .explanation' | tr '\n' ' ' | sed 's/  */ /g')
 expect_contains "zram swap: named" "swap: 512 MiB, of which 512 MiB on zram" "$t"
-expect_contains "zram swap: not a disk" "All of that swap is zram: pages swapped out are compressed into RAM, not written to a disk" "$t"
-expect_contains "zram swap: the remedy" "add a swap file on disk beside the zram" \
+expect_contains "zram swap: not a disk" "of which 512 MiB on zram: pages swapped out to it are compressed into RAM, not written to a disk" "$t"
+expect_contains "zram swap: the remedy" "add swap on disk, a swap file (zram alone only compresses" \
 	"$(j '.findings[] | select(.rule == "mem.pressure") | .remedy' | tr '\n' ' ' | sed 's/  */ /g')"
 
 # The collector: /proc/swaps with /dev/zram0 (524288 KiB) and a swap file
