@@ -82,7 +82,7 @@ value = mem.total * 100000000000' "3:19: integer overflow in '*' (inputs: mem.to
 bad_rules "type error in +" '[a]
 value = "x" + 1' "2:13: type error: '+' needs numbers, got string and number"
 bad_rules "unknown key" '[a]
-valu = 1' "2:1: unknown key 'valu' in rule 'a' (expected title, target, when, current, value, severity, case.NAME, explain, explain.NAME, remedy, remedy.NAME, lever, rationale, direction, unit, each, writable, default, unlimited, follows, limit, usage, events, holder, held, stray, rest or source)"
+valu = 1' "2:1: unknown key 'valu' in rule 'a' (expected title, target, when, current, value, severity, case.NAME, explain, explain.NAME, remedy, remedy.NAME, lever, rationale, direction, unit, each, writable, default, unlimited, follows, limit, usage, events, holder, held, stray, rest, source or owner)"
 bad_rules "key before any rule" 'value = 1' "1:1: expected '[rule-id]' before the first key"
 bad_rules "line without =" '[a]
 junk line' "2:1: expected '[section]', 'key = value' or a comment"

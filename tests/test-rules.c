@@ -810,7 +810,7 @@ static void test_ini_syntax(void **state)
 	               "when, current, value, severity, case.NAME, explain, explain.NAME, remedy, "
 	               "remedy.NAME, lever, rationale, direction, unit, each, writable, default, "
 	               "unlimited, "
-	               "follows, limit, usage, events, holder, held, stray, rest or source)");
+	               "follows, limit, usage, events, holder, held, stray, rest, source or owner)");
 
 	/* A vertical tab is white space to INI, not a blank: a continuation the rule refuses. */
 	assert_int_equal(load(fx, "[t.a]\nvalue = 1\n\v[t.b]\n"), -EINVAL);
@@ -849,7 +849,7 @@ static const struct bad_case bad_cases[] = {
 	  "a.rules:3:1: unknown key 'colour' in rule 't.a' (expected title, target, when, current, "
 	  "value, severity, case.NAME, explain, explain.NAME, remedy, remedy.NAME, lever, rationale, direction, "
 	  "unit, each, writable, default, unlimited, follows, limit, usage, events, holder, held, "
-	  "stray, rest or source)" },
+	  "stray, rest, source or owner)" },
 	{ "[t.a]\nvalue = 1\nvalue = 2\n", true,
 	  "a.rules:3:1: duplicate key 'value' in rule 't.a' (first on line 2)" },
 	/* "target = " is 9 bytes: column 10. */
@@ -1231,6 +1231,78 @@ static void test_follows(void **state)
  * case.NAME: the first case whose condition holds gives the severity and
  * adds its own explanation; the remedy is said only when not ok.
  */
+/*
+ * owner: who sets a value hosttune may not write, first in the remedy only
+ * where writable is false, the finding is not ok and a change is wanted;
+ * source(): where a fact came from, in an expression.
+ */
+static void test_owner_source(void **state)
+{
+	struct fx *fx = *state;
+	const struct ht_finding *f;
+	struct ht_value v = { .type = HT_T_INT, .i = 4096 };
+
+	load_ok(fx, "[t.ro]\ntitle = read only\n"
+	            "value = false\n"
+	            "[t.max]\n"
+	            "target = sysctl " NF_MAX "\n"
+	            "value = 65536\n"
+	            "writable = !t.ro\n"
+	            "case.full = warning if " NF_COUNT " * 2 > " NF_MAX "\n"
+	            "explain = set by {source(" NF_MAX ")}.\n"
+	            "owner = the runtime sets it: --sysctl " NF_MAX "={t.max}.\n"
+	            "remedy = or move the clients.\n");
+	assert_int_equal(ht_facts_set(fx->facts, NF_MAX, &v, NULL, "/etc/sysctl.d/70-a.conf:3"), 0);
+	ht_test_fact_int(fx->facts, NF_COUNT, 4000);
+	/* Writable (t.ro false): the rule's remedy alone. */
+	evaluate_ok(fx);
+	f = finding(fx, "t.max");
+	assert_int_equal(f->severity, HT_SEV_WARNING);
+	assert_string_equal(f->explanation, "set by /etc/sysctl.d/70-a.conf:3.");
+	assert_string_equal(f->remedy, "or move the clients.");
+	assert_int_equal(load(fx, "[t.ro]\ntitle = read only\nvalue = true\n"
+	                          "[t.max]\ntarget = sysctl " NF_MAX "\nvalue = 65536\n"
+	                          "writable = !t.ro\n"
+	                          "case.full = warning if " NF_COUNT " * 2 > " NF_MAX "\n"
+	                          "owner = the runtime sets it: --sysctl " NF_MAX "={t.max}.\n"
+	                          "remedy = or move the clients.\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), 0);
+	/* Not writable, 4000 of 4096 (a warning, 65536 wanted): the owner first. */
+	evaluate_ok(fx);
+	f = finding(fx, "t.max");
+	assert_true(f->read_only);
+	assert_string_equal(f->remedy, "the runtime sets it: --sysctl " NF_MAX "=65536. "
+	                               "or move the clients.");
+	/* 100 of 4096: ok, so no owner and no remedy. */
+	ht_test_fact_int(fx->facts, NF_COUNT, 100);
+	evaluate_ok(fx);
+	f = finding(fx, "t.max");
+	assert_int_equal(f->severity, HT_SEV_OK);
+	assert_null(f->remedy);
+	/* A warning whose recommendation is the current value: nothing to set, no owner. */
+	ht_test_fact_int(fx->facts, NF_MAX, 65536);
+	ht_test_fact_int(fx->facts, NF_COUNT, 40000);
+	evaluate_ok(fx);
+	f = finding(fx, "t.max");
+	assert_int_equal(f->severity, HT_SEV_WARNING);
+	assert_string_equal(f->remedy, "or move the clients.");
+
+	/* owner needs writable; source() takes a name. */
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\nvalue = 1\nowner = them\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), -EINVAL);
+	assert_err(fx, "a.rules:4:9: 'owner' without 'writable' in rule 't.a': owner says who "
+	               "sets the value where hosttune may not write it");
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\nvalue = 1\n"
+	                          "explain = {source(1 + 1)}\n"), -EINVAL);
+	assert_err(fx, "a.rules:4:19: source() takes a name");
+	/* A fact without a source: unavailable, as a hole says it. */
+	assert_int_equal(load(fx, "[t.a]\ntarget = advice\nvalue = 1\n"
+	                          "explain = {source(" NF_COUNT ")}\n"), 0);
+	assert_int_equal(ht_ruleset_check(fx->rs, &fx->err), 0);
+	evaluate_ok(fx);
+	assert_string_equal(finding(fx, "t.a")->explanation, "(unavailable)");
+}
+
 static void test_cases(void **state)
 {
 	struct fx *fx = *state;
@@ -1245,6 +1317,8 @@ static void test_cases(void **state)
 	            "case.busy = info if " NF_COUNT " * 2\n"
 	            "                    > " NF_MAX "\n"
 	            "remedy.busy = watch it\n"
+	            "case.some = warning if " NF_COUNT " * 4 > " NF_MAX "\n"
+	            "remedy.some =\n"
 	            "explain = {" NF_COUNT "} of {" NF_MAX "}.\n"
 	            "remedy = raise it\n");
 	/* 4096 of 4096: full, critical, with its text after the rule's. */
@@ -1265,6 +1339,14 @@ static void test_cases(void **state)
 	assert_string_equal(f->explanation, "3000 of 4096.");
 	/* ... and its own remedy instead of the rule's. */
 	assert_string_equal(f->remedy, "watch it");
+	/* 2000 (over a quarter, 2000 * 4 > 4096): some, whose remedy is empty:
+	 * none, not the rule's. */
+	ht_test_fact_int(fx->facts, NF_COUNT, 2000);
+	evaluate_ok(fx);
+	f = finding(fx, "t.max");
+	assert_int_equal(f->severity, HT_SEV_WARNING);
+	assert_string_equal(f->case_name, "some");
+	assert_null(f->remedy);
 	/* 10: no case holds, ok, and an ok finding has no remedy. */
 	ht_test_fact_int(fx->facts, NF_COUNT, 10);
 	evaluate_ok(fx);
@@ -2215,6 +2297,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unlimited, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_follows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cases, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_owner_source, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_severity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_include, setup, teardown),

@@ -350,12 +350,15 @@ static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value
                   struct ht_error *err, void *userdata);
 static int iterate(const char *family, const struct ht_srcpos *pos, ht_instance_fn fn, void *ctx,
                    struct ht_error *err, void *userdata);
+static int source_of(const char *name, const struct ht_srcpos *pos, char **out,
+                     struct ht_error *err, void *userdata);
 
 static const struct ht_expr_ops expr_ops = {
 	.type_of = type_of,
 	.family = family_scope,
 	.lookup = lookup,
 	.iterate = iterate,
+	.source = source_of,
 };
 
 static int check_expr(struct ht_ruleset *rs, const struct ht_key *k, enum ht_type want,
@@ -427,7 +430,7 @@ static int check_rule(struct ht_ruleset *rs, struct ht_rule *r, const struct ht_
 static int check_tmpl(struct ht_ruleset *rs, const struct ht_rule *r, int key,
                       const struct ht_tmpl_seg *segs, size_t n, struct ht_error *err)
 {
-	const char *what = key == K_REMEDY ? "remedy" : "explanation";
+	const char *what = key == K_REMEDY ? "remedy" : key == K_OWNER ? "owner" : "explanation";
 	/* A case's explanation or remedy (key K__MAX + its index) is placed at its case. */
 	const struct ht_key *kp = key < K__MAX ? &r->keys[key] : &r->cases[key - K__MAX].cond;
 	int ret;
@@ -657,6 +660,13 @@ static int ruleset_check(struct ht_ruleset *rs, struct ht_error *err)
 		if (ret >= 0)
 			ret = check_tmpl(rs, r, K_REMEDY, r->remedy, r->nremedy, err);
 		if (ret >= 0)
+			ret = check_tmpl(rs, r, K_OWNER, r->owner, r->nowner, err);
+		if (ret >= 0 && r->nowner > 0 && !r->keys[K_WRITABLE].expr)
+			ret = ht_error_set(err, EINVAL, "%s:%u:%u: 'owner' without 'writable' in rule "
+			                   "'%s': owner says who sets the value where hosttune may "
+			                   "not write it", r->keys[K_OWNER].pos.file,
+			                   r->keys[K_OWNER].pos.line, r->keys[K_OWNER].pos.col, r->id);
+		if (ret >= 0)
 			ret = check_expr(rs, &r->keys[K_LEVER], HT_T_STR, "'lever'", err);
 		if (ret >= 0)
 			ret = check_follows(rs, r, err);
@@ -866,6 +876,54 @@ static int instance_value(struct ht_ruleset *rs, enum ht_each e, const char *nam
 	return out->s ? 0 : -ENOMEM;
 }
 
+/*
+ * The fact a family's name stands for with its instance current:
+ * process.nofile is process.PID.nofile then. *inst_name gets that name
+ * (malloc()ed), or NULL when @name is not of a family with a current
+ * instance. Returns 0 or -ENOMEM.
+ */
+static int current_fact_name(struct ht_ruleset *rs, const char *name, char **inst_name)
+{
+	enum ht_each e = any_inst_def(name);
+
+	*inst_name = NULL;
+	if (!e || rs->fam[e].cur < 0 || strlen(name) <= strlen(each_kinds[e].family))
+		return 0;
+	if (asprintf(inst_name, "%s.%s.%s", each_kinds[e].family, rs->fam[e].inst[rs->fam[e].cur],
+	             name + strlen(each_kinds[e].family) + 1) < 0) {
+		*inst_name = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* source(NAME): where the fact came from, as {NAME|source} says it. */
+static int source_of(const char *name, const struct ht_srcpos *pos, char **out,
+                     struct ht_error *err, void *userdata)
+{
+	struct ht_ruleset *rs = userdata;
+	_cleanup_free_ char *inst_name = NULL;
+	const struct ht_fact *f = NULL;
+	int ret;
+
+	(void)pos;
+	if (rule_find(rs, name) || rules_var_of_rules(rs, name))
+		return ht_error_set(err, ENODATA, "%s is a rule or a variable: it has no source", name);
+	if ((ret = current_fact_name(rs, name, &inst_name)) < 0)
+		return ret;
+	if (inst_name)
+		name = inst_name;
+	if (rs->facts && (ret = ht_facts_need(rs->facts, name, rs->need_flags, &f, err)) < 0)
+		return ret;
+	if (!f || f->value.type == HT_T_NONE || !f->source)
+		return ht_error_set(err, ENODATA, "%s %s", name,
+		                    !f ? "was not collected" : f->value.type == HT_T_NONE
+		                                                 ? "is unavailable" : "has no source");
+	trace_add(rs, f->name);
+	*out = strdup(f->source);
+	return *out ? 0 : -ENOMEM;
+}
+
 static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value *out,
                   struct ht_error *err, void *userdata)
 {
@@ -890,18 +948,12 @@ static int lookup(const char *name, const struct ht_srcpos *pos, struct ht_value
 		return ht_error_set(err, ENXIO, "%s: no %s to evaluate it for", name,
 		                    each_kinds[rs->no_instance].what);
 	e = any_inst_def(name);
-	if (e && rs->fam[e].cur >= 0) {
-		size_t fl = strlen(each_kinds[e].family);
-
-		if (strcmp(name, each_kinds[e].name) == 0)
-			return instance_value(rs, e, name, out, err);
-		if (asprintf(&inst_name, "%s.%s.%s", each_kinds[e].family,
-		             rs->fam[e].inst[rs->fam[e].cur], name + fl + 1) < 0) {
-			inst_name = NULL;
-			return -ENOMEM;
-		}
+	if (e && rs->fam[e].cur >= 0 && strcmp(name, each_kinds[e].name) == 0)
+		return instance_value(rs, e, name, out, err);
+	if ((ret = current_fact_name(rs, name, &inst_name)) < 0)
+		return ret;
+	if (inst_name)
 		name = inst_name;
-	}
 	f = NULL;
 	if (rs->facts) {
 		ret = ht_facts_need(rs->facts, name, rs->need_flags, &f, err);
@@ -1623,6 +1675,16 @@ static int limit_remedy(const struct ht_rule *r, const struct ht_finding *f, cha
 	return 0;
 }
 
+/* The finding recommends another value than the current one (or cannot tell). */
+static bool finding_changes(const struct ht_finding *f)
+{
+	if (ht_type_is_number(f->current.type) && ht_type_is_number(f->recommended.type))
+		return ht_value_as_double(&f->current) != ht_value_as_double(&f->recommended);
+	if (f->current.type == HT_T_STR && f->recommended.type == HT_T_STR)
+		return strcmp(f->current.s, f->recommended.s) != 0;
+	return true;
+}
+
 /* The explanation and remedy templates, and the lever. 0 or an error. */
 static int finding_texts(struct ht_ruleset *rs, struct ht_rule *r, struct ht_finding *f,
                          struct ht_error *err)
@@ -1658,11 +1720,13 @@ static int finding_texts(struct ht_ruleset *rs, struct ht_rule *r, struct ht_fin
 	 */
 	const struct ht_tmpl_seg *rsegs = r->remedy;
 	size_t nrsegs = r->nremedy;
+	bool none = false; /* the case's remedy is empty: it has none */
 
 	for (size_t i = 0; i < r->ncases; i++)
-		if (f->case_name == r->cases[i].name && r->cases[i].nremedy > 0) {
+		if (f->case_name == r->cases[i].name && r->cases[i].remedy_set) {
 			rsegs = r->cases[i].remedy;
 			nrsegs = r->cases[i].nremedy;
+			none = nrsegs == 0;
 		}
 	if (nrsegs > 0 && !(modelled && f->severity == HT_SEV_OK) &&
 	    !limit_stray_holds_most(&f->limit)) {
@@ -1674,8 +1738,24 @@ static int finding_texts(struct ht_ruleset *rs, struct ht_rule *r, struct ht_fin
 			f->remedy = NULL;
 		}
 	}
-	if (!f->remedy && (ret = limit_remedy(r, f, &f->remedy)) < 0)
+	if (!f->remedy && !none && (ret = limit_remedy(r, f, &f->remedy)) < 0)
 		return ret;
+	/*
+	 * Where hosttune may not write the value (writable false here), who sets
+	 * it and the knob to turn come first, before what else fixes it.
+	 */
+	if (r->nowner > 0 && f->read_only && f->severity > HT_SEV_OK && finding_changes(f)) {
+		_cleanup_free_ char *owner = NULL;
+
+		if ((ret = render(rs, r->owner, r->nowner, &owner, err)) < 0)
+			return ret;
+		if (*owner) {
+			if (f->remedy && (ret = join_text(&owner, f->remedy)) < 0)
+				return ret;
+			free(f->remedy);
+			f->remedy = TAKE_PTR(owner);
+		}
+	}
 	if (!r->keys[K_LEVER].expr)
 		return 0;
 	ret = eval_key(rs, &r->keys[K_LEVER], &lv, err);
@@ -2254,6 +2334,8 @@ int ht_ruleset_lint(const struct ht_ruleset *rs, ht_lint_cb cb, void *userdata)
 			r = tmpl_atoms(rule->tmpl, rule->ntmpl, &text);
 		if (!r)
 			r = tmpl_atoms(rule->remedy, rule->nremedy, &text);
+		if (!r)
+			r = tmpl_atoms(rule->owner, rule->nowner, &text);
 		for (size_t c = 0; !r && c < rule->ncases; c++) {
 			r = tmpl_atoms(rule->cases[c].tmpl, rule->cases[c].ntmpl, &text);
 			if (!r)
@@ -2287,7 +2369,8 @@ void ht_ruleset_conditionals(const struct ht_ruleset *rs, unsigned *ifs, unsigne
 	for (size_t i = 0; i < rs->nrules; i++) {
 		const struct ht_rule *r = rs->rules[i];
 
-		*ifs += tmpl_ifs(r->tmpl, r->ntmpl) + tmpl_ifs(r->remedy, r->nremedy);
+		*ifs += tmpl_ifs(r->tmpl, r->ntmpl) + tmpl_ifs(r->remedy, r->nremedy) +
+		        tmpl_ifs(r->owner, r->nowner);
 		for (size_t c = 0; c < r->ncases; c++)
 			*ifs += tmpl_ifs(r->cases[c].tmpl, r->cases[c].ntmpl) +
 			        tmpl_ifs(r->cases[c].remedy, r->cases[c].nremedy);

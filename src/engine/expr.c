@@ -77,6 +77,7 @@ enum func {
 	F_ISQRT,
 	F_AVAILABLE,
 	F_TEXT,
+	F_SOURCE,
 	F_COUNT,
 	F_SUM,
 	F_ANY,
@@ -99,6 +100,7 @@ static const struct {
 	[F_ISQRT] = { "isqrt", 1, 1 },
 	[F_AVAILABLE] = { "available", 1, 1 },
 	[F_TEXT] = { "text", 1, 0 },
+	[F_SOURCE] = { "source", 1, 1 },
 	[F_COUNT] = { "count", 2, 2 },
 	[F_SUM] = { "sum", 2, 2 },
 	[F_ANY] = { "any", 2, 2 },
@@ -903,8 +905,8 @@ static int parse_call(struct parser *p, struct ht_srcpos fpos, size_t nstart, si
 		              funcs[fn].name, hi ? "" : "at least ", lo, lo == 1 ? "" : "s", nargs);
 		goto out;
 	}
-	if (fn == F_AVAILABLE && args[0]->kind != N_NAME) {
-		r = pos_error(p->err, EINVAL, &args[0]->pos, "available() takes a name");
+	if ((fn == F_AVAILABLE || fn == F_SOURCE) && args[0]->kind != N_NAME) {
+		r = pos_error(p->err, EINVAL, &args[0]->pos, "%s() takes a name", funcs[fn].name);
 		goto out;
 	}
 	call = node_new(p, N_CALL, fpos, nargs);
@@ -1441,6 +1443,15 @@ static int check(struct checker *c, const struct ht_expr *e, enum ht_type *t)
 
 	if (e->fn == F_AVAILABLE)
 		return check_name(c, e->kids[0], t, true);
+	if (e->fn == F_SOURCE) {
+		/* source(NAME): where the fact's value came from, a string. */
+		enum ht_type kt;
+
+		if ((r = check_name(c, e->kids[0], &kt, true)) < 0)
+			return r;
+		*t = HT_T_STR;
+		return 0;
+	}
 	if (e->fn == F_TEXT) {
 		/* text(a, b, ...): any values, shown as a hole shows them, one after the other. */
 		for (size_t i = 0; i < e->nkids; i++) {
@@ -1518,6 +1529,7 @@ int ht_expr_check_ops(const struct ht_expr *e, const struct ht_expr_ops *ops, vo
 struct evaluator {
 	ht_lookup_cb lookup;
 	ht_iterate_cb iterate;
+	ht_source_cb source;
 	void *userdata;
 	struct ht_error *err;
 };
@@ -1914,6 +1926,18 @@ static int call(struct evaluator *ev, const struct ht_expr *e, struct ht_value *
 	}
 	if (e->fn == F_TEXT)
 		return eval_text(ev, e, out);
+	if (e->fn == F_SOURCE) {
+		char *src = NULL;
+
+		ev->err->msg[0] = '\0';
+		r = ev->source ? ev->source(e->kids[0]->name, &e->kids[0]->tpos, &src, ev->err,
+		                            ev->userdata)
+		               : -ENODATA;
+		if (r < 0)
+			return name_error(ev->err, e->kids[0], r);
+		*out = (struct ht_value){ .type = HT_T_STR, .s = src };
+		return 0;
+	}
 	if (maybe_aggregate(e)) {
 		r = aggregate(ev, e, out);
 		if (r <= 0)
@@ -2132,7 +2156,8 @@ int ht_expr_eval_ops(const struct ht_expr *e, const struct ht_expr_ops *ops, voi
                      struct ht_value *out, struct ht_error *err)
 {
 	struct ht_error local;
-	struct evaluator ev = { .lookup = ops->lookup, .iterate = ops->iterate, .userdata = userdata,
+	struct evaluator ev = { .lookup = ops->lookup, .iterate = ops->iterate,
+	                        .source = ops->source, .userdata = userdata,
 	                        .err = err ? err : &local };
 	int r;
 

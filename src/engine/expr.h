@@ -200,11 +200,21 @@ typedef int (*ht_iterate_cb)(const char *family, const struct ht_srcpos *pos, ht
  * the evaluation (lookup, iterate). family and iterate may be NULL: an
  * aggregate then fails as naming no family.
  */
+/*
+ * ht_source_cb - source(NAME): sets *out (malloc()ed, the caller frees it) to
+ * where fact @name's value came from ("/etc/sysctl.d/70-site.conf:1") and
+ * returns 0; -ENODATA when the fact is unavailable or has no source (err
+ * says which), -ENOENT when @name is no fact, or another negative errno.
+ */
+typedef int (*ht_source_cb)(const char *name, const struct ht_srcpos *pos, char **out,
+                            struct ht_error *err, void *userdata);
+
 struct ht_expr_ops {
 	ht_type_cb type_of;
 	ht_family_cb family;
 	ht_lookup_cb lookup;
 	ht_iterate_cb iterate;
+	ht_source_cb source; /* may be NULL: source() is then unavailable (-ENODATA) */
 };
 
 /* ht_expr_check() and ht_expr_eval() with aggregates: the same contracts, @ops' callbacks. */

@@ -34,6 +34,7 @@ enum {
 	K_STRAY,  /* that holder is not what the limit is for, */
 	K_REST,   /* who holds the rest, */
 	K_SOURCE, /* and where the limit is set */
+	K_OWNER,  /* who sets the value when hosttune may not write it (a template) */
 	K__MAX,
 };
 
@@ -79,6 +80,7 @@ struct ht_case {
 	size_t ntmpl, tmpl_cap;
 	struct ht_tmpl_seg *remedy; /* remedy.NAME: the remedy in this case, or NULL */
 	size_t nremedy, remedy_cap;
+	bool remedy_set;            /* remedy.NAME was given, perhaps empty: no remedy */
 };
 
 enum { ST_NEW, ST_BUSY, ST_DONE };
@@ -99,6 +101,8 @@ struct ht_rule {
 	size_t ntmpl, tmpl_cap;
 	struct ht_tmpl_seg *remedy;   /* remedy: the same template language (malloc()ed) */
 	size_t nremedy, remedy_cap;
+	struct ht_tmpl_seg *owner;    /* owner: the same template language (malloc()ed) */
+	size_t nowner, owner_cap;
 	struct ht_case *cases;        /* case.NAME, in the order written (malloc()ed) */
 	size_t ncases, cases_cap;
 

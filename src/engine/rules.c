@@ -20,7 +20,7 @@ static const char *const key_names[K__MAX] = {
 	[K_UNLIMITED] = "unlimited", [K_FOLLOWS] = "follows",  [K_LIMIT] = "limit",
 	[K_USAGE] = "usage",       [K_EVENTS] = "events",     [K_HOLDER] = "holder",
 	[K_HELD] = "held",         [K_STRAY] = "stray",       [K_REST] = "rest",
-	[K_SOURCE] = "source",
+	[K_SOURCE] = "source",     [K_OWNER] = "owner",
 };
 
 static const char *const severity_names[] = {
@@ -110,6 +110,7 @@ static void rule_free_texts(struct ht_rule *r)
 {
 	free(r->tmpl);
 	free(r->remedy);
+	free(r->owner);
 	for (size_t i = 0; i < r->ncases; i++) {
 		free(r->cases[i].tmpl);
 		free(r->cases[i].remedy);
@@ -378,6 +379,9 @@ int ht_ruleset_foreach_fact(const struct ht_ruleset *rs, ht_name_cb cb, void *us
 		for (size_t t = 0; t < rule->nremedy && r == 0; t++)
 			if (rule->remedy[t].expr)
 				r = ht_expr_foreach_name(rule->remedy[t].expr, fact_name, &fn);
+		for (size_t t = 0; t < rule->nowner && r == 0; t++)
+			if (rule->owner[t].expr)
+				r = ht_expr_foreach_name(rule->owner[t].expr, fact_name, &fn);
 		if (r == 0 && rule->target && (rule->kind == HT_TARGET_SYSCTL ||
 		                               rule->kind == HT_TARGET_MODULE))
 			r = fact_name(rule->target, &rule->pos, &fn);
@@ -870,6 +874,8 @@ static int tmpl_parse_line(struct load_ctx *c, struct ht_rule *r, int key, const
 	                    cs ? (struct tmpl_dst){ &cs->tmpl, &cs->ntmpl, &cs->tmpl_cap } :
 	                    key == K_REMEDY ?
 	        (struct tmpl_dst){ &r->remedy, &r->nremedy, &r->remedy_cap } :
+	                    key == K_OWNER ?
+	        (struct tmpl_dst){ &r->owner, &r->nowner, &r->owner_cap } :
 	        (struct tmpl_dst){ &r->tmpl, &r->ntmpl, &r->tmpl_cap };
 	size_t len = strlen(line), litlen = 0;
 	char lit_local[256], buf_local[256];
@@ -1118,9 +1124,10 @@ static int case_key(struct load_ctx *c, struct ht_rule *r, const char *name, con
 	cs = &r->cases[idx];
 	c->last_case = idx;
 	if (is_remedy) {
-		if (cs->nremedy > 0)
+		if (cs->remedy_set)
 			return load_fail(c, c->lineno, value_col(c, true, name), EINVAL,
 			                 "duplicate key '%s' in rule '%s'", name, r->id);
+		cs->remedy_set = true;
 		c->last_key = K_CASE_REMEDY;
 		return tmpl_parse_line(c, r, K_CASE_REMEDY, value, col);
 	}
@@ -1188,11 +1195,11 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 		                 "unknown key '%s' in rule '%s' (expected title, target, when, current, "
 		                 "value, severity, case.NAME, explain, explain.NAME, remedy, remedy.NAME, lever, "
 		                 "rationale, direction, unit, each, writable, default, unlimited, "
-		                 "follows, limit, usage, events, holder, held, stray, rest or source)",
+		                 "follows, limit, usage, events, holder, held, stray, rest, source or owner)",
 		                 name, r->id);
 	}
 	if (continuation) {
-		if (k == K_EXPLAIN || k == K_REMEDY)
+		if (k == K_EXPLAIN || k == K_REMEDY || k == K_OWNER)
 			return tmpl_parse_line(c, r, k, value, col);
 		if (k == K_RATIONALE || k == K_TITLE) {
 			if (key_fits(c, &r->keys[k], 1 + strlen(value), k, col) < 0)
@@ -1243,6 +1250,7 @@ static int rule_key(struct load_ctx *c, const char *name, const char *value)
 		return 0;
 	case K_EXPLAIN:
 	case K_REMEDY:
+	case K_OWNER:
 		return tmpl_parse_line(c, r, k, value, col);
 	default:
 		return 0;
