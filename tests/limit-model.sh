@@ -85,7 +85,7 @@ expect_eq "... and counted: no conditional in its texts" \
 # string branch, within the budget (417 when the limit model began: 372 +
 # 45, and the goal a third of that, 139; each rule moved to cases and
 # limits lowers it).
-BUDGET=136
+BUDGET=139
 "$HOSTTUNE" --rules "$HT_RULES_DIR" rules --lint >"$TMP/lint.out"
 n=$(sed -n 's/.*the texts hold \([0-9]*\) conditionals.*/\1/p' "$TMP/lint.out")
 echo "# shipped rules: $(tail -1 "$TMP/lint.out")"

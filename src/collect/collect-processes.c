@@ -54,22 +54,27 @@ static int parse_limit(const char **pp, int64_t *out)
 
 int ht_limits_nofile(const char *text, int64_t *soft, int64_t *hard)
 {
-	static const char key[] = "Max open files";
-	const char *p = text;
+	return ht_limits_get(text, "Max open files", soft, hard);
+}
 
-	if (!text || !soft || !hard)
+int ht_limits_get(const char *text, const char *key, int64_t *soft, int64_t *hard)
+{
+	const char *p = text;
+	size_t klen;
+
+	if (!text || !key || !soft || !hard)
 		return -EINVAL;
+	klen = strlen(key);
 	/* fs/proc/base.c proc_pid_limits(): "%-25s %-20s %-20s %-10s\n". */
 	for (;;) {
-		if (strncmp(p, key, sizeof(key) - 1) == 0 &&
-		    (p[sizeof(key) - 1] == ' ' || p[sizeof(key) - 1] == '\t'))
+		if (strncmp(p, key, klen) == 0 && (p[klen] == ' ' || p[klen] == '\t'))
 			break;
 		p = strchr(p, '\n');
 		if (!p)
 			return -ENOENT;
 		p++;
 	}
-	p += sizeof(key) - 1;
+	p += klen;
 	if (parse_limit(&p, soft) < 0 || (*p != ' ' && *p != '\t') || parse_limit(&p, hard) < 0)
 		return -EINVAL;
 	if (*p && *p != ' ' && *p != '\t' && *p != '\n')
@@ -658,7 +663,8 @@ static int parent_facts(struct ht_facts *f, const char *root, const struct proc_
 	return ht_process_fact_set(f, p->name, "parent_nofile", &val, 0, src);
 }
 
-static int process_facts(struct ht_facts *f, const char *root, const struct proc_pick *p)
+static int process_facts(struct ht_facts *f, const char *root, const struct proc_pick *p,
+                         const struct ht_task_census *census)
 {
 	_cleanup_free_ char *comm = NULL, *limits = NULL, *cgroup = NULL, *unit = NULL;
 	_cleanup_free_ char *manager = NULL;
@@ -740,7 +746,8 @@ static int process_facts(struct ht_facts *f, const char *root, const struct proc
 	if (r < 0)
 		return r;
 
-	if ((r = parent_facts(f, root, p)) < 0)
+	if ((r = parent_facts(f, root, p)) < 0 ||
+	    (r = ht_task_facts(f, root, census, p->name, p->pid)) < 0)
 		return r;
 
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", p->pid);
@@ -824,6 +831,36 @@ static int picks_owners(struct ht_facts *f, struct proc_pick **picks, size_t *n)
 	return 0;
 }
 
+/*
+ * Of each user but root whose tasks reach 75% of the lowest RLIMIT_NPROC
+ * among its processes, the process with that limit: it is the first to be
+ * refused a fork or a thread.
+ */
+static int picks_nproc(const char *root, const struct ht_task_census *c,
+                       struct proc_pick **picks, size_t *n)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const struct ht_task_user *u = &c->users[i];
+		_cleanup_free_ char *comm = NULL;
+		char path[64];
+		int r;
+
+		if (u->uid == 0 || u->min_nproc == INT64_MAX || !u->min_pid ||
+		    (__int128)u->tasks * 4 < (__int128)u->min_nproc * 3)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/comm", u->min_pid);
+		r = ht_read_file(root, path, &comm);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			continue;
+		sanitize(comm);
+		if ((r = add_pick(picks, n, comm)) < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* The caller's names, space- or tab-separated. */
 static int picks_names(const char *names, struct proc_pick **picks, size_t *n)
 {
@@ -852,15 +889,20 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 	_cleanup_free_ char *list = NULL;
 	_cleanup_closedir_ DIR *d = NULL;
 	struct proc_pick *picks = NULL;
+	struct ht_task_census census = { 0 };
 	size_t n = 0, len = 0;
 	struct dirent *de;
 	int r = 0;
 
 	if (!f)
 		return -EINVAL;
-	r = picks_first(root, first, n_first, &picks, &n);
+	r = ht_task_census_read(root, &census);
+	if (r >= 0)
+		r = picks_first(root, first, n_first, &picks, &n);
 	if (r >= 0)
 		r = picks_owners(f, &picks, &n);
+	if (r >= 0)
+		r = picks_nproc(root, &census, &picks, &n);
 	if (r >= 0)
 		r = picks_names(names, &picks, &n);
 	if (r < 0)
@@ -949,7 +991,7 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 		}
 		list = nl;
 		len += (size_t)sprintf(list + len, "%s%s", len ? " " : "", picks[i].name);
-		r = process_facts(f, root, &picks[i]);
+		r = process_facts(f, root, &picks[i], &census);
 		if (r < 0)
 			goto out;
 	}
@@ -958,5 +1000,6 @@ out:
 	for (size_t i = 0; i < n; i++)
 		free(picks[i].name);
 	free(picks);
+	ht_task_census_free(&census);
 	return r == -ENOMEM ? r : r < 0 ? 0 : r;
 }

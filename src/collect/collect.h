@@ -434,6 +434,57 @@ int ht_port_range(const char *text, int64_t *low, int64_t *high);
 int ht_limits_nofile(const char *text, int64_t *soft, int64_t *hard);
 
 /*
+ * ht_limits_get - soft and hard limit of the line @key ("Max processes") of
+ * /proc/PID/limits text, as ht_limits_nofile() reads "Max open files".
+ */
+int ht_limits_get(const char *text, const char *key, int64_t *soft, int64_t *hard);
+
+/*
+ * struct ht_task_census - every process's tasks by real UID, for
+ * RLIMIT_NPROC: the kernel counts a user's processes and threads together
+ * (the ucounts of kernel/ucount.c) against the limit of the process that
+ * forks (copy_process() in kernel/fork.c). Filled by ht_task_census_read(),
+ * freed by ht_task_census_free().
+ */
+struct ht_task_user {
+	uint32_t uid;        /* real UID (Uid: of /proc/PID/status, first field) */
+	int64_t tasks;       /* its processes' threads, summed */
+	int64_t processes;   /* its processes */
+	int top_pid;         /* its process with the most threads (lowest PID on a tie) */
+	int64_t top_threads; /* that process's threads */
+	int64_t min_nproc;   /* the lowest soft RLIMIT_NPROC among them (INT64_MAX: none) */
+	int min_pid;         /* the process that has it */
+};
+
+struct ht_task_census {
+	struct ht_task_user *users; /* sorted by uid */
+	size_t n;
+	int64_t unread; /* processes whose status could not be read (gone, refused) */
+};
+
+/*
+ * ht_task_census_read - walk @root/proc once: each process's real UID and
+ * Threads: (/proc/PID/status) and soft "Max processes" (/proc/PID/limits).
+ * A process that vanished meanwhile is skipped. Returns 0 (an empty census
+ * when /proc cannot be read), or -ENOMEM.
+ */
+int ht_task_census_read(const char *root, struct ht_task_census *c);
+void ht_task_census_free(struct ht_task_census *c);
+
+/* The census row of @uid, or NULL. */
+const struct ht_task_user *ht_task_census_user(const struct ht_task_census *c, uint32_t uid);
+
+/*
+ * ht_task_facts - process.NAME.nproc, .nproc_hard, .threads, .uid, .user,
+ * .nproc_exempt, .user_tasks, .user_top, .user_top_pid and
+ * .user_top_threads of the process @pid judged for NAME @pname, from its
+ * /proc files below @root and the census @c; each unavailable with its
+ * errno when it cannot be read. Returns 0 or -ENOMEM.
+ */
+int ht_task_facts(struct ht_facts *f, const char *root, const struct ht_task_census *c,
+                  const char *pname, int pid);
+
+/*
  * ht_cgroup_unit - the systemd service of /proc/PID/cgroup text: the last
  * path component ending in ".service" of the cgroup v2 line ("0::PATH"),
  * else of the v1 "ID:name=systemd:PATH" line. @unit receives a new string

@@ -549,6 +549,15 @@ static const struct ht_fact_def process_fact_defs[] = {
 	  "soft RLIMIT_NOFILE, 'Max open files' in /proc/PID/limits (unlimited: 2^63 - 1)" },
 	{ "process.*.nofile_hard", HT_T_INT, "descriptors",
 	  "hard RLIMIT_NOFILE, 'Max open files' in /proc/PID/limits" },
+	{ "process.*.nproc", HT_T_INT, "tasks",
+	  "soft RLIMIT_NPROC, 'Max processes' in /proc/PID/limits (unlimited: 2^63 - 1): the tasks "
+	  "(processes and threads) its real UID may have before its fork() or pthread_create() "
+	  "fails with EAGAIN" },
+	{ "process.*.nproc_exempt", HT_T_BOOL, NULL,
+	  "RLIMIT_NPROC does not bind it: its real UID is 0, or CapEff of /proc/PID/status holds "
+	  "CAP_SYS_RESOURCE or CAP_SYS_ADMIN (copy_process() in kernel/fork.c)" },
+	{ "process.*.nproc_hard", HT_T_INT, "tasks",
+	  "hard RLIMIT_NPROC, 'Max processes' in /proc/PID/limits" },
 	{ "process.*.pid", HT_T_INT, NULL,
 	  "its PID: the worst of the processes of the name (process.NAME.count)" },
 	{ "process.*.parent_comm", HT_T_STR, NULL, "its parent's comm (/proc/PPID/comm)" },
@@ -572,6 +581,8 @@ static const struct ht_fact_def process_fact_defs[] = {
 	{ "process.*.sockets", HT_T_INT, "descriptors",
 	  "its descriptors that are sockets (links socket:[INODE] of /proc/PID/fd), read only when "
 	  "a rule asks (its descriptors near the limit)" },
+	{ "process.*.threads", HT_T_INT, "tasks", "its threads, Threads: of /proc/PID/status" },
+	{ "process.*.uid", HT_T_INT, NULL, "its real UID, the first of Uid: in /proc/PID/status" },
 	{ "process.*.unread", HT_T_INT, "processes",
 	  "processes of that name whose /proc/PID/fd could not be read; unavailable (EACCES) when "
 	  "some could not, naming the lowest PID: the worst of the name is then unknown" },
@@ -579,6 +590,16 @@ static const struct ht_fact_def process_fact_defs[] = {
 	  "the container runtime whose container it runs in, from its cgroup's path in "
 	  "/proc/PID/cgroup: docker, podman, kubernetes or lxc; unavailable (ENOENT) outside a "
 	  "container" },
+	{ "process.*.user", HT_T_STR, NULL,
+	  "the name of its real UID in /etc/passwd; ENOENT when it has none" },
+	{ "process.*.user_tasks", HT_T_INT, "tasks",
+	  "the tasks of its real UID: Threads: of every process of the UID, summed, what "
+	  "RLIMIT_NPROC counts" },
+	{ "process.*.user_top", HT_T_STR, NULL,
+	  "of the processes of its real UID, the comm of the one with the most threads" },
+	{ "process.*.user_top_pid", HT_T_INT, NULL, "that process's PID (process.NAME.user_top)" },
+	{ "process.*.user_top_threads", HT_T_INT, "tasks",
+	  "that process's threads (process.NAME.user_top)" },
 	{ "process.*.unit", HT_T_STR, NULL,
 	  "systemd service that runs it, the last *.service of its cgroup in /proc/PID/cgroup; "
 	  "unavailable (ENOENT) when it runs outside a service or under a user manager "
