@@ -904,11 +904,23 @@ static int source_of(const char *name, const struct ht_srcpos *pos, char **out,
 	struct ht_ruleset *rs = userdata;
 	_cleanup_free_ char *inst_name = NULL;
 	const struct ht_fact *f = NULL;
+	struct ht_var *v;
 	int ret;
 
 	(void)pos;
-	if (rule_find(rs, name) || rules_var_of_rules(rs, name))
-		return ht_error_set(err, ENODATA, "%s is a rule or a variable: it has no source", name);
+	if ((v = rules_var_of_rules(rs, name))) {
+		/* A variable's: the profile line that set it, or "--set" (the command
+		 * line or the configuration's [set]). */
+		if (!v->pos.file)
+			return ht_error_set(err, ENODATA, "%s has no source", name);
+		if (strcmp(v->pos.file, "--set") == 0)
+			*out = strdup("--set");
+		else if (asprintf(out, "%s:%u", v->pos.file, v->pos.line) < 0)
+			*out = NULL;
+		return *out ? 0 : -ENOMEM;
+	}
+	if (rule_find(rs, name))
+		return ht_error_set(err, ENODATA, "%s is a rule: it has no source", name);
 	if ((ret = current_fact_name(rs, name, &inst_name)) < 0)
 		return ret;
 	if (inst_name)
