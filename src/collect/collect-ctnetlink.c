@@ -16,6 +16,7 @@
 
 #include <libmnl/libmnl.h>
 #include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/nf_conntrack_tcp.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
 #include <linux/netlink.h>
@@ -458,7 +459,8 @@ struct ht_ct_who *ht_ct_who_new(void)
 		return NULL;
 	w->port = calloc(65536, sizeof(*w->port));
 	w->pairs = calloc(HT_CT_PAIRS_MAX, sizeof(*w->pairs));
-	if (!w->port || !w->pairs) {
+	w->nat = calloc(HT_CT_NAT_MAX, sizeof(*w->nat));
+	if (!w->port || !w->pairs || !w->nat) {
 		ht_ct_who_free(w);
 		return NULL;
 	}
@@ -471,6 +473,7 @@ void ht_ct_who_free(struct ht_ct_who *w)
 		return;
 	free(w->port);
 	free(w->pairs);
+	free(w->nat);
 	free(w);
 }
 
@@ -518,6 +521,60 @@ void ht_ct_who_add(struct ht_ct_who *w, int family, const void *src, const void 
 		}
 	}
 	w->untracked++;
+}
+
+void ht_ct_who_add_nat(struct ht_ct_who *w, int family, int proto, const void *nsrc,
+                       const void *dst, int dport)
+{
+	size_t alen = family == AF_INET6 ? 16 : 4, i;
+	uint32_t h;
+
+	if (!w || !nsrc || !dst || (family != AF_INET && family != AF_INET6) || proto < 0 ||
+	    proto > 255 || dport < 0 || dport > 65535)
+		return;
+	w->nat_entries++;
+	h = pair_hash(family, nsrc, dst, alen) ^ ((uint32_t)dport << 8 | (uint32_t)proto);
+	i = (h * 16777619u) & (HT_CT_NAT_MAX - 1);
+	for (size_t probe = 0; probe < HT_CT_NAT_MAX; probe++, i = (i + 1) & (HT_CT_NAT_MAX - 1)) {
+		struct ht_ct_nat *n = &w->nat[i];
+
+		if (!n->family) {
+			if (w->nnat >= HT_CT_NAT_MAX / 4 * 3)
+				break;
+			*n = (struct ht_ct_nat){ .family = (uint8_t)family, .proto = (uint8_t)proto,
+				                 .dport = (uint16_t)dport, .entries = 1 };
+			memcpy(n->nsrc, nsrc, alen);
+			memcpy(n->dst, dst, alen);
+			w->nnat++;
+			return;
+		}
+		if (n->family == family && n->proto == proto && n->dport == dport &&
+		    !memcmp(n->nsrc, nsrc, alen) && !memcmp(n->dst, dst, alen)) {
+			n->entries++;
+			return;
+		}
+	}
+	w->nat_untracked++;
+}
+
+bool ht_ct_who_top_nat(const struct ht_ct_who *w, struct ht_ct_nat *out, int64_t *sources)
+{
+	const struct ht_ct_nat *top = NULL;
+
+	*sources = 0;
+	for (size_t i = 0; w && i < HT_CT_NAT_MAX; i++)
+		if (w->nat[i].family && (!top || w->nat[i].entries > top->entries))
+			top = &w->nat[i];
+	if (!top)
+		return false;
+	*out = *top;
+	for (size_t i = 0; i < HT_CT_NAT_MAX; i++) {
+		const struct ht_ct_nat *n = &w->nat[i];
+
+		*sources += n->family == top->family && n->proto == top->proto &&
+		            n->dport == top->dport && !memcmp(n->dst, top->dst, sizeof(n->dst));
+	}
+	return true;
 }
 
 size_t ht_ct_who_top_ports(const struct ht_ct_who *w, size_t n, int *ports, int64_t *entries)
@@ -618,33 +675,45 @@ static int state_of_word(const char *w, size_t len)
  * the original tuple's (ct_seq_show() prints the original tuple first).
  * @l3num: 2 (AF_INET) or 10 (AF_INET6).
  */
-static void proc_who(struct ht_ct_who *w, int64_t l3num, const char *s, const char *end)
+static void proc_who(struct ht_ct_who *w, int64_t l3num, int64_t proto, const char *s,
+                     const char *end)
 {
-	uint8_t src[16], dst[16];
-	bool have_src = false, have_dst = false;
-	int dport = -1;
+	int family = l3num == 10 ? AF_INET6 : AF_INET;
+	/* [0] the original tuple, [1] the reply tuple: the first and second of each key. */
+	uint8_t src[2][16] = { { 0 } }, dst[2][16] = { { 0 } };
+	int nsrc = 0, ndst = 0, nsport = 0, ndport = 0, sport[2] = { -1, -1 }, dport[2] = { -1, -1 };
 	const char *word;
 	size_t len;
 
-	while ((!have_src || !have_dst || dport < 0) && line_word(&s, end, &word, &len)) {
+	while (line_word(&s, end, &word, &len)) {
 		char buf[64];
 		int64_t v;
 
-		if (len > 4 && len - 4 < sizeof(buf) && !memcmp(word, "src=", 4) && !have_src) {
+		if (len > 4 && len - 4 < sizeof(buf) && !memcmp(word, "src=", 4) && nsrc < 2) {
 			memcpy(buf, word + 4, len - 4);
 			buf[len - 4] = '\0';
-			have_src = inet_pton(l3num == 10 ? AF_INET6 : AF_INET, buf, src) == 1;
-		} else if (len > 4 && len - 4 < sizeof(buf) && !memcmp(word, "dst=", 4) && !have_dst) {
+			if (inet_pton(family, buf, src[nsrc]) != 1)
+				break;
+			nsrc++;
+		} else if (len > 4 && len - 4 < sizeof(buf) && !memcmp(word, "dst=", 4) && ndst < 2) {
 			memcpy(buf, word + 4, len - 4);
 			buf[len - 4] = '\0';
-			have_dst = inet_pton(l3num == 10 ? AF_INET6 : AF_INET, buf, dst) == 1;
-		} else if (len > 6 && !memcmp(word, "dport=", 6) && dport < 0 &&
+			if (inet_pton(family, buf, dst[ndst]) != 1)
+				break;
+			ndst++;
+		} else if (len > 6 && !memcmp(word, "sport=", 6) && nsport < 2 &&
 		           word_number(word + 6, len - 6, &v) == 0 && v < 65536) {
-			dport = (int)v;
+			sport[nsport++] = (int)v;
+		} else if (len > 6 && !memcmp(word, "dport=", 6) && ndport < 2 &&
+		           word_number(word + 6, len - 6, &v) == 0 && v < 65536) {
+			dport[ndport++] = (int)v;
 		}
 	}
-	ht_ct_who_add(w, l3num == 10 ? AF_INET6 : AF_INET, have_src && have_dst ? src : NULL,
-	              have_src && have_dst ? dst : NULL, dport);
+	ht_ct_who_add(w, family, nsrc && ndst ? src[0] : NULL, nsrc && ndst ? dst[0] : NULL, dport[0]);
+	/* Source NAT: the reply goes back to another address or port than the original's source. */
+	if (nsrc == 2 && ndst == 2 && dport[0] >= 0 &&
+	    (memcmp(dst[1], src[0], sizeof(src[0])) || (ndport == 2 && dport[1] != sport[0])))
+		ht_ct_who_add_nat(w, family, (int)proto, dst[1], dst[0], dport[0]);
 }
 
 /* ht_ct_proc_line() of the line [s, end). */
@@ -680,7 +749,7 @@ static int proc_line(struct ht_ct_table *t, const char *s, const char *end)
 	}
 	ht_ct_table_count(t, (int)proto, state, timeout);
 	if (t->who)
-		proc_who(t->who, l3num, s, end);
+		proc_who(t->who, l3num, proto, s, end);
 	return 0;
 }
 
@@ -770,8 +839,9 @@ static int attr_u8(const struct nlattr *a)
  * state (CTA_PROTOINFO / CTA_PROTOINFO_TCP / CTA_PROTOINFO_TCP_STATE) and
  * its remaining seconds (CTA_TIMEOUT, big-endian u32) are counted, and
  * when the table tallies who fills it, its original addresses (CTA_TUPLE_IP)
- * and destination port (CTA_PROTO_DST_PORT, big-endian u16); nothing of it
- * is kept.
+ * and destination port (CTA_PROTO_DST_PORT, big-endian u16) and, for an
+ * entry with source NAT (CTA_STATUS has IPS_SRC_NAT), the address NAT gave
+ * it (the reply tuple's destination); nothing of it is kept.
  */
 static int dump_cb(const struct nlmsghdr *nlh, void *data)
 {
@@ -841,6 +911,21 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 	}
 	ht_ct_table_count(req->table, proto, state, timeout);
 	ht_ct_who_add(req->table->who, family, src, dst, dport);
+	/* Source NAT (IPS_SRC_NAT): the address it was given is the reply's destination. */
+	if (req->table->who && family && tb[CTA_STATUS] && tb[CTA_TUPLE_REPLY] &&
+	    mnl_attr_validate(tb[CTA_STATUS], MNL_TYPE_U32) == 0 &&
+	    (ntohl(mnl_attr_get_u32(tb[CTA_STATUS])) & IPS_SRC_NAT)) {
+		const struct nlattr *tt[CTA_TUPLE_MAX + 1] = { NULL };
+		const struct nlattr *ip[CTA_IP_MAX + 1] = { NULL };
+		int a = family == AF_INET ? CTA_IP_V4_DST : CTA_IP_V6_DST;
+
+		if (parse_nested(tb[CTA_TUPLE_REPLY], tt, CTA_TUPLE_MAX) < 0 ||
+		    (tt[CTA_TUPLE_IP] && parse_nested(tt[CTA_TUPLE_IP], ip, CTA_IP_MAX) < 0))
+			goto bad;
+		if (ip[a] && mnl_attr_get_payload_len(ip[a]) == (family == AF_INET ? 4u : 16u))
+			ht_ct_who_add_nat(req->table->who, family, proto, mnl_attr_get_payload(ip[a]),
+			                  dst, dport);
+	}
 	req->messages++;
 	return MNL_CB_OK;
 bad:
@@ -871,7 +956,9 @@ static int nl_dump_table(struct ht_ct_table *t, struct nl_req *req)
 		if (t->who) {
 			memset(t->who->port, 0, 65536 * sizeof(*t->who->port));
 			memset(t->who->pairs, 0, HT_CT_PAIRS_MAX * sizeof(*t->who->pairs));
-			t->who->npairs = 0;
+			memset(t->who->nat, 0, HT_CT_NAT_MAX * sizeof(*t->who->nat));
+			t->who->npairs = t->who->nnat = 0;
+			t->who->nat_entries = t->who->nat_untracked = 0;
 			t->who->untracked = t->who->tallied = 0;
 		}
 		*req = (struct nl_req){ .table = &counted };
@@ -922,7 +1009,8 @@ static bool fact_is_false(const struct ht_facts *f, const char *name)
 static const char *const who_facts[] = {
 	"conntrack.dump.ports",     "conntrack.dump.top_port", "conntrack.dump.top_port_entries",
 	"conntrack.dump.pairs",     "conntrack.dump.top_pair", "conntrack.dump.top_pair_entries",
-	"conntrack.dump.top3_pairs_entries",
+	"conntrack.dump.top3_pairs_entries", "conntrack.nat.entries", "conntrack.nat.top_destination",
+	"conntrack.nat.top_source", "conntrack.nat.top_entries", "conntrack.nat.top_sources",
 };
 
 /* "SRC > DST" of a pair. */
@@ -934,6 +1022,51 @@ static void pair_text(const struct ht_ct_pair *p, char *buf, size_t size)
 		snprintf(buf, size, "?");
 	else
 		snprintf(buf, size, "%s > %s", a, b);
+}
+
+/*
+ * conntrack.nat.*: the entries with source NAT and, of the (NAT address,
+ * destination) tuples, the one with the most: its destination as
+ * "ADDR:PORT/PROTO", its NAT address, its entries and how many NAT
+ * addresses map to that destination.
+ */
+static int set_nat_facts(struct ht_facts *f, const struct ht_ct_who *w, const char *source)
+{
+	static const char *const top[] = { "conntrack.nat.top_destination",
+		                           "conntrack.nat.top_source" };
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN], text[INET6_ADDRSTRLEN + 24];
+	const char *pname;
+	struct ht_ct_nat n;
+	int64_t sources;
+	int r;
+
+	r = ht_facts_set_int(f, "conntrack.nat.entries", w->nat_entries, "entries", source);
+	if (r < 0)
+		return r;
+	if (!ht_ct_who_top_nat(w, &n, &sources) || !inet_ntop(n.family, n.dst, a, sizeof(a)) ||
+	    !inet_ntop(n.family, n.nsrc, b, sizeof(b))) {
+		for (size_t i = 0; i < ARRAY_SIZE(top) && r >= 0; i++)
+			r = ht_facts_set_unavailable(f, top[i], ENOENT, NULL, source);
+		if (r >= 0)
+			r = ht_facts_set_int(f, "conntrack.nat.top_entries", 0, "entries", source);
+		if (r >= 0)
+			r = ht_facts_set_int(f, "conntrack.nat.top_sources", 0, "addresses", source);
+		return r;
+	}
+	pname = n.proto == IPPROTO_TCP ? "tcp" : n.proto == IPPROTO_UDP ? "udp"
+	      : n.proto == IPPROTO_SCTP ? "sctp" : n.proto == IPPROTO_DCCP ? "dccp" : "proto";
+	if (n.family == AF_INET6)
+		snprintf(text, sizeof(text), "[%s]:%u/%s", a, n.dport, pname);
+	else
+		snprintf(text, sizeof(text), "%s:%u/%s", a, n.dport, pname);
+	r = ht_facts_set_str(f, "conntrack.nat.top_destination", text, source);
+	if (r >= 0)
+		r = ht_facts_set_str(f, "conntrack.nat.top_source", b, source);
+	if (r >= 0)
+		r = ht_facts_set_int(f, "conntrack.nat.top_entries", n.entries, "entries", source);
+	if (r >= 0)
+		r = ht_facts_set_int(f, "conntrack.nat.top_sources", sources, "addresses", source);
+	return r;
 }
 
 /* What fills the table, from @w, each fact with @source. */
@@ -978,6 +1111,8 @@ static int set_who_facts(struct ht_facts *f, const struct ht_ct_who *w, const ch
 		                     "entries", source);
 	if (r >= 0)
 		r = ht_facts_set_int(f, "conntrack.dump.top3_pairs_entries", top3, "entries", source);
+	if (r >= 0)
+		r = set_nat_facts(f, w, source);
 	return r;
 }
 

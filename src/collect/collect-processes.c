@@ -598,7 +598,7 @@ static int proc_runtime(struct ht_facts *f, const char *name, const char *cgroup
 }
 
 /*
- * process.NAME.parent_pid, .parent_comm and .parent_nofile: the process's
+ * process.NAME.parent_pid, .parent_comm, .parent_nofile and .parent_nproc: the process's
  * parent (PPid of /proc/PID/status), its comm and its soft RLIMIT_NOFILE.
  * A worker whose limit differs from its parent's, the same program, set
  * it itself (nginx's worker_rlimit_nofile). Unavailable with the errno
@@ -612,7 +612,7 @@ static int parent_facts(struct ht_facts *f, const char *root, const struct proc_
 	struct ht_value val;
 	int64_t soft, hard;
 	long ppid = 0;
-	int r;
+	int r, rr;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
 	r = ht_read_file(root, path, &status);
@@ -624,7 +624,8 @@ static int parent_facts(struct ht_facts *f, const char *root, const struct proc_
 		r = -ENOENT;
 	snprintf(src, sizeof(src), "%s PPid", path);
 	if (r < 0) {
-		static const char *const sfx[] = { "parent_pid", "parent_comm", "parent_nofile" };
+		static const char *const sfx[] = { "parent_pid", "parent_comm", "parent_nofile",
+			                           "parent_nproc" };
 		int e = -r;
 
 		for (size_t i = 0; i < ARRAY_SIZE(sfx); i++)
@@ -650,17 +651,26 @@ static int parent_facts(struct ht_facts *f, const char *root, const struct proc_
 	if (r < 0)
 		return r;
 	snprintf(path, sizeof(path), "/proc/%ld/limits", ppid);
-	r = ht_read_file(root, path, &limits);
-	if (r == -ENOMEM)
-		return r;
-	if (r >= 0)
-		r = ht_limits_nofile(limits, &soft, &hard);
-	if (r < 0)
-		return ht_process_fact_set(f, p->name, "parent_nofile", NULL, r == -ENOENT && limits ?
-		                     EINVAL : -r, path);
-	snprintf(src, sizeof(src), "%s Max open files", path);
-	val = ht_int(soft);
-	return ht_process_fact_set(f, p->name, "parent_nofile", &val, 0, src);
+	rr = ht_read_file(root, path, &limits);
+	if (rr == -ENOMEM)
+		return rr;
+	for (int k = 0; k < 2; k++) {
+		const char *line = k ? "Max processes" : "Max open files";
+		const char *sfx = k ? "parent_nproc" : "parent_nofile";
+
+		r = rr < 0 ? rr : ht_limits_get(limits, line, &soft, &hard);
+		if (r < 0)
+			r = ht_process_fact_set(f, p->name, sfx, NULL,
+			                        r == -ENOENT && limits ? EINVAL : -r, path);
+		else {
+			snprintf(src, sizeof(src), "%s %s", path, line);
+			val = ht_int(soft);
+			r = ht_process_fact_set(f, p->name, sfx, &val, 0, src);
+		}
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 static int process_facts(struct ht_facts *f, const char *root, const struct proc_pick *p,

@@ -74,6 +74,8 @@ const struct ht_task_user *ht_task_census_user(const struct ht_task_census *c, u
 
 void ht_task_census_free(struct ht_task_census *c)
 {
+	for (size_t i = 0; i < c->n; i++)
+		free(c->users[i].comms);
 	free(c->users);
 	*c = (struct ht_task_census){ 0 };
 }
@@ -97,6 +99,51 @@ static struct ht_task_user *census_row(struct ht_task_census *c, size_t *cap, ui
 	return &c->users[c->n++];
 }
 
+/* Adds @threads of process @pid named @name to @u's names. -ENOMEM or 0. */
+static int census_comm(struct ht_task_user *u, const char *name, size_t len, int pid,
+                       int64_t threads)
+{
+	struct ht_task_comm *m = NULL;
+
+	if (len >= sizeof(m->name))
+		len = sizeof(m->name) - 1;
+	for (size_t i = 0; i < u->ncomms && !m; i++)
+		if (strlen(u->comms[i].name) == len && !memcmp(u->comms[i].name, name, len))
+			m = &u->comms[i];
+	if (!m) {
+		if (u->ncomms == u->comms_cap) {
+			size_t ncap = u->comms_cap ? u->comms_cap * 2 : 8;
+			struct ht_task_comm *n = reallocarray(u->comms, ncap, sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			u->comms = n;
+			u->comms_cap = ncap;
+		}
+		m = &u->comms[u->ncomms++];
+		*m = (struct ht_task_comm){ .pid = pid };
+		memcpy(m->name, name, len);
+		m->name[len] = '\0';
+	}
+	m->tasks += threads;
+	m->processes++;
+	if (pid < m->pid)
+		m->pid = pid;
+	return 0;
+}
+
+/* The name of @u's processes holding the most tasks (the lowest PID's on a tie), or NULL. */
+static const struct ht_task_comm *census_top(const struct ht_task_user *u)
+{
+	const struct ht_task_comm *top = NULL;
+
+	for (size_t i = 0; i < u->ncomms; i++)
+		if (!top || u->comms[i].tasks > top->tasks ||
+		    (u->comms[i].tasks == top->tasks && u->comms[i].pid < top->pid))
+			top = &u->comms[i];
+	return top;
+}
+
 int ht_task_census_read(const char *root, struct ht_task_census *c)
 {
 	_cleanup_closedir_ DIR *d = ht_root_opendir(root, "/proc");
@@ -107,6 +154,7 @@ int ht_task_census_read(const char *root, struct ht_task_census *c)
 	while (d && (de = readdir(d))) {
 		_cleanup_free_ char *status = NULL, *limits = NULL;
 		struct ht_task_user *u;
+		const char *name;
 		char path[64];
 		int64_t uid, threads, soft = INT64_MAX, hard;
 		int pid, r;
@@ -134,11 +182,10 @@ int ht_task_census_read(const char *root, struct ht_task_census *c)
 			goto nomem;
 		u->tasks += threads;
 		u->processes++;
-		if (threads > u->top_threads || (threads == u->top_threads && pid < u->top_pid) ||
-		    !u->top_pid) {
-			u->top_pid = pid;
-			u->top_threads = threads;
-		}
+		/* "Name:\tCOMM" is the first line (fs/proc/array.c proc_task_name()). */
+		name = strncmp(status, "Name:", 5) == 0 ? skip_blank(status + 5) : "?";
+		if (census_comm(u, name, strcspn(name, "\n"), pid, threads) < 0)
+			goto nomem;
 		if (!u->min_pid || soft < u->min_nproc || (soft == u->min_nproc && pid < u->min_pid)) {
 			u->min_nproc = soft;
 			u->min_pid = pid;
@@ -192,8 +239,9 @@ int ht_task_facts(struct ht_facts *f, const char *root, const struct ht_task_cen
 {
 	static const char *const user_sfx[] = { "uid", "user", "nproc_exempt", "threads",
 		                                "user_tasks", "user_top", "user_top_pid",
-		                                "user_top_threads" };
-	_cleanup_free_ char *status = NULL, *limits = NULL, *top_comm = NULL;
+		                                "user_top_processes", "user_top_threads" };
+	_cleanup_free_ char *status = NULL, *limits = NULL;
+	const struct ht_task_comm *top;
 	const struct ht_task_user *u;
 	char path[64], src[160], name[64];
 	struct ht_value v;
@@ -265,24 +313,24 @@ int ht_task_facts(struct ht_facts *f, const char *root, const struct ht_task_cen
 	         u->processes, uid);
 	if ((r = set_int(f, pname, "user_tasks", u->tasks, 0, src)) < 0)
 		return r;
-	snprintf(path, sizeof(path), "/proc/%d/comm", u->top_pid);
-	r = ht_read_file(root, path, &top_comm);
-	if (r == -ENOMEM)
-		return r;
-	if (r >= 0 && ht_utf8_invalid(top_comm))
-		r = -EINVAL;
-	if (r < 0)
-		r = ht_process_fact_set(f, pname, "user_top", NULL, -r, path);
+	top = census_top(u);
+	if (!top || ht_utf8_invalid(top->name))
+		r = ht_process_fact_set(f, pname, "user_top", NULL, EINVAL, "/proc/PID/status Name");
 	else {
-		top_comm[strcspn(top_comm, "\n")] = '\0';
-		v = (struct ht_value){ .type = HT_T_STR, .s = top_comm };
-		r = ht_process_fact_set(f, pname, "user_top", &v, 0, path);
+		v = (struct ht_value){ .type = HT_T_STR, .s = (char *)top->name };
+		snprintf(src, sizeof(src), "/proc/%d/status Name", top->pid);
+		r = ht_process_fact_set(f, pname, "user_top", &v, 0, src);
 	}
 	if (r < 0)
 		return r;
-	snprintf(path, sizeof(path), "/proc/%d", u->top_pid);
-	if ((r = set_int(f, pname, "user_top_pid", u->top_pid, 0, path)) < 0)
+	snprintf(src, sizeof(src), "/proc/%d", top ? top->pid : 0);
+	if ((r = set_int(f, pname, "user_top_pid", top ? top->pid : 0, top ? 0 : ENOENT, src)) < 0)
 		return r;
-	snprintf(src, sizeof(src), "/proc/%d/status Threads", u->top_pid);
-	return set_int(f, pname, "user_top_threads", u->top_threads, 0, src);
+	snprintf(src, sizeof(src), "/proc/PID/status of the UID's processes named %s",
+	         top ? top->name : "?");
+	if ((r = set_int(f, pname, "user_top_processes", top ? top->processes : 0, 0, src)) < 0)
+		return r;
+	snprintf(src, sizeof(src), "Threads of /proc/PID/status of the UID's processes named %s",
+	         top ? top->name : "?");
+	return set_int(f, pname, "user_top_threads", top ? top->tasks : 0, 0, src);
 }

@@ -446,12 +446,19 @@ int ht_limits_get(const char *text, const char *key, int64_t *soft, int64_t *har
  * forks (copy_process() in kernel/fork.c). Filled by ht_task_census_read(),
  * freed by ht_task_census_free().
  */
+struct ht_task_comm {
+	char name[17];     /* Name: of /proc/PID/status (the comm, at most 16 bytes) */
+	int64_t tasks;     /* threads of the user's processes of that name, summed */
+	int64_t processes; /* those processes */
+	int pid;           /* the lowest of their PIDs */
+};
+
 struct ht_task_user {
 	uint32_t uid;        /* real UID (Uid: of /proc/PID/status, first field) */
 	int64_t tasks;       /* its processes' threads, summed */
 	int64_t processes;   /* its processes */
-	int top_pid;         /* its process with the most threads (lowest PID on a tie) */
-	int64_t top_threads; /* that process's threads */
+	struct ht_task_comm *comms; /* its processes by name (malloc()ed) */
+	size_t ncomms, comms_cap;
 	int64_t min_nproc;   /* the lowest soft RLIMIT_NPROC among them (INT64_MAX: none) */
 	int min_pid;         /* the process that has it */
 };
@@ -476,10 +483,11 @@ const struct ht_task_user *ht_task_census_user(const struct ht_task_census *c, u
 
 /*
  * ht_task_facts - process.NAME.nproc, .nproc_hard, .threads, .uid, .user,
- * .nproc_exempt, .user_tasks, .user_top, .user_top_pid and
- * .user_top_threads of the process @pid judged for NAME @pname, from its
- * /proc files below @root and the census @c; each unavailable with its
- * errno when it cannot be read. Returns 0 or -ENOMEM.
+ * .nproc_exempt, .user_tasks and, of the user's processes by name, the
+ * name holding the most tasks: .user_top, .user_top_pid (its lowest PID),
+ * .user_top_processes and .user_top_threads, of the process @pid judged
+ * for NAME @pname, from its /proc files below @root and the census @c; each
+ * unavailable with its errno when it cannot be read. Returns 0 or -ENOMEM.
  */
 int ht_task_facts(struct ht_facts *f, const char *root, const struct ht_task_census *c,
                   const char *pname, int pid);

@@ -91,7 +91,43 @@ struct ht_ct_who {
 	size_t npairs;
 	int64_t untracked;         /* entries of pairs met when every slot was taken */
 	int64_t tallied;           /* entries with an address pair */
+	struct ht_ct_nat *nat;     /* source-NAT mappings, open addressing, HT_CT_NAT_MAX slots */
+	size_t nnat;
+	int64_t nat_entries;       /* entries with source NAT */
+	int64_t nat_untracked;     /* of them, met when the slots were three quarters taken */
 };
+
+/* Distinct (NAT address, destination) tuples ht_ct_who_add_nat() counts one by one. */
+#define HT_CT_NAT_MAX 4096
+
+/*
+ * Source-NAT mappings to one destination from one NAT address: each takes a
+ * source port of its own (nf_nat_l4proto_unique_tuple() in
+ * net/netfilter/nf_nat_proto.c), so their count is the usage of that
+ * tuple's port range.
+ */
+struct ht_ct_nat {
+	uint8_t family;              /* AF_INET or AF_INET6; 0 marks a free slot */
+	uint8_t proto;               /* IPPROTO_TCP, IPPROTO_UDP, ... */
+	uint16_t dport;              /* the original destination port */
+	uint8_t nsrc[16], dst[16];   /* the address NAT gives as source; the destination */
+	int64_t entries;
+};
+
+/*
+ * ht_ct_who_add_nat - tallies one entry with source NAT: @nsrc the address
+ * it is given (the reply tuple's destination), @dst and @dport its original
+ * destination, @proto its protocol.
+ */
+void ht_ct_who_add_nat(struct ht_ct_who *w, int family, int proto, const void *nsrc,
+                       const void *dst, int dport);
+
+/*
+ * ht_ct_who_top_nat - the tuple with the most mappings into *@out and the
+ * distinct NAT addresses that map to its destination (address, port and
+ * protocol) into *@sources; returns false when no entry had source NAT.
+ */
+bool ht_ct_who_top_nat(const struct ht_ct_who *w, struct ht_ct_nat *out, int64_t *sources);
 
 struct ht_ct_who *ht_ct_who_new(void);
 void ht_ct_who_free(struct ht_ct_who *w);

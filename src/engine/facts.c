@@ -63,6 +63,17 @@ static const struct ht_fact_def fact_defs[] = {
 	  "nf_conntrack loaded or built in (libkmod initstate, else /sys/module/nf_conntrack)" },
 	{ "conntrack.module", HT_T_STR, NULL,
 	  "state of nf_conntrack from libkmod: builtin, loaded, available or absent" },
+	{ "conntrack.nat.entries", HT_T_INT, "entries",
+	  "entries of that dump with source NAT (SNAT, MASQUERADE: IPS_SRC_NAT; in "
+	  "/proc/net/nf_conntrack a reply to another address or port than the original source)" },
+	{ "conntrack.nat.top_destination", HT_T_STR, NULL,
+	  "of those, the destination (\"ADDR:PORT/PROTO\") that one NAT address maps the most "
+	  "connections to: each takes a source port of that address of its own" },
+	{ "conntrack.nat.top_entries", HT_T_INT, "entries",
+	  "the mappings from that NAT address to that destination" },
+	{ "conntrack.nat.top_source", HT_T_STR, NULL, "that NAT address" },
+	{ "conntrack.nat.top_sources", HT_T_INT, "addresses",
+	  "the NAT addresses that map connections to that destination" },
 	{ "conntrack.stale.established", HT_T_INT, "entries",
 	  "ESTABLISHED TCP entries with no packet for at least 3600 s: their remaining timeout "
 	  "(CTA_TIMEOUT) is at least 3600 s below nf_conntrack_tcp_timeout_established and above "
@@ -564,6 +575,9 @@ static const struct ht_fact_def process_fact_defs[] = {
 	{ "process.*.parent_nofile", HT_T_INT, "descriptors",
 	  "its parent's soft RLIMIT_NOFILE (/proc/PPID/limits): a worker whose own differs, its "
 	  "parent the same program, set it itself (nginx's worker_rlimit_nofile)" },
+	{ "process.*.parent_nproc", HT_T_INT, "tasks",
+	  "its parent's soft RLIMIT_NPROC (/proc/PPID/limits): a process whose own is lower, in "
+	  "the same unit, lowered it itself or a library it loads did (setrlimit())" },
 	{ "process.*.parent_pid", HT_T_INT, NULL,
 	  "its parent's PID (PPid of /proc/PID/status); unavailable (ENOENT) for none" },
 	{ "process.*.sock_peer", HT_T_STR, NULL,
@@ -596,10 +610,14 @@ static const struct ht_fact_def process_fact_defs[] = {
 	  "the tasks of its real UID: Threads: of every process of the UID, summed, what "
 	  "RLIMIT_NPROC counts" },
 	{ "process.*.user_top", HT_T_STR, NULL,
-	  "of the processes of its real UID, the comm of the one with the most threads" },
-	{ "process.*.user_top_pid", HT_T_INT, NULL, "that process's PID (process.NAME.user_top)" },
+	  "of the processes of its real UID by name (Name: of /proc/PID/status), the name whose "
+	  "processes hold the most tasks" },
+	{ "process.*.user_top_pid", HT_T_INT, NULL,
+	  "the lowest PID of those processes (process.NAME.user_top)" },
+	{ "process.*.user_top_processes", HT_T_INT, "processes",
+	  "how many processes of its UID have that name" },
 	{ "process.*.user_top_threads", HT_T_INT, "tasks",
-	  "that process's threads (process.NAME.user_top)" },
+	  "their threads, summed (process.NAME.user_top)" },
 	{ "process.*.unit", HT_T_STR, NULL,
 	  "systemd service that runs it, the last *.service of its cgroup in /proc/PID/cgroup; "
 	  "unavailable (ENOENT) when it runs outside a service or under a user manager "
