@@ -59,15 +59,15 @@ for kv in "v4.19.0:0" "v5.15.0:1"; do
 				ht --facts "$TMP/a.facts" --format json audit >"$TMP/a.json" 2>"$TMP/err"
 				text=$(jq -r '.findings[] | select(.rule == "conntrack.max") | .explanation' "$TMP/a.json" | tr '\n' ' ')
 				says=no
-				case $text in *"most likely set by the kernel's default"* | *"most likely set by this kernel's default"* | \
-					*"most likely set by a "*"default ("*) says=yes ;; esac
+				case $text in *"Where it is set: most likely the kernel's default"* | *"Where it is set: most likely this kernel's default"* | \
+					*"Where it is set: most likely a "*"default ("*) says=yes ;; esac
 				is=no
 				grep -qx "$buckets:$max" <<<"$set" && is=yes
 				if [ "$says" = "$is" ]; then
 					[ "$is" = yes ] && claimed=$((claimed + 1)) || refused=$((refused + 1))
 				else
 					not_ok "$kver ${ptr}-byte pointers: $max / $buckets: a default? hosttune $says, the formula $is" \
-						"$(grep -o 'most likely set by [^.]*' <<<"$text")"
+						"$(grep -o 'Where it is set: most likely [^.]*' <<<"$text")"
 				fi
 			done
 		done
@@ -91,7 +91,7 @@ vary "$V/near-full.facts" "$TMP/a.facts" "module.nf_conntrack.hashsize=1048576 b
 	"boot.net.netfilter.nf_conntrack_max=1048576 entries from /etc/sysctl.d/70-site.conf:1"
 ht --facts "$TMP/a.facts" --format json audit >"$TMP/a.json"
 expect_contains "a sysctl.d line: named by file and line" \
-	"most likely set by the boot configuration: /etc/sysctl.d/70-site.conf:1 sets this value." \
+	"Where it is set: most likely the boot configuration: /etc/sysctl.d/70-site.conf:1 sets this value." \
 	"$(jq -r '.findings[] | select(.rule == "conntrack.max") | .explanation' "$TMP/a.json" | tr '\n' ' ' | sed 's/  */ /g')"
 # An active tuned profile whose [sysctl] gives it: the profile and its line.
 vary "$V/near-full.facts" "$TMP/a.facts" "module.nf_conntrack.hashsize=1048576 buckets" \
@@ -100,7 +100,7 @@ vary "$V/near-full.facts" "$TMP/a.facts" "module.nf_conntrack.hashsize=1048576 b
 	"tuned.sysctl.net.netfilter.nf_conntrack_max=1048576 from /etc/tuned/site-storage/tuned.conf:7 (tuned profile site-storage)"
 ht --facts "$TMP/a.facts" --format json audit >"$TMP/a.json"
 expect_contains "a tuned profile: named, with its file and line" \
-	"most likely set by tuned: the active tuned profile site-storage sets it in /etc/tuned/site-storage/tuned.conf:7 (tuned profile site-storage) (its [sysctl] section" \
+	"Where it is set: most likely tuned: the active tuned profile site-storage sets it in /etc/tuned/site-storage/tuned.conf:7 (tuned profile site-storage) (its [sysctl] section" \
 	"$(jq -r '.findings[] | select(.rule == "conntrack.max") | .explanation' "$TMP/a.json" | tr '\n' ' ' | sed 's/  */ /g')"
 
 # The tuned collector on a tree: active_profile "site", whose tuned.conf in

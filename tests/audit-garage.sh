@@ -20,7 +20,7 @@ expect_eq "nf_conntrack_max current" 4096 "$(f conntrack.max .current)"
 expect_contains "ceiling 4096 / 120 = 34 connections/s" "4096 / 120 s = 34 new connections/s" "$(f conntrack.max .explanation)"
 # 5.15 default for 480 MiB: 503316480 / 16384 / 8 = 3840 -> 4096 (8 x 512), max 1 x 4096.
 expect_contains "current value identified as the 5.15 default" \
-	"most likely set by the kernel's default for this RAM and kernel" "$(f conntrack.max .explanation)"
+	"Where it is set: most likely the kernel's default for this RAM and kernel" "$(f conntrack.max .explanation)"
 expect_contains "the default's arithmetic is shown" "= 3840 buckets" "$(f conntrack.max .explanation)"
 expect_contains "the default's rounding is shown" \
 	"of 512 that is 4096 buckets, and max = 1 x buckets = 4096 (kernel 5.15.0)" "$(f conntrack.max .explanation)"

@@ -237,8 +237,8 @@ for n in $(seq "$HOSTS"); do
 		[ -z "$v" ] || { not_ok "$what: V one story" "$(head -n 3 <<<"$v")"; bad=$((bad + 1)); }
 		# A
 		x=$(jq -r '.findings[] | select(.rule == "conntrack.max") | .explanation' "$TMP/r.json" | tr '\n' ' ')
-		case $x in *"most likely set by the kernel's default"* | *"most likely set by this kernel's default"* | \
-			*"most likely set by a "*"default ("*)
+		case $x in *"Where it is set: most likely the kernel's default"* | *"Where it is set: most likely this kernel's default"* | \
+			*"Where it is set: most likely a "*"default ("*)
 			attributed=$((attributed + 1))
 			reachable "$new" "$ptr" "$b" "$m" ||
 				{ not_ok "$what: A $m / $b called a default" "$x"; bad=$((bad + 1)); } ;;

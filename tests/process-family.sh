@@ -239,21 +239,28 @@ expect_contains "bad line 3 of tcp: said on stderr" "not read: /proc/net/tcp: a 
 
 # ---- fs.nr_open caps every limit ---------------------------------------------
 # fs.nr_open 524288 and the minio profile's workload.nofile 1048576 for minio
-# (1024 of 1024): the kernel refuses RLIMIT_NOFILE above fs.nr_open (EPERM),
-# so the drop-in stops at min(1048576, 524288) = 524288 for soft and hard,
-# and fs.nr_open itself is raised to 1048576 (files.nr_open, a warning).
+# (100 of 1024 open): the kernel refuses RLIMIT_NOFILE above fs.nr_open
+# (EPERM), so the drop-in stops at min(1048576, 524288) = 524288 for soft and
+# hard, and fs.nr_open itself is raised to 1048576 (files.nr_open). Both are
+# the profile's plan with no process near its limit: info; given by --set
+# (the admin's statement), a warning.
 tree "$T"
 mkdir -p "$T/proc/sys/fs"
 printf '524288\n' >"$T/proc/sys/fs/nr_open"
 listen "$T" 9000 7001
 proc "$T" 300 minio 1024 1024 100 /system.slice/minio.service 7001
 ht --root "$T" --profile minio --format json audit >"$TMP/a.json" 2>"$TMP/err"
-expect_eq "nr_open 524288: minio's limit stops at it" "warning|1024|524288" \
+expect_eq "nr_open 524288: minio's limit stops at it" "info|1024|524288" \
 	"$(finding "$TMP/a.json" process.limit_nofile minio)"
 expect_eq "nr_open 524288: the drop-in's LimitNOFILE= is capped, soft and hard" "[Service] LimitNOFILE=524288:524288" \
 	"$(jq -r '.findings[] | select(.rule == "process.limit_nofile") | .fix.line' "$TMP/a.json")"
-expect_eq "nr_open 524288: fs.nr_open raised to 1048576" "warning|524288|1048576" \
+expect_eq "nr_open 524288: fs.nr_open raised to 1048576" "info|524288|1048576" \
 	"$(finding "$TMP/a.json" files.nr_open "")"
+ht --root "$T" --profile minio --set workload.nofile=1048576 --format json audit >"$TMP/s.json" 2>"$TMP/err"
+expect_eq "nr_open 524288, the need stated: a warning" "warning|1024|524288" \
+	"$(finding "$TMP/s.json" process.limit_nofile minio)"
+expect_eq "nr_open 524288, the need stated: fs.nr_open a warning" "warning|524288|1048576" \
+	"$(finding "$TMP/s.json" files.nr_open "")"
 expect_contains "nr_open 524288: says why it stops" \
 	"It should get 1048576, more than fs.nr_open = 524288" \
 	"$(explanation "$TMP/a.json" process.limit_nofile minio)"
