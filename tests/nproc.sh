@@ -83,6 +83,43 @@ task "$T" 500 dockerd 0 120 128 docker.service
 "$HOSTTUNE" --root "$T" --rules "$HT_RULES_DIR" --format json audit >"$TMP/c.json"
 expect_eq "root at 120 of 128: not checked" "" "$(f "$TMP/c.json" dockerd .severity)"
 
+# ---- a service whose workers lower their own limit (a library's setrlimit()) --
+# fts_server (PID 2101, 170 threads, the unit's 4126522) starts 5 fts_url_copy
+# workers of 12 threads that set 80 themselves: 170 + 5 x 12 = 230 tasks of
+# 80 (287%): critical; the holder is the name with the most tasks, fts_server
+# (170 > 60); the source the program's own setting, not the unit's.
+T=$TMP/own
+tree "$T"
+task "$T" 2101 fts_server 1001 170 4126522 fts-server.service
+for k in 1 2 3 4 5; do
+	task "$T" $((4000 + k)) fts_url_copy 1001 12 80 fts-server.service
+	sed -i 's/^PPid:\t1$/PPid:\t2101/' "$T/proc/$((4000 + k))/status"
+done
+"$HOSTTUNE" --root "$T" --rules "$HT_RULES_DIR" --format json audit >"$TMP/o.json"
+expect_eq "own: critical" critical "$(f "$TMP/o.json" fts_url_copy .severity)"
+expect_eq "own: usage 170 + 5 x 12" 230 "$(f "$TMP/o.json" fts_url_copy .limit.usage)"
+expect_contains "own: the program's own setting" "the program's own setting, not its unit's: its parent, fts_server PID 2101, has 4126522" \
+	"$(f "$TMP/o.json" fts_url_copy .remedy)"
+case $(f "$TMP/o.json" fts_url_copy .remedy) in
+*LimitNPROC* | *limits.conf*) not_ok "own: no unit or pam knob" ;;
+*) ok "own: no unit or pam knob" ;;
+esac
+# Five workers of 12 = 60 against the server's 170: the server holds most.
+expect_contains "own: the holder by name" "The largest holder is fts_server (PID 2101), with 170 of it" \
+	"$(f "$TMP/o.json" fts_url_copy .explanation)"
+# 300 workers of 12 (3600) outnumber the server: named with their count.
+T=$TMP/many
+tree "$T"
+task "$T" 2101 fts_server 1001 170 4126522 fts-server.service
+for k in $(seq 1 300); do task "$T" $((5000 + k)) fts_url_copy 1001 12 100000 fts-server.service; done
+task "$T" 6000 fts_url_copy 1001 12 4000 fts-server.service
+"$HOSTTUNE" --root "$T" --rules "$HT_RULES_DIR" --format json audit >"$TMP/m.json"
+# 170 + 301 x 12 = 3782 of 4000 (94.6%): critical, 301 workers with 3612.
+expect_eq "many: 3782 of 4000" "critical 3782" "$(f "$TMP/m.json" fts_url_copy '"\(.severity) \(.limit.usage)"')"
+expect_contains "many: the holder is the 301 workers" \
+	"The largest holder is fts_url_copy (301 processes, the first PID 5001), with 3612 of it" \
+	"$(f "$TMP/m.json" fts_url_copy .explanation)"
+
 # ---- random users: usage, verdict and holder against the arithmetic ----------
 RANDOM=34
 for i in $(seq 1 12); do

@@ -191,20 +191,25 @@ struct proc_pick {
 	int64_t count; /* processes of the name */
 	int64_t unread; /* of them, those whose /proc/PID/fd was refused */
 	int unread_pid; /* the lowest of those; 0: none */
+	double nshare;  /* its user's tasks over its soft RLIMIT_NPROC; 0: unknown */
 };
 
 /*
  * Whether a process with @fds of @soft descriptors is worse than the pick's:
- * a larger share of its soft limit (compared without dividing: fds x
- * other soft), then more descriptors, then the lower PID. What cannot be
- * read counts as least.
+ * a larger share of RLIMIT_NPROC taken by its user's tasks (@nshare) when
+ * either is at 75% of it, then a larger share of its soft descriptor limit
+ * (compared without dividing: fds x other soft), then more descriptors,
+ * then the lower PID. What cannot be read counts as least.
  */
-static bool worse(const struct proc_pick *p, int pid, int64_t fds, int64_t soft)
+static bool worse(const struct proc_pick *p, int pid, int64_t fds, int64_t soft, double nshare)
 {
 	__int128 a, b;
 
 	if (!p->pid)
 		return true;
+	/* A user at 75% of this one's RLIMIT_NPROC or more: the larger share first. */
+	if ((nshare >= 0.75 || p->nshare >= 0.75) && nshare != p->nshare)
+		return nshare > p->nshare;
 	if ((fds >= 0 && soft > 0) != (p->fds >= 0 && p->soft > 0))
 		return fds >= 0 && soft > 0;
 	if (fds >= 0 && soft > 0) {
@@ -842,6 +847,32 @@ static int picks_owners(struct ht_facts *f, struct proc_pick **picks, size_t *n)
 }
 
 /*
+ * The share of process @pid's soft RLIMIT_NPROC (of its /proc/PID/limits
+ * text @limits) its user's tasks take, from the census; 0 when unknown, for
+ * root (whom it does not bind) or without a limit.
+ */
+static double task_share(const char *root, const struct ht_task_census *c, int pid,
+                         const char *limits)
+{
+	_cleanup_free_ char *status = NULL;
+	const struct ht_task_user *u;
+	const char *v;
+	char path[64];
+	int64_t soft, hard;
+	unsigned long uid;
+
+	if (ht_limits_get(limits, "Max processes", &soft, &hard) < 0 || soft <= 0 ||
+	    soft == INT64_MAX)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (ht_read_file(root, path, &status) < 0 || !(v = strstr(status, "\nUid:")) ||
+	    sscanf(v + 5, "%lu", &uid) != 1 || uid == 0 || uid > UINT32_MAX)
+		return 0;
+	u = ht_task_census_user(c, (uint32_t)uid);
+	return u ? (double)u->tasks / (double)soft : 0;
+}
+
+/*
  * Of each user but root whose tasks reach 75% of the lowest RLIMIT_NPROC
  * among its processes, the process with that limit: it is the first to be
  * refused a fork or a thread.
@@ -929,6 +960,7 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 		_cleanup_free_ char *comm = NULL, *limits = NULL;
 		char path[64];
 		int64_t fds = -1, soft = -1, hard;
+		double nshare;
 		int pid, fr, lr;
 
 		if (!parse_pid(de->d_name, &pid))
@@ -970,10 +1002,12 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 			}
 			if (lr < 0 || ht_limits_nofile(limits, &soft, &hard) < 0)
 				soft = -1;
-			if (worse(p, pid, fds, soft)) {
+			nshare = lr < 0 ? 0 : task_share(root, &census, pid, limits);
+			if (worse(p, pid, fds, soft, nshare)) {
 				p->pid = pid;
 				p->fds = fds;
 				p->soft = soft;
+				p->nshare = nshare;
 				p->fds_err = fr < 0 ? -fr : 0;
 			}
 			break;
