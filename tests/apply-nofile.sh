@@ -267,7 +267,7 @@ expect_contains "/run override: verify says now, not after a reboot" \
 cp -a "$FIXTURES/garage-vm/root" "$TMP/g6"
 cp -a "$TMP/g/proc/4242" "$TMP/g6/proc/" && mkdir -p "$TMP/g6/proc/net" && cp "$TMP/g/proc/net/tcp" "$TMP/g6/proc/net/"
 echo '0::/system.slice/gar$age.service' >"$TMP/g6/proc/4242/cgroup"
-htr --root "$TMP/g6" --profile garage audit >"$TMP/audit6.out"
+htr --root "$TMP/g6" --profile garage --set workload.nofile=42000 audit >"$TMP/audit6.out"
 # The collector may give no unit for such a name: either reason, never a drop-in.
 sed -n '/^\[warning\] process.limit_nofile\[garage\]/,/^$/p' "$TMP/audit6.out" | grep '^    fix: ' >"$TMP/fix6"
 if grep -qx "    fix: none from here: process.garage.unit = 'gar\$age.service' is not a service name hosttune writes a drop-in for (\[A-Za-z0-9:_.@\\\\-\] ending in .service, no '/'): nothing written" "$TMP/fix6" ||

@@ -144,7 +144,8 @@ expect_contains "audit: the remedy restarts it" "then restart listen-hold" \
 	"$(jget "$A" '.findings[] | select(.rule == "listen.backlog" and .instance == "7000") | .remedy')"
 expect_eq "audit: listen.somaxconn warning, 128 -> 4096" "warning|128|4096" \
 	"$(jget "$A" '.findings[] | select(.rule == "listen.somaxconn") | "\(.severity)|\(.current)|\(.recommended)"')"
-expect_eq "audit: the process below garage's 42000: warning" "warning|1024|42000" \
+# Garage's 42000 is the profile's plan for its service: info until stated.
+expect_eq "audit: the process below garage's 42000: advice" "info|1024|42000" \
 	"$(jget "$A" '.findings[] | select(.rule == "process.limit_nofile" and .instance == "listen-hold")
 		| "\(.severity)|\(.current)|\(.recommended)"')"
 

@@ -29,59 +29,6 @@
 
 /* ---- parsers ---- */
 
-/* The value of "Max open files": a decimal or "unlimited" (RLIM_INFINITY). */
-static int parse_limit(const char **pp, int64_t *out)
-{
-	const char *p = skip_blank(*pp);
-	int64_t v = 0;
-
-	if (strncmp(p, "unlimited", 9) == 0) {
-		*out = INT64_MAX;
-		*pp = p + 9;
-		return 0;
-	}
-	if (*p < '0' || *p > '9')
-		return -EINVAL;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (v > (INT64_MAX - 9) / 10)
-			return -EINVAL;
-		v = v * 10 + (*p - '0');
-	}
-	*out = v;
-	*pp = p;
-	return 0;
-}
-
-int ht_limits_nofile(const char *text, int64_t *soft, int64_t *hard)
-{
-	return ht_limits_get(text, "Max open files", soft, hard);
-}
-
-int ht_limits_get(const char *text, const char *key, int64_t *soft, int64_t *hard)
-{
-	const char *p = text;
-	size_t klen;
-
-	if (!text || !key || !soft || !hard)
-		return -EINVAL;
-	klen = strlen(key);
-	/* fs/proc/base.c proc_pid_limits(): "%-25s %-20s %-20s %-10s\n". */
-	for (;;) {
-		if (strncmp(p, key, klen) == 0 && (p[klen] == ' ' || p[klen] == '\t'))
-			break;
-		p = strchr(p, '\n');
-		if (!p)
-			return -ENOENT;
-		p++;
-	}
-	p += klen;
-	if (parse_limit(&p, soft) < 0 || (*p != ' ' && *p != '\t') || parse_limit(&p, hard) < 0)
-		return -EINVAL;
-	if (*p && *p != ' ' && *p != '\t' && *p != '\n')
-		return -EINVAL;
-	return 0;
-}
-
 /* Whether [c, e) is "user@UID.service", a per-user service manager (user@.service). */
 static bool is_user_manager(const char *c, const char *e)
 {
@@ -542,17 +489,6 @@ static int add_pick(struct proc_pick **picks, size_t *n, const char *name)
 	return 0;
 }
 
-int ht_process_fact_set(struct ht_facts *f, const char *pname, const char *suffix,
-                        const struct ht_value *v, int err, const char *source)
-{
-	_cleanup_free_ char *name = NULL;
-
-	if (asprintf(&name, "process.%s.%s", pname, suffix) < 0)
-		return -ENOMEM;
-	if (!v)
-		return ht_facts_set_errno(f, name, err, ht_fact_def_unit(name), source);
-	return ht_facts_set(f, name, v, ht_fact_def_unit(name), source);
-}
 
 /*
  * process.NAME.runtime and .container: the container runtime whose

@@ -15,6 +15,9 @@
 #include "shared/util.h"
 
 /*
+ * A process's limits: /proc/PID/limits parsed, the process.NAME.* fact
+ * setter every process collector uses, and RLIMIT_NPROC's count.
+ *
  * RLIMIT_NPROC: the tasks of each real UID. copy_process() (kernel/fork.c)
  * refuses a fork or a new thread with EAGAIN when the user's count of tasks
  * (processes and threads alike, kernel/ucount.c) has reached the forking
@@ -55,6 +58,75 @@ static bool status_cap_exempt(const char *status)
 		return false;
 	return caps & ((1ULL << CAP_SYS_ADMIN_BIT) | (1ULL << CAP_SYS_RESOURCE_BIT));
 }
+
+/* ---- /proc/PID/limits and the process facts ---- */
+
+/* The value of a limit: a decimal or "unlimited" (RLIM_INFINITY). */
+static int parse_limit(const char **pp, int64_t *out)
+{
+	const char *p = skip_blank(*pp);
+	int64_t v = 0;
+
+	if (strncmp(p, "unlimited", 9) == 0) {
+		*out = INT64_MAX;
+		*pp = p + 9;
+		return 0;
+	}
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (INT64_MAX - 9) / 10)
+			return -EINVAL;
+		v = v * 10 + (*p - '0');
+	}
+	*out = v;
+	*pp = p;
+	return 0;
+}
+
+int ht_limits_nofile(const char *text, int64_t *soft, int64_t *hard)
+{
+	return ht_limits_get(text, "Max open files", soft, hard);
+}
+
+int ht_limits_get(const char *text, const char *key, int64_t *soft, int64_t *hard)
+{
+	const char *p = text;
+	size_t klen;
+
+	if (!text || !key || !soft || !hard)
+		return -EINVAL;
+	klen = strlen(key);
+	/* fs/proc/base.c proc_pid_limits(): "%-25s %-20s %-20s %-10s\n". */
+	for (;;) {
+		if (strncmp(p, key, klen) == 0 && (p[klen] == ' ' || p[klen] == '\t'))
+			break;
+		p = strchr(p, '\n');
+		if (!p)
+			return -ENOENT;
+		p++;
+	}
+	p += klen;
+	if (parse_limit(&p, soft) < 0 || (*p != ' ' && *p != '\t') || parse_limit(&p, hard) < 0)
+		return -EINVAL;
+	if (*p && *p != ' ' && *p != '\t' && *p != '\n')
+		return -EINVAL;
+	return 0;
+}
+
+int ht_process_fact_set(struct ht_facts *f, const char *pname, const char *suffix,
+                        const struct ht_value *v, int err, const char *source)
+{
+	_cleanup_free_ char *name = NULL;
+
+	if (asprintf(&name, "process.%s.%s", pname, suffix) < 0)
+		return -ENOMEM;
+	if (!v)
+		return ht_facts_set_errno(f, name, err, ht_fact_def_unit(name), source);
+	return ht_facts_set(f, name, v, ht_fact_def_unit(name), source);
+}
+
+/* ---- tasks by real UID ---- */
 
 static int cmp_uid(const void *a, const void *b)
 {
