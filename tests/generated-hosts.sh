@@ -33,7 +33,16 @@
 #      conntrack.max, are never more severe than it (nor than info when it
 #      is ok);
 #   M  when one group counted every OOM kill of the host, mem.pressure
-#      offers no swap or RAM and levers to cgroup.memory.
+#      offers no swap or RAM and levers to cgroup.memory;
+#   U  each process's RLIMIT_NPROC against its user's tasks: critical at
+#      90%, warning at 75%, ok for UID 0; at warning the user's busiest
+#      name is the holder and the fix is where the limit is set (the unit's
+#      LimitNPROC=, else pam_limits), never TasksMax, pids.max or
+#      kernel.threads-max;
+#   T  source NAT to one destination against 64512 ports, when the table
+#      was dumped for it (48384 entries or more, or a failed insertion):
+#      critical at 90%, warning at 75%, named, and never fixed with
+#      nf_conntrack_max or ip_local_port_range.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh" || exit 99
 [ -n "${TMP:-}" ] && [ -d "$TMP" ] || exit 99
@@ -95,6 +104,12 @@ host() {
 	esac
 	count=$((m * (RANDOM % 101) / 100))
 	drop=$(pick 0 0 0 17 6014) lo=$(pick 0 0 5312) two=$(pick 0 0 0 300) twmax=$(pick 4096 131072)
+	# Source NAT: its busiest destination's mappings, a share of 64512 (or of
+	# the table when that is smaller); a failed insertion on some hosts.
+	local ifail nat_top nat_all
+	ifail=$(pick 0 0 0 40)
+	nat_top=$((64512 * (RANDOM % 101) / 100)); [ "$nat_top" -gt "$count" ] && nat_top=$count
+	nat_all=$(( nat_top + (count - nat_top) * (RANDOM % 101) / 100 ))
 	{
 		echo "# hosttune facts 1"
 		echo "# generated host $n ($kv, $arch, $cpus CPUs, $ram bytes, table by $how)"
@@ -103,7 +118,13 @@ host() {
 		echo "conntrack.stat.count = $count entries from /proc/net/stat/nf_conntrack"
 		echo "conntrack.stat.drop = $drop packets from /proc/net/stat/nf_conntrack"
 		echo "conntrack.stat.early_drop = 0 packets from /proc/net/stat/nf_conntrack"
-		echo "conntrack.stat.insert_failed = 0 packets from /proc/net/stat/nf_conntrack"
+		echo "conntrack.stat.insert_failed = $ifail packets from /proc/net/stat/nf_conntrack"
+		echo "conntrack.dump.entries = $count entries from ctnetlink IPCTNL_MSG_CT_GET dump"
+		echo "conntrack.nat.entries = $nat_all entries from ctnetlink IPCTNL_MSG_CT_GET dump"
+		echo "conntrack.nat.top_destination = \"198.51.100.$((RANDOM % 250 + 1)):443/tcp\" from ctnetlink IPCTNL_MSG_CT_GET dump"
+		echo "conntrack.nat.top_source = \"192.0.2.1\" from ctnetlink IPCTNL_MSG_CT_GET dump"
+		echo "conntrack.nat.top_entries = $nat_top entries from ctnetlink IPCTNL_MSG_CT_GET dump"
+		echo "conntrack.nat.top_sources = 1 addresses from ctnetlink IPCTNL_MSG_CT_GET dump"
 		echo "cpu.arch = \"$arch\" from /proc/sys/kernel/arch"
 		echo "cpu.count = $cpus CPUs from /sys/devices/system/cpu/online"
 		echo "files.open = $((RANDOM * 3)) files from /proc/sys/fs/file-nr"
@@ -164,8 +185,26 @@ host() {
 			echo "process.$name.pid = $pid from /proc/$pid"
 			if [ -n "$unit" ]; then echo "process.$name.unit = \"$unit\" from /proc/$pid/cgroup"
 			else echo "process.$name.unit = unavailable ENOENT from /proc/$pid/cgroup: no *.service in its cgroup"; fi
+			# RLIMIT_NPROC: its user's tasks a share of it; UID 0 now and then.
+			nproc=$(pick 64 4096 30000)
+			tasks=$((nproc * (RANDOM % 111) / 100 + 1))
+			uid=$(pick 0 998 1000 1000)
+			echo "process.$name.nproc = $nproc tasks from /proc/$pid/limits Max processes"
+			echo "process.$name.nproc_hard = $nproc tasks from /proc/$pid/limits Max processes"
+			echo "process.$name.threads = $((tasks / 2 + 1)) tasks from /proc/$pid/status Threads"
+			echo "process.$name.uid = $uid from /proc/$pid/status Uid"
+			echo "process.$name.user = \"u$uid\" from /etc/passwd"
+			echo "process.$name.nproc_exempt = $([ "$uid" = 0 ] && echo true || echo false) from /proc/$pid/status Uid and CapEff"
+			echo "process.$name.user_tasks = $tasks tasks from Threads of /proc/PID/status"
+			echo "process.$name.user_top = \"$name\" from /proc/$pid/status Name"
+			echo "process.$name.user_top_pid = $pid from /proc/$pid"
+			echo "process.$name.user_top_processes = 1 processes from /proc/PID/status"
+			echo "process.$name.user_top_threads = $((tasks / 2 + 1)) tasks from /proc/$pid/status Threads"
+			echo "process.$name.parent_pid = 1 from /proc/$pid/status PPid"
+			echo "process.$name.parent_comm = \"systemd\" from /proc/1/comm"
+			echo "process.$name.parent_nproc = 63432 tasks from /proc/1/limits Max processes"
 		} >>"$f"
-		echo "$name $pid $soft $hard" >>"$TMP/h$n.procs"
+		echo "$name $pid $soft $hard $nproc $tasks $uid ${unit:--}" >>"$TMP/h$n.procs"
 	done
 	# Control groups: 0 to 3, each with a pids limit, some with a memory
 	# limit, their usage and events; the host's OOM kills at least their own.
@@ -215,16 +254,16 @@ host() {
 	echo "cgroup.list = \"$(echo $cgs | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')\" from /sys/fs/cgroup" >>"$f"
 	echo "listener.list = \"$(echo $ports | tr ' ' '\n' | sort -n | tr '\n' ' ' | sed 's/ $//')\" from NETLINK_SOCK_DIAG inet_diag" >>"$f"
 	echo "process.list = \"$(echo $names | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')\" from /proc/PID/comm" >>"$f"
-	echo "$new $ptr $b $m" >"$TMP/h$n.meta"
+	echo "$new $ptr $b $m $count $ifail $nat_all $nat_top" >"$TMP/h$n.meta"
 }
 
 # sev_rank SEVERITY: 0 ok (and n/a), 1 info, 2 warning, 3 critical.
 sev_rank() { case $1 in critical) echo 3 ;; warning) echo 2 ;; info) echo 1 ;; *) echo 0 ;; esac; }
-checked=0 attributed=0 bad=0 intervals=0 groups_m=0
+checked=0 attributed=0 bad=0 intervals=0 groups_m=0 nprocs=0 nats=0
 for n in $(seq "$HOSTS"); do
 	rm -f "$TMP/h$n.procs"
 	host "$n"
-	read -r new ptr b m <"$TMP/h$n.meta"
+	read -r new ptr b m count ifail nat_all nat_top <"$TMP/h$n.meta"
 	for p in $profiles; do
 		what="host $n ($(sed -n 2p "$TMP/h$n.facts" | sed 's/^# generated host [0-9]* //'), profile $p"
 		ht --facts "$TMP/h$n.facts" --profile "$p" --format json audit >"$TMP/r.json" 2>"$TMP/r.err"
@@ -257,7 +296,7 @@ for n in $(seq "$HOSTS"); do
 				{ not_ok "$what: N PID $pid named, not the host's"; bad=$((bad + 1)); }
 		done
 		# W, L per process.
-		while read -r name pid soft hard; do
+		while read -r name pid soft hard nproc tasks uid unit; do
 			fx=$(jq -r --arg i "$name" '.findings[] | select(.rule == "process.limit_nofile" and .instance == $i)' "$TMP/r.json")
 			[ -n "$fx" ] || continue
 			e=$(jq -r '.explanation // ""' <<<"$fx" | tr '\n' ' ')
@@ -272,7 +311,46 @@ for n in $(seq "$HOSTS"); do
 				[ "$want" -le "$hard" ] || case $rem in *"hard limit"*) ;;
 				*) not_ok "$what: L ulimit -n $want above the hard limit $hard, unsaid" "$rem"; bad=$((bad + 1)) ;; esac
 			done
+			# U: RLIMIT_NPROC by the arithmetic: 10 x tasks >= 9 x nproc critical.
+			ux=$(jq -c --arg i "$name" '.findings[] | select(.rule == "process.limit_nproc" and .instance == $i)' "$TMP/r.json")
+			want=ok
+			if [ "$uid" != 0 ]; then
+				if [ $((tasks * 10)) -ge $((nproc * 9)) ]; then want=critical
+				elif [ $((tasks * 4)) -ge $((nproc * 3)) ]; then want=warning; fi
+			fi
+			got=$(jq -r '.severity // "none"' <<<"${ux:-{\}}")
+			[ "$got" = "$want" ] || { not_ok "$what: U $name $tasks tasks of $nproc, UID $uid: $want" "got $got"; bad=$((bad + 1)); }
+			nprocs=$((nprocs + 1))
+			case $want in warning | critical)
+				t=$(jq -r '.explanation + " FIX " + (.remedy // "")' <<<"$ux" | tr '\n' ' ' | tr -s ' ')
+				case $t in *"The largest holder is $name (PID $pid)"*) ;;
+				*) not_ok "$what: U $name names its holder" "$t"; bad=$((bad + 1)) ;; esac
+				k="LimitNPROC= of $unit"; [ "$unit" = - ] && k="limits.conf"
+				case ${t#* FIX } in *"$k"*) ;; *) not_ok "$what: U $name fixed with $k" "$t"; bad=$((bad + 1)) ;; esac
+				for w in TasksMax pids.max threads-max; do
+					case ${t#* FIX } in *"$w"*) not_ok "$what: U $name offers $w" "$t"; bad=$((bad + 1)) ;; esac
+				done ;;
+			esac
 		done <"$TMP/h$n.procs"
+		# T: NAT to one destination, judged when the table was dumped for it
+		# (48384 = 75% of 64512 entries, or a failed insertion) and not
+		# otherwise dumped (half full or dropping also dump it).
+		tx=$(jq -c '.findings[] | select(.rule == "nat.ports" and .applicable)' "$TMP/r.json")
+		if [ -n "$tx" ]; then
+			nats=$((nats + 1))
+			want=ok
+			if [ "$nat_all" -eq 0 ]; then want=ok
+			elif [ $((nat_top * 10)) -ge $((64512 * 9)) ]; then want=critical
+			elif [ $((nat_top * 4)) -ge $((64512 * 3)) ]; then want=warning
+			elif [ "$ifail" -gt 0 ] && [ $((nat_top * 2)) -ge "$nat_all" ]; then want=warning; fi
+			got=$(jq -r .severity <<<"$tx")
+			[ "$got" = "$want" ] || { not_ok "$what: T $nat_top of 64512 ($nat_all NATed, $ifail failed): $want" "got $got"; bad=$((bad + 1)); }
+			case $(jq -r '.remedy // ""' <<<"$tx") in *nf_conntrack_max* | *ip_local_port_range*)
+				not_ok "$what: T fixed with a knob that does not govern it" "$tx"; bad=$((bad + 1)) ;;
+			esac
+		elif [ "$count" -ge 48384 ] || [ "$ifail" -gt 0 ]; then
+			not_ok "$what: T not judged with $count entries, $ifail failed insertions"; bad=$((bad + 1))
+		fi
 		# I: the counters' texts say what they cover: "In the last 5 s" on a
 		# sampled host, since boot on the others.
 		for r in conntrack.drops listen.somaxconn ports.tw_buckets; do
@@ -347,9 +425,11 @@ for n in $(seq "$HOSTS"); do
 		[ "$nr" = 0 ] || { not_ok "$what: R $nr n/a rows without a reason"; bad=$((bad + 1)); }
 	done
 done
-echo "# $HOSTS hosts, $checked reports checked, $attributed attributions to a kernel default, $intervals texts over a sample, $(cat "$TMP"/h*.cgroups | wc -l) control groups, $groups_m reports whose kills were all one group's; $bad violations"
+echo "# $HOSTS hosts, $checked reports checked, $attributed attributions to a kernel default, $intervals texts over a sample, $(cat "$TMP"/h*.cgroups | wc -l) control groups, $groups_m reports whose kills were all one group's, $nprocs process RLIMIT_NPROC findings, $nats NAT findings; $bad violations"
+[ "$nprocs" -gt 0 ] && ok "$nprocs RLIMIT_NPROC findings checked" || not_ok "no RLIMIT_NPROC finding checked"
+[ "$nats" -gt 0 ] && ok "$nats NAT findings checked" || not_ok "no NAT finding checked"
 [ "$intervals" -gt 0 ] && ok "$intervals findings over a --sample interval checked" || not_ok "no sampled host"
 [ "$checked" -ge $((HOSTS * 3)) ] && ok "$checked reports over $HOSTS generated hosts" || not_ok "only $checked reports"
 [ "$(cat "$TMP"/h*.cgroups | wc -l)" -gt 0 ] && ok "control groups generated" || not_ok "no control group generated"
-[ "$bad" -eq 0 ] && ok "every report holds V A N W L R I G F M" || not_ok "$bad violations"
+[ "$bad" -eq 0 ] && ok "every report holds V A N W L R I G F M U T" || not_ok "$bad violations"
 finish
