@@ -792,17 +792,12 @@ static double task_share(const char *root, const struct ht_task_census *c, int p
 {
 	_cleanup_free_ char *status = NULL;
 	const struct ht_task_user *u;
-	const char *v;
-	char path[64];
-	int64_t soft, hard;
-	unsigned long uid;
+	int64_t soft, hard, uid, threads;
 
 	if (ht_limits_get(limits, "Max processes", &soft, &hard) < 0 || soft <= 0 ||
 	    soft == INT64_MAX)
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	if (ht_read_file(root, path, &status) < 0 || !(v = strstr(status, "\nUid:")) ||
-	    sscanf(v + 5, "%lu", &uid) != 1 || uid == 0 || uid > UINT32_MAX)
+	if (ht_proc_status_ids(root, pid, &status, &uid, &threads) < 0 || uid == 0)
 		return 0;
 	u = ht_task_census_user(c, (uint32_t)uid);
 	return u ? (double)u->tasks / (double)soft : 0;

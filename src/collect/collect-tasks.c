@@ -48,6 +48,20 @@ static int64_t status_number(const char *status, const char *key)
 	return n;
 }
 
+int ht_proc_status_ids(const char *root, int pid, char **status, int64_t *uid, int64_t *threads)
+{
+	char path[64];
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	r = ht_read_file(root, path, status);
+	if (r < 0)
+		return r;
+	*uid = status_number(*status, "Uid");
+	*threads = status_number(*status, "Threads");
+	return *uid < 0 || *uid > UINT32_MAX || *threads < 0 ? -EINVAL : 0;
+}
+
 /* CapEff of the status text: true when CAP_SYS_ADMIN or CAP_SYS_RESOURCE is in it. */
 static bool status_cap_exempt(const char *status)
 {
@@ -233,13 +247,10 @@ int ht_task_census_read(const char *root, struct ht_task_census *c)
 
 		if (!parse_pid(de->d_name, &pid))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/status", pid);
-		r = ht_read_file(root, path, &status);
+		r = ht_proc_status_ids(root, pid, &status, &uid, &threads);
 		if (r == -ENOMEM)
 			goto nomem;
-		uid = r < 0 ? -1 : status_number(status, "Uid");
-		threads = r < 0 ? -1 : status_number(status, "Threads");
-		if (uid < 0 || uid > UINT32_MAX || threads < 0) {
+		if (r < 0) {
 			c->unread++;
 			continue;
 		}
@@ -340,13 +351,11 @@ int ht_task_facts(struct ht_facts *f, const char *root, const struct ht_task_cen
 	}
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	r = ht_read_file(root, path, &status);
+	r = ht_proc_status_ids(root, pid, &status, &uid, &threads);
 	if (r == -ENOMEM)
 		return r;
-	uid = r < 0 ? -1 : status_number(status, "Uid");
-	threads = r < 0 ? -1 : status_number(status, "Threads");
-	if (uid < 0 || uid > UINT32_MAX || threads < 0) {
-		int e = r < 0 ? -r : EINVAL;
+	if (r < 0) {
+		int e = -r;
 
 		for (size_t i = 0; i < ARRAY_SIZE(user_sfx); i++)
 			if ((r = ht_process_fact_set(f, pname, user_sfx[i], NULL, e, path)) < 0)

@@ -478,6 +478,14 @@ struct ht_task_census {
 int ht_task_census_read(const char *root, struct ht_task_census *c);
 void ht_task_census_free(struct ht_task_census *c);
 
+/*
+ * ht_proc_status_ids - @root/proc/@pid/status read into *@status (the
+ * caller frees it, also on -EINVAL), its real UID (the first of Uid:) and
+ * Threads:. Returns 0, ht_read_file()'s error, or -EINVAL when either is
+ * missing or out of range.
+ */
+int ht_proc_status_ids(const char *root, int pid, char **status, int64_t *uid, int64_t *threads);
+
 /* The census row of @uid, or NULL. */
 const struct ht_task_user *ht_task_census_user(const struct ht_task_census *c, uint32_t uid);
 
