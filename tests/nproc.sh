@@ -120,6 +120,19 @@ expect_contains "many: the holder is the 301 workers" \
 	"The largest holder is fts_url_copy (301 processes, the first PID 5001), with 3612 of it" \
 	"$(f "$TMP/m.json" fts_url_copy .explanation)"
 
+# ---- a status no kernel writes is not counted ----------------------------------
+# Threads: above PID_MAX_LIMIT (4194304) in two processes of one user would
+# overflow the sum: neither counts, and the user's other process alone does.
+T=$TMP/bogus
+tree "$T"
+task "$T" 700 big 1001 9223372036854775807 100 big.service
+task "$T" 701 big 1001 9223372036854775807 100 big.service
+task "$T" 702 small 1001 80 100 small.service
+"$HOSTTUNE" --root "$T" --rules "$HT_RULES_DIR" --no-measure facts >"$TMP/bogus.facts" 2>&1
+expect_contains "bogus Threads: left out, 80 of small's counted" \
+	"process.small.user_tasks = 80 tasks from Threads of /proc/PID/status, the 1 processes of UID 1001" \
+	"$(cat "$TMP/bogus.facts")"
+
 # ---- random users: usage, verdict and holder against the arithmetic ----------
 RANDOM=34
 for i in $(seq 1 12); do

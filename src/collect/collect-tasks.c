@@ -59,7 +59,8 @@ int ht_proc_status_ids(const char *root, int pid, char **status, int64_t *uid, i
 		return r;
 	*uid = status_number(*status, "Uid");
 	*threads = status_number(*status, "Threads");
-	return *uid < 0 || *uid > UINT32_MAX || *threads < 0 ? -EINVAL : 0;
+	/* No process has more threads than PID_MAX_LIMIT (include/linux/threads.h). */
+	return *uid < 0 || *uid > UINT32_MAX || *threads < 0 || *threads > 4194304 ? -EINVAL : 0;
 }
 
 /* CapEff of the status text: true when CAP_SYS_ADMIN or CAP_SYS_RESOURCE is in it. */

@@ -482,7 +482,8 @@ void ht_task_census_free(struct ht_task_census *c);
  * ht_proc_status_ids - @root/proc/@pid/status read into *@status (the
  * caller frees it, also on -EINVAL), its real UID (the first of Uid:) and
  * Threads:. Returns 0, ht_read_file()'s error, or -EINVAL when either is
- * missing or out of range.
+ * missing or out of range (a UID above 2^32 - 1, threads above
+ * PID_MAX_LIMIT, 4194304).
  */
 int ht_proc_status_ids(const char *root, int pid, char **status, int64_t *uid, int64_t *threads);
 
