@@ -1896,6 +1896,21 @@ static int eval_text(struct evaluator *ev, const struct ht_expr *e, struct ht_va
 	return 0;
 }
 
+/* source(NAME): where the fact came from (the ops' source callback), a string. */
+static int eval_source(struct evaluator *ev, const struct ht_expr *e, struct ht_value *out)
+{
+	char *src = NULL;
+	int r;
+
+	ev->err->msg[0] = '\0';
+	r = ev->source ? ev->source(e->kids[0]->name, &e->kids[0]->tpos, &src, ev->err, ev->userdata)
+	               : -ENODATA;
+	if (r < 0)
+		return name_error(ev->err, e->kids[0], r);
+	*out = (struct ht_value){ .type = HT_T_STR, .s = src };
+	return 0;
+}
+
 static int call(struct evaluator *ev, const struct ht_expr *e, struct ht_value *out)
 {
 	struct ht_value local_args[8];
@@ -1926,18 +1941,8 @@ static int call(struct evaluator *ev, const struct ht_expr *e, struct ht_value *
 	}
 	if (e->fn == F_TEXT)
 		return eval_text(ev, e, out);
-	if (e->fn == F_SOURCE) {
-		char *src = NULL;
-
-		ev->err->msg[0] = '\0';
-		r = ev->source ? ev->source(e->kids[0]->name, &e->kids[0]->tpos, &src, ev->err,
-		                            ev->userdata)
-		               : -ENODATA;
-		if (r < 0)
-			return name_error(ev->err, e->kids[0], r);
-		*out = (struct ht_value){ .type = HT_T_STR, .s = src };
-		return 0;
-	}
+	if (e->fn == F_SOURCE)
+		return eval_source(ev, e, out);
 	if (maybe_aggregate(e)) {
 		r = aggregate(ev, e, out);
 		if (r <= 0)
