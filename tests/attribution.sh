@@ -109,7 +109,7 @@ expect_contains "a tuned profile: named, with its file and line" \
 # site's line 5; /etc/tuned/site would override /usr/lib/tuned/site.
 R=$TMP/tuned
 rm -rf "$R"
-cp -a "$HT_TESTS_DIR/fixtures/garage-vm/root" "$R"
+cp -a "$FIXTURES/garage-vm/root" "$R"
 mkdir -p "$R/etc/tuned" "$R/usr/lib/tuned/site" "$R/usr/lib/tuned/base"
 echo site >"$R/etc/tuned/active_profile"
 printf '[sysctl]\nnet.netfilter.nf_conntrack_max=65536\n' >"$R/usr/lib/tuned/base/tuned.conf"
