@@ -147,7 +147,8 @@ static int read_net_tcp(const char *root, int pid, bool v6, struct fd_census *c)
 	while (getline(&line, &cap, fp) > 0) {
 		struct ht_sock s;
 
-		if (ht_proc_net_tcp_line(line, v6, &s) < 0 || !s.inode ||
+		/* No socket descriptor (c->inodes NULL): none of the lines is its. */
+		if (!c->ninodes || ht_proc_net_tcp_line(line, v6, &s) < 0 || !s.inode ||
 		    !bsearch(&s.inode, c->inodes, c->ninodes, sizeof(*c->inodes), cmp_u64))
 			continue;
 		if (c->ntcp == c->tcp_cap) {
