@@ -40,6 +40,11 @@ printf '65536\n' >"$T/sys/module/nf_conntrack/parameters/hashsize"
 	echo "ipv4     2 tcp      6 431999 ESTABLISHED src=203.0.113.9 dst=192.0.2.1 sport=50000 dport=8080 src=172.17.0.2 dst=203.0.113.9 sport=80 dport=50000 [ASSURED] mark=0 zone=0 use=2"
 	# No NAT at all.
 	echo "ipv4     2 tcp      6 431999 ESTABLISHED src=10.0.0.5 dst=10.0.0.7 sport=50001 dport=22 src=10.0.0.7 dst=10.0.0.5 sport=22 dport=50001 [ASSURED] mark=0 zone=0 use=2"
+	# No sport= in either tuple, the reply to the original source: not NAT.
+	echo "ipv4     2 tcp      6 117 TIME_WAIT src=10.0.0.5 dst=198.51.100.8 dport=443 src=198.51.100.8 dst=10.0.0.5 dport=40001 mark=0 zone=0 use=2"
+	# A port no packet has (99999) keeps its place: the reply's ports are
+	# not taken for the original's, so not NAT either.
+	echo "ipv4     2 tcp      6 117 TIME_WAIT src=10.0.0.5 dst=198.51.100.8 sport=99999 dport=99999 src=198.51.100.8 dst=10.0.0.5 sport=443 dport=40002 mark=0 zone=0 use=2"
 	# IPv6 source NAT (NAT66): 1 mapping.
 	echo "ipv6     10 tcp      6 117 TIME_WAIT src=fd00::5 dst=2001:db8::7 sport=40100 dport=443 src=2001:db8::7 dst=2001:db8::1 sport=443 dport=40100 [ASSURED] mark=0 zone=0 use=2"
 } >"$T/proc/net/nf_conntrack"
@@ -47,7 +52,7 @@ n=$(wc -l <"$T/proc/net/nf_conntrack")
 printf '%s\n' "$n" >"$T/proc/sys/net/netfilter/nf_conntrack_count"
 ht --no-measure --root "$T" --format json facts >"$TMP/t.json" 2>"$TMP/t.err"
 nf() { jget "$TMP/t.json" ".facts[\"conntrack.nat.$1\"].value"; }
-# Source NAT: 3 + 1 + 2 + 1 = 7 of the 9 lines.
+# Source NAT: 3 + 1 + 2 + 1 = 7 of the 11 lines.
 expect_eq "proc: entries with source NAT" 7 "$(nf entries)"
 expect_eq "proc: the busiest NAT address and destination" "198.51.100.7:443/tcp" "$(nf top_destination)"
 expect_eq "proc: its NAT address" 192.0.2.1 "$(nf top_source)"

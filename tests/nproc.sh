@@ -133,6 +133,19 @@ expect_contains "bogus Threads: left out, 80 of small's counted" \
 	"process.small.user_tasks = 80 tasks from Threads of /proc/PID/status, the 1 processes of UID 1001" \
 	"$(cat "$TMP/bogus.facts")"
 
+# ---- a limit of 0: no fork at all -----------------------------------------------
+T=$TMP/zero
+tree "$T"
+task "$T" 800 zed 1002 1 0 zed.service
+"$HOSTTUNE" --root "$T" --rules "$HT_RULES_DIR" --format json audit >"$TMP/z.json"
+expect_eq "RLIMIT_NPROC 0: critical" "critical zero" "$(f "$TMP/z.json" zed '"\(.severity) \(.case)"')"
+# A facts file's task count above PID_MAX_LIMIT (4194304) is refused, named.
+"$HOSTTUNE" --root "$T" --rules "$HT_RULES_DIR" facts >"$TMP/z.facts"
+sed -i 's/^process\.zed\.user_tasks = 1 /process.zed.user_tasks = 4194305 /' "$TMP/z.facts"
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --facts "$TMP/z.facts" audit >/dev/null 2>"$TMP/z.err"
+expect_eq "user_tasks above 4194304: exit 2" 2 $?
+expect_contains "user_tasks above 4194304: named" "process.zed.user_tasks must be at most 4194304" "$(cat "$TMP/z.err")"
+
 # ---- random users: usage, verdict and holder against the arithmetic ----------
 RANDOM=34
 for i in $(seq 1 12); do

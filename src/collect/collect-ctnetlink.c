@@ -701,18 +701,18 @@ static void proc_who(struct ht_ct_who *w, int64_t l3num, int64_t proto, const ch
 			if (inet_pton(family, buf, dst[ndst]) != 1)
 				break;
 			ndst++;
-		} else if (len > 6 && !memcmp(word, "sport=", 6) && nsport < 2 &&
-		           word_number(word + 6, len - 6, &v) == 0 && v < 65536) {
-			sport[nsport++] = (int)v;
-		} else if (len > 6 && !memcmp(word, "dport=", 6) && ndport < 2 &&
-		           word_number(word + 6, len - 6, &v) == 0 && v < 65536) {
-			dport[ndport++] = (int)v;
+		} else if (len > 6 && !memcmp(word, "sport=", 6) && nsport < 2) {
+			/* A port no packet has (99999) keeps its place, as -1. */
+			sport[nsport++] = word_number(word + 6, len - 6, &v) == 0 && v < 65536 ? (int)v : -1;
+		} else if (len > 6 && !memcmp(word, "dport=", 6) && ndport < 2) {
+			dport[ndport++] = word_number(word + 6, len - 6, &v) == 0 && v < 65536 ? (int)v : -1;
 		}
 	}
 	ht_ct_who_add(w, family, nsrc && ndst ? src[0] : NULL, nsrc && ndst ? dst[0] : NULL, dport[0]);
 	/* Source NAT: the reply goes back to another address or port than the original's source. */
 	if (nsrc == 2 && ndst == 2 && dport[0] >= 0 &&
-	    (memcmp(dst[1], src[0], sizeof(src[0])) || (ndport == 2 && dport[1] != sport[0])))
+	    (memcmp(dst[1], src[0], sizeof(src[0])) ||
+	     (sport[0] >= 0 && dport[1] >= 0 && dport[1] != sport[0])))
 		ht_ct_who_add_nat(w, family, (int)proto, dst[1], dst[0], dport[0]);
 }
 

@@ -500,6 +500,9 @@ int64_t ht_fact_max(const char *name)
 	} bounds[] = {
 		{ "boot.net.netfilter.nf_conntrack_max", INT32_MAX },
 		{ "boot.net.netfilter.nf_conntrack_tcp_timeout_time_wait", INT32_MAX },
+		/* Entries of the table: at most its count, an int. */
+		{ "conntrack.nat.entries", INT32_MAX },
+		{ "conntrack.nat.top_entries", INT32_MAX },
 		{ "module.nf_conntrack.hashsize", UINT32_MAX },
 		{ "net.netfilter.nf_conntrack_buckets", INT32_MAX },
 		{ "net.netfilter.nf_conntrack_count", INT32_MAX },
@@ -514,9 +517,20 @@ int64_t ht_fact_max(const char *name)
 		{ "ports.range.low", 65535 },
 	};
 
+	/* Every task takes a PID: at most PID_MAX_LIMIT (include/linux/threads.h). */
+	static const char *const task_counts[] = { ".threads", ".user_tasks", ".user_top_threads" };
+	size_t len = strlen(name);
+
 	for (size_t i = 0; i < ARRAY_SIZE(bounds); i++)
 		if (strcmp(name, bounds[i].name) == 0)
 			return bounds[i].max;
+	if (strncmp(name, "process.", 8) == 0)
+		for (size_t i = 0; i < ARRAY_SIZE(task_counts); i++) {
+			size_t k = strlen(task_counts[i]);
+
+			if (len > k && strcmp(name + len - k, task_counts[i]) == 0)
+				return 4194304;
+		}
 	return 0;
 }
 
