@@ -152,6 +152,8 @@ static const char *instance_label(const struct ht_finding *fi)
 		return "peer";
 	case HT_EACH_CGROUP:
 		return "cgroup";
+	case HT_EACH_NETNS:
+		return "netns";
 	case HT_EACH_NIC:
 	case HT_EACH_NONE:
 		break;

@@ -118,6 +118,27 @@ int ht_cgroup_unit(const char *text, char **unit, char **manager)
 	return -ENOENT;
 }
 
+void ht_cgroup_path(const char *text, char *buf, size_t size)
+{
+	if (size)
+		buf[0] = '\0';
+	for (const char *p = text; p && *p && size;) {
+		const char *nl = strchr(p, '\n'), *c = strchr(p, ':'), *c2 = c ? strchr(c + 1, ':') : NULL;
+		size_t n;
+
+		if (!nl)
+			nl = p + strlen(p);
+		if (c2 && c2 < nl && c2[1] == '/' && c2 + 2 < nl) {
+			n = (size_t)(nl - c2 - 1);
+			if (strncmp(p, "0::", 3) == 0 || !buf[0])
+				snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), c2 + 1);
+			if (strncmp(p, "0::", 3) == 0)
+				break;
+		}
+		p = *nl ? nl + 1 : nl;
+	}
+}
+
 /* ---- processes ---- */
 
 /* NAME of process.NAME.*: comm with every character outside [A-Za-z0-9_-] made '_'. */
@@ -499,27 +520,13 @@ static int add_pick(struct proc_pick **picks, size_t *n, const char *name)
 static int proc_runtime(struct ht_facts *f, const char *name, const char *cgroup,
                         const char *src)
 {
-	char cgpath[1024] = "", container[80], unit[256];
+	char cgpath[1024], container[80], unit[256];
 	const char *manager = "other";
 	struct ht_value v;
 	bool in;
 	int r;
 
-	for (const char *p = cgroup; *p;) {
-		const char *nl = strchr(p, '\n'), *c = strchr(p, ':'), *c2 = c ? strchr(c + 1, ':') : NULL;
-		size_t n;
-
-		if (!nl)
-			nl = p + strlen(p);
-		if (c2 && c2 < nl && c2[1] == '/' && c2 + 2 < nl) {
-			n = (size_t)(nl - c2 - 1);
-			if (strncmp(p, "0::", 3) == 0 || !cgpath[0])
-				snprintf(cgpath, sizeof(cgpath), "%.*s", (int)(n < sizeof(cgpath) ? n : sizeof(cgpath) - 1), c2 + 1);
-			if (strncmp(p, "0::", 3) == 0)
-				break;
-		}
-		p = *nl ? nl + 1 : nl;
-	}
+	ht_cgroup_path(cgroup, cgpath, sizeof(cgpath));
 	if (cgpath[0])
 		ht_cgroup_classify(cgpath, &manager, container, unit);
 	in = strcmp(manager, "docker") == 0 || strcmp(manager, "podman") == 0 ||

@@ -1366,3 +1366,78 @@ int ht_collect_sockets(struct ht_facts *f, const char *root)
 		r = ht_collect_ports(f, root);
 	return r == -ENOMEM ? r : 0;
 }
+
+/* ---- another network namespace's sockets, in brief ---- */
+
+int ht_ns_tcp_scan(const char *root, int pid, bool in_ns, const struct ht_ns_range *range,
+                   struct ht_ns_tcp *out, char **source)
+{
+	struct scan sc = { .want = WANT_LISTENERS | WANT_PORTS };
+	const struct listener *worst = NULL;
+	const struct dest *top = NULL;
+	int r;
+
+	*out = (struct ht_ns_tcp){ 0 };
+	*source = NULL;
+	if (range) {
+		sc.have_range = true;
+		sc.low = range->low;
+		sc.high = range->high;
+	}
+	if (in_ns) {
+		r = scan_netlink(&sc);
+		if (r >= 0) {
+			out->have_backlog = true;
+			if (!(*source = strdup(SRC_DIAG " in the namespace")))
+				r = -ENOMEM;
+		}
+	} else {
+		char p4[64], p6[64];
+		unsigned bad;
+		int r6;
+
+		snprintf(p4, sizeof(p4), "/proc/%d/net/tcp", pid);
+		snprintf(p6, sizeof(p6), "/proc/%d/net/tcp6", pid);
+		r = scan_file(&sc, root, p4, false, &bad);
+		r6 = r == -ENOMEM ? r : scan_file(&sc, root, p6, true, &bad);
+		/* A kernel without IPv6 has no tcp6. */
+		if (r >= 0 && r6 < 0 && r6 != -ENOENT)
+			r = r6;
+		if (r >= 0 && asprintf(source, "%s and tcp6", p4) < 0)
+			r = -ENOMEM;
+		else if (r < 0 && r != -ENOMEM && asprintf(source, "%s", p4) < 0)
+			r = -ENOMEM;
+	}
+	if (r < 0)
+		goto out;
+	out->have_range = sc.have_range;
+	out->listeners = (uint32_t)sc.n_ls;
+	out->time_wait = sc.time_wait;
+	for (size_t i = 0; i < sc.n_ls; i++)
+		if (!worst || listener_worse(sc.ls[i].queue, sc.ls[i].backlog, worst->queue,
+		                             worst->backlog, out->have_backlog) ||
+		    (!listener_worse(worst->queue, worst->backlog, sc.ls[i].queue,
+		                     sc.ls[i].backlog, out->have_backlog) &&
+		     sc.ls[i].port < worst->port))
+			worst = &sc.ls[i];
+	if (worst) {
+		out->top_port = worst->port;
+		out->top_queue = worst->queue;
+		out->top_backlog = worst->backlog;
+	}
+	for (size_t i = 0; i < sc.cap_dests; i++) {
+		const struct dest *d = &sc.dests[i];
+
+		if (d->used && (!top || d->sockets > top->sockets ||
+		                (d->sockets == top->sockets && dest_cmp(d, top) < 0)))
+			top = d;
+	}
+	if (top) {
+		dest_text(top->dst, top->dport, out->top_destination, sizeof(out->top_destination));
+		out->top_sockets = top->sockets;
+		out->top_time_wait = top->time_wait;
+	}
+out:
+	scan_free(&sc);
+	return r;
+}

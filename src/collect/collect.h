@@ -621,6 +621,45 @@ void ht_listeners_free(struct ht_listeners *l);
  */
 int ht_collect_ports(struct ht_facts *f, const char *root);
 
+/* A namespace's ip_local_port_range: the ports connect() takes, @low to @high. */
+struct ht_ns_range {
+	uint16_t low, high;
+};
+
+/*
+ * struct ht_ns_tcp - one network namespace's TCP sockets in brief, for the
+ * netns.N.* facts: its listening ports and the worst of them (as
+ * listener.list judges a port's sockets: a full queue first, then the
+ * fuller against its backlog), its sockets in TIME_WAIT, and the
+ * destination (source address, destination address and port) with the
+ * most sockets whose local port is in the namespace's range.
+ */
+struct ht_ns_tcp {
+	bool have_backlog;          /* backlogs known (sock_diag), not /proc/PID/net/tcp */
+	bool have_range;            /* the range was given: the destinations are counted */
+	uint32_t listeners;         /* listening ports */
+	uint16_t top_port;          /* the worst listening port; 0: none */
+	uint32_t top_queue;         /* its accept queue now (connections) */
+	uint32_t top_backlog;       /* its backlog (0 when !have_backlog) */
+	uint64_t time_wait;         /* sockets in TIME_WAIT */
+	char top_destination[64];   /* "ADDR:PORT" ("[ADDR]:PORT" for IPv6); "" none */
+	uint32_t top_sockets;       /* sockets to it from one source address */
+	uint32_t top_time_wait;     /* those of them in TIME_WAIT */
+};
+
+/*
+ * ht_ns_tcp_scan - the TCP sockets of the network namespace of process
+ * @pid into @out: with @in_ns (the caller has entered that namespace with
+ * setns(2)), one NETLINK_SOCK_DIAG dump made there, backlogs included;
+ * otherwise ROOT/proc/PID/net/tcp and tcp6, without backlogs. @range: the
+ * namespace's port range, NULL when unknown (no destination is counted
+ * then). *@source names what was read (newly allocated, the caller frees;
+ * on an error, the file that failed, or NULL). Returns 0, -ENOMEM, or the
+ * negative errno of the dump or of the IPv4 file.
+ */
+int ht_ns_tcp_scan(const char *root, int pid, bool in_ns, const struct ht_ns_range *range,
+                   struct ht_ns_tcp *out, char **source);
+
 /*
  * ht_collect_port_range - net.ipv4.ip_local_port_range and
  * ports.range.{low,high} from ROOT/proc/sys/net/ipv4/ip_local_port_range
@@ -715,6 +754,28 @@ int ht_processes_near_limit(const char *root, int **pids, size_t *n);
  * kernel writes it or a value that is not a non-negative integer.
  */
 int ht_sockstat_value(const char *text, const char *prefix, const char *key, int64_t *out);
+
+/*
+ * ht_collect_netns - every network namespace a process lives in but
+ * hosttune's own (live: /proc/self's; in a tree, ROOT/proc/self's, else PID
+ * 1's), found by ROOT/proc/PID/ns/net: netns.list (their inodes, sorted,
+ * at most 4096), netns.skipped, and netns.N.* for each (hosttune-facts(7)):
+ * its lowest PID, that process's name and cgroup, the counters of
+ * /proc/PID/net/netstat and sockstat; live as root, its sysctls and its
+ * sockets with their backlogs read from inside (setns(2) there and back);
+ * otherwise its sockets from /proc/PID/net/tcp, and the sysctls unavailable
+ * with the reason. Returns 0, -ENOMEM, or -ENOTRECOVERABLE when the thread
+ * could not return to its own namespace (no further fact may be read).
+ */
+int ht_collect_netns(struct ht_facts *f, const char *root);
+
+/*
+ * ht_cgroup_path - the path of a process's control group from the text of
+ * /proc/PID/cgroup: the unified hierarchy's ("0::PATH"), else the first v1
+ * line's below its root; into @buf of @size bytes (cut to fit), "" when no
+ * line has one (the root group, or no cgroup file system).
+ */
+void ht_cgroup_path(const char *text, char *buf, size_t size);
 
 /*
  * ht_cgroup_classify - who made the control group of path @path (below the

@@ -117,6 +117,7 @@ SIMPLE(ht_collect_ports)
 SIMPLE(ht_collect_sockstat)
 SIMPLE(ht_collect_uptime)
 SIMPLE(ht_collect_cgroups)
+SIMPLE(ht_collect_netns)
 
 /* A sampled source (collect/sample.h): one reading, or the second of --sample against the first. */
 #define SAMPLED(fn, name)                                                                  \
@@ -535,6 +536,8 @@ static const struct ht_source {
 	{ "sample", P("sample.seconds"), HT_COST_FILES, src_sample_seconds, NULL, NULL, NULL },
 	{ "sockstat", P("sockstat.*"), HT_COST_FILES, src_ht_collect_sockstat, NULL, NULL, NULL },
 	{ "cgroups", P("cgroup.*"), HT_COST_WALK, src_ht_collect_cgroups, NULL, NULL, NULL },
+	{ "network namespaces", P("netns.list", "netns.skipped", "netns.*.*"), HT_COST_WALK,
+	  src_ht_collect_netns, NULL, NULL, NULL },
 	{ "cpu", P("cpu.*"), HT_COST_MEASURE, src_cpu, NULL, NULL, NULL },
 	{ "garage", P("garage.*", "storage.*"), HT_COST_MEASURE, src_garage, NULL, NULL, NULL },
 #undef P

@@ -173,6 +173,7 @@ static const struct {
 	                      "storage directory" },
 	[HT_EACH_PEER] = { "peer", "peer.list", "peer.name", HT_T_STR, "TCP peer" },
 	[HT_EACH_CGROUP] = { "cgroup", "cgroup.list", "cgroup.name", HT_T_STR, "control group" },
+	[HT_EACH_NETNS] = { "netns", "netns.list", "netns.name", HT_T_STR, "network namespace" },
 };
 
 /*

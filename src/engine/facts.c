@@ -279,6 +279,13 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "netns.initial", HT_T_BOOL, NULL,
 	  "initial network namespace: nf_conntrack_max is read-only (0444) in any other one "
 	  "since 5.12.2 (net/netfilter/nf_conntrack_standalone.c); always true before that" },
+	{ "netns.list", HT_T_STR, NULL,
+	  "the network namespaces other than hosttune's own with a process in them, by inode "
+	  "(/proc/PID/ns/net's \"net:[INODE]\"), sorted, space-separated, at most 4096 "
+	  "(netns.N.*); \"\" for none" },
+	{ "netns.skipped", HT_T_INT, "processes",
+	  "processes whose network namespace was not judged: their /proc/PID/ns/net could not be "
+	  "read (another user's without root), or it was past the first 4096 namespaces" },
 	{ "nic.list", HT_T_STR, NULL,
 	  "network interfaces other than lo, space-separated, in name order (libudev; the "
 	  "kernel's if_nameindex(3) when /sys is another network namespace's)" },
@@ -724,6 +731,57 @@ static const struct ht_fact_def peer_fact_defs[] = {
  * hierarchies. Sorted by name.
  */
 #define CG_DOC(v2, v1) v2 " (cgroup v2; v1: " v1 ")"
+#define NS_SYSCTL(key) \
+	"its " key ", read inside it (setns(2), live and as root only: /proc/sys shows the " \
+	"reader's own namespace)"
+#define NS_NSTAT(counter) \
+	"its nstat " counter " since the namespace was made (/proc/PID/net/netstat)"
+
+static const struct ht_fact_def netns_fact_defs[] = {
+	{ "netns.*.cgroup", HT_T_STR, NULL,
+	  "the control group of netns.N.pid (/proc/PID/cgroup: the unified hierarchy's path, else "
+	  "the first v1 line's)" },
+	{ "netns.*.container", HT_T_STR, NULL,
+	  "the container of that cgroup, as cgroup.CG.container names it; unavailable (ENOENT) "
+	  "for none" },
+	{ "netns.*.listen_drops", HT_T_INT, "packets", NS_NSTAT("TcpExtListenDrops") },
+	{ "netns.*.listen_overflows", HT_T_INT, "packets", NS_NSTAT("TcpExtListenOverflows") },
+	{ "netns.*.listeners", HT_T_INT, "listeners", "its listening TCP ports" },
+	{ "netns.*.manager", HT_T_STR, NULL,
+	  "who made that cgroup, as cgroup.CG.manager says: docker, podman, kubernetes, lxc, "
+	  "systemd or other; the runtime that sets the namespace's sysctls" },
+	{ "netns.*.pid", HT_T_INT, NULL, "the lowest PID in the namespace" },
+	{ "netns.*.port_range_high", HT_T_INT, "ports",
+	  NS_SYSCTL("last port of net.ipv4.ip_local_port_range") },
+	{ "netns.*.port_range_low", HT_T_INT, "ports",
+	  NS_SYSCTL("first port of net.ipv4.ip_local_port_range") },
+	{ "netns.*.process", HT_T_STR, NULL, "the name (comm) of netns.N.pid" },
+	{ "netns.*.processes", HT_T_INT, "processes", "processes in the namespace" },
+	{ "netns.*.somaxconn", HT_T_INT, "entries", NS_SYSCTL("net.core.somaxconn") },
+	{ "netns.*.tcp_max_tw_buckets", HT_T_INT, "sockets",
+	  NS_SYSCTL("net.ipv4.tcp_max_tw_buckets") },
+	{ "netns.*.tcp_tw_reuse", HT_T_INT, NULL, NS_SYSCTL("net.ipv4.tcp_tw_reuse") },
+	{ "netns.*.time_wait", HT_T_INT, "sockets",
+	  "its TCP sockets in TIME_WAIT now (tw of /proc/PID/net/sockstat's TCP line)" },
+	{ "netns.*.top_destination", HT_T_STR, NULL,
+	  "the destination (ADDR:PORT, [ADDR]:PORT for IPv6) with the most client sockets from one "
+	  "source address whose local port is in the namespace's port range; unavailable (ENOENT) "
+	  "for none, (ENODATA) when the range is unknown" },
+	{ "netns.*.top_destination_sockets", HT_T_INT, "sockets",
+	  "client sockets to netns.N.top_destination, any state (each holds a port of the range)" },
+	{ "netns.*.top_destination_time_wait", HT_T_INT, "sockets",
+	  "those of netns.N.top_destination_sockets in TIME_WAIT" },
+	{ "netns.*.top_listener_backlog", HT_T_INT, "entries",
+	  "the backlog of netns.N.top_listener_port (sock_diag's idiag_wqueue, ss -lnt's "
+	  "Send-Q); unavailable (ENODATA) from /proc/PID/net/tcp" },
+	{ "netns.*.top_listener_port", HT_T_INT, NULL,
+	  "its listening port whose accept queue is fullest: a full one first, then the fuller "
+	  "against its backlog; unavailable (ENOENT) for none" },
+	{ "netns.*.top_listener_queue", HT_T_INT, "connections",
+	  "connections waiting for accept() on that port now (idiag_rqueue, ss -lnt's Recv-Q)" },
+	{ "netns.*.tw_overflows", HT_T_INT, "sockets", NS_NSTAT("TcpExtTCPTimeWaitOverflow") },
+};
+
 static const struct ht_fact_def cgroup_fact_defs[] = {
 	{ "cgroup.*.container", HT_T_STR, NULL,
 	  "the container it is: a Docker, Podman or CRI container ID (12 hex digits), a Kubernetes "
@@ -803,6 +861,7 @@ static const struct {
 } instance_families[] = {
 	{ "cgroup", cgroup_fact_defs, ARRAY_SIZE(cgroup_fact_defs) },
 	{ "listener", listener_fact_defs, ARRAY_SIZE(listener_fact_defs) },
+	{ "netns", netns_fact_defs, ARRAY_SIZE(netns_fact_defs) },
 	{ "nic", nic_fact_defs, ARRAY_SIZE(nic_fact_defs) },
 	{ "peer", peer_fact_defs, ARRAY_SIZE(peer_fact_defs) },
 	{ "process", process_fact_defs, ARRAY_SIZE(process_fact_defs) },

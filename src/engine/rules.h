@@ -63,6 +63,8 @@ enum ht_target_kind {
  *             pids limit, by path ("system.slice/garage.service"); their facts and
  *             the list have the path escaped (shared/escape.h, ht_name_escape()),
  *             cgroup.name and a finding's instance the path itself
+ *   netns     netns.list,    netns.name (string): network namespaces other than
+ *             hosttune's own with a process in them, by inode ("4026532290")
  */
 enum ht_each {
 	HT_EACH_NONE = 0,
@@ -72,10 +74,11 @@ enum ht_each {
 	HT_EACH_STORAGE,
 	HT_EACH_PEER,
 	HT_EACH_CGROUP,
-	HT_EACH_LAST = HT_EACH_CGROUP,
+	HT_EACH_NETNS,
+	HT_EACH_LAST = HT_EACH_NETNS,
 };
 
-/* "none", "nic", "listener", "process", "storage", "peer", "cgroup"; NULL out of range. */
+/* "none", "nic", "listener", "process", "storage", "peer", "cgroup", "netns"; NULL out of range. */
 const char *ht_each_name(enum ht_each e);
 
 /* "value", "sysctl", "module", "advice", "channels", "limit". */

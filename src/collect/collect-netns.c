@@ -1,0 +1,554 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Every network namespace a process lives in, other than hosttune's own:
+ * a container, a pod or an LXC guest has its own net.core.somaxconn, port
+ * range, TIME_WAIT table and nstat counters, which the host's files do not
+ * show (struct net, include/net/net_namespace.h; each sysctl of
+ * /proc/sys/net is the reader's namespace's: net_ctl_header_lookup() in
+ * net/sysctl_net.c).
+ *
+ * The namespaces are found by /proc/PID/ns/net ("net:[INODE]"), one
+ * process each standing for its namespace (the lowest PID). What
+ * /proc/PID/net shows needs no more: netstat, sockstat and, without root,
+ * tcp and tcp6. The sysctls and the sockets' backlogs need to be read from
+ * inside: live and as root, this thread enters the namespace with
+ * setns(2), reads /proc/sys/net and dumps its sockets with sock_diag, and
+ * goes back to its own namespace before anything else is read.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collect/collect.h"
+#include "collect/procfs.h"
+#include "engine/facts.h"
+#include "shared/rootfs.h"
+#include "shared/util.h"
+
+/* The most namespaces judged; past it netns.skipped counts the rest. */
+#define NETNS_MAX 4096
+
+struct ns_proc {
+	uint64_t ino; /* the namespace's inode */
+	int pid;
+};
+
+struct netns {
+	uint64_t ino;
+	int pid;           /* its lowest PID */
+	unsigned procs;    /* processes in it */
+};
+
+/* "net:[4026531992]" -> 4026531992; 0 for anything else. */
+static uint64_t ns_inode(const char *link)
+{
+	uint64_t v = 0;
+	const char *p;
+
+	if (strncmp(link, "net:[", 5) != 0)
+		return 0;
+	for (p = link + 5; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return 0;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	return p[0] == ']' && p[1] == '\0' && p > link + 5 ? v : 0;
+}
+
+/* The namespace of ROOT@path ("/proc/PID/ns/net"): its inode, or a negative errno. */
+static int64_t read_ns(const char *root, const char *path, uint64_t *ino)
+{
+	char buf[64];
+	int r = ht_root_readlink(root, path, buf, sizeof(buf));
+
+	if (r < 0)
+		return r;
+	*ino = ns_inode(buf);
+	return *ino ? 0 : -EINVAL;
+}
+
+static int proc_cmp(const void *a, const void *b)
+{
+	const struct ns_proc *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/*
+ * hosttune's own namespace: live, /proc/self's; in a tree, ROOT/proc/self's
+ * when the tree has one, else PID 1's. 0 when none is known.
+ */
+static uint64_t own_ns(const char *root)
+{
+	uint64_t ino = 0;
+
+	if (read_ns(root, "/proc/self/ns/net", &ino) == 0)
+		return ino;
+	if (!ht_root_is_live(root) && read_ns(root, "/proc/1/ns/net", &ino) == 0)
+		return ino;
+	return 0;
+}
+
+/*
+ * Every process's namespace but @own, grouped: *@v (sorted by inode) and
+ * *@n; *@refused counts processes whose link could not be read (another
+ * user's without root). 0 or -ENOMEM; without /proc, the open's errno.
+ */
+static int find_namespaces(const char *root, uint64_t own, struct netns **v, size_t *n,
+                           unsigned *refused)
+{
+	_cleanup_closedir_ DIR *d = ht_root_opendir(root, "/proc");
+	struct ns_proc *procs = NULL;
+	size_t np = 0, cap = 0;
+	struct dirent *de;
+	int r = 0;
+
+	*v = NULL;
+	*n = 0;
+	*refused = 0;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char path[64];
+		uint64_t ino;
+		int pid;
+
+		if (!parse_pid(de->d_name, &pid))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+		r = (int)read_ns(root, path, &ino);
+		if (r == -ENOMEM)
+			break;
+		if (r < 0) {
+			/* Gone since readdir(), or a kernel thread without one: nothing to count. */
+			if (r != -ENOENT && r != -ESRCH)
+				(*refused)++;
+			r = 0;
+			continue;
+		}
+		if (ino == own)
+			continue;
+		if (np == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			struct ns_proc *t = reallocarray(procs, nc, sizeof(*procs));
+
+			if (!t) {
+				r = -ENOMEM;
+				break;
+			}
+			procs = t;
+			cap = nc;
+		}
+		procs[np++] = (struct ns_proc){ .ino = ino, .pid = pid };
+	}
+	if (r >= 0 && np > 0) {
+		qsort(procs, np, sizeof(*procs), proc_cmp);
+		for (size_t i = 0; i < np; i++) {
+			if (*n > 0 && (*v)[*n - 1].ino == procs[i].ino) {
+				(*v)[*n - 1].procs++;
+				continue;
+			}
+			if (*n % 64 == 0) {
+				struct netns *t = reallocarray(*v, *n + 64, sizeof(**v));
+
+				if (!t) {
+					r = -ENOMEM;
+					break;
+				}
+				*v = t;
+			}
+			(*v)[(*n)++] = (struct netns){ .ino = procs[i].ino, .pid = procs[i].pid, .procs = 1 };
+		}
+	}
+	free(procs);
+	if (r < 0) {
+		free(*v);
+		*v = NULL;
+		*n = 0;
+	}
+	return r;
+}
+
+/* netns.INO.SUFFIX. */
+static int ns_name(char *buf, size_t size, uint64_t ino, const char *suffix)
+{
+	int n = snprintf(buf, size, "netns.%" PRIu64 ".%s", ino, suffix);
+
+	return n < 0 || (size_t)n >= size ? -EINVAL : 0;
+}
+
+static int set_int(struct ht_facts *f, uint64_t ino, const char *suffix, int64_t v,
+                   const char *src)
+{
+	char name[96];
+	int r = ns_name(name, sizeof(name), ino, suffix);
+
+	return r < 0 ? r : ht_facts_set_int(f, name, v, ht_fact_def_unit(name), src);
+}
+
+static int set_str(struct ht_facts *f, uint64_t ino, const char *suffix, const char *s,
+                   const char *src)
+{
+	char name[96];
+	int r = ns_name(name, sizeof(name), ino, suffix);
+
+	if (r < 0)
+		return r;
+	if (!*s)
+		return ht_facts_set_errno(f, name, ENOENT, NULL, src);
+	return ht_facts_set_str(f, name, s, src);
+}
+
+static int set_err(struct ht_facts *f, uint64_t ino, const char *suffix, int err,
+                   const char *src)
+{
+	char name[96];
+	int r = ns_name(name, sizeof(name), ino, suffix);
+
+	return r < 0 ? r : ht_facts_set_errno(f, name, err, ht_fact_def_unit(name), src);
+}
+
+/* The counters of ROOT/proc/PID/net/netstat and sockstat. */
+static int counter_facts(struct ht_facts *f, const char *root, const struct netns *ns)
+{
+	static const struct {
+		const char *suffix, *prefix, *field;
+	} counters[] = {
+		{ "listen_overflows", "TcpExt", "ListenOverflows" },
+		{ "listen_drops", "TcpExt", "ListenDrops" },
+		{ "tw_overflows", "TcpExt", "TCPTimeWaitOverflow" },
+	};
+	_cleanup_free_ char *netstat = NULL, *sockstat = NULL;
+	char path[64], src[128];
+	int64_t v;
+	int r, rn;
+
+	snprintf(path, sizeof(path), "/proc/%d/net/netstat", ns->pid);
+	rn = ht_read_file(root, path, &netstat);
+	if (rn == -ENOMEM)
+		return rn;
+	for (size_t i = 0; i < ARRAY_SIZE(counters); i++) {
+		snprintf(src, sizeof(src), "%s %s%s", path, counters[i].prefix, counters[i].field);
+		r = rn < 0 ? rn
+		           : ht_nstat_value(netstat, counters[i].prefix, counters[i].field, &v);
+		r = r < 0 ? set_err(f, ns->ino, counters[i].suffix, r, src)
+		          : set_int(f, ns->ino, counters[i].suffix, v, src);
+		if (r < 0)
+			return r;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/net/sockstat", ns->pid);
+	r = ht_read_file(root, path, &sockstat);
+	if (r == -ENOMEM)
+		return r;
+	snprintf(src, sizeof(src), "%s TCP tw", path);
+	if (r >= 0)
+		r = ht_sockstat_value(sockstat, "TCP", "tw", &v);
+	return r < 0 ? set_err(f, ns->ino, "time_wait", r, src)
+	             : set_int(f, ns->ino, "time_wait", v, src);
+}
+
+/* Who is in it: its lowest PID, that process's name and control group. */
+static int holder_facts(struct ht_facts *f, const char *root, const struct netns *ns)
+{
+	_cleanup_free_ char *comm = NULL, *cgroup = NULL;
+	char path[64], cgpath[1024], container[80], unit[256];
+	const char *manager = "other";
+	int r;
+
+	r = set_int(f, ns->ino, "pid", ns->pid, "/proc/PID/ns/net");
+	if (r >= 0)
+		r = set_int(f, ns->ino, "processes", ns->procs, "/proc/PID/ns/net");
+	if (r < 0)
+		return r;
+	snprintf(path, sizeof(path), "/proc/%d/comm", ns->pid);
+	r = ht_read_file(root, path, &comm);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0)
+		comm[strcspn(comm, "\n")] = '\0';
+	r = r < 0 ? set_err(f, ns->ino, "process", r, path)
+	          : set_str(f, ns->ino, "process", comm, path);
+	if (r < 0)
+		return r;
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", ns->pid);
+	r = ht_read_file(root, path, &cgroup);
+	if (r == -ENOMEM)
+		return r;
+	ht_cgroup_path(r >= 0 ? cgroup : NULL, cgpath, sizeof(cgpath));
+	container[0] = '\0';
+	if (cgpath[0])
+		ht_cgroup_classify(cgpath, &manager, container, unit);
+	r = r < 0 ? set_err(f, ns->ino, "cgroup", r, path)
+	          : set_str(f, ns->ino, "cgroup", cgpath, path);
+	if (r >= 0)
+		r = set_str(f, ns->ino, "manager", manager, path);
+	if (r >= 0)
+		r = set_str(f, ns->ino, "container", container, path);
+	return r;
+}
+
+/* The per-namespace sysctls read from inside it, each by its key's file. */
+static const struct {
+	const char *suffix, *path;
+} ns_sysctls[] = {
+	{ "somaxconn", "/proc/sys/net/core/somaxconn" },
+	{ "tcp_tw_reuse", "/proc/sys/net/ipv4/tcp_tw_reuse" },
+	{ "tcp_max_tw_buckets", "/proc/sys/net/ipv4/tcp_max_tw_buckets" },
+};
+#define PATH_RANGE "/proc/sys/net/ipv4/ip_local_port_range"
+
+/* The sysctls unavailable with @err, and why (@why). */
+static int sysctls_unavailable(struct ht_facts *f, uint64_t ino, int err, const char *why)
+{
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(ns_sysctls); i++)
+		r = set_err(f, ino, ns_sysctls[i].suffix, err, why);
+	if (r >= 0)
+		r = set_err(f, ino, "port_range_low", err, why);
+	if (r >= 0)
+		r = set_err(f, ino, "port_range_high", err, why);
+	return r;
+}
+
+/* Read in the namespace this thread is in now: its sysctls; the range into *@range. */
+static int sysctl_facts(struct ht_facts *f, uint64_t ino, struct ht_ns_range *range,
+                        bool *have_range)
+{
+	_cleanup_free_ char *text = NULL;
+	char src[128];
+	int64_t lo, hi;
+	int r;
+
+	*have_range = false;
+	for (size_t i = 0; i < ARRAY_SIZE(ns_sysctls); i++) {
+		_cleanup_free_ char *t = NULL;
+		long long v;
+
+		snprintf(src, sizeof(src), "%s in the namespace", ns_sysctls[i].path);
+		r = ht_read_file(NULL, ns_sysctls[i].path, &t);
+		if (r == -ENOMEM)
+			return r;
+		if (r >= 0)
+			r = ht_parse_int64(t, &v);
+		r = r < 0 ? set_err(f, ino, ns_sysctls[i].suffix, r, src)
+		          : set_int(f, ino, ns_sysctls[i].suffix, v, src);
+		if (r < 0)
+			return r;
+	}
+	snprintf(src, sizeof(src), "%s in the namespace", PATH_RANGE);
+	r = ht_read_file(NULL, PATH_RANGE, &text);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0)
+		r = ht_port_range(text, &lo, &hi);
+	if (r < 0) {
+		r = set_err(f, ino, "port_range_low", r, src);
+		return r < 0 ? r : set_err(f, ino, "port_range_high", r, src);
+	}
+	range->low = (uint16_t)lo;
+	range->high = (uint16_t)hi;
+	*have_range = true;
+	r = set_int(f, ino, "port_range_low", lo, src);
+	return r < 0 ? r : set_int(f, ino, "port_range_high", hi, src);
+}
+
+/* The summary of its sockets (ht_ns_tcp_scan()) as facts. */
+static int socket_facts(struct ht_facts *f, uint64_t ino, int scan_r, const struct ht_ns_tcp *t,
+                        const char *source)
+{
+	static const char *const listen_names[] = { "listeners", "top_listener_port",
+		                                     "top_listener_queue", "top_listener_backlog" };
+	static const char *const dest_names[] = { "top_destination", "top_destination_sockets",
+		                                   "top_destination_time_wait" };
+	const char *src = source ? source : "the namespace's sockets";
+	int r = 0;
+
+	if (scan_r < 0) {
+		for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(listen_names); i++)
+			r = set_err(f, ino, listen_names[i], scan_r, src);
+		for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(dest_names); i++)
+			r = set_err(f, ino, dest_names[i], scan_r, src);
+		return r;
+	}
+	r = set_int(f, ino, "listeners", t->listeners, src);
+	if (r >= 0 && t->top_port) {
+		r = set_int(f, ino, "top_listener_port", t->top_port, src);
+		if (r >= 0)
+			r = set_int(f, ino, "top_listener_queue", t->top_queue, src);
+		if (r >= 0)
+			r = t->have_backlog
+			    ? set_int(f, ino, "top_listener_backlog", t->top_backlog, src)
+			    : set_err(f, ino, "top_listener_backlog", ENODATA,
+			              "/proc/PID/net/tcp has no backlog: NETLINK_SOCK_DIAG in the "
+			              "namespace gives it, as root on the live host");
+	} else if (r >= 0) {
+		for (size_t i = 1; r >= 0 && i < ARRAY_SIZE(listen_names); i++)
+			r = set_err(f, ino, listen_names[i], ENOENT, "no listening TCP port");
+	}
+	if (r < 0)
+		return r;
+	if (!t->have_range) {
+		for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(dest_names); i++)
+			r = set_err(f, ino, dest_names[i], ENODATA,
+			            "the namespace's ip_local_port_range is unknown");
+		return r;
+	}
+	if (!t->top_destination[0]) {
+		r = set_err(f, ino, "top_destination", ENOENT, "no client socket in the port range");
+		if (r >= 0)
+			r = set_int(f, ino, "top_destination_sockets", 0, src);
+		return r < 0 ? r : set_int(f, ino, "top_destination_time_wait", 0, src);
+	}
+	r = set_str(f, ino, "top_destination", t->top_destination, src);
+	if (r >= 0)
+		r = set_int(f, ino, "top_destination_sockets", t->top_sockets, src);
+	return r < 0 ? r : set_int(f, ino, "top_destination_time_wait", t->top_time_wait, src);
+}
+
+/*
+ * Into namespace @ns from inside (@self: this thread's own namespace, to
+ * go back to): its sysctls and sockets. Returns 0, -ENOMEM, or
+ * -ENOTRECOVERABLE when this thread could not go back to its own
+ * namespace (nothing more may be read then). Entering is allowed to fail
+ * (*@entered false): the caller reads what /proc/PID/net gives instead.
+ */
+static int read_inside(struct ht_facts *f, const struct netns *ns, int self, bool *entered)
+{
+	char path[64], why[160];
+	struct ht_ns_range range;
+	struct ht_ns_tcp t;
+	bool have_range = false;
+	_cleanup_free_ char *source = NULL;
+	struct stat st;
+	int fd, r, rs;
+
+	*entered = false;
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", ns->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, sizeof(why), "%s: %s", path, strerror(errno));
+		return sysctls_unavailable(f, ns->ino, errno, why);
+	}
+	/* The PID may be another process's by now: the namespace must be the one listed. */
+	if (fstat(fd, &st) < 0 || (uint64_t)st.st_ino != ns->ino) {
+		close(fd);
+		snprintf(why, sizeof(why), "%s: the process left or ended while it was read", path);
+		return sysctls_unavailable(f, ns->ino, ESRCH, why);
+	}
+	if (setns(fd, CLONE_NEWNET) < 0) {
+		int e = errno;
+
+		close(fd);
+		snprintf(why, sizeof(why), "setns(2) into %s: %s%s", path, strerror(e),
+		         e == EPERM ? " (reading another namespace's sysctls needs root)" : "");
+		return sysctls_unavailable(f, ns->ino, e, why);
+	}
+	close(fd);
+	*entered = true;
+	r = sysctl_facts(f, ns->ino, &range, &have_range);
+	rs = r < 0 ? r : ht_ns_tcp_scan(NULL, ns->pid, true, have_range ? &range : NULL, &t, &source);
+	/* Back home before anything else, whatever happened inside. */
+	if (setns(self, CLONE_NEWNET) < 0)
+		return -ENOTRECOVERABLE;
+	if (r < 0)
+		return r;
+	if (rs == -ENOMEM)
+		return rs;
+	return socket_facts(f, ns->ino, rs, &t, source);
+}
+
+/* What /proc/PID/net shows without entering: the sockets, no backlog and no sysctl. */
+static int read_outside(struct ht_facts *f, const char *root, const struct netns *ns,
+                        bool sysctls_done)
+{
+	_cleanup_free_ char *source = NULL;
+	struct ht_ns_tcp t;
+	int r = 0;
+
+	if (!sysctls_done)
+		r = sysctls_unavailable(f, ns->ino, ENODATA,
+		                        "not in a tree: /proc/sys shows only the reader's own "
+		                        "network namespace");
+	if (r < 0)
+		return r;
+	r = ht_ns_tcp_scan(root, ns->pid, false, NULL, &t, &source);
+	return r == -ENOMEM ? r : socket_facts(f, ns->ino, r, &t, source);
+}
+
+int ht_collect_netns(struct ht_facts *f, const char *root)
+{
+	const char *list_src = "/proc/PID/ns/net of every process";
+	struct netns *v = NULL;
+	size_t n = 0, judged, past = 0;
+	unsigned refused = 0;
+	char *list = NULL;
+	size_t len = 0;
+	FILE *lf = NULL;
+	bool live = ht_root_is_live(root);
+	int self = -1, self_err = 0, r;
+
+	r = find_namespaces(root, own_ns(root), &v, &n, &refused);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		r = ht_facts_set_errno(f, "netns.list", r, NULL, "/proc");
+		return r < 0 ? r : ht_facts_set_errno(f, "netns.skipped", r, NULL, "/proc");
+	}
+	judged = n < NETNS_MAX ? n : NETNS_MAX;
+	for (size_t i = judged; i < n; i++)
+		past += v[i].procs;
+	if (live && judged > 0) {
+		self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (self < 0)
+			self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (self < 0)
+			self_err = errno;
+	}
+	lf = open_memstream(&list, &len);
+	if (!lf) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < judged && r >= 0; i++) {
+		bool entered = false;
+
+		fprintf(lf, "%s%" PRIu64, i ? " " : "", v[i].ino);
+		r = holder_facts(f, root, &v[i]);
+		if (r >= 0)
+			r = counter_facts(f, root, &v[i]);
+		if (r >= 0 && self >= 0)
+			r = read_inside(f, &v[i], self, &entered);
+		else if (r >= 0 && live)
+			r = sysctls_unavailable(f, v[i].ino, self_err,
+			                        "/proc/self/ns/net could not be opened");
+		if (r >= 0 && !entered)
+			r = read_outside(f, root, &v[i], live);
+	}
+	if (fclose(lf) != 0 && r >= 0)
+		r = -ENOMEM;
+	if (r >= 0)
+		r = ht_facts_set_str(f, "netns.list", list ? list : "", list_src);
+	if (r >= 0)
+		r = ht_facts_set_int(f, "netns.skipped", (int64_t)past + refused,
+		                     ht_fact_def_unit("netns.skipped"),
+		                     "processes whose /proc/PID/ns/net could not be read (another "
+		                     "user's without root; as root, a ptrace restriction), and those "
+		                     "of namespaces past 4096");
+out:
+	if (self >= 0)
+		close(self);
+	free(list);
+	free(v);
+	return r;
+}
