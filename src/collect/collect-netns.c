@@ -43,8 +43,9 @@ struct ns_proc {
 
 struct netns {
 	uint64_t ino;
-	int pid;           /* its lowest PID */
-	unsigned procs;    /* processes in it */
+	int pid;                     /* its lowest PID */
+	unsigned procs;              /* processes in it */
+	const struct ns_proc *list;  /* they, by PID (find_namespaces()'s array) */
 };
 
 /* "net:[4026531992]" -> 4026531992; 0 for anything else. */
@@ -101,11 +102,12 @@ static uint64_t own_ns(const char *root)
 
 /*
  * Every process's namespace but @own, grouped: *@v (sorted by inode) and
- * *@n; *@refused counts processes whose link could not be read (another
- * user's without root). 0 or -ENOMEM; without /proc, the open's errno.
+ * *@n, their processes in *@all (the caller frees both); *@refused counts
+ * processes whose link could not be read (another user's without root).
+ * 0 or -ENOMEM; without /proc, the open's errno.
  */
 static int find_namespaces(const char *root, uint64_t own, struct netns **v, size_t *n,
-                           unsigned *refused)
+                           struct ns_proc **all, unsigned *refused)
 {
 	_cleanup_closedir_ DIR *d = ht_root_opendir(root, "/proc");
 	struct ns_proc *procs = NULL;
@@ -115,6 +117,7 @@ static int find_namespaces(const char *root, uint64_t own, struct netns **v, siz
 
 	*v = NULL;
 	*n = 0;
+	*all = NULL;
 	*refused = 0;
 	if (!d)
 		return -errno;
@@ -167,16 +170,19 @@ static int find_namespaces(const char *root, uint64_t own, struct netns **v, siz
 				}
 				*v = t;
 			}
-			(*v)[(*n)++] = (struct netns){ .ino = procs[i].ino, .pid = procs[i].pid, .procs = 1 };
+			(*v)[(*n)++] = (struct netns){ .ino = procs[i].ino, .pid = procs[i].pid,
+				                       .procs = 1, .list = &procs[i] };
 		}
 	}
-	free(procs);
 	if (r < 0) {
+		free(procs);
 		free(*v);
 		*v = NULL;
 		*n = 0;
+		return r;
 	}
-	return r;
+	*all = procs;
+	return 0;
 }
 
 /* netns.INO.SUFFIX. */
@@ -288,12 +294,13 @@ static int holder_facts(struct ht_facts *f, const char *root, const struct netns
 	container[0] = '\0';
 	if (cgpath[0])
 		ht_cgroup_classify(cgpath, &manager, container, unit);
+	/* "0::/": the root group. */
 	r = r < 0 ? set_err(f, ns->ino, "cgroup", r, path)
-	          : set_str(f, ns->ino, "cgroup", cgpath, path);
+	          : set_str(f, ns->ino, "cgroup", cgpath[0] ? cgpath : "/", path);
 	if (r >= 0)
 		r = set_str(f, ns->ino, "manager", manager, path);
 	if (r >= 0)
-		r = set_str(f, ns->ino, "container", container, path);
+		r = set_str(f, ns->ino, "container_id", container, path);
 	return r;
 }
 
@@ -363,10 +370,67 @@ static int sysctl_facts(struct ht_facts *f, uint64_t ino, struct ht_ns_range *ra
 	return r < 0 ? r : set_int(f, ino, "port_range_high", hi, src);
 }
 
-/* The summary of its sockets (ht_ns_tcp_scan()) as facts. */
-static int socket_facts(struct ht_facts *f, uint64_t ino, int scan_r, const struct ht_ns_tcp *t,
-                        const char *source)
+/*
+ * The process of namespace @ns that holds socket @inode (socket:[INODE]
+ * among its /proc/PID/fd), the lowest PID first: its PID, or 0 when none
+ * does (or none could be read).
+ */
+static int socket_holder(const char *root, const struct netns *ns, uint64_t inode)
 {
+	for (unsigned i = 0; inode && i < ns->procs; i++) {
+		int pid = ns->list[i].pid;
+		char path[64];
+		_cleanup_closedir_ DIR *d = NULL;
+		struct dirent *de;
+
+		snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+		d = ht_root_opendir(root, path);
+		while (d && (de = readdir(d))) {
+			char link[320], buf[64];
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(link, sizeof(link), "%s/%s", path, de->d_name);
+			if (ht_root_readlink(root, link, buf, sizeof(buf)) > 0 &&
+			    socket_inode(buf) == inode)
+				return pid;
+		}
+	}
+	return 0;
+}
+
+/* netns.N.top_listener_{pid,process}: who holds the fullest listening port. */
+static int listener_holder_facts(struct ht_facts *f, const char *root, const struct netns *ns,
+                                 uint64_t inode)
+{
+	const char *why = "no process of the namespace holds the socket in /proc/PID/fd";
+	_cleanup_free_ char *comm = NULL;
+	char path[64];
+	int pid = socket_holder(root, ns, inode), r;
+
+	if (!pid) {
+		r = set_err(f, ns->ino, "top_listener_pid", ENOENT, why);
+		return r < 0 ? r : set_err(f, ns->ino, "top_listener_process", ENOENT, why);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	r = set_int(f, ns->ino, "top_listener_pid", pid, path);
+	if (r < 0)
+		return r;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	r = ht_read_file(root, path, &comm);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0)
+		comm[strcspn(comm, "\n")] = '\0';
+	return r < 0 ? set_err(f, ns->ino, "top_listener_process", r, path)
+	             : set_str(f, ns->ino, "top_listener_process", comm, path);
+}
+
+/* The summary of its sockets (ht_ns_tcp_scan()) as facts. */
+static int socket_facts(struct ht_facts *f, const char *root, const struct netns *ns,
+                        int scan_r, const struct ht_ns_tcp *t, const char *source)
+{
+	uint64_t ino = ns->ino;
 	static const char *const listen_names[] = { "listeners", "top_listener_port",
 		                                     "top_listener_queue", "top_listener_backlog" };
 	static const char *const dest_names[] = { "top_destination", "top_destination_sockets",
@@ -382,6 +446,11 @@ static int socket_facts(struct ht_facts *f, uint64_t ino, int scan_r, const stru
 		return r;
 	}
 	r = set_int(f, ino, "listeners", t->listeners, src);
+	if (r >= 0 && !t->top_port) {
+		r = set_err(f, ino, "top_listener_pid", ENOENT, "no listening TCP port");
+		if (r >= 0)
+			r = set_err(f, ino, "top_listener_process", ENOENT, "no listening TCP port");
+	}
 	if (r >= 0 && t->top_port) {
 		r = set_int(f, ino, "top_listener_port", t->top_port, src);
 		if (r >= 0)
@@ -392,6 +461,8 @@ static int socket_facts(struct ht_facts *f, uint64_t ino, int scan_r, const stru
 			    : set_err(f, ino, "top_listener_backlog", ENODATA,
 			              "/proc/PID/net/tcp has no backlog: NETLINK_SOCK_DIAG in the "
 			              "namespace gives it, as root on the live host");
+		if (r >= 0)
+			r = listener_holder_facts(f, root, ns, t->top_inode);
 	} else if (r >= 0) {
 		for (size_t i = 1; r >= 0 && i < ARRAY_SIZE(listen_names); i++)
 			r = set_err(f, ino, listen_names[i], ENOENT, "no listening TCP port");
@@ -465,7 +536,7 @@ static int read_inside(struct ht_facts *f, const struct netns *ns, int self, boo
 		return r;
 	if (rs == -ENOMEM)
 		return rs;
-	return socket_facts(f, ns->ino, rs, &t, source);
+	return socket_facts(f, NULL, ns, rs, &t, source);
 }
 
 /* What /proc/PID/net shows without entering: the sockets, no backlog and no sysctl. */
@@ -483,13 +554,14 @@ static int read_outside(struct ht_facts *f, const char *root, const struct netns
 	if (r < 0)
 		return r;
 	r = ht_ns_tcp_scan(root, ns->pid, false, NULL, &t, &source);
-	return r == -ENOMEM ? r : socket_facts(f, ns->ino, r, &t, source);
+	return r == -ENOMEM ? r : socket_facts(f, root, ns, r, &t, source);
 }
 
 int ht_collect_netns(struct ht_facts *f, const char *root)
 {
 	const char *list_src = "/proc/PID/ns/net of every process";
 	struct netns *v = NULL;
+	struct ns_proc *all = NULL;
 	size_t n = 0, judged, past = 0;
 	unsigned refused = 0;
 	char *list = NULL;
@@ -498,7 +570,7 @@ int ht_collect_netns(struct ht_facts *f, const char *root)
 	bool live = ht_root_is_live(root);
 	int self = -1, self_err = 0, r;
 
-	r = find_namespaces(root, own_ns(root), &v, &n, &refused);
+	r = find_namespaces(root, own_ns(root), &v, &n, &all, &refused);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
@@ -550,5 +622,6 @@ out:
 		close(self);
 	free(list);
 	free(v);
+	free(all);
 	return r;
 }

@@ -1424,6 +1424,9 @@ int ht_ns_tcp_scan(const char *root, int pid, bool in_ns, const struct ht_ns_ran
 		out->top_port = worst->port;
 		out->top_queue = worst->queue;
 		out->top_backlog = worst->backlog;
+		for (size_t i = 0; i < sc.n_socks && !out->top_inode; i++)
+			if (sc.socks[i].port == worst->port)
+				out->top_inode = sc.socks[i].inode;
 	}
 	for (size_t i = 0; i < sc.cap_dests; i++) {
 		const struct dest *d = &sc.dests[i];

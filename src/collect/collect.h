@@ -641,6 +641,7 @@ struct ht_ns_tcp {
 	uint16_t top_port;          /* the worst listening port; 0: none */
 	uint32_t top_queue;         /* its accept queue now (connections) */
 	uint32_t top_backlog;       /* its backlog (0 when !have_backlog) */
+	uint64_t top_inode;         /* the inode of one of its sockets; 0 unknown */
 	uint64_t time_wait;         /* sockets in TIME_WAIT */
 	char top_destination[64];   /* "ADDR:PORT" ("[ADDR]:PORT" for IPv6); "" none */
 	uint32_t top_sockets;       /* sockets to it from one source address */

@@ -741,7 +741,7 @@ static const struct ht_fact_def netns_fact_defs[] = {
 	{ "netns.*.cgroup", HT_T_STR, NULL,
 	  "the control group of netns.N.pid (/proc/PID/cgroup: the unified hierarchy's path, else "
 	  "the first v1 line's)" },
-	{ "netns.*.container", HT_T_STR, NULL,
+	{ "netns.*.container_id", HT_T_STR, NULL,
 	  "the container of that cgroup, as cgroup.CG.container names it; unavailable (ENOENT) "
 	  "for none" },
 	{ "netns.*.listen_drops", HT_T_INT, "packets", NS_NSTAT("TcpExtListenDrops") },
@@ -774,9 +774,13 @@ static const struct ht_fact_def netns_fact_defs[] = {
 	{ "netns.*.top_listener_backlog", HT_T_INT, "entries",
 	  "the backlog of netns.N.top_listener_port (sock_diag's idiag_wqueue, ss -lnt's "
 	  "Send-Q); unavailable (ENODATA) from /proc/PID/net/tcp" },
+	{ "netns.*.top_listener_pid", HT_T_INT, NULL,
+	  "the process of the namespace that holds netns.N.top_listener_port's socket "
+	  "(socket:[INODE] among its /proc/PID/fd), the lowest PID; unavailable (ENOENT) for none" },
 	{ "netns.*.top_listener_port", HT_T_INT, NULL,
 	  "its listening port whose accept queue is fullest: a full one first, then the fuller "
 	  "against its backlog; unavailable (ENOENT) for none" },
+	{ "netns.*.top_listener_process", HT_T_STR, NULL, "the name (comm) of netns.N.top_listener_pid" },
 	{ "netns.*.top_listener_queue", HT_T_INT, "connections",
 	  "connections waiting for accept() on that port now (idiag_rqueue, ss -lnt's Recv-Q)" },
 	{ "netns.*.tw_overflows", HT_T_INT, "sockets", NS_NSTAT("TcpExtTCPTimeWaitOverflow") },
