@@ -120,7 +120,7 @@ static int find_namespaces(const char *root, uint64_t own, struct netns **v, siz
 	*all = NULL;
 	*refused = 0;
 	if (!d)
-		return -errno;
+		return errno ? -errno : -ENOENT;
 	while ((de = readdir(d))) {
 		char path[64];
 		uint64_t ino;
@@ -574,8 +574,11 @@ int ht_collect_netns(struct ht_facts *f, const char *root)
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		r = ht_facts_set_errno(f, "netns.list", r, NULL, "/proc");
-		return r < 0 ? r : ht_facts_set_errno(f, "netns.skipped", r, NULL, "/proc");
+		int e = r;
+
+		r = ht_facts_set_errno(f, "netns.list", e, NULL, "/proc");
+		return r < 0 ? r : ht_facts_set_errno(f, "netns.skipped", e,
+		                                      ht_fact_def_unit("netns.skipped"), "/proc");
 	}
 	judged = n < NETNS_MAX ? n : NETNS_MAX;
 	for (size_t i = judged; i < n; i++)
