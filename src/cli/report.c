@@ -71,7 +71,7 @@ static char *current_text(const struct ht_finding *f, const char *unit);
 /*
  * @unit for a count of one: the first word of a plural unit made singular
  * ("queues" -> "queue", "entries a bucket" -> "entry a bucket", "CPUs" ->
- * "CPU"); a rate or abbreviation with a '/' ("MB/s", "connections/s") and a
+ * "CPU", "processes" -> "process"); a rate or abbreviation with a '/' ("MB/s", "connections/s") and a
  * word not ending in 's' stay as they are. Returns a new string or NULL.
  */
 static char *unit_singular(const char *unit)
@@ -81,6 +81,12 @@ static char *unit_singular(const char *unit)
 
 	if (memchr(unit, '/', w) || w < 2 || unit[w - 1] != 's' || unit[w - 2] == 's')
 		return strdup(unit);
+	/* "processes" -> "process", "addresses" -> "address". */
+	if (w > 4 && strncmp(unit + w - 4, "sses", 4) == 0) {
+		if (asprintf(&s, "%.*s%s", (int)(w - 2), unit, unit + w) < 0)
+			return NULL;
+		return s;
+	}
 	if (w > 3 && strncmp(unit + w - 3, "ies", 3) == 0) {
 		if (asprintf(&s, "%.*sy%s", (int)(w - 3), unit, unit + w) < 0)
 			return NULL;
