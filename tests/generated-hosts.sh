@@ -42,7 +42,11 @@
 #   T  source NAT to one destination against 64512 ports, when the table
 #      was dumped for it (48384 entries or more, or a failed insertion):
 #      critical at 90%, warning at 75%, named, and never fixed with
-#      nf_conntrack_max or ip_local_port_range.
+#      nf_conntrack_max or ip_local_port_range;
+#   S  each container's network namespace (0 to 3 a host) by its own
+#      somaxconn, fullest listener, port range and TIME_WAIT table: the
+#      severity by the arithmetic, the listener's process or destination
+#      named at warning, and never a file of the host as the fix.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh" || exit 99
 [ -n "${TMP:-}" ] && [ -d "$TMP" ] || exit 99
@@ -250,6 +254,52 @@ host() {
 		} >>"$f"
 		echo "$cpath $mgr $pmax $pcur $pev $kills $top $tpid $ttop" >>"$TMP/h$n.cgroups"
 	done
+	# Network namespaces: 0 to 3 containers' own, each with its somaxconn
+	# and fullest listener (capped at it, or a backlog of its own), its
+	# overflows, port range and busiest destination, TIME_WAIT table.
+	local nss="" ino soma bl qu ovf lo hi ds tw twmax twovf lpid
+	: >"$TMP/h$n.netns"
+	for i in $(seq $((RANDOM % 4))); do
+		ino=$((4026532000 + RANDOM * 4 + i))
+		mgr=$(pick docker podman kubernetes lxc)
+		soma=$(pick 128 4096)
+		bl=$(pick "$soma" "$soma" 5 511); [ "$bl" -gt "$soma" ] && bl=$soma
+		qu=$(( (bl + 1) * (RANDOM % 101) / 100 ))
+		ovf=$(pick 0 0 40)
+		lo=$(pick 32768 1024 40000); hi=$(pick 60999 65535); [ "$lo" = 40000 ] && hi=40999
+		ds=$(( (hi - lo + 1) * (RANDOM % 101) / 100 ))
+		twmax=$(pick 4096 131072); tw=$(( twmax * (RANDOM % 101) / 100 )); twovf=$(pick 0 0 7)
+		lpid=$((40000 + RANDOM % 2000))
+		nss="$nss $ino"
+		{
+			echo "netns.$ino.pid = $((lpid - 1)) from /proc/PID/ns/net"
+			echo "netns.$ino.process = \"tini\" from /proc/$((lpid - 1))/comm"
+			echo "netns.$ino.processes = 2 processes from /proc/PID/ns/net"
+			echo "netns.$ino.cgroup = \"/ct$i-$mgr\" from /proc/$((lpid - 1))/cgroup"
+			echo "netns.$ino.manager = \"$mgr\" from /proc/$((lpid - 1))/cgroup"
+			echo "netns.$ino.somaxconn = $soma entries from the namespace"
+			echo "netns.$ino.port_range_low = $lo ports from the namespace"
+			echo "netns.$ino.port_range_high = $hi ports from the namespace"
+			echo "netns.$ino.tcp_tw_reuse = 2 from the namespace"
+			echo "netns.$ino.tcp_max_tw_buckets = $twmax sockets from the namespace"
+			echo "netns.$ino.listen_overflows = $ovf packets from /proc/$lpid/net/netstat"
+			echo "netns.$ino.listen_drops = $ovf packets from /proc/$lpid/net/netstat"
+			echo "netns.$ino.tw_overflows = $twovf sockets from /proc/$lpid/net/netstat"
+			echo "netns.$ino.time_wait = $tw sockets from /proc/$lpid/net/sockstat"
+			echo "netns.$ino.listeners = 1 listeners from sock_diag"
+			echo "netns.$ino.top_listener_port = 8000 from sock_diag"
+			echo "netns.$ino.top_listener_queue = $qu connections from sock_diag"
+			echo "netns.$ino.top_listener_backlog = $bl entries from sock_diag"
+			echo "netns.$ino.top_listener_pid = $lpid from /proc/$lpid/fd"
+			echo "netns.$ino.top_listener_process = \"srv$i\" from /proc/$lpid/comm"
+			echo "netns.$ino.top_destination = \"10.9.$i.1:6379\" from sock_diag"
+			echo "netns.$ino.top_destination_sockets = $ds sockets from sock_diag"
+			echo "netns.$ino.top_destination_time_wait = $((ds / 2)) sockets from sock_diag"
+		} >>"$f"
+		echo "$ino $soma $bl $qu $ovf $lo $hi $ds $tw $twmax $twovf $lpid $i" >>"$TMP/h$n.netns"
+	done
+	echo "netns.list = \"$(echo $nss | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')\" from /proc/PID/ns/net" >>"$f"
+	echo "netns.skipped = 0 processes from /proc/PID/ns/net" >>"$f"
 	echo "cgroup.version = \"v2\" from /sys/fs/cgroup/cgroup.controllers" >>"$f"
 	echo "cgroup.list = \"$(echo $cgs | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')\" from /sys/fs/cgroup" >>"$f"
 	echo "listener.list = \"$(echo $ports | tr ' ' '\n' | sort -n | tr '\n' ' ' | sed 's/ $//')\" from NETLINK_SOCK_DIAG inet_diag" >>"$f"
@@ -259,7 +309,7 @@ host() {
 
 # sev_rank SEVERITY: 0 ok (and n/a), 1 info, 2 warning, 3 critical.
 sev_rank() { case $1 in critical) echo 3 ;; warning) echo 2 ;; info) echo 1 ;; *) echo 0 ;; esac; }
-checked=0 attributed=0 bad=0 intervals=0 groups_m=0 nprocs=0 nats=0
+checked=0 attributed=0 bad=0 intervals=0 groups_m=0 nprocs=0 nats=0 netnss=0
 for n in $(seq "$HOSTS"); do
 	rm -f "$TMP/h$n.procs"
 	host "$n"
@@ -287,12 +337,12 @@ for n in $(seq "$HOSTS"); do
 		# N: ports and PIDs named are the host's.
 		texts=$(jq -r '.findings[] | (.explanation // ""), (.remedy // "")' "$TMP/r.json" | tr '\n' ' ')
 		for port in $(grep -o '[Pp]ort [0-9][0-9]*' <<<"$texts" | awk '{print $2}' | sort -u); do
-			grep -q "^listener\.$port\.\|dport=$port\|listener.list = .*\b$port\b" "$TMP/h$n.facts" ||
+			grep -q "^listener\.$port\.\|dport=$port\|listener.list = .*\b$port\b\|\.top_listener_port = $port " "$TMP/h$n.facts" ||
 				case $port in 3900 | 3901 | 3902 | 3903) ;; # Garage's own ports, from its configuration
 				*) not_ok "$what: N port $port named, not the host's" "$(grep -o ".\{60\}[Pp]ort $port.\{40\}" <<<"$texts" | head -1)"; bad=$((bad + 1)) ;; esac
 		done
 		for pid in $(grep -o 'PID [0-9][0-9]*' <<<"$texts" | awk '{print $2}' | sort -u); do
-			grep -q "\.pid = $pid \|\.top_pid = $pid " "$TMP/h$n.facts" ||
+			grep -q "\.pid = $pid \|\.top_pid = $pid \|\.top_listener_pid = $pid " "$TMP/h$n.facts" ||
 				{ not_ok "$what: N PID $pid named, not the host's"; bad=$((bad + 1)); }
 		done
 		# W, L per process.
@@ -399,6 +449,46 @@ for n in $(seq "$HOSTS"); do
 				done
 			done
 		done <"$TMP/h$n.cgroups"
+		# S: each namespace by its own figures. netns.listen: full (queue >=
+		# backlog) critical; at the cap below 4096 with overflows a warning;
+		# 75% of the backlog a warning; else info when it overflowed or
+		# somaxconn is below 4096. netns.ports: 90% critical, 75% or more
+		# than half a warning. netns.tw_buckets: overflowed and 90% now, or
+		# 90% or 75% now, a warning; overflowed before, info. At warning the
+		# listener's process or the destination is named, and no netns
+		# finding has a file of the host as its fix.
+		while read -r ino soma bl qu ovf lo hi ds tw twmax twovf lpid i; do
+			nx=$(jq -c --arg i "$ino" '[.findings[] | select(.instance == $i and (.rule | startswith("netns.")))] | map({(.rule): .}) | add // {}' "$TMP/r.json")
+			netnss=$((netnss + 1))
+			if [ "$qu" -ge "$bl" ]; then want=critical
+			elif [ "$ovf" -gt 0 ] && [ "$bl" = "$soma" ] && [ "$soma" -lt 4096 ]; then want=warning
+			elif [ $((qu * 4)) -ge $((bl * 3)) ] && [ "$qu" -gt 0 ]; then want=warning
+			elif [ "$ovf" -gt 0 ] || [ "$soma" -lt 4096 ]; then want=info
+			else want=ok; fi
+			got=$(jq -r '.["netns.listen"].severity // "none"' <<<"$nx")
+			[ "$got" = "$want" ] || { not_ok "$what: S listen[$ino] $qu of $bl (somaxconn $soma, $ovf overflows): $want" "got $got"; bad=$((bad + 1)); }
+			range=$((hi - lo + 1))
+			if [ $((ds * 10)) -ge $((range * 9)) ] && [ "$ds" -gt 0 ]; then want=critical
+			elif [ $((ds * 2)) -gt "$range" ]; then want=warning
+			else want=ok; fi
+			got=$(jq -r '.["netns.ports"].severity // "none"' <<<"$nx")
+			[ "$got" = "$want" ] || { not_ok "$what: S ports[$ino] $ds of $range: $want" "got $got"; bad=$((bad + 1)); }
+			if [ "$twovf" -gt 0 ] && [ $((tw * 10)) -ge $((twmax * 9)) ]; then want=warning
+			elif [ "$twovf" -gt 0 ]; then want=info
+			elif [ $((tw * 4)) -ge $((twmax * 3)) ]; then want=warning
+			else want=ok; fi
+			got=$(jq -r '.["netns.tw_buckets"].severity // "none"' <<<"$nx")
+			[ "$got" = "$want" ] || { not_ok "$what: S tw_buckets[$ino] $tw of $twmax, $twovf overflows: $want" "got $got"; bad=$((bad + 1)); }
+			for r in netns.listen netns.ports; do
+				sev=$(jq -r --arg r $r '.[$r].severity // "none"' <<<"$nx")
+				case $sev in warning | critical) ;; *) continue ;; esac
+				t=$(jq -r --arg r $r '.[$r] | .explanation + " FIX " + (.remedy // "")' <<<"$nx" | tr '\n' ' ' | tr -s ' ')
+				h="srv$i, PID $lpid"; [ $r = netns.ports ] && h="10.9.$i.1:6379"
+				case $t in *"$h"*) ;; *) not_ok "$what: S $r[$ino] names $h" "$t"; bad=$((bad + 1)) ;; esac
+			done
+			[ "$(jq -r '[.[] | select(.fix != null)] | length' <<<"$nx")" = 0 ] ||
+				{ not_ok "$what: S a netns finding with a file of the host as its fix" "$nx"; bad=$((bad + 1)); }
+		done <"$TMP/h$n.netns"
 		# F: a rule sized from conntrack.max is never more severe than it.
 		fx=$(jq -r '[.findings[] | select(.rule == "conntrack.max" and .applicable)][0].severity // "none"' "$TMP/r.json")
 		if [ "$fx" != none ]; then
@@ -425,11 +515,12 @@ for n in $(seq "$HOSTS"); do
 		[ "$nr" = 0 ] || { not_ok "$what: R $nr n/a rows without a reason"; bad=$((bad + 1)); }
 	done
 done
-echo "# $HOSTS hosts, $checked reports checked, $attributed attributions to a kernel default, $intervals texts over a sample, $(cat "$TMP"/h*.cgroups | wc -l) control groups, $groups_m reports whose kills were all one group's, $nprocs process RLIMIT_NPROC findings, $nats NAT findings; $bad violations"
+echo "# $HOSTS hosts, $checked reports checked, $attributed attributions to a kernel default, $intervals texts over a sample, $(cat "$TMP"/h*.cgroups | wc -l) control groups, $groups_m reports whose kills were all one group's, $nprocs process RLIMIT_NPROC findings, $nats NAT findings, $netnss network namespaces; $bad violations"
 [ "$nprocs" -gt 0 ] && ok "$nprocs RLIMIT_NPROC findings checked" || not_ok "no RLIMIT_NPROC finding checked"
 [ "$nats" -gt 0 ] && ok "$nats NAT findings checked" || not_ok "no NAT finding checked"
+[ "$netnss" -gt 0 ] && ok "$netnss network namespaces checked" || not_ok "no network namespace checked"
 [ "$intervals" -gt 0 ] && ok "$intervals findings over a --sample interval checked" || not_ok "no sampled host"
 [ "$checked" -ge $((HOSTS * 3)) ] && ok "$checked reports over $HOSTS generated hosts" || not_ok "only $checked reports"
 [ "$(cat "$TMP"/h*.cgroups | wc -l)" -gt 0 ] && ok "control groups generated" || not_ok "no control group generated"
-[ "$bad" -eq 0 ] && ok "every report holds V A N W L R I G F M U T" || not_ok "$bad violations"
+[ "$bad" -eq 0 ] && ok "every report holds V A N W L R I G F M U T S" || not_ok "$bad violations"
 finish
