@@ -224,8 +224,12 @@ static int set_err(struct ht_facts *f, uint64_t ino, const char *suffix, int err
 	return r < 0 ? r : ht_facts_set_errno(f, name, err, ht_fact_def_unit(name), src);
 }
 
-/* The counters of ROOT/proc/PID/net/netstat and sockstat. */
-static int counter_facts(struct ht_facts *f, const char *root, const struct netns *ns)
+/*
+ * The counters of ROOT/proc/PID/net/netstat and sockstat; *@sockets gets
+ * the namespace's TCP sockets in use and in TIME_WAIT (-1 unknown).
+ */
+static int counter_facts(struct ht_facts *f, const char *root, const struct netns *ns,
+                         int64_t *sockets)
 {
 	static const struct {
 		const char *suffix, *prefix, *field;
@@ -257,8 +261,13 @@ static int counter_facts(struct ht_facts *f, const char *root, const struct netn
 	if (r == -ENOMEM)
 		return r;
 	snprintf(src, sizeof(src), "%s TCP tw", path);
+	*sockets = -1;
 	if (r >= 0)
 		r = ht_sockstat_value(sockstat, "TCP", "tw", &v);
+	if (r >= 0 && ht_sockstat_value(sockstat, "TCP", "inuse", sockets) < 0)
+		*sockets = -1;
+	else if (r >= 0)
+		*sockets += v;
 	return r < 0 ? set_err(f, ns->ino, "time_wait", r, src)
 	             : set_int(f, ns->ino, "time_wait", v, src);
 }
@@ -469,10 +478,13 @@ static int socket_facts(struct ht_facts *f, const char *root, const struct netns
 	}
 	if (r < 0)
 		return r;
-	if (!t->have_range) {
+	if (!t->have_range || !t->have_ports) {
 		for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(dest_names); i++)
 			r = set_err(f, ino, dest_names[i], ENODATA,
-			            "the namespace's ip_local_port_range is unknown");
+			            !t->have_range ? "the namespace's ip_local_port_range is unknown"
+			                           : "not listed: the namespace's TCP sockets "
+			                             "(/proc/PID/net/sockstat) are at most half its "
+			                             "port range");
 		return r;
 	}
 	if (!t->top_destination[0]) {
@@ -494,12 +506,13 @@ static int socket_facts(struct ht_facts *f, const char *root, const struct netns
  * namespace (nothing more may be read then). Entering is allowed to fail
  * (*@entered false): the caller reads what /proc/PID/net gives instead.
  */
-static int read_inside(struct ht_facts *f, const struct netns *ns, int self, bool *entered)
+static int read_inside(struct ht_facts *f, const struct netns *ns, int self, int64_t sockets,
+                       bool *entered)
 {
 	char path[64], why[160];
 	struct ht_ns_range range;
 	struct ht_ns_tcp t;
-	bool have_range = false;
+	bool have_range = false, ports;
 	_cleanup_free_ char *source = NULL;
 	struct stat st;
 	int fd, r, rs;
@@ -528,7 +541,15 @@ static int read_inside(struct ht_facts *f, const struct netns *ns, int self, boo
 	close(fd);
 	*entered = true;
 	r = sysctl_facts(f, ns->ino, &range, &have_range);
-	rs = r < 0 ? r : ht_ns_tcp_scan(NULL, ns->pid, true, have_range ? &range : NULL, &t, &source);
+	/*
+	 * Its client sockets only when they could hold more than half its range:
+	 * a dump of them walks the kernel's established hash, which every
+	 * namespace shares (inet_diag_dump_icsk()), while listeners alone walk
+	 * only the listening hash. No destination holds more than all of them.
+	 */
+	ports = have_range && (sockets < 0 || sockets * 2 > range.high - range.low + 1);
+	rs = r < 0 ? r : ht_ns_tcp_scan(NULL, ns->pid, true, have_range ? &range : NULL, ports,
+	                                &t, &source);
 	/* Back home before anything else, whatever happened inside. */
 	if (setns(self, CLONE_NEWNET) < 0)
 		return -ENOTRECOVERABLE;
@@ -553,7 +574,7 @@ static int read_outside(struct ht_facts *f, const char *root, const struct netns
 		                        "network namespace");
 	if (r < 0)
 		return r;
-	r = ht_ns_tcp_scan(root, ns->pid, false, NULL, &t, &source);
+	r = ht_ns_tcp_scan(root, ns->pid, false, NULL, false, &t, &source);
 	return r == -ENOMEM ? r : socket_facts(f, root, ns, r, &t, source);
 }
 
@@ -596,14 +617,15 @@ int ht_collect_netns(struct ht_facts *f, const char *root)
 		goto out;
 	}
 	for (size_t i = 0; i < judged && r >= 0; i++) {
+		int64_t sockets = -1;
 		bool entered = false;
 
 		fprintf(lf, "%s%" PRIu64, i ? " " : "", v[i].ino);
 		r = holder_facts(f, root, &v[i]);
 		if (r >= 0)
-			r = counter_facts(f, root, &v[i]);
+			r = counter_facts(f, root, &v[i], &sockets);
 		if (r >= 0 && self >= 0)
-			r = read_inside(f, &v[i], self, &entered);
+			r = read_inside(f, &v[i], self, sockets, &entered);
 		else if (r >= 0 && live)
 			r = sysctls_unavailable(f, v[i].ino, self_err,
 			                        "/proc/self/ns/net could not be opened");

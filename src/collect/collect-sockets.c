@@ -1370,9 +1370,9 @@ int ht_collect_sockets(struct ht_facts *f, const char *root)
 /* ---- another network namespace's sockets, in brief ---- */
 
 int ht_ns_tcp_scan(const char *root, int pid, bool in_ns, const struct ht_ns_range *range,
-                   struct ht_ns_tcp *out, char **source)
+                   bool ports, struct ht_ns_tcp *out, char **source)
 {
-	struct scan sc = { .want = WANT_LISTENERS | WANT_PORTS };
+	struct scan sc = { .want = WANT_LISTENERS | (ports ? WANT_PORTS : 0) };
 	const struct listener *worst = NULL;
 	const struct dest *top = NULL;
 	int r;
@@ -1411,6 +1411,7 @@ int ht_ns_tcp_scan(const char *root, int pid, bool in_ns, const struct ht_ns_ran
 	if (r < 0)
 		goto out;
 	out->have_range = sc.have_range;
+	out->have_ports = sc.have_range && ports;
 	out->listeners = (uint32_t)sc.n_ls;
 	out->time_wait = sc.time_wait;
 	for (size_t i = 0; i < sc.n_ls; i++)

@@ -636,7 +636,8 @@ struct ht_ns_range {
  */
 struct ht_ns_tcp {
 	bool have_backlog;          /* backlogs known (sock_diag), not /proc/PID/net/tcp */
-	bool have_range;            /* the range was given: the destinations are counted */
+	bool have_range;            /* the range was given */
+	bool have_ports;            /* the destinations were counted */
 	uint32_t listeners;         /* listening ports */
 	uint16_t top_port;          /* the worst listening port; 0: none */
 	uint32_t top_queue;         /* its accept queue now (connections) */
@@ -651,15 +652,16 @@ struct ht_ns_tcp {
 /*
  * ht_ns_tcp_scan - the TCP sockets of the network namespace of process
  * @pid into @out: with @in_ns (the caller has entered that namespace with
- * setns(2)), one NETLINK_SOCK_DIAG dump made there, backlogs included;
- * otherwise ROOT/proc/PID/net/tcp and tcp6, without backlogs. @range: the
- * namespace's port range, NULL when unknown (no destination is counted
- * then). *@source names what was read (newly allocated, the caller frees;
+ * setns(2)), NETLINK_SOCK_DIAG dumps made there, backlogs included: of
+ * the listeners only, and of every socket too when @ports; otherwise
+ * ROOT/proc/PID/net/tcp and tcp6, without backlogs. @range: the
+ * namespace's port range, NULL when unknown; the destinations are counted
+ * only with a range and @ports. *@source names what was read (newly allocated, the caller frees;
  * on an error, the file that failed, or NULL). Returns 0, -ENOMEM, or the
  * negative errno of the dump or of the IPv4 file.
  */
 int ht_ns_tcp_scan(const char *root, int pid, bool in_ns, const struct ht_ns_range *range,
-                   struct ht_ns_tcp *out, char **source);
+                   bool ports, struct ht_ns_tcp *out, char **source);
 
 /*
  * ht_collect_port_range - net.ipv4.ip_local_port_range and
