@@ -10,6 +10,10 @@
 # not every setting); the no-op's ratio is the floor under that. Figures,
 # never a pass or fail; needs no root (sysctl -a then skips what it may not
 # read), skipped with the reason when sysctl(8) is missing.
+# BEFORE=DIR, a source tree of an earlier version with src/hosttune built in
+# it: that binary with its own rules is timed in the same run, and the
+# ratio printed against a goal of at most 1.05x (what a change may add to
+# an idle host's audit).
 set -u
 bench=$1
 hosttune=$2
@@ -36,6 +40,11 @@ trap 'exit 1' HUP INT TERM
 	audit | tee "$tmp/hosttune"
 "$bench" "sysctl -a" "$runs" "$sysctl" -a | tee "$tmp/sysctl"
 "$bench" "no-op with hosttune's libraries" "$runs" "$noop" | tee "$tmp/noop"
+before=${BEFORE:-}
+if [ -n "$before" ] && [ -x "$before/src/hosttune" ]; then
+	"$bench" "hosttune before ($(cd "$before" && git log -1 --format=%h 2>/dev/null))" "$runs" \
+		"$before/src/hosttune" --rules "$before/rules" --no-measure audit | tee "$tmp/before"
+fi
 
 # The median CPU time of a bench/bench line, in ms.
 cpu() {
@@ -55,3 +64,11 @@ awk -v h="$h" -v s="$s" -v n="$n" 'BEGIN {
 	printf "  ratio no-op / sysctl -a, CPU:     %6.2fx  (%.2f / %.2f ms)  [the floor]\n",
 		n / s, n, s
 }'
+if [ -s "$tmp/before" ]; then
+	b=$(cpu "$tmp/before")
+	awk -v h="$h" -v b="$b" 'BEGIN {
+		if (b <= 0) { print "  ratio: the earlier binary took no measurable CPU time"; exit }
+		printf "  ratio hosttune / before, CPU:     %6.2fx  (%.2f / %.2f ms)  [goal <= 1.05x: %s]\n",
+			h / b, h, b, h / b <= 1.05 ? "within" : "OVER"
+	}'
+fi
