@@ -41,6 +41,14 @@ TcpExt: SyncookiesSent ListenOverflows ListenDrops TCPTimeWaitOverflow
 TcpExt: 0 17 19 3
 EOF
 printf 'TCP: inuse 4 orphan 0 tw 2 alloc 5 mem 1\n' >"$T/proc/300/net/sockstat"
+# Its conntrack table: 0x1000 = 4096 entries; drop 0x10 + 0x20 = 48 over two
+# CPUs, early_drop 1 + 2 = 3, insert_failed 0 + 5 = 5.
+mkdir -p "$T/proc/300/net/stat"
+cat >"$T/proc/300/net/stat/nf_conntrack" <<'EOF'
+entries  clashres found new invalid ignore delete chainlength insert insert_failed drop early_drop icmp_error  expect_new expect_create expect_delete search_restart
+00001000  00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000010 00000001 00000000  00000000 00000000 00000000 00000000
+00001000  00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000005 00000020 00000002 00000000  00000000 00000000 00000000 00000000
+EOF
 {
 	echo "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode"
 	# :80 (0050) listening with 5 waiting, inode 777; :8080 (1F90) with 1, inode 778.
@@ -74,6 +82,10 @@ expect_eq "tree: ... by name" nginx "$(tf 4026532300.top_listener_process)"
 expect_eq "tree: a namespace's sysctls are not in a tree" ENODATA "$(te 4026532300.somaxconn)"
 expect_eq "tree: without its range, no destination is counted" ENODATA "$(te 4026532300.top_destination)"
 expect_eq "tree: no /proc/400/net: its counters unavailable" ENOENT "$(te 4026532400.listen_overflows)"
+expect_eq "tree: its conntrack table's entries (0x1000)" 4096 "$(tf 4026532300.conntrack_count)"
+expect_eq "tree: its drops, summed over CPUs (0x10 + 0x20)" 48 "$(tf 4026532300.conntrack_drops)"
+expect_eq "tree: early_drop 1 + 2, insert_failed 0 + 5" "3 5" \
+	"$(tf 4026532300.conntrack_early_drop) $(tf 4026532300.conntrack_insert_failed)"
 ht --no-measure --root "$T" --format json audit >"$TMP/ta.json" 2>/dev/null
 expect_eq "tree: without a backlog, no netns.listen finding" "" \
 	"$(jget "$TMP/ta.json" '.findings[] | select(.rule == "netns.listen") | .rule')"
@@ -173,6 +185,23 @@ expect_eq "tw: overflowed before, 1% now: info, the limit kept" "info 10000 1000
 expect_eq "tw: at 95%, never overflowed: warning, the limit kept" "warning 10000 10000" \
 	"$(verdict netns.tw_buckets time_wait=9500)"
 expect_eq "tw: 100 of 10000: ok" "ok 10000 10000" "$(verdict netns.tw_buckets)"
+# Its conntrack table against the host's one nf_conntrack_max (65536 here):
+# 30000 entries = 45.8%: ok; 50000 = 76.3%: a warning, twice 50000 to a
+# power of two = 131072; 65536 with drops: critical, 131072.
+vary "$base" "$base.ct" "net.netfilter.nf_conntrack_max=65536 entries from /proc/sys/net/netfilter/nf_conntrack_max" \
+	"netns.4026532500.conntrack_count=30000 entries from stat" "netns.4026532500.conntrack_drops=0 packets from stat" \
+	"netns.4026532500.conntrack_early_drop=0 entries from stat" "netns.4026532500.conntrack_insert_failed=0 packets from stat"
+base0=$base base=$base.ct
+expect_eq "conntrack: 30000 of 65536: ok, the max kept" "ok 65536 65536" "$(verdict netns.conntrack)"
+expect_eq "conntrack: 50000 of 65536: warning, 131072" "warning 65536 131072" \
+	"$(verdict netns.conntrack conntrack_count=50000)"
+expect_eq "conntrack: full with drops: critical, 131072" "critical 65536 131072" \
+	"$(verdict netns.conntrack conntrack_count=65536 conntrack_drops=120)"
+expect_contains "conntrack: the fix is the host's nf_conntrack_max" "net.netfilter.nf_conntrack_max on the host" \
+	"$(F netns.conntrack remedy)"
+expect_contains "conntrack: the drops are its own" "dropped 120 packets" "$(F netns.conntrack explanation)"
+base=$base0
+
 # No finding of a namespace ever writes a file: the host's sysctl.d does not reach it.
 for f in "$TMP"/v.*.json; do
 	jget "$f" '.findings[] | select(.rule | startswith("netns.")) | select(.fix != null) | .rule'
@@ -189,8 +218,18 @@ fi
 # wait (a queue equal to the backlog takes one more), the rest overflow. A
 # range of 50 ports: the namespace's sockets (sockstat) are more than half of
 # it, so its client sockets are listed one by one.
-cat >"$TMP/inner.sh" <<'EOF'
+# With nft and conntrack(8), a ct rule makes the namespace track its own
+# connections: its table's count is read by conntrack -C inside it.
+ct=false
+if command -v nft >/dev/null && command -v conntrack >/dev/null; then
+	ct=true
+	ct_ruleset "$TMP/ct.nft"
+fi
+cat >"$TMP/inner.sh" <<EOF
 ip link set lo up
+! $ct || nft -f "$TMP/ct.nft"
+EOF
+cat >>"$TMP/inner.sh" <<'EOF'
 echo 8 >/proc/sys/net/core/somaxconn
 echo "40000 40049" >/proc/sys/net/ipv4/ip_local_port_range
 exec python3 -c '
@@ -221,8 +260,10 @@ overflows() {
 }
 # The clients keep retransmitting, so the counter moves: read before and after.
 overflows >"$TMP/overflows.before"
+! $ct || nsenter --net="/proc/$pid/ns/net" conntrack -C >"$TMP/ct.before" 2>/dev/null
 ht --no-measure --format json facts >"$TMP/live.json" 2>"$TMP/live.err"
 overflows >"$TMP/overflows.after"
+! $ct || nsenter --net="/proc/$pid/ns/net" conntrack -C >"$TMP/ct.after" 2>/dev/null
 ht --no-measure --format json audit >"$TMP/live-audit.json" 2>/dev/null
 inside() { nsenter --net="/proc/$pid/ns/net" "$@"; }
 inside ss -Hltn 'sport = :8080' >"$TMP/ss.l"
@@ -249,6 +290,17 @@ else
 fi
 expect_eq "live: the client sockets ss counts to 127.0.0.1:8080" "$(cat "$TMP/ss.c")" "$(lf top_destination_sockets)"
 expect_eq "live: ... 30 of them" 30 "$(lf top_destination_sockets)"
+if $ct; then
+	c=$(lf conntrack_count)
+	if [ "$(cat "$TMP/ct.before")" -le "$c" ] && [ "$c" -le "$(cat "$TMP/ct.after")" ] && [ "$c" -gt 0 ]; then
+		ok "live: its conntrack table, as conntrack -C counts it inside ($c)"
+	else
+		not_ok "live: its conntrack table, as conntrack -C counts it inside" \
+			"before $(cat "$TMP/ct.before"), hosttune $c, after $(cat "$TMP/ct.after")"
+	fi
+else
+	echo "# SKIP live conntrack: needs nft and conntrack(8)"
+fi
 expect_eq "live: netns.listen is critical there" critical \
 	"$(jget "$TMP/live-audit.json" ".findings[] | select(.rule == \"netns.listen\" and .instance == \"$ino\") | .severity")"
 expect_eq "live: hosttune is back in its own namespace: its listen.somaxconn is not 8" "" \

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "collect/collect.h"
+#include "collect/ctstat.h"
 #include "collect/procfs.h"
 #include "engine/facts.h"
 #include "shared/rootfs.h"
@@ -270,6 +271,53 @@ static int counter_facts(struct ht_facts *f, const char *root, const struct netn
 		*sockets += v;
 	return r < 0 ? set_err(f, ns->ino, "time_wait", r, src)
 	             : set_int(f, ns->ino, "time_wait", v, src);
+}
+
+/*
+ * Its conntrack table: /proc/PID/net/stat/nf_conntrack is the namespace's
+ * own (ct_cpu_seq_show() of its struct net): "entries", its count, which
+ * __nf_conntrack_alloc() judges against the one global nf_conntrack_max,
+ * and the per-CPU drop, early_drop and insert_failed counters. Without the
+ * file (conntrack not loaded, or never used in it) all are unavailable.
+ */
+static int conntrack_facts(struct ht_facts *f, const char *root, const struct netns *ns)
+{
+	static const char *const names[] = { "conntrack_count", "conntrack_drops",
+		                              "conntrack_early_drop", "conntrack_insert_failed" };
+	_cleanup_free_ char *text = NULL;
+	struct ht_ct_proc_stat st;
+	char path[64];
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/net/stat/nf_conntrack", ns->pid);
+	r = ht_read_file(root, path, &text);
+	if (r == -ENOMEM)
+		return r;
+	if (r >= 0)
+		r = ht_ct_proc_stat_parse(text, &st);
+	if (r < 0) {
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+			int e = set_err(f, ns->ino, names[i], r, path);
+
+			if (e < 0)
+				return e;
+		}
+		return 0;
+	}
+	r = st.have_count ? set_int(f, ns->ino, "conntrack_count", st.count, path)
+	                  : set_err(f, ns->ino, "conntrack_count", ENODATA, path);
+	if (r >= 0)
+		r = st.have_drop ? set_int(f, ns->ino, "conntrack_drops", st.drop, path)
+		                 : set_err(f, ns->ino, "conntrack_drops", ENODATA, path);
+	if (r >= 0)
+		r = st.have_early_drop
+		    ? set_int(f, ns->ino, "conntrack_early_drop", st.early_drop, path)
+		    : set_err(f, ns->ino, "conntrack_early_drop", ENODATA, path);
+	if (r >= 0)
+		r = st.have_insert_failed
+		    ? set_int(f, ns->ino, "conntrack_insert_failed", st.insert_failed, path)
+		    : set_err(f, ns->ino, "conntrack_insert_failed", ENODATA, path);
+	return r;
 }
 
 /* Who is in it: its lowest PID, that process's name and control group. */
@@ -624,6 +672,8 @@ int ht_collect_netns(struct ht_facts *f, const char *root)
 		r = holder_facts(f, root, &v[i]);
 		if (r >= 0)
 			r = counter_facts(f, root, &v[i], &sockets);
+		if (r >= 0)
+			r = conntrack_facts(f, root, &v[i]);
 		if (r >= 0 && self >= 0)
 			r = read_inside(f, &v[i], self, sockets, &entered);
 		else if (r >= 0 && live)

@@ -741,6 +741,16 @@ static const struct ht_fact_def netns_fact_defs[] = {
 	{ "netns.*.cgroup", HT_T_STR, NULL,
 	  "the control group of netns.N.pid (/proc/PID/cgroup: the unified hierarchy's path, else "
 	  "the first v1 line's)" },
+	{ "netns.*.conntrack_count", HT_T_INT, "entries",
+	  "entries in its own conntrack table (\"entries\" of /proc/PID/net/stat/nf_conntrack), "
+	  "judged against the one global net.netfilter.nf_conntrack_max; unavailable without "
+	  "conntrack" },
+	{ "netns.*.conntrack_drops", HT_T_INT, "packets",
+	  "its conntrack drop counter, summed over CPUs: packets dropped with its table full" },
+	{ "netns.*.conntrack_early_drop", HT_T_INT, "entries",
+	  "its conntrack early_drop counter, summed: entries evicted to make room" },
+	{ "netns.*.conntrack_insert_failed", HT_T_INT, "packets",
+	  "its conntrack insert_failed counter, summed: entries that lost a race to be inserted" },
 	{ "netns.*.container_id", HT_T_STR, NULL,
 	  "the container of that cgroup, as cgroup.CG.container names it; unavailable (ENOENT) "
 	  "for none" },
