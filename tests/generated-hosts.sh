@@ -46,7 +46,8 @@
 #   S  each container's network namespace (0 to 3 a host) by its own
 #      somaxconn, fullest listener, port range and TIME_WAIT table: the
 #      severity by the arithmetic, the listener's process or destination
-#      named at warning, and never a file of the host as the fix.
+#      named at warning, and never a file of the host as the fix; its own
+#      conntrack table against the host's one nf_conntrack_max.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh" || exit 99
 [ -n "${TMP:-}" ] && [ -d "$TMP" ] || exit 99
@@ -257,7 +258,7 @@ host() {
 	# Network namespaces: 0 to 3 containers' own, each with its somaxconn
 	# and fullest listener (capped at it, or a backlog of its own), its
 	# overflows, port range and busiest destination, TIME_WAIT table.
-	local nss="" ino soma bl qu ovf lo hi ds tw twmax twovf lpid
+	local nss="" ino soma bl qu ovf lo hi ds tw twmax twovf lpid ctc ctd
 	: >"$TMP/h$n.netns"
 	for i in $(seq $((RANDOM % 4))); do
 		ino=$((4026532000 + RANDOM * 4 + i))
@@ -270,6 +271,8 @@ host() {
 		ds=$(( (hi - lo + 1) * (RANDOM % 101) / 100 ))
 		twmax=$(pick 4096 131072); tw=$(( twmax * (RANDOM % 101) / 100 )); twovf=$(pick 0 0 7)
 		lpid=$((40000 + RANDOM % 2000))
+		# Its own conntrack table, against the host's one max.
+		ctc=$(( m * (RANDOM % 101) / 100 )); ctd=$(pick 0 0 0 9)
 		nss="$nss $ino"
 		{
 			echo "netns.$ino.pid = $((lpid - 1)) from /proc/PID/ns/net"
@@ -295,8 +298,12 @@ host() {
 			echo "netns.$ino.top_destination = \"10.9.$i.1:6379\" from sock_diag"
 			echo "netns.$ino.top_destination_sockets = $ds sockets from sock_diag"
 			echo "netns.$ino.top_destination_time_wait = $((ds / 2)) sockets from sock_diag"
+			echo "netns.$ino.conntrack_count = $ctc entries from /proc/$lpid/net/stat/nf_conntrack"
+			echo "netns.$ino.conntrack_drops = $ctd packets from /proc/$lpid/net/stat/nf_conntrack"
+			echo "netns.$ino.conntrack_early_drop = 0 entries from /proc/$lpid/net/stat/nf_conntrack"
+			echo "netns.$ino.conntrack_insert_failed = 0 packets from /proc/$lpid/net/stat/nf_conntrack"
 		} >>"$f"
-		echo "$ino $soma $bl $qu $ovf $lo $hi $ds $tw $twmax $twovf $lpid $i" >>"$TMP/h$n.netns"
+		echo "$ino $soma $bl $qu $ovf $lo $hi $ds $tw $twmax $twovf $lpid $i $ctc $ctd" >>"$TMP/h$n.netns"
 	done
 	echo "netns.list = \"$(echo $nss | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')\" from /proc/PID/ns/net" >>"$f"
 	echo "netns.skipped = 0 processes from /proc/PID/ns/net" >>"$f"
@@ -457,7 +464,7 @@ for n in $(seq "$HOSTS"); do
 		# 90% or 75% now, a warning; overflowed before, info. At warning the
 		# listener's process or the destination is named, and no netns
 		# finding has a file of the host as its fix.
-		while read -r ino soma bl qu ovf lo hi ds tw twmax twovf lpid i; do
+		while read -r ino soma bl qu ovf lo hi ds tw twmax twovf lpid i ctc ctd; do
 			nx=$(jq -c --arg i "$ino" '[.findings[] | select(.instance == $i and (.rule | startswith("netns.")))] | map({(.rule): .}) | add // {}' "$TMP/r.json")
 			netnss=$((netnss + 1))
 			if [ "$qu" -ge "$bl" ]; then want=critical
@@ -479,6 +486,12 @@ for n in $(seq "$HOSTS"); do
 			else want=ok; fi
 			got=$(jq -r '.["netns.tw_buckets"].severity // "none"' <<<"$nx")
 			[ "$got" = "$want" ] || { not_ok "$what: S tw_buckets[$ino] $tw of $twmax, $twovf overflows: $want" "got $got"; bad=$((bad + 1)); }
+			# Its conntrack table against the host's max ($m): a drop or 90% critical, 75% a warning.
+			if [ "$ctd" -gt 0 ] || [ $((ctc * 10)) -ge $((m * 9)) ]; then want=critical
+			elif [ $((ctc * 4)) -ge $((m * 3)) ]; then want=warning
+			else want=ok; fi
+			got=$(jq -r '.["netns.conntrack"].severity // "none"' <<<"$nx")
+			[ "$got" = "$want" ] || { not_ok "$what: S conntrack[$ino] $ctc of $m, $ctd drops: $want" "got $got"; bad=$((bad + 1)); }
 			for r in netns.listen netns.ports; do
 				sev=$(jq -r --arg r $r '.[$r].severity // "none"' <<<"$nx")
 				case $sev in warning | critical) ;; *) continue ;; esac
