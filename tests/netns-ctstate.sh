@@ -141,12 +141,16 @@ expect_eq "stale: the $((N - K)) ESTABLISHED entries are stale" "$((N - K))" \
 
 # Without root the dump (CAP_NET_ADMIN) and the descriptors of root's
 # tcp-hold are refused: every rule the root audit reports is still reported
-# (tests/unprivileged.sh: those that need what was refused say so).
+# (tests/unprivileged.sh: those that need what was refused say so). The
+# other network namespaces (root's processes') cannot be listed at all:
+# netns.coverage says so at warning, in place of their rows.
 if [ -f "$TMP/audit-nopriv.json" ]; then
 	jq -r '[.findings[].rule] | unique | .[]' "$TMP/audit-root.json" >"$TMP/rules-root"
 	jq -r '[.findings[].rule] | unique | .[]' "$TMP/audit-nopriv.json" >"$TMP/rules-nopriv"
+	covered=$(jq -r '.findings[] | select(.rule == "netns.coverage") | .severity' "$TMP/audit-nopriv.json")
 	expect_eq "as nobody: every rule of the root audit is reported" "" \
-		"$(comm -23 "$TMP/rules-root" "$TMP/rules-nopriv")"
+		"$(comm -23 "$TMP/rules-root" "$TMP/rules-nopriv" |
+			if [ "$covered" = warning ]; then grep -v '^netns\.'; else cat; fi)"
 else
 	ok "audit as nobody # SKIP setpriv not installed"
 fi

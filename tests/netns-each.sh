@@ -87,12 +87,14 @@ expect_eq "tree: its drops, summed over CPUs (0x10 + 0x20)" 48 "$(tf 4026532300.
 expect_eq "tree: early_drop 1 + 2, insert_failed 0 + 5" "3 5" \
 	"$(tf 4026532300.conntrack_early_drop) $(tf 4026532300.conntrack_insert_failed)"
 ht --no-measure --root "$T" --format json audit >"$TMP/ta.json" 2>/dev/null
-expect_eq "tree: without a backlog, no netns.listen finding" "" \
-	"$(jget "$TMP/ta.json" '.findings[] | select(.rule == "netns.listen") | .rule')"
-expect_eq "tree: netns.coverage says both were judged without their sysctls: info" "info" \
-	"$(jget "$TMP/ta.json" '.findings[] | select(.rule == "netns.coverage") | .severity')"
-expect_contains "tree: ... 2 of 2" "2 of the 2 namespaces listed" \
-	"$(jget "$TMP/ta.json" '.findings[] | select(.rule == "netns.coverage") | .explanation')"
+expect_eq "tree: without its sysctls, netns.listen is not applicable" false \
+	"$(jget "$TMP/ta.json" '.findings[] | select(.rule == "netns.listen" and .instance == "4026532300") | .applicable')"
+expect_contains "tree: ... and says why" "only the reader's own network namespace" \
+	"$(jget "$TMP/ta.json" '.findings[] | select(.rule == "netns.listen" and .instance == "4026532300") | .explanation')"
+expect_eq "tree: no listener in the pod's namespace: no netns.listen row" "" \
+	"$(jget "$TMP/ta.json" '.findings[] | select(.rule == "netns.listen" and .instance == "4026532400") | .rule')"
+expect_eq "tree: every link read: no netns.coverage" "" \
+	"$(jget "$TMP/ta.json" '.findings[] | select(.rule == "netns.coverage") | .rule')"
 
 # ---- the verdict, on facts files ----------------------------------------------
 # host FILE: a host with one container namespace, 4026532500, whose figures

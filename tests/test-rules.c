@@ -2106,6 +2106,9 @@ static void garage_vm_facts(struct fx *fx)
 	assert_int_equal(ht_facts_set(fx->facts, "cpu.chacha.mbps", &v, NULL, NULL), 0);
 	v = (struct ht_value){ .type = HT_T_STR, .s = (char *)"" };
 	assert_int_equal(ht_facts_set(fx->facts, "nic.list", &v, NULL, NULL), 0);
+	/* no network namespace but its own */
+	assert_int_equal(ht_facts_set(fx->facts, "netns.list", &v, NULL, NULL), 0);
+	ht_test_fact_int(fx->facts, "netns.skipped", 0);
 	/* The connection path: no listening port, no process, no client socket. */
 	assert_int_equal(ht_facts_set(fx->facts, "listener.list", &v, NULL, NULL), 0);
 	assert_int_equal(ht_facts_set(fx->facts, "process.list", &v, NULL, NULL), 0);

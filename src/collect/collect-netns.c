@@ -518,8 +518,22 @@ static int socket_facts(struct ht_facts *f, const char *root, const struct netns
 			    : set_err(f, ino, "top_listener_backlog", ENODATA,
 			              "/proc/PID/net/tcp has no backlog: NETLINK_SOCK_DIAG in the "
 			              "namespace gives it, as root on the live host");
-		if (r >= 0)
+		/*
+		 * Its process only for a queue worth naming one for (at least half
+		 * its backlog; any queue when the backlog is unknown): the search
+		 * reads the descriptors of the namespace's processes, every process
+		 * of the host when hosttune runs in a namespace of its own.
+		 */
+		if (r >= 0 && t->top_queue > 0 &&
+		    (!t->have_backlog || (uint64_t)t->top_queue * 2 >= t->top_backlog))
 			r = listener_holder_facts(f, root, ns, t->top_inode);
+		else if (r >= 0) {
+			static const char why[] = "not looked up: the queue is below half its backlog";
+
+			r = set_err(f, ino, "top_listener_pid", ENODATA, why);
+			if (r >= 0)
+				r = set_err(f, ino, "top_listener_process", ENODATA, why);
+		}
 	} else if (r >= 0) {
 		for (size_t i = 1; r >= 0 && i < ARRAY_SIZE(listen_names); i++)
 			r = set_err(f, ino, listen_names[i], ENOENT, "no listening TCP port");

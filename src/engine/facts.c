@@ -786,7 +786,8 @@ static const struct ht_fact_def netns_fact_defs[] = {
 	  "Send-Q); unavailable (ENODATA) from /proc/PID/net/tcp" },
 	{ "netns.*.top_listener_pid", HT_T_INT, NULL,
 	  "the process of the namespace that holds netns.N.top_listener_port's socket "
-	  "(socket:[INODE] among its /proc/PID/fd), the lowest PID; unavailable (ENOENT) for none" },
+	  "(socket:[INODE] among its /proc/PID/fd), the lowest PID, looked up when its queue is at "
+	  "least half its backlog; unavailable (ENOENT) for none, (ENODATA) when not looked up" },
 	{ "netns.*.top_listener_port", HT_T_INT, NULL,
 	  "its listening port whose accept queue is fullest: a full one first, then the fuller "
 	  "against its backlog; unavailable (ENOENT) for none" },
