@@ -232,10 +232,16 @@ int ht_root_readlink(const char *root, const char *path, char *buf, size_t size)
 		return -EINVAL;
 	if (slash)
 		*slash = '\0';
-	dfd = ht_root_open(root, slash ? (dir[0] ? dir : "/") : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return dfd;
-	n = readlinkat(dfd, slash ? slash + 1 : dir, buf, size - 1);
+	/* The live host: its directories resolve as open(2) resolves them (ht_root_open()). */
+	if (ht_root_is_live(root))
+		n = readlink(path, buf, size - 1);
+	else {
+		dfd = ht_root_open(root, slash ? (dir[0] ? dir : "/") : ".",
+		                   O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			return dfd;
+		n = readlinkat(dfd, slash ? slash + 1 : dir, buf, size - 1);
+	}
 	if (n < 0)
 		return -errno;
 	if ((size_t)n >= size - 1)
