@@ -187,7 +187,11 @@ expect_eq "plan refuses --sample" 2 "$rc"
 # Under --root the files are read twice: the deltas of a tree that does not move are 0.
 ht --root "$FIXTURES/garage-vm/root" --no-measure facts --sample 10ms >"$TMP/r.facts"; rc=$?
 expect_eq "--sample under --root: exit 0" 0 "$rc"
-expect_contains "--sample: sample.seconds is set" "sample.seconds = 0.01" "$(cat "$TMP/r.facts")"
+# The measured interval (CLOCK_MONOTONIC) is at least the 0.01 s asked for;
+# how much longer depends on the machine's load, so no upper bound.
+secs=$(sed -n 's/^sample\.seconds = \([0-9.]*\) seconds .*/\1/p' "$TMP/r.facts")
+expect_eq "--sample: sample.seconds is a measured interval >= 0.01" yes \
+	"$(awk -v s="$secs" 'BEGIN { print (s != "" && s + 0 >= 0.01) ? "yes" : "no: " s }')"
 # An IPv6 peer: its instance name has '-' for ':' (fact names hold no ':'),
 # its Prometheus label and a waiver use the address as written. fd00::7 at
 # 2000 of 20000 segments = 10%: critical.
