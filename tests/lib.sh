@@ -180,16 +180,40 @@ finish() {
 # facts_file PATH: writes a facts file from "NAME = VALUE" lines on stdin
 # vary BASE OUT NAME=VALUE...: the facts file BASE with each NAME's line
 # replaced by "NAME = VALUE" ("-" as VALUE drops it), written to OUT.
+# One awk run, leaving what a grep -v "^NAME = " and an append for each
+# NAME=VALUE in turn would: BASE's lines that no NAME's pattern matches, then
+# each "NAME = VALUE" that no later NAME's pattern matches.
 vary() {
 	base=$1 out=$2
 	shift 2
-	cp "$base" "$out"
-	for kv in "$@"; do
-		name=${kv%%=*} value=${kv#*=}
-		grep -v "^$name = " "$out" >"$out.tmp"
-		[ "$value" = "-" ] || echo "$name = $value" >>"$out.tmp"
-		mv "$out.tmp" "$out"
-	done
+	awk '
+		BEGIN {
+			for (i = 1; i < ARGC; i++) {
+				if (ARGV[i] == "--") { start = i + 1; break }
+			}
+			for (i = start; i < ARGC; i++) {
+				kv = ARGV[i]; n = index(kv, "=")
+				name[i] = n ? substr(kv, 1, n - 1) : kv
+				value[i] = n ? substr(kv, n + 1) : kv
+				# grep(1)'"'"'s basic regular expression as awk'"'"'s extended one
+				re = name[i]; gsub(/[+?|(){}]/, "\\\\&", re)
+				pat[i] = "^" re " = "
+				ARGV[i] = ""
+			}
+			ARGV[start - 1] = ""; end = ARGC
+		}
+		{
+			for (i = start; i < end; i++) if ($0 ~ pat[i]) next
+			print
+		}
+		END {
+			for (j = start; j < end; j++) {
+				if (value[j] == "-") continue
+				line = name[j] " = " value[j]
+				for (i = j + 1; i < end; i++) if (line ~ pat[i]) break
+				if (i == end) print line
+			}
+		}' "$base" -- "$@" >"$out.tmp" && mv "$out.tmp" "$out"
 }
 
 facts_file() {
