@@ -14,21 +14,27 @@
 # when the marker appears in its output, or when anything outside changed.
 # It prints the counts: paths tried, runs, escapes found. On an
 # AddressSanitizer build (the distcheck run), whose runs are slower and
-# which looks for memory errors on the same code paths, a link is planted
-# at every third path (PATH_SAFETY_EVERY=N overrides: 1 for all).
+# which looks for memory errors on the same code paths, each distinct path
+# is taken once, and a link is planted at every third of those
+# (PATH_SAFETY_EVERY=N overrides: 1 for all): a path an earlier fixture's
+# runs met too, or another instance of one taken (another PID's
+# /proc/PID/..., another interface's /sys/class/net/IF/...), is read by the
+# same code (PATH_SAFETY_DISTINCT=0 takes them all, as the plain run does).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh" || exit 99
 [ -n "${TMP:-}" ] && [ -d "$TMP" ] || exit 99
 
 need_strace
-if grep -aq __asan_init "$HOSTTUNE" 2>/dev/null; then EVERY=${PATH_SAFETY_EVERY:-3}
-else EVERY=${PATH_SAFETY_EVERY:-1}; fi
+if grep -aq __asan_init "$HOSTTUNE" 2>/dev/null; then
+	EVERY=${PATH_SAFETY_EVERY:-3} DISTINCT=${PATH_SAFETY_DISTINCT:-1}
+else EVERY=${PATH_SAFETY_EVERY:-1} DISTINCT=${PATH_SAFETY_DISTINCT:-0}; fi
+declare -A taken
 
 MARK=HT-OUTSIDE-MARKER-4711
 O=$TMP/outside
 T=$TMP/tree
 CMDS="audit facts plan apply verify revert"
-tried=0 runs=0 escapes=0
+tried=0 runs=0 escapes=0 distinct=0
 
 # outside_snap: every path outside with its type and content, to see a change
 # (one sorted list: a path's line "TYPE PATH TARGET" and a file's "SHA256
@@ -155,7 +161,15 @@ for spec in garage-vm:garage listen-host:default nic-sysfs:default; do
 	while IFS= read -r rel; do
 		[ -n "$rel" ] || continue
 		i=$((i + 1))
-		[ $((i % EVERY)) -eq 0 ] || continue
+		if [ "$DISTINCT" = 1 ]; then
+			shape=$rel
+			if [[ $rel =~ ^proc/[0-9]+(/.*)?$ ]]; then shape=proc/PID${BASH_REMATCH[1]}
+			elif [[ $rel =~ ^sys/class/net/[^/]+(/.*)?$ ]]; then shape=sys/class/net/IF${BASH_REMATCH[1]}; fi
+			[ -z "${taken[$shape]:-}" ] || continue
+			taken[$shape]=1
+		fi
+		distinct=$((distinct + 1))
+		[ $((distinct % EVERY)) -eq 0 ] || continue
 		rm -rf "$T" "$O/copy"
 		cp -a "$P" "$T"
 		if [ -d "$P/$rel" ] && [ ! -L "$P/$rel" ]; then
@@ -184,7 +198,7 @@ EOF
 	rm -rf "$O/copy"
 done
 
-echo "# paths tried: $tried (every $EVERY); runs: $runs; escapes found: $escapes"
+echo "# paths tried: $tried (every $EVERY of $distinct$([ "$DISTINCT" = 1 ] && echo " distinct")); runs: $runs; escapes found: $escapes"
 [ "$tried" -gt 30 ] && ok "paths tried: $tried" || not_ok "only $tried paths tried"
 [ "$escapes" -eq 0 ] && ok "no run left the tree ($runs runs)" || not_ok "$escapes escapes"
 finish
