@@ -314,6 +314,61 @@ host() {
 	echo "$new $ptr $b $m $count $ifail $nat_all $nat_top" >"$TMP/h$n.meta"
 }
 
+# What the checks below read of a report, from one jq run a report (not
+# thirty): shell assignments of Q_* to the text each query prints, as `jq -r
+# QUERY` would (a line an output), the checks then reading them as they read
+# that output. $P: the host's process names, $C: its control groups, in the
+# order of $TMP/hN.procs and $TMP/hN.cgroups.
+GH_JQ='
+def out(s): try ([s] | map((if type == "string" then . else tojson end) + "\n") | add // "") catch "";
+def q(name; v): "\(name)=\(v | @sh)";
+. as $r
+| q("Q_v"; try ([('"$(cat "$HT_TESTS_DIR/verdict.jq")"'
+	)] | map((if type == "string" then . else tojson end) + "\n") | add // "")
+	catch "jq: error: \(.)\n"),
+  q("Q_x"; out($r.findings[] | select(.rule == "conntrack.max") | .explanation)),
+  q("Q_texts"; out($r.findings[] | (.explanation // ""), (.remedy // ""))),
+  ($P | split(" ") | map(select(. != "")) | to_entries[] | .key as $k | .value as $i
+	| [$r.findings[] | select(.rule == "process.limit_nofile" and .instance == $i)] as $fx
+	| [$r.findings[] | select(.rule == "process.limit_nproc" and .instance == $i)] as $ux
+	| q("Q_fx[\($k)]"; $fx | length),
+	  q("Q_e[\($k)]"; out($fx[] | .explanation // "")),
+	  q("Q_line[\($k)]"; out($fx[] | .fix.line // "")),
+	  q("Q_rem[\($k)]"; out($fx[] | .remedy // "")),
+	  q("Q_ugot[\($k)]"; out(if $ux == [] then {} | .severity // "none" else $ux[] | .severity // "none" end)),
+	  q("Q_ut[\($k)]"; out($ux[] | .explanation + " FIX " + (.remedy // "")))),
+  ([$r.findings[] | select(.rule == "nat.ports" and .applicable)] as $tx
+	| q("Q_tx"; out($tx[] | tojson)), q("Q_txgot"; out($tx[] | .severity)), q("Q_txrem"; out($tx[] | .remedy // ""))),
+  (["conntrack.drops", "listen.somaxconn", "ports.tw_buckets"] | to_entries[] | .key as $k | .value as $i
+	| q("Q_ie[\($k)]"; out($r.findings[] | select(.rule == $i and .applicable) | .explanation))),
+  ($C | split(" ") | map(select(. != "")) | to_entries[] | .key as $k | .value as $i
+	| ([$r.findings[] | select(.instance == $i and (.rule | startswith("cgroup.")))] | map({(.rule): .}) | add // {}) as $gx
+	| q("Q_gpids[\($k)]"; out($gx | .["cgroup.pids"].severity // "none")),
+	  q("Q_gmem[\($k)]"; out($gx | .["cgroup.memory"].severity // "none")),
+	  q("Q_gtpids[\($k)]"; out($gx | .["cgroup.pids"] | .explanation + " FIX " + (.remedy // ""))),
+	  q("Q_gtmem[\($k)]"; out($gx | .["cgroup.memory"] | .explanation + " FIX " + (.remedy // "")))),
+  q("Q_f"; out([$r.findings[] | select(.rule == "conntrack.max" and .applicable)][0].severity // "none")),
+  (["conntrack.buckets", "conntrack.chain_length"] | to_entries[] | .key as $k | .value as $i
+	| q("Q_f2[\($k)]"; out([$r.findings[] | select(.rule == $i and .applicable)][0].severity // "ok"))),
+  q("Q_mp"; out($r.findings[] | select(.rule == "mem.pressure") | "\(.lever)|\(.remedy)")),
+  q("Q_nr"; out([$r.findings[] | select(.applicable == false and ((.explanation // "") | length) == 0)] | length))
+'
+# chomp VAR TEXT: VAR set to TEXT without its trailing newlines, as $(...)
+# leaves a program's output; nl2sp VAR TEXT: to TEXT with each newline a
+# blank, as | tr '\n' ' ' leaves it; squeeze VAR: each run of blanks in VAR
+# one blank, as | tr -s ' ' leaves it. No program run.
+chomp() {
+	local _chomp=$2
+	while [[ $_chomp == *$'\n' ]]; do _chomp=${_chomp%$'\n'}; done
+	printf -v "$1" '%s' "$_chomp"
+}
+nl2sp() { printf -v "$1" '%s' "${2//$'\n'/ }"; }
+squeeze() {
+	local _squeeze=${!1}
+	while [[ $_squeeze == *"  "* ]]; do _squeeze=${_squeeze//"  "/" "}; done
+	printf -v "$1" '%s' "$_squeeze"
+}
+
 # sev_rank SEVERITY: 0 ok (and n/a), 1 info, 2 warning, 3 critical.
 sev_rank() { case $1 in critical) echo 3 ;; warning) echo 2 ;; info) echo 1 ;; *) echo 0 ;; esac; }
 checked=0 attributed=0 bad=0 intervals=0 groups_m=0 nprocs=0 nats=0 netnss=0
@@ -331,10 +386,15 @@ for n in $(seq "$HOSTS"); do
 			continue
 		fi
 		checked=$((checked + 1))
-		v=$(jq -r -f "$HT_TESTS_DIR/verdict.jq" "$TMP/r.json" 2>&1)
+		P= C=
+		while read -r name _; do P="$P $name"; done <"$TMP/h$n.procs"
+		while read -r cpath _; do C="$C $cpath"; done <"$TMP/h$n.cgroups"
+		unset Q_fx Q_e Q_line Q_rem Q_ugot Q_ut Q_ie Q_gpids Q_gmem Q_gtpids Q_gtmem Q_f2
+		eval "$(jq -r --arg P "$P" --arg C "$C" "$GH_JQ" "$TMP/r.json")"
+		chomp v "$Q_v"
 		[ -z "$v" ] || { not_ok "$what: V one story" "$(head -n 3 <<<"$v")"; bad=$((bad + 1)); }
 		# A
-		x=$(jq -r '.findings[] | select(.rule == "conntrack.max") | .explanation' "$TMP/r.json" | tr '\n' ' ')
+		nl2sp x "$Q_x"
 		case $x in *"Where it is set: most likely the kernel's default"* | *"Where it is set: most likely this kernel's default"* | \
 			*"Where it is set: most likely a "*"default ("*)
 			attributed=$((attributed + 1))
@@ -342,7 +402,7 @@ for n in $(seq "$HOSTS"); do
 				{ not_ok "$what: A $m / $b called a default" "$x"; bad=$((bad + 1)); } ;;
 		esac
 		# N: ports and PIDs named are the host's.
-		texts=$(jq -r '.findings[] | (.explanation // ""), (.remedy // "")' "$TMP/r.json" | tr '\n' ' ')
+		nl2sp texts "$Q_texts"
 		for port in $(grep -o '[Pp]ort [0-9][0-9]*' <<<"$texts" | awk '{print $2}' | sort -u); do
 			grep -q "^listener\.$port\.\|dport=$port\|listener.list = .*\b$port\b\|\.top_listener_port = $port " "$TMP/h$n.facts" ||
 				case $port in 3900 | 3901 | 3902 | 3903) ;; # Garage's own ports, from its configuration
@@ -353,33 +413,34 @@ for n in $(seq "$HOSTS"); do
 				{ not_ok "$what: N PID $pid named, not the host's"; bad=$((bad + 1)); }
 		done
 		# W, L per process.
+		qi=-1
 		while read -r name pid soft hard nproc tasks uid unit; do
-			fx=$(jq -r --arg i "$name" '.findings[] | select(.rule == "process.limit_nofile" and .instance == $i)' "$TMP/r.json")
-			[ -n "$fx" ] || continue
-			e=$(jq -r '.explanation // ""' <<<"$fx" | tr '\n' ' ')
+			qi=$((qi + 1))
+			[ "${Q_fx[qi]}" -gt 0 ] || continue
+			nl2sp e "${Q_e[qi]}"
 			case $e in *"is PID $pid"*) ;; *) not_ok "$what: W $name's finding names PID $pid" "$e"; bad=$((bad + 1)) ;; esac
-			line=$(jq -r '.fix.line // ""' <<<"$fx")
+			chomp line "${Q_line[qi]}"
 			case $line in *LimitNOFILE=*:*)
 				s=${line#*LimitNOFILE=}; s=${s%%:*}; h=${line##*:}
 				[ "$s" -le "$h" ] || { not_ok "$what: L $line soft above hard"; bad=$((bad + 1)); } ;;
 			esac
-			rem=$(jq -r '.remedy // ""' <<<"$fx" | tr '\n' ' ')
+			nl2sp rem "${Q_rem[qi]}"
 			for want in $(grep -o 'ulimit -n [0-9]*' <<<"$rem" | awk '{print $3}'); do
 				[ "$want" -le "$hard" ] || case $rem in *"hard limit"*) ;;
 				*) not_ok "$what: L ulimit -n $want above the hard limit $hard, unsaid" "$rem"; bad=$((bad + 1)) ;; esac
 			done
 			# U: RLIMIT_NPROC by the arithmetic: 10 x tasks >= 9 x nproc critical.
-			ux=$(jq -c --arg i "$name" '.findings[] | select(.rule == "process.limit_nproc" and .instance == $i)' "$TMP/r.json")
 			want=ok
 			if [ "$uid" != 0 ]; then
 				if [ $((tasks * 10)) -ge $((nproc * 9)) ]; then want=critical
 				elif [ $((tasks * 4)) -ge $((nproc * 3)) ]; then want=warning; fi
 			fi
-			got=$(jq -r '.severity // "none"' <<<"${ux:-{\}}")
+			chomp got "${Q_ugot[qi]}"
 			[ "$got" = "$want" ] || { not_ok "$what: U $name $tasks tasks of $nproc, UID $uid: $want" "got $got"; bad=$((bad + 1)); }
 			nprocs=$((nprocs + 1))
 			case $want in warning | critical)
-				t=$(jq -r '.explanation + " FIX " + (.remedy // "")' <<<"$ux" | tr '\n' ' ' | tr -s ' ')
+				nl2sp t "${Q_ut[qi]}"
+				squeeze t
 				case $t in *"The largest holder is $name (PID $pid)"*) ;;
 				*) not_ok "$what: U $name names its holder" "$t"; bad=$((bad + 1)) ;; esac
 				k="LimitNPROC= of $unit"; [ "$unit" = - ] && k="limits.conf"
@@ -392,7 +453,7 @@ for n in $(seq "$HOSTS"); do
 		# T: NAT to one destination, judged when the table was dumped for it
 		# (48384 = 75% of 64512 entries, or a failed insertion) and not
 		# otherwise dumped (half full or dropping also dump it).
-		tx=$(jq -c '.findings[] | select(.rule == "nat.ports" and .applicable)' "$TMP/r.json")
+		chomp tx "$Q_tx"
 		if [ -n "$tx" ]; then
 			nats=$((nats + 1))
 			want=ok
@@ -400,9 +461,10 @@ for n in $(seq "$HOSTS"); do
 			elif [ $((nat_top * 10)) -ge $((64512 * 9)) ]; then want=critical
 			elif [ $((nat_top * 4)) -ge $((64512 * 3)) ]; then want=warning
 			elif [ "$ifail" -gt 0 ] && [ $((nat_top * 2)) -ge "$nat_all" ]; then want=warning; fi
-			got=$(jq -r .severity <<<"$tx")
+			chomp got "$Q_txgot"
 			[ "$got" = "$want" ] || { not_ok "$what: T $nat_top of 64512 ($nat_all NATed, $ifail failed): $want" "got $got"; bad=$((bad + 1)); }
-			case $(jq -r '.remedy // ""' <<<"$tx") in *nf_conntrack_max* | *ip_local_port_range*)
+			chomp txrem "$Q_txrem"
+			case $txrem in *nf_conntrack_max* | *ip_local_port_range*)
 				not_ok "$what: T fixed with a knob that does not govern it" "$tx"; bad=$((bad + 1)) ;;
 			esac
 		elif [ "$count" -ge 48384 ] || [ "$ifail" -gt 0 ]; then
@@ -410,8 +472,11 @@ for n in $(seq "$HOSTS"); do
 		fi
 		# I: the counters' texts say what they cover: "In the last 5 s" on a
 		# sampled host, since boot on the others.
+		qi=-1
 		for r in conntrack.drops listen.somaxconn ports.tw_buckets; do
-			e=$(jq -r --arg r "$r" '.findings[] | select(.rule == $r and .applicable) | .explanation' "$TMP/r.json" | tr '\n' ' ' | tr -s ' ')
+			qi=$((qi + 1))
+			nl2sp e "${Q_ie[qi]}"
+			squeeze e
 			[ -n "$e" ] || continue
 			if grep -q '^sample.seconds = ' "$TMP/h$n.facts"; then
 				intervals=$((intervals + 1))
@@ -422,23 +487,26 @@ for n in $(seq "$HOSTS"); do
 			fi
 		done
 		# G: each group by its own figures, named, fixed where its limit is set.
+		qi=-1
 		while read -r cpath mgr pmax pcur pev kills top tpid ttop; do
-			gx=$(jq -c --arg i "$cpath" '[.findings[] | select(.instance == $i and (.rule | startswith("cgroup.")))] | map({(.rule): .}) | add // {}' "$TMP/r.json")
+			qi=$((qi + 1))
 			want=ok
 			if [ "$pev" -gt 0 ] || [ $((pcur * 100)) -ge $((pmax * 90)) ]; then want=critical
 			elif [ $((pcur * 100)) -ge $((pmax * 75)) ]; then want=warning; fi
-			got=$(jq -r '.["cgroup.pids"].severity // "none"' <<<"$gx")
+			chomp got "${Q_gpids[qi]}"
 			[ "$got" = "$want" ] || { not_ok "$what: G $cpath pids $pcur of $pmax, $pev refused: $want" "got $got"; bad=$((bad + 1)); }
 			if [ "$kills" -ge 0 ]; then
 				want=ok; [ "$kills" -gt 0 ] && want=critical
-				got=$(jq -r '.["cgroup.memory"].severity // "none"' <<<"$gx")
+				chomp got "${Q_gmem[qi]}"
 				case $got in "$want" | info) [ "$want" = ok ] || [ "$got" = "$want" ] ;; *) false ;; esac ||
 					{ not_ok "$what: G $cpath memory, $kills kills: $want" "got $got"; bad=$((bad + 1)); }
 			fi
 			for r in cgroup.pids cgroup.memory; do
-				sev=$(jq -r --arg r $r '.[$r].severity // "none"' <<<"$gx")
+				if [ $r = cgroup.pids ]; then chomp sev "${Q_gpids[qi]}"; t=${Q_gtpids[qi]}
+				else chomp sev "${Q_gmem[qi]}"; t=${Q_gtmem[qi]}; fi
 				case $sev in warning | critical) ;; *) continue ;; esac
-				t=$(jq -r --arg r $r '.[$r] | .explanation + " FIX " + (.remedy // "")' <<<"$gx" | tr '\n' ' ' | tr -s ' ')
+				nl2sp t "$t"
+				squeeze t
 				# The holder: the most threads for pids, the most resident memory (by PID) for memory.
 				h="$ttop"; [ $r = cgroup.memory ] && h="$top (PID $tpid)"
 				case $t in *"The largest holder is $h"*"$cpath"*) ;;
@@ -503,11 +571,13 @@ for n in $(seq "$HOSTS"); do
 				{ not_ok "$what: S a netns finding with a file of the host as its fix" "$nx"; bad=$((bad + 1)); }
 		done <"$TMP/h$n.netns"
 		# F: a rule sized from conntrack.max is never more severe than it.
-		fx=$(jq -r '[.findings[] | select(.rule == "conntrack.max" and .applicable)][0].severity // "none"' "$TMP/r.json")
+		chomp fx "$Q_f"
 		if [ "$fx" != none ]; then
 			cap=$(sev_rank "$fx"); [ "$cap" -lt 1 ] && cap=1
+			qi=-1
 			for r in conntrack.buckets conntrack.chain_length; do
-				s2=$(jq -r --arg r $r '[.findings[] | select(.rule == $r and .applicable)][0].severity // "ok"' "$TMP/r.json")
+				qi=$((qi + 1))
+				chomp s2 "${Q_f2[qi]}"
 				[ "$(sev_rank "$s2")" -le "$cap" ] || { not_ok "$what: F $r $s2 above conntrack.max $fx"; bad=$((bad + 1)); }
 			done
 		fi
@@ -515,7 +585,7 @@ for n in $(seq "$HOSTS"); do
 		hk=$(sed -n 's/^mem.oom_kills = \([0-9]*\) .*/\1/p' "$TMP/h$n.facts")
 		mk=$(awk 'BEGIN { m = 0 } $6 > m { m = $6 } END { print m }' "$TMP/h$n.cgroups")
 		if [ "${hk:-0}" -gt 0 ] && [ "$mk" -ge "$hk" ]; then
-			mp=$(jq -r '.findings[] | select(.rule == "mem.pressure") | "\(.lever)|\(.remedy)"' "$TMP/r.json")
+			chomp mp "$Q_mp"
 			psi=$(sed -n 's/^mem.psi.full_avg60 = \([0-9.]*\) .*/\1/p' "$TMP/h$n.facts")
 			# A stall of the whole host is the host's own evidence: its remedy stays.
 			case $psi in 0.0 | 2.5)
@@ -524,7 +594,7 @@ for n in $(seq "$HOSTS"); do
 			groups_m=$((groups_m + 1))
 		fi
 		# R
-		nr=$(jq '[.findings[] | select(.applicable == false and ((.explanation // "") | length) == 0)] | length' "$TMP/r.json")
+		chomp nr "$Q_nr"
 		[ "$nr" = 0 ] || { not_ok "$what: R $nr n/a rows without a reason"; bad=$((bad + 1)); }
 	done
 done

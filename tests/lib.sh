@@ -118,13 +118,24 @@ need_strace() {
 }
 
 # tree_sums DIR: every directory, file and symlink of DIR with modes and
-# content hashes, sorted: two trees are the same when these are.
+# content hashes, sorted: two trees are the same when these are. One line
+# each: "link PATH -> TARGET", "dir MODE PATH", "file MODE SHA256 PATH".
+# Two find(1) runs and one sha256sum(1) for the whole tree, not three
+# programs a file (the Garage VM tree, 31 entries: 2.5 s on a loaded
+# 2-CPU machine, now 0.3 s).
 tree_sums() {
-	(cd "$1" && find . | LC_ALL=C sort | while read -r f; do
-		if [ -L "$f" ]; then echo "link $f -> $(readlink "$f")"
-		elif [ -d "$f" ]; then echo "dir $(stat -c %a "$f") $f"
-		else echo "file $(stat -c %a "$f") $(sha256sum <"$f" | cut -d' ' -f1) $f"; fi
-	done)
+	(cd "$1" && {
+		find . ! -type d ! -type l -exec sha256sum {} + | sed 's/^/h /'
+		find . -printf '%y %m %p\t%l\n'
+	} | awk '
+		$1 == "h" { hash[substr($0, 69)] = $2; next }
+		{
+			t = $1; m = $2; p = substr($0, length(t) + length(m) + 3)
+			l = p; sub(/\t.*/, "", p); sub(/^[^\t]*\t/, "", l)
+			if (t == "l") print p "\tlink " p " -> " l
+			else if (t == "d") print p "\tdir " m " " p
+			else print p "\tfile " m " " hash[p] " " p
+		}' | LC_ALL=C sort | cut -f2-)
 }
 
 ht() {
@@ -169,16 +180,40 @@ finish() {
 # facts_file PATH: writes a facts file from "NAME = VALUE" lines on stdin
 # vary BASE OUT NAME=VALUE...: the facts file BASE with each NAME's line
 # replaced by "NAME = VALUE" ("-" as VALUE drops it), written to OUT.
+# One awk run, leaving what a grep -v "^NAME = " and an append for each
+# NAME=VALUE in turn would: BASE's lines that no NAME's pattern matches, then
+# each "NAME = VALUE" that no later NAME's pattern matches.
 vary() {
 	base=$1 out=$2
 	shift 2
-	cp "$base" "$out"
-	for kv in "$@"; do
-		name=${kv%%=*} value=${kv#*=}
-		grep -v "^$name = " "$out" >"$out.tmp"
-		[ "$value" = "-" ] || echo "$name = $value" >>"$out.tmp"
-		mv "$out.tmp" "$out"
-	done
+	awk '
+		BEGIN {
+			for (i = 1; i < ARGC; i++) {
+				if (ARGV[i] == "--") { start = i + 1; break }
+			}
+			for (i = start; i < ARGC; i++) {
+				kv = ARGV[i]; n = index(kv, "=")
+				name[i] = n ? substr(kv, 1, n - 1) : kv
+				value[i] = n ? substr(kv, n + 1) : kv
+				# grep(1)'"'"'s basic regular expression as awk'"'"'s extended one
+				re = name[i]; gsub(/[+?|(){}]/, "\\\\&", re)
+				pat[i] = "^" re " = "
+				ARGV[i] = ""
+			}
+			ARGV[start - 1] = ""; end = ARGC
+		}
+		{
+			for (i = start; i < end; i++) if ($0 ~ pat[i]) next
+			print
+		}
+		END {
+			for (j = start; j < end; j++) {
+				if (value[j] == "-") continue
+				line = name[j] " = " value[j]
+				for (i = j + 1; i < end; i++) if (line ~ pat[i]) break
+				if (i == end) print line
+			}
+		}' "$base" -- "$@" >"$out.tmp" && mv "$out.tmp" "$out"
 }
 
 facts_file() {

@@ -14,25 +14,33 @@
 # when the marker appears in its output, or when anything outside changed.
 # It prints the counts: paths tried, runs, escapes found. On an
 # AddressSanitizer build (the distcheck run), whose runs are slower and
-# which looks for memory errors on the same code paths, a link is planted
-# at every third path (PATH_SAFETY_EVERY=N overrides: 1 for all).
+# which looks for memory errors on the same code paths, each distinct path
+# is taken once, and a link is planted at every third of those
+# (PATH_SAFETY_EVERY=N overrides: 1 for all): a path an earlier fixture's
+# runs met too, or another instance of one taken (another PID's
+# /proc/PID/..., another interface's /sys/class/net/IF/...), is read by the
+# same code (PATH_SAFETY_DISTINCT=0 takes them all, as the plain run does).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh" || exit 99
 [ -n "${TMP:-}" ] && [ -d "$TMP" ] || exit 99
 
 need_strace
-if grep -aq __asan_init "$HOSTTUNE" 2>/dev/null; then EVERY=${PATH_SAFETY_EVERY:-3}
-else EVERY=${PATH_SAFETY_EVERY:-1}; fi
+if grep -aq __asan_init "$HOSTTUNE" 2>/dev/null; then
+	EVERY=${PATH_SAFETY_EVERY:-3} DISTINCT=${PATH_SAFETY_DISTINCT:-1}
+else EVERY=${PATH_SAFETY_EVERY:-1} DISTINCT=${PATH_SAFETY_DISTINCT:-0}; fi
+declare -A taken
 
 MARK=HT-OUTSIDE-MARKER-4711
 O=$TMP/outside
 T=$TMP/tree
 CMDS="audit facts plan apply verify revert"
-tried=0 runs=0 escapes=0
+tried=0 runs=0 escapes=0 distinct=0
 
-# outside_snap: every path outside with its type and content, to see a change.
+# outside_snap: every path outside with its type and content, to see a change
+# (one sorted list: a path's line "TYPE PATH TARGET" and a file's "SHA256
+# PATH" cannot be taken for one another).
 outside_snap() {
-	(cd "$O" && find . -printf '%y %p %l\n' | sort && find . -type f -exec sha256sum {} + | sort)
+	(cd "$O" && { find . -printf '%y %p %l\n'; find . -type f -exec sha256sum {} +; } | sort)
 }
 
 # run_cmds TAG PROFILE [CMD...]: the commands (the six by default) on $T,
@@ -49,26 +57,45 @@ run_cmds() {
 }
 
 # escaped TAG: 0 when a run of TAG reached outside the tree (said on stdout).
+# For each command run, in the order of $CMDS: a descriptor that leads
+# outside; a call other than readlink naming a path outside (readlink shows
+# a link's target, which is no access; openat2 with RESOLVE_IN_ROOT takes a
+# link's target as a path of the tree, and where it leads is the
+# descriptor's own "<...>"), the first 3 lines of each; the marker in its
+# output. One awk run over the traces and outputs, not ten programs a
+# command.
 escaped() {
-	local tag=$1 cmd found=1
+	local tag=$1 cmd found=1 files=()
 	for cmd in $CMDS; do
 		[ -e "$TMP/$tag.$cmd.trace" ] || continue
-		# A descriptor that leads outside; a call other than readlink naming a
-		# path outside (readlink shows a link's target, which is no access;
-		# openat2 with RESOLVE_IN_ROOT takes a link's target as a path of the
-		# tree, and where it leads is the descriptor's own "<...>").
-		if grep -F "<$O" "$TMP/$tag.$cmd.trace" | head -3 | sed "s/^/#   $cmd: /" | grep .; then
-			found=0
-		fi
-		if grep -F "\"$O" "$TMP/$tag.$cmd.trace" | grep -v 'readlink' | grep -v 'RESOLVE_IN_ROOT' | head -3 |
-			sed "s/^/#   $cmd: /" | grep .; then
-			found=0
-		fi
-		if grep -qF "$MARK" "$TMP/$tag.$cmd.out"; then
-			echo "#   $cmd: the marker is in its output"
-			found=0
-		fi
+		files+=("$TMP/$tag.$cmd.trace" "$TMP/$tag.$cmd.out")
 	done
+	# (Strings through the environment: awk -v would take a backslash as an escape.)
+	if [ ${#files[@]} -gt 0 ] && O=$O MARK=$MARK PRE="$TMP/$tag." awk '
+		BEGIN { o = ENVIRON["O"]; mark = ENVIRON["MARK"]; pre = ENVIRON["PRE"] }
+		function flush() {
+			for (k = 1; k <= n1; k++) print b1[k]
+			for (k = 1; k <= n2; k++) print b2[k]
+			n1 = n2 = 0
+		}
+		FNR == 1 { flush() }
+		{
+			f = substr(FILENAME, length(pre) + 1); cmd = f; sub(/\.[a-z]*$/, "", cmd)
+		}
+		f ~ /\.trace$/ {
+			if (index($0, "<" o)) { if (n1 < 3) b1[++n1] = "#   " cmd ": " $0; found = 1 }
+			if (index($0, "\"" o) && !index($0, "readlink") && !index($0, "RESOLVE_IN_ROOT")) {
+				if (n2 < 3) b2[++n2] = "#   " cmd ": " $0
+				found = 1
+			}
+			next
+		}
+		index($0, mark) && !said[f]++ {
+			flush(); print "#   " cmd ": the marker is in its output"; found = 1
+		}
+		END { flush(); exit !found }' "${files[@]}"; then
+		found=0
+	fi
 	if [ "$(outside_snap)" != "$SNAP" ]; then
 		echo "#   something outside the tree changed"
 		found=0
@@ -92,14 +119,22 @@ paths() {
 # cmds_for FX REL: the commands whose clean run met REL or a path below it:
 # with the tree the same but for REL, the others meet nothing new. apply,
 # verify and revert run together (they share the state apply writes).
+# A command's clean run met REL when a path of it is REL or holds "REL/".
 cmds_for() {
-	local fx=$1 rel=$2 cmd out="" chain=""
-	for cmd in $CMDS; do
-		grep -qxF -e "$rel" "$TMP/$fx.paths.$cmd" || grep -qF -e "$rel/" "$TMP/$fx.paths.$cmd" ||
-			continue
-		case $cmd in apply | verify | revert) chain="apply verify revert" ;; *) out="$out $cmd" ;; esac
-	done
-	echo "$out $chain"
+	local fx=$1 rel=$2 cmd files=()
+	for cmd in $CMDS; do files+=("$TMP/$fx.paths.$cmd"); done
+	REL=$rel CMDS=$CMDS PRE="$TMP/$fx.paths." awk '
+		BEGIN { rel = ENVIRON["REL"]; cmds = ENVIRON["CMDS"]; pre = ENVIRON["PRE"] }
+		$0 == rel || index($0, rel "/") { met[substr(FILENAME, length(pre) + 1)] = 1 }
+		END {
+			n = split(cmds, c, " ")
+			for (k = 1; k <= n; k++) {
+				if (!met[c[k]]) continue
+				if (c[k] == "apply" || c[k] == "verify" || c[k] == "revert") chain = "apply verify revert"
+				else out = out " " c[k]
+			}
+			print out " " chain
+		}' "${files[@]}"
 }
 
 mkdir -p "$O"
@@ -126,7 +161,15 @@ for spec in garage-vm:garage listen-host:default nic-sysfs:default; do
 	while IFS= read -r rel; do
 		[ -n "$rel" ] || continue
 		i=$((i + 1))
-		[ $((i % EVERY)) -eq 0 ] || continue
+		if [ "$DISTINCT" = 1 ]; then
+			shape=$rel
+			if [[ $rel =~ ^proc/[0-9]+(/.*)?$ ]]; then shape=proc/PID${BASH_REMATCH[1]}
+			elif [[ $rel =~ ^sys/class/net/[^/]+(/.*)?$ ]]; then shape=sys/class/net/IF${BASH_REMATCH[1]}; fi
+			[ -z "${taken[$shape]:-}" ] || continue
+			taken[$shape]=1
+		fi
+		distinct=$((distinct + 1))
+		[ $((distinct % EVERY)) -eq 0 ] || continue
 		rm -rf "$T" "$O/copy"
 		cp -a "$P" "$T"
 		if [ -d "$P/$rel" ] && [ ! -L "$P/$rel" ]; then
@@ -155,7 +198,7 @@ EOF
 	rm -rf "$O/copy"
 done
 
-echo "# paths tried: $tried (every $EVERY); runs: $runs; escapes found: $escapes"
+echo "# paths tried: $tried (every $EVERY of $distinct$([ "$DISTINCT" = 1 ] && echo " distinct")); runs: $runs; escapes found: $escapes"
 [ "$tried" -gt 30 ] && ok "paths tried: $tried" || not_ok "only $tried paths tried"
 [ "$escapes" -eq 0 ] && ok "no run left the tree ($runs runs)" || not_ok "$escapes escapes"
 finish
