@@ -318,7 +318,8 @@ host() {
 # thirty): shell assignments of Q_* to the text each query prints, as `jq -r
 # QUERY` would (a line an output), the checks then reading them as they read
 # that output. $P: the host's process names, $C: its control groups, in the
-# order of $TMP/hN.procs and $TMP/hN.cgroups.
+# order of $TMP/hN.procs and $TMP/hN.cgroups; $N: its namespaces' inodes, in
+# the order of $TMP/hN.netns.
 GH_JQ='
 def out(s): try ([s] | map((if type == "string" then . else tojson end) + "\n") | add // "") catch "";
 def q(name; v): "\(name)=\(v | @sh)";
@@ -347,6 +348,13 @@ def q(name; v): "\(name)=\(v | @sh)";
 	  q("Q_gmem[\($k)]"; out($gx | .["cgroup.memory"].severity // "none")),
 	  q("Q_gtpids[\($k)]"; out($gx | .["cgroup.pids"] | .explanation + " FIX " + (.remedy // ""))),
 	  q("Q_gtmem[\($k)]"; out($gx | .["cgroup.memory"] | .explanation + " FIX " + (.remedy // "")))),
+  ($N | split(" ") | map(select(. != "")) | to_entries[] | .key as $k | .value as $i
+	| ([$r.findings[] | select(.instance == $i and (.rule | startswith("netns.")))] | map({(.rule): .}) | add // {}) as $nx
+	| (["listen", "ports", "tw_buckets", "conntrack"][] as $w
+		| q("Q_s_\($w)[\($k)]"; out($nx | .["netns.\($w)"].severity // "none"))),
+	  (["listen", "ports"][] as $w
+		| q("Q_st_\($w)[\($k)]"; out($nx | .["netns.\($w)"] | .explanation + " FIX " + (.remedy // "")))),
+	  q("Q_sfix[\($k)]"; out([$nx[] | select(.fix != null)] | length))),
   q("Q_f"; out([$r.findings[] | select(.rule == "conntrack.max" and .applicable)][0].severity // "none")),
   (["conntrack.buckets", "conntrack.chain_length"] | to_entries[] | .key as $k | .value as $i
 	| q("Q_f2[\($k)]"; out([$r.findings[] | select(.rule == $i and .applicable)][0].severity // "ok"))),
@@ -386,11 +394,13 @@ for n in $(seq "$HOSTS"); do
 			continue
 		fi
 		checked=$((checked + 1))
-		P= C=
+		P= C= N=
 		while read -r name _; do P="$P $name"; done <"$TMP/h$n.procs"
 		while read -r cpath _; do C="$C $cpath"; done <"$TMP/h$n.cgroups"
-		unset Q_fx Q_e Q_line Q_rem Q_ugot Q_ut Q_ie Q_gpids Q_gmem Q_gtpids Q_gtmem Q_f2
-		eval "$(jq -r --arg P "$P" --arg C "$C" "$GH_JQ" "$TMP/r.json")"
+		while read -r ino _; do N="$N $ino"; done <"$TMP/h$n.netns"
+		unset Q_fx Q_e Q_line Q_rem Q_ugot Q_ut Q_ie Q_gpids Q_gmem Q_gtpids Q_gtmem Q_f2 \
+			Q_s_listen Q_s_ports Q_s_tw_buckets Q_s_conntrack Q_st_listen Q_st_ports Q_sfix
+		eval "$(jq -r --arg P "$P" --arg C "$C" --arg N "$N" "$GH_JQ" "$TMP/r.json")"
 		chomp v "$Q_v"
 		[ -z "$v" ] || { not_ok "$what: V one story" "$(head -n 3 <<<"$v")"; bad=$((bad + 1)); }
 		# A
@@ -532,43 +542,47 @@ for n in $(seq "$HOSTS"); do
 		# 90% or 75% now, a warning; overflowed before, info. At warning the
 		# listener's process or the destination is named, and no netns
 		# finding has a file of the host as its fix.
+		qi=-1
 		while read -r ino soma bl qu ovf lo hi ds tw twmax twovf lpid i ctc ctd; do
-			nx=$(jq -c --arg i "$ino" '[.findings[] | select(.instance == $i and (.rule | startswith("netns.")))] | map({(.rule): .}) | add // {}' "$TMP/r.json")
+			qi=$((qi + 1))
 			netnss=$((netnss + 1))
 			if [ "$qu" -ge "$bl" ]; then want=critical
 			elif [ "$ovf" -gt 0 ] && [ "$bl" = "$soma" ] && [ "$soma" -lt 4096 ]; then want=warning
 			elif [ $((qu * 4)) -ge $((bl * 3)) ] && [ "$qu" -gt 0 ]; then want=warning
 			elif [ "$ovf" -gt 0 ] || [ "$soma" -lt 4096 ]; then want=info
 			else want=ok; fi
-			got=$(jq -r '.["netns.listen"].severity // "none"' <<<"$nx")
+			chomp got "${Q_s_listen[qi]}"
 			[ "$got" = "$want" ] || { not_ok "$what: S listen[$ino] $qu of $bl (somaxconn $soma, $ovf overflows): $want" "got $got"; bad=$((bad + 1)); }
 			range=$((hi - lo + 1))
 			if [ $((ds * 10)) -ge $((range * 9)) ] && [ "$ds" -gt 0 ]; then want=critical
 			elif [ $((ds * 2)) -gt "$range" ]; then want=warning
 			else want=ok; fi
-			got=$(jq -r '.["netns.ports"].severity // "none"' <<<"$nx")
+			chomp got "${Q_s_ports[qi]}"
 			[ "$got" = "$want" ] || { not_ok "$what: S ports[$ino] $ds of $range: $want" "got $got"; bad=$((bad + 1)); }
 			if [ "$twovf" -gt 0 ] && [ $((tw * 10)) -ge $((twmax * 9)) ]; then want=warning
 			elif [ "$twovf" -gt 0 ]; then want=info
 			elif [ $((tw * 4)) -ge $((twmax * 3)) ]; then want=warning
 			else want=ok; fi
-			got=$(jq -r '.["netns.tw_buckets"].severity // "none"' <<<"$nx")
+			chomp got "${Q_s_tw_buckets[qi]}"
 			[ "$got" = "$want" ] || { not_ok "$what: S tw_buckets[$ino] $tw of $twmax, $twovf overflows: $want" "got $got"; bad=$((bad + 1)); }
 			# Its conntrack table against the host's max ($m): a drop or 90% critical, 75% a warning.
 			if [ "$ctd" -gt 0 ] || [ $((ctc * 10)) -ge $((m * 9)) ]; then want=critical
 			elif [ $((ctc * 4)) -ge $((m * 3)) ]; then want=warning
 			else want=ok; fi
-			got=$(jq -r '.["netns.conntrack"].severity // "none"' <<<"$nx")
+			chomp got "${Q_s_conntrack[qi]}"
 			[ "$got" = "$want" ] || { not_ok "$what: S conntrack[$ino] $ctc of $m, $ctd drops: $want" "got $got"; bad=$((bad + 1)); }
 			for r in netns.listen netns.ports; do
-				sev=$(jq -r --arg r $r '.[$r].severity // "none"' <<<"$nx")
+				if [ $r = netns.listen ]; then chomp sev "${Q_s_listen[qi]}"; t=${Q_st_listen[qi]}
+				else chomp sev "${Q_s_ports[qi]}"; t=${Q_st_ports[qi]}; fi
 				case $sev in warning | critical) ;; *) continue ;; esac
-				t=$(jq -r --arg r $r '.[$r] | .explanation + " FIX " + (.remedy // "")' <<<"$nx" | tr '\n' ' ' | tr -s ' ')
+				nl2sp t "$t"
+				squeeze t
 				h="srv$i, PID $lpid"; [ $r = netns.ports ] && h="10.9.$i.1:6379"
 				case $t in *"$h"*) ;; *) not_ok "$what: S $r[$ino] names $h" "$t"; bad=$((bad + 1)) ;; esac
 			done
-			[ "$(jq -r '[.[] | select(.fix != null)] | length' <<<"$nx")" = 0 ] ||
-				{ not_ok "$what: S a netns finding with a file of the host as its fix" "$nx"; bad=$((bad + 1)); }
+			chomp nfix "${Q_sfix[qi]}"
+			[ "$nfix" = 0 ] ||
+				{ not_ok "$what: S a netns finding with a file of the host as its fix" "$ino: $nfix"; bad=$((bad + 1)); }
 		done <"$TMP/h$n.netns"
 		# F: a rule sized from conntrack.max is never more severe than it.
 		chomp fx "$Q_f"
