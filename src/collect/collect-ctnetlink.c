@@ -776,10 +776,10 @@ int ht_ct_proc_parse(const char *text, struct ht_ct_table *t)
  * the negative errno of open(2)/read(2), -EISDIR, -EINVAL for a file that is
  * not regular, holds a NUL byte or a line that is not the kernel's, -ENOMEM.
  */
-static int proc_table_collect(const char *root, struct ht_ct_table *t)
+static int proc_table_collect(const char *root, const char *path, struct ht_ct_table *t)
 {
 	_cleanup_free_ char *buf = NULL;
-	_cleanup_close_ int fd = ht_open_file(root, PATH_TABLE);
+	_cleanup_close_ int fd = ht_open_file(root, path);
 	size_t have = 0;
 
 	if (fd < 0)
@@ -1024,33 +1024,56 @@ static void pair_text(const struct ht_ct_pair *p, char *buf, size_t size)
 		snprintf(buf, size, "%s > %s", a, b);
 }
 
-/*
- * conntrack.nat.*: the entries with source NAT and, of the (NAT address,
- * destination) tuples, the one with the most: its destination as
- * "ADDR:PORT/PROTO", its NAT address, its entries and how many NAT
- * addresses map to that destination.
- */
-static int set_nat_facts(struct ht_facts *f, const struct ht_ct_who *w, const char *source)
+/* The NAT facts' names after their prefix ("conntrack.nat.", "netns.N.nat_"), and units. */
+enum { NAT_ENTRIES, NAT_TOP_DESTINATION, NAT_TOP_SOURCE, NAT_TOP_ENTRIES, NAT_TOP_SOURCES, NAT_N };
+static const struct {
+	const char *suffix, *unit;
+} nat_names[NAT_N] = {
+	[NAT_ENTRIES] = { "entries", "entries" },
+	[NAT_TOP_DESTINATION] = { "top_destination", NULL },
+	[NAT_TOP_SOURCE] = { "top_source", NULL },
+	[NAT_TOP_ENTRIES] = { "top_entries", "entries" },
+	[NAT_TOP_SOURCES] = { "top_sources", "addresses" },
+};
+
+static const char *nat_name(char *buf, size_t size, const char *prefix, int which)
 {
-	static const char *const top[] = { "conntrack.nat.top_destination",
-		                           "conntrack.nat.top_source" };
-	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN], text[INET6_ADDRSTRLEN + 24];
+	snprintf(buf, size, "%s%s", prefix, nat_names[which].suffix);
+	return buf;
+}
+
+/*
+ * PREFIX{entries,top_*} (conntrack.nat.* of the host's table): the entries
+ * with source NAT and, of the (NAT address, destination) tuples, the one
+ * with the most: its destination as "ADDR:PORT/PROTO", its NAT address, its
+ * entries and how many NAT addresses map to that destination.
+ */
+static int set_nat_facts(struct ht_facts *f, const struct ht_ct_who *w, const char *prefix,
+                         const char *source)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN], text[INET6_ADDRSTRLEN + 24], name[96];
 	const char *pname;
 	struct ht_ct_nat n;
 	int64_t sources;
 	int r;
 
-	r = ht_facts_set_int(f, "conntrack.nat.entries", w->nat_entries, "entries", source);
+	r = ht_facts_set_int(f, nat_name(name, sizeof(name), prefix, NAT_ENTRIES), w->nat_entries,
+	                     "entries", source);
 	if (r < 0)
 		return r;
 	if (!ht_ct_who_top_nat(w, &n, &sources) || !inet_ntop(n.family, n.dst, a, sizeof(a)) ||
 	    !inet_ntop(n.family, n.nsrc, b, sizeof(b))) {
-		for (size_t i = 0; i < ARRAY_SIZE(top) && r >= 0; i++)
-			r = ht_facts_set_unavailable(f, top[i], ENOENT, NULL, source);
+		r = ht_facts_set_unavailable(f, nat_name(name, sizeof(name), prefix,
+		                                         NAT_TOP_DESTINATION), ENOENT, NULL, source);
 		if (r >= 0)
-			r = ht_facts_set_int(f, "conntrack.nat.top_entries", 0, "entries", source);
+			r = ht_facts_set_unavailable(f, nat_name(name, sizeof(name), prefix,
+			                                         NAT_TOP_SOURCE), ENOENT, NULL, source);
 		if (r >= 0)
-			r = ht_facts_set_int(f, "conntrack.nat.top_sources", 0, "addresses", source);
+			r = ht_facts_set_int(f, nat_name(name, sizeof(name), prefix, NAT_TOP_ENTRIES),
+			                     0, "entries", source);
+		if (r >= 0)
+			r = ht_facts_set_int(f, nat_name(name, sizeof(name), prefix, NAT_TOP_SOURCES),
+			                     0, "addresses", source);
 		return r;
 	}
 	pname = n.proto == IPPROTO_TCP ? "tcp" : n.proto == IPPROTO_UDP ? "udp"
@@ -1059,14 +1082,64 @@ static int set_nat_facts(struct ht_facts *f, const struct ht_ct_who *w, const ch
 		snprintf(text, sizeof(text), "[%s]:%u/%s", a, n.dport, pname);
 	else
 		snprintf(text, sizeof(text), "%s:%u/%s", a, n.dport, pname);
-	r = ht_facts_set_str(f, "conntrack.nat.top_destination", text, source);
+	r = ht_facts_set_str(f, nat_name(name, sizeof(name), prefix, NAT_TOP_DESTINATION), text,
+	                     source);
 	if (r >= 0)
-		r = ht_facts_set_str(f, "conntrack.nat.top_source", b, source);
+		r = ht_facts_set_str(f, nat_name(name, sizeof(name), prefix, NAT_TOP_SOURCE), b,
+		                     source);
 	if (r >= 0)
-		r = ht_facts_set_int(f, "conntrack.nat.top_entries", n.entries, "entries", source);
+		r = ht_facts_set_int(f, nat_name(name, sizeof(name), prefix, NAT_TOP_ENTRIES),
+		                     n.entries, "entries", source);
 	if (r >= 0)
-		r = ht_facts_set_int(f, "conntrack.nat.top_sources", sources, "addresses", source);
+		r = ht_facts_set_int(f, nat_name(name, sizeof(name), prefix, NAT_TOP_SOURCES),
+		                     sources, "addresses", source);
 	return r;
+}
+
+int ht_ct_nat_unavailable(struct ht_facts *f, const char *prefix, int err, const char *why)
+{
+	char name[96];
+	int r = 0;
+
+	for (int i = 0; i < NAT_N && r >= 0; i++)
+		r = ht_facts_set_unavailable(f, nat_name(name, sizeof(name), prefix, i), err,
+		                             nat_names[i].unit, why);
+	return r;
+}
+
+int ht_ct_nat_facts(struct ht_facts *f, const char *root, const char *path, const char *prefix)
+{
+	_cleanup_(ht_ct_who_freep) struct ht_ct_who *who = ht_ct_who_new();
+	struct ht_ct_table t = { .est_timeout = -1, .unack_timeout = HT_CT_UNACK_TIMEOUT_DEFAULT };
+	struct nl_req req = { 0 };
+	char why[400], src[600];
+	int r;
+
+	if (!who)
+		return -ENOMEM;
+	t.who = who;
+	if (!path) {
+		r = nl_dump_table(&t, &req);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0) {
+			describe_failure(why, sizeof(why), SRC_DUMP " in the namespace", r, &req);
+			return ht_ct_nat_unavailable(f, prefix, nameable(-r), why);
+		}
+		snprintf(src, sizeof(src), "%s in the namespace", SRC_DUMP);
+	} else {
+		r = proc_table_collect(root, path, &t);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0) {
+			const char *en = ht_errno_name(-r);
+
+			snprintf(why, sizeof(why), "%s: %s", path, en ? en : "error");
+			return ht_ct_nat_unavailable(f, prefix, nameable(-r), why);
+		}
+		snprintf(src, sizeof(src), "%s", path);
+	}
+	return set_nat_facts(f, who, prefix, src);
 }
 
 /* What fills the table, from @w, each fact with @source. */
@@ -1112,7 +1185,7 @@ static int set_who_facts(struct ht_facts *f, const struct ht_ct_who *w, const ch
 	if (r >= 0)
 		r = ht_facts_set_int(f, "conntrack.dump.top3_pairs_entries", top3, "entries", source);
 	if (r >= 0)
-		r = set_nat_facts(f, w, source);
+		r = set_nat_facts(f, w, "conntrack.nat.", source);
 	return r;
 }
 
@@ -1217,7 +1290,7 @@ static int collect_table(struct ht_facts *f, const char *root, bool live, const 
 		memset(who->pairs, 0, HT_CT_PAIRS_MAX * sizeof(*who->pairs));
 		who->npairs = 0;
 		who->untracked = who->tallied = 0;
-		r_proc = proc_table_collect(root, &t);
+		r_proc = proc_table_collect(root, PATH_TABLE, &t);
 		if (r_proc == -ENOMEM)
 			return r_proc;
 	}

@@ -280,7 +280,23 @@ static int counter_facts(struct ht_facts *f, const char *root, const struct netn
  * and the per-CPU drop, early_drop and insert_failed counters. Without the
  * file (conntrack not loaded, or never used in it) all are unavailable.
  */
-static int conntrack_facts(struct ht_facts *f, const char *root, const struct netns *ns)
+/*
+ * Whether a namespace's table is worth a NAT tally (the dump walks every
+ * entry): when it holds 75% of the 64512 source ports one NAT address has
+ * for one destination (1024-65535, nf_nat_l4proto_unique_tuple() in
+ * net/netfilter/nf_nat_proto.c), fewer cannot run one destination short,
+ * or when an insertion failed, which is how two connections given the same
+ * mapping show. Else why not, for the nat_* facts.
+ */
+#define NAT_DUMP_MIN (64512 / 4 * 3)
+struct nat_gate {
+	bool dump;
+	int err;        /* positive errno of the facts when not dumped */
+	char why[224];
+};
+
+static int conntrack_facts(struct ht_facts *f, const char *root, const struct netns *ns,
+                           struct nat_gate *gate)
 {
 	static const char *const names[] = { "conntrack_count", "conntrack_drops",
 		                              "conntrack_early_drop", "conntrack_insert_failed" };
@@ -296,6 +312,10 @@ static int conntrack_facts(struct ht_facts *f, const char *root, const struct ne
 	if (r >= 0)
 		r = ht_ct_proc_stat_parse(text, &st);
 	if (r < 0) {
+		const char *en = ht_errno_name(-r);
+
+		*gate = (struct nat_gate){ .err = ht_errno_name(-r) ? -r : EIO };
+		snprintf(gate->why, sizeof(gate->why), "%s: %s", path, en ? en : "error");
 		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 			int e = set_err(f, ns->ino, names[i], r, path);
 
@@ -304,6 +324,15 @@ static int conntrack_facts(struct ht_facts *f, const char *root, const struct ne
 		}
 		return 0;
 	}
+	*gate = (struct nat_gate){ .err = ENODATA };
+	if ((st.have_count && st.count >= NAT_DUMP_MIN) ||
+	    (st.have_insert_failed && st.insert_failed > 0))
+		gate->dump = true;
+	else
+		snprintf(gate->why, sizeof(gate->why),
+		         "not dumped: %" PRId64 " entries in its table (%s), fewer than %d (75%% "
+		         "of the 64512 ports of one NAT address), and no failed insertion",
+		         st.have_count ? st.count : 0, path, NAT_DUMP_MIN);
 	r = st.have_count ? set_int(f, ns->ino, "conntrack_count", st.count, path)
 	                  : set_err(f, ns->ino, "conntrack_count", ENODATA, path);
 	if (r >= 0)
@@ -569,7 +598,7 @@ static int socket_facts(struct ht_facts *f, const char *root, const struct netns
  * (*@entered false): the caller reads what /proc/PID/net gives instead.
  */
 static int read_inside(struct ht_facts *f, const struct netns *ns, int self, int64_t sockets,
-                       bool *entered)
+                       const struct nat_gate *gate, bool *entered)
 {
 	char path[64], why[160];
 	struct ht_ns_range range;
@@ -612,6 +641,13 @@ static int read_inside(struct ht_facts *f, const struct netns *ns, int self, int
 	ports = have_range && (sockets < 0 || sockets * 2 > range.high - range.low + 1);
 	rs = r < 0 ? r : ht_ns_tcp_scan(NULL, ns->pid, true, have_range ? &range : NULL, ports,
 	                                &t, &source);
+	/* Its NAT, from a ctnetlink socket opened in it. */
+	if (r >= 0 && rs != -ENOMEM && gate->dump) {
+		char prefix[48];
+
+		snprintf(prefix, sizeof(prefix), "netns.%" PRIu64 ".nat_", ns->ino);
+		r = ht_ct_nat_facts(f, NULL, NULL, prefix);
+	}
 	/* Back home before anything else, whatever happened inside. */
 	if (setns(self, CLONE_NEWNET) < 0)
 		return -ENOTRECOVERABLE;
@@ -619,16 +655,32 @@ static int read_inside(struct ht_facts *f, const struct netns *ns, int self, int
 		return r;
 	if (rs == -ENOMEM)
 		return rs;
+	if (!gate->dump) {
+		char prefix[48];
+
+		snprintf(prefix, sizeof(prefix), "netns.%" PRIu64 ".nat_", ns->ino);
+		r = ht_ct_nat_unavailable(f, prefix, gate->err, gate->why);
+		if (r < 0)
+			return r;
+	}
 	return socket_facts(f, NULL, ns, rs, &t, source);
 }
 
 /* What /proc/PID/net shows without entering: the sockets, no backlog and no sysctl. */
 static int read_outside(struct ht_facts *f, const char *root, const struct netns *ns,
-                        bool sysctls_done)
+                        bool sysctls_done, const struct nat_gate *gate)
 {
 	_cleanup_free_ char *source = NULL;
+	char prefix[48], path[64];
 	struct ht_ns_tcp t;
 	int r = 0;
+
+	snprintf(prefix, sizeof(prefix), "netns.%" PRIu64 ".nat_", ns->ino);
+	snprintf(path, sizeof(path), "/proc/%d/net/nf_conntrack", ns->pid);
+	r = gate->dump ? ht_ct_nat_facts(f, root, path, prefix)
+	               : ht_ct_nat_unavailable(f, prefix, gate->err, gate->why);
+	if (r < 0)
+		return r;
 
 	if (!sysctls_done)
 		r = sysctls_unavailable(f, ns->ino, ENODATA,
@@ -681,20 +733,21 @@ int ht_collect_netns(struct ht_facts *f, const char *root)
 	for (size_t i = 0; i < judged && r >= 0; i++) {
 		int64_t sockets = -1;
 		bool entered = false;
+		struct nat_gate gate = { .err = ENODATA };
 
 		fprintf(lf, "%s%" PRIu64, i ? " " : "", v[i].ino);
 		r = holder_facts(f, root, &v[i]);
 		if (r >= 0)
 			r = counter_facts(f, root, &v[i], &sockets);
 		if (r >= 0)
-			r = conntrack_facts(f, root, &v[i]);
+			r = conntrack_facts(f, root, &v[i], &gate);
 		if (r >= 0 && self >= 0)
-			r = read_inside(f, &v[i], self, sockets, &entered);
+			r = read_inside(f, &v[i], self, sockets, &gate, &entered);
 		else if (r >= 0 && live)
 			r = sysctls_unavailable(f, v[i].ino, self_err,
 			                        "/proc/self/ns/net could not be opened");
 		if (r >= 0 && !entered)
-			r = read_outside(f, root, &v[i], live);
+			r = read_outside(f, root, &v[i], live, &gate);
 	}
 	if (fclose(lf) != 0 && r >= 0)
 		r = -ENOMEM;

@@ -239,6 +239,21 @@ int ht_collect_ctstats(struct ht_facts *f, const char *root);
 int ht_collect_cttable(struct ht_facts *f, const char *root);
 
 /*
+ * The source NAT of one conntrack table, as conntrack.nat.* gives the
+ * host's: facts PREFIX{entries,top_destination,top_source,top_entries,
+ * top_sources} (@prefix such as "netns.4026532301.nat_", at most 80 bytes).
+ * @path NULL: a ctnetlink dump of the table of the network namespace the
+ * calling thread is in (a socket opened there); else the table file @path
+ * below @root (/proc/PID/net/nf_conntrack), read a piece at a time. A dump
+ * or read that fails leaves every fact unavailable with its reason. Returns
+ * 0 or -ENOMEM.
+ */
+int ht_ct_nat_facts(struct ht_facts *f, const char *root, const char *path, const char *prefix);
+
+/* Every fact of ht_ct_nat_facts() unavailable: positive errno @err, @why. 0 or -ENOMEM. */
+int ht_ct_nat_unavailable(struct ht_facts *f, const char *prefix, int err, const char *why);
+
+/*
  * nic.list and, for every interface but lo, nic.IF.{driver,bus,kind,physical}
  * from libudev (under --root: /sys/class/net below root).
  */

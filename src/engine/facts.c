@@ -760,6 +760,20 @@ static const struct ht_fact_def netns_fact_defs[] = {
 	{ "netns.*.manager", HT_T_STR, NULL,
 	  "who made that cgroup, as cgroup.CG.manager says: docker, podman, kubernetes, lxc, "
 	  "systemd or other; the runtime that sets the namespace's sysctls" },
+	{ "netns.*.nat_entries", HT_T_INT, "entries",
+	  "entries of its conntrack table with source NAT (SNAT, MASQUERADE in its own rules), "
+	  "from a ctnetlink dump made in it (live and as root) or /proc/PID/net/nf_conntrack; "
+	  "dumped only when its table holds 48384 entries (75% of the 64512 ports of one NAT "
+	  "address) or an insertion failed, else unavailable (ENODATA) with the count" },
+	{ "netns.*.nat_top_destination", HT_T_STR, NULL,
+	  "of its (NAT address, destination) tuples, the one with the most entries: its "
+	  "destination as ADDR:PORT/PROTO; unavailable (ENOENT) when none has source NAT" },
+	{ "netns.*.nat_top_entries", HT_T_INT, "entries",
+	  "the mappings of that tuple: each holds one source port of the NAT address" },
+	{ "netns.*.nat_top_source", HT_T_STR, NULL,
+	  "the NAT address of that tuple (the reply's destination)" },
+	{ "netns.*.nat_top_sources", HT_T_INT, "addresses",
+	  "NAT addresses that map to netns.N.nat_top_destination" },
 	{ "netns.*.pid", HT_T_INT, NULL, "the lowest PID in the namespace" },
 	{ "netns.*.port_range_high", HT_T_INT, "ports",
 	  NS_SYSCTL("last port of net.ipv4.ip_local_port_range") },
