@@ -255,12 +255,15 @@ int ht_task_census_read(const char *root, struct ht_task_census *c)
 			c->unread++;
 			continue;
 		}
-		snprintf(path, sizeof(path), "/proc/%d/limits", pid);
-		r = ht_read_file(root, path, &limits);
-		if (r == -ENOMEM)
-			goto nomem;
-		if (r < 0 || ht_limits_get(limits, "Max processes", &soft, &hard) < 0)
-			soft = INT64_MAX;
+		/* Root's tasks are never refused for RLIMIT_NPROC: its limits are not read. */
+		if (uid != 0) {
+			snprintf(path, sizeof(path), "/proc/%d/limits", pid);
+			r = ht_read_file(root, path, &limits);
+			if (r == -ENOMEM)
+				goto nomem;
+			if (r < 0 || ht_limits_get(limits, "Max processes", &soft, &hard) < 0)
+				soft = INT64_MAX;
+		}
 		u = census_row(c, &cap, (uint32_t)uid);
 		if (!u)
 			goto nomem;

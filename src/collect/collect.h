@@ -474,7 +474,8 @@ struct ht_task_user {
 	int64_t processes;   /* its processes */
 	struct ht_task_comm *comms; /* its processes by name (malloc()ed) */
 	size_t ncomms, comms_cap;
-	int64_t min_nproc;   /* the lowest soft RLIMIT_NPROC among them (INT64_MAX: none) */
+	int64_t min_nproc;   /* the lowest soft RLIMIT_NPROC among them (INT64_MAX: none;
+	                      * always for UID 0, which it does not bind: not read) */
 	int min_pid;         /* the process that has it */
 };
 
