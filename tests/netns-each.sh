@@ -202,6 +202,36 @@ expect_eq "conntrack: full with drops: critical, 131072" "critical 65536 131072"
 expect_contains "conntrack: the fix is the host's nf_conntrack_max" "net.netfilter.nf_conntrack_max on the host" \
 	"$(F netns.conntrack remedy)"
 expect_contains "conntrack: the drops are its own" "dropped 120 packets" "$(F netns.conntrack explanation)"
+# The host's conntrack.max follows it (the namespace's table is judged against
+# that one value): on a 24 GiB host at 1000 of 262144 (ok on its own), a
+# namespace at 200000 = 76.3% asks for pow2ceil(2 x 200000) = 524288; the
+# host's finding is a warning of its own case (the namespace's is a warning
+# too: never more severe than what it follows) with that 524288 in the file
+# that sets it. At 30000 (11.4%) it asks nothing.
+cat "$FIXTURES/verdict/big-515.facts" - >"$TMP/big-ns.facts" <<'EOF2'
+netns.list = "4026532500" from /proc/PID/ns/net of every process
+netns.skipped = 0 processes from /proc/PID/ns/net
+netns.4026532500.pid = 4242 from /proc/PID/ns/net
+netns.4026532500.process = "tini" from /proc/4242/comm
+netns.4026532500.processes = 3 processes from /proc/PID/ns/net
+netns.4026532500.cgroup = "/kubepods/pod1/abc" from /proc/4242/cgroup
+netns.4026532500.manager = "kubernetes" from /proc/4242/cgroup
+netns.4026532500.conntrack_count = 200000 entries from stat
+netns.4026532500.conntrack_drops = 0 packets from stat
+netns.4026532500.conntrack_early_drop = 0 entries from stat
+netns.4026532500.conntrack_insert_failed = 0 packets from stat
+EOF2
+ht --facts "$TMP/big-ns.facts" --format json audit >"$TMP/big-ns.json" 2>/dev/null
+expect_eq "the namespace at 76.3%: warning, 524288" "warning 524288" \
+	"$(jget "$TMP/big-ns.json" '.findings[] | select(.rule == "netns.conntrack") | "\(.severity) \(.recommended)"')"
+expect_eq "conntrack.max follows the namespace's need" "warning namespace 262144 524288" \
+	"$(jget "$TMP/big-ns.json" '.findings[] | select(.rule == "conntrack.max") | "\(.severity) \(.case) \(.current) \(.recommended)"')"
+expect_contains "conntrack.max: its fix writes 524288" "net.netfilter.nf_conntrack_max = 524288" \
+	"$(jget "$TMP/big-ns.json" '.findings[] | select(.rule == "conntrack.max") | .fix.line')"
+sed -i 's/^netns.4026532500.conntrack_count = 200000/netns.4026532500.conntrack_count = 30000/' "$TMP/big-ns.facts"
+ht --facts "$TMP/big-ns.facts" --format json audit >"$TMP/big-ns.json" 2>/dev/null
+expect_eq "conntrack.max: a namespace at 11.4% asks nothing" "ok enough 262144" \
+	"$(jget "$TMP/big-ns.json" '.findings[] | select(.rule == "conntrack.max") | "\(.severity) \(.case) \(.recommended)"')"
 base=$base0
 
 # No finding of a namespace ever writes a file: the host's sysctl.d does not reach it.
