@@ -220,6 +220,31 @@ facts_file() {
 	{ echo "# hosttune facts 1"; cat; } >"$1"
 }
 
+# netns_tree DIR: a --root tree whose /proc/self and PID 1 are in the
+# initial network namespace, 4026531840 (the namespace hosttune leaves out).
+netns_tree() {
+	mkdir -p "$1/proc/sys/kernel" "$1/proc/self/ns" "$1/proc/1/ns"
+	printf '6.1.0-13-amd64\n' >"$1/proc/sys/kernel/osrelease"
+	ln -s 'net:[4026531840]' "$1/proc/self/ns/net"
+	ln -s 'net:[4026531840]' "$1/proc/1/ns/net"
+}
+
+# netns_facts INO PID COMM CGROUP MANAGER: the lines of a facts file for a
+# host whose one network namespace other than its own is INO, its lowest
+# PID a process COMM in CGROUP made by MANAGER (3 processes in it).
+netns_facts() {
+	cat <<EOT
+netns.initial = true from mode of /proc/sys/net/netfilter/nf_conntrack_max
+netns.list = "$1" from /proc/PID/ns/net of every process
+netns.skipped = 0 processes from /proc/PID/ns/net
+netns.$1.pid = $2 from /proc/PID/ns/net
+netns.$1.process = "$3" from /proc/$2/comm
+netns.$1.processes = 3 processes from /proc/PID/ns/net
+netns.$1.cgroup = "$4" from /proc/$2/cgroup
+netns.$1.manager = "$5" from /proc/$2/cgroup
+EOT
+}
+
 # ct_ruleset FILE: an nftables ruleset with a ct expression on input and
 # output, so that loopback traffic in a namespace goes through conntrack (a
 # ct expression registers conntrack's hooks in that namespace).

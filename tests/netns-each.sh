@@ -19,10 +19,7 @@
 
 # ---- a tree ------------------------------------------------------------------
 T=$TMP/tree
-mkdir -p "$T/proc/sys/kernel" "$T/proc/self/ns" "$T/proc/1/ns"
-printf '6.1.0-13-amd64\n' >"$T/proc/sys/kernel/osrelease"
-ln -s 'net:[4026531840]' "$T/proc/self/ns/net"
-ln -s 'net:[4026531840]' "$T/proc/1/ns/net"
+netns_tree "$T"
 # proc NS PID COMM CGROUP: a process PID in namespace NS.
 proc() {
 	mkdir -p "$T/proc/$2/ns" "$T/proc/$2/fd"
@@ -100,18 +97,15 @@ expect_eq "tree: every link read: no netns.coverage" "" \
 # host FILE: a host with one container namespace, 4026532500, whose figures
 # the caller varies.
 base=$TMP/base.facts
-facts_file "$base" <<'EOF'
+{
+	cat <<'EOF'
 kernel.release = "6.1.0-13-amd64" from /proc/sys/kernel/osrelease
 kernel.version = v6.1.0 from /proc/sys/kernel/osrelease
 mem.total = 8589934592 bytes from /proc/meminfo
-netns.initial = true from mode of /proc/sys/net/netfilter/nf_conntrack_max
-netns.list = "4026532500" from /proc/PID/ns/net of every process
-netns.skipped = 0 processes from /proc/PID/ns/net
-netns.4026532500.pid = 4242 from /proc/PID/ns/net
-netns.4026532500.process = "tini" from /proc/4242/comm
-netns.4026532500.processes = 3 processes from /proc/PID/ns/net
-netns.4026532500.cgroup = "/system.slice/docker-aabbccddeeff00112233445566778899aabbccddeeff00112233445566778899.scope" from /proc/4242/cgroup
-netns.4026532500.manager = "docker" from /proc/4242/cgroup
+EOF
+	netns_facts 4026532500 4242 tini \
+		/system.slice/docker-aabbccddeeff00112233445566778899aabbccddeeff00112233445566778899.scope docker
+	cat <<'EOF'
 netns.4026532500.somaxconn = 128 entries from /proc/sys/net/core/somaxconn in the namespace
 netns.4026532500.port_range_low = 32768 ports from the namespace
 netns.4026532500.port_range_high = 60999 ports from the namespace
@@ -131,6 +125,7 @@ netns.4026532500.top_destination = "10.0.0.9:6379" from sock_diag
 netns.4026532500.top_destination_sockets = 100 sockets from sock_diag
 netns.4026532500.top_destination_time_wait = 90 sockets from sock_diag
 EOF
+} | facts_file "$base"
 # verdict RULE NAME=VALUE...: "SEVERITY CURRENT RECOMMENDED" of RULE on the base host varied.
 # The audit is kept as last.json (F reads it) and under a name of its own.
 verdict() {
@@ -208,19 +203,16 @@ expect_contains "conntrack: the drops are its own" "dropped 120 packets" "$(F ne
 # host's finding is a warning of its own case (the namespace's is a warning
 # too: never more severe than what it follows) with that 524288 in the file
 # that sets it. At 30000 (11.4%) it asks nothing.
-cat "$FIXTURES/verdict/big-515.facts" - >"$TMP/big-ns.facts" <<'EOF2'
-netns.list = "4026532500" from /proc/PID/ns/net of every process
-netns.skipped = 0 processes from /proc/PID/ns/net
-netns.4026532500.pid = 4242 from /proc/PID/ns/net
-netns.4026532500.process = "tini" from /proc/4242/comm
-netns.4026532500.processes = 3 processes from /proc/PID/ns/net
-netns.4026532500.cgroup = "/kubepods/pod1/abc" from /proc/4242/cgroup
-netns.4026532500.manager = "kubernetes" from /proc/4242/cgroup
+{
+	cat "$FIXTURES/verdict/big-515.facts"
+	netns_facts 4026532500 4242 tini /kubepods/pod1/abc kubernetes | grep -v '^netns.initial'
+	cat <<'EOF2'
 netns.4026532500.conntrack_count = 200000 entries from stat
 netns.4026532500.conntrack_drops = 0 packets from stat
 netns.4026532500.conntrack_early_drop = 0 entries from stat
 netns.4026532500.conntrack_insert_failed = 0 packets from stat
 EOF2
+} >"$TMP/big-ns.facts"
 ht --facts "$TMP/big-ns.facts" --format json audit >"$TMP/big-ns.json" 2>/dev/null
 expect_eq "the namespace at 76.3%: warning, 524288" "warning 524288" \
 	"$(jget "$TMP/big-ns.json" '.findings[] | select(.rule == "netns.conntrack") | "\(.severity) \(.recommended)"')"

@@ -22,10 +22,7 @@
 
 # ---- a tree ------------------------------------------------------------------
 T=$TMP/tree
-mkdir -p "$T/proc/sys/kernel" "$T/proc/self/ns" "$T/proc/1/ns"
-printf '6.1.0-13-amd64\n' >"$T/proc/sys/kernel/osrelease"
-ln -s 'net:[4026531840]' "$T/proc/self/ns/net"
-ln -s 'net:[4026531840]' "$T/proc/1/ns/net"
+netns_tree "$T"
 # ns INO PID COMM ENTRIES INSERT_FAILED: a process PID alone in namespace INO
 # whose conntrack table holds ENTRIES (hex) with INSERT_FAILED (hex) on one CPU.
 ns() {
@@ -84,19 +81,15 @@ expect_eq "tree: no conntrack in it: nat_* unavailable with the file's errno" EN
 
 # ---- the verdict, on facts files ----------------------------------------------
 base=$TMP/base.facts
-facts_file "$base" <<'EOF'
+{
+	cat <<'EOF'
 kernel.release = "6.1.0-13-amd64" from /proc/sys/kernel/osrelease
 kernel.version = v6.1.0 from /proc/sys/kernel/osrelease
 mem.total = 8589934592 bytes from /proc/meminfo
 net.netfilter.nf_conntrack_max = 262144 entries from /proc/sys/net/netfilter/nf_conntrack_max
-netns.initial = true from mode of /proc/sys/net/netfilter/nf_conntrack_max
-netns.list = "4026532500" from /proc/PID/ns/net of every process
-netns.skipped = 0 processes from /proc/PID/ns/net
-netns.4026532500.pid = 4242 from /proc/PID/ns/net
-netns.4026532500.process = "neutron-l3-agen" from /proc/4242/comm
-netns.4026532500.processes = 3 processes from /proc/PID/ns/net
-netns.4026532500.cgroup = "/system.slice/neutron-l3-agent.service" from /proc/4242/cgroup
-netns.4026532500.manager = "systemd" from /proc/4242/cgroup
+EOF
+	netns_facts 4026532500 4242 neutron-l3-agen /system.slice/neutron-l3-agent.service systemd
+	cat <<'EOF'
 netns.4026532500.conntrack_count = 70000 entries from /proc/4242/net/stat/nf_conntrack
 netns.4026532500.conntrack_drops = 0 packets from /proc/4242/net/stat/nf_conntrack
 netns.4026532500.conntrack_early_drop = 0 entries from /proc/4242/net/stat/nf_conntrack
@@ -107,6 +100,7 @@ netns.4026532500.nat_top_source = "192.0.2.1" from ctnetlink IPCTNL_MSG_CT_GET d
 netns.4026532500.nat_top_entries = 58061 entries from ctnetlink IPCTNL_MSG_CT_GET dump in the namespace
 netns.4026532500.nat_top_sources = 1 addresses from ctnetlink IPCTNL_MSG_CT_GET dump in the namespace
 EOF
+} | facts_file "$base"
 # v NAME=VALUE...: "SEVERITY CASE" of netns.nat on the base host varied.
 v() {
 	vary "$base" "$TMP/v.facts" "$@"
