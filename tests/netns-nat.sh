@@ -79,6 +79,30 @@ ht --no-measure --root "$T" --format json facts >"$TMP/t.json" 2>/dev/null
 expect_eq "tree: no conntrack in it: nat_* unavailable with the file's errno" ENOENT \
 	"$(te 4026532600.nat_entries)"
 
+# The kernel prints each counter as "%08x" of an unsigned int: a wider one
+# (7fffffffffffffff) is no kernel's, and its products would overflow the
+# rules' arithmetic. Unavailable with EINVAL; the audit goes on (exit 0 or 1).
+printf 'entries insert_failed drop early_drop\n7fffffffffffffff 00000000 00000000 00000000\n' \
+	>"$T/proc/700/net/stat/nf_conntrack"
+ht --no-measure --root "$T" --format json facts >"$TMP/t.json" 2>/dev/null
+expect_eq "tree: a 16-digit counter is no kernel's: EINVAL" EINVAL "$(te 4026532700.conntrack_count)"
+ht --no-measure --root "$T" audit >"$TMP/t.txt" 2>&1; rc=$?
+expect_eq "tree: ... and the audit goes on" yes "$([ "$rc" -le 1 ] && echo yes || echo "no: $rc $(tail -n 2 "$TMP/t.txt")")"
+# Nothing unknown is shown as such: 700 without its comm, 700's table with
+# no entry of source NAT (the none case names no destination).
+rm "$T/proc/700/comm"
+printf 'entries insert_failed drop early_drop\n0000bd00 00000000 00000000 00000000\n' \
+	>"$T/proc/700/net/stat/nf_conntrack"
+echo "ipv4     2 tcp      6 431999 ESTABLISHED src=10.0.0.5 dst=10.0.0.7 sport=50001 dport=22 src=10.0.0.7 dst=10.0.0.5 sport=22 dport=50001 [ASSURED] mark=0 zone=0 use=2" \
+	>"$T/proc/700/net/nf_conntrack"
+ht --no-measure --root "$T" -v audit >"$TMP/t.txt" 2>&1
+expect_eq "tree: the namespace without NAT: ok, case none" "ok none" \
+	"$(ht --no-measure --root "$T" --format json audit 2>/dev/null |
+		jq -r '.findings[] | select(.rule == "netns.nat" and .instance == "4026532700") | "\(.severity) \(.case)"')"
+expect_eq "tree: no text says (unavailable)" "" "$(grep -F '(unavailable)' "$TMP/t.txt")"
+expect_contains "tree: a namespace whose process has no comm is named by PID and cgroup" \
+	"PID 700, cgroup /lxc.payload.clashing" "$(tr '\n' ' ' <"$TMP/t.txt" | tr -s ' ')"
+
 # ---- the verdict, on facts files ----------------------------------------------
 base=$TMP/base.facts
 {
@@ -101,6 +125,16 @@ netns.4026532500.nat_top_entries = 58061 entries from ctnetlink IPCTNL_MSG_CT_GE
 netns.4026532500.nat_top_sources = 1 addresses from ctnetlink IPCTNL_MSG_CT_GET dump in the namespace
 EOF
 } | facts_file "$base"
+# Bounds a kernel keeps: a table's count is an int, NAT addresses no fewer than 0.
+vary "$base" "$TMP/bad.facts" "netns.4026532500.conntrack_count=9223372036854775807 entries"
+out=$(ht --facts "$TMP/bad.facts" audit 2>&1); rc=$?
+expect_eq "facts: a count past INT32_MAX: exit 2, the file, line and bound" \
+	"2 yes" "$rc $(case $out in *"bad.facts:"*"must be at most 2147483647"*) echo yes ;; *) echo "no: $out" ;; esac)"
+vary "$base" "$TMP/bad.facts" "netns.4026532500.nat_top_sources=-1 addresses"
+out=$(ht --facts "$TMP/bad.facts" audit 2>&1); rc=$?
+expect_eq "facts: -1 NAT addresses: exit 2, must not be negative" \
+	"2 yes" "$rc $(case $out in *"must not be negative"*) echo yes ;; *) echo "no: $out" ;; esac)"
+
 # v NAME=VALUE...: "SEVERITY CASE" of netns.nat on the base host varied.
 v() {
 	vary "$base" "$TMP/v.facts" "$@"

@@ -268,12 +268,16 @@ static int next_word(const char **p, const char **word, size_t *len)
 	return 0;
 }
 
-/* A counter as the kernel prints it ("%08x"); up to 16 digits in case it ever widens. */
+/*
+ * A counter as the kernel prints it: "%08x" of an unsigned int
+ * (ct_cpu_seq_show(), nf_conntrack_standalone.c), so at most 8 digits; a
+ * wider one is no kernel's, and its products in the rules could overflow.
+ */
 static int parse_hex(const char *s, size_t len, uint64_t *out)
 {
 	uint64_t v = 0;
 
-	if (len == 0 || len > 16)
+	if (len == 0 || len > 8)
 		return -EINVAL;
 	for (size_t i = 0; i < len; i++) {
 		char c = s[i];

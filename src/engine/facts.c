@@ -526,11 +526,33 @@ int64_t ht_fact_max(const char *name)
 
 	/* Every task takes a PID: at most PID_MAX_LIMIT (include/linux/threads.h). */
 	static const char *const task_counts[] = { ".threads", ".user_tasks", ".user_top_threads" };
+	/*
+	 * A network namespace's counts: its conntrack table's and NAT's entries
+	 * (an int, nf_conntrack_count), its sockets and its sysctls (ints).
+	 */
+	static const struct {
+		const char *suffix;
+		int64_t max;
+	} netns_bounds[] = {
+		{ ".conntrack_count", INT32_MAX }, { ".nat_entries", INT32_MAX },
+		{ ".nat_top_entries", INT32_MAX }, { ".nat_top_sources", INT32_MAX },
+		{ ".port_range_high", 65535 },    { ".port_range_low", 65535 },
+		{ ".somaxconn", INT32_MAX },      { ".tcp_max_tw_buckets", INT32_MAX },
+		{ ".time_wait", INT32_MAX },      { ".top_destination_sockets", INT32_MAX },
+		{ ".top_listener_backlog", UINT32_MAX }, { ".top_listener_queue", UINT32_MAX },
+	};
 	size_t len = strlen(name);
 
 	for (size_t i = 0; i < ARRAY_SIZE(bounds); i++)
 		if (strcmp(name, bounds[i].name) == 0)
 			return bounds[i].max;
+	if (strncmp(name, "netns.", 6) == 0)
+		for (size_t i = 0; i < ARRAY_SIZE(netns_bounds); i++) {
+			size_t k = strlen(netns_bounds[i].suffix);
+
+			if (len > k && strcmp(name + len - k, netns_bounds[i].suffix) == 0)
+				return netns_bounds[i].max;
+		}
 	if (strncmp(name, "process.", 8) == 0)
 		for (size_t i = 0; i < ARRAY_SIZE(task_counts); i++) {
 			size_t k = strlen(task_counts[i]);
@@ -1405,7 +1427,7 @@ static bool unit_nonnegative(const char *unit)
 		"bytes", "entries", "buckets", "seconds", "CPUs",
 		"packets", "lookups", "queues", "Mb/s", "MB/s", "sockets", "listeners", "ports",
 		"descriptors", "destinations", "connections", "processes", "files", "segments",
-		"ms",
+		"ms", "addresses",
 	};
 
 	if (!unit)
