@@ -349,6 +349,27 @@ static int conntrack_facts(struct ht_facts *f, const char *root, const struct ne
 	return r;
 }
 
+/*
+ * A process still in namespace @ns, the lowest: its lowest PID may have
+ * ended since the namespaces were listed, and every file of the namespace
+ * is read through the PID that stands for it. False when none is left:
+ * the namespace is gone with its processes.
+ */
+static bool live_member(const char *root, struct netns *ns)
+{
+	for (unsigned i = 0; i < ns->procs; i++) {
+		char path[64];
+		uint64_t ino = 0;
+
+		snprintf(path, sizeof(path), "/proc/%d/ns/net", ns->list[i].pid);
+		if (read_ns(root, path, &ino) == 0 && ino == ns->ino) {
+			ns->pid = ns->list[i].pid;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Who is in it: its lowest PID, that process's name and control group. */
 static int holder_facts(struct ht_facts *f, const char *root, const struct netns *ns)
 {
@@ -730,12 +751,14 @@ int ht_collect_netns(struct ht_facts *f, const char *root)
 		r = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < judged && r >= 0; i++) {
+	for (size_t i = 0, listed = 0; i < judged && r >= 0; i++) {
 		int64_t sockets = -1;
 		bool entered = false;
 		struct nat_gate gate = { .err = ENODATA };
 
-		fprintf(lf, "%s%" PRIu64, i ? " " : "", v[i].ino);
+		if (!live_member(root, &v[i]))
+			continue;
+		fprintf(lf, "%s%" PRIu64, listed++ ? " " : "", v[i].ino);
 		r = holder_facts(f, root, &v[i]);
 		if (r >= 0)
 			r = counter_facts(f, root, &v[i], &sockets);
