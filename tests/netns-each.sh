@@ -166,7 +166,7 @@ expect_eq "listen: quiet at 4096: ok" "ok 4096 4096" \
 expect_eq "ports: 28232 of 28232 to one destination: critical" "critical 28232 null" \
 	"$(verdict netns.ports top_destination_sockets=28232)"
 expect_contains "ports: the destination named" "10.0.0.9:6379" "$(F netns.ports explanation)"
-expect_contains "ports: the fix is connection reuse" "reuse its connections" "$(F netns.ports remedy)"
+expect_contains "ports: the fix is connection reuse" "reuse their connections" "$(F netns.ports remedy)"
 # 15000 / 28232 = 53%: above half, below 75%.
 expect_eq "ports: 53% of the range: warning" "warning 15000 null" \
 	"$(verdict netns.ports top_destination_sockets=15000)"
@@ -197,6 +197,15 @@ expect_eq "conntrack: full with drops: critical, 131072" "critical 65536 131072"
 expect_contains "conntrack: the fix is the host's nf_conntrack_max" "net.netfilter.nf_conntrack_max on the host" \
 	"$(F netns.conntrack remedy)"
 expect_contains "conntrack: the drops are its own" "dropped 120 packets" "$(F netns.conntrack explanation)"
+# A drop that insert_failed counts too is a clash (nf_ct_resolve_clash()
+# counts both), no full table: 7 drops, 7 failed insertions, 12 entries: ok,
+# the max kept. 50 drops with none failed at 1000 entries: it was full once,
+# so more than the cap: pow2ceil(65536 + 1) = 131072, critical.
+expect_eq "conntrack: clash drops are no full table" "ok 65536 65536" \
+	"$(verdict netns.conntrack conntrack_count=12 conntrack_drops=7 conntrack_insert_failed=7)"
+expect_eq "conntrack: full once, small now: more than the cap" "critical 65536 131072" \
+	"$(verdict netns.conntrack conntrack_count=1000 conntrack_drops=50)"
+expect_contains "conntrack: ... the drops counted as full" "dropped 50 packets full" "$(F netns.conntrack explanation)"
 # The host's conntrack.max follows it (the namespace's table is judged against
 # that one value): on a 24 GiB host at 1000 of 262144 (ok on its own), a
 # namespace at 200000 = 76.3% asks for pow2ceil(2 x 200000) = 524288; the
