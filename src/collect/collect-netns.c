@@ -646,8 +646,9 @@ static int read_inside(struct ht_facts *f, const struct netns *ns, int self, int
 		int e = errno;
 
 		close(fd);
-		snprintf(why, sizeof(why), "setns(2) into %s: %s%s", path, strerror(e),
-		         e == EPERM ? " (reading another namespace's sysctls needs root)" : "");
+		/* The finding names the errno itself: the reason is what needs it. */
+		snprintf(why, sizeof(why), "%ssetns(2) into %s refused",
+		         e == EPERM ? "needs root: " : "", path);
 		return sysctls_unavailable(f, ns->ino, e, why);
 	}
 	close(fd);
