@@ -206,6 +206,24 @@ expect_eq "conntrack: clash drops are no full table" "ok 65536 65536" \
 expect_eq "conntrack: full once, small now: more than the cap" "critical 65536 131072" \
 	"$(verdict netns.conntrack conntrack_count=1000 conntrack_drops=50)"
 expect_contains "conntrack: ... the drops counted as full" "dropped 50 packets full" "$(F netns.conntrack explanation)"
+# Namespaces left unread (netns.coverage): as root, what refused them is no
+# missing privilege, and the process is named; without root, root is the fix;
+# a facts file of an older hosttune (no netns.refused) still warns.
+cov() {
+	vary "$base" "$TMP/cov.facts" "netns.skipped=1 processes" "$@"
+	ht --facts "$TMP/cov.facts" --format json audit >"$TMP/cov.json" 2>/dev/null
+	jget "$TMP/cov.json" '.findings[] | select(.rule == "netns.coverage") | "\(.severity) \(.case) \(.explanation) FIX \(.remedy)"' |
+		tr '\n' ' ' | tr -s ' '
+}
+x=$(cov "netns.refused=1 processes" "netns.refused_pid=1" 'netns.refused_process="process_api"' "netns.read_as_root=true")
+expect_contains "coverage as root: the restricted case" "warning restricted" "$x"
+expect_contains "coverage as root: names the process" "the lowest process_api (PID 1)" "$x"
+case ${x#* FIX } in *"as root"*) not_ok "coverage as root: never 'run as root'" "$x" ;; *) ok "coverage as root: never 'run as root'" ;; esac
+x=$(cov "netns.refused=1 processes" "netns.refused_pid=4242" 'netns.refused_process="tini"' "netns.read_as_root=false")
+expect_contains "coverage without root: named, root the fix" "warning refused" "$x"
+expect_contains "coverage without root: ... root the fix" "run hosttune as root" "${x#* FIX }"
+expect_contains "coverage, an older facts file: still a warning" "warning other" "$(cov)"
+
 # The host's conntrack.max follows it (the namespace's table is judged against
 # that one value): on a 24 GiB host at 1000 of 262144 (ok on its own), a
 # namespace at 200000 = 76.3% asks for pow2ceil(2 x 200000) = 524288; the

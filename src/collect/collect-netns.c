@@ -104,11 +104,12 @@ static uint64_t own_ns(const char *root)
 /*
  * Every process's namespace but @own, grouped: *@v (sorted by inode) and
  * *@n, their processes in *@all (the caller frees both); *@refused counts
- * processes whose link could not be read (another user's without root).
- * 0 or -ENOMEM; without /proc, the open's errno.
+ * processes whose link could not be read (another user's without root),
+ * *@refused_pid the lowest of them (0 for none). 0 or -ENOMEM; without
+ * /proc, the open's errno.
  */
 static int find_namespaces(const char *root, uint64_t own, struct netns **v, size_t *n,
-                           struct ns_proc **all, unsigned *refused)
+                           struct ns_proc **all, unsigned *refused, int *refused_pid)
 {
 	_cleanup_closedir_ DIR *d = ht_root_opendir(root, "/proc");
 	struct ns_proc *procs = NULL;
@@ -120,6 +121,7 @@ static int find_namespaces(const char *root, uint64_t own, struct netns **v, siz
 	*n = 0;
 	*all = NULL;
 	*refused = 0;
+	*refused_pid = 0;
 	if (!d)
 		return errno ? -errno : -ENOENT;
 	while ((de = readdir(d))) {
@@ -135,8 +137,11 @@ static int find_namespaces(const char *root, uint64_t own, struct netns **v, siz
 			break;
 		if (r < 0) {
 			/* Gone since readdir(), or a kernel thread without one: nothing to count. */
-			if (r != -ENOENT && r != -ESRCH)
+			if (r != -ENOENT && r != -ESRCH) {
 				(*refused)++;
+				if (!*refused_pid || pid < *refused_pid)
+					*refused_pid = pid;
+			}
 			r = 0;
 			continue;
 		}
@@ -714,6 +719,44 @@ static int read_outside(struct ht_facts *f, const char *root, const struct netns
 	return r == -ENOMEM ? r : socket_facts(f, root, ns, r, &t, source);
 }
 
+/*
+ * netns.refused{,_pid,_process} and netns.read_as_root: the processes
+ * whose namespace could not be read and the lowest of them, and whether
+ * they were refused to root, where no privilege is missing and a ptrace
+ * restriction is the cause (kernel/ptrace.c, ptrace_may_access(), which
+ * every link of /proc/PID/ns needs: Yama's ptrace_scope 3, a security
+ * module).
+ */
+static int refused_facts(struct ht_facts *f, const char *root, unsigned refused, int pid)
+{
+	const char *src = "/proc/PID/ns/net that could not be read";
+	_cleanup_free_ char *comm = NULL;
+	char path[64];
+	int r;
+
+	r = ht_facts_set_int(f, "netns.refused", refused, ht_fact_def_unit("netns.refused"), src);
+	if (r >= 0)
+		r = ht_facts_set_bool(f, "netns.read_as_root", ht_root_is_live(root) && geteuid() == 0,
+		                      "live, and the effective UID (geteuid(2))");
+	if (r < 0)
+		return r;
+	if (!pid) {
+		r = ht_facts_set_errno(f, "netns.refused_pid", ENOENT, NULL, "none refused");
+		return r < 0 ? r : ht_facts_set_errno(f, "netns.refused_process", ENOENT, NULL,
+		                                      "none refused");
+	}
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	r = ht_facts_set_int(f, "netns.refused_pid", pid, NULL, src);
+	if (r < 0)
+		return r;
+	r = ht_read_file(root, path, &comm);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 || ht_utf8_invalid(comm))
+		return ht_facts_set_errno(f, "netns.refused_process", r < 0 ? -r : EINVAL, NULL, path);
+	return ht_facts_set_str(f, "netns.refused_process", comm, path);
+}
+
 int ht_collect_netns(struct ht_facts *f, const char *root)
 {
 	const char *list_src = "/proc/PID/ns/net of every process";
@@ -725,18 +768,24 @@ int ht_collect_netns(struct ht_facts *f, const char *root)
 	size_t len = 0;
 	FILE *lf = NULL;
 	bool live = ht_root_is_live(root);
-	int self = -1, self_err = 0, r;
+	int self = -1, self_err = 0, refused_pid = 0, r;
 
-	r = find_namespaces(root, own_ns(root), &v, &n, &all, &refused);
+	r = find_namespaces(root, own_ns(root), &v, &n, &all, &refused, &refused_pid);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
+		static const char *const names[] = { "netns.list", "netns.skipped", "netns.refused",
+			                              "netns.refused_pid", "netns.refused_process" };
 		int e = r;
 
-		r = ht_facts_set_errno(f, "netns.list", e, NULL, "/proc");
-		return r < 0 ? r : ht_facts_set_errno(f, "netns.skipped", e,
-		                                      ht_fact_def_unit("netns.skipped"), "/proc");
+		r = 0;
+		for (size_t i = 0; i < ARRAY_SIZE(names) && r >= 0; i++)
+			r = ht_facts_set_errno(f, names[i], e, ht_fact_def_unit(names[i]), "/proc");
+		return r;
 	}
+	r = refused_facts(f, root, refused, refused_pid);
+	if (r < 0)
+		goto out;
 	judged = n < NETNS_MAX ? n : NETNS_MAX;
 	for (size_t i = judged; i < n; i++)
 		past += v[i].procs;

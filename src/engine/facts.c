@@ -283,6 +283,15 @@ static const struct ht_fact_def fact_defs[] = {
 	  "the network namespaces other than hosttune's own with a process in them, by inode "
 	  "(/proc/PID/ns/net's \"net:[INODE]\"), sorted, space-separated, at most 4096 "
 	  "(netns.N.*); \"\" for none" },
+	{ "netns.read_as_root", HT_T_BOOL, NULL,
+	  "the namespaces were read live with an effective UID of 0: a process refused then is "
+	  "refused by a ptrace restriction (Yama, a security module), not for want of root" },
+	{ "netns.refused", HT_T_INT, "processes",
+	  "processes whose /proc/PID/ns/net could not be read (another user's without root; as "
+	  "root, a ptrace restriction)" },
+	{ "netns.refused_pid", HT_T_INT, NULL,
+	  "the lowest of those processes; unavailable (ENOENT) when none was refused" },
+	{ "netns.refused_process", HT_T_STR, NULL, "the name (comm) of netns.refused_pid" },
 	{ "netns.skipped", HT_T_INT, "processes",
 	  "processes whose network namespace was not judged: their /proc/PID/ns/net could not be "
 	  "read (another user's without root), or it was past the first 4096 namespaces" },
