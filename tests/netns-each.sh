@@ -247,6 +247,16 @@ expect_eq "conntrack.max follows the namespace's need" "warning namespace 262144
 	"$(jget "$TMP/big-ns.json" '.findings[] | select(.rule == "conntrack.max") | "\(.severity) \(.case) \(.current) \(.recommended)"')"
 expect_contains "conntrack.max: its fix writes 524288" "net.netfilter.nf_conntrack_max = 524288" \
 	"$(jget "$TMP/big-ns.json" '.findings[] | select(.rule == "conntrack.max") | .fix.line')"
+# On 2 GiB the memory budget (5% of RAM at 328 bytes an entry) holds no
+# 524288: the host's finding is still the namespace's warning, and its
+# remedy says the budget keeps the max (never a silent ok beside the
+# namespace's "raise it").
+sed 's/^mem.total = .*/mem.total = 2147483648 bytes from \/proc\/meminfo MemTotal/' "$TMP/big-ns.facts" >"$TMP/small-ns.facts"
+ht --facts "$TMP/small-ns.facts" --format json audit >"$TMP/small-ns.json" 2>/dev/null
+expect_eq "conntrack.max on 2 GiB: the namespace's warning, the max kept" "warning namespace 262144" \
+	"$(jget "$TMP/small-ns.json" '.findings[] | select(.rule == "conntrack.max") | "\(.severity) \(.case) \(.recommended)"')"
+expect_contains "conntrack.max on 2 GiB: the remedy is the budget" "memory budget" \
+	"$(jget "$TMP/small-ns.json" '.findings[] | select(.rule == "conntrack.max") | .remedy')"
 sed -i 's/^netns.4026532500.conntrack_count = 200000/netns.4026532500.conntrack_count = 30000/' "$TMP/big-ns.facts"
 ht --facts "$TMP/big-ns.facts" --format json audit >"$TMP/big-ns.json" 2>/dev/null
 expect_eq "conntrack.max: a namespace at 11.4% asks nothing" "ok enough 262144" \
