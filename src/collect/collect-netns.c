@@ -29,6 +29,7 @@
 
 #include "collect/collect.h"
 #include "collect/ctstat.h"
+#include "collect/kube-proxy.h"
 #include "collect/procfs.h"
 #include "engine/facts.h"
 #include "shared/rootfs.h"
@@ -414,6 +415,65 @@ static int holder_facts(struct ht_facts *f, const char *root, const struct netns
 	if (r >= 0)
 		r = set_str(f, ns->ino, "container_id", container, path);
 	return r;
+}
+
+/*
+ * netns.N.kube_proxy_*: the kube-proxy (or k3s) process of the namespace,
+ * the lowest PID, and the conntrack settings that decide what it writes to
+ * nf_conntrack_max as it starts, which outside the host's own namespace it
+ * cannot write.
+ */
+static int kube_proxy_facts(struct ht_facts *f, const char *root, const struct netns *ns)
+{
+	static const char *const sfx[] = { "kube_proxy_pid", "kube_proxy_per_core",
+		                            "kube_proxy_min" };
+	struct ht_kube_proxy kp;
+	char path[64], comm[64] = "";
+	int pid = 0, r, rr;
+
+	for (unsigned i = 0; i < ns->procs && !pid; i++) {
+		_cleanup_free_ char *c = NULL;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", ns->list[i].pid);
+		r = ht_read_file(root, path, &c);
+		if (r == -ENOMEM)
+			return r;
+		if (r >= 0 && ht_kube_proxy_comm(c)) {
+			pid = ns->list[i].pid;
+			snprintf(comm, sizeof(comm), "%s", c);
+		}
+	}
+	rr = pid ? ht_kube_proxy_read(root, pid, comm, &kp) : 0;
+	if (rr == -ENOMEM)
+		return rr;
+	if (!pid || (rr >= 0 && kp.disabled)) {
+		const char *why = pid ? "k3s runs without kube-proxy (--disable-kube-proxy)"
+		                      : "no kube-proxy or k3s process in it (/proc/PID/comm)";
+
+		for (size_t i = 0; i < ARRAY_SIZE(sfx); i++)
+			if ((r = set_err(f, ns->ino, sfx[i], ENOENT, why)) < 0)
+				return r;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	r = set_int(f, ns->ino, "kube_proxy_pid", pid, path);
+	if (r < 0)
+		return r;
+	if (rr < 0 || kp.bad) {
+		char why[400];
+		int e = rr < 0 ? -rr : EINVAL;
+
+		if (rr < 0)
+			snprintf(why, sizeof(why), "%s of PID %d: %s", kp.config[0] ? kp.config :
+			         "/proc/PID/cmdline", pid, strerror(e));
+		else
+			snprintf(why, sizeof(why), "%s", kp.bad_why);
+		if ((r = set_err(f, ns->ino, "kube_proxy_per_core", e, why)) < 0)
+			return r;
+		return set_err(f, ns->ino, "kube_proxy_min", e, why);
+	}
+	r = set_int(f, ns->ino, "kube_proxy_per_core", kp.per_core, kp.per_core_src);
+	return r < 0 ? r : set_int(f, ns->ino, "kube_proxy_min", kp.min, kp.min_src);
 }
 
 /* The per-namespace sysctls read from inside it, each by its key's file. */
@@ -814,6 +874,8 @@ int ht_collect_netns(struct ht_facts *f, const char *root)
 			r = counter_facts(f, root, &v[i], &sockets);
 		if (r >= 0)
 			r = conntrack_facts(f, root, &v[i], &gate);
+		if (r >= 0)
+			r = kube_proxy_facts(f, root, &v[i]);
 		if (r >= 0 && self >= 0)
 			r = read_inside(f, &v[i], self, sockets, &gate, &entered);
 		else if (r >= 0 && live)

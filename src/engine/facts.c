@@ -785,6 +785,17 @@ static const struct ht_fact_def netns_fact_defs[] = {
 	{ "netns.*.container_id", HT_T_STR, NULL,
 	  "the container of that cgroup, as cgroup.CG.container names it; unavailable (ENOENT) "
 	  "for none" },
+	{ "netns.*.kube_proxy_min", HT_T_INT, "entries",
+	  "conntrack.min of that kube-proxy: the least it sets nf_conntrack_max to (its "
+	  "--conntrack-min, its --config file's conntrack.min, else 131072)" },
+	{ "netns.*.kube_proxy_per_core", HT_T_INT, "entries",
+	  "conntrack.maxPerCore of that kube-proxy: it sets nf_conntrack_max to this times the "
+	  "machine's CPUs as it starts, 0 for leave it (its --conntrack-max-per-core, k3s's "
+	  "--kube-proxy-arg, its --config file's conntrack.maxPerCore read below its own root, else "
+	  "32768)" },
+	{ "netns.*.kube_proxy_pid", HT_T_INT, NULL,
+	  "the lowest PID of the namespace named kube-proxy, k3s-server, k3s-agent or k3s (which "
+	  "runs kube-proxy inside it); unavailable (ENOENT) for none" },
 	{ "netns.*.listen_drops", HT_T_INT, "packets", NS_NSTAT("TcpExtListenDrops") },
 	{ "netns.*.listen_overflows", HT_T_INT, "packets", NS_NSTAT("TcpExtListenOverflows") },
 	{ "netns.*.listeners", HT_T_INT, "listeners", "its listening TCP ports" },
