@@ -228,10 +228,11 @@ int ht_kube_proxy_read(const char *root, int pid, const char *comm, struct ht_ku
 
 	ht_kube_proxy_defaults(kp);
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-	fd = ht_root_open(root, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	/* ht_open_file(): the FIFO and non-regular checks every /proc read has. */
+	fd = ht_open_file(root, path);
 	if (fd < 0)
 		return fd;
-	r = read_regular(fd, CMDLINE_MAX, &args, &len);
+	r = ht_read_fd(fd, CMDLINE_MAX, &args, &len);
 	if (r < 0)
 		return r;
 	snprintf(where, sizeof(where), "/proc/%d/cmdline", pid);
