@@ -231,6 +231,41 @@ static void assert_all_defs_collected(const struct ht_facts *f)
 
 /* ---- the registry and the table ---- */
 
+/*
+ * ht_fact_def_find() looks a checker's FAMILY.*.SUFFIX up by the whole
+ * suffix and an instance's FAMILY.INST.SUFFIX by its tail: the two agree
+ * only while no suffix of a family is another's dotted tail (peer.*.retrans
+ * and a peer.*.x.retrans would both end "retrans"). Every family, every pair;
+ * and each def is found by its own name and by an instance of it.
+ */
+static void test_instance_suffixes(void **state)
+{
+	static const char *const families[] = { "cgroup", "listener", "netns", "nic",
+		                                "peer",   "process",  "storage" };
+	(void)state;
+	for (size_t f = 0; f < ARRAY_SIZE(families); f++) {
+		size_t n = 0, fl = strlen(families[f]);
+		const struct ht_fact_def *defs = ht_instance_fact_defs(families[f], &n);
+
+		assert_non_null(defs);
+		for (size_t i = 0; i < n; i++) {
+			const char *a = defs[i].name + fl + 3;
+			char inst[256];
+
+			assert_ptr_equal(ht_fact_def_find(defs[i].name), &defs[i]);
+			snprintf(inst, sizeof(inst), "%s.x.y.%s", families[f], a);
+			assert_ptr_equal(ht_fact_def_find(inst), &defs[i]);
+			for (size_t j = 0; j < n; j++) {
+				const char *b = defs[j].name + fl + 3;
+				size_t al = strlen(a), bl = strlen(b);
+
+				if (i != j && bl > al && b[bl - al - 1] == '.')
+					assert_string_not_equal(b + bl - al, a);
+			}
+		}
+	}
+}
+
 static void test_fact_defs(void **state)
 {
 	size_t n;
@@ -1618,6 +1653,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fact_defs),
+		cmocka_unit_test(test_instance_suffixes),
 		cmocka_unit_test(test_set_get),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_read_tolerant),

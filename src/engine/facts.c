@@ -1035,14 +1035,28 @@ const struct ht_fact_def *ht_fact_def_find(const char *name)
 			return ht_fact_has_delta(base) ? ht_fact_def_find(base) : NULL;
 		}
 	}
-	for (size_t fam = 0; fam < ARRAY_SIZE(instance_families); fam++) {
-		size_t fl = strlen(instance_families[fam].family), len = strlen(name);
+	for (size_t fam = 0, len = strlen(name); fam < ARRAY_SIZE(instance_families); fam++) {
+		const char *family = instance_families[fam].family;
+		size_t fl;
+		bool pattern;
 
-		if (strncmp(name, instance_families[fam].family, fl) != 0 || name[fl] != '.')
+		if (name[0] != family[0])
 			continue;
+		fl = strlen(family);
+		if (strncmp(name, family, fl) != 0 || name[fl] != '.')
+			continue;
+		/* The checker's FAMILY.*.SUFFIX: no suffix is another's dotted tail, so compare it whole. */
+		pattern = name[fl + 1] == '*' && name[fl + 2] == '.';
 		for (size_t i = 0; i < instance_families[fam].n; i++) {
 			const char *suffix = instance_families[fam].defs[i].name + fl + 3; /* "FAMILY.*." */
-			size_t sl = strlen(suffix);
+			size_t sl;
+
+			if (pattern) {
+				if (suffix[0] == name[fl + 3] && strcmp(suffix, name + fl + 3) == 0)
+					return &instance_families[fam].defs[i];
+				continue;
+			}
+			sl = strlen(suffix);
 
 			/* "FAMILY." + at least one character of instance + ".SUFFIX" */
 			if (len > fl + 1 + sl && name[len - sl - 1] == '.' &&
