@@ -114,11 +114,20 @@ expect_eq "nic.queues (no instance) waives eth0" "every NIC of this VM has one q
 	"$(jget "$TMP/out" '.findings[] | select(.rule == "nic.queues") | .waived')"
 
 # ---- README's example configuration, as printed there ----
+# Its NIC waiver is for a virtual NIC the hypervisor gives one queue: the
+# registry VM's facts with eth0 allowing 1 combined channel (not 8). There
+# nic.queues wants min(8 CPUs, 1 allowed) = 1 queue and has it (ok), and the
+# warning is nic.queues_hypervisor[eth0].
+sed -e 's/^nic\.eth0\.channels\.max\.combined = 8 /nic.eth0.channels.max.combined = 1 /' \
+	"$REG" >"$TMP/one-queue.facts"
 sed -n '/^```ini$/,/^```$/p' "$HT_TESTS_DIR/../README.md" | sed '1d;$d' >"$CONF"
-run audit
-# Its two waivers are this VM's two warnings: 0 left, exit 0 (fail-on warning).
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --config "$CONF" --facts "$TMP/one-queue.facts" audit \
+	>"$TMP/out" 2>"$TMP/err"
+rc=$? out=$(cat "$TMP/out") err=$(cat "$TMP/err")
+# Its two waivers are this VM's two warnings: 0 left, exit 0 (fail-on warning);
+# nic.queues[eth0], a warning on the 8-queue facts above, is the 1 ok.
 expect_eq "README's configuration: both warnings waived" \
-	"0 0 critical, 0 warning, 0 info, 0 ok, 14 not applicable, 2 waived|" \
+	"0 0 critical, 0 warning, 0 info, 1 ok, 14 not applicable, 2 waived|" \
 	"$rc $(printf '%s\n' "$out" | tail -n 1)|$err"
 
 # ---- a drop-in takes a waiver back (an empty reason), below --root ----
@@ -200,5 +209,28 @@ if "$HOSTTUNE" --no-config --root "$E" rules 2>&1 | grep -q 'no \*.rules file fo
 else
 	echo "# the rules are installed on this host: the rules.d mask below --root is not tested"
 fi
+
+# ---- a waiver that matches only ok rows: it waives nothing, and says so ----
+# A VM whose virtual NIC offers one queue: nic.queues wants min(8 CPUs, 1
+# allowed) = 1 queue and has 1 (ok); the warning is nic.queues_hypervisor.
+# The README's earlier example waived nic.queues[eth0] here: exit 1 all the same.
+printf '[waive]\nnic.queues[eth0] = the hypervisor gives this NIC one queue\n' >"$CONF"
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --config "$CONF" --facts "$TMP/one-queue.facts" audit \
+	>"$TMP/out" 2>"$TMP/err"
+rc=$?
+expect_eq "a waiver of the ok row: still exit 1, the warning not waived" \
+	"1 nic.queues_hypervisor[eth0] 1 queue 8 queues warning|nic.queues[eth0] 1 queue 1 queue ok (waived)" \
+	"$rc $(grep '^nic.queues' "$TMP/out" | tr -s ' ' | paste -sd'|' -)"
+expect_eq "and a warning line naming the row that is not ok" \
+	"hosttune: warning: $CONF:2:1: waiver for 'nic.queues[eth0]': it matches only ok findings and waives nothing; the finding at warning here is nic.queues_hypervisor[eth0]" \
+	"$(cat "$TMP/err")"
+printf '[waive]\nnic.queues_hypervisor[eth0] = the hypervisor gives this NIC one queue\n' >"$CONF"
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --config "$CONF" --facts "$TMP/one-queue.facts" audit \
+	>"$TMP/out" 2>"$TMP/err"
+rc=$?
+# Two warnings (cpu.aes, nic.queues_hypervisor) - 1 waived = 1: exit 1 for cpu.aes.
+expect_eq "the shipped example's row: waived, no warning line" \
+	"1 nic.queues_hypervisor[eth0] 1 queue 8 queues warning (waived)|" \
+	"$rc $(grep '^nic.queues_hypervisor' "$TMP/out" | tr -s ' ')|$(cat "$TMP/err")"
 
 finish

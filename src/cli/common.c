@@ -790,6 +790,42 @@ static int load_observed(const struct options *o, const struct ht_ruleset *rs,
 }
 
 /*
+ * A waiver that matched findings, every one of them ok, waives nothing
+ * today: most often the wrong row of a family (nic.queues[eth0] where the
+ * warning is nic.queues_hypervisor[eth0]). A warning line on stderr, naming
+ * the finding of the same instance that is not ok when there is one.
+ */
+static void waiver_only_ok(const struct cli_waiver *w, const struct ht_findings *f)
+{
+	const struct ht_finding *other = NULL;
+	size_t matched = 0;
+
+	for (size_t i = 0; i < f->n; i++) {
+		const struct ht_finding *fi = &f->items[i];
+
+		if (fi->waived == w->reason) {
+			if (fi->severity > HT_SEV_OK || !fi->applicable)
+				return;
+			matched++;
+		} else if (!other && fi->severity > HT_SEV_OK && !fi->waived &&
+		           (!w->instance || (fi->instance && strcmp(fi->instance, w->instance) == 0)))
+			other = fi;
+	}
+	if (!matched)
+		return;
+	if (other && other->instance)
+		cli_note("warning: %s: waiver for '%s%s%s%s': it matches only ok findings and "
+		         "waives nothing; the finding at %s here is %s[%s]", w->where, w->rule,
+		         w->instance ? "[" : "", w->instance ? w->instance : "",
+		         w->instance ? "]" : "", ht_severity_name(other->severity),
+		         ht_rule_id(other->rule), other->instance);
+	else
+		cli_note("warning: %s: waiver for '%s%s%s%s': it matches only ok findings and "
+		         "waives nothing", w->where, w->rule, w->instance ? "[" : "",
+		         w->instance ? w->instance : "", w->instance ? "]" : "");
+}
+
+/*
  * The configuration's waivers (settings.h) on @f: a finding a waiver names
  * gets its reason. A waiver whose rule id the rules do not have, or that
  * names a value rather than a rule with findings, is a warning line on
@@ -830,6 +866,8 @@ static void apply_waivers(const struct cli_config *cfg, const struct ht_ruleset 
 
 		fi->waived = w ? w->reason : NULL;
 	}
+	for (size_t i = 0; cfg && i < cfg->nwaivers; i++)
+		waiver_only_ok(&cfg->waivers[i], f);
 }
 
 /*
