@@ -266,6 +266,39 @@ static void test_instance_suffixes(void **state)
 	}
 }
 
+/*
+ * ht_getline_max(): lines up to @max bytes, newline included, as getline()
+ * gives them; a longer one -E2BIG without holding more than max + 1 bytes;
+ * a last line without a newline; -1 at the end.
+ */
+static void test_getline_max(void **state)
+{
+	static const char text[] = "ab\n\nabcd\nabcde\nxyz";
+	FILE *in = fmemopen((void *)text, sizeof(text) - 1, "r");
+	char *line = NULL;
+	size_t cap = 0;
+
+	(void)state;
+	assert_non_null(in);
+	assert_int_equal(ht_getline_max(&line, &cap, in, 5), 3); /* "ab\n" */
+	assert_string_equal(line, "ab\n");
+	assert_int_equal(ht_getline_max(&line, &cap, in, 5), 1); /* "\n" */
+	assert_int_equal(ht_getline_max(&line, &cap, in, 5), 5); /* "abcd\n": 5 bytes, at the bound */
+	assert_string_equal(line, "abcd\n");
+	/* "abcde\n" is 6 bytes: refused, and the buffer never grew past 5 + 1. */
+	assert_int_equal(ht_getline_max(&line, &cap, in, 5), -E2BIG);
+	assert_true(cap <= 6);
+	fclose(in);
+	in = fmemopen((void *)"xyz", 3, "r");
+	assert_non_null(in);
+	assert_int_equal(ht_getline_max(&line, &cap, in, 5), 3); /* no newline at the end */
+	assert_string_equal(line, "xyz");
+	assert_int_equal(ht_getline_max(&line, &cap, in, 5), -1);
+	assert_int_equal(ht_getline_max(&line, &cap, in, 0), -EINVAL);
+	fclose(in);
+	free(line);
+}
+
 static void test_fact_defs(void **state)
 {
 	size_t n;
@@ -1654,6 +1687,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fact_defs),
 		cmocka_unit_test(test_instance_suffixes),
+		cmocka_unit_test(test_getline_max),
 		cmocka_unit_test(test_set_get),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_read_tolerant),

@@ -536,6 +536,14 @@ static int scan_netlink(struct scan *sc)
 /* ---- /proc/net/tcp ---- */
 
 /*
+ * Bounds on a tree's copy: the kernel's lines are 150 bytes (tcp) and 178
+ * (tcp6); a million sockets is more than a storage host holds, and keeps
+ * what the fold may grow to (one destination a socket) near 50 MiB.
+ */
+#define PROC_NET_TCP_LINE_MAX 4096
+#define PROC_NET_TCP_LINES_MAX (1u << 20)
+
+/*
  * Folds ROOT@path into @sc, all of it or nothing: a line not as the kernel
  * writes it (a truncated copy) refuses the whole file (-EINVAL, its line
  * number in *@bad_line), since a partial file would undercount what the
@@ -569,14 +577,19 @@ static int scan_file(struct scan *sc, const char *root, const char *path, bool v
 			ssize_t n;
 			int r;
 
-			errno = 0;
-			n = getline(&line, &size, in);
-			if (n < 0) {
-				if (errno)
-					return -errno;
+			n = ht_getline_max(&line, &size, in, PROC_NET_TCP_LINE_MAX);
+			if (n == -1)
 				break;
+			/* Longer than any line the kernel writes: not its file. */
+			if (n == -E2BIG) {
+				*bad_line = lineno + 1;
+				return -EINVAL;
 			}
-			if (++lineno == 1) /* "  sl  local_address rem_address ..." */
+			if (n < 0)
+				return (int)n;
+			if (++lineno > PROC_NET_TCP_LINES_MAX)
+				return -EFBIG;
+			if (lineno == 1) /* "  sl  local_address rem_address ..." */
 				continue;
 			if (ht_proc_net_tcp_line(line, v6, &s) < 0) {
 				/* The live file may change between the passes: the
@@ -1227,6 +1240,10 @@ static int scan_sockets(struct scan *sc, const char *root, bool *have_backlog, c
 			if (rf[i] == -EINVAL && bad[i])
 				r = asprintf(&t, "%s%s%s: a line not as the kernel writes it (line %u)",
 				             notes ? notes : "", notes ? "; " : "", paths[i], bad[i]);
+			else if (rf[i] == -EFBIG)
+				r = asprintf(&t, "%s%s%s: more than %u lines (sockets), not read",
+				             notes ? notes : "", notes ? "; " : "", paths[i],
+				             PROC_NET_TCP_LINES_MAX);
 			else
 				r = asprintf(&t, "%s%s%s: %s", notes ? notes : "", notes ? "; " : "",
 				             paths[i], strerror(-rf[i]));
@@ -1241,7 +1258,7 @@ static int scan_sockets(struct scan *sc, const char *root, bool *have_backlog, c
 
 			/* The fact's errno says the rest; a bad line needs its file and line. */
 			r = rf[i];
-			if (r == -EINVAL ? asprintf(source, "%s", notes) < 0
+			if (r == -EINVAL || r == -EFBIG ? asprintf(source, "%s", notes) < 0
 			                 : !(*source = strdup(paths[i])))
 				return -ENOMEM;
 			return r;

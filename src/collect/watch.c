@@ -669,6 +669,14 @@ static int sample_check(struct ht_watch_acc *chk, const struct ht_watch_sample *
 	return 0;
 }
 
+/*
+ * Bounds on a recording read back (--observed): its lines are under 200
+ * bytes; 2^20 samples is 12 days at watch's default 1 s interval, and
+ * 112 MiB of samples in memory (112 bytes each).
+ */
+#define RECORD_LINE_MAX 4096
+#define RECORD_SAMPLES_MAX (1 << 20)
+
 int ht_watch_record_read(FILE *in, const char *name, struct ht_watch_sample **samples,
                          size_t *n, struct ht_error *err)
 {
@@ -684,7 +692,7 @@ int ht_watch_record_read(FILE *in, const char *name, struct ht_watch_sample **sa
 	if (r < 0)
 		return ht_error_set(err, -r, "%s: %s", name, strerror(-r));
 	errno = 0;
-	while ((len = getline(&line, &size, in)) >= 0) {
+	while ((len = ht_getline_max(&line, &size, in, RECORD_LINE_MAX)) >= 0) {
 		pos.line++;
 		pos.start = line;
 		if (len > 0 && line[len - 1] == '\n')
@@ -716,6 +724,10 @@ int ht_watch_record_read(FILE *in, const char *name, struct ht_watch_sample **sa
 			if (*s == '\0' || *s == '#')
 				continue;
 		}
+		if (count == RECORD_SAMPLES_MAX)
+			return ht_error_set(err, EFBIG, "%s:%zu: more than %d samples: not read "
+			                    "(record a shorter --duration or a longer --interval)",
+			                    name, pos.line, RECORD_SAMPLES_MAX);
 		if (count == cap) {
 			size_t ncap = cap ? cap * 2 : 64;
 			struct ht_watch_sample *nv = reallocarray(v, ncap, sizeof(*v));
@@ -733,7 +745,13 @@ int ht_watch_record_read(FILE *in, const char *name, struct ht_watch_sample **sa
 		count++;
 		errno = 0;
 	}
-	if (ferror(in))
+	if (len == -E2BIG)
+		return ht_error_set(err, EINVAL, "%s:%zu: a line longer than %d bytes: not a "
+		                    "recording of hosttune watch", name, pos.line + 1,
+		                    RECORD_LINE_MAX);
+	if (len == -ENOMEM)
+		return -ENOMEM;
+	if (ferror(in) || len < -1)
 		return ht_error_set(err, errno ? errno : EIO, "%s: %s", name,
 		                    strerror(errno ? errno : EIO));
 	if (pos.line == 0)

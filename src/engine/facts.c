@@ -2088,13 +2088,21 @@ static int check_together(const struct read_state *st, const char *filename, str
 	return 0;
 }
 
+/*
+ * Bounds on a facts file read (from hosts a fleet audit may not trust): an
+ * ordinary host writes tens of KiB (21 KiB on a 2-CPU build VM), one line
+ * for each fact; a list (namespaces, listeners) is the longest line.
+ */
+#define FACTS_FILE_MAX (16 << 20)
+#define FACTS_LINE_MAX (64 << 10)
+
 int ht_facts_read(struct ht_facts *f, FILE *in, const char *filename, struct ht_error *err)
 {
 	struct read_state st = { 0 };
 	struct line_ctx lc = { .filename = filename ? filename : "-", .err = err,
 	                       .private = in && ht_fd_private(fileno(in)) };
 	_cleanup_free_ char *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, bytes = 0;
 	ssize_t len;
 	int r = 0;
 
@@ -2106,11 +2114,17 @@ int ht_facts_read(struct ht_facts *f, FILE *in, const char *filename, struct ht_
 	if (!st.tmp)
 		return -ENOMEM;
 
-	while ((len = getline(&line, &cap, in)) >= 0) {
+	while ((len = ht_getline_max(&line, &cap, in, FACTS_LINE_MAX)) >= 0) {
 		size_t n = (size_t)len;
 
 		lc.lineno++;
 		lc.line = line;
+		bytes += n;
+		if (bytes > FACTS_FILE_MAX) {
+			r = ht_error_set(err, EFBIG, "%s:%zu: larger than %d MiB: not a facts file "
+			                 "hosttune wrote", lc.filename, lc.lineno, FACTS_FILE_MAX >> 20);
+			goto out;
+		}
 		if (memchr(line, '\0', n)) {
 			const char *nul = line + strlen(line);
 
@@ -2125,12 +2139,17 @@ int ht_facts_read(struct ht_facts *f, FILE *in, const char *filename, struct ht_
 		if (r < 0)
 			goto out;
 	}
-	if (ferror(in)) {
+	if (len == -E2BIG) {
+		r = ht_error_set(err, EINVAL, "%s:%zu: a line longer than %d KiB: not a facts file "
+		                 "hosttune wrote", lc.filename, lc.lineno + 1, FACTS_LINE_MAX >> 10);
+		goto out;
+	}
+	if (len == -EIO) {
 		r = ht_error_set(err, EIO, "%s: read error", lc.filename);
 		goto out;
 	}
-	if (!feof(in)) { /* getline() failed without a stream error: out of memory */
-		r = -ENOMEM;
+	if (len < -1) {
+		r = (int)len;
 		goto out;
 	}
 	if (!st.header) {

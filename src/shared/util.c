@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -54,6 +55,43 @@ char *ht_root_path(const char *root, const char *path)
 	if (asprintf(&p, "%.*s%s%s", (int)rl, root, path[0] == '/' ? "" : "/", path) < 0)
 		return NULL;
 	return p;
+}
+
+ssize_t ht_getline_max(char **line, size_t *cap, FILE *in, size_t max)
+{
+	size_t n = 0;
+	int c;
+
+	if (max == 0 || max > (size_t)SSIZE_MAX - 1)
+		return -EINVAL;
+	while ((c = getc_unlocked(in)) != EOF) {
+		if (n == max)
+			return -E2BIG;
+		/* Room for this byte and the NUL: doubled, at most max + 1 bytes. */
+		if (n + 2 > *cap) {
+			size_t ncap = *cap < 128 ? 128 : *cap * 2;
+			char *p;
+
+			if (ncap > max + 1)
+				ncap = max + 1;
+			if (ncap < n + 2)
+				ncap = n + 2;
+			p = realloc(*line, ncap);
+			if (!p)
+				return -ENOMEM;
+			*line = p;
+			*cap = ncap;
+		}
+		(*line)[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	if (ferror(in))
+		return -EIO;
+	if (n == 0)
+		return -1;
+	(*line)[n] = '\0';
+	return (ssize_t)n;
 }
 
 int ht_read_fd(int fd, size_t max, char **out, size_t *len)

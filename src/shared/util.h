@@ -123,6 +123,17 @@ int ht_open_file(const char *root, const char *path);
 int ht_read_fd(int fd, size_t max, char **out, size_t *len);
 
 /*
+ * ht_getline_max - getline(3) that never holds more than @max bytes of a
+ * line (its newline included): a file of zeros or one endless line is
+ * refused, not read into memory. *@line and *@cap as getline's (the caller
+ * frees *@line). Returns the line's length in bytes (newline kept, a NUL
+ * after it), -1 at the end of the file; -E2BIG for a line longer than @max
+ * (the stream is then at an unknown place in it), -ENOMEM, -EIO on a read
+ * error.
+ */
+ssize_t ht_getline_max(char **line, size_t *cap, FILE *in, size_t max);
+
+/*
  * ht_fd_private - true when @fd is a regular file that not every user may
  * read (no S_IROTH: /etc/shadow): an error about it must not quote what it
  * holds. False for anything else, and when fstat(2) fails.
