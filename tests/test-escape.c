@@ -46,6 +46,18 @@ static void test_what_is_escaped(void **state)
 	              "\\xc0\\xaf|\\xed\\xa0\\x80|\\xf4\\x90\\x80\\x80|\\xe2\\x82|\\x80");
 	/* A backslash stays as it is. */
 	expect_escape("C:\\x1b", TEXT, "C:\\x1b");
+	/*
+	 * The bidi controls, each byte escaped: ALM U+061C, LRM U+200E, RLM
+	 * U+200F, LRE U+202A, RLO U+202E, LRI U+2066, PDI U+2069; their
+	 * neighbours U+2029 (paragraph separator) and U+206A stay.
+	 */
+	expect_escape("\xd8\x9c\xe2\x80\x8e\xe2\x80\x8f\xe2\x80\xaa\xe2\x80\xae\xe2\x81\xa6\xe2\x81\xa9",
+	              TEXT,
+	              "\\xd8\\x9c\\xe2\\x80\\x8e\\xe2\\x80\\x8f\\xe2\\x80\\xaa\\xe2\\x80\\xae"
+	              "\\xe2\\x81\\xa6\\xe2\\x81\\xa9");
+	expect_escape("\xe2\x80\xa9\xe2\x81\xaa", TEXT, "\xe2\x80\xa9\xe2\x81\xaa");
+	/* Without HT_ESCAPE_CONTROL (JSON) they are text like any other. */
+	expect_escape("\xe2\x80\xae", 0, "\xe2\x80\xae");
 }
 
 static void test_cut(void **state)

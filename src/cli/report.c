@@ -17,14 +17,21 @@
 #include "shared/units.h"
 #include "shared/util.h"
 
-/* "nic.queues[eth0]" for a per-interface finding, the rule id otherwise. */
+/*
+ * "nic.queues[eth0]" for a per-interface finding, the rule id otherwise. An
+ * instance is named as the kernel names it (an interface, a cgroup path, a
+ * process's comm may hold a newline or a bidi control): shown escaped, so
+ * that it cannot make a line of the report of its own.
+ */
 static char *finding_name(const struct ht_finding *f)
 {
+	_cleanup_free_ char *inst = NULL;
 	char *s;
 
 	if (!f->instance)
 		return strdup(ht_rule_id(f->rule));
-	if (asprintf(&s, "%s[%s]", ht_rule_id(f->rule), f->instance) < 0)
+	inst = ht_escape(f->instance, HT_ESCAPE_CONTROL);
+	if (!inst || asprintf(&s, "%s[%s]", ht_rule_id(f->rule), inst) < 0)
 		return NULL;
 	return s;
 }
@@ -108,10 +115,13 @@ static char *value_with_unit(const struct ht_value *v, const char *unit)
 	if (unit && strcmp(unit, "bytes") == 0 && (v->type == HT_T_INT || v->type == HT_T_DEC) &&
 	    fabs(ht_value_as_double(v)) >= 1024)
 		return ht_format_bytes(ht_value_as_double(v));
+	/* Text from the host in one cell: no newline, tab or bidi control of it shown raw. */
+	if (v->type == HT_T_STR)
+		return ht_escape(v->s, HT_ESCAPE_CONTROL);
 	s = ht_value_display(v);
 	if (!s)
 		return NULL;
-	if (!unit || v->type == HT_T_BOOL || v->type == HT_T_STR)
+	if (!unit || v->type == HT_T_BOOL)
 		return TAKE_PTR(s);
 	if (ht_value_as_double(v) == 1) {
 		one = unit_singular(unit);
@@ -445,7 +455,7 @@ static int print_heading(const struct ht_finding *fi, const struct ht_report_inf
 {
 	const struct ht_rule *r = fi->rule;
 	const char *target = ht_rule_target(r), *title = ht_rule_title(r);
-	_cleanup_free_ char *name = finding_name(fi), *what = NULL, *head = NULL;
+	_cleanup_free_ char *name = finding_name(fi), *what = NULL, *head = NULL, *inst = NULL;
 	int n;
 
 	if (!name)
@@ -453,17 +463,20 @@ static int print_heading(const struct ht_finding *fi, const struct ht_report_inf
 	fputs("\n[", out);
 	put_severity(out, fi, info->color);
 	fputs("] ", out);
+	inst = fi->instance ? ht_escape(fi->instance, HT_ESCAPE_CONTROL) : NULL;
+	if (fi->instance && !inst)
+		return -ENOMEM;
 	switch (ht_rule_kind(r)) {
 	case HT_TARGET_MODULE:
 		n = asprintf(&what, " (module parameter %s)", target + strlen("module."));
 		break;
 	case HT_TARGET_CHANNELS:
-		n = asprintf(&what, " (ethtool channels %s%s%s)", fi->instance ? fi->instance : "",
-		             fi->instance ? " " : "", target + strlen("nic.channels."));
+		n = asprintf(&what, " (ethtool channels %s%s%s)", inst ? inst : "",
+		             inst ? " " : "", target + strlen("nic.channels."));
 		break;
 	default:
-		if (ht_rule_kind(r) == HT_TARGET_LIMIT && fi->instance)
-			n = asprintf(&what, " (limit nofile of %s)", fi->instance);
+		if (ht_rule_kind(r) == HT_TARGET_LIMIT && inst)
+			n = asprintf(&what, " (limit nofile of %s)", inst);
 		else if (target)
 			n = asprintf(&what, " (%s %s)", ht_target_kind_name(ht_rule_kind(r)), target);
 		else

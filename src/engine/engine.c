@@ -1181,6 +1181,13 @@ static char *format_hole(const struct ht_tmpl_seg *seg, const struct ht_value *v
 		return s;
 	}
 	default:
+		/*
+		 * Text from the host (a process's comm, a file's value) shown in one
+		 * line: a newline, tab or bidi control in it is escaped, so that it
+		 * cannot forge a line of the report or reorder it.
+		 */
+		if (v->type == HT_T_STR)
+			return ht_escape(v->s, HT_ESCAPE_CONTROL);
 		return ht_value_display(v);
 	}
 }

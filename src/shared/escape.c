@@ -10,8 +10,8 @@
 
 #include "shared/escape.h"
 
-/* The longest text one character escapes to: a C1 control, "\xc2\x9b". */
-#define UNIT_MAX 8
+/* The longest text one character escapes to: a bidi control, "\xe2\x80\xae". */
+#define UNIT_MAX 12
 
 /*
  * The length of the UTF-8 sequence at @p, of which @avail bytes are there:
@@ -78,6 +78,22 @@ static size_t byte_escape(unsigned char c, char *out)
 }
 
 /*
+ * Whether the @n-byte UTF-8 character at @p is a bidirectional formatting
+ * control (Unicode UAX #9): U+061C ALM, U+200E LRM, U+200F RLM, U+202A-U+202E
+ * (embeddings, overrides: U+202E turns "exe.txt" round) and U+2066-U+2069
+ * (isolates). Shown, they reorder the text around them.
+ */
+static bool is_bidi(const unsigned char *p, int n)
+{
+	if (n == 2)
+		return p[0] == 0xd8 && p[1] == 0x9c;
+	if (n != 3 || p[0] != 0xe2)
+		return false;
+	return (p[1] == 0x80 && (p[2] == 0x8e || p[2] == 0x8f || (p[2] >= 0xaa && p[2] <= 0xae))) ||
+	       (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9);
+}
+
+/*
  * The character at @p (@avail bytes there) as it is shown, into @out
  * (UNIT_MAX bytes): copied, or escaped per @flags. *used is how many bytes
  * of @p it took; 0 (and nothing shown) when @more and the bytes are the
@@ -104,9 +120,11 @@ static size_t unit(const unsigned char *p, size_t avail, unsigned flags, bool mo
 
 		if ((p[0] < 0x20 || p[0] == 0x7f) && !layout)
 			return byte_escape(p[0], out);
-		if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
-			k = byte_escape(p[0], out);
-			return k + byte_escape(p[1], out + k);
+		if ((n == 2 && p[0] == 0xc2 && p[1] < 0xa0) || is_bidi(p, n)) {
+			k = 0;
+			for (int i = 0; i < n; i++)
+				k += byte_escape(p[i], out + k);
+			return k;
 		}
 	}
 	memcpy(out, p, (size_t)n);

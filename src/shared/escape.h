@@ -19,7 +19,9 @@ enum {
 	/*
 	 * The control characters too: C0 (U+0000..U+001F), DEL (U+007F) and
 	 * C1 (U+0080..U+009F, of which U+009B starts an escape sequence on
-	 * some terminals).
+	 * some terminals), and the bidirectional formatting controls (U+061C,
+	 * U+200E, U+200F, U+202A..U+202E, U+2066..U+2069), which reorder what
+	 * is shown around them.
 	 */
 	HT_ESCAPE_CONTROL = 1u << 0,
 	/* With HT_ESCAPE_CONTROL: tabs and newlines stay (a report's own layout). */
