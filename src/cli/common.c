@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What every command shares: rules, facts, findings and the JSON printer. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -19,6 +20,7 @@
 #include "engine/value.h"
 #include "persist/verify.h"
 #include "shared/escape.h"
+#include "shared/trust.h"
 #include "shared/rootfs.h"
 #include "shared/util.h"
 
@@ -464,6 +466,71 @@ static void config_error(struct ht_error *err, const char *where, const char *wh
 	ht_error_set(err, EINVAL, "%s: %s%s", where, what, m);
 }
 
+/*
+ * Run as root, rules and profiles steer what apply writes: @dir (absent is
+ * nothing), every directory above it, its *.rules files and its profiles/
+ * and *.profile files must be root's, or @user's, and writable by no one
+ * else (shared/trust.h). 0, or the exit status after the message naming
+ * the path.
+ */
+/* "not trusted: WHY", with @path first when WHY is about a directory above it. */
+static void trust_error(const char *path, const char *why)
+{
+	if (strncmp(why, path, strlen(path)) == 0 && why[strlen(path)] == ' ')
+		cli_error("not trusted (run as root): %s\n", why);
+	else
+		cli_error("%s: not trusted (run as root): %s\n", path, why);
+}
+
+static int check_rules_trust(const char *dir, uid_t user, bool quiet)
+{
+	static const char *const subdirs[] = { "", "/profiles" };
+	char why[512];
+	int r;
+
+	if (!ht_trust_needed())
+		return 0;
+	for (size_t s = 0; s < ARRAY_SIZE(subdirs); s++) {
+		_cleanup_free_ char *path = NULL;
+		const char *suffix = s ? ".profile" : ".rules";
+		DIR *d;
+		struct dirent *de;
+
+		if (asprintf(&path, "%s%s", dir, subdirs[s]) < 0)
+			return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
+		r = ht_trust_path(path, user, why, sizeof(why));
+		if (r == -ENOENT)
+			continue;
+		if (r == -EPERM) {
+			if (!quiet)
+				trust_error(path, why);
+			return EXIT_USAGE;
+		}
+		d = opendir(path);
+		if (!d)
+			continue; /* the loader says why */
+		while ((de = readdir(d))) {
+			size_t l = strlen(de->d_name), sl = strlen(suffix);
+			_cleanup_free_ char *file = NULL;
+
+			if (de->d_name[0] == '.' || l <= sl || strcmp(de->d_name + l - sl, suffix) != 0)
+				continue;
+			if (asprintf(&file, "%s/%s", path, de->d_name) < 0) {
+				closedir(d);
+				return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
+			}
+			if (ht_trust_path(file, user, why, sizeof(why)) == -EPERM) {
+				closedir(d);
+				if (!quiet)
+					trust_error(file, why);
+				return EXIT_USAGE;
+			}
+		}
+		closedir(d);
+	}
+	return 0;
+}
+
 /* cli_load_rules(), saying nothing when @quiet (the caller goes on without rules). */
 static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **out)
 {
@@ -489,6 +556,15 @@ static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **o
 		dirs[n++] = PKGDATADIR "/rules";
 		if (etc)
 			dirs[n++] = etc;
+	}
+	/* --rules DIR and a --root tree are the invoking user's to give; the installed ones root's. */
+	for (size_t i = 0; i < n; i++) {
+		bool given = o->rules_dir || (o->root && i > 0);
+		uid_t user = given ? ht_trust_invoking_user() : HT_TRUST_ROOT_ONLY;
+
+		r = check_rules_trust(dirs[i], user, quiet);
+		if (r)
+			return r;
 	}
 	r = ht_ruleset_load(dirs, n, &rs, &err);
 	if (r >= 0) {

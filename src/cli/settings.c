@@ -13,6 +13,7 @@
 
 #include "cli/settings.h"
 #include "shared/rootfs.h"
+#include "shared/trust.h"
 #include "shared/util.h"
 
 /* A configuration file is a few hundred bytes; a drop-in directory a handful of files. */
@@ -449,6 +450,9 @@ static char *shown_path(const char *root, const char *path)
 static int load_path(struct cli_config *cfg, const char *root, const char *path, bool must,
                      struct ht_error *err)
 {
+	/* --config FILE and a --root tree are the invoking user's to give; /etc is root's. */
+	uid_t user = root || must ? ht_trust_invoking_user() : HT_TRUST_ROOT_ONLY;
+	char why[512];
 	_cleanup_free_ char *name = shown_path(root, path);
 	_cleanup_fclose_ FILE *f = NULL;
 	char target[16];
@@ -473,6 +477,13 @@ static int load_path(struct cli_config *cfg, const char *root, const char *path,
 	if (st.st_size > CONFIG_FILE_MAX) {
 		close(fd);
 		return ht_error_set(err, EFBIG, "%s: larger than 1 MiB", name);
+	}
+	/* Run as root, a file another user could write steers nothing (waivers, the profile). */
+	if (ht_trust_needed() && ht_trust_path(name, user, why, sizeof(why)) == -EPERM) {
+		close(fd);
+		return strncmp(why, name, strlen(name)) == 0 && why[strlen(name)] == ' '
+		       ? ht_error_set(err, EPERM, "not trusted (run as root): %s", why)
+		       : ht_error_set(err, EPERM, "%s: not trusted (run as root): %s", name, why);
 	}
 	f = fdopen(fd, "r");
 	if (!f) {
