@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -132,10 +133,20 @@ void cli_note(const char *fmt, ...)
 	va_end(ap);
 }
 
+bool cli_stdout_gone(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+
+	/* A pipe's write end with no reader polls POLLERR (fs/pipe.c pipe_poll()). */
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
+}
+
 int cli_printed(int r)
 {
 	if (r == -ENOMEM)
 		return cli_fail(r, EXIT_COLLECT, "out of memory");
+	if (r < 0 && cli_stdout_gone())
+		return 0;
 	return r < 0 ? EXIT_COLLECT : 0;
 }
 
