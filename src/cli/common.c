@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What every command shares: rules, facts, findings and the JSON printer. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "cli/cli.h"
+#include "cli/report.h"
 #include "cli/settings.h"
 #include "collect/collect.h"
 #include "engine/facts.h"
@@ -306,6 +308,63 @@ int cli_collect_status(int r)
 	               ? EXIT_USAGE : EXIT_COLLECT;
 }
 
+/*
+ * The progress line on stderr, a terminal (ht_progress_fn): "hosttune: WHAT:
+ * N s left", rewritten in place (a carriage return, then the line, then
+ * erase to its end: ESC [ K), control characters escaped, cut to the
+ * terminal's width so that it never wraps; erased when @what is NULL. On
+ * TERM=dumb, which has no ESC [ K, spaces over the previous line instead.
+ */
+static void show_progress(void *userdata, const char *what, double left)
+{
+	static size_t shown; /* the length of the line on screen, 0: none */
+	const char *term = getenv("TERM");
+	bool dumb = term && strcmp(term, "dumb") == 0;
+	char tail[64], line[1024];
+	struct winsize ws;
+	size_t n, room, width = 80;
+
+	(void)userdata;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1)
+		width = ws.ws_col;
+	if (!what) {
+		if (shown)
+			fprintf(stderr, dumb ? "\r%*s\r" : "\r\033[K", dumb ? (int)shown : 0, "");
+		shown = 0;
+		fflush(stderr);
+		return;
+	}
+	/* Whole seconds, rounded up; a sleep that ends a hair early (0.9999 s) is 1 s. */
+	if (left >= 0.95)
+		snprintf(tail, sizeof(tail), ": %.0f s left", ceil(left - 0.05));
+	else
+		snprintf(tail, sizeof(tail), ": %.1f s left", left);
+	n = ht_escape_to(line, sizeof(line) - sizeof(tail), what, strlen(what), HT_ESCAPE_CONTROL);
+	if (n >= sizeof(line) - sizeof(tail))
+		n = strlen(line);
+	/*
+	 * One column short of the width (a cursor in the last one wraps on some
+	 * terminals): WHAT is cut ("...") so that the time left always shows.
+	 */
+	room = width - 1 > strlen("hosttune: ") + strlen(tail) + 3 ?
+	       width - 1 - strlen("hosttune: ") - strlen(tail) : 3;
+	if (n > room) {
+		n = room - 3;
+		while (n > 0 && ((unsigned char)line[n] & 0xc0) == 0x80)
+			n--;
+		memcpy(line + n, "...", 4);
+		n += 3;
+	}
+	memcpy(line + n, tail, strlen(tail) + 1);
+	n += strlen(tail) + strlen("hosttune: ");
+	if (dumb)
+		fprintf(stderr, "\rhosttune: %s%*s", line, shown > n ? (int)(shown - n) : 0, "");
+	else
+		fprintf(stderr, "\rhosttune: %s\033[K", line);
+	shown = n;
+	fflush(stderr);
+}
+
 int cli_load_facts(const struct options *o, struct ht_ruleset *rs, bool all,
                    struct ht_facts **out)
 {
@@ -334,6 +393,9 @@ int cli_load_facts(const struct options *o, struct ht_ruleset *rs, bool all,
 		*out = f;
 		return 0;
 	}
+	/* Told on stderr, a terminal, unless --quiet: --sample's wait, the fsync rate. */
+	if (o->detail != HT_REPORT_QUIET && isatty(STDERR_FILENO))
+		ht_collect_set_progress(show_progress, NULL);
 	r = ht_collect_new(o->root, o->no_measure ? HT_COLLECT_NO_MEASURE : 0, &c);
 	if (r >= 0 && (r = collect_inputs(o, rs, c)) < 0)
 		ht_collect_free(c);
