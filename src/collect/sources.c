@@ -39,27 +39,6 @@ struct ht_collect {
 	unsigned char state[SOURCES_MAX]; /* SRC_NEW, SRC_RUNNING, SRC_DONE, by source */
 };
 
-/* Who is told of the measurements that take time (ht_collect_set_progress()). */
-static ht_progress_fn progress_fn;
-static void *progress_userdata;
-
-void ht_collect_set_progress(ht_progress_fn fn, void *userdata)
-{
-	progress_fn = fn;
-	progress_userdata = userdata;
-}
-
-void ht_collect_progress(const char *what, double left)
-{
-	if (progress_fn)
-		progress_fn(progress_userdata, what, left < 0 ? 0 : left);
-}
-
-bool ht_collect_progress_wanted(void)
-{
-	return progress_fn != NULL;
-}
-
 /*
  * Whether the rules want a source's evidence: the bool rule @gate, of the
  * host (@instance NULL) or of one instance, holds. Without rules, without
