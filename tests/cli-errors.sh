@@ -532,7 +532,8 @@ fi
 # A reader that is gone (hosttune apply | head): no death by SIGPIPE half way.
 # perl gives a pipe whose read end is closed before hosttune writes, so the
 # first write fails (EPIPE) whatever the timing. apply and revert change
-# the tree and say the report was lost (5); audit fails (3).
+# the tree and say the report was lost (5); audit, which changes nothing,
+# ends quietly with its verdict (tests/closed-pipe.sh has every command).
 closed_pipe() {
 	perl -e 'pipe(R, W) or die; close R; open(STDOUT, ">&", \*W) or die; close W; exec @ARGV' "$@"
 }
@@ -545,7 +546,10 @@ expect_eq "apply into a closed pipe: the host changed" "net.netfilter.nf_conntra
 expect_eq "apply into a closed pipe: says the report is lost" \
 	"hosttune: apply is complete, but the report could not be written: Broken pipe" "$(cat "$TMP/err")"
 closed_pipe "$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/gp" --no-measure audit 2>"$TMP/err"
-expect_eq "audit into a closed pipe: exit 3" 3 $?
+rc=$?
+"$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/gp" --no-measure audit >/dev/null 2>&1
+expect_eq "audit into a closed pipe: its verdict's status, as read whole, nothing on stderr" \
+	"$? " "$rc $(cat "$TMP/err")"
 closed_pipe "$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/gp" revert 2>"$TMP/err"
 expect_eq "revert into a closed pipe: exit 5" 5 $?
 if [ -e "$TMP/gp/etc/sysctl.d/90-hosttune.conf" ]; then not_ok "revert into a closed pipe: the file is gone"

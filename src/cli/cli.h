@@ -48,6 +48,7 @@ struct options {
 	int detail;               /* audit: -v/-q, enum ht_report_detail (cli/report.h) */
 	bool no_measure;
 	bool dry_run;             /* plan, or apply --dry-run */
+	bool read_only;           /* not apply (without --dry-run) or revert: cli_stdout_gone() */
 	bool force;
 	unsigned plan_flags;      /* HT_PLAN_PERSIST | HT_PLAN_LIVE (persist/persist.h) */
 	const char *only;
@@ -106,11 +107,25 @@ void cli_error(const char *fmt, ...) _printf_(1, 2);
 int cli_fail(int r, int status, const char *fmt, ...) _printf_(3, 4);
 
 /*
- * cli_printed - the exit status of a printer that returned @r: 0 for r >= 0;
- * EXIT_COLLECT after "out of memory" for -ENOMEM; EXIT_COLLECT for a write
- * error (-EIO), which main() says once it flushes stdout.
+ * cli_printed - the exit status of a read-only command's printer that
+ * returned @r: 0 for r >= 0; EXIT_COLLECT after "out of memory" for
+ * -ENOMEM; 0 for a write error when the reader went away
+ * (cli_stdout_gone(): the command's verdict stands, main() ends quietly);
+ * EXIT_COLLECT for any other write error (-EIO), which main() says once it
+ * flushes stdout.
  */
 int cli_printed(int r);
+
+/*
+ * cli_stdout_gone - whether the reader of standard output went away: fd 1
+ * is a pipe or FIFO with no reader left, or a socket or terminal that hung
+ * up (poll(2) reports POLLERR or POLLHUP for it), so that a write failed
+ * with EPIPE (SIGPIPE is ignored: main.c). False for a file, a full disk
+ * (ENOSPC) or any other write error, and while --output captures fd 1. A
+ * read-only command ends quietly then, with the exit status of what it
+ * found (hosttune(8) EXIT STATUS); apply and revert do not (EXIT_UNREPORTED).
+ */
+bool cli_stdout_gone(void);
 
 /* "hosttune: MESSAGE" on stderr as cli_error() prints it, not kept as the run's error. */
 void cli_note(const char *fmt, ...) _printf_(1, 2);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* hosttune facts and hosttune audit. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -113,7 +114,7 @@ int cmd_audit(const struct options *o)
 	else
 		r = cli_printed(ht_report_text(&findings, &info, stdout));
 	if (r == 0 && fflush(stdout) != 0)
-		r = EXIT_COLLECT;
+		r = cli_printed(-EIO);
 	if (r == 0 && ht_findings_worst(&findings) >= o->fail_on)
 		r = EXIT_FINDINGS;
 out:

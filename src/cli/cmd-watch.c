@@ -72,11 +72,18 @@ int cmd_watch(const struct options *o)
 			return cli_fail(r, EXIT_COLLECT, "watch: %s",
 			                err.msg[0] ? err.msg : strerror(-r));
 		}
-		/* A reader that went away (watch | head) ends the watch. */
+		/*
+		 * A reader that went away (watch | head) ends the watch, quietly:
+		 * nobody reads the rest (cli_stdout_gone()). Any other write error
+		 * ends it as a failure.
+		 */
 		if (!o->json && (ht_watch_format_sample(stdout, &smp) < 0 || fflush(stdout) != 0)) {
-			cli_error("writing the output: %s\n", strerror(errno ? errno : EIO));
+			int e = errno ? errno : EIO;
+
+			r = cli_stdout_gone() ? EXIT_CLEAN :
+			    cli_fail(-e, EXIT_COLLECT, "writing the output: %s", strerror(e));
 			ht_watch_free(w);
-			return EXIT_COLLECT;
+			return r;
 		}
 		if (rec && (ht_watch_record_sample(rec, &smp) < 0 || fflush(rec) != 0))
 			goto write_error;

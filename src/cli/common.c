@@ -2,10 +2,12 @@
 /* What every command shares: rules, facts, findings and the JSON printer. */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -13,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "cli/cli.h"
+#include "cli/report.h"
 #include "cli/settings.h"
 #include "collect/collect.h"
 #include "engine/facts.h"
@@ -134,10 +137,20 @@ void cli_note(const char *fmt, ...)
 	va_end(ap);
 }
 
+bool cli_stdout_gone(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+
+	/* A pipe's write end with no reader polls POLLERR (fs/pipe.c pipe_poll()). */
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
+}
+
 int cli_printed(int r)
 {
 	if (r == -ENOMEM)
 		return cli_fail(r, EXIT_COLLECT, "out of memory");
+	if (r < 0 && cli_stdout_gone())
+		return 0;
 	return r < 0 ? EXIT_COLLECT : 0;
 }
 
@@ -297,6 +310,63 @@ int cli_collect_status(int r)
 	               ? EXIT_USAGE : EXIT_COLLECT;
 }
 
+/*
+ * The progress line on stderr, a terminal (ht_progress_fn): "hosttune: WHAT:
+ * N s left", rewritten in place (a carriage return, then the line, then
+ * erase to its end: ESC [ K), control characters escaped, cut to the
+ * terminal's width so that it never wraps; erased when @what is NULL. On
+ * TERM=dumb, which has no ESC [ K, spaces over the previous line instead.
+ */
+static void show_progress(void *userdata, const char *what, double left)
+{
+	static size_t shown; /* the length of the line on screen, 0: none */
+	const char *term = getenv("TERM");
+	bool dumb = term && strcmp(term, "dumb") == 0;
+	char tail[64], line[1024];
+	struct winsize ws;
+	size_t n, room, width = 80;
+
+	(void)userdata;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1)
+		width = ws.ws_col;
+	if (!what) {
+		if (shown)
+			fprintf(stderr, dumb ? "\r%*s\r" : "\r\033[K", dumb ? (int)shown : 0, "");
+		shown = 0;
+		fflush(stderr);
+		return;
+	}
+	/* Whole seconds, rounded up; a sleep that ends a hair early (0.9999 s) is 1 s. */
+	if (left >= 0.95)
+		snprintf(tail, sizeof(tail), ": %.0f s left", ceil(left - 0.05));
+	else
+		snprintf(tail, sizeof(tail), ": %.1f s left", left);
+	n = ht_escape_to(line, sizeof(line) - sizeof(tail), what, strlen(what), HT_ESCAPE_CONTROL);
+	if (n >= sizeof(line) - sizeof(tail))
+		n = strlen(line);
+	/*
+	 * One column short of the width (a cursor in the last one wraps on some
+	 * terminals): WHAT is cut ("...") so that the time left always shows.
+	 */
+	room = width - 1 > strlen("hosttune: ") + strlen(tail) + 3 ?
+	       width - 1 - strlen("hosttune: ") - strlen(tail) : 3;
+	if (n > room) {
+		n = room - 3;
+		while (n > 0 && ((unsigned char)line[n] & 0xc0) == 0x80)
+			n--;
+		memcpy(line + n, "...", 4);
+		n += 3;
+	}
+	memcpy(line + n, tail, strlen(tail) + 1);
+	n += strlen(tail) + strlen("hosttune: ");
+	if (dumb)
+		fprintf(stderr, "\rhosttune: %s%*s", line, shown > n ? (int)(shown - n) : 0, "");
+	else
+		fprintf(stderr, "\rhosttune: %s\033[K", line);
+	shown = n;
+	fflush(stderr);
+}
+
 int cli_load_facts(const struct options *o, struct ht_ruleset *rs, bool all,
                    struct ht_facts **out)
 {
@@ -325,6 +395,9 @@ int cli_load_facts(const struct options *o, struct ht_ruleset *rs, bool all,
 		*out = f;
 		return 0;
 	}
+	/* Told on stderr, a terminal, unless --quiet: --sample's wait, the fsync rate. */
+	if (o->detail != HT_REPORT_QUIET && isatty(STDERR_FILENO))
+		ht_collect_set_progress(show_progress, NULL);
 	r = ht_collect_new(o->root, o->no_measure ? HT_COLLECT_NO_MEASURE : 0, &c);
 	if (r >= 0 && (r = collect_inputs(o, rs, c)) < 0)
 		ht_collect_free(c);

@@ -407,7 +407,7 @@ int cli_fleet_audit(const struct options *o)
 		r = cli_printed(ht_report_fleet_text(rh, fl.n, &info, stdout));
 	}
 	if (r == 0 && fflush(stdout) != 0)
-		r = EXIT_COLLECT;
+		r = cli_printed(-EIO);
 	if (r == 0 && worst >= o->fail_on)
 		r = EXIT_FINDINGS;
 out:

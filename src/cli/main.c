@@ -240,6 +240,8 @@ static void help(FILE *out)
 	        "hosttune did not write is in the way; 3 could not collect, apply or revert\n"
 	        "(an apply is rolled back); 4 another apply or revert is running (nothing\n"
 	        "changed); 5 apply or revert done, but its report could not be written.\n"
+	        "Any other command whose reader goes away (| head) ends quietly with the\n"
+	        "status of what it found.\n"
 	        "hosttune COMMAND --help prints one command's usage and options.\n"
 	        "See hosttune(8) and hosttune.rules(5).\n");
 }
@@ -687,6 +689,7 @@ static int run_command(int argc, char **argv, struct options *o, const struct gi
 			cmd = &commands[i];
 	if (!cmd)
 		return cli_usage_error("unknown command '%s'", name);
+	o->read_only = !(cmd->bit & (C_APPLY | C_REVERT)) || o->dry_run;
 	r = check_applies(cmd, o, g);
 	if (r >= 0)
 		return r;
@@ -775,8 +778,9 @@ int main(int argc, char **argv)
 
 	/*
 	 * A reader that went away (hosttune apply | head) must not kill a run
-	 * half way: writes fail with EPIPE instead, and the exit status says
-	 * the report was lost (3, or 5 when apply or revert changed the host).
+	 * half way: writes fail with EPIPE instead. A read-only command then
+	 * ends quietly with its verdict's status, as sysctl -a does; apply and
+	 * revert say the report was lost (5 when they changed the host, else 3).
 	 */
 	signal(SIGPIPE, SIG_IGN);
 	/*
@@ -805,11 +809,15 @@ int main(int argc, char **argv)
 	}
 	r = run_command(argc, argv, &o, &g, &cfg);
 	/*
-	 * A report that did not reach its reader (a full disk, a closed pipe) is a
-	 * failure; apply and revert check their own (EXIT_UNREPORTED: the host changed).
+	 * A report that did not reach its reader (a full disk) is a failure;
+	 * apply and revert check their own (EXIT_UNREPORTED: the host changed).
+	 * A reader that went away (| head) is none for a read-only command: the
+	 * rest was not wanted, the verdict stands (cli_stdout_gone()).
 	 */
 	cli_config_free(&cfg);
 	if (r != EXIT_UNREPORTED && (ht_escape_flush(stdout) != 0 || ferror(stdout))) {
+		if (o.read_only && cli_stdout_gone())
+			return r;
 		cli_error("writing the output: %s\n", strerror(errno ? errno : EIO));
 		return EXIT_COLLECT;
 	}

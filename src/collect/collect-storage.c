@@ -679,7 +679,12 @@ static int collect_fsync(struct ht_facts *f, const char *root, const char *name,
 	if (probe_err < 0)
 		return ht_facts_set_errno(f, fn, probe_err, ht_fact_def_unit(fn),
 		                          "no directory to measure in");
+	if (ht_collect_progress_wanted()) {
+		snprintf(src, sizeof(src), "measuring the fsync rate in %s", dir);
+		ht_collect_progress(src, FSYNC_BUDGET_MS / 1000.0);
+	}
 	r = ht_fsync_rate(dir, FSYNC_BUDGET_MS, FSYNC_MAX_ROUNDS, &rate, &rounds, &ns);
+	ht_collect_progress(NULL, 0);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {

@@ -118,6 +118,32 @@ void ht_collect_attach(struct ht_collect *c, struct ht_facts *f);
 int ht_collect_all(struct ht_collect *c, struct ht_facts *f, struct ht_error *err);
 
 /*
+ * ht_progress_fn - told what a measurement that takes time on purpose is
+ * doing while it runs: @what a phrase such as "sampling nstat for 60 s" or
+ * "measuring the fsync rate in /var/lib/garage/meta" (borrowed for the
+ * call; it may hold a file name from the host, unescaped), @left the
+ * seconds it has left at most (>= 0), told again as they go down; @what
+ * NULL when it is over. @userdata as given to ht_collect_set_progress().
+ */
+typedef void (*ht_progress_fn)(void *userdata, const char *what, double left);
+
+/*
+ * ht_collect_set_progress - who is told of the measurements that take time
+ * (--sample's wait between its readings, the fsync rate): @fn with
+ * @userdata, for the whole process (the CLI sets it once, before
+ * collecting); NULL, the default: nobody. The collectors never print.
+ */
+void ht_collect_set_progress(ht_progress_fn fn, void *userdata);
+
+/*
+ * ht_collect_progress - a collector says what it measures now and the
+ * seconds it has left (@what NULL: done): ht_collect_set_progress()'s
+ * function, or nothing. ht_collect_progress_wanted(): whether anyone listens.
+ */
+void ht_collect_progress(const char *what, double left);
+bool ht_collect_progress_wanted(void);
+
+/*
  * ht_collect_warning - one line on what a source skipped that nobody asked
  * for (an /etc/garage.toml hosttune cannot read: the Garage pre-flight is
  * skipped), or NULL. Valid while @c is.

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "collect/collect.h"
 #include "collect/sample.h"
 #include "engine/facts.h"
 #include "shared/rootfs.h"
@@ -150,6 +152,49 @@ int ht_sampler_start(struct ht_sampler *s, double seconds)
 	return 0;
 }
 
+/*
+ * Sleeps towards @until (CLOCK_MONOTONIC) telling ht_collect_progress() what
+ * is sampled and the seconds left, again each time the whole seconds left
+ * go down; returns within the last second (the caller sleeps out the rest).
+ */
+static void wait_told(const struct ht_sampler *s, const struct timespec *until)
+{
+	char what[256];
+	size_t start, at;
+
+	/* "sampling 60 s of nstat, softnet" (the interval first: a narrow terminal cuts the end). */
+	start = at = (size_t)snprintf(what, sizeof(what), "sampling %g s of", s->seconds);
+
+	for (size_t i = 0; i < ARRAY_SIZE(sample_sources) && at < sizeof(what); i++)
+		if (s->want[i])
+			at += (size_t)snprintf(what + at, sizeof(what) - at, "%s %s",
+			                       at > start ? "," : "", sample_sources[i].name);
+	if (at == start)
+		snprintf(what, sizeof(what), "sampling %g s", s->seconds);
+	for (;;) {
+		struct timespec now, next;
+		double left, step;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = ts_diff(until, &now);
+		ht_collect_progress(what, left);
+		/* To where the whole seconds left go down: 2.4 s left -> sleep 0.4 s. */
+		if (left <= 1)
+			return;
+		step = left - floor(left);
+		if (step < 0.001)
+			step = 1;
+		next = now;
+		next.tv_nsec += (long)(step * 1e9);
+		while (next.tv_nsec >= 1000000000L) {
+			next.tv_sec++;
+			next.tv_nsec -= 1000000000L;
+		}
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+			;
+	}
+}
+
 /* The second reading of every wanted source, once the interval is over. 0 or -ENOMEM. */
 static int take_second(struct ht_sampler *s)
 {
@@ -164,8 +209,11 @@ static int take_second(struct ht_sampler *s)
 		until.tv_sec++;
 		until.tv_nsec -= 1000000000L;
 	}
+	if (ht_collect_progress_wanted())
+		wait_told(s, &until);
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
 		;
+	ht_collect_progress(NULL, 0);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	s->measured = ts_diff(&now, &s->t1);
 	for (size_t i = 0; i < ARRAY_SIZE(sample_sources); i++)
