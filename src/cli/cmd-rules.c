@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "cli/cli.h"
+#include "engine/facts.h"
 #include "engine/rules.h"
 #include "shared/util.h"
 
@@ -303,4 +304,113 @@ int cmd_rules(const struct options *o)
 		       hidden == 1 ? "value" : "values");
 	ht_ruleset_free(rs);
 	return 0;
+}
+
+/*
+ * Where the profile in use came from: "--profile", the configuration's
+ * "FILE:LINE" (its "FILE:LINE:COL" without the column), or "the default"; in
+ * @buf.
+ */
+static const char *profile_origin(const struct options *o, char *buf, size_t len)
+{
+	if (o->profile_where) {
+		const char *col = strrchr(o->profile_where, ':');
+
+		snprintf(buf, len, "%.*s", col ? (int)(col - o->profile_where) : (int)strlen(o->profile_where),
+		         o->profile_where);
+	} else
+		snprintf(buf, len, "%s", o->profile ? "--profile" : "the default");
+	return buf;
+}
+
+/* {"profiles": [...], "active": {"name", "from"}, "recommended": null or {"name", "evidence"}} */
+static struct json_object *profiles_json(const struct ht_profile_info *p, size_t n,
+                                         const char *active, const char *from,
+                                         const struct ht_profile_hint *hint, bool hinted)
+{
+	struct json_object *j = json_object_new_object(), *a = json_object_new_array();
+	struct json_object *act = json_object_new_object(), *rec = NULL;
+
+	if (!j || !a || !act) {
+		json_object_put(j);
+		json_object_put(a);
+		json_object_put(act);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_new_object();
+
+		if (!e)
+			continue;
+		json_object_object_add(e, "name", jstr(p[i].name));
+		json_object_object_add(e, "description", jstr(p[i].description));
+		json_object_object_add(e, "file", jstr(p[i].path));
+		json_object_object_add(e, "service", jstr(p[i].service));
+		json_object_object_add(e, "active", json_object_new_boolean(strcmp(p[i].name, active) == 0));
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(j, "profiles", a);
+	json_object_object_add(act, "name", jstr(active));
+	json_object_object_add(act, "from", jstr(from));
+	json_object_object_add(j, "active", act);
+	if (hinted)
+		rec = cli_profile_hint_json(p, hint);
+	json_object_object_add(j, "recommended", rec);
+	return j;
+}
+
+int cmd_profiles(const struct options *o)
+{
+	struct ht_ruleset *rs = NULL;
+	struct ht_facts *f = NULL;
+	struct ht_profile_info *p = NULL;
+	struct ht_profile_hint hint = { 0 };
+	struct ht_error err = { "" };
+	char from[4200];
+	const char *active;
+	size_t n = 0;
+	int r = cli_load_rules(o, &rs), w = 4;
+
+	if (r)
+		return r;
+	r = cli_load_facts(o, rs, false, &f);
+	if (r) {
+		ht_ruleset_free(rs);
+		return r;
+	}
+	active = ht_ruleset_profile(rs);
+	profile_origin(o, from, sizeof(from));
+	r = cli_profile_hint(rs, f, &p, &n, &hint, &err);
+	cli_collect_warnings();
+	if (r < 0) {
+		r = cli_fail(r, cli_collect_status(r), "%s", err.msg[0] ? err.msg : strerror(-r));
+		goto out;
+	}
+	if (o->json) {
+		r = cli_print_json(profiles_json(p, n, active, from, &hint, r > 0));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(p[i].name) > w)
+			w = (int)strlen(p[i].name);
+	for (size_t i = 0; i < n; i++)
+		printf("%c %-*s  %s\n", strcmp(p[i].name, active) == 0 ? '*' : ' ', w, p[i].name,
+		       p[i].description ? p[i].description : "(no description)");
+	printf("active profile: %s (%s)\n", active, from);
+	if (r > 0) {
+		_cleanup_free_ char *why = cli_profile_hint_text(&hint);
+
+		if (!why) {
+			r = cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
+			goto out;
+		}
+		printf("recommended: %s (%s)\n", p[hint.profile].name, why);
+	}
+	r = cli_printed(0);
+out:
+	ht_profile_hint_clear(&hint);
+	ht_profile_infos_free(p, n);
+	ht_facts_free(f);
+	ht_ruleset_free(rs);
+	return r;
 }

@@ -27,6 +27,12 @@ static const struct {
 	{ "rules", "",
 	  "List the rules with their kind and target; --all adds the named values the\n"
 	  "rules compute with." },
+	{ "profiles", "",
+	  "List the profiles of the rules directories, one line each with its\n"
+	  "description; '*' marks the one in use, and a line says where it came\n"
+	  "from (--profile, the configuration's FILE:LINE, the default). When this\n"
+	  "host's services (a Garage configuration, a process of a profile's\n"
+	  "workload.service) point to another profile, a last line names it and why." },
 	{ "plan", "",
 	  "What apply would change: a unified diff of every file and a table of live\n"
 	  "values (the same as apply --dry-run). Changes nothing." },

@@ -31,7 +31,8 @@ enum {
 	C_REVERT = 1u << 6,
 	C_VERIFY = 1u << 7,
 	C_WATCH = 1u << 8,
-	C_ALL = (1u << 9) - 1,
+	C_PROFILES = 1u << 9,
+	C_ALL = (1u << 10) - 1,
 	/* audit's first half: rules, profile, facts, findings (cli_evaluate()) */
 	C_EVAL = C_AUDIT | C_PLAN | C_APPLY | C_VERIFY,
 };
@@ -47,6 +48,7 @@ static const struct command {
 	{ "facts", C_FACTS, cmd_facts, false },
 	{ "explain", C_EXPLAIN, NULL, false },
 	{ "rules", C_RULES, cmd_rules, false },
+	{ "profiles", C_PROFILES, cmd_profiles, false },
 	{ "plan", C_PLAN, cmd_apply, true },
 	{ "apply", C_APPLY, cmd_apply, false },
 	{ "revert", C_REVERT, cmd_revert, false },
@@ -72,8 +74,8 @@ static const struct opt {
 	{ { "rules", required_argument, NULL, 'R' }, C_ALL },
 	{ { "format", required_argument, NULL, 'f' }, C_ALL },
 	{ { "color", required_argument, NULL, 'c' }, C_ALL },
-	{ { "facts", required_argument, NULL, 'F' }, C_AUDIT | C_FACTS | C_PLAN },
-	{ { "profile", required_argument, NULL, 'p' }, C_EVAL | C_WATCH | C_FACTS },
+	{ { "facts", required_argument, NULL, 'F' }, C_AUDIT | C_FACTS | C_PLAN | C_PROFILES },
+	{ { "profile", required_argument, NULL, 'p' }, C_EVAL | C_WATCH | C_FACTS | C_PROFILES },
 	{ { "set", required_argument, NULL, 's' }, C_EVAL | C_WATCH | C_FACTS },
 	{ { "fail-on", required_argument, NULL, 'x' }, C_AUDIT },
 	{ { "output", required_argument, NULL, 'o' }, C_AUDIT },
@@ -177,6 +179,8 @@ static void help(FILE *out)
 	        "  facts          print the facts of this host (the --facts file format)\n"
 	        "  explain RULE   print a rule's rationale and its formula\n"
 	        "  rules          list the rules with their targets\n"
+	        "  profiles       list the profiles: which is in use and why, and the one\n"
+	        "                 this host's services suggest\n"
 	        "  plan           what apply would change: a unified diff of the files and\n"
 	        "                 a table of live values (same as apply --dry-run)\n"
 	        "  apply          write the files and live values, with rollback on failure\n"
@@ -679,8 +683,8 @@ static int run_command(int argc, char **argv, struct options *o, const struct gi
 	int r;
 
 	if (optind >= argc)
-		return cli_usage_error("missing command (audit, facts, explain RULE, rules, plan, apply, "
-		                       "revert, verify, watch)");
+		return cli_usage_error("missing command (audit, facts, explain RULE, rules, profiles, "
+		                       "plan, apply, revert, verify, watch)");
 	name = argv[optind++];
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (strcmp(name, commands[i].name) == 0)
