@@ -42,6 +42,13 @@ struct ht_report_info {
 	 * NULL when nobody asks.
 	 */
 	void (*priority)(FILE *out, int prio);
+	/*
+	 * The profile this host's services suggest when it is not the one in
+	 * use (ht_profile_suggest()), and its evidence: text prints it after the
+	 * heading, JSON as "recommended_profile". NULL hint_name for none.
+	 */
+	const char *hint_name;
+	const struct ht_profile_hint *hint;
 };
 
 /*
