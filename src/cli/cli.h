@@ -45,6 +45,7 @@ struct options {
 	bool host_label;          /* audit --format prometheus --host-label: a host label on each series */
 	bool all;                 /* rules --all: the named values too */
 	bool lint;                /* rules --lint: conditions in both severity and text */
+	bool no_evaluate;         /* explain --no-evaluate: the formulas only */
 	int detail;               /* audit: -v/-q, enum ht_report_detail (cli/report.h) */
 	bool no_measure;
 	bool dry_run;             /* plan, or apply --dry-run */

@@ -74,15 +74,18 @@ static const struct opt {
 	{ { "rules", required_argument, NULL, 'R' }, C_ALL },
 	{ { "format", required_argument, NULL, 'f' }, C_ALL },
 	{ { "color", required_argument, NULL, 'c' }, C_ALL },
-	{ { "facts", required_argument, NULL, 'F' }, C_AUDIT | C_FACTS | C_PLAN | C_PROFILES },
-	{ { "profile", required_argument, NULL, 'p' }, C_EVAL | C_WATCH | C_FACTS | C_PROFILES },
-	{ { "set", required_argument, NULL, 's' }, C_EVAL | C_WATCH | C_FACTS },
+	{ { "facts", required_argument, NULL, 'F' },
+	  C_AUDIT | C_FACTS | C_PLAN | C_PROFILES | C_EXPLAIN },
+	{ { "profile", required_argument, NULL, 'p' },
+	  C_EVAL | C_WATCH | C_FACTS | C_PROFILES | C_EXPLAIN },
+	{ { "set", required_argument, NULL, 's' }, C_EVAL | C_WATCH | C_FACTS | C_EXPLAIN },
 	{ { "fail-on", required_argument, NULL, 'x' }, C_AUDIT },
 	{ { "output", required_argument, NULL, 'o' }, C_AUDIT },
 	{ { "host-label", no_argument, NULL, 'H' }, C_AUDIT },
 	{ { "verbose", no_argument, NULL, 'v' }, C_AUDIT },
 	{ { "quiet", no_argument, NULL, 'q' }, C_AUDIT },
-	{ { "no-measure", no_argument, NULL, 'M' }, C_EVAL | C_FACTS },
+	{ { "no-measure", no_argument, NULL, 'M' }, C_EVAL | C_FACTS | C_EXPLAIN },
+	{ { "no-evaluate", no_argument, NULL, 'E' }, C_EXPLAIN },
 	{ { "observed", required_argument, NULL, 'B' }, C_EVAL },
 	{ { "dry-run", no_argument, NULL, 'n' }, C_APPLY },
 	{ { "persist-only", no_argument, NULL, 'P' }, C_PLAN | C_APPLY },
@@ -177,7 +180,8 @@ static void help(FILE *out)
 	        "Commands:\n"
 	        "  audit          collect facts, evaluate the rules, report findings\n"
 	        "  facts          print the facts of this host (the --facts file format)\n"
-	        "  explain RULE   print a rule's rationale and its formula\n"
+	        "  explain RULE   print a rule's formulas and rationale, and what they give\n"
+	        "                 on this host (or --root, --facts)\n"
 	        "  rules          list the rules with their targets\n"
 	        "  profiles       list the profiles: which is in use and why, and the one\n"
 	        "                 this host's services suggest\n"
@@ -228,6 +232,7 @@ static void help(FILE *out)
 	        "      --no-config       read no configuration file\n"
 	        "      --all             rules: list the named values too\n"
 	        "      --lint            rules: conditions told twice, in severity and text\n"
+	        "      --no-evaluate     explain: the formulas only, not this host's numbers\n"
 	        "  -h, --help            this help\n"
 	        "  -V, --version         print the version\n"
 	        "\n"
@@ -457,6 +462,9 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 			break;
 		case 'K':
 			o->lint = true;
+			break;
+		case 'E':
+			o->no_evaluate = true;
 			break;
 		case 'v':
 		case 'q':
