@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* hosttune facts and hosttune audit. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -107,7 +108,12 @@ int cmd_audit(const struct options *o)
 			         ", counters over a %.2f s sample", ht_value_as_double(&sf->value));
 	}
 	/* Advice only: profiles that do not load, or facts a provider cannot give, leave none. */
-	if (cli_profile_hint(rs, facts, &profiles, &nprofiles, &hint, &err) > 0)
+	r = cli_profile_hint(rs, facts, &profiles, &nprofiles, &hint, &err);
+	if (r == -ENOMEM) {
+		r = cli_fail(r, EXIT_COLLECT, "out of memory");
+		goto out;
+	}
+	if (r > 0)
 		hint_name = profiles[hint.profile].name;
 	err.msg[0] = '\0';
 	info = (struct ht_report_info){ .origin = origin,
