@@ -50,6 +50,19 @@ expect_eq "--rules DIR: that directory's profiles only" \
   ingest   (no description)
 active profile: default (the default)" "$out"
 
+# A profile that does not load is listed, and said on stderr with its
+# FILE:LINE:COL (the include on line 2, its value at column 11), exit 2; a
+# file whose name no --profile can name (a '-') is no profile.
+printf '[profile]\ninclude = nothere\n' >"$TMP/r/profiles/broken.profile"
+: >"$TMP/r/profiles/my-site.profile"
+"$HOSTTUNE" --no-config --rules "$TMP/r" profiles >"$TMP/out" 2>"$TMP/err"
+expect_eq "a profile that does not load: exit 2, listed, its error on stderr" \
+"2|  broken   (does not load: see below)
+* default  general server with modest connection churn
+  ingest   (no description)
+active profile: default (the default)|hosttune: $TMP/r/profiles/broken.profile:2:11: profile 'nothere' not found (looked for profiles/nothere.profile in $TMP/r)" \
+	"$?|$(cat "$TMP/out")|$(cat "$TMP/err")"
+
 # ---- an unknown profile ----
 out=$(ht --no-config --profile garge profiles 2>&1)
 rc=$?

@@ -501,6 +501,7 @@ static struct json_object *profiles_json(const struct ht_profile_info *p, size_t
 		json_object_object_add(e, "description", jstr(p[i].description));
 		json_object_object_add(e, "file", jstr(p[i].path));
 		json_object_object_add(e, "service", jstr(p[i].service));
+		json_object_object_add(e, "error", jstr(p[i].error));
 		json_object_object_add(e, "active", json_object_new_boolean(strcmp(p[i].name, active) == 0));
 		json_object_array_add(a, e);
 	}
@@ -543,13 +544,14 @@ int cmd_profiles(const struct options *o)
 	}
 	if (o->json) {
 		r = cli_print_json(profiles_json(p, n, active, from, &hint, r > 0));
-		goto out;
+		goto errors;
 	}
 	for (size_t i = 0; i < n; i++)
 		if ((int)strlen(p[i].name) > w)
 			w = (int)strlen(p[i].name);
 	for (size_t i = 0; i < n; i++)
 		printf("%c %-*s  %s\n", strcmp(p[i].name, active) == 0 ? '*' : ' ', w, p[i].name,
+		       p[i].error ? "(does not load: see below)" :
 		       p[i].description ? p[i].description : "(no description)");
 	printf("active profile: %s (%s)\n", active, from);
 	if (r > 0) {
@@ -562,6 +564,14 @@ int cmd_profiles(const struct options *o)
 		printf("recommended: %s (%s)\n", p[hint.profile].name, why);
 	}
 	r = cli_printed(0);
+errors:
+	/* A profile that does not load is bad input, as it is for --profile: exit 2. */
+	for (size_t i = 0; r == 0 && i < n; i++)
+		if (p[i].error) {
+			fflush(stdout);
+			cli_error("%s\n", p[i].error);
+			r = EXIT_USAGE;
+		}
 out:
 	ht_profile_hint_clear(&hint);
 	ht_profile_infos_free(p, n);

@@ -516,8 +516,13 @@ static void name_profiles(const struct ht_ruleset *rs, const char *name, struct 
 	struct ht_profile_info *p = NULL;
 	struct ht_error lerr = { "" };
 	size_t n = 0, len = strlen(err->msg);
+	char head[160];
 	const char *near;
 
+	/* Only for the profile asked for: an include's name is its file's to fix. */
+	snprintf(head, sizeof(head), "profile '%s' not found", name);
+	if (strncmp(err->msg, head, strlen(head)) != 0)
+		return;
 	if (ht_ruleset_profiles(rs, &p, &n, &lerr) < 0 || n == 0) {
 		ht_profile_infos_free(p, n);
 		return;

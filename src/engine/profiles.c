@@ -30,6 +30,7 @@ void ht_profile_infos_free(struct ht_profile_info *p, size_t n)
 		free(p[i].path);
 		free(p[i].description);
 		free(p[i].service);
+		free(p[i].error);
 	}
 	free(p);
 }
@@ -39,9 +40,27 @@ static int profile_info(const struct ht_ruleset *rs, const char *name, const cha
                         struct ht_profile_info *out, struct ht_error *err)
 {
 	struct ht_ruleset probe = { .dirs = rs->dirs, .ndirs = rs->ndirs };
+	struct ht_error perr = { "" };
 	struct ht_var *svc;
-	int r = ht_ruleset_load_profile(&probe, name, err);
+	int r = ht_ruleset_load_profile(&probe, name, &perr);
 
+	/* One that does not load is listed with its error: the others still count. */
+	if (r < 0 && r != -ENOMEM) {
+		out->name = strdup(name);
+		out->path = strdup(path);
+		out->error = strdup(perr.msg[0] ? perr.msg : strerror(-r));
+		r = out->name && out->path && out->error ? 0 : -ENOMEM;
+		if (r < 0) {
+			free(out->name);
+			free(out->path);
+			free(out->error);
+			*out = (struct ht_profile_info){ 0 };
+		}
+		probe_clear(&probe);
+		return r;
+	}
+	if (r < 0)
+		ht_error_set(err, ENOMEM, "out of memory");
 	if (r >= 0) {
 		svc = rules_var_find(&probe, "workload.service");
 		out->name = strdup(name);
@@ -97,6 +116,9 @@ int ht_ruleset_profiles(const struct ht_ruleset *rs, struct ht_profile_info **ou
 		if (r < 0)
 			break;
 		names[i][len] = '\0';
+		/* A file whose name no --profile can name is no profile. */
+		if (!rules_valid_name(names[i]) || strchr(names[i], '.'))
+			continue;
 		r = profile_info(rs, names[i], path, &list[count], err);
 		if (r >= 0)
 			count++;

@@ -138,16 +138,19 @@ struct ht_profile_info {
 	char *path;        /* the file that counts: the last directory's that has one */
 	char *description; /* its [profile] description; NULL when it has none */
 	char *service;     /* its workload.service (or its includes'); NULL when "" or unset */
+	char *error;       /* why it does not load ("FILE:LINE:COL: message"), else NULL;
+	                    * description and service are NULL then */
 };
 
 /*
  * ht_ruleset_profiles - every profile of @rs's rules directories
  * (profiles/NAME.profile of each; a later directory's file of the same name
  * counts, a link to /dev/null masks it), in name order, each read with its
- * includes. *@out (NULL when there is none) and *@n are the caller's to free
- * with ht_profile_infos_free(). Returns 0; -EINVAL (err "FILE:LINE:COL:
- * message") for a profile that does not load; another negative errno when a
- * directory or file cannot be read; -ENOMEM.
+ * includes; a file whose name is no profile name (letters, digits, '_') is
+ * left out. *@out (NULL when there is none) and *@n are the caller's to free
+ * with ht_profile_infos_free(). A profile that does not load is listed with
+ * its error (struct ht_profile_info's error). Returns 0; a negative errno
+ * when a directory or file cannot be read (err names it); -ENOMEM.
  */
 int ht_ruleset_profiles(const struct ht_ruleset *rs, struct ht_profile_info **out, size_t *n,
                         struct ht_error *err);
