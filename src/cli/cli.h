@@ -307,13 +307,6 @@ const char *cli_nearest_profile(const struct ht_profile_info *p, size_t n, const
  * *@hint filled (clear it with ht_profile_hint_clear()), 0 for no hint, or a
  * negative errno with @err set.
  */
-/* "EVIDENCE; EVIDENCE": a hint's evidence on one line, a new string; NULL on ENOMEM. */
-char *cli_profile_hint_text(const struct ht_profile_hint *hint);
-
-/* {"name", "evidence": [...]} of @hint, whose profile is in @p; NULL on ENOMEM. */
-struct json_object *cli_profile_hint_json(const struct ht_profile_info *p,
-                                          const struct ht_profile_hint *hint);
-
 int cli_profile_hint(const struct ht_ruleset *rs, struct ht_facts *f,
                      struct ht_profile_info **p, size_t *n, struct ht_profile_hint *hint,
                      struct ht_error *err);

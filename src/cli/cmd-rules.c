@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "cli/cli.h"
+#include "cli/report.h"
 #include "engine/facts.h"
 #include "engine/value.h"
 #include "engine/rules.h"
@@ -510,7 +511,7 @@ static struct json_object *profiles_json(const struct ht_profile_info *p, size_t
 	json_object_object_add(act, "from", jstr(from));
 	json_object_object_add(j, "active", act);
 	if (hinted)
-		rec = cli_profile_hint_json(p, hint);
+		rec = ht_report_hint_json(p[hint->profile].name, hint);
 	json_object_object_add(j, "recommended", rec);
 	return j;
 }
@@ -555,7 +556,7 @@ int cmd_profiles(const struct options *o)
 		       p[i].description ? p[i].description : "(no description)");
 	printf("active profile: %s (%s)\n", active, from);
 	if (r > 0) {
-		_cleanup_free_ char *why = cli_profile_hint_text(&hint);
+		_cleanup_free_ char *why = ht_report_hint_text(&hint);
 
 		if (!why) {
 			r = cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");

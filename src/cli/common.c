@@ -548,38 +548,6 @@ int cli_profile_hint(const struct ht_ruleset *rs, struct ht_facts *f,
 	return ht_profile_suggest(*p, *n, ht_ruleset_profile(rs), f, hint, err);
 }
 
-char *cli_profile_hint_text(const struct ht_profile_hint *hint)
-{
-	char *t = strdup("");
-
-	for (size_t i = 0; t && i < hint->nevidence; i++) {
-		char *next;
-
-		if (asprintf(&next, "%s%s%s", t, i ? "; " : "", hint->evidence[i]) < 0)
-			next = NULL;
-		free(t);
-		t = next;
-	}
-	return t;
-}
-
-struct json_object *cli_profile_hint_json(const struct ht_profile_info *p,
-                                          const struct ht_profile_hint *hint)
-{
-	struct json_object *j = json_object_new_object(), *a = json_object_new_array();
-
-	if (!j || !a) {
-		json_object_put(j);
-		json_object_put(a);
-		return NULL;
-	}
-	for (size_t i = 0; i < hint->nevidence; i++)
-		json_object_array_add(a, json_object_new_string(hint->evidence[i]));
-	json_object_object_add(j, "name", json_object_new_string(p[hint->profile].name));
-	json_object_object_add(j, "evidence", a);
-	return j;
-}
-
 /* cli_load_rules(), saying nothing when @quiet (the caller goes on without rules). */
 static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **out)
 {

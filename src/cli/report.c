@@ -350,6 +350,37 @@ static char *workload_line(const struct ht_ruleset *rs, bool all)
 	return TAKE_PTR(line);
 }
 
+char *ht_report_hint_text(const struct ht_profile_hint *hint)
+{
+	char *t = strdup("");
+
+	for (size_t i = 0; t && i < hint->nevidence; i++) {
+		char *next;
+
+		if (asprintf(&next, "%s%s%s", t, i ? "; " : "", hint->evidence[i]) < 0)
+			next = NULL;
+		free(t);
+		t = next;
+	}
+	return t;
+}
+
+struct json_object *ht_report_hint_json(const char *name, const struct ht_profile_hint *hint)
+{
+	struct json_object *j = json_object_new_object(), *a = json_object_new_array();
+
+	if (!j || !a) {
+		json_object_put(j);
+		json_object_put(a);
+		return NULL;
+	}
+	for (size_t i = 0; i < hint->nevidence; i++)
+		json_object_array_add(a, json_object_new_string(hint->evidence[i]));
+	json_object_object_add(j, "name", json_object_new_string(name));
+	json_object_object_add(j, "evidence", a);
+	return j;
+}
+
 /*
  * "recommended profile: garage (/etc/garage.toml exists; ...): --profile
  * garage": the profile the host's services suggest, and why; a new string,
@@ -357,17 +388,9 @@ static char *workload_line(const struct ht_ruleset *rs, bool all)
  */
 static char *hint_line(const struct ht_report_info *info)
 {
-	_cleanup_free_ char *why = strdup("");
+	_cleanup_free_ char *why = ht_report_hint_text(info->hint);
 	char *line;
 
-	for (size_t i = 0; why && i < info->hint->nevidence; i++) {
-		char *next;
-
-		if (asprintf(&next, "%s%s%s", why, i ? "; " : "", info->hint->evidence[i]) < 0)
-			return NULL;
-		free(why);
-		why = next;
-	}
 	if (!why || asprintf(&line, "recommended profile: %s (%s): --profile %s", info->hint_name,
 	                     why, info->hint_name) < 0)
 		return NULL;
@@ -794,17 +817,10 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 	json_object_object_add(root, "workload", wl);
 	wl = NULL;
 	if (info->hint_name) {
-		struct json_object *h = json_object_new_object(), *ev = json_object_new_array();
+		struct json_object *h = ht_report_hint_json(info->hint_name, info->hint);
 
-		if (!h || !ev) {
-			json_object_put(h);
-			json_object_put(ev);
+		if (!h)
 			goto oom;
-		}
-		for (size_t i = 0; i < info->hint->nevidence; i++)
-			json_object_array_add(ev, json_object_new_string(info->hint->evidence[i]));
-		json_object_object_add(h, "name", json_object_new_string(info->hint_name));
-		json_object_object_add(h, "evidence", ev);
 		json_object_object_add(root, "recommended_profile", h);
 	} else
 		json_object_object_add(root, "recommended_profile", NULL);

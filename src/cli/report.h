@@ -51,6 +51,12 @@ struct ht_report_info {
 	const struct ht_profile_hint *hint;
 };
 
+/* "EVIDENCE; EVIDENCE": @hint's evidence on one line, a new string; NULL on ENOMEM. */
+char *ht_report_hint_text(const struct ht_profile_hint *hint);
+
+/* {"name": @name, "evidence": [...]} of @hint; NULL on ENOMEM. */
+struct json_object *ht_report_hint_json(const char *name, const struct ht_profile_hint *hint);
+
 /*
  * Writes the text report: a waived finding shows "(waived)" after its
  * severity and "waived: REASON" under its heading, and the summary line ends
