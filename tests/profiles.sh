@@ -156,6 +156,19 @@ case $out in
 *"On "*|*recommended*) not_ok "explain --no-evaluate: the formulas only" "$out" ;;
 *) expect_contains "explain --no-evaluate: the formulas only" "  value      max(min(pow2ceil" "$out" ;;
 esac
+# One instance of an each rule: a Garage host's S3 port 3900 (listener.list
+# "3900 3901 3903", each with its backlog); a port it does not have names
+# the instances the rule found.
+RAID=$FIXTURES/verdict/garage-raid6-home.facts
+out=$(h --facts "$RAID" explain 'listen.backlog[3900]')
+expect_contains "explain RULE[INSTANCE]: that instance" "  instance    3900" "$out"
+case $out in
+*"instance    3901"*) not_ok "explain RULE[INSTANCE]: no other instance" "$out" ;;
+*) ok "explain RULE[INSTANCE]: no other instance" ;;
+esac
+out=$(h --facts "$RAID" explain 'listen.backlog[1]')
+expect_contains "explain RULE[INSTANCE]: an instance the host lacks" \
+	"no finding for 1: the host has no such instance, or the rule's when is false for it (findings for: 3900" "$out"
 h --facts "$VM" --format json explain conntrack.max >"$TMP/e.json"
 expect_eq "explain JSON: host.findings" "4096 32768" \
 	"$(jget "$TMP/e.json" '"\(.host.findings[0].current) \(.host.findings[0].recommended)"')"

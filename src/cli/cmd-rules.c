@@ -241,8 +241,16 @@ static int print_evaluated(const struct options *o, struct ht_ruleset *rs,
 		if (fi->explanation)
 			print_lines(fi->explanation, 4);
 	}
-	if (shown == 0 && instance)
-		printf("  no instance %s here\n", instance);
+	if (shown == 0 && instance) {
+		size_t k = 0;
+
+		printf("  no finding for %s: the host has no such instance, or the rule's when is "
+		       "false for it", instance);
+		for (size_t i = 0; i < f->n; i++)
+			if (finding_of(&f->items[i], rule, NULL) && f->items[i].instance)
+				printf("%s%s", k++ ? ", " : " (findings for: ", f->items[i].instance);
+		printf("%s\n", k ? ")" : "");
+	}
 	else if (shown == 0)
 		printf("  the rule does not apply here: its when is false\n");
 	return 0;
