@@ -301,7 +301,7 @@ bad_args "profile conn_rate = 570s" \
 	"hosttune: $TMP/s/profiles/unit.profile:4:13: workload.conn_rate: expected a number without a unit, found a time" \
 	--rules "$TMP/s" --facts "$FACTS" --profile unit audit
 bad_args "unknown profile" \
-	"hosttune: profile 'nosuch' not found (looked for profiles/nosuch.profile in $TMP/r)" \
+	"hosttune: profile 'nosuch' not found (looked for profiles/nosuch.profile in $TMP/r); the profiles are default" \
 	--rules "$TMP/r" --facts "$FACTS" --profile nosuch audit
 printf '# hosttune facts 1\nmem.total = abc\n' >"$TMP/bad.facts"
 # "mem.total = " is 12 characters, the value starts at column 13.
@@ -312,7 +312,7 @@ bad_args "unknown command" "hosttune: unknown command 'bogus' (hosttune --help l
 bad_args "bad format" "hosttune: --format: expected text, json or prometheus, got 'xml' (hosttune --help lists the usage)" --format xml audit
 bad_args "bad --fail-on" "hosttune: --fail-on: expected info, warning or critical, got 'ok' (hosttune --help lists the usage)" \
 	--fail-on ok audit
-bad_args "no command" "hosttune: missing command (audit, facts, explain RULE, rules, plan, apply, revert, verify, watch) (hosttune --help lists the usage)"
+bad_args "no command" "hosttune: missing command (audit, facts, explain RULE, rules, profiles, plan, apply, revert, verify, watch) (hosttune --help lists the usage)"
 bad_args "unknown rule" "hosttune: no rule 'nosuch' (hosttune rules lists them)" \
 	--rules "$TMP/r" explain nosuch
 bad_args "--root with --facts" "hosttune: --root and --facts exclude each other (hosttune --help lists the usage)" \

@@ -218,7 +218,7 @@ run audit
 expect_eq "an empty waiver is no error: the audit runs" "1 " "$rc $err"
 bad '[waive]\nnic.queues\n' "2:1: expected '[section]', 'key = value' or a comment"
 # Values the rules refuse, at the line that set them.
-bad '[hosttune]\nprofile = nope\n' "2:11: profile 'nope' not found (looked for profiles/nope.profile in $HT_RULES_DIR)"
+bad '[hosttune]\nprofile = nope\n' "2:11: profile 'nope' not found (looked for profiles/nope.profile in $HT_RULES_DIR); the profiles are default, garage, minio, registry"
 bad '[set]\nworkload.burst = 0\n' \
 	"2:18: [set] workload.burst=0: expected a number >= 1 and <= 1000, found 0"
 # facts takes --set: a [set] value the rules refuse stops it too, not silently dropped.

@@ -51,10 +51,10 @@ expect_eq "text: worst first across the fleet" \
 	"$(head -n 5 "$TMP/fleet-rows" | awk '{ print $NF }' | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "text: one line a host after the heading, with its file" \
 	"  home       facts file $F/home.facts: kernel 6.1.0-18-amd64" \
-	"$(sed -n 4p "$TMP/fleet.txt")"
+	"$(sed -n 3p "$TMP/fleet.txt")"
 expect_contains "text: the host's kernel, time and hosttune version when its facts say them" \
 	"garage-vm  facts file $F/vm1.facts: kernel 5.15.0-91-generic, collected 2000-01-01T00:00:00Z by hosttune 0" \
-	"$(sed -n 6p "$TMP/fleet.txt")"
+	"$(sed -n 5p "$TMP/fleet.txt")"
 # The explanations, under each host: the findings at info and above only.
 expect_eq "text: the problems under their host, ok and n/a only in the table" \
 	"== home ==|[info] cpu.aes|== pve ==|[warning] cpu.aes|== garage-vm ==|[critical] conntrack.max|[critical] conntrack.drops|[warning] conntrack.buckets" \
@@ -79,7 +79,7 @@ else not_ok "three --facts FILE: the same report as --facts DIR" \
 	"$(diff "$TMP/fleet.txt" "$TMP/files.txt" | head -n 5)"; fi
 ht --facts "$F/pve.facts" --facts "$F/home.facts" audit >"$TMP/two.txt"
 expect_eq "two --facts: both hosts, in the order given" "pve home" \
-	"$(sed -n '4,5p' "$TMP/two.txt" | awk '{ print $1 }' | tr '\n' ' ' | sed 's/ $//')"
+	"$(sed -n '3,4p' "$TMP/two.txt" | awk '{ print $1 }' | tr '\n' ' ' | sed 's/ $//')"
 ht --facts "$F/home.facts" --facts "$F/home.facts" audit >"$TMP/same.txt"
 expect_eq "the same file twice: one host's audit, as with one --facts" \
 	"hosttune audit of facts file $F/home.facts, profile default" "$(head -n 1 "$TMP/same.txt")"

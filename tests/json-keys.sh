@@ -35,7 +35,9 @@ doc() {
 	doc revert-nothing --root "$TMP/g" revert
 	doc facts --facts "$FACTS" facts
 	doc rules rules
-	doc explain explain conntrack.max
+	doc explain --facts "$FACTS" explain conntrack.max
+	doc explain-value --facts "$FACTS" explain conntrack.default.buckets
+	doc profiles --facts "$FACTS" profiles
 	doc watch --root "$TMP/g" --interval 250ms --duration 500ms watch
 	doc error --root "$TMP/nope" audit
 	doc error-file --facts /dev/null audit

@@ -280,7 +280,8 @@ for fmt in text json; do
 	check "plan --root ($fmt)" plain "${F[@]}" --root "$GARAGE" plan
 	check "verify --root ($fmt)" plain "${F[@]}" --root "$GARAGE" verify
 	check "rules ($fmt)" plain "${F[@]}" rules
-	check "explain ($fmt)" plain "${F[@]}" explain process.limit_nofile
+	check "explain ($fmt)" plain "${F[@]}" --facts "$FACTS" explain process.limit_nofile
+	check "profiles ($fmt)" plain "${F[@]}" --facts "$FACTS" profiles
 	check "watch --root ($fmt)" watch "${F[@]}" --root "$GARAGE" --interval 10ms --duration 20ms watch
 	check "apply --root ($fmt)" apply "${F[@]}" --root "$TMP/t" --no-measure apply
 	check "revert --root ($fmt)" revert "${F[@]}" --root "$TMP/t" revert

@@ -45,6 +45,7 @@ struct options {
 	bool host_label;          /* audit --format prometheus --host-label: a host label on each series */
 	bool all;                 /* rules --all: the named values too */
 	bool lint;                /* rules --lint: conditions in both severity and text */
+	bool no_evaluate;         /* explain --no-evaluate: the formulas only */
 	int detail;               /* audit: -v/-q, enum ht_report_detail (cli/report.h) */
 	bool no_measure;
 	bool dry_run;             /* plan, or apply --dry-run */
@@ -298,6 +299,32 @@ int cmd_revert(const struct options *o);
 int cmd_verify(const struct options *o);
 int cmd_watch(const struct options *o);
 int cmd_rules(const struct options *o);
+
+/*
+ * hosttune profiles: each profile of the rules directories with its
+ * description, the one in use and where that came from (--profile, the
+ * configuration's FILE:LINE, the default), and the one this host's services
+ * point to when it differs.
+ */
+int cmd_profiles(const struct options *o);
+
+/*
+ * cli_nearest_profile - the name in @p (@n of them) within two edits of
+ * @name, the nearest (the first of those as near), for "did you mean";
+ * NULL when none is that near. Points into @p.
+ */
+const char *cli_nearest_profile(const struct ht_profile_info *p, size_t n, const char *name);
+
+/*
+ * cli_profile_hint - the profiles of @rs's directories (*@p, *@n: freed by
+ * the caller with ht_profile_infos_free(), either way) and the one the facts
+ * @f point to when it is not @rs's (ht_profile_suggest()). Returns 1 with
+ * *@hint filled (clear it with ht_profile_hint_clear()), 0 for no hint, or a
+ * negative errno with @err set.
+ */
+int cli_profile_hint(const struct ht_ruleset *rs, struct ht_facts *f,
+                     struct ht_profile_info **p, size_t *n, struct ht_profile_hint *hint,
+                     struct ht_error *err);
 int cmd_explain(const struct options *o, const char *id);
 
 /*

@@ -82,6 +82,10 @@ int cmd_audit(const struct options *o)
 	struct ht_error err = { "" };
 	char origin[4200];
 	struct ht_report_info info;
+	struct ht_profile_info *profiles = NULL;
+	struct ht_profile_hint hint = { 0 };
+	const char *hint_name = NULL;
+	size_t nprofiles = 0;
 	int r;
 
 	r = cli_evaluate(o, &rs, &facts, &findings);
@@ -103,12 +107,22 @@ int cmd_audit(const struct options *o)
 			snprintf(origin + strlen(origin), sizeof(origin) - strlen(origin),
 			         ", counters over a %.2f s sample", ht_value_as_double(&sf->value));
 	}
+	/* Advice only: profiles that do not load, or facts a provider cannot give, leave none. */
+	r = cli_profile_hint(rs, facts, &profiles, &nprofiles, &hint, &err);
+	if (r == -ENOMEM) {
+		r = cli_fail(r, EXIT_COLLECT, "out of memory");
+		goto out;
+	}
+	if (r > 0)
+		hint_name = profiles[hint.profile].name;
+	err.msg[0] = '\0';
 	info = (struct ht_report_info){ .origin = origin,
 		                        .rules = rs, .values = rs, .fixes = plan.fixes,
 		                        .color = o->color, .width = o->width,
 		                        .wrap_all = o->terminal,
 		                        .detail = (enum ht_report_detail)o->detail,
-		                        .priority = cli_journal_priority };
+		                        .priority = cli_journal_priority,
+		                        .hint_name = hint_name, .hint = &hint };
 	if (o->json)
 		r = cli_print_json(ht_report_json(&findings, &info));
 	else
@@ -118,6 +132,8 @@ int cmd_audit(const struct options *o)
 	if (r == 0 && ht_findings_worst(&findings) >= o->fail_on)
 		r = EXIT_FINDINGS;
 out:
+	ht_profile_hint_clear(&hint);
+	ht_profile_infos_free(profiles, nprofiles);
 	ht_plan_free(&plan);
 	ht_findings_free(&findings);
 	ht_facts_free(facts);

@@ -9,6 +9,9 @@
 #include <json-c/json.h>
 
 #include "cli/cli.h"
+#include "cli/report.h"
+#include "engine/facts.h"
+#include "engine/value.h"
 #include "engine/rules.h"
 #include "shared/util.h"
 
@@ -145,31 +148,192 @@ static int find_rule(const struct ht_ruleset *rs, const char *id, const struct h
 	return 0;
 }
 
+/* "VALUE UNIT" of @v, or "-" when it has none; a new string, NULL on ENOMEM. */
+static char *value_text(const struct ht_value *v, const char *unit)
+{
+	_cleanup_free_ char *d = NULL;
+	char *t;
+
+	if (v->type == HT_T_NONE)
+		return strdup("-");
+	if (!(d = ht_value_display(v)))
+		return NULL;
+	if (asprintf(&t, "%s%s%s", d, unit ? " " : "", unit ? unit : "") < 0)
+		return NULL;
+	return t;
+}
+
+/* Whether finding @fi is of @rule, and of @instance when it is not NULL. */
+static bool finding_of(const struct ht_finding *fi, const struct ht_rule *rule,
+                       const char *instance)
+{
+	return fi->rule == rule &&
+	       (!instance || (fi->instance && strcmp(fi->instance, instance) == 0));
+}
+
+/* Prints @text, each line after @indent spaces. */
+static void print_lines(const char *text, int indent)
+{
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+
+		printf("%*s%.*s\n", indent, "", (int)n, text);
+		text += n + (text[n] ? 1 : 0);
+	}
+}
+
+/*
+ * "On ORIGIN (profile P):" and what @rule gives there: each finding's
+ * current and recommended value, severity and explanation; a named value's
+ * value; or why it gives nothing.
+ */
+static int print_evaluated(const struct options *o, struct ht_ruleset *rs,
+                           const struct ht_findings *f, const struct ht_rule *rule,
+                           const char *instance)
+{
+	const char *unit = ht_rule_unit(rule);
+	size_t shown = 0;
+
+	printf("\nOn %s%s, profile %s:\n", o->facts_file ? "facts file " : o->root ? "root " : "",
+	       o->facts_file ? o->facts_file : o->root ? o->root : "this host",
+	       ht_ruleset_profile(rs));
+	if (ht_rule_kind(rule) == HT_TARGET_NONE) {
+		struct ht_value v = { 0 };
+		struct ht_error err = { "" };
+		_cleanup_free_ char *t = NULL;
+		int r = ht_ruleset_value(rs, ht_rule_id(rule), &v, &err);
+
+		if (r == -ENODATA) {
+			printf("  %-11s none: %s\n", "value", err.msg);
+			return 0;
+		}
+		if (r < 0)
+			return cli_fail(r, EXIT_USAGE, "%s", err.msg[0] ? err.msg : strerror(-r));
+		t = value_text(&v, unit);
+		ht_value_clear(&v);
+		if (!t)
+			return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
+		printf("  %-11s %s\n", "value", t);
+		return 0;
+	}
+	for (size_t i = 0; i < f->n; i++) {
+		const struct ht_finding *fi = &f->items[i];
+		_cleanup_free_ char *cur = NULL, *rec = NULL;
+
+		if (!finding_of(fi, rule, instance))
+			continue;
+		if (shown++)
+			putchar('\n');
+		if (fi->instance)
+			printf("  %-11s %s\n", "instance", fi->instance);
+		if (!fi->applicable) {
+			printf("  %-11s %s\n", "not applicable:", fi->reason ? fi->reason : "");
+			continue;
+		}
+		cur = value_text(&fi->current, unit);
+		rec = value_text(&fi->recommended, unit);
+		if (!cur || !rec)
+			return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
+		printf("  %-11s %s\n", "current", cur);
+		printf("  %-11s %s%s\n", "recommended", rec, fi->kept ? " (kept: the host has more)" : "");
+		printf("  %-11s %s%s%s\n", "severity", ht_severity_name(fi->severity),
+		       fi->case_name ? ", case." : "", fi->case_name ? fi->case_name : "");
+		if (fi->explanation)
+			print_lines(fi->explanation, 4);
+	}
+	if (shown == 0 && instance) {
+		size_t k = 0;
+
+		printf("  no finding for %s: the host has no such instance, or the rule's when is "
+		       "false for it", instance);
+		for (size_t i = 0; i < f->n; i++)
+			if (finding_of(&f->items[i], rule, NULL) && f->items[i].instance)
+				printf("%s%s", k++ ? ", " : " (findings for: ", f->items[i].instance);
+		printf("%s\n", k ? ")" : "");
+	}
+	else if (shown == 0)
+		printf("  the rule does not apply here: its when is false\n");
+	return 0;
+}
+
+/* {"origin", "profile", "findings": [{"instance", "applicable", ...}], "value"} of @rule here. */
+static struct json_object *evaluated_json(const struct options *o, struct ht_ruleset *rs,
+                                          const struct ht_findings *f,
+                                          const struct ht_rule *rule, const char *instance)
+{
+	struct json_object *j = json_object_new_object(), *a = json_object_new_array();
+	struct json_object *value = NULL;
+
+	if (!j || !a) {
+		json_object_put(j);
+		json_object_put(a);
+		return NULL;
+	}
+	json_object_object_add(j, "origin", jstr(o->facts_file ? o->facts_file :
+	                                         o->root ? o->root : "this host"));
+	json_object_object_add(j, "profile", jstr(ht_ruleset_profile(rs)));
+	for (size_t i = 0; i < f->n; i++) {
+		const struct ht_finding *fi = &f->items[i];
+		struct json_object *e;
+
+		if (!finding_of(fi, rule, instance) || !(e = json_object_new_object()))
+			continue;
+		json_object_object_add(e, "instance", jstr(fi->instance));
+		json_object_object_add(e, "applicable", json_object_new_boolean(fi->applicable));
+		json_object_object_add(e, "reason", jstr(fi->reason));
+		json_object_object_add(e, "severity", jstr(fi->applicable ?
+		                                           ht_severity_name(fi->severity) : NULL));
+		json_object_object_add(e, "current", ht_value_to_json(&fi->current));
+		json_object_object_add(e, "recommended", ht_value_to_json(&fi->recommended));
+		json_object_object_add(e, "explanation", jstr(fi->explanation));
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(j, "findings", a);
+	if (ht_rule_kind(rule) == HT_TARGET_NONE) {
+		struct ht_value v = { 0 };
+		struct ht_error err = { "" };
+
+		if (ht_ruleset_value(rs, ht_rule_id(rule), &v, &err) == 0)
+			value = ht_value_to_json(&v);
+		ht_value_clear(&v);
+	}
+	json_object_object_add(j, "value", value);
+	return j;
+}
+
 int cmd_explain(const struct options *o, const char *id)
 {
 	struct ht_ruleset *rs = NULL;
+	struct ht_facts *facts = NULL;
+	struct ht_findings findings = { 0 };
 	const struct ht_rule *rule;
 	const char *t;
 	_cleanup_free_ char *instance = NULL;
+	/* The rule first: a rule id that does not exist is said before any collecting. */
 	int r = cli_load_rules(o, &rs);
 
-	if (r)
-		return r;
-	r = find_rule(rs, id, &rule, &instance);
-	if (r) {
+	if (!r)
+		r = find_rule(rs, id, &rule, &instance);
+	if (!r && !o->no_evaluate) {
 		ht_ruleset_free(rs);
-		return r;
+		rs = NULL;
+		r = cli_evaluate(o, &rs, &facts, &findings);
+		if (!r)
+			r = find_rule(rs, id, &rule, &instance);
 	}
+	if (r)
+		goto out;
 	if (o->json) {
 		struct json_object *j = json_object_new_object();
 
 		if (j) {
 			json_object_object_add(j, "rule", rule_json(rule, true));
 			json_object_object_add(j, "instance", jstr(instance));
+			json_object_object_add(j, "host", o->no_evaluate ? NULL :
+			                       evaluated_json(o, rs, &findings, rule, instance));
 		}
 		r = cli_print_json(j);
-		ht_ruleset_free(rs);
-		return r;
+		goto out;
 	}
 	printf("%s", ht_rule_id(rule));
 	if (ht_rule_title(rule))
@@ -192,8 +356,10 @@ int cmd_explain(const struct options *o, const char *id)
 
 		if (ht_rule_case(rule, i, &name, &sev, &cond) < 0)
 			break;
-		if (asprintf(&label, "case.%s", name) < 0)
-			return cli_fail(-ENOMEM, EXIT_COLLECT, "explaining the rule");
+		if (asprintf(&label, "case.%s", name) < 0) {
+			r = cli_fail(-ENOMEM, EXIT_COLLECT, "explaining the rule");
+			goto out;
+		}
 		printf("  %s = %s if ", label, ht_severity_name(sev));
 		print_text(cond);
 	}
@@ -204,20 +370,19 @@ int cmd_explain(const struct options *o, const char *id)
 	print_key(rule, "held", "held");
 	print_key(rule, "stray", "stray");
 	print_key(rule, "source", "source");
+	if (!o->no_evaluate && (r = print_evaluated(o, rs, &findings, rule, instance)))
+		goto out;
 	t = ht_rule_rationale(rule);
 	if (t) {
-		const char *p = t;
-
 		printf("\nRationale:\n");
-		while (*p) {
-			size_t n = strcspn(p, "\n");
-
-			printf("  %.*s\n", (int)n, p);
-			p += n + (p[n] ? 1 : 0);
-		}
+		print_lines(t, 2);
 	}
+	r = cli_printed(0);
+out:
+	ht_findings_free(&findings);
+	ht_facts_free(facts);
 	ht_ruleset_free(rs);
-	return 0;
+	return r;
 }
 
 /*
@@ -303,4 +468,123 @@ int cmd_rules(const struct options *o)
 		       hidden == 1 ? "value" : "values");
 	ht_ruleset_free(rs);
 	return 0;
+}
+
+/*
+ * Where the profile in use came from: "--profile", the configuration's
+ * "FILE:LINE" (its "FILE:LINE:COL" without the column), or "the default"; in
+ * @buf.
+ */
+static const char *profile_origin(const struct options *o, char *buf, size_t len)
+{
+	if (o->profile_where) {
+		const char *col = strrchr(o->profile_where, ':');
+
+		snprintf(buf, len, "%.*s", col ? (int)(col - o->profile_where) : (int)strlen(o->profile_where),
+		         o->profile_where);
+	} else
+		snprintf(buf, len, "%s", o->profile ? "--profile" : "the default");
+	return buf;
+}
+
+/* {"profiles": [...], "active": {"name", "from"}, "recommended": null or {"name", "evidence"}} */
+static struct json_object *profiles_json(const struct ht_profile_info *p, size_t n,
+                                         const char *active, const char *from,
+                                         const struct ht_profile_hint *hint, bool hinted)
+{
+	struct json_object *j = json_object_new_object(), *a = json_object_new_array();
+	struct json_object *act = json_object_new_object(), *rec = NULL;
+
+	if (!j || !a || !act) {
+		json_object_put(j);
+		json_object_put(a);
+		json_object_put(act);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_new_object();
+
+		if (!e)
+			continue;
+		json_object_object_add(e, "name", jstr(p[i].name));
+		json_object_object_add(e, "description", jstr(p[i].description));
+		json_object_object_add(e, "file", jstr(p[i].path));
+		json_object_object_add(e, "service", jstr(p[i].service));
+		json_object_object_add(e, "error", jstr(p[i].error));
+		json_object_object_add(e, "active", json_object_new_boolean(strcmp(p[i].name, active) == 0));
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(j, "profiles", a);
+	json_object_object_add(act, "name", jstr(active));
+	json_object_object_add(act, "from", jstr(from));
+	json_object_object_add(j, "active", act);
+	if (hinted)
+		rec = ht_report_hint_json(p[hint->profile].name, hint);
+	json_object_object_add(j, "recommended", rec);
+	return j;
+}
+
+int cmd_profiles(const struct options *o)
+{
+	struct ht_ruleset *rs = NULL;
+	struct ht_facts *f = NULL;
+	struct ht_profile_info *p = NULL;
+	struct ht_profile_hint hint = { 0 };
+	struct ht_error err = { "" };
+	char from[4200];
+	const char *active;
+	size_t n = 0;
+	int r = cli_load_rules(o, &rs), w = 4;
+
+	if (r)
+		return r;
+	r = cli_load_facts(o, rs, false, &f);
+	if (r) {
+		ht_ruleset_free(rs);
+		return r;
+	}
+	active = ht_ruleset_profile(rs);
+	profile_origin(o, from, sizeof(from));
+	r = cli_profile_hint(rs, f, &p, &n, &hint, &err);
+	cli_collect_warnings();
+	if (r < 0) {
+		r = cli_fail(r, cli_collect_status(r), "%s", err.msg[0] ? err.msg : strerror(-r));
+		goto out;
+	}
+	if (o->json) {
+		r = cli_print_json(profiles_json(p, n, active, from, &hint, r > 0));
+		goto errors;
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(p[i].name) > w)
+			w = (int)strlen(p[i].name);
+	for (size_t i = 0; i < n; i++)
+		printf("%c %-*s  %s\n", strcmp(p[i].name, active) == 0 ? '*' : ' ', w, p[i].name,
+		       p[i].error ? "(does not load: see below)" :
+		       p[i].description ? p[i].description : "(no description)");
+	printf("active profile: %s (%s)\n", active, from);
+	if (r > 0) {
+		_cleanup_free_ char *why = ht_report_hint_text(&hint);
+
+		if (!why) {
+			r = cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
+			goto out;
+		}
+		printf("recommended: %s (%s)\n", p[hint.profile].name, why);
+	}
+	r = cli_printed(0);
+errors:
+	/* A profile that does not load is bad input, as it is for --profile: exit 2. */
+	for (size_t i = 0; r == 0 && i < n; i++)
+		if (p[i].error) {
+			fflush(stdout);
+			cli_error("%s\n", p[i].error);
+			r = EXIT_USAGE;
+		}
+out:
+	ht_profile_hint_clear(&hint);
+	ht_profile_infos_free(p, n);
+	ht_facts_free(f);
+	ht_ruleset_free(rs);
+	return r;
 }

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <poll.h>
@@ -539,13 +540,6 @@ static void config_error(struct ht_error *err, const char *where, const char *wh
 	ht_error_set(err, EINVAL, "%s: %s%s", where, what, m);
 }
 
-/*
- * Run as root, rules and profiles steer what apply writes: @dir (absent is
- * nothing), every directory above it, its *.rules files and its profiles/
- * and *.profile files must be root's, or @user's, and writable by no one
- * else (shared/trust.h). 0, or the exit status after the message naming
- * the path.
- */
 /* "not trusted: WHY", with @path first when WHY is about a directory above it. */
 static void trust_error(const char *path, const char *why)
 {
@@ -555,6 +549,13 @@ static void trust_error(const char *path, const char *why)
 		cli_error("%s: not trusted (run as root): %s\n", path, why);
 }
 
+/*
+ * Run as root, rules and profiles steer what apply writes: @dir (absent is
+ * nothing), every directory above it, its *.rules files and its profiles/
+ * and *.profile files must be root's, or @user's, and writable by no one
+ * else (shared/trust.h). 0, or the exit status after the message naming
+ * the path.
+ */
 static int check_rules_trust(const char *dir, uid_t user, bool quiet)
 {
 	static const char *const subdirs[] = { "", "/profiles" };
@@ -604,6 +605,89 @@ static int check_rules_trust(const char *dir, uid_t user, bool quiet)
 	return 0;
 }
 
+/* The edit distance of @a and @b (Levenshtein), at most 64 characters of each. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strnlen(a, 64), lb = strnlen(b, 64), row[65];
+
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+const char *cli_nearest_profile(const struct ht_profile_info *p, size_t n, const char *name)
+{
+	const char *best = NULL;
+	size_t bestd = SIZE_MAX;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t d = edit_distance(name, p[i].name);
+
+		if (d < bestd) {
+			bestd = d;
+			best = p[i].name;
+		}
+	}
+	/* A typo: two edits at most, and fewer than the name has characters. */
+	return best && bestd <= 2 && bestd < strlen(name) ? best : NULL;
+}
+
+/*
+ * Adds to @err's "profile 'X' not found" the profiles there are and the
+ * nearest to @name: "; the profiles are default, garage: did you mean garage?"
+ */
+static void name_profiles(const struct ht_ruleset *rs, const char *name, struct ht_error *err)
+{
+	struct ht_profile_info *p = NULL;
+	struct ht_error lerr = { "" };
+	size_t n = 0, len = strlen(err->msg);
+	char head[160];
+	const char *near;
+
+	/* Only for the profile asked for: an include's name is its file's to fix. */
+	snprintf(head, sizeof(head), "profile '%s' not found", name);
+	if (strncmp(err->msg, head, strlen(head)) != 0)
+		return;
+	if (ht_ruleset_profiles(rs, &p, &n, &lerr) < 0 || n == 0) {
+		ht_profile_infos_free(p, n);
+		return;
+	}
+	for (size_t i = 0; i < n && len < sizeof(err->msg); i++)
+		len += (size_t)snprintf(err->msg + len, sizeof(err->msg) - len, "%s%s",
+		                        i == 0 ? "; the profiles are " : ", ", p[i].name);
+	near = cli_nearest_profile(p, n, name);
+	if (near && len < sizeof(err->msg))
+		snprintf(err->msg + len, sizeof(err->msg) - len, ": did you mean %s?", near);
+	ht_profile_infos_free(p, n);
+}
+
+int cli_profile_hint(const struct ht_ruleset *rs, struct ht_facts *f,
+                     struct ht_profile_info **p, size_t *n, struct ht_profile_hint *hint,
+                     struct ht_error *err)
+{
+	int r = ht_ruleset_profiles(rs, p, n, err);
+
+	*hint = (struct ht_profile_hint){ 0 };
+	if (r < 0)
+		return r;
+	return ht_profile_suggest(*p, *n, ht_ruleset_profile(rs), f, hint, err);
+}
+
 /* cli_load_rules(), saying nothing when @quiet (the caller goes on without rules). */
 static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **out)
 {
@@ -612,6 +696,7 @@ static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **o
 	size_t n = 0;
 	struct ht_ruleset *rs = NULL;
 	struct ht_error err = { "" };
+	bool no_rules;
 	int r;
 
 	if (o->rules_dir)
@@ -640,8 +725,11 @@ static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **o
 			return r;
 	}
 	r = ht_ruleset_load(dirs, n, &rs, &err);
+	no_rules = r == -ENOENT;
 	if (r >= 0) {
 		r = ht_ruleset_load_profile(rs, o->profile ? o->profile : "default", &err);
+		if (r == -ENOENT)
+			name_profiles(rs, o->profile ? o->profile : "default", &err);
 		if (r < 0 && o->profile_where)
 			config_error(&err, o->profile_where, "", "");
 	}
@@ -662,7 +750,7 @@ static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **o
 	if (r < 0) {
 		int status = cli_fail(r, EXIT_USAGE, "%s", err.msg[0] ? err.msg : strerror(-r));
 
-		if (r == -ENOENT && !o->rules_dir)
+		if (no_rules && !o->rules_dir)
 			cli_note("(not installed? run from the source tree with --rules rules)");
 		ht_ruleset_free(rs);
 		return status;

@@ -21,12 +21,21 @@ static const struct {
 	  "Print the facts of this host in the format --facts reads back, so that an\n"
 	  "audit can run elsewhere." },
 	{ "explain", " RULE",
-	  "Print a rule's title, target, formulas and rationale. RULE is a rule id as\n"
-	  "hosttune rules lists it, or as the audit table shows it, with its instance\n"
-	  "(listen.backlog[2024])." },
+	  "Print a rule's title, target, formulas and rationale, then what the rule\n"
+	  "gives on this host (or the tree of --root, or a --facts file) with the\n"
+	  "profile and --set values: each instance's current and recommended value,\n"
+	  "severity and explanation with this host's numbers (--no-evaluate: the\n"
+	  "formulas only). RULE is a rule id as hosttune rules lists it, or as the\n"
+	  "audit table shows it, with its instance (listen.backlog[2024])." },
 	{ "rules", "",
 	  "List the rules with their kind and target; --all adds the named values the\n"
 	  "rules compute with." },
+	{ "profiles", "",
+	  "List the profiles of the rules directories, one line each with its\n"
+	  "description; '*' marks the one in use, and a line says where it came\n"
+	  "from (--profile, the configuration's FILE:LINE, the default). When this\n"
+	  "host's services (a Garage configuration, a process of a profile's\n"
+	  "workload.service) point to another profile, a last line names it and why." },
 	{ "plan", "",
 	  "What apply would change: a unified diff of every file and a table of live\n"
 	  "values (the same as apply --dry-run). Changes nothing." },
@@ -77,6 +86,7 @@ static const struct {
 	{ "duration", "    --duration TIME   how long (default 60s; 0 until Ctrl-C; 5m, 1h 30min)" },
 	{ "record", "    --record FILE     keep the samples for --observed" },
 	{ "all", "    --all             the named values too" },
+	{ "no-evaluate", "    --no-evaluate     the formulas only, not this host's numbers" },
 };
 
 /* Prints @text, each of its lines after two spaces. */

@@ -31,7 +31,8 @@ enum {
 	C_REVERT = 1u << 6,
 	C_VERIFY = 1u << 7,
 	C_WATCH = 1u << 8,
-	C_ALL = (1u << 9) - 1,
+	C_PROFILES = 1u << 9,
+	C_ALL = (1u << 10) - 1,
 	/* audit's first half: rules, profile, facts, findings (cli_evaluate()) */
 	C_EVAL = C_AUDIT | C_PLAN | C_APPLY | C_VERIFY,
 };
@@ -47,6 +48,7 @@ static const struct command {
 	{ "facts", C_FACTS, cmd_facts, false },
 	{ "explain", C_EXPLAIN, NULL, false },
 	{ "rules", C_RULES, cmd_rules, false },
+	{ "profiles", C_PROFILES, cmd_profiles, false },
 	{ "plan", C_PLAN, cmd_apply, true },
 	{ "apply", C_APPLY, cmd_apply, false },
 	{ "revert", C_REVERT, cmd_revert, false },
@@ -72,15 +74,18 @@ static const struct opt {
 	{ { "rules", required_argument, NULL, 'R' }, C_ALL },
 	{ { "format", required_argument, NULL, 'f' }, C_ALL },
 	{ { "color", required_argument, NULL, 'c' }, C_ALL },
-	{ { "facts", required_argument, NULL, 'F' }, C_AUDIT | C_FACTS | C_PLAN },
-	{ { "profile", required_argument, NULL, 'p' }, C_EVAL | C_WATCH | C_FACTS },
-	{ { "set", required_argument, NULL, 's' }, C_EVAL | C_WATCH | C_FACTS },
+	{ { "facts", required_argument, NULL, 'F' },
+	  C_AUDIT | C_FACTS | C_PLAN | C_PROFILES | C_EXPLAIN },
+	{ { "profile", required_argument, NULL, 'p' },
+	  C_EVAL | C_WATCH | C_FACTS | C_PROFILES | C_EXPLAIN },
+	{ { "set", required_argument, NULL, 's' }, C_EVAL | C_WATCH | C_FACTS | C_EXPLAIN },
 	{ { "fail-on", required_argument, NULL, 'x' }, C_AUDIT },
 	{ { "output", required_argument, NULL, 'o' }, C_AUDIT },
 	{ { "host-label", no_argument, NULL, 'H' }, C_AUDIT },
 	{ { "verbose", no_argument, NULL, 'v' }, C_AUDIT },
 	{ { "quiet", no_argument, NULL, 'q' }, C_AUDIT },
-	{ { "no-measure", no_argument, NULL, 'M' }, C_EVAL | C_FACTS },
+	{ { "no-measure", no_argument, NULL, 'M' }, C_EVAL | C_FACTS | C_EXPLAIN },
+	{ { "no-evaluate", no_argument, NULL, 'E' }, C_EXPLAIN },
 	{ { "observed", required_argument, NULL, 'B' }, C_EVAL },
 	{ { "dry-run", no_argument, NULL, 'n' }, C_APPLY },
 	{ { "persist-only", no_argument, NULL, 'P' }, C_PLAN | C_APPLY },
@@ -175,8 +180,11 @@ static void help(FILE *out)
 	        "Commands:\n"
 	        "  audit          collect facts, evaluate the rules, report findings\n"
 	        "  facts          print the facts of this host (the --facts file format)\n"
-	        "  explain RULE   print a rule's rationale and its formula\n"
+	        "  explain RULE   print a rule's formulas and rationale, and what they give\n"
+	        "                 on this host (or --root, --facts)\n"
 	        "  rules          list the rules with their targets\n"
+	        "  profiles       list the profiles: which is in use and why, and the one\n"
+	        "                 this host's services suggest\n"
 	        "  plan           what apply would change: a unified diff of the files and\n"
 	        "                 a table of live values (same as apply --dry-run)\n"
 	        "  apply          write the files and live values, with rollback on failure\n"
@@ -224,6 +232,7 @@ static void help(FILE *out)
 	        "      --no-config       read no configuration file\n"
 	        "      --all             rules: list the named values too\n"
 	        "      --lint            rules: conditions told twice, in severity and text\n"
+	        "      --no-evaluate     explain: the formulas only, not this host's numbers\n"
 	        "  -h, --help            this help\n"
 	        "  -V, --version         print the version\n"
 	        "\n"
@@ -456,6 +465,9 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 		case 'K':
 			o->lint = true;
 			break;
+		case 'E':
+			o->no_evaluate = true;
+			break;
 		case 'v':
 		case 'q':
 			if ((c = set_detail(o, c)) >= 0)
@@ -681,8 +693,8 @@ static int run_command(int argc, char **argv, struct options *o, const struct gi
 	int r;
 
 	if (optind >= argc)
-		return cli_usage_error("missing command (audit, facts, explain RULE, rules, plan, apply, "
-		                       "revert, verify, watch)");
+		return cli_usage_error("missing command (audit, facts, explain RULE, rules, profiles, "
+		                       "plan, apply, revert, verify, watch)");
 	name = argv[optind++];
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (strcmp(name, commands[i].name) == 0)

@@ -329,26 +329,82 @@ static int print_item(FILE *out, const struct ht_report_info *info, size_t width
 
 /*
  * "workload: burst=2, conn_rate=100, ..." (workload.X as X; the [garage]
- * section's variables keep their prefix): a new string, NULL on ENOMEM.
+ * section's variables keep their prefix): every variable with @all, else
+ * only those the profile in use or --set changed over the profile it builds
+ * on (ht_ruleset_var_changed()). A new string, NULL on ENOMEM; "" when none
+ * is shown.
  */
-static char *workload_line(const struct ht_ruleset *rs)
+static char *workload_line(const struct ht_ruleset *rs, bool all)
 {
 	_cleanup_free_ char *line = strdup("workload:");
+	size_t shown = 0;
 
 	for (size_t i = 0; line && i < ht_ruleset_var_count(rs); i++) {
-		_cleanup_free_ char *v = ht_value_display(ht_ruleset_var_value(rs, i));
+		_cleanup_free_ char *v = NULL;
 		const char *name = ht_ruleset_var_name(rs, i);
 		char *next;
 
+		if (!all && !ht_ruleset_var_changed(rs, i))
+			continue;
+		v = ht_value_display(ht_ruleset_var_value(rs, i));
 		if (strncmp(name, "workload.", 9) == 0)
 			name += 9;
-		if (asprintf(&next, "%s%s %s=%s", line, i ? "," : "", name,
+		if (asprintf(&next, "%s%s %s=%s", line, shown++ ? "," : "", name,
 		             !v ? "?" : *v ? v : "\"\"") < 0)
 			return NULL;
 		free(line);
 		line = next;
 	}
+	if (line && shown == 0)
+		line[0] = '\0';
 	return TAKE_PTR(line);
+}
+
+char *ht_report_hint_text(const struct ht_profile_hint *hint)
+{
+	char *t = strdup("");
+
+	for (size_t i = 0; t && i < hint->nevidence; i++) {
+		char *next;
+
+		if (asprintf(&next, "%s%s%s", t, i ? "; " : "", hint->evidence[i]) < 0)
+			next = NULL;
+		free(t);
+		t = next;
+	}
+	return t;
+}
+
+struct json_object *ht_report_hint_json(const char *name, const struct ht_profile_hint *hint)
+{
+	struct json_object *j = json_object_new_object(), *a = json_object_new_array();
+
+	if (!j || !a) {
+		json_object_put(j);
+		json_object_put(a);
+		return NULL;
+	}
+	for (size_t i = 0; i < hint->nevidence; i++)
+		json_object_array_add(a, json_object_new_string(hint->evidence[i]));
+	json_object_object_add(j, "name", json_object_new_string(name));
+	json_object_object_add(j, "evidence", a);
+	return j;
+}
+
+/*
+ * "recommended profile: garage (/etc/garage.toml exists; ...): --profile
+ * garage": the profile the host's services suggest, and why; a new string,
+ * NULL on ENOMEM.
+ */
+static char *hint_line(const struct ht_report_info *info)
+{
+	_cleanup_free_ char *why = ht_report_hint_text(info->hint);
+	char *line;
+
+	if (!why || asprintf(&line, "recommended profile: %s (%s): --profile %s", info->hint_name,
+	                     why, info->hint_name) < 0)
+		return NULL;
+	return line;
 }
 
 /*
@@ -362,7 +418,17 @@ static int print_head(const struct ht_report_info *info, size_t width, FILE *out
 	fprintf(out, "hosttune audit of %s, profile %s\n", info->origin,
 	        ht_ruleset_profile(rs) ? ht_ruleset_profile(rs) : "(none)");
 	if (ht_ruleset_var_count(rs) > 0) {
-		_cleanup_free_ char *line = workload_line(rs);
+		_cleanup_free_ char *line = workload_line(rs, info->detail == HT_REPORT_VERBOSE);
+
+		if (!line)
+			return -ENOMEM;
+		if (line[0] && info->wrap_all)
+			print_wrapped_at(out, line, "", "    ", width, 0);
+		else if (line[0])
+			fprintf(out, "%s\n", line);
+	}
+	if (info->hint_name) {
+		_cleanup_free_ char *line = hint_line(info);
 
 		if (!line)
 			return -ENOMEM;
@@ -763,6 +829,14 @@ struct json_object *ht_report_json(const struct ht_findings *f, const struct ht_
 		                       ht_value_to_json(ht_ruleset_var_value(rs, i)));
 	json_object_object_add(root, "workload", wl);
 	wl = NULL;
+	if (info->hint_name) {
+		struct json_object *h = ht_report_hint_json(info->hint_name, info->hint);
+
+		if (!h)
+			goto oom;
+		json_object_object_add(root, "recommended_profile", h);
+	} else
+		json_object_object_add(root, "recommended_profile", NULL);
 	for (size_t k = 0; k < f->n; k++) {
 		const struct ht_finding *fi = &f->items[idx[k]];
 		const struct ht_rule *r = fi->rule;

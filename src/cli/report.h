@@ -42,7 +42,20 @@ struct ht_report_info {
 	 * NULL when nobody asks.
 	 */
 	void (*priority)(FILE *out, int prio);
+	/*
+	 * The profile this host's services suggest when it is not the one in
+	 * use (ht_profile_suggest()), and its evidence: text prints it after the
+	 * heading, JSON as "recommended_profile". NULL hint_name for none.
+	 */
+	const char *hint_name;
+	const struct ht_profile_hint *hint;
 };
+
+/* "EVIDENCE; EVIDENCE": @hint's evidence on one line, a new string; NULL on ENOMEM. */
+char *ht_report_hint_text(const struct ht_profile_hint *hint);
+
+/* {"name": @name, "evidence": [...]} of @hint; NULL on ENOMEM. */
+struct json_object *ht_report_hint_json(const char *name, const struct ht_profile_hint *hint);
 
 /*
  * Writes the text report: a waived finding shows "(waived)" after its

@@ -113,6 +113,9 @@ static int profile_load(struct ht_ruleset *rs, struct profile_chain *chain, cons
 		if (r < 0)
 			return r;
 	}
+	/* The profile the chain starts from: what its values are the baseline of. */
+	if (!include && !(rs->profile_base = rules_intern(rs, path)))
+		return -ENOMEM;
 	/* Over an include, only the variables the included chain defines. */
 	return rules_parse_file(rs, path, true, include != NULL, NULL, NULL, NULL, err);
 }
@@ -145,6 +148,11 @@ int ht_ruleset_load_profile(struct ht_ruleset *rs, const char *name, struct ht_e
 const char *ht_ruleset_profile(const struct ht_ruleset *rs)
 {
 	return rs->profile;
+}
+
+const char *ht_ruleset_profile_description(const struct ht_ruleset *rs)
+{
+	return rs->profile ? rs->profile_desc : NULL;
 }
 
 /* ---- static checks ------------------------------------------------------ */

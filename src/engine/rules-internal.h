@@ -191,6 +191,9 @@ struct ht_ruleset {
 	char **strings; /* interned file names */
 	size_t nstrings;
 	char *profile;
+	char *profile_desc;           /* [profile] description of the last profile file read */
+	const char *profile_base;     /* interned path of the profile the chain starts from
+	                               * (the one that includes none) */
 	bool checked;
 	struct ht_facts *facts;       /* during evaluation: asked for what rules read */
 	unsigned gen;                 /* evaluations so far: rule values of older ones are stale */

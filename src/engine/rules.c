@@ -152,6 +152,7 @@ void ht_ruleset_free(struct ht_ruleset *rs)
 		free(rs->dirs[i]);
 	free(rs->dirs);
 	free(rs->profile);
+	free(rs->profile_desc);
 	ht_arena_free(rs->arena);
 	free(rs);
 }
@@ -1342,8 +1343,11 @@ static int profile_key(struct load_ctx *c, const char *section, const char *name
 			c->include_col = col;
 			return c->include ? 0 : -ENOMEM;
 		}
-		if (strcmp(name, "description") == 0)
-			return 0;
+		if (strcmp(name, "description") == 0) {
+			free(c->rs->profile_desc);
+			c->rs->profile_desc = strdup(value);
+			return c->rs->profile_desc ? 0 : -ENOMEM;
+		}
 		return load_fail(c, c->lineno, 1, EINVAL,
 		                 "unknown key '%s' in [profile] (expected include or description)",
 		                 name);
@@ -1416,6 +1420,11 @@ int rules_parse_file(struct ht_ruleset *rs, const char *path, bool is_profile,
 	c.file = rules_intern(rs, path);
 	if (!c.file)
 		return -ENOMEM;
+	/* A profile without a description does not take its include's. */
+	if (is_profile) {
+		free(rs->profile_desc);
+		rs->profile_desc = NULL;
+	}
 	f = fopen(path, "re");
 	if (!f)
 		return ht_error_set(err, errno, "%s: %s", path, strerror(errno));

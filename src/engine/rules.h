@@ -125,6 +125,66 @@ int ht_ruleset_load_profile(struct ht_ruleset *rs, const char *name, struct ht_e
 /* Name of the profile loaded last, or NULL. */
 const char *ht_ruleset_profile(const struct ht_ruleset *rs);
 
+/* The [profile] description of that profile's own file, or NULL when it has none. */
+const char *ht_ruleset_profile_description(const struct ht_ruleset *rs);
+
+/*
+ * struct ht_profile_info - one profile of the rules directories, as
+ * ht_ruleset_profiles() found it. Every string is malloc()ed and freed with
+ * ht_profile_infos_free().
+ */
+struct ht_profile_info {
+	char *name;        /* NAME of profiles/NAME.profile */
+	char *path;        /* the file that counts: the last directory's that has one */
+	char *description; /* its [profile] description; NULL when it has none */
+	char *service;     /* its workload.service (or its includes'); NULL when "" or unset */
+	char *error;       /* why it does not load ("FILE:LINE:COL: message"), else NULL;
+	                    * description and service are NULL then */
+};
+
+/*
+ * ht_ruleset_profiles - every profile of @rs's rules directories
+ * (profiles/NAME.profile of each; a later directory's file of the same name
+ * counts, a link to /dev/null masks it), in name order, each read with its
+ * includes; a file whose name is no profile name (letters, digits, '_') is
+ * left out. *@out (NULL when there is none) and *@n are the caller's to free
+ * with ht_profile_infos_free(). A profile that does not load is listed with
+ * its error (struct ht_profile_info's error). Returns 0; a negative errno
+ * when a directory or file cannot be read (err names it); -ENOMEM.
+ */
+int ht_ruleset_profiles(const struct ht_ruleset *rs, struct ht_profile_info **out, size_t *n,
+                        struct ht_error *err);
+
+/* Frees @n entries of @p and @p itself (NULL allowed). */
+void ht_profile_infos_free(struct ht_profile_info *p, size_t n);
+
+/*
+ * struct ht_profile_hint - the profile a host's services point to, and why:
+ * one sentence per piece of evidence ("/etc/garage.toml exists", "a process
+ * named minio listens on :9000"), malloc()ed; clear with ht_profile_hint_clear().
+ */
+struct ht_profile_hint {
+	size_t profile;   /* index into the list given to ht_profile_suggest() */
+	char **evidence;
+	size_t nevidence; /* at least 1 when there is a hint */
+};
+
+/*
+ * ht_profile_suggest - the profile of @p (@n of them) whose service
+ * (workload.service) the facts @f show most evidence of: the service's
+ * configuration file (fact SERVICE.config) and unit (SERVICE.unit) when the
+ * facts catalogue has them, a process of that name (process.list) and the
+ * first port it listens on (listener.PORT.process). A tie goes to the first
+ * in name order. Facts are asked of @f's provider (ht_facts_need()).
+ * Returns 1 with *@out filled when that profile is not @active (NULL: none
+ * in use) and @active's own service shows less; 0 (*@out empty) when the
+ * facts show no service or point to @active; the provider's negative errno.
+ */
+int ht_profile_suggest(const struct ht_profile_info *p, size_t n, const char *active,
+                       struct ht_facts *f, struct ht_profile_hint *out, struct ht_error *err);
+
+void ht_profile_hint_clear(struct ht_profile_hint *h);
+
 /*
  * ht_ruleset_set_var - "workload.NAME=EXPR" from --set: EXPR is a constant
  * expression (numbers with units, strings, bools, versions).
@@ -140,6 +200,14 @@ int ht_ruleset_set_var(struct ht_ruleset *rs, const char *assignment, struct ht_
 size_t ht_ruleset_var_count(const struct ht_ruleset *rs);
 const char *ht_ruleset_var_name(const struct ht_ruleset *rs, size_t i);
 const struct ht_value *ht_ruleset_var_value(const struct ht_ruleset *rs, size_t i);
+
+/*
+ * ht_ruleset_var_changed - whether the i-th variable's value is not the one
+ * of the profile the chain starts from (the profile that includes none):
+ * the profile in use, a profile between them, or --set (the configuration's
+ * [set] too) set it. False out of range.
+ */
+bool ht_ruleset_var_changed(const struct ht_ruleset *rs, size_t i);
 
 /*
  * ht_ruleset_check - static checks over the whole ruleset with the workload

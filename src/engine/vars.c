@@ -213,6 +213,13 @@ const struct ht_value *ht_ruleset_var_value(const struct ht_ruleset *rs, size_t 
 	return i < rs->nvars ? &rs->vars[i].value : NULL;
 }
 
+bool ht_ruleset_var_changed(const struct ht_ruleset *rs, size_t i)
+{
+	const char *file = i < rs->nvars ? rs->vars[i].pos.file : NULL;
+
+	return file && (!rs->profile_base || strcmp(file, rs->profile_base) != 0);
+}
+
 /* ---- ranges ([workload] sections of rules files) ------------------------ */
 
 static struct ht_var_range *range_find(const struct ht_ruleset *rs, const char *name)
