@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What every command shares: rules, facts, findings and the JSON printer. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -295,6 +297,38 @@ int cli_collect_status(int r)
 	               ? EXIT_USAGE : EXIT_COLLECT;
 }
 
+/*
+ * A warning line when the facts of @file say they were collected more than
+ * @max_age seconds ago (host.collected_at, UTC): the host may have changed
+ * since. Silent without the fact, with one that does not parse, or in the
+ * future (another clock).
+ */
+static void warn_stale(const struct ht_facts *f, const char *file, double max_age)
+{
+	const struct ht_fact *fact = ht_facts_get(f, "host.collected_at");
+	struct tm tm = { 0 };
+	const char *end;
+	time_t at, now = time(NULL);
+	double age;
+
+	if (max_age <= 0 || !fact || fact->value.type != HT_T_STR || !fact->value.s)
+		return;
+	end = strptime(fact->value.s, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (!end || *end || (at = timegm(&tm)) == (time_t)-1 || now == (time_t)-1 || at > now)
+		return;
+	age = difftime(now, at);
+	if (age <= max_age)
+		return;
+	if (age >= 2 * 86400)
+		cli_note("warning: %s: the facts were collected %s, %.0f days ago: the host may have "
+		         "changed since (collect them again; --facts-max-age sets how old is too old)",
+		         file, fact->value.s, floor(age / 86400));
+	else
+		cli_note("warning: %s: the facts were collected %s, %.0f hours ago: the host may have "
+		         "changed since (collect them again; --facts-max-age sets how old is too old)",
+		         file, fact->value.s, floor(age / 3600));
+}
+
 int cli_load_facts(const struct options *o, struct ht_ruleset *rs, bool all,
                    struct ht_facts **out)
 {
@@ -320,6 +354,8 @@ int cli_load_facts(const struct options *o, struct ht_ruleset *rs, bool all,
 			ht_facts_free(f);
 			return cli_fail(r, EXIT_USAGE, "%s", err.msg[0] ? err.msg : strerror(-r));
 		}
+		warn_stale(f, strcmp(o->facts_file, "-") == 0 ? "standard input" : o->facts_file,
+		           o->facts_max_age);
 		*out = f;
 		return 0;
 	}
