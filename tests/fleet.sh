@@ -263,4 +263,37 @@ expect_eq "facts-max-age = soon: exit 2, file, line and column" \
 	"2 hosttune: $TMP/bad-age.conf:2:17: facts-max-age: expected a time such as 1d, 12h or 0 (never warn), found 'soon'" \
 	"$? $(cat "$TMP/stale.err")"
 
+# ---- each host's own profile: hosttune.profile in its facts ----
+# The Garage VM's tree, its facts taken once with --profile garage and once
+# with none (default); audited together without --profile, each is judged
+# with its own: conntrack.time_wait (TIME_WAIT 120 s against garage's 30 s)
+# is a warning under garage only (config.sh: the default profile's verdict
+# has one warning, conntrack.buckets).
+mkdir "$TMP/own"
+ht --root "$FIXTURES/garage-vm/root" --no-config --no-measure --profile garage facts >"$TMP/own/g.facts"
+ht --root "$FIXTURES/garage-vm/root" --no-config --no-measure facts >"$TMP/own/d.facts"
+expect_eq "facts: the profile and where it came from" \
+	'hosttune.profile = "garage" from --profile|hosttune.profile = "default" from default' \
+	"$(grep -h '^hosttune.profile ' "$TMP/own/g.facts" "$TMP/own/d.facts" | tr '\n' '|' | sed 's/|$//')"
+ht --no-config --facts "$TMP/own/g.facts" audit >"$TMP/own.txt" 2>/dev/null
+expect_eq "audit --facts: the host's profile, from its facts" \
+	"hosttune audit of facts file $TMP/own/g.facts, profile garage" "$(head -n 1 "$TMP/own.txt")"
+ht --no-config --facts "$TMP/own" --format json audit >"$TMP/own.json" 2>/dev/null
+expect_eq "fleet: each host judged with its own profile (time_wait: garage warning, default not)" \
+	"garage-vm (d) false|garage-vm (g) true" \
+	"$(jq -r '[.hosts[].host as $h | "\($h) \([.findings[] | select(.host == $h and .rule == "conntrack.time_wait"
+		and .severity == "warning")] | length > 0)"] | join("|")' "$TMP/own.json")"
+ht --no-config --facts "$TMP/own/g.facts" --profile default audit >"$TMP/own.txt" 2>/dev/null
+expect_eq "--profile on the auditing machine wins over the facts'" \
+	"hosttune audit of facts file $TMP/own/g.facts, profile default" "$(head -n 1 "$TMP/own.txt")"
+printf '[hosttune]\nprofile = minio\n' >"$TMP/own.conf"
+ht --config "$TMP/own.conf" --facts "$TMP/own/g.facts" audit >"$TMP/own.txt" 2>/dev/null
+expect_eq "--config FILE's profile wins over the facts'" \
+	"hosttune audit of facts file $TMP/own/g.facts, profile minio" "$(head -n 1 "$TMP/own.txt")"
+sed 's/^hosttune.profile = .*/hosttune.profile = "nope" from --profile/' "$TMP/own/g.facts" >"$TMP/nope.facts"
+ht --no-config --facts "$TMP/nope.facts" audit >/dev/null 2>"$TMP/err"
+expect_eq "a profile in the facts this machine does not have: exit 2, named with the file" 2 $?
+expect_contains "a profile in the facts this machine does not have: the file and the fact" \
+	"hosttune: $TMP/nope.facts: hosttune.profile: " "$(cat "$TMP/err")"
+
 finish

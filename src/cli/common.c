@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What every command shares: rules, facts, findings and the JSON printer. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -878,11 +879,37 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
                     struct ht_findings *findings)
 {
 	struct ht_error err = { "" };
+	struct options fo;
+	char where[PATH_MAX + 32];
 	int r;
 
-	r = cli_load_rules(o, rs);
-	if (r == 0)
-		r = cli_load_facts(o, *rs, false, facts);
+	/*
+	 * A facts file first: the host's own profile (hosttune.profile, what
+	 * hosttune facts ran with there) is the one to judge it with, unless
+	 * this command line (--profile) or a --config FILE given here names one.
+	 * The configuration this machine reads by default is this machine's.
+	 */
+	if (o->facts_file) {
+		const struct ht_fact *p;
+
+		r = cli_load_facts(o, NULL, false, facts);
+		if (r)
+			return r;
+		p = ht_facts_get(*facts, "hosttune.profile");
+		if (p && p->value.type == HT_T_STR && p->value.s[0] &&
+		    !(o->profile && (!o->profile_where || o->config_file))) {
+			fo = *o;
+			fo.profile = p->value.s;
+			snprintf(where, sizeof(where), "%s: hosttune.profile", o->facts_file);
+			fo.profile_where = where;
+			o = &fo;
+		}
+		r = cli_load_rules(o, rs);
+	} else {
+		r = cli_load_rules(o, rs);
+		if (r == 0)
+			r = cli_load_facts(o, *rs, false, facts);
+	}
 	if (r == 0)
 		r = check_basic_facts(o, *facts);
 	if (r == 0 && o->observed)
