@@ -52,7 +52,8 @@ expect_eq "facts: process.garage.unit, nofile, nofile_hard" \
 # ---- plan ----
 sums >"$TMP/before.sums"
 htr --root "$TMP/g" $G plan >"$TMP/plan.out"
-expect_eq "plan exits 0" 0 $?
+# The drop-in to create is a change: 1, as diff(1) with differences.
+expect_eq "plan with changes exits 1" 1 $?
 cat >"$TMP/dropin.expected" <<'EOT'
 # This file is managed by hosttune (profile garage).
 # `hosttune apply` rewrites it and `hosttune revert` removes it; change the

@@ -41,7 +41,8 @@ sed -n '/^Options:$/,/^$/p' "$TMP/help" | grep -E '^ +(-[a-zA-Z], )?--[a-z-]+' >
 LONGS=$(sed -E 's/^ +(-[a-zA-Z], )?--([a-z-]+).*/\2/' "$TMP/optlines")
 # those followed by an argument word in capitals: "--profile NAME"
 WITH_ARG=$(sed -nE 's/^ +(-[a-zA-Z], )?--([a-z-]+) [A-Z].*/\2/p' "$TMP/optlines")
-expect_eq "--help lists 32 options" 32 "$(echo "$LONGS" | wc -l)"
+# 33 with --no-evaluate (explain) and --facts-max-age (audit of old facts).
+expect_eq "--help lists 33 options" 33 "$(echo "$LONGS" | wc -l)"
 for l in $LONGS; do
 	if grep -q -- "\*--$l\*\|\*-[a-zA-Z], --$l\*" "$MAN"; then ok "--$l: in hosttune(8) OPTIONS"
 	else not_ok "--$l: in hosttune(8) OPTIONS"; fi
@@ -75,7 +76,7 @@ for c in a b c d e f g h i j k l m n o p q r s t u v w x y z \
 done
 
 # ---- a missing argument names the long option, for the short form too ----
-expect_eq "options with an argument" "root rules format color facts profile set fail-on output observed only state wait interval sample duration record config" \
+expect_eq "options with an argument" "root rules format color facts profile set fail-on facts-max-age output observed only state wait interval sample duration record config" \
 	"$(echo $WITH_ARG)"
 for l in $WITH_ARG; do
 	refused "--$l without its argument" "hosttune: --$l: missing argument$U" --"$l"
@@ -160,7 +161,7 @@ arg() {
 	--fail-on) echo warning ;;
 	--observed | --state | --record | --output) echo "$TMP/file" ;;
 	--only) echo conntrack.max ;;
-	--interval | --duration | --wait | --sample) echo 1s ;;
+	--interval | --duration | --wait | --sample | --facts-max-age) echo 1s ;;
 	esac
 }
 GLOBAL="--root --rules --format --color --config --no-config --help --version"

@@ -172,8 +172,9 @@ if cmp -s "$TMP/out" "$TMP/none.json" && [ -z "$err" ]; then ok "the shipped hos
 else not_ok "the shipped hosttune.conf changes nothing" "$err"; fi
 # Its settings are the lines "#key = value" (explanations are "# text").
 sed 's/^#\([a-z]\)/\1/' "$SHIPPED" >"$TMP/uncommented.conf"
-# profile, fail-on, workload.conn_rate, workload.mem_budget, nic.queues[eth0], cpu.aes
-expect_eq "the shipped file has 6 settings, each commented out" 6 \
+# profile, fail-on, facts-max-age, workload.conn_rate, workload.mem_budget,
+# nic.queues[eth0], cpu.aes
+expect_eq "the shipped file has 7 settings, each commented out" 7 \
 	"$(grep -c '^[a-z]' "$TMP/uncommented.conf")"
 run --config "$TMP/uncommented.conf" --format json audit
 # profile garage, fail-on warning, conn_rate 570, mem_budget 0.05, and the two
@@ -203,7 +204,7 @@ bad() {
 	expect_eq "bad line: $(printf "$1" | tail -n 1)" "2 hosttune: $CONF:$2" "$rc $err"
 }
 bad 'profile = garage\n' "1:1: expected a section ([hosttune], [set] or [waive]) before the first key"
-bad '[hosttune]\nprofil = garage\n' "2:1: unknown key 'profil' in [hosttune] (expected profile or fail-on)"
+bad '[hosttune]\nprofil = garage\n' "2:1: unknown key 'profil' in [hosttune] (expected profile, fail-on or facts-max-age)"
 bad '[main]\nprofile = garage\n' "1:2: unknown section '[main]' (expected [hosttune], [set] or [waive])"
 bad '[hosttune\n' "1:1: expected ']' to close the section name"
 bad '[hosttune]\nfail-on = ok\n' "2:11: fail-on: expected info, warning or critical, found 'ok'"

@@ -126,7 +126,7 @@ expect_eq "commands starting with a" "apply audit" "$(cb 'comp hosttune a')"
 # audit's own options and those of every command (audit --help).
 expect_eq "audit --" "$("$HOSTTUNE" audit --help | grep -oE -- '--[a-z][a-z-]*' | sort -u | grep -v -- '--dry-run' | tr '\n' ' ' | sed 's/ $//')" \
 	"$(cb 'comp hosttune audit --')"
-expect_eq "audit --f" "--facts --fail-on --format" "$(cb 'comp hosttune audit --f')"
+expect_eq "audit --f" "--facts --facts-max-age --fail-on --format" "$(cb 'comp hosttune audit --f')"
 expect_eq "watch --: no audit option" "" "$(cb 'comp hosttune watch --' | tr ' ' '\n' | grep -x -- '--observed\|--fail-on')"
 expect_eq "rules --a" "--all" "$(cb 'comp hosttune rules --a')"
 # A duration (systemd.time(7)): nothing to list, not the files here.

@@ -230,4 +230,70 @@ JOURNAL_STREAM=$(stat -c %d:%i "$TMP/j.txt") ht --facts "$F/home.facts" --facts 
 expect_eq "fleet in the journal: a critical row is <2>" yes \
 	"$(grep -q '^<2>garage-vm .*critical' "$TMP/j.txt" && echo yes || echo no)"
 
+# ---- facts collected long ago: a warning line, the file and its time ----
+# vm1.facts says 2000-01-01T00:00:00Z: older than a day whatever today is
+# (the count of days depends on the clock, so only the rest is compared);
+# home.facts has no host.collected_at: nothing to judge, no line.
+W="hosttune: warning: $F/vm1.facts: the facts were collected 2000-01-01T00:00:00Z, "
+WHY=" days ago: the host may have changed since (collect them again; --facts-max-age sets how old is too old)"
+ht --facts "$F" audit >/dev/null 2>"$TMP/stale.err"
+expect_eq "stale facts: one warning line, for vm1 only" 1 "$(grep -c . "$TMP/stale.err")"
+expect_eq "stale facts: names the file and the time, then the days" "$W<N>$WHY" \
+	"$(sed 's/, [0-9]* days ago/, <N> days ago/' "$TMP/stale.err")"
+expect_eq "stale facts: the exit status is unchanged" 1 "$(ht --facts "$F" audit >/dev/null 2>&1; echo $?)"
+ht --facts "$F" --facts-max-age 0 audit >/dev/null 2>"$TMP/stale.err"
+expect_eq "--facts-max-age 0: no warning" "" "$(cat "$TMP/stale.err")"
+# Collected now (the test's own clock, whatever it says): within a day.
+sed "s/^host.collected_at = .*/host.collected_at = \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\" from time(2)/" \
+	"$F/vm1.facts" >"$TMP/fresh.facts"
+ht --facts "$TMP/fresh.facts" audit >/dev/null 2>"$TMP/stale.err"
+expect_eq "facts collected now: no warning" "" "$(cat "$TMP/stale.err")"
+# 100000 days (274 years) keeps 2000-01-01 quiet until the year 2273; the
+# configuration's key does the same, and the command line wins over it.
+ht --facts "$F/vm1.facts" --facts-max-age 100000d audit >/dev/null 2>"$TMP/stale.err"
+expect_eq "--facts-max-age 100000d: no warning" "" "$(cat "$TMP/stale.err")"
+printf '[hosttune]\nfacts-max-age = 100000d\n' >"$TMP/age.conf"
+ht --config "$TMP/age.conf" --facts "$F/vm1.facts" audit >/dev/null 2>"$TMP/stale.err"
+expect_eq "facts-max-age = 100000d in the configuration: no warning" "" "$(cat "$TMP/stale.err")"
+ht --config "$TMP/age.conf" --facts "$F/vm1.facts" --facts-max-age 1d audit >/dev/null 2>"$TMP/stale.err"
+expect_eq "--facts-max-age 1d wins over the configuration" 1 "$(grep -c "^$W" "$TMP/stale.err")"
+printf '[hosttune]\nfacts-max-age = soon\n' >"$TMP/bad-age.conf"
+ht --config "$TMP/bad-age.conf" --facts "$F/vm1.facts" audit >/dev/null 2>"$TMP/stale.err"
+expect_eq "facts-max-age = soon: exit 2, file, line and column" \
+	"2 hosttune: $TMP/bad-age.conf:2:17: facts-max-age: expected a time such as 1d, 12h or 0 (never warn), found 'soon'" \
+	"$? $(cat "$TMP/stale.err")"
+
+# ---- each host's own profile: hosttune.profile in its facts ----
+# The Garage VM's tree, its facts taken once with --profile garage and once
+# with none (default); audited together without --profile, each is judged
+# with its own: conntrack.time_wait (TIME_WAIT 120 s against garage's 30 s)
+# is a warning under garage only (config.sh: the default profile's verdict
+# has one warning, conntrack.buckets).
+mkdir "$TMP/own"
+ht --root "$FIXTURES/garage-vm/root" --no-config --no-measure --profile garage facts >"$TMP/own/g.facts"
+ht --root "$FIXTURES/garage-vm/root" --no-config --no-measure facts >"$TMP/own/d.facts"
+expect_eq "facts: the profile and where it came from" \
+	'hosttune.profile = "garage" from --profile|hosttune.profile = "default" from default' \
+	"$(grep -h '^hosttune.profile ' "$TMP/own/g.facts" "$TMP/own/d.facts" | tr '\n' '|' | sed 's/|$//')"
+ht --no-config --facts "$TMP/own/g.facts" audit >"$TMP/own.txt" 2>/dev/null
+expect_eq "audit --facts: the host's profile, from its facts" \
+	"hosttune audit of facts file $TMP/own/g.facts, profile garage" "$(head -n 1 "$TMP/own.txt")"
+ht --no-config --facts "$TMP/own" --format json audit >"$TMP/own.json" 2>/dev/null
+expect_eq "fleet: each host judged with its own profile (time_wait: garage warning, default not)" \
+	"garage-vm (d) false|garage-vm (g) true" \
+	"$(jq -r '[.hosts[].host as $h | "\($h) \([.findings[] | select(.host == $h and .rule == "conntrack.time_wait"
+		and .severity == "warning")] | length > 0)"] | join("|")' "$TMP/own.json")"
+ht --no-config --facts "$TMP/own/g.facts" --profile default audit >"$TMP/own.txt" 2>/dev/null
+expect_eq "--profile on the auditing machine wins over the facts'" \
+	"hosttune audit of facts file $TMP/own/g.facts, profile default" "$(head -n 1 "$TMP/own.txt")"
+printf '[hosttune]\nprofile = minio\n' >"$TMP/own.conf"
+ht --config "$TMP/own.conf" --facts "$TMP/own/g.facts" audit >"$TMP/own.txt" 2>/dev/null
+expect_eq "--config FILE's profile wins over the facts'" \
+	"hosttune audit of facts file $TMP/own/g.facts, profile minio" "$(head -n 1 "$TMP/own.txt")"
+sed 's/^hosttune.profile = .*/hosttune.profile = "nope" from --profile/' "$TMP/own/g.facts" >"$TMP/nope.facts"
+ht --no-config --facts "$TMP/nope.facts" audit >/dev/null 2>"$TMP/err"
+expect_eq "a profile in the facts this machine does not have: exit 2, named with the file" 2 $?
+expect_contains "a profile in the facts this machine does not have: the file and the fact" \
+	"hosttune: $TMP/nope.facts: hosttune.profile: " "$(cat "$TMP/err")"
+
 finish

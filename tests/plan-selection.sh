@@ -4,7 +4,7 @@
 # is still persisted, --only leaves the other rules' lines alone, only-raise
 # keeps hosttune's earlier raise, a built-in nf_conntrack gets no modprobe.d
 # option, a container gets no modules-load.d, and a host that needs nothing
-# gets no files. All on copies of the Garage VM's --root tree.
+# gets no files; plan exits 1 when it has changes, 0 when in sync. All on copies of the Garage VM's --root tree.
 . "$(dirname "$0")/lib.sh"
 
 G="--profile garage --set workload.conn_rate=570"
@@ -101,5 +101,22 @@ ht --root "$TMP/h" --profile default plan >"$TMP/out"
 # that one setting is wanted, nothing else.
 expect_eq "defaults host: only the hashsize option is planned" \
 	"+options nf_conntrack hashsize=262144" "$(grep '^+options\|^+net\.' "$TMP/out")"
+
+# plan's exit status, as diff(1)'s: 1 when apply would change the host, 0
+# when the host matches the plan. The fresh tree's 4096 entries and 120 s
+# TIME_WAIT are below the garage profile's 65536 and 30 s: apply would write.
+fresh x
+ht --root "$TMP/x" $G plan >/dev/null
+expect_eq "plan with changes: exit 1" 1 $?
+ht --root "$TMP/x" $G --format json plan >"$TMP/x.json"
+expect_eq "plan JSON with changes: exit 1, would_change true" "1 true" "$? $(jq .would_change "$TMP/x.json")"
+ht --root "$TMP/x" $G --dry-run apply >/dev/null
+expect_eq "apply --dry-run with changes: exit 1, as plan" 1 $?
+ht --root "$TMP/x" $G apply >/dev/null
+ht --root "$TMP/x" $G plan >"$TMP/out"
+expect_eq "plan in sync after apply: exit 0, no changes" \
+	"0 No changes: the files and live values already match the plan." "$? $(cat "$TMP/out")"
+ht --root "$TMP/x" $G --format json plan >"$TMP/x.json"
+expect_eq "plan JSON in sync: exit 0, would_change false" "0 false" "$? $(jq .would_change "$TMP/x.json")"
 
 finish

@@ -22,8 +22,22 @@ verify() {
 }
 problems() { grep '^PROBLEM' "$TMP/$1.out" | sed 's/^PROBLEM *//'; }
 
+# A host hosttune never applied to: verify checks hosttune's own settings,
+# and there are none, so it exits 0 and says so; its first line says what
+# it checks and that audit judges the host against the profile (here 1:
+# the fixture's 4096 entries are critical at 570/s).
+FIRST="hosttune verify: do the settings hosttune applied hold now and after a reboot? (whether the host matches the profile: hosttune audit)"
+rm -rf "$TMP/n"
+cp -a "$FIXTURES/garage-vm/root" "$TMP/n"
+verify n
+expect_eq "never applied: exit 0, what it checks, nothing to verify" "0|$FIRST|nothing to verify: no hosttune setting is persisted on this host (hosttune apply persists them)" \
+	"$rc|$(tr '\n' '|' <"$TMP/n.out" | sed 's/|$//')"
+ht --root "$TMP/n" $G audit >/dev/null
+expect_eq "never applied: audit exits 1 (the host does not match the profile)" 1 $?
+
 fresh a
 verify a
+expect_eq "after apply: the first line says what verify checks" "$FIRST" "$(head -n 1 "$TMP/a.out")"
 expect_eq "after apply: exit 0" 0 "$rc"
 expect_eq "after apply: three settings hold" 3 "$(grep -c '^ok' "$TMP/a.out")"
 expect_contains "after apply: the boot value's file and line" \

@@ -60,6 +60,7 @@ struct options {
 	double sample;            /* audit, facts --sample, s; 0 without */
 	double duration;          /* watch, s; 0 until Ctrl-C */
 	double wait;              /* apply, revert: for the lock, s (default 10) */
+	double facts_max_age;     /* audit --facts: warn when older, s (default 1 day); 0: never */
 	enum ht_severity fail_on;
 	enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER } color_when; /* --color */
 	bool color;               /* colour the severities: --color, the terminal, NO_COLOR */

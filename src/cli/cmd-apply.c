@@ -166,7 +166,9 @@ static int report_json(struct json_object *j, int r, const char *done)
 /*
  * plan and apply: the audit's findings turned into files and live values.
  * A facts file has no host to apply to, so only plan accepts one.
- * plan exits 0 whatever it shows. apply exits 1 (EXIT_FINDINGS) after a
+ * plan (and apply --dry-run) exits as diff(1) does: 1 (EXIT_FINDINGS) when
+ * the host does not match the plan (apply would change a file or a live
+ * value, or a setting is refused), 0 when it matches. apply exits 1 (EXIT_FINDINGS) after a
  * successful apply when a setting will not hold at boot (plan.warnings: a
  * later file overrides it, or only the kernel command line reaches a
  * built-in nf_conntrack): the live values are set, the verdict is not green.
@@ -206,6 +208,8 @@ int cmd_apply(const struct options *o)
 	if (o->dry_run) {
 		r = o->json ? cli_print_json(ht_plan_to_json(&plan, false)) :
 		    cli_printed(ht_plan_print(&plan, stdout));
+		if (r == 0 && (!ht_plan_empty(&plan) || ht_plan_refused(&plan)))
+			r = EXIT_FINDINGS;
 		goto out;
 	}
 	/* The state file may name only what a rule of these sets (an earlier apply's too). */
@@ -292,7 +296,11 @@ out:
 	return r;
 }
 
-/* verify: exit 0 when every setting holds now and after a reboot, 1 otherwise. */
+/*
+ * verify: exit 0 when every setting hosttune applied holds now and after a
+ * reboot (or none is persisted), 1 otherwise. The text report's first line
+ * says so, and that audit is what judges the host against the profile.
+ */
 int cmd_verify(const struct options *o)
 {
 	struct ht_facts *facts = NULL;
@@ -310,8 +318,11 @@ int cmd_verify(const struct options *o)
 	}
 	if (o->json)
 		r = cli_print_json(ht_verify_to_json(&report));
-	else
+	else {
+		printf("hosttune verify: do the settings hosttune applied hold now and after a "
+		       "reboot? (whether the host matches the profile: hosttune audit)\n");
 		r = cli_printed(ht_verify_print(&report, stdout));
+	}
 	if (r == 0 && ht_verify_problems(&report) > 0)
 		r = EXIT_FINDINGS;
 out:

@@ -51,6 +51,12 @@ int cmd_facts(const struct options *o)
 		r = cli_load_facts(o, rs, true, &f);
 	if (r == 0 && rs)
 		r = cli_collect_rule_sysctls(rs, f);
+	/* The host's own profile and where it came from, for audit --facts elsewhere. */
+	if (r == 0 && !o->facts_file &&
+	    ht_facts_set_str(f, "hosttune.profile", o->profile ? o->profile : "default",
+	                     o->profile_where ? o->profile_where :
+	                     o->profile ? "--profile" : "default") < 0)
+		r = cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
 	ht_ruleset_free(rs);
 	if (r)
 		return r;

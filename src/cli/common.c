@@ -2,6 +2,7 @@
 /* What every command shares: rules, facts, findings and the JSON printer. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -11,6 +12,7 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -368,6 +370,38 @@ static void show_progress(void *userdata, const char *what, double left)
 	fflush(stderr);
 }
 
+/*
+ * A warning line when the facts of @file say they were collected more than
+ * @max_age seconds ago (host.collected_at, UTC): the host may have changed
+ * since. Silent without the fact, with one that does not parse, or in the
+ * future (another clock).
+ */
+static void warn_stale(const struct ht_facts *f, const char *file, double max_age)
+{
+	const struct ht_fact *fact = ht_facts_get(f, "host.collected_at");
+	struct tm tm = { 0 };
+	const char *end;
+	time_t at, now = time(NULL);
+	double age;
+
+	if (max_age <= 0 || !fact || fact->value.type != HT_T_STR || !fact->value.s)
+		return;
+	end = strptime(fact->value.s, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (!end || *end || (at = timegm(&tm)) == (time_t)-1 || now == (time_t)-1 || at > now)
+		return;
+	age = difftime(now, at);
+	if (age <= max_age)
+		return;
+	if (age >= 2 * 86400)
+		cli_note("warning: %s: the facts were collected %s, %.0f days ago: the host may have "
+		         "changed since (collect them again; --facts-max-age sets how old is too old)",
+		         file, fact->value.s, floor(age / 86400));
+	else
+		cli_note("warning: %s: the facts were collected %s, %.0f hours ago: the host may have "
+		         "changed since (collect them again; --facts-max-age sets how old is too old)",
+		         file, fact->value.s, floor(age / 3600));
+}
+
 int cli_load_facts(const struct options *o, struct ht_ruleset *rs, bool all,
                    struct ht_facts **out)
 {
@@ -393,6 +427,8 @@ int cli_load_facts(const struct options *o, struct ht_ruleset *rs, bool all,
 			ht_facts_free(f);
 			return cli_fail(r, EXIT_USAGE, "%s", err.msg[0] ? err.msg : strerror(-r));
 		}
+		warn_stale(f, strcmp(o->facts_file, "-") == 0 ? "standard input" : o->facts_file,
+		           o->facts_max_age);
 		*out = f;
 		return 0;
 	}
@@ -1117,11 +1153,37 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
                     struct ht_findings *findings)
 {
 	struct ht_error err = { "" };
+	struct options fo;
+	char where[PATH_MAX + 32];
 	int r;
 
-	r = cli_load_rules(o, rs);
-	if (r == 0)
-		r = cli_load_facts(o, *rs, false, facts);
+	/*
+	 * A facts file first: the host's own profile (hosttune.profile, what
+	 * hosttune facts ran with there) is the one to judge it with, unless
+	 * this command line (--profile) or a --config FILE given here names one.
+	 * The configuration this machine reads by default is this machine's.
+	 */
+	if (o->facts_file) {
+		const struct ht_fact *p;
+
+		r = cli_load_facts(o, NULL, false, facts);
+		if (r)
+			return r;
+		p = ht_facts_get(*facts, "hosttune.profile");
+		if (p && p->value.type == HT_T_STR && p->value.s[0] &&
+		    !(o->profile && (!o->profile_where || o->config_file))) {
+			fo = *o;
+			fo.profile = p->value.s;
+			snprintf(where, sizeof(where), "%s: hosttune.profile", o->facts_file);
+			fo.profile_where = where;
+			o = &fo;
+		}
+		r = cli_load_rules(o, rs);
+	} else {
+		r = cli_load_rules(o, rs);
+		if (r == 0)
+			r = cli_load_facts(o, *rs, false, facts);
+	}
 	if (r == 0)
 		r = check_basic_facts(o, *facts);
 	if (r == 0 && o->observed)

@@ -38,7 +38,8 @@ static const struct {
 	  "workload.service) point to another profile, a last line names it and why." },
 	{ "plan", "",
 	  "What apply would change: a unified diff of every file and a table of live\n"
-	  "values (the same as apply --dry-run). Changes nothing." },
+	  "values (the same as apply --dry-run). Changes nothing; exits 1 when apply\n"
+	  "would change the host, 0 when it matches the plan (as diff does)." },
 	{ "apply", "",
 	  "Write the files and live values of the findings' fixes, each read back;\n"
 	  "on any failure everything is rolled back. A state file keeps the previous\n"
@@ -47,7 +48,8 @@ static const struct {
 	  "Undo what the last apply did, from its state file." },
 	{ "verify", "",
 	  "Tell whether hosttune's settings hold now and will hold after a reboot\n"
-	  "(another file, unit or manager that overrides them)." },
+	  "(another file, unit or manager that overrides them). Whether the host\n"
+	  "matches the profile is audit's question." },
 	{ "watch", "",
 	  "Sample the conntrack table: its count, new connections a second and drops;\n"
 	  "then the peak and the nf_conntrack_max it needs (--record keeps the samples\n"

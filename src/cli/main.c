@@ -80,6 +80,7 @@ static const struct opt {
 	  C_EVAL | C_WATCH | C_FACTS | C_PROFILES | C_EXPLAIN },
 	{ { "set", required_argument, NULL, 's' }, C_EVAL | C_WATCH | C_FACTS | C_EXPLAIN },
 	{ { "fail-on", required_argument, NULL, 'x' }, C_AUDIT },
+	{ { "facts-max-age", required_argument, NULL, 'Y' }, C_AUDIT },
 	{ { "output", required_argument, NULL, 'o' }, C_AUDIT },
 	{ { "host-label", no_argument, NULL, 'H' }, C_AUDIT },
 	{ { "verbose", no_argument, NULL, 'v' }, C_AUDIT },
@@ -207,6 +208,8 @@ static void help(FILE *out)
 	        "  -s, --set NAME=VALUE  override a workload variable, e.g. workload.conn_rate=570\n"
 	        "      --fail-on LEVEL   exit 1 when a finding is at or above LEVEL:\n"
 	        "                        info, warning (default) or critical\n"
+	        "      --facts-max-age TIME  warn when a --facts file was collected longer\n"
+	        "                        ago (default 1d; 0: never)\n"
 	        "      --output FILE     write the report to FILE atomically (temp + rename)\n"
 	        "      --host-label      prometheus: a host label on every host's series\n"
 	        "  -v, --verbose         audit: explain the ok and not applicable findings too\n"
@@ -504,6 +507,11 @@ static int parse_options(int argc, char **argv, struct options *o, struct given 
 		case 'W':
 			o->record = optarg;
 			break;
+		case 'Y':
+			if (parse_seconds(optarg, &o->facts_max_age) < 0 || o->facts_max_age < 0)
+				return cli_usage_error("--facts-max-age: expected a time such as 1d, 12h "
+				                   "or 0 (never warn), got '%s'", optarg);
+			break;
 		case 'I':
 			if (parse_seconds(optarg, &o->interval) < 0 || o->interval < 0.001 ||
 			    o->interval > 86400)
@@ -615,7 +623,7 @@ static int load_config(const struct command *cmd, struct options *o, const struc
                        struct cli_config *cfg)
 {
 	struct ht_error err = { "" };
-	bool fail_on_given = false;
+	bool fail_on_given = false, max_age_given = false;
 	int r;
 
 	if (o->no_config)
@@ -642,10 +650,14 @@ static int load_config(const struct command *cmd, struct options *o, const struc
 		o->profile_where = cfg->profile_where;
 	}
 	o->config_sets = takes(cmd, 's');
-	for (size_t i = 0; i < g->n; i++)
+	for (size_t i = 0; i < g->n; i++) {
 		fail_on_given = fail_on_given || g->v[i]->o.val == 'x';
+		max_age_given = max_age_given || g->v[i]->o.val == 'Y';
+	}
 	if (!fail_on_given && cfg->has_fail_on && takes(cmd, 'x'))
 		o->fail_on = cfg->fail_on;
+	if (!max_age_given && cfg->has_facts_max_age && takes(cmd, 'Y'))
+		o->facts_max_age = cfg->facts_max_age;
 	o->waive = cmd->bit == C_AUDIT;
 	return -1;
 }
@@ -717,6 +729,9 @@ static int run_command(int argc, char **argv, struct options *o, const struct gi
 	r = load_config(cmd, o, g, cfg);
 	if (r >= 0)
 		return r;
+	/* Only audit judges a facts file's age (--facts-max-age is audit's). */
+	if (cmd->bit != C_AUDIT)
+		o->facts_max_age = 0;
 	r = check_fleet(cmd, o);
 	if (r >= 0)
 		return r;
@@ -782,7 +797,8 @@ int main(int argc, char **argv)
 	_cleanup_free_ const char **fbig = (size_t)argc < ARRAY_SIZE(fsmall) ? NULL :
 	                                   calloc((size_t)argc, sizeof(*fbig));
 	struct options o = { .fail_on = HT_SEV_WARNING, .sets = big ? big : small, .interval = 1,
-		             .duration = 60, .wait = 10, .facts_files = fbig ? fbig : fsmall };
+	                     .facts_max_age = 86400, .duration = 60, .wait = 10,
+	                     .facts_files = fbig ? fbig : fsmall };
 	struct given g = { .n = 0 };
 	/* Freed at exit: the options point into it. */
 	static struct cli_config cfg;

@@ -14,6 +14,7 @@
 #include "cli/settings.h"
 #include "shared/rootfs.h"
 #include "shared/trust.h"
+#include "shared/units.h"
 #include "shared/util.h"
 
 /* A configuration file is a few hundred bytes; a drop-in directory a handful of files. */
@@ -119,7 +120,7 @@ static void set_free(struct cli_set *s)
 	free(s->where);
 }
 
-/* [hosttune]: profile and fail-on. */
+/* [hosttune]: profile, fail-on and facts-max-age. */
 static int hosttune_key(struct parse *p, const char *name, const char *value, unsigned col)
 {
 	struct cli_config *cfg = p->cfg;
@@ -146,8 +147,17 @@ static int hosttune_key(struct parse *p, const char *name, const char *value, un
 			                  "found '%s'", value);
 		return 0;
 	}
+	if (strcmp(name, "facts-max-age") == 0) {
+		cfg->has_facts_max_age = *value != '\0';
+		if (!*value)
+			return 0;
+		if (ht_parse_duration(value, &cfg->facts_max_age) < 0 || cfg->facts_max_age < 0)
+			return parse_fail(p, col, EINVAL, "facts-max-age: expected a time such as 1d, "
+			                  "12h or 0 (never warn), found '%s'", value);
+		return 0;
+	}
 	return parse_fail(p, first_col(p), EINVAL, "unknown key '%s' in [hosttune] (expected "
-	                  "profile or fail-on)", name);
+	                  "profile, fail-on or facts-max-age)", name);
 }
 
 /* [set]: NAME = VALUE, as --set NAME=VALUE; an empty value takes an earlier file's back. */

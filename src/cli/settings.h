@@ -51,6 +51,8 @@ struct cli_config {
 	char *profile_where;  /* "FILE:LINE:COL" of the profile's value */
 	bool has_fail_on;
 	enum ht_severity fail_on;
+	bool has_facts_max_age;
+	double facts_max_age; /* [hosttune] facts-max-age, s; 0: never warn */
 	struct cli_set *sets; /* in the order first set */
 	size_t nsets;
 	struct cli_waiver *waivers; /* in the order first set */

@@ -207,6 +207,10 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "host.uptime", HT_T_INT, "seconds",
 	  "seconds since boot, /proc/uptime: how long the since-boot counters (nstat.*, "
 	  "conntrack.stat.*) have been counting" },
+	{ "hosttune.profile", HT_T_STR, NULL,
+	  "the profile hosttune facts ran with; its source says where it came from: --profile, "
+	  "the configuration's FILE:LINE:COL, or default; audit --facts takes it unless "
+	  "--profile or --config FILE names one" },
 	{ "hosttune.version", HT_T_STR, NULL, "the version of hosttune that collected the facts" },
 	{ "kernel.page_size", HT_T_INT, "bytes",
 	  "page size from sysconf(_SC_PAGESIZE); not recorded in a --root tree (rules assume 4096)" },

@@ -529,7 +529,8 @@ int ht_verify_print(const struct ht_verify_report *r, FILE *out)
 		fprintf(out, "%-7s %s\n", r->items[i].status == HT_VERIFY_OK ? "ok" : "PROBLEM",
 		        r->items[i].message);
 	if (r->n == 0) {
-		fprintf(out, "nothing to verify: no hosttune setting is persisted on this host\n");
+		fprintf(out, "nothing to verify: no hosttune setting is persisted on this host "
+		        "(hosttune apply persists them)\n");
 		return ferror(out) ? -EIO : 0;
 	}
 	fprintf(out, "%zu problem%s: %s\n", problems, problems == 1 ? "" : "s",
