@@ -766,7 +766,11 @@ static int load_rules(const struct options *o, bool quiet, struct ht_ruleset **o
 		r = ht_ruleset_load_profile(rs, o->profile ? o->profile : "default", &err);
 		if (r == -ENOENT)
 			name_profiles(rs, o->profile ? o->profile : "default", &err);
-		if (r < 0 && o->profile_where)
+		/*
+		 * Where the name came from, for a name that is no profile; an
+		 * error inside a rules or profile file names its own place.
+		 */
+		if (r == -ENOENT && o->profile_where)
 			config_error(&err, o->profile_where, "", "");
 	}
 	for (size_t i = 0; r >= 0 && o->config && o->config_sets && i < o->config->nsets; i++) {
