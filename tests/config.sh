@@ -173,8 +173,8 @@ else not_ok "the shipped hosttune.conf changes nothing" "$err"; fi
 # Its settings are the lines "#key = value" (explanations are "# text").
 sed 's/^#\([a-z]\)/\1/' "$SHIPPED" >"$TMP/uncommented.conf"
 # profile, fail-on, facts-max-age, workload.conn_rate, workload.mem_budget,
-# nic.queues[eth0], cpu.aes
-expect_eq "the shipped file has 7 settings, each commented out" 7 \
+# nic.queues_hypervisor[eth0], cpu.aes, and the [allow] example site.ptrace_scope
+expect_eq "the shipped file has 8 settings, each commented out" 8 \
 	"$(grep -c '^[a-z]' "$TMP/uncommented.conf")"
 run --config "$TMP/uncommented.conf" --format json audit
 # profile garage, fail-on warning, conn_rate 570, mem_budget 0.05, and the two
@@ -203,14 +203,14 @@ bad() {
 	run audit
 	expect_eq "bad line: $(printf "$1" | tail -n 1)" "2 hosttune: $CONF:$2" "$rc $err"
 }
-bad 'profile = garage\n' "1:1: expected a section ([hosttune], [set] or [waive]) before the first key"
+bad 'profile = garage\n' "1:1: expected a section ([hosttune], [set], [waive] or [allow]) before the first key"
 bad '[hosttune]\nprofil = garage\n' "2:1: unknown key 'profil' in [hosttune] (expected profile, fail-on or facts-max-age)"
-bad '[main]\nprofile = garage\n' "1:2: unknown section '[main]' (expected [hosttune], [set] or [waive])"
+bad '[main]\nprofile = garage\n' "1:2: unknown section '[main]' (expected [hosttune], [set], [waive] or [allow])"
 bad '[hosttune\n' "1:1: expected ']' to close the section name"
 bad '[hosttune]\nfail-on = ok\n' "2:11: fail-on: expected info, warning or critical, found 'ok'"
 bad '[hosttune]\nprofile = ../etc\n' "2:11: profile: expected a profile name (letters, digits and '_'), found '../etc'"
 bad '[hosttune]\nprofile = garage\n  fail-on = info\n' \
-	"3:3: an indented line continues only a [set] value or a waiver's reason; start a key at the beginning of the line"
+	"3:3: an indented line continues only a [set] value or a reason of [waive] or [allow]; start a key at the beginning of the line"
 bad '[set]\n9x = 1\n' "2:1: expected a variable name such as workload.conn_rate, found '9x'"
 bad '[waive]\nnic.queues[eth0 = one queue\n' "2:11: expected '[INSTANCE]' right before '=' (an interface, port, process or directory name)"
 # An empty reason is no waiver (it takes back an earlier file's): nothing to refuse.

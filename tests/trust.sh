@@ -116,4 +116,43 @@ else
 	echo "# setpriv(1) missing: the run as another user is not tested"
 fi
 
+# ---- a site rule that changes a security boundary: --force or [allow] ----
+# site.symlinks sets fs.protected_symlinks (Documentation/admin-guide/sysctl/
+# fs.rst: the protection against symlink races in sticky directories) to 0.
+B=$TMP/b
+cp -a "$FIXTURES/garage-vm/root" "$B"
+mkdir -p "$B/proc/sys/fs"
+echo 1 >"$B/proc/sys/fs/protected_symlinks"
+S=$TMP/site-rules
+cp -R "$HT_RULES_DIR" "$S"
+cat >"$S/site.rules" <<'RULE'
+[site.symlinks]
+title = symlinks followed in sticky directories
+target = sysctl fs.protected_symlinks
+when = available(fs.protected_symlinks)
+value = 0
+severity = fs.protected_symlinks != 0 ? "warning" : "ok"
+explain = fs.protected_symlinks is {fs.protected_symlinks}.
+RULE
+line=$(grep -n '^\[site.symlinks\]' "$S/site.rules" | cut -d: -f1)
+tree_sums "$B" >"$TMP/b.before"
+run --root "$B" --rules "$S" --no-config --no-measure apply
+expect_eq "apply: refused, the rule, its file and line named, nothing written" \
+	"2 hosttune: rule site.symlinks ($S/site.rules:$line) sets fs.protected_symlinks, a security boundary of the kernel: apply changes it only with --force, or with 'site.symlinks = REASON' in the [allow] section of hosttune.conf|same" \
+	"$rc $err|$(tree_sums "$B" | cmp -s - "$TMP/b.before" && echo same)"
+run --root "$B" --rules "$S" --no-config --no-measure plan
+expect_eq "plan: shows it, with a note on stderr (exit 1: changes)" \
+	"1 hosttune: note: rule site.symlinks ($S/site.rules:$line) sets fs.protected_symlinks, a security boundary of the kernel: apply will change it only with --force, or with 'site.symlinks = REASON' in the [allow] section of hosttune.conf" \
+	"$rc $err"
+expect_contains "plan's diff has the line" "+fs.protected_symlinks = 0" "$(cat "$TMP/out")"
+printf '[allow]\nsite.symlinks = the build farm needs it\n' >"$TMP/allow.conf"
+run --root "$B" --rules "$S" --config "$TMP/allow.conf" --no-measure apply
+expect_eq "allowed in [allow]: applied" "0 1" \
+	"$rc $(grep -c '^fs.protected_symlinks = 0$' "$B/etc/sysctl.d/90-hosttune.conf")"
+run --root "$B" --rules "$S" --no-config --no-measure revert
+cp -a "$FIXTURES/garage-vm/root/." "$B/" 2>/dev/null
+run --root "$B" --rules "$S" --no-config --no-measure --force apply
+expect_eq "with --force: applied" "0 1" \
+	"$rc $(grep -c '^fs.protected_symlinks = 0$' "$B/etc/sysctl.d/90-hosttune.conf")"
+
 finish

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "cli/cli.h"
+#include "cli/settings.h"
 #include "engine/facts.h"
 #include "engine/rules.h"
 #include "persist/persist.h"
@@ -164,6 +165,61 @@ static int report_json(struct json_object *j, int r, const char *done)
 }
 
 /*
+ * A sysctl the kernel documents as a security boundary
+ * (Documentation/admin-guide/sysctl/kernel.rst, fs.rst, net.rst; Yama's
+ * LSM/Yama.rst; user namespaces' limits in user.rst): every kernel.* key
+ * (kptr_restrict, dmesg_restrict, unprivileged_bpf_disabled, yama.*),
+ * fs.protected_*, fs.suid_dumpable, net.core.bpf_jit_harden and user.*.
+ */
+static bool security_boundary(const char *key)
+{
+	return strncmp(key, "kernel.", 7) == 0 || strncmp(key, "fs.protected_", 13) == 0 ||
+	       strncmp(key, "user.", 5) == 0 || strcmp(key, "fs.suid_dumpable") == 0 ||
+	       strcmp(key, "net.core.bpf_jit_harden") == 0;
+}
+
+/*
+ * apply changes a security boundary only when asked: a rule whose fix
+ * writes such a sysctl needs --force or an [allow] of the configuration.
+ * plan says so on stderr and goes on (@refuse false); apply stops before
+ * it changes anything (exit 2), naming each rule, its file and line.
+ */
+static int check_boundaries(const struct options *o, const struct ht_findings *fs, bool refuse)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct ht_finding *fi = &fs->items[i];
+		const struct ht_rule *r = fi->rule;
+		const char *key = ht_rule_target(r);
+		const struct ht_srcpos *pos = ht_rule_pos(r);
+		const struct cli_waiver *allow = NULL;
+
+		if (ht_rule_kind(r) != HT_TARGET_SYSCTL || !key || !security_boundary(key) ||
+		    !fi->applicable || fi->kept || fi->recommended.type == HT_T_NONE ||
+		    fi->severity == HT_SEV_OK || !ht_plan_selects(o->only, ht_rule_id(r)))
+			continue;
+		for (size_t k = 0; o->config && k < o->config->nallows; k++)
+			if (strcmp(o->config->allows[k].rule, ht_rule_id(r)) == 0)
+				allow = &o->config->allows[k];
+		if (o->force || allow)
+			continue;
+		if (refuse)
+			cli_error("rule %s (%s:%u) sets %s, a security boundary of the kernel: apply "
+			          "changes it only with --force, or with '%s = REASON' in the [allow] "
+			          "section of hosttune.conf\n", ht_rule_id(r), pos ? pos->file : "?",
+			          pos ? pos->line : 0, key, ht_rule_id(r));
+		else
+			cli_note("note: rule %s (%s:%u) sets %s, a security boundary of the kernel: "
+			         "apply will change it only with --force, or with '%s = REASON' in the "
+			         "[allow] section of hosttune.conf", ht_rule_id(r),
+			         pos ? pos->file : "?", pos ? pos->line : 0, key, ht_rule_id(r));
+		n++;
+	}
+	return n && refuse ? EXIT_USAGE : 0;
+}
+
+/*
  * plan and apply: the audit's findings turned into files and live values.
  * A facts file has no host to apply to, so only plan accepts one.
  * plan (and apply --dry-run) exits as diff(1) does: 1 (EXIT_FINDINGS) when
@@ -191,6 +247,9 @@ int cmd_apply(const struct options *o)
 	if (!o->dry_run && (r = take_lock(o, "apply", &lock)) != 0)
 		return r;
 	r = cli_evaluate(o, &rs, &facts, &findings);
+	if (r)
+		goto out;
+	r = check_boundaries(o, &findings, !o->dry_run);
 	if (r)
 		goto out;
 	r = ht_plan_build(&findings, facts, o->root, ht_ruleset_profile(rs), o->only,

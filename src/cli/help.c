@@ -81,7 +81,8 @@ static const struct {
 	{ "live-only", "    --live-only       live values only, no files" },
 	{ "only", "    --only RULE,...   these rules' settings only" },
 	{ "force", "    --force           take over files hosttune did not write\n"
-	           "                      (a copy is kept as FILE.hosttune-orig)" },
+	           "                      (a copy is kept as FILE.hosttune-orig), and change\n"
+	           "                      a security boundary no [allow] names" },
 	{ "state", "    --state FILE      state file (default ROOT" HT_STATE_FILE ")" },
 	{ "wait", "    --wait TIME       for another apply or revert to finish (default 10s)" },
 	{ "interval", "    --interval TIME   between samples (default 1s; 250ms, 2min)" },

@@ -21,7 +21,7 @@
 #define CONFIG_FILE_MAX (1024 * 1024)
 #define CONFIG_DROPINS_MAX 1024
 
-enum section { SEC_NONE, SEC_HOSTTUNE, SEC_SET, SEC_WAIVE, SEC_UNKNOWN };
+enum section { SEC_NONE, SEC_HOSTTUNE, SEC_SET, SEC_WAIVE, SEC_ALLOW, SEC_UNKNOWN };
 
 /* One file being read. */
 struct parse {
@@ -220,10 +220,12 @@ static const char *waive_split(const char *line, size_t *keylen)
 	return eq + 1;
 }
 
-/* [waive]: RULE[INSTANCE] = REASON from the raw line; an empty reason takes back an earlier one. */
-static int waive_line(struct parse *p)
+/*
+ * [waive] and [allow]: RULE[INSTANCE] = REASON from the raw line into the
+ * list *@list of *@n; an empty reason takes back an earlier one.
+ */
+static int reason_line(struct parse *p, struct cli_waiver **list, size_t *n)
 {
-	struct cli_config *cfg = p->cfg;
 	const char *line = p->raw + strspn(p->raw, " \t"), *v, *open;
 	unsigned col = first_col(p);
 	_cleanup_free_ char *rule = NULL, *inst = NULL, *reason = NULL, *key = NULL;
@@ -264,28 +266,28 @@ static int waive_line(struct parse *p)
 	}
 	free(p->last);
 	p->last = TAKE_PTR(key);
-	for (size_t i = 0; i < cfg->nwaivers; i++)
-		if (strcmp(cfg->waivers[i].rule, rule) == 0 &&
-		    (inst ? cfg->waivers[i].instance && strcmp(cfg->waivers[i].instance, inst) == 0
-		          : !cfg->waivers[i].instance))
-			w = &cfg->waivers[i];
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*list)[i].rule, rule) == 0 &&
+		    (inst ? (*list)[i].instance && strcmp((*list)[i].instance, inst) == 0
+		          : !(*list)[i].instance))
+			w = &(*list)[i];
 	if (vlen == 0) {
 		if (w) {
 			waiver_free(w);
-			memmove(w, w + 1, (size_t)(cfg->waivers + cfg->nwaivers - w - 1) * sizeof(*w));
-			cfg->nwaivers--;
+			memmove(w, w + 1, (size_t)(*list + *n - w - 1) * sizeof(*w));
+			(*n)--;
 		}
 		return 0;
 	}
 	if (!(reason = strndup(v, vlen)))
 		return -ENOMEM;
 	if (!w) {
-		struct cli_waiver *n = reallocarray(cfg->waivers, cfg->nwaivers + 1, sizeof(*n));
+		struct cli_waiver *nl = reallocarray(*list, *n + 1, sizeof(*nl));
 
-		if (!n)
+		if (!nl)
 			return -ENOMEM;
-		cfg->waivers = n;
-		w = &cfg->waivers[cfg->nwaivers++];
+		*list = nl;
+		w = &(*list)[(*n)++];
 		*w = (struct cli_waiver){ .rule = TAKE_PTR(rule), .instance = TAKE_PTR(inst) };
 	}
 	free(w->reason);
@@ -293,7 +295,10 @@ static int waive_line(struct parse *p)
 	return set_where(p, col, &w->where);
 }
 
-/* A continuation line (indented, after a key): more of a [set] value or a waiver's reason. */
+/*
+ * A continuation line (indented, after a key): more of a [set] value or a
+ * reason of [waive] or [allow].
+ */
 static int continuation(struct parse *p, const char *value)
 {
 	struct cli_config *cfg = p->cfg;
@@ -302,20 +307,23 @@ static int continuation(struct parse *p, const char *value)
 		for (size_t i = 0; i < cfg->nsets; i++)
 			if (strcmp(cfg->sets[i].name, p->last) == 0)
 				return append(&cfg->sets[i].assignment, value);
-	} else if (p->sec == SEC_WAIVE) {
-		for (size_t i = 0; i < cfg->nwaivers; i++) {
+	} else if (p->sec == SEC_WAIVE || p->sec == SEC_ALLOW) {
+		struct cli_waiver *list = p->sec == SEC_WAIVE ? cfg->waivers : cfg->allows;
+		size_t n = p->sec == SEC_WAIVE ? cfg->nwaivers : cfg->nallows;
+
+		for (size_t i = 0; i < n; i++) {
 			_cleanup_free_ char *key = NULL;
-			const struct cli_waiver *w = &cfg->waivers[i];
+			const struct cli_waiver *w = &list[i];
 
 			if (asprintf(&key, "%s%s%s%s", w->rule, w->instance ? "[" : "",
 			             w->instance ? w->instance : "", w->instance ? "]" : "") < 0)
 				return -ENOMEM;
 			if (strcmp(key, p->last) == 0)
-				return append(&cfg->waivers[i].reason, value);
+				return append(&list[i].reason, value);
 		}
 	}
 	return parse_fail(p, first_col(p), EINVAL, "an indented line continues only a [set] value "
-	                  "or a waiver's reason; start a key at the beginning of the line");
+	                  "or a reason of [waive] or [allow]; start a key at the beginning of the line");
 }
 
 /* inih's handler: one call per assignment (and per continuation line, with the same name). */
@@ -332,10 +340,12 @@ static int handler(void *user, const char *section, const char *name, const char
 	if (blank(p->raw[0]) && p->last && strcmp(name, p->last) == 0) {
 		r = continuation(p, value);
 	} else if (p->sec == SEC_NONE) {
-		r = parse_fail(p, first_col(p), EINVAL, "expected a section ([hosttune], [set] or "
-		               "[waive]) before the first key");
+		r = parse_fail(p, first_col(p), EINVAL, "expected a section ([hosttune], [set], "
+		               "[waive] or [allow]) before the first key");
 	} else if (p->sec == SEC_WAIVE) {
-		r = waive_line(p);
+		r = reason_line(p, &p->cfg->waivers, &p->cfg->nwaivers);
+	} else if (p->sec == SEC_ALLOW) {
+		r = reason_line(p, &p->cfg->allows, &p->cfg->nallows);
 	} else {
 		free(p->last);
 		p->last = strdup(name);
@@ -356,6 +366,7 @@ static int section_line(struct parse *p, const char *line)
 {
 	static const struct { const char *name; enum section sec; } secs[] = {
 		{ "[hosttune]", SEC_HOSTTUNE }, { "[set]", SEC_SET }, { "[waive]", SEC_WAIVE },
+		{ "[allow]", SEC_ALLOW },
 	};
 	size_t n = strcspn(line, "]");
 
@@ -370,7 +381,7 @@ static int section_line(struct parse *p, const char *line)
 		}
 	p->sec = SEC_UNKNOWN;
 	return parse_fail(p, first_col(p) + 1, EINVAL, "unknown section '%.*s' (expected "
-	                  "[hosttune], [set] or [waive])", (int)n + 1, line);
+	                  "[hosttune], [set], [waive] or [allow])", (int)n + 1, line);
 }
 
 /* inih's reader: one line a call, so that lines are counted and kept raw. */
@@ -591,6 +602,9 @@ void cli_config_free(struct cli_config *cfg)
 	for (size_t i = 0; i < cfg->nwaivers; i++)
 		waiver_free(&cfg->waivers[i]);
 	free(cfg->waivers);
+	for (size_t i = 0; i < cfg->nallows; i++)
+		waiver_free(&cfg->allows[i]);
+	free(cfg->allows);
 	*cfg = (struct cli_config){ .has_fail_on = false };
 }
 

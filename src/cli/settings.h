@@ -57,6 +57,12 @@ struct cli_config {
 	size_t nsets;
 	struct cli_waiver *waivers; /* in the order first set */
 	size_t nwaivers;
+	/*
+	 * [allow]: rules the site lets apply change a security boundary
+	 * (cli_security_boundary()) without --force, each with its reason.
+	 */
+	struct cli_waiver *allows;
+	size_t nallows;
 	size_t nfiles;        /* how many files were read (0: no configuration) */
 };
 

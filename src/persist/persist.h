@@ -161,6 +161,12 @@ enum {
 };
 
 /*
+ * ht_plan_selects - whether --only @only (rule ids separated by commas;
+ * NULL: every rule) selects rule @id.
+ */
+bool ht_plan_selects(const char *only, const char *id);
+
+/*
  * ht_plan_build - what apply would do for @findings on the host below @root.
  * @only: comma-separated rule ids to restrict to, or NULL for all.
  * @profile: profile name for the file headers.

@@ -20,7 +20,7 @@
 #include "persist/persist.h"
 #include "persist/persist-internal.h"
 
-static bool in_only(const char *only, const char *id)
+bool ht_plan_selects(const char *only, const char *id)
 {
 	size_t n = strlen(id);
 
@@ -149,7 +149,8 @@ static int plan_managed(struct ht_plan_ctx *c, const struct ht_finding *f,
 	bool live = k->live || k->live_path;
 	int r;
 
-	if (!in_only(c->only, ht_rule_id(f->rule)) || !needs_fix(f) || f->severity == HT_SEV_OK)
+	if (!ht_plan_selects(c->only, ht_rule_id(f->rule)) || !needs_fix(f) ||
+	    f->severity == HT_SEV_OK)
 		return 0;
 	line = ht_manager_setting(m, f, c->facts);
 	who = ht_manager_text(m);
@@ -206,7 +207,7 @@ static int plan_setting(struct ht_plan_ctx *c, const struct ht_finding *f,
 	if (c->persist && manager_of(c, k))
 		return plan_managed(c, f, k, manager_of(c, k));
 	*st = (struct ht_setting){ .f = f, .kind = k,
-	                           .act = in_only(c->only, ht_rule_id(f->rule)) && !f->kept };
+	                           .act = ht_plan_selects(c->only, ht_rule_id(f->rule)) && !f->kept };
 	r = k->setting(c, f, st);
 	if (r > 0) {
 		(*ns)++;
