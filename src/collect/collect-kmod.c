@@ -68,20 +68,6 @@ static const struct ht_dlsym kmod_syms[] = {
 
 static struct ht_dlib libkmod = HT_DLIB("libkmod.so.2", kmod_syms);
 
-/* asprintf() that leaves NULL on failure: glibc leaves its pointer undefined, cleanup frees it. */
-static char *strdup_printf(const char *fmt, ...) _printf_(1, 2);
-static char *strdup_printf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int r;
-
-	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	return r < 0 ? NULL : s;
-}
-
 static void kmod_unrefp(struct kmod_ctx **ctx)
 {
 	if (*ctx)
@@ -161,7 +147,7 @@ static struct kmod_ctx *kmod_open(const char *root, const char *release, char *w
 		_cleanup_free_ char *moddir = NULL;
 
 		/* Without a release no modules.dep can be found: an empty directory name. */
-		moddir = strdup_printf("/lib/modules/%s", release ? release : "");
+		moddir = ht_strdup_printf("/lib/modules/%s", release ? release : "");
 		if (!moddir)
 			return NULL;
 		if (!(dirname = tree_dir(root, moddir, "modules.", NULL, why, size)))
@@ -216,7 +202,7 @@ static int state_from_moddep(struct kmod_ctx *ctx, const char *root, const char 
 	struct stat sb;
 	int r;
 
-	rel = strdup_printf("%s/modules.dep.bin", moddir);
+	rel = ht_strdup_printf("%s/modules.dep.bin", moddir);
 	if (!rel)
 		return -ENOMEM;
 	if ((r = ht_root_stat(root, rel, false, &sb)) < 0) {
@@ -257,7 +243,7 @@ static int builtin_listed(const char *root, const char *moddir, bool *listed)
 	int r;
 
 	*listed = false;
-	path = strdup_printf("%s/modules.builtin", moddir);
+	path = ht_strdup_printf("%s/modules.builtin", moddir);
 	if (!path)
 		return -ENOMEM;
 	r = ht_read_file(root, path, &text);
@@ -323,7 +309,7 @@ static int state_builtin(const char *root, const char *release, struct modstate 
 
 	if (!release)
 		return 0;
-	moddir = strdup_printf("/lib/modules/%s", release);
+	moddir = ht_strdup_printf("/lib/modules/%s", release);
 	if (!moddir)
 		return -ENOMEM;
 	r = builtin_listed(root, moddir, &listed);
@@ -410,8 +396,8 @@ static int collect_param(struct ht_facts *f, const char *root, const char *param
 	long long i;
 	int r;
 
-	name = strdup_printf("module." MODNAME ".%s", param);
-	path = strdup_printf(PATH_PARAMS "/%s", param);
+	name = ht_strdup_printf("module." MODNAME ".%s", param);
+	path = ht_strdup_printf(PATH_PARAMS "/%s", param);
 	if (!name || !path)
 		return -ENOMEM;
 	r = ht_read_file(root, path, &text);
@@ -451,8 +437,8 @@ static int collect_params(struct ht_facts *f, const char *root)
 		for (size_t i = 0; i < ARRAY_SIZE(known); i++) {
 			_cleanup_free_ char *name = NULL, *path = NULL;
 
-			name = strdup_printf("module." MODNAME ".%s", known[i]);
-			path = strdup_printf(PATH_PARAMS "/%s", known[i]);
+			name = ht_strdup_printf("module." MODNAME ".%s", known[i]);
+			path = ht_strdup_printf(PATH_PARAMS "/%s", known[i]);
 			if (!name || !path)
 				return -ENOMEM;
 			r = ht_facts_set_errno(f, name, e, "buckets", path);
@@ -477,7 +463,7 @@ static int collect_params(struct ht_facts *f, const char *root)
 	}
 	/* The parameters rules know are always facts: absent ones say why. */
 	for (size_t i = 0; i < ARRAY_SIZE(known); i++) {
-		_cleanup_free_ char *name = strdup_printf("module." MODNAME ".%s", known[i]);
+		_cleanup_free_ char *name = ht_strdup_printf("module." MODNAME ".%s", known[i]);
 
 		if (!name)
 			return -ENOMEM;
@@ -711,7 +697,7 @@ static int collect_lookup(struct ht_facts *f, struct kmod_ctx *ctx, const char *
 
 	if (ht_root_is_live(root))
 		r = state_from_moddep(ctx, NULL, sym_kmod_get_dirname(ctx), &st);
-	else if (!(moddir = strdup_printf("/lib/modules/%s", release ? release : "")))
+	else if (!(moddir = ht_strdup_printf("/lib/modules/%s", release ? release : "")))
 		r = -ENOMEM;
 	else
 		r = state_from_moddep(ctx, root, moddir, &st);

@@ -164,19 +164,6 @@ static int add_evidence(struct ht_profile_hint *h, char *s)
 	return 0;
 }
 
-static char *sentence(const char *fmt, ...) _printf_(1, 2);
-static char *sentence(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int r;
-
-	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	return r < 0 ? NULL : s;
-}
-
 /*
  * The evidence for service @svc: its configuration file (SERVICE.config), its
  * unit file (SERVICE.unit), a process of that name and the port it listens on.
@@ -191,10 +178,10 @@ static int service_evidence(struct ht_facts *f, const char *svc, struct ht_profi
 	if (asprintf(&cfg, "%s.config", svc) < 0 || asprintf(&unit, "%s.unit", svc) < 0)
 		return -ENOMEM;
 	if ((v = str_fact(f, cfg, &r, err)) && v[0] &&
-	    (r = add_evidence(h, sentence("%s exists", v))) < 0)
+	    (r = add_evidence(h, ht_strdup_printf("%s exists", v))) < 0)
 		return r;
 	if ((v = str_fact(f, unit, &r, err)) && v[0] &&
-	    (r = add_evidence(h, sentence("its unit %s is installed", v))) < 0)
+	    (r = add_evidence(h, ht_strdup_printf("its unit %s is installed", v))) < 0)
 		return r;
 	procs = str_fact(f, "process.list", &r, err);
 	if (r < 0 || !procs || !ht_has_word(procs, svc))
@@ -210,13 +197,13 @@ static int service_evidence(struct ht_facts *f, const char *svc, struct ht_profi
 
 		r = ht_facts_need(f, name, 0, &fact, err);
 		if (r >= 0 && fact && fact->value.type == HT_T_STR && strcmp(fact->value.s, svc) == 0)
-			return add_evidence(h, sentence("a process named %s listens on :%s", svc, port));
+			return add_evidence(h, ht_strdup_printf("a process named %s listens on :%s", svc, port));
 		p += len;
 		p += *p == ' ';
 	}
 	if (r < 0)
 		return r;
-	return add_evidence(h, sentence("a process named %s runs", svc));
+	return add_evidence(h, ht_strdup_printf("a process named %s runs", svc));
 }
 
 void ht_profile_hint_clear(struct ht_profile_hint *h)

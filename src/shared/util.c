@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -55,6 +56,18 @@ char *ht_root_path(const char *root, const char *path)
 	if (asprintf(&p, "%.*s%s%s", (int)rl, root, path[0] == '/' ? "" : "/", path) < 0)
 		return NULL;
 	return p;
+}
+
+char *ht_strdup_printf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return r < 0 ? NULL : s;
 }
 
 ssize_t ht_getline_max(char **line, size_t *cap, FILE *in, size_t max)

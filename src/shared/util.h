@@ -123,6 +123,12 @@ int ht_open_file(const char *root, const char *path);
 int ht_read_fd(int fd, size_t max, char **out, size_t *len);
 
 /*
+ * ht_strdup_printf - printf(3) into a new string the caller frees; NULL on
+ * ENOMEM (where asprintf(3) leaves its pointer undefined).
+ */
+char *ht_strdup_printf(const char *fmt, ...) _printf_(1, 2);
+
+/*
  * ht_getline_max - getline(3) that never holds more than @max bytes of a
  * line (its newline included): a file of zeros or one endless line is
  * refused, not read into memory. *@line and *@cap as getline's (the caller
