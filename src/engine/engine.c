@@ -101,6 +101,7 @@ static int profile_load(struct ht_ruleset *rs, struct profile_chain *chain, cons
 		for (size_t i = 0; i < probe.nstrings; i++)
 			free(probe.strings[i]);
 		free(probe.strings);
+		free(probe.profile_desc);
 		if (r < 0)
 			return r;
 	}
