@@ -103,8 +103,9 @@ h --facts "$TMP/minio.facts" --profile minio --format json audit >"$TMP/b.json"
 expect_eq "audit JSON: recommended_profile null under minio" null \
 	"$(jget "$TMP/b.json" '.recommended_profile')"
 hp --facts "$TMP/minio.facts" --format json >"$TMP/p.json"
+# The facts file records hosttune.profile = default: that is where it came from.
 expect_eq "profiles JSON: names, active, from, recommended" \
-	"default,garage,minio,registry default the default minio" \
+	"default,garage,minio,registry default $TMP/minio.facts: hosttune.profile minio" \
 	"$(jget "$TMP/p.json" '"\([.profiles[].name] | join(",")) \(.active.name) \(.active.from) \(.recommended.name)"')"
 # No service seen: no suggestion (garage-vm's facts list no process).
 out=$(hp --facts "$VM")
@@ -174,4 +175,14 @@ expect_eq "explain JSON: host.findings" "4096 32768" \
 	"$(jget "$TMP/e.json" '"\(.host.findings[0].current) \(.host.findings[0].recommended)"')"
 h --no-evaluate --format json explain conntrack.max >"$TMP/n.json"
 expect_eq "explain --no-evaluate JSON: host null" null "$(jget "$TMP/n.json" '.host')"
+# A facts file's own profile (hosttune.profile, recorded by the host's
+# hosttune facts) is the active one for profiles too, as audit judges it.
+sed 's/^hosttune.profile = .*/hosttune.profile = "minio" from --profile/' "$VM" >"$TMP/m2.facts"
+out=$(hp --facts "$TMP/m2.facts")
+expect_eq "profiles --facts: the host's profile active, the facts file its origin" \
+	"* minio|active profile: minio ($TMP/m2.facts: hosttune.profile)" \
+	"$(printf '%s\n' "$out" | grep -E '^\* |^active' | cut -c1-7 | sed '2d')|$(printf '%s\n' "$out" | tail -n 1)"
+expect_eq "profiles --facts --profile garage: the command line wins" "active profile: garage (--profile)" \
+	"$(hp --facts "$TMP/m2.facts" --profile garage | tail -n 1)"
+
 finish

@@ -198,6 +198,18 @@ int cli_collect_rule_sysctls(const struct ht_ruleset *rs, struct ht_facts *f);
 void cli_collect_warnings(void);
 
 /*
+ * cli_facts_profile - the options to judge facts @f with: with a --facts
+ * file, the host's own profile (hosttune.profile, what hosttune facts ran
+ * with there) unless this command line's --profile or a --config FILE given
+ * here names one (the configuration this machine reads by default is this
+ * machine's): *@fo filled from @o with that profile and its origin in
+ * @where (@size bytes, "FILE: hosttune.profile"), and returned; else @o.
+ * The result points into @f and @where: both outlive its use.
+ */
+const struct options *cli_facts_profile(const struct options *o, const struct ht_facts *f,
+                                        struct options *fo, char *where, size_t size);
+
+/*
  * cli_load_rules - the rules (--rules, else the installed ones and /etc's
  * rules.d), the profile and the --set values, checked. Returns 0 with *out
  * set (caller frees), or after printing the error EXIT_USAGE (bad rules,

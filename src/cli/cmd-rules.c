@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* hosttune rules and hosttune explain RULE. */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -113,8 +114,9 @@ static const char *each_name(enum ht_each each)
 /*
  * The rule of @id: a rule id, or one as the audit table shows a finding,
  * "RULE[INSTANCE]" (*instance: INSTANCE, a new string) for a rule evaluated
- * per port, interface, process... Returns 0, or the exit status after the
- * error (EXIT_USAGE: no such rule, or an instance for a rule that has none).
+ * per port, interface, process... *instance is freed first (NULL, or an
+ * earlier call's). Returns 0, or the exit status after the error
+ * (EXIT_USAGE: no such rule, or an instance for a rule that has none).
  */
 static int find_rule(const struct ht_ruleset *rs, const char *id, const struct ht_rule **rule,
                      char **instance)
@@ -123,6 +125,8 @@ static int find_rule(const struct ht_ruleset *rs, const char *id, const struct h
 	size_t n = strlen(id);
 	_cleanup_free_ char *base = NULL;
 
+	/* Asked again after the evaluation: the first answer's instance goes. */
+	free(*instance);
 	*instance = NULL;
 	*rule = ht_ruleset_find(rs, id);
 	if (*rule)
@@ -477,7 +481,12 @@ int cmd_rules(const struct options *o)
  */
 static const char *profile_origin(const struct options *o, char *buf, size_t len)
 {
-	if (o->profile_where) {
+	size_t wl = o->profile_where ? strlen(o->profile_where) : 0;
+
+	/* "FILE: hosttune.profile" (a facts file's) as it is; "FILE:LINE:COL" without COL. */
+	if (wl > 16 && strcmp(o->profile_where + wl - 16, "hosttune.profile") == 0) {
+		snprintf(buf, len, "%s", o->profile_where);
+	} else if (o->profile_where) {
 		const char *col = strrchr(o->profile_where, ':');
 
 		snprintf(buf, len, "%.*s", col ? (int)(col - o->profile_where) : (int)strlen(o->profile_where),
@@ -531,16 +540,27 @@ int cmd_profiles(const struct options *o)
 	struct ht_profile_info *p = NULL;
 	struct ht_profile_hint hint = { 0 };
 	struct ht_error err = { "" };
-	char from[4200];
+	char from[4200], where[PATH_MAX + 32];
 	const char *active;
+	struct options fo;
 	size_t n = 0;
-	int r = cli_load_rules(o, &rs), w = 4;
+	int r, w = 4;
 
-	if (r)
-		return r;
-	r = cli_load_facts(o, rs, false, &f);
+	/* A facts file first: its host's profile is the active one (cli_facts_profile()). */
+	if (o->facts_file) {
+		r = cli_load_facts(o, NULL, false, &f);
+		if (r)
+			return r;
+		o = cli_facts_profile(o, f, &fo, where, sizeof(where));
+		r = cli_load_rules(o, &rs);
+	} else {
+		r = cli_load_rules(o, &rs);
+		if (!r)
+			r = cli_load_facts(o, rs, false, &f);
+	}
 	if (r) {
 		ht_ruleset_free(rs);
+		ht_facts_free(f);
 		return r;
 	}
 	active = ht_ruleset_profile(rs);

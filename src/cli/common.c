@@ -1147,6 +1147,21 @@ static void apply_waivers(const struct cli_config *cfg, const struct ht_ruleset 
 		waiver_only_ok(&cfg->waivers[i], f);
 }
 
+const struct options *cli_facts_profile(const struct options *o, const struct ht_facts *f,
+                                        struct options *fo, char *where, size_t size)
+{
+	const struct ht_fact *p = o->facts_file ? ht_facts_get(f, "hosttune.profile") : NULL;
+
+	if (!p || p->value.type != HT_T_STR || !p->value.s[0] ||
+	    (o->profile && (!o->profile_where || o->config_file)))
+		return o;
+	*fo = *o;
+	fo->profile = p->value.s;
+	snprintf(where, size, "%s: hosttune.profile", o->facts_file);
+	fo->profile_where = where;
+	return fo;
+}
+
 /*
  * The common first half of audit, plan/apply and verify: rules and profile,
  * facts (collected, a --root tree or a --facts file, plus --observed), and
@@ -1161,27 +1176,12 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
 	char where[PATH_MAX + 32];
 	int r;
 
-	/*
-	 * A facts file first: the host's own profile (hosttune.profile, what
-	 * hosttune facts ran with there) is the one to judge it with, unless
-	 * this command line (--profile) or a --config FILE given here names one.
-	 * The configuration this machine reads by default is this machine's.
-	 */
+	/* A facts file first: the host's own profile (cli_facts_profile()). */
 	if (o->facts_file) {
-		const struct ht_fact *p;
-
 		r = cli_load_facts(o, NULL, false, facts);
 		if (r)
 			return r;
-		p = ht_facts_get(*facts, "hosttune.profile");
-		if (p && p->value.type == HT_T_STR && p->value.s[0] &&
-		    !(o->profile && (!o->profile_where || o->config_file))) {
-			fo = *o;
-			fo.profile = p->value.s;
-			snprintf(where, sizeof(where), "%s: hosttune.profile", o->facts_file);
-			fo.profile_where = where;
-			o = &fo;
-		}
+		o = cli_facts_profile(o, *facts, &fo, where, sizeof(where));
 		r = cli_load_rules(o, rs);
 	} else {
 		r = cli_load_rules(o, rs);

@@ -346,7 +346,10 @@ static char *workload_line(const struct ht_ruleset *rs, bool all)
 
 		if (!all && !ht_ruleset_var_changed(rs, i))
 			continue;
-		v = ht_value_display(ht_ruleset_var_value(rs, i));
+		/* A path or name as --set gave it: one line, its newlines and tabs escaped. */
+		v = ht_ruleset_var_value(rs, i)->type == HT_T_STR
+		    ? ht_escape(ht_ruleset_var_value(rs, i)->s, HT_ESCAPE_CONTROL)
+		    : ht_value_display(ht_ruleset_var_value(rs, i));
 		if (strncmp(name, "workload.", 9) == 0)
 			name += 9;
 		if (asprintf(&next, "%s%s %s=%s", line, shown++ ? "," : "", name,
