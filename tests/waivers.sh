@@ -214,10 +214,14 @@ fi
 # A VM whose virtual NIC offers one queue: nic.queues wants min(8 CPUs, 1
 # allowed) = 1 queue and has 1 (ok); the warning is nic.queues_hypervisor.
 # The README's earlier example waived nic.queues[eth0] here: exit 1 all the same.
+# one_queue: audit the one-queue VM's facts with $CONF; $rc, stdout and stderr in $TMP/out, err
+one_queue() {
+	"$HOSTTUNE" --rules "$HT_RULES_DIR" --config "$CONF" --facts "$TMP/one-queue.facts" audit \
+		>"$TMP/out" 2>"$TMP/err"
+	rc=$?
+}
 printf '[waive]\nnic.queues[eth0] = the hypervisor gives this NIC one queue\n' >"$CONF"
-"$HOSTTUNE" --rules "$HT_RULES_DIR" --config "$CONF" --facts "$TMP/one-queue.facts" audit \
-	>"$TMP/out" 2>"$TMP/err"
-rc=$?
+one_queue
 expect_eq "a waiver of the ok row: still exit 1, the warning not waived" \
 	"1 nic.queues_hypervisor[eth0] 1 queue 8 queues warning|nic.queues[eth0] 1 queue 1 queue ok (waived)" \
 	"$rc $(grep '^nic.queues' "$TMP/out" | tr -s ' ' | paste -sd'|' -)"
@@ -225,9 +229,7 @@ expect_eq "and a warning line naming the row that is not ok" \
 	"hosttune: warning: $CONF:2:1: waiver for 'nic.queues[eth0]': it matches only ok findings and waives nothing; the finding at warning here is nic.queues_hypervisor[eth0]" \
 	"$(cat "$TMP/err")"
 printf '[waive]\nnic.queues_hypervisor[eth0] = the hypervisor gives this NIC one queue\n' >"$CONF"
-"$HOSTTUNE" --rules "$HT_RULES_DIR" --config "$CONF" --facts "$TMP/one-queue.facts" audit \
-	>"$TMP/out" 2>"$TMP/err"
-rc=$?
+one_queue
 # Two warnings (cpu.aes, nic.queues_hypervisor) - 1 waived = 1: exit 1 for cpu.aes.
 expect_eq "the shipped example's row: waived, no warning line" \
 	"1 nic.queues_hypervisor[eth0] 1 queue 8 queues warning (waived)|" \
