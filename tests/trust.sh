@@ -88,6 +88,11 @@ expect_eq "--rules DIR of another user than the invoking one: refused" \
 	"$rc $err"
 SUDO_UID=$NOBODY run --root "$G" --rules "$R" --no-measure audit
 expect_eq "under sudo by that user (SUDO_UID): trusted" "$base " "$rc $err"
+# sudo writes SUDO_UID as digits; " 65534" is not sudo's, and trusts nobody's files.
+SUDO_UID=" $NOBODY" run --root "$G" --rules "$R" --no-measure audit
+expect_eq "SUDO_UID with a leading blank: not taken" \
+	"2 hosttune: not trusted (run as root): $R is owned by UID $NOBODY, not root" \
+	"$rc $err"
 chmod 0666 "$R/profiles/default.profile"
 SUDO_UID=$NOBODY run --root "$G" --rules "$R" --no-measure audit
 expect_eq "a profile writable by others: refused, even for its owner" \
@@ -150,6 +155,19 @@ run --root "$B" --rules "$S" --config "$TMP/allow.conf" --no-measure apply
 expect_eq "allowed in [allow]: applied" "0 1" \
 	"$rc $(grep -c '^fs.protected_symlinks = 0$' "$B/etc/sysctl.d/90-hosttune.conf")"
 run --root "$B" --rules "$S" --no-config --no-measure revert
+# [allow] names a rule: an instance is refused where it is written; a rule
+# the rules lack, or one that sets no security boundary, is a warning.
+printf '[allow]\nsite.symlinks[eth0] = no\n' >"$TMP/allow-inst.conf"
+run --root "$B" --rules "$S" --config "$TMP/allow-inst.conf" --no-measure plan
+expect_eq "[allow] RULE[INSTANCE]: refused, file:line:col" \
+	"2 hosttune: $TMP/allow-inst.conf:2:14: expected RULE = REASON: [allow] takes a rule id without '[INSTANCE]'" \
+	"$rc $err"
+printf '[allow]\nsite.symlink = typo\nconntrack.max = not a boundary\n' >"$TMP/allow-typo.conf"
+run --root "$B" --rules "$HT_RULES_DIR" --config "$TMP/allow-typo.conf" --no-measure plan
+expect_contains "[allow] of an unknown rule: warned" \
+	"warning: $TMP/allow-typo.conf:2:1: [allow] of 'site.symlink': the rules have no rule of that id" "$err"
+expect_contains "[allow] of a rule that sets no boundary: warned" \
+	"warning: $TMP/allow-typo.conf:3:1: [allow] of 'conntrack.max': that rule sets no security boundary" "$err"
 cp -a "$FIXTURES/garage-vm/root/." "$B/" 2>/dev/null
 run --root "$B" --rules "$S" --no-config --no-measure --force apply
 expect_eq "with --force: applied" "0 1" \

@@ -184,9 +184,24 @@ static bool security_boundary(const char *key)
  * plan says so on stderr and goes on (@refuse false); apply stops before
  * it changes anything (exit 2), naming each rule, its file and line.
  */
-static int check_boundaries(const struct options *o, const struct ht_findings *fs, bool refuse)
+static int check_boundaries(const struct options *o, const struct ht_ruleset *rs,
+                            const struct ht_findings *fs, bool refuse)
 {
 	size_t n = 0;
+
+	/* An [allow] for a rule the rules do not have allows nothing: a typo, or a rule gone. */
+	for (size_t k = 0; o->config && k < o->config->nallows; k++) {
+		const struct cli_waiver *a = &o->config->allows[k];
+		const struct ht_rule *r = ht_ruleset_find(rs, a->rule);
+		const char *key = r ? ht_rule_target(r) : NULL;
+
+		if (!r)
+			cli_note("warning: %s: [allow] of '%s': the rules have no rule of that id",
+			         a->where, a->rule);
+		else if (ht_rule_kind(r) != HT_TARGET_SYSCTL || !key || !security_boundary(key))
+			cli_note("warning: %s: [allow] of '%s': that rule sets no security boundary "
+			         "of the kernel, which is all [allow] is for", a->where, a->rule);
+	}
 
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct ht_finding *fi = &fs->items[i];
@@ -249,7 +264,7 @@ int cmd_apply(const struct options *o)
 	r = cli_evaluate(o, &rs, &facts, &findings);
 	if (r)
 		goto out;
-	r = check_boundaries(o, &findings, !o->dry_run);
+	r = check_boundaries(o, rs, &findings, !o->dry_run);
 	if (r)
 		goto out;
 	r = ht_plan_build(&findings, facts, o->root, ht_ruleset_profile(rs), o->only,

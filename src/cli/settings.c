@@ -251,6 +251,11 @@ static int reason_line(struct parse *p, struct cli_waiver **list, size_t *n)
 	if (!valid_name(rule, strlen(rule)))
 		return parse_fail(p, col, EINVAL, "expected a rule id (letters, digits, '_' and "
 		                  "inner '.') before '[' or '=', found '%s'", rule);
+	if (open && p->sec == SEC_ALLOW)
+		/* A rule writes one key: it is allowed or not, for every instance. */
+		return parse_fail(p, (unsigned)(open - p->raw) + 1, EINVAL,
+		                  "expected RULE = REASON: [allow] takes a rule id without "
+		                  "'[INSTANCE]'");
 	if (open) {
 		if (line[klen - 1] != ']' || klen - 1 == (size_t)(open - line) + 1 ||
 		    memchr(open + 1, ']', klen - 1 - (size_t)(open - line) - 1))

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What root may trust to steer it (trust.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -65,6 +66,9 @@ uid_t ht_trust_invoking_user(void)
 
 	if (!sudo || !*sudo)
 		return getuid();
+	/* sudo writes digits only: a sign or a blank is not sudo's (strtoul would take them). */
+	if (!isdigit((unsigned char)sudo[0]))
+		return 0;
 	errno = 0;
 	u = strtoul(sudo, &end, 10);
 	if (errno || *end || u >= (unsigned long)(uid_t)-1)
