@@ -248,6 +248,19 @@ sed "s/^host.collected_at = .*/host.collected_at = \"$(date -u +%Y-%m-%dT%H:%M:%
 	"$F/vm1.facts" >"$TMP/fresh.facts"
 ht --facts "$TMP/fresh.facts" audit >/dev/null 2>"$TMP/stale.err"
 expect_eq "facts collected now: no warning" "" "$(cat "$TMP/stale.err")"
+# A time with an offset or in the future: the age is unknown, said once.
+sed 's/^host.collected_at = .*/host.collected_at = "2026-01-01T00:00:00+02:00" from time(2)/' \
+	"$F/vm1.facts" >"$TMP/offset.facts"
+ht --facts "$TMP/offset.facts" audit >/dev/null 2>"$TMP/stale.err"
+expect_eq "a time with an offset: warned, not judged" \
+	"hosttune: warning: $TMP/offset.facts: host.collected_at '2026-01-01T00:00:00+02:00' is not a UTC time as YYYY-MM-DDTHH:MM:SSZ: how old the facts are is unknown" \
+	"$(cat "$TMP/stale.err")"
+sed 's/^host.collected_at = .*/host.collected_at = "2999-01-01T00:00:00Z" from time(2)/' \
+	"$F/vm1.facts" >"$TMP/future.facts"
+ht --facts "$TMP/future.facts" audit >/dev/null 2>"$TMP/stale.err"
+expect_eq "a time in the future: warned" \
+	"hosttune: warning: $TMP/future.facts: the facts say they were collected 2999-01-01T00:00:00Z, later than this host's clock: how old they are is unknown" \
+	"$(cat "$TMP/stale.err")"
 # 100000 days (274 years) keeps 2000-01-01 quiet until the year 2273; the
 # configuration's key does the same, and the command line wins over it.
 ht --facts "$F/vm1.facts" --facts-max-age 100000d audit >/dev/null 2>"$TMP/stale.err"

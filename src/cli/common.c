@@ -373,8 +373,9 @@ static void show_progress(void *userdata, const char *what, double left)
 /*
  * A warning line when the facts of @file say they were collected more than
  * @max_age seconds ago (host.collected_at, UTC): the host may have changed
- * since. Silent without the fact, with one that does not parse, or in the
- * future (another clock).
+ * since. A time that does not parse as hosttune writes it (an offset, a
+ * typo), or one in the future (another clock), is a warning that the age
+ * is unknown. Silent without the fact: a facts file written by hand.
  */
 static void warn_stale(const struct ht_facts *f, const char *file, double max_age)
 {
@@ -387,8 +388,20 @@ static void warn_stale(const struct ht_facts *f, const char *file, double max_ag
 	if (max_age <= 0 || !fact || fact->value.type != HT_T_STR || !fact->value.s)
 		return;
 	end = strptime(fact->value.s, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	if (!end || *end || (at = timegm(&tm)) == (time_t)-1 || now == (time_t)-1 || at > now)
+	if (!end || *end || (at = timegm(&tm)) == (time_t)-1) {
+		cli_note("warning: %s: host.collected_at '%s' is not a UTC time as "
+		         "YYYY-MM-DDTHH:MM:SSZ: how old the facts are is unknown", file,
+		         fact->value.s);
 		return;
+	}
+	if (now == (time_t)-1)
+		return;
+	if (at > now + 300) {
+		/* Five minutes of clock skew between two hosts is no news. */
+		cli_note("warning: %s: the facts say they were collected %s, later than this "
+		         "host's clock: how old they are is unknown", file, fact->value.s);
+		return;
+	}
 	age = difftime(now, at);
 	if (age <= max_age)
 		return;
