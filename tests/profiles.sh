@@ -62,6 +62,14 @@ expect_eq "a profile that does not load: exit 2, listed, its error on stderr" \
   ingest   (no description)
 active profile: default (the default)|hosttune: $TMP/r/profiles/broken.profile:2:11: profile 'nothere' not found (looked for profiles/nothere.profile in $TMP/r)" \
 	"$?|$(cat "$TMP/out")|$(cat "$TMP/err")"
+# Two that do not load: each has its line on stderr.
+printf '[profile]\ninclude = gone\n' >"$TMP/r/profiles/broken2.profile"
+"$HOSTTUNE" --no-config --rules "$TMP/r" profiles >"$TMP/out" 2>"$TMP/err"
+expect_eq "two profiles that do not load: exit 2, both errors" \
+"2|hosttune: $TMP/r/profiles/broken.profile:2:11: profile 'nothere' not found (looked for profiles/nothere.profile in $TMP/r)
+hosttune: $TMP/r/profiles/broken2.profile:2:11: profile 'gone' not found (looked for profiles/gone.profile in $TMP/r)" \
+	"$?|$(cat "$TMP/err")"
+rm "$TMP/r/profiles/broken2.profile"
 
 # ---- an unknown profile ----
 out=$(ht --no-config --profile garge profiles 2>&1)

@@ -594,13 +594,14 @@ int cmd_profiles(const struct options *o)
 	}
 	r = cli_printed(0);
 errors:
-	/* A profile that does not load is bad input, as it is for --profile: exit 2. */
-	for (size_t i = 0; r == 0 && i < n; i++)
-		if (p[i].error) {
-			fflush(stdout);
-			cli_error("%s\n", p[i].error);
-			r = EXIT_USAGE;
-		}
+	/* Each profile that does not load is bad input, as it is for --profile: exit 2. */
+	if (r == 0)
+		for (size_t i = 0; i < n; i++)
+			if (p[i].error) {
+				fflush(stdout);
+				cli_error("%s\n", p[i].error);
+				r = EXIT_USAGE;
+			}
 out:
 	ht_profile_hint_clear(&hint);
 	ht_profile_infos_free(p, n);
