@@ -309,4 +309,47 @@ expect_eq "a profile in the facts this machine does not have: exit 2, named with
 expect_contains "a profile in the facts this machine does not have: the file and the fact" \
 	"hosttune: $TMP/nope.facts: hosttune.profile: " "$(cat "$TMP/err")"
 
+# ---- each host's own waivers, recorded by hosttune facts ----
+# The Garage VM's tree with a configuration waiving conntrack.max (one of
+# its two critical findings: conntrack.max and conntrack.buckets) and the
+# one-queue NIC warning, which its eth0 does not have (that waiver matches
+# only an ok row): 1 waived. Its facts carry both waivers; the home
+# server's facts none (an older file: this machine's configuration, here
+# none).
+W=$TMP/waivers
+mkdir -p "$W/fleet"
+cp -a "$FIXTURES/garage-vm/root" "$W/root"
+printf '[waive]\nconntrack.max = sized by hand\nnic.queues_hypervisor[eth0] = VM NIC, one queue\n' \
+	>"$W/host.conf"
+ht --root "$W/root" --config "$W/host.conf" facts >"$W/fleet/vm.facts"
+expect_eq "facts: the waivers recorded, with their file:line:col" \
+"hosttune.waiver.1.text = \"conntrack.max = sized by hand\" from $W/host.conf:2:1
+hosttune.waiver.2.text = \"nic.queues_hypervisor[eth0] = VM NIC, one queue\" from $W/host.conf:3:1
+hosttune.waivers = 2 waivers from the configuration's [waive]" \
+	"$(grep '^hosttune.waiver' "$W/fleet/vm.facts")"
+ht --root "$W/root" --config "$W/host.conf" audit >"$W/host.txt"
+ht --facts "$W/fleet/vm.facts" audit >"$W/facts.txt"
+expect_eq "audit --facts: the host's own waivers, as on the host" \
+	"$(tail -n 1 "$W/host.txt")" "$(tail -n 1 "$W/facts.txt")"
+expect_contains "audit --facts: 1 waived" "1 waived" "$(tail -n 1 "$W/facts.txt")"
+printf '[waive]\n' >"$W/none.conf"
+ht --facts "$W/fleet/vm.facts" --config "$W/none.conf" audit >"$W/cfg.txt"
+expect_eq "--config FILE on the auditing machine: its waivers instead (none)" "" \
+	"$(tail -n 1 "$W/cfg.txt" | grep -o 'waived')"
+ht --facts "$W/fleet/vm.facts" --no-config audit >"$W/nocfg.txt"
+expect_eq "--no-config: no waivers" "" "$(tail -n 1 "$W/nocfg.txt" | grep -o 'waived')"
+cp "$FIXTURES/home-server/host.facts" "$W/fleet/home.facts"
+ht --facts "$W/fleet" --format json audit >"$W/fleet.json"
+expect_eq "a fleet: each host waived by its own (1 on the VM, none on the home server)" \
+	"garage-vm 1" \
+	"$(jq -r '[.findings[] | select(.waived != null) | .host] | group_by(.)
+		| map("\(.[0]) \(length)") | join("|")' "$W/fleet.json" 2>/dev/null || echo "no jq output")"
+# A waiver line that is not one: the file and the fact named, exit 2.
+sed 's/^hosttune.waiver.2.text = .*/hosttune.waiver.2.text = "nic.queues[eth0 = x" from here/' \
+	"$W/fleet/vm.facts" >"$W/bad.facts"
+ht --facts "$W/bad.facts" audit >/dev/null 2>"$W/err"
+expect_eq "a recorded waiver that does not parse: exit 2, the file and fact named" \
+	"2|hosttune: $W/bad.facts: hosttune.waiver.2.text:1:11: expected '[INSTANCE]' right before '=' (an interface, port, process or directory name)" \
+	"$?|$(cat "$W/err")"
+
 finish

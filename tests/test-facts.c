@@ -214,8 +214,9 @@ static void assert_all_defs_collected(const struct ht_facts *f)
 		/* The state file's counters come from ht_collect_apply_counters() alone. */
 		if (strstr(defs[i].name, "_at_apply"))
 			continue;
-		/* The profile facts ran with is the CLI's to say (cmd_facts()). */
-		if (strcmp(defs[i].name, "hosttune.profile") == 0)
+		/* The profile and waivers facts ran with are the CLI's to say (cmd_facts()). */
+		if (strcmp(defs[i].name, "hosttune.profile") == 0 ||
+		    strcmp(defs[i].name, "hosttune.waivers") == 0)
 			continue;
 		/* The Garage pre-flight's come from ht_collect_garage(), which the CLI runs. */
 		if (strncmp(defs[i].name, "garage.", 7) == 0 || strcmp(defs[i].name, "storage.list") == 0)
@@ -344,12 +345,13 @@ static void test_fact_defs(void **state)
 	 * 162. The other network namespaces, netns.list and netns.skipped: 164; and
 	 * those refused, netns.read_as_root, netns.refused, .refused_pid and
 	 * .refused_process: 168. The profile hosttune facts ran with, hosttune.profile
-	 * (so that an audit of the file elsewhere judges the host with it): 169. The
+	 * (so that an audit of the file elsewhere judges the host with it): 169; and
+	 * how many waivers its configuration holds, hosttune.waivers: 170. The
 	 * per-instance facts (nic, listener, process, storage, peer, cgroup, netns)
 	 * are tables of their own, and any other sysctl finds one def of its own
 	 * (below).
 	 */
-	assert_int_equal(n, 169);
+	assert_int_equal(n, 170);
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0)
 			assert_true(strcmp(defs[i - 1].name, defs[i].name) < 0);
@@ -919,17 +921,22 @@ static char *bad_int(const char *dir, const char *path, const char *max, const c
 
 /*
  * @text (owned, returned) without the facts hosttune facts adds to what the
- * collectors give: hosttune.profile (cmd_facts()), the expected files' line
- * "hosttune.profile = ... from ...". The collectors' own text is compared.
+ * collectors give: hosttune.profile and hosttune.waivers (cmd_facts()), the
+ * expected files' lines "hosttune.profile = ... from ..." and
+ * "hosttune.waivers = ...". The collectors' own text is compared.
  */
 static char *without_cli_facts(char *text)
 {
-	char *line = strstr(text, "\nhosttune.profile = ");
+	static const char *const lines[] = { "\nhosttune.profile = ", "\nhosttune.waivers = " };
 
-	if (line) {
-		char *end = strchr(line + 1, '\n');
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++) {
+		char *line = strstr(text, lines[i]);
 
-		memmove(line + 1, end + 1, strlen(end + 1) + 1);
+		if (line) {
+			char *end = strchr(line + 1, '\n');
+
+			memmove(line + 1, end + 1, strlen(end + 1) + 1);
+		}
 	}
 	return text;
 }
@@ -1026,8 +1033,8 @@ static void test_expected_files_read_back(void **state)
 
 		assert_int_equal(read_text(f, want, &err), 0);
 		assert_string_equal(err.msg, "");
-		/* as test_collect_garage_vm, and hosttune.profile, which hosttune facts adds */
-		assert_int_equal(ht_facts_count(f), 137);
+		/* as test_collect_garage_vm, and hosttune.profile and .waivers, which hosttune facts adds */
+		assert_int_equal(ht_facts_count(f), 138);
 		text = facts_text(f);
 		assert_string_equal(text, want);
 		ht_facts_free(f);

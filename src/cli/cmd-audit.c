@@ -28,6 +28,38 @@ static bool config_sets(const struct options *o)
 	return o->config && o->config_sets && o->config->nsets > 0;
 }
 
+/*
+ * The configuration's waivers into @f, for audit --facts elsewhere to judge
+ * the host as it judges itself: hosttune.waivers (how many, 0 too) and
+ * hosttune.waiver.N.text, each as its [waive] line holds it, sourced with
+ * its FILE:LINE:COL. Returns 0 or the exit status.
+ */
+static int record_waivers(const struct options *o, struct ht_facts *f)
+{
+	size_t n = o->config ? o->config->nwaivers : 0;
+
+	if (ht_facts_set_int(f, "hosttune.waivers", (int64_t)n, "waivers",
+	                     "the configuration's [waive]") < 0)
+		return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const struct cli_waiver *w = &o->config->waivers[i];
+		_cleanup_free_ char *name = NULL, *text = NULL;
+
+		if (asprintf(&name, "hosttune.waiver.%zu.text", i + 1) < 0) {
+			name = NULL;
+			return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
+		}
+		if (asprintf(&text, "%s%s%s%s = %s", w->rule, w->instance ? "[" : "",
+		             w->instance ? w->instance : "", w->instance ? "]" : "", w->reason) < 0) {
+			text = NULL;
+			return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
+		}
+		if (ht_facts_set_str(f, name, text, w->where) < 0)
+			return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
+	}
+	return 0;
+}
+
 int cmd_facts(const struct options *o)
 {
 	struct ht_facts *f = NULL;
@@ -57,6 +89,8 @@ int cmd_facts(const struct options *o)
 	                     o->profile_where ? o->profile_where :
 	                     o->profile ? "--profile" : "default") < 0)
 		r = cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
+	if (r == 0 && !o->facts_file)
+		r = record_waivers(o, f);
 	ht_ruleset_free(rs);
 	if (r)
 		return r;

@@ -2,6 +2,7 @@
 /* What every command shares: rules, facts, findings and the JSON printer. */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -1176,6 +1177,73 @@ const struct options *cli_facts_profile(const struct options *o, const struct ht
 }
 
 /*
+ * The waivers a facts file recorded (hosttune.waivers, hosttune.waiver.N.text)
+ * as a configuration of waivers alone, kept until exit: a finding's waived
+ * reason points into it. NULL when the file recorded none (a facts file of
+ * an older hosttune, or written by hand), or --config FILE names the
+ * configuration to use; then the configuration's own waivers hold. Returns
+ * 0, or the exit status with the error said (a waiver line that does not
+ * parse is bad input: exit 2).
+ */
+struct facts_waivers {
+	struct cli_config cfg;
+	struct facts_waivers *next;
+};
+static struct facts_waivers *facts_waivers_list;
+
+static void facts_waivers_free(void)
+{
+	while (facts_waivers_list) {
+		struct facts_waivers *n = facts_waivers_list->next;
+
+		cli_config_free(&facts_waivers_list->cfg);
+		free(facts_waivers_list);
+		facts_waivers_list = n;
+	}
+}
+
+static int facts_waivers(const struct options *o, const struct ht_facts *f,
+                         const struct cli_config **out)
+{
+	const struct ht_fact *count = ht_facts_get(f, "hosttune.waivers");
+	struct facts_waivers *fw;
+	struct ht_error err = { "" };
+	int r;
+
+	*out = NULL;
+	if (!o->facts_file || o->config_file || !count || count->value.type != HT_T_INT)
+		return 0;
+	if (count->value.i < 0 || count->value.i > 100000)
+		return cli_fail(-EINVAL, EXIT_USAGE, "%s: hosttune.waivers: expected a count of "
+		                "waivers from 0 to 100000, found %" PRId64, o->facts_file,
+		                count->value.i);
+	if (!facts_waivers_list && atexit(facts_waivers_free) != 0)
+		return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
+	if (!(fw = calloc(1, sizeof(*fw))))
+		return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
+	fw->next = facts_waivers_list;
+	facts_waivers_list = fw;
+	for (int64_t i = 1; i <= count->value.i; i++) {
+		char name[64], where[PATH_MAX + 64];
+		const struct ht_fact *t;
+
+		snprintf(name, sizeof(name), "hosttune.waiver.%" PRId64 ".text", i);
+		snprintf(where, sizeof(where), "%s: %s", o->facts_file, name);
+		t = ht_facts_get(f, name);
+		if (!t || t->value.type != HT_T_STR)
+			return cli_fail(-EINVAL, EXIT_USAGE, "%s: hosttune.waivers is %" PRId64 " but %s "
+			                "is missing: expected RULE[INSTANCE] = REASON", o->facts_file,
+			                count->value.i, name);
+		r = cli_config_add_waiver(&fw->cfg, where, t->value.s, &err);
+		if (r < 0)
+			return cli_fail(r, r == -ENOMEM ? EXIT_COLLECT : EXIT_USAGE, "%s",
+			                err.msg[0] ? err.msg : strerror(-r));
+	}
+	*out = &fw->cfg;
+	return 0;
+}
+
+/*
  * The common first half of audit, plan/apply and verify: rules and profile,
  * facts (collected, a --root tree or a --facts file, plus --observed), and
  * the findings. Returns 0 or the exit status, with what was loaded in the
@@ -1185,14 +1253,17 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
                     struct ht_findings *findings)
 {
 	struct ht_error err = { "" };
+	const struct cli_config *host_waivers = NULL;
 	struct options fo;
 	char where[PATH_MAX + 32];
 	int r;
 
-	/* A facts file first: the host's own profile (cli_facts_profile()). */
+	/* A facts file first: the host's own profile and waivers (cli_facts_profile()). */
 	if (o->facts_file) {
 		r = cli_load_facts(o, NULL, false, facts);
 		if (r)
+			return r;
+		if (o->waive && (r = facts_waivers(o, *facts, &host_waivers)) != 0)
 			return r;
 		o = cli_facts_profile(o, *facts, &fo, where, sizeof(where));
 		r = cli_load_rules(o, rs);
@@ -1213,7 +1284,7 @@ int cli_evaluate(const struct options *o, struct ht_ruleset **rs, struct ht_fact
 		return cli_fail(r, cli_collect_status(r), "%s",
 		                err.msg[0] ? err.msg : strerror(-r));
 	if (o->waive)
-		apply_waivers(o->config, *rs, *facts, findings);
+		apply_waivers(host_waivers ? host_waivers : o->config, *rs, *facts, findings);
 	return 0;
 }
 

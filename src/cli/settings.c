@@ -300,6 +300,21 @@ static int reason_line(struct parse *p, struct cli_waiver **list, size_t *n)
 	return set_where(p, col, &w->where);
 }
 
+int cli_config_add_waiver(struct cli_config *cfg, const char *name, const char *line,
+                          struct ht_error *err)
+{
+	_cleanup_free_ char *raw = strdup(line);
+	struct parse p = { .cfg = cfg, .name = name, .lineno = 1, .sec = SEC_WAIVE, .err = err };
+	int r;
+
+	if (!raw)
+		return -ENOMEM;
+	p.raw = raw;
+	r = reason_line(&p, &cfg->waivers, &cfg->nwaivers);
+	free(p.last);
+	return r;
+}
+
 /*
  * A continuation line (indented, after a key): more of a [set] value or a
  * reason of [waive] or [allow].

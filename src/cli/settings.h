@@ -82,6 +82,16 @@ struct cli_config {
 int cli_config_load(const char *root, const char *file, struct cli_config *cfg,
                     struct ht_error *err);
 
+/*
+ * cli_config_add_waiver - one waiver, "RULE = REASON" or "RULE[INSTANCE] =
+ * REASON" as a [waive] line holds it (what the hosttune.waiver.N.text facts
+ * carry), added to @cfg; @name names it in messages ("FILE:
+ * hosttune.waiver.1", followed by ":1:COL"). Returns 0, -EINVAL with @err
+ * set (not a waiver line), or -ENOMEM.
+ */
+int cli_config_add_waiver(struct cli_config *cfg, const char *name, const char *line,
+                          struct ht_error *err);
+
 /* Frees what @cfg holds and zeroes it. */
 void cli_config_free(struct cli_config *cfg);
 

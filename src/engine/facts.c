@@ -212,6 +212,9 @@ static const struct ht_fact_def fact_defs[] = {
 	  "the configuration's FILE:LINE:COL, or default; audit --facts takes it unless "
 	  "--profile or --config FILE names one" },
 	{ "hosttune.version", HT_T_STR, NULL, "the version of hosttune that collected the facts" },
+	{ "hosttune.waivers", HT_T_INT, "waivers",
+	  "how many waivers the configuration hosttune facts ran with holds (hosttune.waiver.N.text, "
+	  "N from 1); audit --facts takes them unless --config FILE names a configuration" },
 	{ "kernel.page_size", HT_T_INT, "bytes",
 	  "page size from sysconf(_SC_PAGESIZE); not recorded in a --root tree (rules assume 4096)" },
 	{ "kernel.pointer_size", HT_T_INT, "bytes",
@@ -928,6 +931,13 @@ bool ht_fact_has_delta(const char *name)
 	return false;
 }
 
+/* The configuration's waivers, recorded by hosttune facts: hosttune.waiver.N.text, N from 1. */
+static const struct ht_fact_def waiver_fact_defs[] = {
+	{ "hosttune.waiver.*.text", HT_T_STR, NULL,
+	  "a waiver as its [waive] line holds it, RULE[INSTANCE] = REASON; its source is the "
+	  "configuration's FILE:LINE:COL" },
+};
+
 /* Per-instance fact families: FAMILY.INSTANCE.SUFFIX. */
 static const struct {
 	const char *family;
@@ -935,6 +945,7 @@ static const struct {
 	size_t n;
 } instance_families[] = {
 	{ "cgroup", cgroup_fact_defs, ARRAY_SIZE(cgroup_fact_defs) },
+	{ "hosttune.waiver", waiver_fact_defs, ARRAY_SIZE(waiver_fact_defs) },
 	{ "listener", listener_fact_defs, ARRAY_SIZE(listener_fact_defs) },
 	{ "netns", netns_fact_defs, ARRAY_SIZE(netns_fact_defs) },
 	{ "nic", nic_fact_defs, ARRAY_SIZE(nic_fact_defs) },
