@@ -42,6 +42,7 @@ systemd-analyze --help 2>/dev/null | grep -q -- '--offline' || skip "systemd-ana
 command -v setpriv >/dev/null 2>&1 || skip "setpriv is not installed"
 command -v unshare >/dev/null 2>&1 || skip "unshare is not installed"
 command -v jq >/dev/null 2>&1 || skip "jq is not installed"
+command -v ip >/dev/null 2>&1 || skip "ip(8) is not installed"
 [ -x "$HOLD" ] || skip "tests/listen-hold is not built"
 unshare -m --propagation private true 2>/dev/null || skip "unshare -m refused"
 unshare -n true 2>/dev/null || skip "unshare -n refused"
@@ -83,9 +84,9 @@ confine() {
 execstart() {
 	sed -n 's/^ExecStart=[^ ]* //p' "$1" | sed "s|\\\$HOSTTUNE_ARGS|$HOSTTUNE_ARGS|"
 }
-# writable UNIT: the paths UNIT may write: ReadWritePaths= ("-": only when there) and
-# StateDirectory= below /var/lib; the API file systems /proc and /sys, with
-# /proc/sys and /sys read-only under ProtectKernelTunables=yes.
+# writable UNIT: the paths below / that UNIT may write under
+# ProtectSystem=strict: its ReadWritePaths= ("-": only when there) and its
+# StateDirectory= below /var/lib.
 writable() {
 	for p in $(values "$1" ReadWritePaths); do printf '%s\n' "${p#-}"; done
 	for p in $(values "$1" StateDirectory); do printf '/var/lib/%s\n' "$p"; done
@@ -134,7 +135,7 @@ until grep -q ready "$TMP/hold.out" 2>/dev/null; do
 	sleep 0.1
 done
 # A root audit, the unit's (its ExecStart= options, textfile and JSON) and
-# the control's (CAP_NET_ADMIN alone, as the unit once had).
+# the control's (CAP_NET_ADMIN alone).
 "$HOSTTUNE" --rules "$HT_RULES_DIR" --no-measure --format json audit >"$TMP/root.json" 2>"$TMP/root.err"
 "$HOSTTUNE" --rules "$HT_RULES_DIR" --no-measure --format prometheus audit >"$TMP/root.prom" \
 	2>>"$TMP/root.err"
@@ -249,7 +250,8 @@ awk '{ print $5 }' /proc/self/mountinfo | sort -u | while read -r m; do
 	esac
 	mount -o remount,bind,ro "$m" || echo "# could not make $m read-only"
 done
-# The tree's API file systems, then what the unit may write.
+# The tree's API file systems (/proc/sys and /sys read-only under
+# ProtectKernelTunables=yes), then what the unit may write.
 rw() {
 	[ -e "$T$1" ] || return 0
 	mount --bind "$T$1" "$T$1" && mount -o remount,bind,rw "$T$1"
@@ -278,9 +280,10 @@ expect_eq "sandbox: the tree outside the unit's writable paths is read-only" 1 \
 expect_eq "sandbox: apply exits 0" 1 "$(grep -c '^apply: exit 0$' "$TMP/sb.out")"
 "$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/plain" $(execstart "$F") >"$TMP/plain.out" 2>&1
 expect_eq "without the sandbox: apply exits 0" 0 $?
-# The garage profile's workload.conn_rate 570 at TIME_WAIT 30 s needs
-# 570 x 30 = 17100 entries, and the 5.15+ default for 1 GiB, 65536, is the
-# next step (tests/apply-garage.sh); its LimitNOFILE is Garage's 42000.
+# The garage profile at 570 connections/s, its burst 3x and its TIME_WAIT of
+# 30 s: 570 x 30 x 3 = 51300 entries, to the next power of two 65536 (within
+# 5% of the tree's 480 MiB at 328 bytes an entry: 76,725 entries); its
+# LimitNOFILE is Garage's 42000 (rules/profiles/garage.profile).
 expect_eq "sandbox: live nf_conntrack_max written" 65536 \
 	"$(cat "$TMP/sb/proc/sys/net/netfilter/nf_conntrack_max")"
 expect_contains "sandbox: the drop-in written, its directory made" "LimitNOFILE=42000" \
