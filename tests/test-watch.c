@@ -441,7 +441,9 @@ static void test_record_roundtrip(void **state _unused_)
 	v[2].have_insert = false;
 	text = memtext(write_record, v);
 	/* t to the nanosecond: 9 decimals; version 2: lost and overruns last. */
+	/* The column names on line 2 (a comment to the reader). */
 	assert_string_equal(text, "# hosttune watch 2\n"
+	                          "# t count max insert drop early_drop time_wait lost overruns\n"
 	                          "0.000000000 0 4096 0 7 0 120 - -\n"
 	                          "0.250000000 51 4096 51 7 - 120 3 1\n"
 	                          "12.500000000 4096 4096 - 5007 3 30 - -\n");
@@ -494,6 +496,27 @@ static void test_record_roundtrip(void **state _unused_)
 		free(back);
 		back = NULL;
 	}
+
+	/* A version 2 record written before the column names were: the same samples. */
+	{
+		static const char bare[] = "# hosttune watch 2\n"
+		                           "0.000000000 0 4096 0 7 0 120 - -\n"
+		                           "0.250000000 51 4096 51 7 - 120 3 1\n"
+		                           "12.500000000 4096 4096 - 5007 3 30 - -\n";
+
+		m = fmemopen((void *)bare, strlen(bare), "r");
+		assert_non_null(m);
+		assert_int_equal(ht_watch_record_read(m, "bare", &back, &n, &err), 0);
+		fclose(m);
+		assert_int_equal(n, 3);
+		for (size_t i = 0; i < n; i++) {
+			assert_true(back[i].t == v[i].t);
+			assert_int_equal(back[i].count, v[i].count);
+		}
+		assert_int_equal(back[1].lost, 3);
+		free(back);
+		back = NULL;
+	}
 }
 
 static void write_record2(FILE *m, const void *arg)
@@ -520,6 +543,7 @@ static void test_record_submillisecond(void **state _unused_)
 	v[1] = S(1.0006, 11, 4096, 101, 0, 0, 120);
 	text = memtext(write_record2, v);
 	assert_string_equal(text, "# hosttune watch 2\n"
+	                          "# t count max insert drop early_drop time_wait lost overruns\n"
 	                          "1.000200000 10 4096 100 0 0 120 - -\n"
 	                          "1.000600000 11 4096 101 0 0 120 - -\n");
 	m = fmemopen(text, strlen(text), "r");
