@@ -429,6 +429,18 @@ int cli_metrics_peers(const struct ht_facts *facts, FILE *out);
 int cli_metrics_nics(const struct ht_facts *facts, FILE *out);
 
 /*
+ * cli_metrics_processes - each judged process's open descriptors against
+ * its soft RLIMIT_NOFILE, from the facts a rule had collected (process.list:
+ * the processes behind the listening ports and the profile's service, each
+ * name's worst member by share of its limit; nothing is read for the metrics
+ * alone): hosttune_process_open_files and hosttune_process_open_files_limit
+ * (process="NAME", pid="PID"), in descriptors. A process whose descriptors or
+ * limit are unavailable has no sample. Returns 0, -ENOMEM, or -EIO when
+ * writing to @out failed.
+ */
+int cli_metrics_processes(const struct ht_facts *facts, FILE *out);
+
+/*
  * cli_run_output - runs @run with its standard output captured, then, when
  * it exits 0 or 1 (a report), writes what it printed to o->output
  * atomically (shared/fsutil.h ht_file_write_at(): a temp file beside it,
