@@ -63,7 +63,7 @@ struct options {
 	double facts_max_age;     /* audit --facts: warn when older, s (default 1 day); 0: never */
 	enum ht_severity fail_on;
 	enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER } color_when; /* --color */
-	bool color;               /* colour the severities: --color, the terminal, NO_COLOR */
+	bool color;               /* colour the output: --color, the terminal, NO_COLOR */
 	size_t width;             /* wrap text reports at this many columns */
 	bool terminal;            /* stdout is a terminal (and no --output): wrap every line */
 	const char *config_file;  /* --config FILE; NULL for hosttune.conf and its drop-ins */
