@@ -14,6 +14,8 @@ if ! command -v python3 >/dev/null 2>&1; then
 	echo "# SKIP: no python3 for the pty"
 	exit 77
 fi
+# The width is the pty's (80 columns), not a COLUMNS the caller exported.
+unset COLUMNS
 ESC=$(printf '\033')
 CR=$(printf '\r')
 ROOT=$TMP/root
