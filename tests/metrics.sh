@@ -150,6 +150,20 @@ expect_eq "no-conntrack: the profile's rates, 100 and 100 x 2" "100 200" \
 	"$(sample "$TMP/noct.prom" hosttune_conntrack_expected_rate_per_second) $(sample "$TMP/noct.prom" hosttune_conntrack_planned_peak_rate_per_second)"
 expect_eq "no-conntrack: well-formed" "" "$(check_format "$TMP/noct.prom")"
 
+# Open files of each judged process against its soft limit: garage PID 733
+# with 1000 of 1024 (97.7%: process.limit_nofile critical), sshd PID 611 with
+# 7 of 1024, as the facts file gives them.
+ht --facts "$FIXTURES/verdict/nofile-garage-515.facts" --profile garage --format prometheus \
+	audit >"$TMP/nofile.prom"
+expect_eq "open files: garage 1000 of 1024, sshd 7 of 1024" "1000 1024 7 1024" \
+	"$(sample "$TMP/nofile.prom" 'hosttune_process_open_files{process="garage",pid="733"}') $(sample "$TMP/nofile.prom" \
+	'hosttune_process_open_files_limit{process="garage",pid="733"}') $(sample "$TMP/nofile.prom" \
+	'hosttune_process_open_files{process="sshd",pid="611"}') $(sample "$TMP/nofile.prom" \
+	'hosttune_process_open_files_limit{process="sshd",pid="611"}')"
+expect_eq "open files: well-formed" "" "$(check_format "$TMP/nofile.prom")"
+# The Garage VM's tree has no process (process.list is ""): no family at all.
+expect_eq "no process: no open-files family" 0 "$(grep -c '^# HELP hosttune_process_open_files' "$P")"
+
 # Per-interface findings carry the interface as "device" (node_exporter's
 # label for NICs), never "instance" (Prometheus's own target label).
 ht --facts "$FIXTURES/registry-vm/host.facts" --profile registry --format prometheus audit >"$TMP/reg.prom"

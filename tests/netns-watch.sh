@@ -143,7 +143,9 @@ expect_eq "peak rate over a run under 5 s = mean rate" "$mr" "$pr"
 # ... and says so: over the run, of 3.000 s (12 x 0.25 s), not over 5 s.
 expect_eq "peak rate over the run" run "$(w .peak_rate_over)"
 expect_eq "peak rate span = duration" "$(w .duration)" "$(w .peak_rate_span)"
-expect_contains "record t to the nanosecond" "0.000000000 " "$(sed -n 2p "$TMP/watch.record")"
+expect_eq "record: the column names on line 2" \
+	"# t count max insert drop early_drop time_wait lost overruns" "$(sed -n 2p "$TMP/watch.record")"
+expect_contains "record t to the nanosecond" "0.000000000 " "$(sed -n 3p "$TMP/watch.record")"
 if within 180 220 "$pr"; then ok "peak rate $pr within 10% of $RATE/s"; else
 	not_ok "peak rate within 10% of $RATE/s" "got $pr"; fi
 # The window (0.5 .. 3.5 s) lies inside the storm (0 .. 3.995 s), so the mean
@@ -161,8 +163,8 @@ hi=$(awk -v m="$mr" 'BEGIN { print m + 0.06 }')
 if within "$lo" "$hi" "$rec_mean"; then
 	ok "the record's inserts / duration $rec_mean = mean_rate $mr"
 else not_ok "the record's inserts / duration = mean_rate" "record $rec_mean, summary $mr"; fi
-expect_eq "record: a header and 13 sample lines" "# hosttune watch 2 13" \
-	"$(head -n 1 "$TMP/watch.record") $(($(wc -l <"$TMP/watch.record") - 1))"
+expect_eq "record: a header, the column names and 13 sample lines" "# hosttune watch 2 13" \
+	"$(head -n 1 "$TMP/watch.record") $(($(wc -l <"$TMP/watch.record") - 2))"
 # A table of 262144 (or whatever the host's max) is far from full.
 expect_eq "no drops" 0 "$(w .drops)"
 expect_eq "never at the cap" 0 "$(w .pinned_samples)"

@@ -441,7 +441,9 @@ static void test_record_roundtrip(void **state _unused_)
 	v[2].have_insert = false;
 	text = memtext(write_record, v);
 	/* t to the nanosecond: 9 decimals; version 2: lost and overruns last. */
+	/* The column names on line 2 (a comment to the reader). */
 	assert_string_equal(text, "# hosttune watch 2\n"
+	                          "# t count max insert drop early_drop time_wait lost overruns\n"
 	                          "0.000000000 0 4096 0 7 0 120 - -\n"
 	                          "0.250000000 51 4096 51 7 - 120 3 1\n"
 	                          "12.500000000 4096 4096 - 5007 3 30 - -\n");
@@ -494,6 +496,27 @@ static void test_record_roundtrip(void **state _unused_)
 		free(back);
 		back = NULL;
 	}
+
+	/* A version 2 record written before the column names were: the same samples. */
+	{
+		static const char bare[] = "# hosttune watch 2\n"
+		                           "0.000000000 0 4096 0 7 0 120 - -\n"
+		                           "0.250000000 51 4096 51 7 - 120 3 1\n"
+		                           "12.500000000 4096 4096 - 5007 3 30 - -\n";
+
+		m = fmemopen((void *)bare, strlen(bare), "r");
+		assert_non_null(m);
+		assert_int_equal(ht_watch_record_read(m, "bare", &back, &n, &err), 0);
+		fclose(m);
+		assert_int_equal(n, 3);
+		for (size_t i = 0; i < n; i++) {
+			assert_true(back[i].t == v[i].t);
+			assert_int_equal(back[i].count, v[i].count);
+		}
+		assert_int_equal(back[1].lost, 3);
+		free(back);
+		back = NULL;
+	}
 }
 
 static void write_record2(FILE *m, const void *arg)
@@ -520,6 +543,7 @@ static void test_record_submillisecond(void **state _unused_)
 	v[1] = S(1.0006, 11, 4096, 101, 0, 0, 120);
 	text = memtext(write_record2, v);
 	assert_string_equal(text, "# hosttune watch 2\n"
+	                          "# t count max insert drop early_drop time_wait lost overruns\n"
 	                          "1.000200000 10 4096 100 0 0 120 - -\n"
 	                          "1.000600000 11 4096 101 0 0 120 - -\n");
 	m = fmemopen(text, strlen(text), "r");
@@ -706,6 +730,126 @@ static void test_format(void **state _unused_)
 	                              " working\n  set: 150 entries x headroom 2 = 300, next power"
 	                              " of two 512.\n  hosttune only raises the table: the current"
 	                              " max 262144 stays.\n"));
+}
+
+/* The frames of the live view of @n samples (their derived fields as set), one string. */
+static char *view_text(struct ht_watch_view *v, const struct ht_watch_sample *smp, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(ht_watch_view_draw(m, v, &smp[i]), 0);
+	assert_int_equal(fclose(m), 0);
+	return buf;
+}
+
+/* The line of @text (a frame's, escape codes kept) that starts with @prefix. */
+static void line_of(const char *text, const char *prefix, char *out, size_t size)
+{
+	const char *p = text, *last = NULL;
+
+	while ((p = strstr(p, prefix))) {
+		if (p == text || p[-1] == '\n' || p[-1] == 'A')
+			last = p;
+		p++;
+	}
+	assert_non_null(last);
+	snprintf(out, size, "%.*s", (int)strcspn(last, "\n"), last);
+}
+
+/*
+ * The live view: the bar, the sparkline's levels and the drops' colour,
+ * worked out by hand; each line cut to the width less one.
+ */
+static void test_view(void **state _unused_)
+{
+	/* New connections a second of 5 samples: unknown, 0, 10, 35, 70. */
+	static const double rates[] = { NAN, 0, 10, 35, 70 };
+	struct ht_watch_sample smp[5];
+	struct ht_watch_view v;
+	_cleanup_free_ char *text = NULL, *ascii = NULL, *narrow = NULL;
+	char line[4096];
+
+	for (size_t i = 0; i < 5; i++) {
+		smp[i] = S((double)i, 1024 * (int64_t)i, 4096, 0, 0, 0, 120);
+		smp[i].pct_max = 25.0 * (double)i;
+		smp[i].have_new_rate = !isnan(rates[i]);
+		smp[i].new_per_s = smp[i].have_new_rate ? rates[i] : 0;
+		smp[i].have_drop_rate = i > 0;
+		smp[i].drops_per_s = i == 4 ? 2.5 : 0;
+	}
+	ht_watch_view_init(&v, 80, 1, 0, "ctnetlink NEW events", true, true);
+	text = view_text(&v, smp, 5);
+	/*
+	 * The last frame: count 4096 of 4096, 100.0%: red, every cell of
+	 * 79 - 12 - 21 ("  4096 / 4096  100.0%") = 46 filled: 79 columns.
+	 */
+	line_of(text, "conntrack [", line, sizeof(line));
+	{
+		char want[4096] = "conntrack [\033[31m";
+
+		for (int i = 0; i < 46; i++)
+			strcat(want, "\u2588");
+		strcat(want, "\033[0m]  4096 / 4096  100.0%\033[K");
+		assert_string_equal(line, want);
+	}
+	/*
+	 * Peak 70: levels lround(r / 70 x 7) = 0, 1, 3.5 -> 4, 7 for 0, 10,
+	 * 35, 70 (U+2581 + level), the unknown first rate a blank.
+	 */
+	line_of(text, "new/s", line, sizeof(line));
+	assert_string_equal(line, "new/s      \u2581\u2582\u2585\u2588  70.0, peak 70.0\033[K");
+	/* 2.5 drops a second in bold red. */
+	line_of(text, "drops/s", line, sizeof(line));
+	assert_string_equal(line, "drops/s   \033[1;31m2.5\033[0m\033[K");
+	line_of(text, "t ", line, sizeof(line));
+	assert_string_equal(line, "t 4.000 s, every 1 s: Ctrl-C ends with the summary\033[K");
+	/* Each later frame goes back up over the four lines of the one before. */
+	assert_int_equal(strncmp(text, "conntrack [", 11), 0);
+	{
+		size_t ups = 0;
+
+		for (const char *p = text; (p = strstr(p, "\r\033[4A")); p++)
+			ups++;
+		assert_int_equal(ups, 4);
+	}
+	/* The second frame: 1024 of 4096, 25.0%: green, 47 x 1024 / 4096 = 11.75 -> 12 of 47. */
+	{
+		const char *f2 = strstr(text, "\033[4A") + 4;
+		char want[4096] = "conntrack [\033[32m";
+
+		for (int i = 0; i < 47; i++)
+			strcat(want, i < 12 ? "\u2588" : "\u2591");
+		strcat(want, "\033[0m]  1024 / 4096  25.0%\033[K");
+		assert_int_equal(strncmp(f2, want, strlen(want)), 0);
+		/* No drops then: 0.0, not coloured. */
+		assert_non_null(strstr(f2, "drops/s   0.0\033[K"));
+	}
+
+	/* No colour, no UTF-8: the same frame in ASCII without SGR codes. */
+	ht_watch_view_init(&v, 80, 1, 0, "ctnetlink NEW events", false, false);
+	ascii = view_text(&v, smp, 5);
+	line_of(ascii, "new/s", line, sizeof(line));
+	assert_string_equal(line, "new/s      _.=#  70.0, peak 70.0\033[K");
+	line_of(ascii, "drops/s", line, sizeof(line));
+	assert_string_equal(line, "drops/s   2.5\033[K");
+	assert_null(strstr(ascii, "\033[3"));
+
+	/*
+	 * 40 columns: every line at most 39, the bar 39 - 12 - 21 = 6 cells; a
+	 * rate source that is unknown shown as it is; the last line cut.
+	 */
+	ht_watch_view_init(&v, 40, 0.25, 60, "unknown: --root has no events", false, false);
+	narrow = view_text(&v, smp, 5);
+	line_of(narrow, "conntrack [", line, sizeof(line));
+	assert_string_equal(line, "conntrack [######]  4096 / 4096  100.0%\033[K");
+	line_of(narrow, "new/s", line, sizeof(line));
+	assert_string_equal(line, "new/s     unknown: --root has no events\033[K");
+	line_of(narrow, "t ", line, sizeof(line));
+	assert_string_equal(line, "t 4.000 s of 60 s, every 0.25 s: Ctrl-C\033[K");
 }
 
 static void test_json(void **state _unused_)
@@ -1328,6 +1472,7 @@ int main(void)
 		cmocka_unit_test(test_huge_counts),
 		cmocka_unit_test(test_record_errors),
 		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_view),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_sampler_root),
 		cmocka_unit_test(test_storm_record),

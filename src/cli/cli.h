@@ -63,7 +63,7 @@ struct options {
 	double facts_max_age;     /* audit --facts: warn when older, s (default 1 day); 0: never */
 	enum ht_severity fail_on;
 	enum { CLI_COLOR_AUTO, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER } color_when; /* --color */
-	bool color;               /* colour the severities: --color, the terminal, NO_COLOR */
+	bool color;               /* colour the output: --color, the terminal, NO_COLOR */
 	size_t width;             /* wrap text reports at this many columns */
 	bool terminal;            /* stdout is a terminal (and no --output): wrap every line */
 	const char *config_file;  /* --config FILE; NULL for hosttune.conf and its drop-ins */
@@ -427,6 +427,18 @@ int cli_metrics_peers(const struct ht_facts *facts, FILE *out);
  * to @out failed.
  */
 int cli_metrics_nics(const struct ht_facts *facts, FILE *out);
+
+/*
+ * cli_metrics_processes - each judged process's open descriptors against
+ * its soft RLIMIT_NOFILE, from the facts a rule had collected (process.list:
+ * the processes behind the listening ports and the profile's service, each
+ * name's worst member by share of its limit; nothing is read for the metrics
+ * alone): hosttune_process_open_files and hosttune_process_open_files_limit
+ * (process="NAME", pid="PID"), in descriptors. A process whose descriptors or
+ * limit are unavailable has no sample. Returns 0, -ENOMEM, or -EIO when
+ * writing to @out failed.
+ */
+int cli_metrics_processes(const struct ht_facts *facts, FILE *out);
 
 /*
  * cli_run_output - runs @run with its standard output captured, then, when

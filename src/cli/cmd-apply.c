@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "cli/cli.h"
+#include "cli/report.h"
 #include "cli/settings.h"
 #include "engine/facts.h"
 #include "engine/rules.h"
@@ -235,6 +236,30 @@ static int check_boundaries(const struct options *o, const struct ht_ruleset *rs
 }
 
 /*
+ * plan's text: the plan as ht_plan_print() writes it, its diff in colour
+ * when the terminal takes colour (--color, NO_COLOR: cli_terminal()).
+ */
+static int print_plan(const struct options *o, const struct ht_plan *plan)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+	int r;
+
+	if (!o->color)
+		return cli_printed(ht_plan_print(plan, stdout));
+	m = open_memstream(&text, &len);
+	if (!m)
+		return cli_fail(-ENOMEM, EXIT_COLLECT, "out of memory");
+	r = ht_plan_print(plan, m);
+	if (fclose(m) != 0 && r >= 0)
+		r = -ENOMEM;
+	if (r < 0)
+		return cli_printed(r);
+	return cli_printed(ht_report_plan(stdout, text, len, true));
+}
+
+/*
  * plan and apply: the audit's findings turned into files and live values.
  * A facts file has no host to apply to, so only plan accepts one.
  * plan (and apply --dry-run) exits as diff(1) does: 1 (EXIT_FINDINGS) when
@@ -280,8 +305,7 @@ int cmd_apply(const struct options *o)
 		goto out;
 	}
 	if (o->dry_run) {
-		r = o->json ? cli_print_json(ht_plan_to_json(&plan, false)) :
-		    cli_printed(ht_plan_print(&plan, stdout));
+		r = o->json ? cli_print_json(ht_plan_to_json(&plan, false)) : print_plan(o, &plan);
 		if (r == 0 && (!ht_plan_empty(&plan) || ht_plan_refused(&plan)))
 			r = EXIT_FINDINGS;
 		goto out;

@@ -2,13 +2,16 @@
 /* hosttune watch: the sampler (collect/watch.h) run until its duration or Ctrl-C. */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "cli/watch-print.h"
 #include "collect/watch.h"
 #include "engine/rules.h"
+#include "shared/escape.h"
 #include "shared/util.h"
 
 static volatile sig_atomic_t interrupted;
@@ -28,6 +31,9 @@ int cmd_watch(const struct options *o)
 	struct ht_error err = { "" };
 	struct sigaction sa = { .sa_handler = on_interrupt };
 	_cleanup_fclose_ FILE *rec = NULL;
+	const char *term = getenv("TERM");
+	struct ht_watch_view view;
+	bool live;
 	int r;
 
 	/* The run ends at the first sample at or after --duration: the second is one interval in. */
@@ -61,7 +67,12 @@ int cmd_watch(const struct options *o)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if (!o->json)
+	/* On a terminal that moves its cursor, a view redrawn in place; else the table. */
+	live = !o->json && o->terminal && !(term && strcmp(term, "dumb") == 0);
+	if (live)
+		ht_watch_view_init(&view, o->width, o->interval, o->duration, ht_watch_source(w),
+		                   o->color, ht_watch_view_utf8());
+	else if (!o->json)
 		ht_watch_format_header(stdout);
 	while (!interrupted) {
 		struct ht_watch_sample smp;
@@ -77,7 +88,9 @@ int cmd_watch(const struct options *o)
 		 * nobody reads the rest (cli_stdout_gone()). Any other write error
 		 * ends it as a failure.
 		 */
-		if (!o->json && (ht_watch_format_sample(stdout, &smp) < 0 || fflush(stdout) != 0)) {
+		if (!o->json && ((live ? ht_watch_view_draw(stdout, &view, &smp)
+		                       : ht_watch_format_sample(stdout, &smp)) < 0 ||
+		                 ht_escape_flush(stdout) != 0)) {
 			int e = errno ? errno : EIO;
 
 			r = cli_stdout_gone() ? EXIT_CLEAN :
@@ -97,6 +110,11 @@ int cmd_watch(const struct options *o)
 		return cli_fail(r, EXIT_COLLECT, "watch: %s", strerror(-r));
 	if (o->json)
 		return cli_print_json(ht_watch_summary_json(&sum));
+	/* Below the last frame, over a "^C" the terminal may have echoed. */
+	if (live) {
+		ht_escape_raw(stdout, "\r\033[K");
+		fputc('\n', stdout);
+	}
 	return cli_printed(ht_watch_format_summary(stdout, &sum));
 write_error:
 	cli_error("%s: %s\n", o->record, strerror(errno ? errno : EIO));

@@ -517,6 +517,58 @@ int cli_metrics_nics(const struct ht_facts *facts, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* process.NAME.SUFFIX as an integer fact; false when absent or unavailable. */
+static bool process_int(const struct ht_facts *facts, const char *name, const char *suffix,
+                        int64_t *out)
+{
+	char fact[160];
+	const struct ht_fact *f;
+
+	snprintf(fact, sizeof(fact), "process.%s.%s", name, suffix);
+	f = ht_facts_get(facts, fact);
+	if (!f || f->value.type != HT_T_INT)
+		return false;
+	*out = f->value.i;
+	return true;
+}
+
+int cli_metrics_processes(const struct ht_facts *facts, FILE *out)
+{
+	struct family open_files = FAMILY("hosttune_process_open_files",
+		                     "Descriptors the process has open (/proc/PID/fd): of a name's processes, the one with the largest share of its limit.");
+	struct family limit = FAMILY("hosttune_process_open_files_limit",
+		                "The process's soft open-file limit, RLIMIT_NOFILE (/proc/PID/limits).");
+	const struct ht_fact *list = ht_facts_get(facts, "process.list");
+	_cleanup_free_ char *names = NULL;
+
+	/* Only when a rule read the processes: /proc is not walked for the metrics alone. */
+	if (!list || list->value.type != HT_T_STR)
+		return 0;
+	names = strdup(list->value.s);
+	if (!names)
+		return -ENOMEM;
+	for (int pass = 0; pass < 2; pass++) {
+		strcpy(names, list->value.s);
+		for (char *save = NULL, *p = strtok_r(names, " ", &save); p;
+		     p = strtok_r(NULL, " ", &save)) {
+			char pid[32], buf[32];
+			int64_t fds, nofile, id;
+			struct label l[2] = { { "process", p }, { "pid", NULL } };
+
+			if (!process_int(facts, p, "fds", &fds) ||
+			    !process_int(facts, p, "nofile", &nofile))
+				continue;
+			if (process_int(facts, p, "pid", &id)) {
+				snprintf(pid, sizeof(pid), "%" PRId64, id);
+				l[1].value = pid;
+			}
+			snprintf(buf, sizeof(buf), "%" PRId64, pass == 0 ? fds : nofile);
+			put_sample(out, pass == 0 ? &open_files : &limit, l, ARRAY_SIZE(l), buf);
+		}
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
 /* ---- several hosts in one document, each series with its host label ---- */
 
 /* The run's families: one sample for the run, not one a host. */
@@ -666,11 +718,13 @@ int cmd_metrics(const struct options *o)
 		r = metrics_with_host(o, &findings, rs, facts);
 	else
 		r = cli_printed(cli_metrics_write(&findings, rs, (int64_t)time(NULL), stdout));
-	/* Per peer and per interface (one host: no host label on these). */
+	/* Per peer, interface and process (one host: no host label on these). */
 	if (r == 0)
 		r = cli_printed(cli_metrics_peers(facts, stdout));
 	if (r == 0)
 		r = cli_printed(cli_metrics_nics(facts, stdout));
+	if (r == 0)
+		r = cli_printed(cli_metrics_processes(facts, stdout));
 	if (r == 0 && ht_findings_worst(&findings) >= o->fail_on)
 		r = EXIT_FINDINGS;
 out:

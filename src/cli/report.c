@@ -1008,6 +1008,82 @@ static void print_fleet_counts(FILE *out, const struct ht_findings *f, size_t *t
 	fputc('\n', out);
 }
 
+/*
+ * The old and new line counts of a hunk header "@@ -L[,S] +L[,S] @@" (a
+ * count left out is 1, as GNU diff writes it); false when @line is not one.
+ */
+static bool hunk_counts(const char *line, size_t len, long *old, long *new)
+{
+	const char *p = line + 3, *end = line + len;
+	long *c[2] = { old, new };
+
+	if (len < 4 || strncmp(line, "@@ -", 4) != 0)
+		return false;
+	for (int i = 0; i < 2; i++) {
+		char *e;
+
+		if (p >= end || *p != (i == 0 ? '-' : '+'))
+			return false;
+		(void)strtol(p + 1, &e, 10);
+		if (e == p + 1)
+			return false;
+		*c[i] = 1;
+		if (*e == ',') {
+			const char *d = e + 1;
+
+			*c[i] = strtol(d, &e, 10);
+			if (e == d || *c[i] < 0)
+				return false;
+		}
+		p = e;
+		if (p < end && *p == ' ')
+			p++;
+	}
+	return true;
+}
+
+int ht_report_plan(FILE *out, const char *text, size_t len, bool color)
+{
+	long old_left = 0, new_left = 0;
+	bool plain = !color;
+
+	for (size_t i = 0; i < len;) {
+		const char *line = text + i, *nl = memchr(line, '\n', len - i);
+		size_t ll = nl ? (size_t)(nl - line) : len - i;
+		const char *c = "";
+
+		if (ll == 0)
+			plain = true;       /* the diffs end at the first empty line */
+		if (plain) {
+			c = "";
+		} else if (old_left > 0 || new_left > 0) {
+			if (line[0] == '-') {
+				c = "\033[31m";
+				old_left--;
+			} else if (line[0] == '+') {
+				c = "\033[32m";
+				new_left--;
+			} else if (line[0] == ' ') {
+				old_left--;
+				new_left--;
+			}
+		} else if (hunk_counts(line, ll, &old_left, &new_left)) {
+			c = "\033[36m";
+		} else if (ll >= 4 && (strncmp(line, "--- ", 4) == 0 || strncmp(line, "+++ ", 4) == 0)) {
+			c = "\033[1m";
+		}
+		if (*c)
+			ht_escape_raw(out, c);
+		fwrite(line, 1, ll, out);
+		if (*c)
+			ht_escape_raw(out, "\033[0m");
+		if (nl)
+			fputc('\n', out);
+		i += ll + (nl != NULL);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
 int ht_report_fleet_text(const struct ht_report_host *hosts, size_t n,
                          const struct ht_report_info *info, FILE *out)
 {

@@ -94,6 +94,20 @@ int ht_report_fleet_text(const struct ht_report_host *hosts, size_t n,
                          const struct ht_report_info *info, FILE *out);
 
 /*
+ * ht_report_plan - writes @len bytes of @text, what ht_plan_print() printed,
+ * to @out; with @color the unified diffs it starts with in colour, as git
+ * diff colours one: a file's header lines ("--- ", "+++ ") bold, hunk
+ * headers ("@@ ... @@") cyan, removed lines red, added lines green, context
+ * and "\ No newline at end of file" plain. A hunk's lines are told apart by
+ * the counts of its header, so a removed line that reads "-- x" is still a
+ * removed line. Everything from the first empty line on (the live changes,
+ * restarts and notes ht_plan_print() ends with) and the "# ..." notes before
+ * a file's diff stay plain. Without @color, @text as it is. The colour codes
+ * go through ht_escape_raw(). Returns 0 or -EIO.
+ */
+int ht_report_plan(FILE *out, const char *text, size_t len, bool color);
+
+/*
  * The highest severity among applicable findings that are not waived
  * (struct ht_finding's waived; HT_SEV_OK when none): what the exit status
  * and the summary's "worst" follow.

@@ -6,10 +6,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <json-c/json.h>
 
 #include "cli/watch-print.h"
+#include "shared/escape.h"
 
 static int out_status(FILE *out)
 {
@@ -44,6 +47,196 @@ int ht_watch_format_sample(FILE *out, const struct ht_watch_sample *s)
 	put_rate(out, s->have_new_rate, s->new_rate_lower_bound, s->new_per_s);
 	put_rate(out, s->have_drop_rate, false, s->drops_per_s);
 	fputc('\n', out);
+	return out_status(out);
+}
+
+/* ---- the live view ---- */
+
+void ht_watch_view_init(struct ht_watch_view *v, size_t width, double interval,
+                        double duration, const char *source, bool color, bool utf8)
+{
+	*v = (struct ht_watch_view){ .width = width < 40 ? 40 : width > 1000 ? 1000 : width,
+		                     .interval = interval, .duration = duration,
+		                     .source = source, .color = color, .utf8 = utf8 };
+}
+
+bool ht_watch_view_utf8(void)
+{
+	static const char *const vars[] = { "LC_ALL", "LC_CTYPE", "LANG" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
+		const char *l = getenv(vars[i]);
+
+		if (l && *l)
+			return strcasestr(l, "UTF-8") || strcasestr(l, "utf8");
+	}
+	return false;
+}
+
+/* A frame's line being built: its bytes, and the columns shown so far. */
+struct view_line {
+	char buf[4096];
+	size_t len, cols, max_cols;
+};
+
+/* Appends @text (@cols columns wide on a terminal) unless it would pass max_cols. */
+static bool line_put(struct view_line *l, const char *text, size_t cols)
+{
+	size_t n = strlen(text);
+
+	if (l->cols + cols > l->max_cols || l->len + n >= sizeof(l->buf))
+		return false;
+	memcpy(l->buf + l->len, text, n + 1);
+	l->len += n;
+	l->cols += cols;
+	return true;
+}
+
+/* Appends printable ASCII @text, cut at max_cols. */
+static void line_text(struct view_line *l, const char *text)
+{
+	char one[2] = "";
+
+	for (size_t i = 0; text[i]; i++) {
+		one[0] = text[i];
+		if (!line_put(l, one, 1))
+			return;
+	}
+}
+
+/* An SGR code (no columns): "" when colour is off. */
+static void line_sgr(struct view_line *l, const struct ht_watch_view *v, const char *code)
+{
+	if (v->color)
+		line_put(l, code, 0);
+}
+
+static const char *const spark_utf8[8] = { "\u2581", "\u2582", "\u2583", "\u2584",
+	                                   "\u2585", "\u2586", "\u2587", "\u2588" };
+static const char spark_ascii[] = "_.-:=+*#";
+
+/* Level 0..7 of @rate against @peak, to the nearest (0 when @peak is 0). */
+static int spark_level(double rate, double peak)
+{
+	long k;
+
+	if (!(peak > 0) || !(rate > 0))
+		return 0;
+	k = lround(rate / peak * 7);
+	return k < 0 ? 0 : k > 7 ? 7 : (int)k;
+}
+
+/* The rate as the table shows it: "52.0", ">=52.0" for a lower bound. */
+static void rate_text(char *buf, size_t size, bool lower_bound, double v)
+{
+	snprintf(buf, size, "%s%.1f", lower_bound ? ">=" : "", v);
+}
+
+/* Writes @l as one line of the frame: erased to its end, then a newline. */
+static void put_line(FILE *out, const struct view_line *l)
+{
+	/* Only the SGR codes in it are hosttune's own: the text is ASCII or block glyphs. */
+	ht_escape_raw(out, l->buf);
+	ht_escape_raw(out, "\033[K");
+	fputc('\n', out);
+}
+
+int ht_watch_view_draw(FILE *out, struct ht_watch_view *v, const struct ht_watch_sample *s)
+{
+	struct view_line l;
+	char tail[160], num[64];
+	double peak = 0;
+	size_t cells, filled, shown, first;
+	const char *level;
+
+	if (v->n == HT_WATCH_VIEW_HISTORY) {
+		memmove(v->rate, v->rate + 1, (HT_WATCH_VIEW_HISTORY - 1) * sizeof(v->rate[0]));
+		v->n--;
+	}
+	v->rate[v->n++] = s->have_new_rate ? s->new_per_s : NAN;
+	if (v->drawn) {
+		snprintf(num, sizeof(num), "\r\033[%zuA", v->drawn);
+		ht_escape_raw(out, num);
+	}
+
+	/* conntrack [####....]  COUNT / MAX  PCT% */
+	l = (struct view_line){ .max_cols = v->width - 1 };
+	snprintf(tail, sizeof(tail), "  %" PRId64 " / %" PRId64 "  %.1f%%", s->count, s->max,
+	         s->pct_max);
+	/* What the width leaves, 4 to 50 cells: the figures are cut only below 4. */
+	cells = v->width - 1 > 12 + strlen(tail) + 4 ? v->width - 1 - 12 - strlen(tail) : 4;
+	if (cells > 50)
+		cells = 50;
+	filled = s->max > 0 && s->count > 0
+	         ? (size_t)fmin((double)cells, floor((double)s->count * (double)cells /
+	                                             (double)s->max + 0.5))
+	         : 0;
+	level = s->pct_max >= 90 ? "\033[31m" : s->pct_max >= 75 ? "\033[33m" : "\033[32m";
+	line_text(&l, "conntrack [");
+	line_sgr(&l, v, level);
+	for (size_t i = 0; i < cells; i++)
+		line_put(&l, i < filled ? (v->utf8 ? "\u2588" : "#") : (v->utf8 ? "\u2591" : "."),
+		         1);
+	line_sgr(&l, v, "\033[0m");
+	line_text(&l, "]");
+	line_text(&l, tail);
+	put_line(out, &l);
+
+	/* new/s     SPARKLINE  NOW, peak PEAK */
+	l = (struct view_line){ .max_cols = v->width - 1 };
+	line_text(&l, "new/s     ");
+	if (v->source && strncmp(v->source, "unknown", 7) == 0) {
+		line_text(&l, v->source);
+	} else {
+		char now[64], pk[64];
+
+		rate_text(now, sizeof(now), s->new_rate_lower_bound, s->new_per_s);
+		shown = v->width - 1 - 10;
+		/* Room for "  NOW, peak PEAK" after the glyphs. */
+		shown = shown > 40 ? shown - 40 : 8;
+		if (shown > v->n)
+			shown = v->n;
+		first = v->n - shown;
+		for (size_t i = first; i < v->n; i++)
+			if (!isnan(v->rate[i]) && v->rate[i] > peak)
+				peak = v->rate[i];
+		for (size_t i = first; i < v->n; i++) {
+			int k = spark_level(v->rate[i], peak);
+			char a[2] = { spark_ascii[k], 0 };
+
+			line_put(&l, isnan(v->rate[i]) ? " " : v->utf8 ? spark_utf8[k] : a, 1);
+		}
+		snprintf(pk, sizeof(pk), "%.1f", peak);
+		snprintf(tail, sizeof(tail), "  %s, peak %s", s->have_new_rate ? now : "-", pk);
+		line_text(&l, tail);
+	}
+	put_line(out, &l);
+
+	/* drops/s   RATE, red above 0 */
+	l = (struct view_line){ .max_cols = v->width - 1 };
+	line_text(&l, "drops/s   ");
+	if (!s->have_drop_rate) {
+		line_text(&l, "-");
+	} else {
+		rate_text(num, sizeof(num), false, s->drops_per_s);
+		if (s->drops_per_s > 0)
+			line_sgr(&l, v, "\033[1;31m");
+		line_text(&l, num);
+		if (s->drops_per_s > 0)
+			line_sgr(&l, v, "\033[0m");
+	}
+	put_line(out, &l);
+
+	l = (struct view_line){ .max_cols = v->width - 1 };
+	if (v->duration > 0)
+		snprintf(tail, sizeof(tail), "t %.3f s of %g s, every %g s: Ctrl-C ends with the"
+		         " summary", s->t, v->duration, v->interval);
+	else
+		snprintf(tail, sizeof(tail), "t %.3f s, every %g s: Ctrl-C ends with the summary",
+		         s->t, v->interval);
+	line_text(&l, tail);
+	put_line(out, &l);
+	v->drawn = HT_WATCH_VIEW_LINES;
 	return out_status(out);
 }
 

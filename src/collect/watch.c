@@ -428,7 +428,7 @@ static int out_status(FILE *out)
 
 int ht_watch_record_header(FILE *out)
 {
-	fprintf(out, "%s\n", HT_WATCH_RECORD_HEADER);
+	fprintf(out, "%s\n%s\n", HT_WATCH_RECORD_HEADER, HT_WATCH_RECORD_COLUMNS);
 	return out_status(out);
 }
 

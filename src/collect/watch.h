@@ -164,6 +164,9 @@
  *
  * Record file (--record FILE, read back by `hosttune audit --observed FILE`):
  *   line 1      "# hosttune watch 2"
+ *   line 2      "# t count max insert drop early_drop time_wait lost overruns",
+ *               the column names (HT_WATCH_RECORD_COLUMNS): a comment, so a
+ *               record without it (written before it was added) reads the same
  *   then        one line per sample, fields separated by one or more blanks:
  *                 t count max insert drop early_drop time_wait lost overruns
  *               t is seconds since the first sample, a decimal with up to 9
@@ -185,6 +188,8 @@
 
 #define HT_WATCH_RECORD_HEADER "# hosttune watch 2"
 #define HT_WATCH_RECORD_HEADER_V1 "# hosttune watch 1"
+/* The second line the writer writes: the sample lines' fields by name. */
+#define HT_WATCH_RECORD_COLUMNS "# t count max insert drop early_drop time_wait lost overruns"
 
 /* The peak rate's window, s: the span the field's bursts were measured over. */
 #define HT_WATCH_RATE_WINDOW 5.0
@@ -325,7 +330,7 @@ const char *ht_watch_basis_name(enum ht_watch_basis b);
 
 /* ---- record file (format at the top of this file) ---- */
 
-/* Writes the header line. Returns 0 or -EIO. */
+/* Writes the header: the version line, then the column names. Returns 0 or -EIO. */
 int ht_watch_record_header(FILE *out);
 
 /* Writes one sample line. Returns 0 or -EIO. */
