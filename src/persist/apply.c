@@ -14,6 +14,7 @@
 
 #include "shared/bootconf.h"
 #include "shared/fsutil.h"
+#include "shared/rootfs.h"
 #include "persist/kind.h"
 #include "persist/persist.h"
 #include "persist/persist-internal.h"
@@ -155,26 +156,56 @@ static bool path_tidy(char *p)
  * A --state FILE below a --root tree is the tree's path from there on, read,
  * written and swept with no link followed, as the tree's own files are: a
  * link put in its way after the command line was checked leads nowhere.
+ * Where it is in the tree is worked out once, against where the tree
+ * ht_root_pin() opened is now: a path below it as written is the tree's
+ * path from there on; another (through a link to the tree, or through one
+ * repointed since the command line was checked) has its directory
+ * resolved as far as it exists (links followed, as the command line was
+ * checked) and must end in the tree.
+ * Returns 0; 1 when it does not lead into the tree; -EXDEV for a '..' below
+ * it; -ENOMEM.
  */
 static int state_in_root(struct state_loc *sl, const char *root, const char *state_path)
 {
-	char real[PATH_MAX], cwd[PATH_MAX];
-	_cleanup_free_ char *abs = NULL;
-	size_t n;
+	_cleanup_free_ char *real = ht_root_dir_real(root), *abs = NULL;
+	char cwd[PATH_MAX], base[PATH_MAX];
+	const char *rest = NULL;
+	size_t n, cut;
 
-	if (!realpath(root, real))
-		return 0;
+	if (!real)
+		return errno == ENOMEM ? -ENOMEM : 1;
 	if (state_path[0] != '/' && !getcwd(cwd, sizeof(cwd)))
-		return 0;
+		return 1;
 	if (state_path[0] == '/' ? !(abs = strdup(state_path)) :
 	    asprintf(&abs, "%s/%s", cwd, state_path) < 0)
 		return -ENOMEM;
 	n = strlen(real);
-	if (strcmp(real, "/") == 0 || strncmp(abs, real, n) != 0 || abs[n] != '/')
-		return 0;
-	sl->own = strdup(abs + n);
-	if (!sl->own)
-		return -ENOMEM;
+	if (strcmp(real, "/") == 0)
+		return 1;
+	if (strncmp(abs, real, n) == 0 && abs[n] == '/') {
+		sl->own = strdup(abs + n);
+		if (!sl->own)
+			return -ENOMEM;
+	} else {
+		/* Its directory, as far as it exists; the file's own name is never resolved. */
+		for (cut = (size_t)(strrchr(abs, '/') - abs); cut > 0; cut--) {
+			char save = abs[cut];
+
+			if (save != '/')
+				continue;
+			abs[cut] = '\0';
+			rest = realpath(abs, base);
+			abs[cut] = save;
+			if (rest)
+				break;
+		}
+		if (!rest || strncmp(base, real, n) != 0 || (base[n] != '/' && base[n] != '\0'))
+			return 1;
+		if (asprintf(&sl->own, "%s%s", base + n, abs + cut) < 0) {
+			sl->own = NULL;
+			return -ENOMEM;
+		}
+	}
 	sl->root = root;
 	sl->path = sl->own;
 	sl->in_tree = true;
@@ -198,6 +229,11 @@ static int state_loc_init(struct state_loc *sl, const char *root, const char *st
 	if (r == -EXDEV)
 		return ht_error_set(err, EBADMSG, "--state %s has a '..': below --root %s hosttune "
 		                    "follows none (give the path without it)", state_path, root);
+	/* Nothing outside the tree is written: not even through a link repointed since. */
+	if (r == 1)
+		return ht_error_set(err, EBADMSG, "--state %s does not lead into the tree of "
+		                    "--root %s: hosttune writes nothing outside it", state_path,
+		                    root);
 	if (r < 0)
 		return r;
 	sl->shown = state_path ? strdup(state_path) : ht_root_join(root, HT_STATE_FILE);
