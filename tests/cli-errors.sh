@@ -638,6 +638,67 @@ if command -v flock >/dev/null 2>&1; then
 	else ok "--state swapped for a link: no state file outside the tree"; fi
 fi
 
+# The tree itself swapped for a link to a decoy tree while apply waits for
+# the lock (by whoever owns the tree's parent): the tree was opened once
+# before the wait, so the decoy stays as it was and the writes land in the
+# directory first named (now g.old), or apply refuses. The same for a
+# --state FILE reached through a link into the tree that is repointed out of
+# it during the wait: refused, nothing written where it leads now.
+if command -v flock >/dev/null 2>&1; then
+	rm -rf "$TMP/sw"
+	mkdir -p "$TMP/sw/t"
+	cp -a "$FIXTURES/garage-vm/root" "$TMP/sw/t/g"
+	cp -a "$FIXTURES/garage-vm/root" "$TMP/sw/decoy"
+	decoy_before=$(tree_sums "$TMP/sw/decoy")
+	flock "$TMP/sw/t/g" sh -c "sleep 1; mv '$TMP/sw/t/g' '$TMP/sw/t/g.old'; ln -s '$TMP/sw/decoy' '$TMP/sw/t/g'; sleep 0.5" &
+	holder=$!
+	for _ in $(seq 100); do flock -n "$TMP/sw/t/g" true 2>/dev/null || break; sleep 0.05; done
+	"$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/sw/t/g" --profile garage --wait 10 \
+		--no-measure apply >/dev/null 2>"$TMP/err"
+	rc=$?
+	wait "$holder"
+	expect_eq "tree swapped for a link while waiting: the decoy is untouched" \
+		"$decoy_before" "$(tree_sums "$TMP/sw/decoy")"
+	# The plan of the Garage VM writes /etc/sysctl.d/90-hosttune.conf and its state.
+	if [ $rc -eq 0 ] && [ -f "$TMP/sw/t/g.old/etc/sysctl.d/90-hosttune.conf" ] &&
+		[ -f "$TMP/sw/t/g.old/var/lib/hosttune/state" ]; then
+		ok "tree swapped for a link while waiting: the writes land in the tree first opened"
+	elif [ $rc -ne 0 ] && [ ! -e "$TMP/sw/t/g.old/var/lib/hosttune/state" ]; then
+		ok "tree swapped for a link while waiting: refused (exit $rc)"
+	else
+		not_ok "tree swapped for a link while waiting: written in the tree first opened, or refused" \
+			"exit $rc: $(cat "$TMP/err")"
+	fi
+
+	rm -rf "$TMP/sw"
+	mkdir -p "$TMP/sw/out"
+	cp -a "$FIXTURES/garage-vm/root" "$TMP/sw/g"
+	mkdir -p "$TMP/sw/g/var/lib/ht"
+	ln -s "$TMP/sw/g/var/lib/ht" "$TMP/sw/lnk"
+	flock "$TMP/sw/g" sh -c "sleep 1; ln -sfn '$TMP/sw/out' '$TMP/sw/lnk'; sleep 0.5" &
+	holder=$!
+	for _ in $(seq 100); do flock -n "$TMP/sw/g" true 2>/dev/null || break; sleep 0.05; done
+	"$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/sw/g" --profile garage --state "$TMP/sw/lnk/st" \
+		--wait 10 --no-measure apply >/dev/null 2>"$TMP/err"
+	rc=$?
+	wait "$holder"
+	expect_eq "--state link repointed out of the tree while waiting: refused (exit 2)" 2 $rc
+	expect_contains "--state link repointed out of the tree: says so" \
+		"--state $TMP/sw/lnk/st does not lead into the tree of --root $TMP/sw/g" "$(cat "$TMP/err")"
+	expect_eq "--state link repointed out of the tree: nothing written where it leads now" \
+		"" "$(ls -A "$TMP/sw/out")"
+	if [ -e "$TMP/sw/g/etc/sysctl.d/90-hosttune.conf" ]; then
+		not_ok "--state link repointed: nothing written in the tree either"
+	else ok "--state link repointed: nothing written in the tree either"; fi
+	# Not repointed: the link leads into the tree, and the state is the tree's file there.
+	ln -sfn "$TMP/sw/g/var/lib/ht" "$TMP/sw/lnk"
+	"$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$TMP/sw/g" --profile garage --state "$TMP/sw/lnk/st" \
+		--no-measure apply >/dev/null 2>"$TMP/err"
+	expect_eq "--state through a link into the tree: applied (exit 0)" "0" "$?$(cat "$TMP/err")"
+	if [ -f "$TMP/sw/g/var/lib/ht/st" ]; then ok "--state through a link into the tree: the state is there"
+	else not_ok "--state through a link into the tree: the state is there"; fi
+fi
+
 # A file not every user may read (/etc/shadow) is not quoted by the header
 # error of --facts or --observed; one all may read still is.
 printf 'root:$6$SECRETHASH:20000:0:99999:7:::\n' >"$TMP/private"

@@ -199,6 +199,35 @@ EOF
 	rm -rf "$O/copy"
 done
 
+# The tree itself swapped for a link to a decoy outside while apply waits
+# for the lock (flock(1) holds it on the tree, which is below a 0700 $TMP):
+# the run stays in the directory it opened first (the tree, moved aside),
+# nothing outside is opened or changed.
+if command -v flock >/dev/null 2>&1; then
+	rm -rf "$T" "$T.old" "$O/decoy"
+	cp -a "$TMP/pristine-garage-vm" "$T"
+	cp -a "$TMP/pristine-garage-vm" "$O/decoy"
+	SNAP=$(outside_snap)
+	flock "$T" sh -c "sleep 1; mv '$T' '$T.old'; ln -s '$O/decoy' '$T'; sleep 0.5" &
+	holder=$!
+	for _ in $(seq 100); do flock -n "$T" true 2>/dev/null || break; sleep 0.05; done
+	strace -f -qq -y -s 256 -e trace=%file,%desc -o "$TMP/swap.apply.trace" \
+		"$HOSTTUNE" --rules "$HT_RULES_DIR" --root "$T" --profile garage --wait 10 \
+		--set workload.conn_rate=570 apply >"$TMP/swap.apply.out" 2>&1 </dev/null
+	rc=$?
+	wait "$holder"
+	runs=$((runs + 1))
+	if escaped swap; then
+		not_ok "the tree swapped for a link while apply waits: a run reached outside the tree"
+	else ok "the tree swapped for a link while apply waits: the run stays in the tree it opened"; fi
+	# The Garage VM's plan writes its sysctl.d file: into the tree first opened.
+	if [ $rc -eq 0 ] && [ -f "$T.old/etc/sysctl.d/90-hosttune.conf" ]; then
+		ok "the tree swapped while apply waits: the writes land in the tree first opened"
+	else not_ok "the tree swapped while apply waits: the writes land in the tree first opened" \
+		"exit $rc: $(head -n 3 "$TMP/swap.apply.out")"; fi
+	rm -rf "$T" "$T.old" "$O/decoy"
+fi
+
 echo "# paths tried: $tried (every $EVERY of $distinct$([ "$DISTINCT" = 1 ] && echo " distinct")); runs: $runs; escapes found: $escapes"
 [ "$tried" -gt 30 ] && ok "paths tried: $tried" || not_ok "only $tried paths tried"
 [ "$escapes" -eq 0 ] && ok "no run left the tree ($runs runs)" || not_ok "$escapes escapes"

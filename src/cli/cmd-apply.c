@@ -17,6 +17,7 @@
 #include "persist/persist.h"
 #include "persist/verify.h"
 #include "shared/fsutil.h"
+#include "shared/rootfs.h"
 
 /*
  * With --root DIR, --state FILE must be a path below DIR: apply creates the
@@ -90,7 +91,15 @@ static int check_state_in_root(const struct options *o)
 static int take_lock(const struct options *o, const char *cmd, int *fd)
 {
 	struct ht_error err = { "" };
-	int r = ht_persist_lock(o->root, o->wait, &err);
+	int r = ht_root_pin(o->root);
+
+	/*
+	 * The tree is opened once, before the wait: whatever its path leads to
+	 * once the lock is held, every read and write goes to this directory.
+	 */
+	if (r < 0)
+		return cli_fail(r, EXIT_COLLECT, "%s: %s: %s", cmd, o->root, strerror(-r));
+	r = ht_persist_lock(o->root, o->wait, &err);
 
 	if (r >= 0) {
 		*fd = r;

@@ -14,6 +14,7 @@
 
 #include "shared/bootconf.h"
 #include "shared/fsutil.h"
+#include "shared/rootfs.h"
 #include "persist/kind.h"
 #include "persist/persist.h"
 #include "persist/persist-internal.h"
@@ -155,26 +156,56 @@ static bool path_tidy(char *p)
  * A --state FILE below a --root tree is the tree's path from there on, read,
  * written and swept with no link followed, as the tree's own files are: a
  * link put in its way after the command line was checked leads nowhere.
+ * Where it is in the tree is worked out once, against where the tree
+ * ht_root_pin() opened is now: a path below it as written is the tree's
+ * path from there on; another (through a link to the tree, or through one
+ * repointed since the command line was checked) has its directory
+ * resolved as far as it exists (links followed, as the command line was
+ * checked) and must end in the tree.
+ * Returns 0; 1 when it does not lead into the tree; -EXDEV for a '..' below
+ * it; -ENOMEM.
  */
 static int state_in_root(struct state_loc *sl, const char *root, const char *state_path)
 {
-	char real[PATH_MAX], cwd[PATH_MAX];
-	_cleanup_free_ char *abs = NULL;
-	size_t n;
+	_cleanup_free_ char *real = ht_root_dir_real(root), *abs = NULL;
+	char cwd[PATH_MAX], base[PATH_MAX];
+	const char *rest = NULL;
+	size_t n, cut;
 
-	if (!realpath(root, real))
-		return 0;
+	if (!real)
+		return errno == ENOMEM ? -ENOMEM : 1;
 	if (state_path[0] != '/' && !getcwd(cwd, sizeof(cwd)))
-		return 0;
+		return 1;
 	if (state_path[0] == '/' ? !(abs = strdup(state_path)) :
 	    asprintf(&abs, "%s/%s", cwd, state_path) < 0)
 		return -ENOMEM;
 	n = strlen(real);
-	if (strcmp(real, "/") == 0 || strncmp(abs, real, n) != 0 || abs[n] != '/')
-		return 0;
-	sl->own = strdup(abs + n);
-	if (!sl->own)
-		return -ENOMEM;
+	if (strcmp(real, "/") == 0)
+		return 1;
+	if (strncmp(abs, real, n) == 0 && abs[n] == '/') {
+		sl->own = strdup(abs + n);
+		if (!sl->own)
+			return -ENOMEM;
+	} else {
+		/* Its directory, as far as it exists; the file's own name is never resolved. */
+		for (cut = (size_t)(strrchr(abs, '/') - abs); cut > 0; cut--) {
+			char save = abs[cut];
+
+			if (save != '/')
+				continue;
+			abs[cut] = '\0';
+			rest = realpath(abs, base);
+			abs[cut] = save;
+			if (rest)
+				break;
+		}
+		if (!rest || strncmp(base, real, n) != 0 || (base[n] != '/' && base[n] != '\0'))
+			return 1;
+		if (asprintf(&sl->own, "%s%s", base + n, abs + cut) < 0) {
+			sl->own = NULL;
+			return -ENOMEM;
+		}
+	}
 	sl->root = root;
 	sl->path = sl->own;
 	sl->in_tree = true;
@@ -198,6 +229,11 @@ static int state_loc_init(struct state_loc *sl, const char *root, const char *st
 	if (r == -EXDEV)
 		return ht_error_set(err, EBADMSG, "--state %s has a '..': below --root %s hosttune "
 		                    "follows none (give the path without it)", state_path, root);
+	/* Nothing outside the tree is written: not even through a link repointed since. */
+	if (r == 1)
+		return ht_error_set(err, EBADMSG, "--state %s does not lead into the tree of "
+		                    "--root %s: hosttune writes nothing outside it", state_path,
+		                    root);
 	if (r < 0)
 		return r;
 	sl->shown = state_path ? strdup(state_path) : ht_root_join(root, HT_STATE_FILE);
@@ -234,6 +270,87 @@ static bool json_nul_escape(const char *s)
 			break;
 	}
 	return false;
+}
+
+/* The end of the JSON string that starts at @s (its '"'): past its closing '"'. */
+static const char *json_string_end(const char *s)
+{
+	for (s++; *s && *s != '"'; s++)
+		if (*s == '\\' && s[1])
+			s++;
+	return *s ? s + 1 : s;
+}
+
+/*
+ * True when an object of the JSON text @s (one json-c parsed) names a member
+ * twice: json-c keeps the last, so that what one reader takes for an entry
+ * another would not. @name gets the name. -ENOMEM as false with @name "".
+ */
+static bool json_dup_member(const char *s, char *name, size_t size)
+{
+	/* The names of each open object: where its names start in @names. */
+	size_t starts[64], depth = 0, n = 0, cap = 0;
+	char **names = NULL;
+	bool dup = false;
+
+	name[0] = '\0';
+	while (*s && !dup) {
+		const char *end, *after;
+
+		if (*s == '{' || *s == '[') {
+			if (depth < ARRAY_SIZE(starts))
+				starts[depth] = n;
+			depth++;
+			s++;
+			continue;
+		}
+		if (*s == '}' || *s == ']') {
+			if (depth > 0 && --depth < ARRAY_SIZE(starts)) {
+				for (size_t k = starts[depth]; k < n; k++)
+					free(names[k]);
+				n = starts[depth];
+			}
+			s++;
+			continue;
+		}
+		if (*s != '"') {
+			s++;
+			continue;
+		}
+		end = json_string_end(s);
+		after = end + strspn(end, " \t\r\n");
+		/* A member's name is the string a ':' follows. */
+		if (*after == ':' && depth > 0 && depth <= ARRAY_SIZE(starts)) {
+			_cleanup_free_ char *quoted = strndup(s, (size_t)(end - s));
+			struct json_object *o = quoted ? json_tokener_parse(quoted) : NULL;
+			const char *v = o ? json_object_get_string(o) : NULL;
+			char *copy = v ? strdup(v) : NULL;
+
+			json_object_put(o);
+			if (copy && n == cap) {
+				char **more = realloc(names, (cap * 2 + 8) * sizeof(*names));
+
+				if (more) {
+					names = more;
+					cap = cap * 2 + 8;
+				}
+			}
+			if (!copy || n == cap) {
+				free(copy);
+				break;
+			}
+			for (size_t k = starts[depth - 1]; k < n && !dup; k++)
+				dup = strcmp(names[k], copy) == 0;
+			if (dup)
+				snprintf(name, size, "%s", copy);
+			names[n++] = copy;
+		}
+		s = end;
+	}
+	for (size_t k = 0; k < n; k++)
+		free(names[k]);
+	free(names);
+	return dup;
 }
 
 /*
@@ -303,6 +420,15 @@ static int state_load(const struct state_loc *sl, struct json_object **out, char
 		json_object_put(o);
 		return ht_error_set(err, EBADMSG, "%s: not a hosttune state file (expected "
 		                    "JSON with \"files\" and \"live\" arrays)", sl->shown);
+	}
+	{
+		char name[128];
+
+		if (json_dup_member(*raw, name, sizeof(name))) {
+			json_object_put(o);
+			return ht_error_set(err, EBADMSG, "%s: an object names \"%s\" twice: not a "
+			                    "state file apply writes", sl->shown, name);
+		}
 	}
 	*out = o;
 	return 0;
@@ -431,6 +557,44 @@ static void state_want_done(struct state_want *w)
 	free(w->machine_id);
 }
 
+/*
+ * Whether @text is a file apply writes at @path: hosttune's header, then
+ * only blank lines, comments and lines its kind's file may hold
+ * (file_line_ok()); no control character, no line continued with a
+ * backslash (modprobe.d and systemd would join it with the next). 0 when it
+ * is, else the number of the first line that is not (1: no header), its
+ * text in @shown (control characters as '?', cut to 80 bytes).
+ */
+static size_t file_text_bad(const struct ht_kind *k, const char *path, const char *text,
+                            char *shown, size_t size)
+{
+	size_t no = 1;
+
+	for (const char *p = text; *p; no++) {
+		size_t len = strcspn(p, "\n"), b = strspn(p, " \t");
+		char line[512];
+		bool ok = len < sizeof(line) && !(len > 0 && p[len - 1] == '\\');
+
+		snprintf(shown, size, "%.*s", (int)(len < 80 ? len : 80), p);
+		for (char *c = shown; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
+		for (size_t c = 0; ok && c < len; c++)
+			ok = (unsigned char)p[c] >= 0x20 ? p[c] != 0x7f : p[c] == '\t';
+		if (ok && no == 1)
+			ok = strncmp(p, HT_FILE_HEADER, strlen(HT_FILE_HEADER)) == 0;
+		if (ok && b < len && p[b] != '#') {
+			memcpy(line, p, len);
+			line[len] = '\0';
+			ok = k->file_line_ok && k->file_line_ok(path, line);
+		}
+		if (!ok)
+			return no;
+		p += len + (p[len] == '\n');
+	}
+	return *text ? 0 : 1;
+}
+
 /* A file entry as apply records one of the plan's files. */
 static int check_file_entry(struct json_object *e, size_t i, const char *sp, struct ht_error *err)
 {
@@ -453,6 +617,23 @@ static int check_file_entry(struct json_object *e, size_t i, const char *sp, str
 		    (present || k == 0))
 			return entry_bad(err, sp, "files", i, "\"%s\" is %s: not a string or null",
 			                 texts[k], present ? "of the wrong type" : "missing");
+	/*
+	 * What apply wrote is hosttune's file; so is what was there before,
+	 * unless --force took over a file that was not (revert restores that
+	 * one only from the copy apply kept beside it: revert_file()).
+	 */
+	for (size_t k = 0; k < ARRAY_SIZE(texts); k++) {
+		const char *text = jget_str(e, texts[k]);
+		char shown[96];
+		size_t bad;
+
+		if (!text || (k == 0 && !ht_has_header(text)))
+			continue;
+		bad = file_text_bad(ht_kind_of_file(path), path, text, shown, sizeof(shown));
+		if (bad)
+			return entry_bad(err, sp, "files", i, "\"%s\" line %zu '%s' is not a line "
+			                 "hosttune writes in %s", texts[k], bad, shown, path);
+	}
 	if (!jmember(e, "existed", json_type_boolean, false, &present) && present)
 		return entry_bad(err, sp, "files", i, "\"existed\" is not true or false");
 	if (!jmember(e, "mode", json_type_int, false, &present) && present)
@@ -643,6 +824,13 @@ static int state_check(struct json_object *state, const struct state_want *w, bo
 			           jget_str(json_object_array_get_idx(live, k), "key")) == 0)
 				return entry_bad(err, sp, "live", i, "key %s again",
 				                 jget_str(e, "key"));
+		/* One procfs/sysfs file under two spellings of its key is the same key twice. */
+		for (size_t k = 0; jget_str(e, "path") && k < i; k++)
+			if (same(jget_str(e, "path"),
+			         jget_str(json_object_array_get_idx(live, k), "path")))
+				return entry_bad(err, sp, "live", i, "key %s sets %s again (as %s)",
+				                 jget_str(e, "key"), jget_str(e, "path"),
+				                 jget_str(json_object_array_get_idx(live, k), "key"));
 	}
 	if (!json_object_object_get_ex(state, "created_dirs", &dirs))
 		return 0;
@@ -1457,8 +1645,9 @@ rollback:
 		 * The state stays for revert, but a value whose write took effect
 		 * may hold neither its old value nor the one written (the kernel
 		 * clamped it), and one not written yet holds an earlier apply's
-		 * value: "written" unknown for all this apply set out to change,
-		 * so that revert restores them.
+		 * value: "written" is what each holds now, so that revert restores
+		 * it unless someone changes it first (unreadable: unknown, and
+		 * revert reports it rather than restore it).
 		 */
 		struct json_object *live = NULL;
 		bool again = false;
@@ -1468,9 +1657,18 @@ rollback:
 			for (size_t k = 0; ht_plan_live_changes(&p->live[i]) &&
 			                   k < json_object_array_length(live); k++) {
 				struct json_object *e = json_object_array_get_idx(live, k);
+				char *now = NULL;
 
-				if (same(jget_str(e, "key"), p->live[i].key))
+				if (!same(jget_str(e, "key"), p->live[i].key))
+					continue;
+				/* What it holds now is what revert takes as hosttune's; unknown: none. */
+				if (p->live[i].kind == HT_LIVE_PATH &&
+				    ht_live_read_at(root, p->live[i].path, &now, NULL) == 0 && now &&
+				    live_value_ok(now))
+					json_object_object_add(e, "written", json_object_new_string(now));
+				else
 					json_object_object_add(e, "written", NULL);
+				free(now);
 			}
 		if (live) {
 			struct ht_error e2 = { "" };
@@ -1538,6 +1736,25 @@ static int revert_file(const char *root, struct json_object *e, FILE *report,
 	} else {
 		bool unsynced = false;
 
+		/* A unit's drop-in is put back only where hosttune's own still is. */
+		if (!cur && content && ht_kind_of_file(path)->dir_per_instance) {
+			say(report, "left %s absent: hosttune creates no drop-in for a unit that "
+			    "has none of its now\n", path);
+			return 0;
+		}
+		/* A file --force took over comes back only as the copy apply kept of it. */
+		if (content && !ht_has_header(content)) {
+			r = ht_file_read_at(root, backup, &bcur, NULL, err);
+			if (r < 0)
+				return r;
+			if (!same(bcur, content)) {
+				say(report, "left %s: the state's earlier content is not hosttune's "
+				    "and %s does not hold it\n", path, backup);
+				return 0;
+			}
+			free(bcur);
+			bcur = NULL;
+		}
 		r = restore_file(root, path, content, mode, &unsynced, err);
 		if (r < 0)
 			return r;
@@ -1703,14 +1920,24 @@ static void revert_live(const char *root, struct json_object *live, FILE *report
 					say(report, "%s is %s already\n", key, old);
 					continue;
 				}
+				/* What hosttune set is not known: whatever it is now stays. */
+				if (!written) {
+					say(report, "left %s at %s: the state file does not say what "
+					    "hosttune set (it was %s before)\n", key, now, old);
+					continue;
+				}
 				/* Someone set it since apply: theirs stays. */
-				if (written && !ht_int_text_equal(now, written)) {
+				if (!ht_int_text_equal(now, written)) {
 					say(report, "left %s at %s: changed since hosttune set %s "
 					    "(it was %s before)\n", key, now, written, old);
 					continue;
 				}
 			}
 			e2.msg[0] = '\0';
+		} else if (!jget_str(e, "written")) {
+			say(report, "left %s: the state file does not say what hosttune set (it was "
+			    "%s before)\n", key, old);
+			continue;
 		}
 		r = live_set(root, strcmp(kind, "channels") == 0 ? HT_LIVE_CHANNELS : HT_LIVE_PATH,
 		             jget_str(e, "path"), jget_str(e, "ifname"), jget_str(e, "channel"),

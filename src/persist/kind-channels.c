@@ -108,6 +108,30 @@ static char *channels_line(const char *target, const char *value)
 	return asprintf(&s, "%s=%s", key, value) < 0 ? NULL : s;
 }
 
+/*
+ * The .link file: a line of its template, its [Match] line
+ * (MACAddress=xx:xx:.. or OriginalName=IFNAME) or a channel count.
+ */
+static bool channels_file_line_ok(const char *path _unused_, const char *line)
+{
+	const char *eq = strchr(line, '=');
+	size_t k = eq ? (size_t)(eq - line) : 0;
+
+	if (ht_template_line(ht_tmpl_channels_link, line))
+		return true;
+	if (!eq)
+		return false;
+	if (k == 10 && strncmp(line, "MACAddress", k) == 0)
+		return eq[1] && strspn(eq + 1, "0123456789abcdefABCDEF:") == strlen(eq + 1);
+	if (k == 12 && strncmp(line, "OriginalName", k) == 0)
+		return ht_ifname_valid(eq + 1);
+	for (size_t i = 0; i < ARRAY_SIZE(channel_keys); i++)
+		if (strlen(channel_keys[i].link_key) == k &&
+		    strncmp(line, channel_keys[i].link_key, k) == 0)
+			return ht_int_text(eq + 1, false);
+	return false;
+}
+
 int ht_channels_write(const char *ifname, const char *channel, const char *value, bool *changed,
                       struct ht_error *err)
 {
@@ -261,6 +285,7 @@ const struct ht_kind ht_kind_channels = {
 	.target = HT_TARGET_CHANNELS,
 	.dirs = channels_dirs,
 	.managed_file = channels_managed_file,
+	.file_line_ok = channels_file_line_ok,
 	.line = channels_line,
 	.files = channels_files,
 	.live = channels_live,

@@ -55,6 +55,23 @@ static bool limit_instance_dir(const char *dir)
 	return unit_path(dir, ".d");
 }
 
+/* The drop-in: "[Service]" and "LimitNOFILE=SOFT[:HARD]", HARD a number or infinity; nothing else. */
+static bool limit_file_line_ok(const char *path _unused_, const char *line)
+{
+	_cleanup_free_ char *v = NULL;
+	char *colon;
+
+	if (ht_template_line(ht_tmpl_nofile_dropin_conf, line))
+		return true;
+	if (strncmp(line, "LimitNOFILE=", 12) != 0 || !(v = strdup(line + 12)))
+		return false;
+	colon = strchr(v, ':');
+	if (colon)
+		*colon++ = '\0';
+	return ht_int_text(v, false) && (!colon || strcmp(colon, "infinity") == 0 ||
+	                                 ht_int_text(colon, false));
+}
+
 static char *limit_line(const char *target, const char *value)
 {
 	char *s;
@@ -481,6 +498,7 @@ const struct ht_kind ht_kind_limit = {
 	.dir_per_instance = true,
 	.instance_dir = limit_instance_dir,
 	.managed_file = limit_managed_file,
+	.file_line_ok = limit_file_line_ok,
 	.line = limit_line,
 	.comment_instance = true,
 	.wanted = limit_wanted,

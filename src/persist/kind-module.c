@@ -65,6 +65,27 @@ static char *module_line(const char *target, const char *value)
 	return s;
 }
 
+/*
+ * modprobe.d: "options MODULE PARAM=INTEGER", never an install, remove or
+ * blacklist line; modules-load.d: a module's name alone.
+ */
+static bool module_file_line_ok(const char *path, const char *line)
+{
+	size_t m, p;
+
+	if (strcmp(path, ht_modules_load_file) == 0)
+		return (m = ht_span_name(line, "_-")) > 0 && !line[m];
+	if (strncmp(line, "options ", 8) != 0)
+		return false;
+	line += 8;
+	if ((m = ht_span_name(line, "_-")) == 0 || line[m] != ' ')
+		return false;
+	line += m + 1;
+	if ((p = ht_span_name(line, "_")) == 0 || line[p] != '=')
+		return false;
+	return ht_int_text(line + p + 1, true);
+}
+
 /* /sys/module/nf_conntrack/parameters/hashsize for module.nf_conntrack.hashsize. */
 static char *module_live_path(const char *key)
 {
@@ -228,6 +249,7 @@ const struct ht_kind ht_kind_module = {
 	.file = MODPROBE_FILE,
 	.dirs = module_dirs,
 	.managed_file = module_managed_file,
+	.file_line_ok = module_file_line_ok,
 	.line = module_line,
 	.in_file = module_in_file,
 	.needs_conntrack = module_needs_conntrack,

@@ -32,6 +32,15 @@ static char *sysctl_line(const char *target, const char *value)
 	return asprintf(&s, "%s = %s", target, value) < 0 ? NULL : s;
 }
 
+/* "KEY = INTEGER": a sysctl key as sysctl(8) prints it, never a "-KEY" or a string value. */
+static bool sysctl_file_line_ok(const char *path _unused_, const char *line)
+{
+	size_t k = ht_span_name(line, "_.-/");
+
+	return k > 0 && line[0] != '-' && line[0] != '.' && strncmp(line + k, " = ", 3) == 0 &&
+	       ht_int_text(line + k + 3, true);
+}
+
 /* /proc/sys/net/netfilter/nf_conntrack_max for net.netfilter.nf_conntrack_max. */
 static char *sysctl_live_path(const char *key)
 {
@@ -192,6 +201,7 @@ const struct ht_kind ht_kind_sysctl = {
 	.file = SYSCTL_FILE,
 	.dirs = sysctl_dirs,
 	.managed_file = sysctl_managed_file,
+	.file_line_ok = sysctl_file_line_ok,
 	.line = sysctl_line,
 	.needs_conntrack = sysctl_needs_conntrack,
 	.files = sysctl_files,

@@ -150,6 +150,14 @@ struct ht_kind {
 	/* True when @path (a host path) is exactly one of its files. */
 	bool (*managed_file)(const char *path);
 	/*
+	 * True when @line (one line of its file @path, without the newline; not
+	 * blank and no '#' comment) is one apply writes there: a fixed line of
+	 * its template, or its line() for a key and a value the plan writes (an
+	 * integer). revert puts back no file with another line (a state file's
+	 * "content" and "written" are checked with it).
+	 */
+	bool (*file_line_ok)(const char *path, const char *line);
+	/*
 	 * The line of @value for rule target @target in its file, without a
 	 * newline ("net.core.somaxconn = 4096"). With "" as @value it is what
 	 * precedes the value: how the value in hosttune's file is found
@@ -306,6 +314,18 @@ void ht_limit_fix_free(struct ht_limit_fix *l);
 int ht_limit_fix_configured(struct ht_limit_fix *l, const char *root);
 
 /* ---- plan-add.c: what every kind adds to a plan with ---- */
+
+/* True when @line is a line of template @tmpl that has no placeholder and is no comment. */
+bool ht_template_line(const char *tmpl, const char *line);
+
+/*
+ * True when @s is an integer as the plan writes one: 1 to 20 decimal
+ * digits, a '-' before them only with @sign.
+ */
+bool ht_int_text(const char *s, bool sign);
+
+/* The length of the leading part of @s made of letters, digits and the bytes of @more. */
+size_t ht_span_name(const char *s, const char *more);
 
 /*
  * ht_setting_init - @s's value (@f's recommendation as text), current value

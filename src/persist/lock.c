@@ -11,6 +11,7 @@
 
 #include "persist/persist.h"
 #include "shared/fsutil.h"
+#include "shared/rootfs.h"
 
 /* The host's lock file (no --root). */
 #define HT_LOCK_FILE "/run/hosttune.lock"
@@ -69,7 +70,7 @@ static int host_lock_file(const char *path, struct ht_error *err)
  */
 static bool others_reach(const char *root)
 {
-	_cleanup_free_ char *real = realpath(root, NULL);
+	_cleanup_free_ char *real = ht_root_dir_real(root);
 	struct stat st;
 	char *slash;
 
@@ -106,11 +107,17 @@ int ht_persist_lock(const char *root, double wait_s, struct ht_error *err)
 	 * holds root's apply off; nothing is created in the tree. A tree no
 	 * other user can reach (below a 0700 directory) is locked itself.
 	 */
-	if (ht_root_confined(root) && stat(root, &st) == 0)
+	if (ht_root_confined(root) && (fd = ht_root_dir_open(root, O_PATH | O_DIRECTORY |
+	                                                       O_CLOEXEC)) >= 0 &&
+	    fstat(fd, &st) == 0)
 		snprintf(tree_lock, sizeof(tree_lock), "/run/hosttune-tree-%llx-%llx.lock",
 		         (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
 	else
 		snprintf(tree_lock, sizeof(tree_lock), "%s", HT_LOCK_FILE);
+	if (fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
 	if (!ht_root_confined(root) || (geteuid() == 0 && others_reach(root))) {
 		fd = host_lock_file(tree_lock, err);
 		if (fd < 0 && err->msg[0])
@@ -120,9 +127,9 @@ int ht_persist_lock(const char *root, double wait_s, struct ht_error *err)
 	}
 	/* Without /run, or not root: the tree's directory, as before. */
 	if (fd < 0)
-		fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		fd = ht_root_dir_open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return ht_error_set(err, errno, "%s: %s", dir, strerror(errno));
+		return ht_error_set(err, -fd, "%s: %s", dir, strerror(-fd));
 	for (;;) {
 		struct timespec ts = { 0, LOCK_POLL_NS };
 

@@ -358,6 +358,10 @@ int ht_state_keys(const struct ht_ruleset *rs, struct ht_paths *keys);
  * can take the lock; "/" itself where /run does not exist or cannot be
  * written (not root). Held until the returned descriptor is closed (at
  * exit). Take it before the plan is built and keep it past the last fsync.
+ * Pin the tree first (shared/rootfs.h ht_root_pin()): the lock is then the
+ * pinned directory's (its device and inode, or flock(2) on it), and the
+ * run that follows stays in it even when the path is swapped for a link
+ * while this waits.
  * @wait_s: how long to wait for another run to finish, in seconds (0: try once).
  * Returns the descriptor; -EWOULDBLOCK when another run still holds it after
  * @wait_s (err says so); -EPERM for a lock file that is not hosttune's;

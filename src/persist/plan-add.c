@@ -4,6 +4,7 @@
  * settings, hosttune's files rendered from their templates, warnings,
  * restarts and skipped findings. Calls nothing of the kinds.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -371,4 +372,39 @@ const struct ht_conf_assign *ht_boot_override(const struct ht_conf *conf, const 
 			return NULL;
 	}
 	return eff;
+}
+
+bool ht_template_line(const char *tmpl, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = tmpl; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		if (len == n && len > 0 && p[0] != '#' && !memchr(p, '@', len) &&
+		    strncmp(p, line, n) == 0)
+			return true;
+		p += len + (p[len] == '\n');
+	}
+	return false;
+}
+
+bool ht_int_text(const char *s, bool sign)
+{
+	size_t n;
+
+	if (sign && *s == '-')
+		s++;
+	n = strlen(s);
+	return n >= 1 && n <= 20 && strspn(s, "0123456789") == n;
+}
+
+size_t ht_span_name(const char *s, const char *more)
+{
+	size_t n = 0;
+
+	while (s[n] && (((unsigned char)s[n] < 0x80 && isalnum((unsigned char)s[n])) ||
+	                strchr(more, s[n])))
+		n++;
+	return n;
 }

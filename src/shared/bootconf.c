@@ -151,10 +151,14 @@ static char *read_link(const char *full)
 static int resolve(const char *root, const char *path, char **ret)
 {
 	_cleanup_free_ char *done = strdup(""), *todo = strdup(path);
+	/* Where the tree is now: a pinned tree is not looked up by its --root path again. */
+	_cleanup_free_ char *top = ht_root_is_live(root) ? NULL : ht_root_dir_real(root);
 	unsigned links = 0;
 
 	if (!done || !todo)
 		return -ENOMEM;
+	if (top)
+		root = top;
 	for (;;) {
 		_cleanup_free_ char *cand = NULL, *full = NULL, *target = NULL;
 		char *comp = todo, *rest;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "shared/fsutil.h"
+#include "shared/rootfs.h"
 #include "shared/util.h"
 
 #define FILE_MAX (1024 * 1024)
@@ -133,10 +134,13 @@ static int open_parent(const char *root, const char *path, const char **base,
 		return ht_error_set(err, EINVAL, "%s: not an absolute path", path);
 	if (!*last || strcmp(last, ".") == 0 || strcmp(last, "..") == 0)
 		return ht_error_set(err, EINVAL, "%s: does not name a file", path);
-	fd = open(confined ? root : path[0] == '/' ? "/" : ".",
-	          O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* The tree as ht_root_pin() opened it, never its path again. */
+	fd = confined ? ht_root_dir_open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) :
+	     open(path[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && !confined)
+		fd = -errno;
 	if (fd < 0)
-		return ht_error_set(err, errno, "%s: %s", confined ? root : "/", strerror(errno));
+		return ht_error_set(err, -fd, "%s: %s", confined ? root : "/", strerror(-fd));
 	while (p < last) {
 		size_t len = strcspn(p, "/");
 		_cleanup_free_ char *comp = NULL;
@@ -298,7 +302,7 @@ int ht_machine_id_read(const char *root, char **out)
 
 int ht_root_canonical(const char *root, char **out)
 {
-	*out = ht_root_confined(root) ? realpath(root, NULL) : strdup("/");
+	*out = ht_root_confined(root) ? ht_root_dir_real(root) : strdup("/");
 	return *out ? 0 : -errno;
 }
 
@@ -823,8 +827,8 @@ static int open_dir_at(const char *root, const char *dir, struct ht_error *err)
 	int fd;
 
 	if (strspn(dir, "/") == strlen(dir)) {
-		fd = open(ht_root_confined(root) ? root : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		return fd < 0 ? -errno : fd;
+		return ht_root_dir_open(ht_root_confined(root) ? root : "/",
+		                        O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
 	pfd = open_parent(root, dir, &base, NULL, &e2);
 	if (pfd < 0) {

@@ -12,7 +12,9 @@
  *
  * The *_at functions take the --root directory (@root: NULL, "" or "/" for
  * the live root) and a host path (@path: "/etc/sysctl.d/90-hosttune.conf")
- * separately, and resolve @path one component at a time from @root:
+ * separately, and resolve @path one component at a time from @root (from
+ * the descriptor ht_root_pin() opened when @root is the pinned tree: the
+ * path @root is not looked up again):
  *
  * - Below a --root, no symlink is followed in any component (each directory
  *   is opened with O_NOFOLLOW relative to the one before, the file too), and
@@ -83,7 +85,8 @@ int ht_machine_id_read(const char *root, char **out);
 
 /*
  * ht_root_canonical - the tree @root names as one path: realpath(3) of a
- * --root (ht_root_confined()), "/" for the host. @out: newly allocated
+ * --root (ht_root_confined()), where the tree is now when ht_root_pin()
+ * opened it (rootfs.h ht_root_dir_real()), "/" for the host. @out: newly allocated
  * (caller frees). Returns 0, or the negative errno of realpath(3) (-ENOENT:
  * the tree does not exist) or -ENOMEM.
  */

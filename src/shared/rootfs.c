@@ -14,6 +14,50 @@
 /* The kernel's MAXSYMLINKS (include/linux/namei.h). */
 #define LINKS_MAX 40
 
+/* The tree ht_root_pin() opened: its descriptor and the --root string that names it. */
+static int pin_fd = -1;
+static char *pin_root;
+
+/* True when @root is the pinned tree's --root string. */
+static bool pinned(const char *root)
+{
+	return pin_fd >= 0 && root && strcmp(root, pin_root) == 0;
+}
+
+int ht_root_pin(const char *root)
+{
+	int fd;
+
+	if (ht_root_is_live(root))
+		return 0;
+	if (pin_fd >= 0)
+		return strcmp(root, pin_root) == 0 ? 0 : -EBUSY;
+	pin_root = strdup(root);
+	if (!pin_root)
+		return -ENOMEM;
+	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		free(pin_root);
+		pin_root = NULL;
+		return -e;
+	}
+	pin_fd = fd;
+	return 0;
+}
+
+int ht_root_dir_open(const char *root, int flags)
+{
+	int fd;
+
+	if (pinned(root))
+		fd = openat(pin_fd, ".", flags);
+	else
+		fd = open(ht_root_is_live(root) ? "/" : root, flags);
+	return fd < 0 ? -errno : fd;
+}
+
 /* Length of the component at @p, and whether nothing but slashes follows it. */
 static size_t component(const char *p, bool *last)
 {
@@ -134,9 +178,9 @@ int ht_root_open(const char *root, const char *path, int flags)
 		fd = open(path, flags);
 		return fd < 0 ? -errno : fd;
 	}
-	rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	rfd = ht_root_dir_open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rfd < 0)
-		return -errno;
+		return rfd;
 	return ht_openat_confined(rfd, path, flags);
 }
 
@@ -196,9 +240,11 @@ char *ht_root_realpath(const char *root, const char *path)
 
 	if (ht_root_is_live(root))
 		return realpath(path, NULL);
-	rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rfd < 0)
+	rfd = ht_root_dir_open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0) {
+		errno = -rfd;
 		return NULL;
+	}
 	fd = ht_openat_confined(rfd, path, O_PATH | O_CLOEXEC);
 	if (fd < 0) {
 		errno = -fd;
@@ -214,6 +260,30 @@ char *ht_root_realpath(const char *root, const char *path)
 		return NULL;
 	}
 	return strdup(real[n] ? real + n : "/");
+}
+
+char *ht_root_dir_real(const char *root)
+{
+	struct stat here, there;
+	char buf[PATH_MAX];
+	int r;
+
+	if (ht_root_is_live(root))
+		return strdup("/");
+	if (!pinned(root))
+		return realpath(root, NULL);
+	r = fd_path(pin_fd, buf);
+	if (r < 0) {
+		errno = -r;
+		return NULL;
+	}
+	/* Removed since it was opened (" (deleted)"): no path leads to it now. */
+	if (fstat(pin_fd, &here) < 0 || stat(buf, &there) < 0 || here.st_dev != there.st_dev ||
+	    here.st_ino != there.st_ino) {
+		errno = ENOENT;
+		return NULL;
+	}
+	return strdup(buf);
 }
 
 int ht_root_readlink(const char *root, const char *path, char *buf, size_t size)
@@ -306,7 +376,7 @@ int ht_root_libdir(const char *root, const char *dir, const char *prefix, const 
 		return -ELOOP;
 	}
 	closedir(d);
-	top = realpath(root, NULL);
+	top = ht_root_dir_real(root);
 	if (!top)
 		return -errno;
 	if (asprintf(out, "%s%s", strcmp(top, "/") == 0 ? "" : top,

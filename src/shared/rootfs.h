@@ -21,6 +21,36 @@
  */
 
 /*
+ * ht_root_pin - open the tree @root once (O_PATH | O_DIRECTORY) and keep the
+ * descriptor for the rest of the process: every function of this file and
+ * of fsutil.h that is given the same string @root then resolves from that
+ * descriptor, never from the path again, so that a tree swapped for a link
+ * by whoever owns its parent (while apply waits for the lock) is not
+ * followed: the run stays in the directory it opened first. One tree a
+ * process; a second call with another @root is -EBUSY, with the same one 0.
+ * Nothing is pinned for the live host (@root NULL, "" or "/"): 0. Returns 0
+ * or the negative errno of open(2) (-ENOENT, -ENOTDIR, -EACCES), -ENOMEM.
+ */
+int ht_root_pin(const char *root);
+
+/*
+ * ht_root_dir_open - open the directory @root itself with @flags (O_PATH or
+ * O_RDONLY, with O_DIRECTORY | O_CLOEXEC): reopened from the pinned
+ * descriptor when @root is the tree ht_root_pin() opened, else open(2) of
+ * the path ("/" for the live host). Returns the descriptor (the caller
+ * closes it) or a negative errno.
+ */
+int ht_root_dir_open(const char *root, int flags);
+
+/*
+ * ht_root_dir_real - realpath(3) of the directory @root: where the pinned
+ * tree is now (its path as /proc/self/fd gives it) when @root is pinned,
+ * else realpath(3) of @root; "/" for the live host. Newly allocated (the
+ * caller frees); NULL with errno set (ENOENT, ENOMEM).
+ */
+char *ht_root_dir_real(const char *root);
+
+/*
  * ht_openat_confined - open @path relative to the directory @dirfd as if
  * @dirfd were "/": every symbolic link and ".." on the way resolves inside
  * it (openat2(2) with RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS). Where the
