@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -433,6 +434,89 @@ static int src_garage(struct ht_collect *c, struct ht_facts *f, struct ht_error 
 	return ht_facts_set_unavailable(f, "garage.checked", -r, NULL, skipped);
 }
 
+/* MinIO's port: --address of MINIO_OPTS in ROOT/etc/default/minio, else 9000; 0 when not there. */
+static int64_t minio_port(const struct ht_collect *c, int *err)
+{
+	_cleanup_free_ char *text = NULL;
+	const char *a;
+	int r = ht_read_file(c->root, "/etc/default/minio", &text);
+
+	*err = 0;
+	if (r == -ENOMEM)
+		return (*err = r), 0;
+	if (r < 0)
+		return ht_has_word(c->service, "minio") ? 9000 : 0;
+	a = strstr(text, "--address");
+	if (a) {
+		const char *end;
+		int64_t port = 0;
+
+		a += 9;
+		a += strspn(a, "= ");
+		end = a + strcspn(a, " \"'\n");
+		for (const char *q = end; q > a; q--)
+			if (q[-1] == ':') {
+				for (const char *d = q; d < end && *d >= '0' && *d <= '9' && port <= 65535; d++)
+					port = port * 10 + (*d - '0');
+				break;
+			}
+		if (port >= 1 && port <= 65535)
+			return port;
+	}
+	return 9000;
+}
+
+/*
+ * The reverse proxies in front of the store: the store's ports are
+ * Garage's S3 and web ports (its pre-flight's garage.s3_port and
+ * garage.web_port, on a Garage host), MinIO's (--address in
+ * /etc/default/minio, 9000 by default) and the registry's (5000, the
+ * distribution registry's http.addr default) when the profile's service is
+ * one of them.
+ */
+static int src_proxy(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+{
+	static const char *const garage_ports[] = { "garage.s3_port", "garage.web_port" };
+	struct ht_proxy_input in = { 0 };
+	const struct ht_fact *g;
+	int64_t ports[4];
+	_cleanup_free_ char *text = NULL;
+	int r, e;
+
+	r = ht_facts_need(f, "garage.checked", 0, &g, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; g && g->value.type == HT_T_BOOL && g->value.b && i < 2; i++) {
+		const struct ht_fact *p;
+
+		r = ht_facts_need(f, garage_ports[i], 0, &p, err);
+		if (r < 0)
+			return r;
+		if (p && p->value.type == HT_T_INT)
+			ports[in.nports++] = p->value.i;
+	}
+	ports[in.nports] = minio_port(c, &e);
+	if (e < 0)
+		return e;
+	in.nports += ports[in.nports] > 0;
+	if (ht_has_word(c->service, "registry"))
+		ports[in.nports++] = 5000;
+	in.ports = ports;
+	{
+		size_t len = 0;
+
+		text = calloc(1, in.nports * 7 + 1);
+		if (!text)
+			return -ENOMEM;
+		for (size_t i = 0; i < in.nports; i++)
+			len += (size_t)sprintf(text + len, "%s%" PRId64, i ? " " : "", ports[i]);
+	}
+	r = ht_facts_set_str(f, "proxy.store_ports", text,
+	                     "garage.s3_port and garage.web_port (a Garage host), MinIO's --address "
+	                     "(/etc/default/minio, else 9000), the registry's 5000");
+	return r < 0 ? r : ht_collect_proxies(f, c->root, &in, err);
+}
+
 /*
  * The sources, in the order `hosttune facts` runs them all. A fact is asked
  * of the first source with a pattern that matches its name (fnmatch(3), '*'
@@ -540,6 +624,7 @@ static const struct ht_source {
 	  src_ht_collect_netns, NULL, NULL, NULL },
 	{ "cpu", P("cpu.*"), HT_COST_MEASURE, src_cpu, NULL, NULL, NULL },
 	{ "garage", P("garage.*", "storage.*"), HT_COST_MEASURE, src_garage, NULL, NULL, NULL },
+	{ "reverse proxies", P("proxy.*"), HT_COST_FILES, src_proxy, NULL, NULL, NULL },
 #undef P
 };
 

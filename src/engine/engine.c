@@ -183,6 +183,8 @@ static const struct {
 	[HT_EACH_PEER] = { "peer", "peer.list", "peer.name", HT_T_STR, "TCP peer" },
 	[HT_EACH_CGROUP] = { "cgroup", "cgroup.list", "cgroup.name", HT_T_STR, "control group" },
 	[HT_EACH_NETNS] = { "netns", "netns.list", "netns.name", HT_T_STR, "network namespace" },
+	[HT_EACH_PROXY] = { "proxy", "proxy.list", "proxy.name", HT_T_STR,
+	                    "path from a reverse proxy to the store" },
 };
 
 /*
