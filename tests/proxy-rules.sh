@@ -293,7 +293,32 @@ expect_eq "registry: 0 recommended" 0 "$(f proxy.body_size nginx-2 .recommended)
 expect_contains "registry: client_max_body_size 0" 'write "client_max_body_size 0;"' \
 	"$(f proxy.body_size nginx-2 .remedy)"
 
-# ---- 4. a configuration nginx would refuse: one line naming file:line, exit 2 ----
+# ---- 4. before deployment, and MinIO ----
+# No garage.toml yet: --profile garage looks for Garage's documented 3900.
+R=$TMP/predeploy
+cp -a "$FIXTURES/garage-vm/root" "$R"
+mkdir -p "$R/etc/nginx"
+printf 'events {}\nhttp {\n  server {\n    location / { proxy_pass http://localhost:3900; }\n  }\n}\n' \
+	>"$R/etc/nginx/nginx.conf"
+audit "$R"
+expect_eq "before deployment: the path to 3900 is judged" critical "$(f proxy.body_size nginx-1 .severity)"
+expect_contains "before deployment: the proxy_pass line" "/etc/nginx/nginx.conf:4" \
+	"$(f proxy.body_size nginx-1 .remedy)"
+# MinIO on --address :9100 (its /etc/default/minio), not Garage's port.
+R=$TMP/minio
+cp -a "$FIXTURES/garage-vm/root" "$R"
+mkdir -p "$R/etc/nginx" "$R/etc/default"
+printf 'MINIO_VOLUMES="/srv/minio"\nMINIO_OPTS="--address :9100 --console-address :9101"\n' \
+	>"$R/etc/default/minio"
+printf 'events {}\nhttp {\n  server {\n    location / { proxy_pass http://127.0.0.1:9100; }\n    location /c/ { proxy_pass http://127.0.0.1:9101; }\n  }\n}\n' \
+	>"$R/etc/nginx/nginx.conf"
+ht --root "$R" --profile minio facts >"$TMP/m.facts"
+expect_eq "minio: its --address port" 'proxy.store_ports = "9100" from garage.s3_port and garage.web_port (a Garage host), MinIO'"'"'s --address (/etc/default/minio, else 9000), the registry'"'"'s 5000' \
+	"$(grep '^proxy.store_ports = ' "$TMP/m.facts")"
+expect_eq "minio: only the S3 port's location is a path" 'proxy.list = "nginx-1" from /etc/nginx/nginx.conf' \
+	"$(grep '^proxy.list = ' "$TMP/m.facts")"
+
+# ---- 5. a configuration nginx would refuse: one line naming file:line, exit 2 ----
 R=$(host broken)
 printf 'http {\n  server {\n    listen 80;\n' >"$R/etc/nginx/nginx.conf"
 ht --root "$R" facts >/dev/null 2>"$TMP/err"
