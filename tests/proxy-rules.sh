@@ -318,13 +318,17 @@ expect_eq "minio: its --address port" 'proxy.store_ports = "9100" from garage.s3
 expect_eq "minio: only the S3 port's location is a path" 'proxy.list = "nginx-1" from /etc/nginx/nginx.conf' \
 	"$(grep '^proxy.list = ' "$TMP/m.facts")"
 
-# ---- 5. a configuration nginx would refuse: one line naming file:line, exit 2 ----
+# ---- 5. a configuration nginx would refuse: a warning naming file:line, the rest goes on ----
 R=$(host broken)
 printf 'http {\n  server {\n    listen 80;\n' >"$R/etc/nginx/nginx.conf"
-ht --root "$R" facts >/dev/null 2>"$TMP/err"
-expect_eq "broken: exit 2" 2 $?
-expect_eq "broken: one line with the file and the line" \
-	'hosttune: /etc/nginx/nginx.conf:2: expected a "}" closing the block opened here, found the end of the file' \
+ht --root "$R" --profile garage --format json audit >"$TMP/a.json" 2>"$TMP/err"
+expect_eq "broken: the audit goes on (findings: exit 1)" 1 $?
+expect_eq "broken: one warning with the file and the line" \
+	'hosttune: warning: /etc/nginx/nginx.conf:2: expected a "}" closing the block opened here, found the end of the file; the proxy checks are skipped' \
 	"$(cat "$TMP/err")"
+expect_eq "broken: the proxy rules not applicable" "n/a" \
+	"$(jget "$TMP/a.json" '.findings[] | select(.rule == "proxy.body_size") | .severity')"
+expect_contains "broken: saying why" "skipped: /etc/nginx/nginx.conf:2" \
+	"$(jget "$TMP/a.json" '.findings[] | select(.rule == "proxy.body_size") | .explanation')"
 
 finish

@@ -56,6 +56,7 @@ struct proxy_path {
 	bool ssl;
 	char *listen_src;
 	char *server_name;
+	char *server_name_src;
 	char *pass;            /* the target as written (proxy_pass's URL) */
 	char *upstream;        /* the address reached: "127.0.0.1:3900" */
 	int64_t store_port;
@@ -72,6 +73,7 @@ static void path_free(struct proxy_path *p)
 	free(p->location);
 	free(p->listen_src);
 	free(p->server_name);
+	free(p->server_name_src);
 	free(p->pass);
 	free(p->upstream);
 	for (int i = 0; i < S__MAX; i++) {
@@ -452,7 +454,8 @@ static int nginx_path(struct nginx_walk *w, const struct levels *L,
 		return -ENOMEM;
 	sn = ht_nginx_find(w->server->sub, w->server->nsub, "server_name");
 	p->server_name = strdup(sn && sn->nargs > 0 ? sn->args[0] : "");
-	if (!p->server_name)
+	p->server_name_src = sn ? file_line(sn) : strdup("no server_name in the server block");
+	if (!p->server_name || !p->server_name_src)
 		return -ENOMEM;
 
 	/* The settings, innermost level first (location, server, http). */
@@ -612,7 +615,7 @@ static int path_facts(struct ht_facts *f, const char *name, const struct proxy_p
 	if (r >= 0)
 		r = ht_facts_set_bool(f, FACT("ssl"), p->ssl, p->listen_src);
 	if (r >= 0)
-		r = ht_facts_set_str(f, FACT("server_name"), p->server_name, p->location);
+		r = ht_facts_set_str(f, FACT("server_name"), p->server_name, p->server_name_src);
 	if (r >= 0)
 		r = ht_facts_set_str(f, FACT("pass"), p->pass, p->location);
 	if (r >= 0)

@@ -1062,7 +1062,8 @@ struct ht_proxy_input {
  * value after inheritance (http, server, location) with the FILE:LINE it
  * comes from, or the proxy's default. Returns 0; -EINVAL with @err set when
  * a configuration does not read as the proxy would read it (one line,
- * FILE:LINE: expected ...); -ENOMEM.
+ * FILE:LINE: expected ...), no proxy fact set then; -ENOMEM. The source
+ * table makes that -EINVAL a warning (ht_collect_warning()).
  */
 int ht_collect_proxies(struct ht_facts *f, const char *root, const struct ht_proxy_input *in,
                        struct ht_error *err);

@@ -514,7 +514,31 @@ static int src_proxy(struct ht_collect *c, struct ht_facts *f, struct ht_error *
 	r = ht_facts_set_str(f, "proxy.store_ports", text,
 	                     "garage.s3_port and garage.web_port (a Garage host), MinIO's --address "
 	                     "(/etc/default/minio, else 9000), the registry's 5000");
-	return r < 0 ? r : ht_collect_proxies(f, c->root, &in, err);
+	if (r >= 0)
+		r = ht_collect_proxies(f, c->root, &in, err);
+	/*
+	 * A configuration that does not read as nginx reads it (or uses a
+	 * module's own syntax hosttune does not know): a warning, the proxy
+	 * checks not applicable with the message, the rest of the audit goes on.
+	 */
+	if (r == -EINVAL && err->msg[0]) {
+		_cleanup_free_ char *why = ht_strdup_printf("skipped: %s", err->msg);
+		char *w = ht_strdup_printf("%s%s%s; the proxy checks are skipped",
+		                           c->warning ? c->warning : "", c->warning ? "; " : "",
+		                           err->msg);
+
+		if (!why || !w) {
+			free(w);
+			return -ENOMEM;
+		}
+		free(c->warning);
+		c->warning = w;
+		err->msg[0] = '\0';
+		r = ht_facts_set_unavailable(f, "proxy.checked", EINVAL, NULL, why);
+		if (r >= 0)
+			r = ht_facts_set_unavailable(f, "proxy.list", EINVAL, NULL, why);
+	}
+	return r;
 }
 
 /*
