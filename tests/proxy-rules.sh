@@ -158,6 +158,12 @@ expect_contains "cookbook: http2's line" "from /etc/nginx/sites-enabled/garage.c
 # The garage profile sets no upstream_pause: not judged.
 expect_eq "cookbook: idle timeout not judged without a pause" "" \
 	"$(f proxy.idle_timeout nginx-1 '.severity | select(. != "n/a")')"
+# A facts file carries the paths: audited elsewhere, the same verdicts.
+verdicts() { jget "$TMP/a.json" '[.findings[] | select(.rule | startswith("proxy.")) | "\(.rule)[\(.instance)] \(.severity)"] | join(" ")'; }
+want=$(verdicts)
+ht --root "$R" --profile garage facts >"$TMP/d.facts"
+ht --facts "$TMP/d.facts" --profile garage --format json audit >"$TMP/a.json"
+expect_eq "from a facts file: the same proxy verdicts" "$want" "$(verdicts)"
 # With a 9 MiB cap the part fits: 9m >= 8 MiB.
 sed -i 's|^  location / {$|  client_max_body_size 9m;\n  location / {|' "$R/etc/nginx/sites-available/garage.conf"
 audit "$R"
