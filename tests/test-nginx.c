@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "collect/collect.h"
 #include "shared/nginx.h"
 #include "shared/util.h"
 #include "test-util.h"
@@ -295,6 +296,43 @@ static void test_load(void **state)
 	ht_test_rm_tree(dir);
 }
 
+/* Sizes and times as ngx_parse_size() and ngx_parse_time() read them. */
+static void test_units(void **state)
+{
+	static const struct {
+		const char *s;
+		int r;
+		int64_t v;
+	} sizes[] = {
+		{ "1m", 0, 1048576 }, { "0", 0, 0 }, { "10K", 0, 10240 }, { "1g", 0, 1073741824 },
+		{ "8388608", 0, 8388608 }, { "9m", 0, 9437184 }, { "", -EINVAL, 0 },
+		{ "m", -EINVAL, 0 }, { "-1", -EINVAL, 0 }, { "1.5m", -EINVAL, 0 },
+		{ "1 m", -EINVAL, 0 }, { "1t", -EINVAL, 0 },
+		{ "99999999999999999999", -EINVAL, 0 },
+	}, times[] = {
+		{ "60s", 0, 60 }, { "60", 0, 60 }, { "1m 30s", 0, 90 }, { "1m30s", 0, 90 },
+		{ "2h", 0, 7200 }, { "1d", 0, 86400 }, { "500ms", 0, 1 }, { "1s 500ms", 0, 2 },
+		{ "0", 0, 0 }, { "", -EINVAL, 0 }, { "x", -EINVAL, 0 }, { "5q", -EINVAL, 0 },
+		{ "-5s", -EINVAL, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		int64_t v = -1;
+		int r = ht_nginx_size_parse(sizes[i].s, &v);
+
+		if (r != sizes[i].r || (r == 0 && v != sizes[i].v))
+			fail_msg("size '%s': %d %lld", sizes[i].s, r, (long long)v);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(times); i++) {
+		int64_t v = -1;
+		int r = ht_nginx_time_parse(times[i].s, &v);
+
+		if (r != times[i].r || (r == 0 && v != times[i].v))
+			fail_msg("time '%s': %d %lld", times[i].s, r, (long long)v);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_units),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
