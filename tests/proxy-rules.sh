@@ -139,6 +139,8 @@ expect_contains "cookbook: Host's source line" "from /etc/nginx/sites-enabled/ga
 expect_eq "cookbook web: no Host line, \$proxy_host critical" critical \
 	"$(f proxy.host_header nginx-2 .severity)"
 expect_eq "cookbook web: current \$proxy_host" '$proxy_host' "$(f proxy.host_header nginx-2 .current)"
+expect_eq "cookbook web: the web endpoint's case (no bucket by that name)" web \
+	"$(f proxy.host_header nginx-2 .case)"
 expect_contains "cookbook web: the Host fix" \
 	'write "proxy_set_header Host $http_host;" in the location of /etc/nginx/sites-enabled/garage.conf:27' \
 	"$(f proxy.host_header nginx-2 .remedy)"
@@ -319,7 +321,7 @@ printf 'MINIO_VOLUMES="/srv/minio"\nMINIO_OPTS="--address :9100 --console-addres
 printf 'events {}\nhttp {\n  server {\n    location / { proxy_pass http://127.0.0.1:9100; }\n    location /c/ { proxy_pass http://127.0.0.1:9101; }\n  }\n}\n' \
 	>"$R/etc/nginx/nginx.conf"
 ht --root "$R" --profile minio facts >"$TMP/m.facts"
-expect_eq "minio: its --address port" 'proxy.store_ports = "9100" from garage.s3_port and garage.web_port (a Garage host), MinIO'"'"'s --address (/etc/default/minio, else 9000), the registry'"'"'s 5000' \
+expect_eq "minio: its --address port" 'proxy.store_ports = "9100/s3" from garage.s3_port and garage.web_port (a Garage host), MinIO'"'"'s --address (/etc/default/minio, else 9000), the registry'"'"'s 5000' \
 	"$(grep '^proxy.store_ports = ' "$TMP/m.facts")"
 expect_eq "minio: only the S3 port's location is a path" 'proxy.list = "nginx-1" from /etc/nginx/nginx.conf' \
 	"$(grep '^proxy.list = ' "$TMP/m.facts")"

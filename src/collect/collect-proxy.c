@@ -60,6 +60,7 @@ struct proxy_path {
 	char *pass;            /* the target as written (proxy_pass's URL) */
 	char *upstream;        /* the address reached: "127.0.0.1:3900" */
 	int64_t store_port;
+	const char *store_role; /* the port's role (struct ht_proxy_input) */
 	struct setting set[S__MAX];
 };
 
@@ -90,12 +91,18 @@ static void paths_free(struct paths *ps)
 	*ps = (struct paths){ 0 };
 }
 
-static bool store_port(const struct ht_proxy_input *in, int64_t port)
+/* The role of @port when it is a store port, else NULL. */
+static const char *store_role(const struct ht_proxy_input *in, int64_t port)
 {
 	for (size_t i = 0; i < in->nports; i++)
 		if (in->ports[i] == port)
-			return true;
-	return false;
+			return in->roles[i];
+	return NULL;
+}
+
+static bool store_port(const struct ht_proxy_input *in, int64_t port)
+{
+	return store_role(in, port) != NULL;
 }
 
 /* ---- nginx ---- */
@@ -412,7 +419,8 @@ static int nginx_path(struct nginx_walk *w, const struct levels *L,
 		return -ENOMEM;
 	w->out->v = v;
 	p = &v[w->out->n++];
-	*p = (struct proxy_path){ .kind = "nginx", .store_port = port, .listen = 80 };
+	*p = (struct proxy_path){ .kind = "nginx", .store_port = port, .listen = 80,
+	                          .store_role = store_role(w->in, port) };
 	p->upstream = TAKE_PTR(addr);
 	p->location = file_line(pass);
 	p->pass = strdup(pass->args[0]);
@@ -622,6 +630,8 @@ static int path_facts(struct ht_facts *f, const char *name, const struct proxy_p
 		r = ht_facts_set_str(f, FACT("upstream"), p->upstream, p->location);
 	if (r >= 0)
 		r = ht_facts_set_int(f, FACT("store_port"), p->store_port, NULL, p->location);
+	if (r >= 0)
+		r = ht_facts_set_str(f, FACT("store_role"), p->store_role, "proxy.store_ports");
 	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(map); i++) {
 		const struct setting *s = &p->set[map[i].idx];
 
@@ -663,7 +673,7 @@ int ht_collect_proxies(struct ht_facts *f, const char *root, const struct ht_pro
 	size_t len = 0, flen = 0;
 	int r = 0;
 
-	if (!f || !in)
+	if (!f || !in || (in->nports && (!in->ports || !in->roles)))
 		return -EINVAL;
 	if (in->nports == 0) {
 		r = ht_facts_set_str(f, "proxy.list", "", "no store port known: no Garage, MinIO or "

@@ -1047,7 +1047,8 @@ int ht_fsync_rate(const char *dir, unsigned budget_ms, unsigned max_rounds, doub
  * Borrowed.
  */
 struct ht_proxy_input {
-	const int64_t *ports; /* 1..65535 */
+	const int64_t *ports;      /* 1..65535 */
+	const char *const *roles;  /* what each port serves: "s3", "web" or "registry" */
 	size_t nports;
 };
 

@@ -477,9 +477,11 @@ static int64_t minio_port(const struct ht_collect *c, int *err)
 static int src_proxy(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
 {
 	static const char *const garage_ports[] = { "garage.s3_port", "garage.web_port" };
+	static const char *const garage_roles[] = { "s3", "web" };
 	struct ht_proxy_input in = { 0 };
 	const struct ht_fact *g;
 	int64_t ports[4];
+	const char *roles[4];
 	_cleanup_free_ char *text = NULL;
 	int r, e;
 
@@ -492,24 +494,31 @@ static int src_proxy(struct ht_collect *c, struct ht_facts *f, struct ht_error *
 		r = ht_facts_need(f, garage_ports[i], 0, &p, err);
 		if (r < 0)
 			return r;
-		if (p && p->value.type == HT_T_INT)
+		if (p && p->value.type == HT_T_INT) {
+			roles[in.nports] = garage_roles[i];
 			ports[in.nports++] = p->value.i;
+		}
 	}
 	ports[in.nports] = minio_port(c, &e);
 	if (e < 0)
 		return e;
+	roles[in.nports] = "s3";
 	in.nports += ports[in.nports] > 0;
-	if (ht_has_word(c->service, "registry"))
+	if (ht_has_word(c->service, "registry")) {
+		roles[in.nports] = "registry";
 		ports[in.nports++] = 5000;
+	}
 	in.ports = ports;
+	in.roles = roles;
 	{
 		size_t len = 0;
 
-		text = calloc(1, in.nports * 7 + 1);
+		text = calloc(1, in.nports * 16 + 1);
 		if (!text)
 			return -ENOMEM;
 		for (size_t i = 0; i < in.nports; i++)
-			len += (size_t)sprintf(text + len, "%s%" PRId64, i ? " " : "", ports[i]);
+			len += (size_t)sprintf(text + len, "%s%" PRId64 "/%s", i ? " " : "", ports[i],
+			                       roles[i]);
 	}
 	r = ht_facts_set_str(f, "proxy.store_ports", text,
 	                     "garage.s3_port and garage.web_port (a Garage host), MinIO's --address "

@@ -382,9 +382,9 @@ static const struct ht_fact_def fact_defs[] = {
 	  "the paths from a reverse proxy to the store's ports (proxy.NAME.*), as nginx-1 "
 	  "nginx-2 ... in the order of the configuration, space-separated; \"\" for none" },
 	{ "proxy.store_ports", HT_T_STR, NULL,
-	  "the store's ports a proxy path is looked for: garage.s3_port and garage.web_port on a "
-	  "Garage host, MinIO's --address port (9000 by default), the registry's 5000; "
-	  "space-separated" },
+	  "the store's ports a proxy path is looked for, each as PORT/ROLE: garage.s3_port (s3) "
+	  "and garage.web_port (web) on a Garage host, MinIO's --address port (s3, 9000 by "
+	  "default), the registry's 5000 (registry); space-separated" },
 	{ "sample.seconds", HT_T_INT, "seconds",
 	  "the interval of --sample TIME as measured between the two readings (decimal); "
 	  "unavailable (ENODATA) without --sample" },
@@ -991,6 +991,9 @@ static const struct ht_fact_def proxy_fact_defs[] = {
 	{ "proxy.*.server_name", HT_T_STR, NULL, "the server block's first server_name; \"\" for none" },
 	{ "proxy.*.ssl", HT_T_BOOL, NULL, "proxy.NAME.listen is a TLS port (listen ... ssl)" },
 	{ "proxy.*.store_port", HT_T_INT, NULL, "the store's port the path reaches" },
+	{ "proxy.*.store_role", HT_T_STR, NULL,
+	  "what that port serves: s3 (Garage's S3 API, MinIO), web (Garage's web endpoint), "
+	  "registry" },
 	{ "proxy.*.upstream", HT_T_STR, NULL,
 	  "the address reached: proxy_pass's, or the upstream block's server on the store's port" },
 };
