@@ -137,7 +137,7 @@ bad_args() {
 	json_twin "$d" 2 "$e" "$@"
 }
 bad_args "--set of an unknown variable" \
-	"hosttune: --set workload.nope=1: expected a workload variable (garage.config, garage.data_dir, garage.metadata_dir, workload.burst, workload.conn_rate, workload.mem_budget, workload.nofile, workload.object_rate, workload.service, workload.storage, workload.time_wait), found 'workload.nope'" \
+	"hosttune: --set workload.nope=1: expected a workload variable (garage.config, garage.data_dir, garage.metadata_dir, workload.burst, workload.conn_rate, workload.mem_budget, workload.nofile, workload.object_rate, workload.part_size, workload.service, workload.storage, workload.time_wait, workload.upstream_pause), found 'workload.nope'" \
 	--rules "$TMP/r" --facts "$FACTS" --set workload.nope=1 audit
 bad_args "--set of the wrong type" \
 	'hosttune: --set workload.conn_rate="x": expected a number, found a string' \

@@ -39,9 +39,10 @@ table "$TMP/fleet.txt" >"$TMP/fleet-rows"
 expect_eq "text: HOST first in the table's heading" "HOST RULE CURRENT RECOMMENDED SEVERITY" \
 	"$(grep '^HOST ' "$TMP/fleet.txt" | tr -s ' ')"
 # 10 rows of the home server, 11 of the Proxmox guest, 8 of the Garage VM's
-# facts; and the 6 network namespace rules not applicable on the first two,
-# whose facts (an older hosttune's) have no netns.list.
-expect_eq "text: the table has every host's rows (16 + 17 + 8)" 41 "$(wc -l <"$TMP/fleet-rows")"
+# facts; and the 6 network namespace rules and 5 proxy rules not applicable
+# on the first two, whose facts (an older hosttune's) have neither netns.list
+# nor proxy.list.
+expect_eq "text: the table has every host's rows (21 + 22 + 8)" 51 "$(wc -l <"$TMP/fleet-rows")"
 if [ "$(sort "$TMP/expected-rows")" = "$(sort "$TMP/fleet-rows")" ]; then
 	ok "text: each row is the host's own audit's row, with its host"
 else not_ok "text: each row is the host's own audit's row, with its host" \
@@ -68,7 +69,7 @@ for f in home pve vm1; do
 		"$(grep "^$label: " "$TMP/fleet.txt")"
 done
 expect_eq "text: the fleet's summary" \
-	"3 hosts: 2 critical, 2 warning, 1 info, 2 ok, 34 not applicable" "$(tail -n 1 "$TMP/fleet.txt")"
+	"3 hosts: 2 critical, 2 warning, 1 info, 2 ok, 44 not applicable" "$(tail -n 1 "$TMP/fleet.txt")"
 
 # ---- the same hosts named one by one, and a second --facts no longer wins ----
 ht --facts "$F/home.facts" --facts "$F/pve.facts" --facts "$F/vm1.facts" audit >"$TMP/files.txt"
@@ -116,7 +117,7 @@ expect_eq "json: host is each finding's first key" true \
 	"$(jq '[.findings[] | keys_unsorted[0] == "host"] | all' "$TMP/fleet.json")"
 # 2 + 0 + 0 critical, 1 + 0 + 1 warning, 0 + 1 + 0 info, 2 + 0 + 0 ok, 3 + 8 + 9 n/a.
 expect_eq "json: the summary sums the hosts'" \
-	'{"ok":2,"info":1,"warning":2,"critical":2,"n/a":34,"worst":"critical"}' \
+	'{"ok":2,"info":1,"warning":2,"critical":2,"n/a":44,"worst":"critical"}' \
 	"$(jq -c '.summary' "$TMP/fleet.json")"
 expect_eq "json: severities in the report's order" "critical warning info ok n/a" \
 	"$(jq -r '[.findings[].severity] | reduce .[] as $s ([]; if (.[-1] // "") == $s then . else . + [$s] end) | join(" ")' "$TMP/fleet.json")"

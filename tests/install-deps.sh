@@ -30,6 +30,9 @@ expect_eq "the build set: compiler, autotools, the libraries, cmocka, scdoc" \
 	"$(tr '\n' ' ' <"$TMP/build" | sed 's/ $//')"
 expect_eq "the network daemon only in the test set" "0 1" \
 	"$(grep -c '^prometheus-node-exporter$' "$TMP/build") $(grep -c '^prometheus-node-exporter$' "$TMP/test")"
+# nginx, for tests/proxy-nginx.sh only (started there in a namespace of its own).
+expect_eq "nginx only in the test set" "0 1" \
+	"$(grep -c '^nginx-light$' "$TMP/build") $(grep -c '^nginx-light$' "$TMP/test")"
 expect_eq "no unit enabled or started by the script itself" 0 \
 	"$(grep -v '^#' "$ID" | grep -c -E 'systemctl (enable|start)|invoke-rc.d .* start')"
 

@@ -2109,6 +2109,8 @@ static void garage_vm_facts(struct fx *fx)
 	/* no network namespace but its own */
 	assert_int_equal(ht_facts_set(fx->facts, "netns.list", &v, NULL, NULL), 0);
 	ht_test_fact_int(fx->facts, "netns.skipped", 0);
+	/* no reverse proxy in front of the store */
+	assert_int_equal(ht_facts_set(fx->facts, "proxy.list", &v, NULL, NULL), 0);
 	/* The connection path: no listening port, no process, no client socket. */
 	assert_int_equal(ht_facts_set(fx->facts, "listener.list", &v, NULL, NULL), 0);
 	assert_int_equal(ht_facts_set(fx->facts, "process.list", &v, NULL, NULL), 0);

@@ -23,9 +23,9 @@ run() {
 # ---- nothing waived: two warnings, exit 1 ----
 printf '[hosttune]\n' >"$CONF"
 run audit
-# 8 not applicable, and the 6 network namespace rules: this facts file
-# (an older hosttune's) has no netns.list.
-expect_eq "no waiver: two warnings, exit 1" "1 0 critical, 2 warning, 0 info, 0 ok, 14 not applicable" \
+# 8 not applicable, the 6 network namespace rules and 5 proxy rules: this
+# facts file (an older hosttune's) has no netns.list and no proxy.list.
+expect_eq "no waiver: two warnings, exit 1" "1 0 critical, 2 warning, 0 info, 0 ok, 19 not applicable" \
 	"$rc $(printf '%s\n' "$out" | tail -n 1)"
 
 # ---- the NIC's one queue waived: one warning left, still exit 1 ----
@@ -35,7 +35,7 @@ nic.queues[eth0] = the hypervisor gives this NIC one queue
 EOF
 run audit
 # 2 warnings - 1 waived = 1 warning; the waived one counted apart.
-expect_eq "one waived: exit 1 for cpu.aes" "1 0 critical, 1 warning, 0 info, 0 ok, 14 not applicable, 1 waived" \
+expect_eq "one waived: exit 1 for cpu.aes" "1 0 critical, 1 warning, 0 info, 0 ok, 19 not applicable, 1 waived" \
 	"$rc $(printf '%s\n' "$out" | tail -n 1)"
 expect_eq "the table row: its severity, marked waived" "nic.queues[eth0] 1 queue 8 queues warning (waived)" \
 	"$(printf '%s\n' "$out" | grep '^nic.queues\[eth0\]' | tr -s ' ')"
@@ -51,7 +51,7 @@ cpu.aes = the provider's CPU model hides AES-NI ; a comment after the reason
   and we terminate TLS on the load balancer
 EOF
 run audit
-expect_eq "both waived: exit 0" "0 0 critical, 0 warning, 0 info, 0 ok, 14 not applicable, 2 waived" \
+expect_eq "both waived: exit 0" "0 0 critical, 0 warning, 0 info, 0 ok, 19 not applicable, 2 waived" \
 	"$rc $(printf '%s\n' "$out" | tail -n 1)"
 run --fail-on info audit
 expect_eq "--fail-on info: a waived warning is still out of the exit status" 0 "$rc"
@@ -61,7 +61,7 @@ run --format json audit
 expect_eq "JSON: both findings kept with their severity and reason" \
 	"cpu.aes warning the provider's CPU model hides AES-NI and we terminate TLS on the load balancer|nic.queues eth0 warning the hypervisor gives this NIC one queue|" \
 	"$(jget "$TMP/out" '.findings[] | select(.waived) | "\(.rule) \(.instance // "")\(if .instance then " " else "" end)\(.severity) \(.waived)"' | tr '\n' '|')"
-expect_eq "JSON: a finding not waived has \"waived\": null" "14 null" \
+expect_eq "JSON: a finding not waived has \"waived\": null" "19 null" \
 	"$(jget "$TMP/out" '[.findings[] | select(.waived == null)] | "\(length) \(.[0].waived)"')"
 # The summary: 2 warnings - 2 waived = 0; worst among the others: ok.
 expect_eq "JSON summary: waived 2, warning 0, worst ok" "2 0 ok" \
@@ -127,7 +127,7 @@ rc=$? out=$(cat "$TMP/out") err=$(cat "$TMP/err")
 # Its two waivers are this VM's two warnings: 0 left, exit 0 (fail-on warning);
 # nic.queues[eth0], a warning on the 8-queue facts above, is the 1 ok.
 expect_eq "README's configuration: both warnings waived" \
-	"0 0 critical, 0 warning, 0 info, 1 ok, 14 not applicable, 2 waived|" \
+	"0 0 critical, 0 warning, 0 info, 1 ok, 19 not applicable, 2 waived|" \
 	"$rc $(printf '%s\n' "$out" | tail -n 1)|$err"
 
 # ---- a drop-in takes a waiver back (an empty reason), below --root ----

@@ -26,6 +26,14 @@ nofile = 0
 # rate of the metadata directory against it. 0: no figure, only the rate is
 # shown.
 object_rate = 0
+# The largest request body a client sends (a multipart part): the AWS CLI's
+# default multipart_chunksize, 8 MiB (s3transfer's TransferConfig); a
+# reverse proxy's body cap below it answers 413 to every such part. 0 for
+# unbounded.
+part_size = 8MiB
+# The longest pause of the store before it answers a request whose body it
+# read; 0: no figure, the proxy's idle timers are not judged against one.
+upstream_pause = 0s
 
 [garage]
 # Where Garage's files are, read only when no garage.toml exists yet (a

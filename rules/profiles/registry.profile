@@ -11,3 +11,10 @@ time_wait = 30s
 storage = true
 # The CNCF distribution registry's binary.
 service = "registry"
+# A layer is one request body of any size (a monolithic PUT, or PATCH
+# chunks of the client's choosing): no cap is large enough, so 0.
+part_size = 0
+# A layer's final PUT makes the registry check its digest by reading it
+# whole and, with the s3 storage driver, move it (a server-side copy): for a
+# layer of several GB, minutes with no byte sent to the proxy.
+upstream_pause = 300s

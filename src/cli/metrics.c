@@ -154,6 +154,8 @@ static const char *instance_label(const struct ht_finding *fi)
 		return "cgroup";
 	case HT_EACH_NETNS:
 		return "netns";
+	case HT_EACH_PROXY:
+		return "proxy";
 	case HT_EACH_NIC:
 	case HT_EACH_NONE:
 		break;

@@ -1042,6 +1042,49 @@ int ht_fsync_rate(const char *dir, unsigned budget_ms, unsigned max_rounds, doub
                   unsigned *rounds, uint64_t *elapsed_ns);
 
 /*
+ * struct ht_proxy_input - the store's ports a reverse proxy may send to:
+ * garage.s3_port and garage.web_port, MinIO's --address, the registry's.
+ * Borrowed.
+ */
+struct ht_proxy_input {
+	const int64_t *ports;      /* 1..65535 */
+	const char *const *roles;  /* what each port serves: "s3", "web" or "registry" */
+	size_t nports;
+};
+
+/*
+ * ht_collect_proxies - the reverse proxies whose configuration below @root
+ * sends requests to one of @in's ports (nginx: ROOT/etc/nginx/nginx.conf
+ * and its includes): proxy.list ("nginx-1 nginx-2", in the order of the
+ * configuration; "" for none), proxy.checked (true when a proxy's
+ * configuration was read; unavailable ENOENT when there is none, or no
+ * port to look for), and for each path proxy.NAME.* (hosttune-facts(7)):
+ * where it is written, its client-side port, and each setting's effective
+ * value after inheritance (http, server, location) with the FILE:LINE it
+ * comes from, or the proxy's default. Returns 0; -EINVAL with @err set when
+ * a configuration does not read as the proxy would read it (one line,
+ * FILE:LINE: expected ...), no proxy fact set then; -ENOMEM. The source
+ * table makes that -EINVAL a warning (ht_collect_warning()).
+ */
+int ht_collect_proxies(struct ht_facts *f, const char *root, const struct ht_proxy_input *in,
+                       struct ht_error *err);
+
+/*
+ * ht_nginx_size_parse - a size as nginx's ngx_parse_size() reads it:
+ * digits, then k/K, m/M, g/G (powers of 1024) or nothing (bytes), into
+ * *@ret bytes. 0, or -EINVAL for anything else (a sign, a space, overflow).
+ */
+int ht_nginx_size_parse(const char *s, int64_t *ret);
+
+/*
+ * ht_nginx_time_parse - a time as ngx_parse_time() reads it: numbers each
+ * with a unit (ms, s, m, h, d, w, M, y; none: seconds), blanks between
+ * them allowed ("1m 30s"), into *@ret whole seconds (milliseconds round up).
+ * 0, or -EINVAL.
+ */
+int ht_nginx_time_parse(const char *s, int64_t *ret);
+
+/*
  * struct ht_garage_input - where to look for Garage when no garage.toml
  * says: the workload variables of the profile's [garage] section. Strings
  * are borrowed; NULL or "" means unset.

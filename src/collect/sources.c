@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -433,6 +434,122 @@ static int src_garage(struct ht_collect *c, struct ht_facts *f, struct ht_error 
 	return ht_facts_set_unavailable(f, "garage.checked", -r, NULL, skipped);
 }
 
+/* MinIO's port: --address of MINIO_OPTS in ROOT/etc/default/minio, else 9000; 0 when not there. */
+static int64_t minio_port(const struct ht_collect *c, int *err)
+{
+	_cleanup_free_ char *text = NULL;
+	const char *a;
+	int r = ht_read_file(c->root, "/etc/default/minio", &text);
+
+	*err = 0;
+	if (r == -ENOMEM)
+		return (*err = r), 0;
+	if (r < 0)
+		return ht_has_word(c->service, "minio") ? 9000 : 0;
+	a = strstr(text, "--address");
+	if (a) {
+		const char *end;
+		int64_t port = 0;
+
+		a += 9;
+		a += strspn(a, "= ");
+		end = a + strcspn(a, " \"'\n");
+		for (const char *q = end; q > a; q--)
+			if (q[-1] == ':') {
+				for (const char *d = q; d < end && *d >= '0' && *d <= '9' && port <= 65535; d++)
+					port = port * 10 + (*d - '0');
+				break;
+			}
+		if (port >= 1 && port <= 65535)
+			return port;
+	}
+	return 9000;
+}
+
+/*
+ * The reverse proxies in front of the store: the store's ports are
+ * Garage's S3 and web ports (its pre-flight's garage.s3_port and
+ * garage.web_port, on a Garage host), MinIO's (--address in
+ * /etc/default/minio, 9000 by default) and the registry's (5000, the
+ * distribution registry's http.addr default) when the profile's service is
+ * one of them.
+ */
+static int src_proxy(struct ht_collect *c, struct ht_facts *f, struct ht_error *err)
+{
+	static const char *const garage_ports[] = { "garage.s3_port", "garage.web_port" };
+	static const char *const garage_roles[] = { "s3", "web" };
+	struct ht_proxy_input in = { 0 };
+	const struct ht_fact *g;
+	int64_t ports[4];
+	const char *roles[4];
+	_cleanup_free_ char *text = NULL;
+	int r, e;
+
+	r = ht_facts_need(f, "garage.checked", 0, &g, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; g && g->value.type == HT_T_BOOL && g->value.b && i < 2; i++) {
+		const struct ht_fact *p;
+
+		r = ht_facts_need(f, garage_ports[i], 0, &p, err);
+		if (r < 0)
+			return r;
+		if (p && p->value.type == HT_T_INT) {
+			roles[in.nports] = garage_roles[i];
+			ports[in.nports++] = p->value.i;
+		}
+	}
+	ports[in.nports] = minio_port(c, &e);
+	if (e < 0)
+		return e;
+	roles[in.nports] = "s3";
+	in.nports += ports[in.nports] > 0;
+	if (ht_has_word(c->service, "registry")) {
+		roles[in.nports] = "registry";
+		ports[in.nports++] = 5000;
+	}
+	in.ports = ports;
+	in.roles = roles;
+	{
+		size_t len = 0;
+
+		text = calloc(1, in.nports * 16 + 1);
+		if (!text)
+			return -ENOMEM;
+		for (size_t i = 0; i < in.nports; i++)
+			len += (size_t)sprintf(text + len, "%s%" PRId64 "/%s", i ? " " : "", ports[i],
+			                       roles[i]);
+	}
+	r = ht_facts_set_str(f, "proxy.store_ports", text,
+	                     "garage.s3_port and garage.web_port (a Garage host), MinIO's --address "
+	                     "(/etc/default/minio, else 9000), the registry's 5000");
+	if (r >= 0)
+		r = ht_collect_proxies(f, c->root, &in, err);
+	/*
+	 * A configuration that does not read as nginx reads it (or uses a
+	 * module's own syntax hosttune does not know): a warning, the proxy
+	 * checks not applicable with the message, the rest of the audit goes on.
+	 */
+	if (r == -EINVAL && err->msg[0]) {
+		_cleanup_free_ char *why = ht_strdup_printf("skipped: %s", err->msg);
+		char *w = ht_strdup_printf("%s%s%s; the proxy checks are skipped",
+		                           c->warning ? c->warning : "", c->warning ? "; " : "",
+		                           err->msg);
+
+		if (!why || !w) {
+			free(w);
+			return -ENOMEM;
+		}
+		free(c->warning);
+		c->warning = w;
+		err->msg[0] = '\0';
+		r = ht_facts_set_unavailable(f, "proxy.checked", EINVAL, NULL, why);
+		if (r >= 0)
+			r = ht_facts_set_unavailable(f, "proxy.list", EINVAL, NULL, why);
+	}
+	return r;
+}
+
 /*
  * The sources, in the order `hosttune facts` runs them all. A fact is asked
  * of the first source with a pattern that matches its name (fnmatch(3), '*'
@@ -540,6 +657,7 @@ static const struct ht_source {
 	  src_ht_collect_netns, NULL, NULL, NULL },
 	{ "cpu", P("cpu.*"), HT_COST_MEASURE, src_cpu, NULL, NULL, NULL },
 	{ "garage", P("garage.*", "storage.*"), HT_COST_MEASURE, src_garage, NULL, NULL, NULL },
+	{ "reverse proxies", P("proxy.*"), HT_COST_FILES, src_proxy, NULL, NULL, NULL },
 #undef P
 };
 

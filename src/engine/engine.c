@@ -183,6 +183,8 @@ static const struct {
 	[HT_EACH_PEER] = { "peer", "peer.list", "peer.name", HT_T_STR, "TCP peer" },
 	[HT_EACH_CGROUP] = { "cgroup", "cgroup.list", "cgroup.name", HT_T_STR, "control group" },
 	[HT_EACH_NETNS] = { "netns", "netns.list", "netns.name", HT_T_STR, "network namespace" },
+	[HT_EACH_PROXY] = { "proxy", "proxy.list", "proxy.name", HT_T_STR,
+	                    "path from a reverse proxy to the store" },
 };
 
 /*
@@ -1272,10 +1274,17 @@ static int render(struct ht_ruleset *rs, const struct ht_tmpl_seg *segs, size_t 
 		else if (ret < 0)
 			return ret;
 		else if (seg->fmt == TMPL_SOURCE) {
-			/* Where the fact came from; a rule or variable has no source. */
-			const struct ht_fact *f = rs->facts ? ht_facts_get(rs->facts,
-			                                                   ht_expr_name(seg->expr)) : NULL;
+			/* Where the fact came from; a rule or variable has no source. In an
+			 * each rule, FAMILY.X is the current instance's fact. */
+			_cleanup_free_ char *inst_name = NULL;
+			const char *fname = ht_expr_name(seg->expr);
+			const struct ht_fact *f;
 
+			if ((ret = current_fact_name(rs, fname, &inst_name)) < 0) {
+				ht_value_clear(&v);
+				return ret;
+			}
+			f = rs->facts ? ht_facts_get(rs->facts, inst_name ? inst_name : fname) : NULL;
 			s = strdup(f && f->source ? f->source : "(no source)");
 		} else
 			s = format_hole(seg, &v);

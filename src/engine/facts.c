@@ -378,6 +378,16 @@ static const struct ht_fact_def fact_defs[] = {
 	  "processes checked: owners of listening sockets and the profile's workload.service, "
 	  "by name (process.NAME.*), space-separated, sorted; only names a process has (a "
 	  "service that is not running is absent)" },
+	{ "proxy.checked", HT_T_BOOL, NULL,
+	  "a reverse proxy's configuration was read (nginx: /etc/nginx/nginx.conf and its "
+	  "includes); unavailable (ENOENT) when there is none, or no store port to look for" },
+	{ "proxy.list", HT_T_STR, NULL,
+	  "the paths from a reverse proxy to the store's ports (proxy.NAME.*), as nginx-1 "
+	  "nginx-2 ... in the order of the configuration, space-separated; \"\" for none" },
+	{ "proxy.store_ports", HT_T_STR, NULL,
+	  "the store's ports a proxy path is looked for, each as PORT/ROLE: garage.s3_port (s3) "
+	  "and garage.web_port (web) on a Garage host, MinIO's --address port (s3, 9000 by "
+	  "default), the registry's 5000 (registry); space-separated" },
 	{ "sample.seconds", HT_T_INT, "seconds",
 	  "the interval of --sample TIME as measured between the two readings (decimal); "
 	  "unavailable (ENODATA) without --sample" },
@@ -931,6 +941,66 @@ bool ht_fact_has_delta(const char *name)
 	return false;
 }
 
+/*
+ * Facts of each path from a reverse proxy to the store (proxy.list), named
+ * proxy.NAME.SUFFIX: NAME is the proxy and an ordinal (nginx-1). Each
+ * setting is its effective value after inheritance (nginx: http, server,
+ * location, nested locations), its source the FILE:LINE that sets it or the
+ * proxy's documented default. Sorted by name.
+ */
+static const struct ht_fact_def proxy_fact_defs[] = {
+	{ "proxy.*.client_body_timeout", HT_T_INT, "seconds",
+	  "nginx's client_body_timeout: the longest pause between two reads of a request body "
+	  "(default 60 s)" },
+	{ "proxy.*.client_max_body_size", HT_T_INT, "bytes",
+	  "the largest request body the proxy passes (nginx's client_max_body_size, default 1m; "
+	  "0: no limit); a larger one gets 413 from the proxy itself" },
+	{ "proxy.*.connection", HT_T_STR, NULL,
+	  "the Connection header sent to the store (proxy_set_header Connection; nginx's default "
+	  "close); \"\" lets the connection be kept" },
+	{ "proxy.*.host", HT_T_STR, NULL,
+	  "the Host header sent to the store as written (proxy_set_header Host of the innermost "
+	  "level that has any proxy_set_header; nginx's default $proxy_host)" },
+	{ "proxy.*.host_kind", HT_T_STR, NULL,
+	  "what proxy.NAME.host keeps of the client's Host: client ($http_host: name and port), "
+	  "name ($host: the port dropped), name_port ($host:$server_port), upstream ($proxy_host: "
+	  "the store's own address), literal (a name written out)" },
+	{ "proxy.*.keepalive", HT_T_INT, "connections",
+	  "idle connections to the store each worker keeps (keepalive of the upstream block); 0 for "
+	  "none, and when proxy_pass names an address" },
+	{ "proxy.*.kind", HT_T_STR, NULL, "the proxy: nginx" },
+	{ "proxy.*.listen", HT_T_INT, NULL,
+	  "the client-facing port: the server's first listen, or a later one on a port other than "
+	  "its scheme's (80, 443 with ssl); 80 without listen" },
+	{ "proxy.*.listen_http2", HT_T_BOOL, NULL,
+	  "HTTP/2 toward clients: listen ... http2, or http2 on in the server" },
+	{ "proxy.*.location", HT_T_STR, NULL,
+	  "FILE:LINE of the proxy_pass that sends the requests to the store" },
+	{ "proxy.*.pass", HT_T_STR, NULL, "the proxy_pass URL as written" },
+	{ "proxy.*.proxy_buffering", HT_T_BOOL, NULL,
+	  "responses buffered, and spooled to a temporary file past the buffers (nginx's "
+	  "proxy_buffering, default on)" },
+	{ "proxy.*.proxy_http_version", HT_T_STR, NULL,
+	  "the HTTP version toward the store (nginx's default 1.0: no kept connection)" },
+	{ "proxy.*.proxy_max_temp_file_size", HT_T_INT, "bytes",
+	  "the most of one response spooled to disk (nginx's default 1024m; 0: none)" },
+	{ "proxy.*.proxy_read_timeout", HT_T_INT, "seconds",
+	  "the longest pause between two reads from the store (default 60 s)" },
+	{ "proxy.*.proxy_request_buffering", HT_T_BOOL, NULL,
+	  "the whole request body read, to disk past client_body_buffer_size, before the store "
+	  "gets a byte of it (nginx's default on)" },
+	{ "proxy.*.proxy_send_timeout", HT_T_INT, "seconds",
+	  "the longest pause between two writes to the store (default 60 s)" },
+	{ "proxy.*.server_name", HT_T_STR, NULL, "the server block's first server_name; \"\" for none" },
+	{ "proxy.*.ssl", HT_T_BOOL, NULL, "proxy.NAME.listen is a TLS port (listen ... ssl)" },
+	{ "proxy.*.store_port", HT_T_INT, NULL, "the store's port the path reaches" },
+	{ "proxy.*.store_role", HT_T_STR, NULL,
+	  "what that port serves: s3 (Garage's S3 API, MinIO), web (Garage's web endpoint), "
+	  "registry" },
+	{ "proxy.*.upstream", HT_T_STR, NULL,
+	  "the address reached: proxy_pass's, or the upstream block's server on the store's port" },
+};
+
 /* The configuration's waivers, recorded by hosttune facts: hosttune.waiver.N.text, N from 1. */
 static const struct ht_fact_def waiver_fact_defs[] = {
 	{ "hosttune.waiver.*.text", HT_T_STR, NULL,
@@ -951,6 +1021,7 @@ static const struct {
 	{ "nic", nic_fact_defs, ARRAY_SIZE(nic_fact_defs) },
 	{ "peer", peer_fact_defs, ARRAY_SIZE(peer_fact_defs) },
 	{ "process", process_fact_defs, ARRAY_SIZE(process_fact_defs) },
+	{ "proxy", proxy_fact_defs, ARRAY_SIZE(proxy_fact_defs) },
 	{ "storage", storage_fact_defs, ARRAY_SIZE(storage_fact_defs) },
 };
 

@@ -308,7 +308,7 @@ enum ht_each ht_rule_each(const struct ht_rule *r)
 const char *ht_each_name(enum ht_each e)
 {
 	static const char *const names[] = { "none", "nic", "listener", "process", "storage",
-		                             "peer", "cgroup", "netns" };
+		                             "peer", "cgroup", "netns", "proxy" };
 
 	return (unsigned)e < ARRAY_SIZE(names) ? names[e] : NULL;
 }

@@ -65,6 +65,8 @@ enum ht_target_kind {
  *             cgroup.name and a finding's instance the path itself
  *   netns     netns.list,    netns.name (string): network namespaces other than
  *             hosttune's own with a process in them, by inode ("4026532290")
+ *   proxy     proxy.list,    proxy.name (string): paths from a reverse proxy to the
+ *             store's ports ("nginx-1")
  */
 enum ht_each {
 	HT_EACH_NONE = 0,
@@ -75,10 +77,14 @@ enum ht_each {
 	HT_EACH_PEER,
 	HT_EACH_CGROUP,
 	HT_EACH_NETNS,
-	HT_EACH_LAST = HT_EACH_NETNS,
+	HT_EACH_PROXY,
+	HT_EACH_LAST = HT_EACH_PROXY,
 };
 
-/* "none", "nic", "listener", "process", "storage", "peer", "cgroup", "netns"; NULL out of range. */
+/*
+ * "none", "nic", "listener", "process", "storage", "peer", "cgroup", "netns",
+ * "proxy"; NULL out of range.
+ */
 const char *ht_each_name(enum ht_each e);
 
 /* "value", "sysctl", "module", "advice", "channels", "limit". */
