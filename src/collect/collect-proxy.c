@@ -345,10 +345,11 @@ static const struct ht_nginx_dir *upstream_block(const struct ht_nginx_dir *http
 /*
  * Where proxy_pass @url goes: the store port it reaches and that address
  * (through the upstream block of that name when there is one, *@up then),
- * 0 when it reaches none of them.
+ * 0 when it reaches none of them. @any: the first port it reaches, a store
+ * port or not (a registry on another host, behind this front proxy).
  */
 static int64_t pass_target(const struct ht_proxy_input *in, const struct ht_nginx_dir *http,
-                           const char *url, const struct ht_nginx_dir **up, char **addr)
+                           const char *url, bool any, const struct ht_nginx_dir **up, char **addr)
 {
 	const char *h = strstr(url, "://"), *end, *colon;
 	bool https;
@@ -376,7 +377,7 @@ static int64_t pass_target(const struct ht_proxy_input *in, const struct ht_ngin
 			a = s->args[0];
 			c = strrchr(a, ':');
 			p = c && (a[0] != '[' || c > strchr(a, ']')) ? port_of(c + 1, strlen(c + 1)) : 80;
-			if (p > 0 && store_port(in, p)) {
+			if (p > 0 && (any || store_port(in, p))) {
 				*addr = strdup(a);
 				return *addr ? p : -ENOMEM;
 			}
@@ -390,10 +391,30 @@ static int64_t pass_target(const struct ht_proxy_input *in, const struct ht_ngin
 	if (colon && h[0] == '[' && colon < (const char *)memchr(h, ']', hl))
 		colon = NULL;
 	p = colon ? port_of(colon + 1, (size_t)(end - colon - 1)) : https ? 443 : 80;
-	if (p <= 0 || !store_port(in, p))
+	if (p <= 0 || (!any && !store_port(in, p)))
 		return 0;
 	*addr = strndup(h, hl);
 	return *addr ? p : -ENOMEM;
+}
+
+/*
+ * Whether the innermost level of @L is a location "/" or "/v2..." (the
+ * registry API, docker's distribution spec) on a host with a registry role.
+ */
+static bool registry_location(const struct ht_proxy_input *in, const struct levels *L)
+{
+	const struct ht_nginx_dir *loc = L->n ? L->lv[L->n - 1] : NULL;
+	const char *path;
+	bool registry = false;
+
+	for (size_t i = 0; i < in->nports; i++)
+		if (strcmp(in->roles[i], "registry") == 0)
+			registry = true;
+	if (!registry || !loc || strcmp(loc->name, "location") != 0 || loc->nargs < 1)
+		return false;
+	/* "location / {" or "location = /v2/ {", "location ^~ /v2/ {": the path is the last argument. */
+	path = loc->args[loc->nargs - 1];
+	return strcmp(path, "/") == 0 || strncmp(path, "/v2", 3) == 0;
 }
 
 struct nginx_walk {
@@ -408,10 +429,23 @@ static int nginx_path(struct nginx_walk *w, const struct levels *L,
 	const struct ht_nginx_dir *up = NULL, *sn, *ka, *h2;
 	_cleanup_free_ char *addr = NULL;
 	struct proxy_path *p, *v;
-	int64_t port = pass_target(w->in, w->http, pass->args[0], &up, &addr);
+	int64_t port = pass_target(w->in, w->http, pass->args[0], false, &up, &addr);
+	const char *role = port > 0 ? store_role(w->in, port) : NULL;
 	bool first = true;
 	int r;
 
+	/*
+	 * A host that serves a registry (its profile says so): a location / or
+	 * /v2/ (the registry API's root) passed on is the registry's path,
+	 * whatever port it reaches: a front proxy in front of the registry's
+	 * own host, or of a registry on a port of its own.
+	 */
+	if (port == 0 && registry_location(w->in, L)) {
+		free(addr);
+		addr = NULL;
+		port = pass_target(w->in, w->http, pass->args[0], true, &up, &addr);
+		role = "registry";
+	}
 	if (port <= 0)
 		return (int)port;
 	v = reallocarray(w->out->v, w->out->n + 1, sizeof(*v));
@@ -420,7 +454,7 @@ static int nginx_path(struct nginx_walk *w, const struct levels *L,
 	w->out->v = v;
 	p = &v[w->out->n++];
 	*p = (struct proxy_path){ .kind = "nginx", .store_port = port, .listen = 80,
-	                          .store_role = store_role(w->in, port) };
+	                          .store_role = role };
 	p->upstream = TAKE_PTR(addr);
 	p->location = file_line(pass);
 	p->pass = strdup(pass->args[0]);
