@@ -1102,6 +1102,15 @@ static void waiver_only_ok(const struct cli_waiver *w, const struct ht_findings 
 		         w->instance ? w->instance : "", w->instance ? "]" : "");
 }
 
+/* Whether @list (nic.list: names escaped, shared/escape.h) has interface @ifname. */
+static bool nic_listed(const char *list, const char *ifname)
+{
+	_cleanup_free_ char *esc = ht_name_escape(ifname);
+
+	/* Out of memory: no warning rather than a false one. */
+	return !esc || ht_has_word(list, esc);
+}
+
 /*
  * The configuration's waivers (settings.h) on @f: a finding a waiver names
  * gets its reason. A waiver whose rule id the rules do not have, or that
@@ -1130,7 +1139,7 @@ static void apply_waivers(const struct cli_config *cfg, const struct ht_ruleset 
 			         w->instance, w->rule);
 		else if (w->instance && ht_rule_each(r) == HT_EACH_NIC &&
 		         (nics = ht_facts_get(facts, "nic.list")) &&
-		         nics->value.type == HT_T_STR && !ht_has_word(nics->value.s, w->instance))
+		         nics->value.type == HT_T_STR && !nic_listed(nics->value.s, w->instance))
 			/* Interfaces stay; a name not among them is a typo, not a dormant waiver. */
 			cli_note("warning: %s: waiver for '%s[%s]': this host has no interface %s "
 			         "(nic.list: %s)", w->where, w->rule, w->instance, w->instance,

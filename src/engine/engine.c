@@ -186,6 +186,15 @@ static const struct {
 };
 
 /*
+ * Whether family @e's list and facts have each instance escaped
+ * (shared/escape.h, ht_name_escape()): a cgroup's path, an interface's name.
+ */
+static bool each_escaped(enum ht_each e)
+{
+	return e == HT_EACH_CGROUP || e == HT_EACH_NIC;
+}
+
+/*
  * In an `each = FAMILY` rule, FAMILY.SUFFIX names the current instance's
  * fact FAMILY.INSTANCE.SUFFIX and FAMILY.name (listener.port) the instance
  * itself. Returns the per-instance definition for @name ("nic.speed" ->
@@ -874,8 +883,8 @@ static int instance_value(struct ht_ruleset *rs, enum ht_each e, const char *nam
 		return 0;
 	}
 	out->type = HT_T_STR;
-	/* A cgroup's path, read back from the escaped name its facts have. */
-	if (e == HT_EACH_CGROUP) {
+	/* A cgroup's path, an interface's name, read back from the escaped name their facts have. */
+	if (each_escaped(e)) {
 		out->s = ht_name_unescape(inst);
 		if (!out->s && errno == EINVAL)
 			return ht_error_set(err, EINVAL, "%s: '%s' in %s is no escaped name", name, inst,
@@ -2046,8 +2055,11 @@ static int add_finding(struct ht_ruleset *rs, struct ht_rule *r, const char *ins
 	f = &res->items[res->n];
 	ret = evaluate_finding(rs, r, f, err);
 	if (ret > 0 && instance) {
-		/* A cgroup is named by its path (the list has it escaped); an odd name as it is. */
-		f->instance = r->each == HT_EACH_CGROUP ? ht_name_unescape(instance) : NULL;
+		/*
+		 * A cgroup is named by its path, an interface by its name (the list has
+		 * them escaped); a name that is no escape as it is.
+		 */
+		f->instance = each_escaped(r->each) ? ht_name_unescape(instance) : NULL;
 		if (!f->instance)
 			f->instance = strdup(instance);
 		if (!f->instance)

@@ -301,10 +301,15 @@ static const struct ht_fact_def fact_defs[] = {
 	  "read (another user's without root), or it was past the first 4096 namespaces" },
 	{ "nic.list", HT_T_STR, NULL,
 	  "network interfaces other than lo, space-separated, in name order (libudev; the "
-	  "kernel's if_nameindex(3) when /sys is another network namespace's)" },
+	  "kernel's if_nameindex(3) when /sys is another network namespace's), each name "
+	  "escaped as in its nic.IF.* facts (a+b: a_2bb; hosttune-facts(7))" },
 	{ "nic.max_speed", HT_T_INT, "Mb/s",
 	  "fastest link speed among the interfaces of nic.list with a known speed (nic.IF.speed); "
 	  "unavailable (ENOENT) when none reports one (virtio)" },
+	{ "nic.skipped", HT_T_INT, "interfaces",
+	  "entries of a --root tree's /sys/class/net left out of nic.list: names no interface "
+	  "can have (16 bytes or more, a '/', ':' or white space); its source names them. "
+	  "0 on a live host: every name the kernel allows is listed" },
 	{ "nstat.TcpActiveOpens", HT_T_INT, "connections", NSTAT_DOC("connections this host opened (connect())") },
 	{ "nstat.TcpExtListenDrops", HT_T_INT, "packets",
 	  NSTAT_DOC("SYNs and handshake ACKs a listener dropped, overflows included") },

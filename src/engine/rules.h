@@ -53,7 +53,9 @@ enum ht_target_kind {
  * once per instance of a family, whose list fact names the instances and
  * whose FAMILY.SUFFIX names read that instance's FAMILY.INSTANCE.SUFFIX
  * facts (facts.h, ht_instance_fact_defs()):
- *   nic       nic.list,      nic.name (string): network interfaces but lo
+ *   nic       nic.list,      nic.name (string): network interfaces but lo, by
+ *             name; their facts and the list have the name escaped as a
+ *             cgroup's path (below), nic.name and a finding's instance the name
  *   listener  listener.list, listener.port (number): listening TCP ports
  *   process   process.list,  process.name (string): checked processes
  *   storage   storage.list,  storage.name (string): Garage's directories

@@ -241,7 +241,11 @@ extern const char ht_modules_load_file[];
 /* True when @channel is "combined", "rx" or "tx" (ethtool -L's names). */
 bool ht_channel_valid(const char *channel);
 
-/* "nic.IF.channels.CHANNEL", the live key of a channel count; NULL on ENOMEM. */
+/*
+ * "nic.IF.channels.CHANNEL", the live key of a channel count, the fact of
+ * interface @ifname (as the kernel names it) with IF escaped
+ * (shared/escape.h); NULL on ENOMEM.
+ */
 char *ht_channels_key(const char *ifname, const char *channel);
 
 /*
