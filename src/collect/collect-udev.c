@@ -665,6 +665,14 @@ static int list_emit(struct ht_facts *f, const struct nic_list *l, const char *s
 	return r;
 }
 
+/* nic.list and nic.skipped unavailable with @err (> 0), @source saying why. */
+static int list_unavailable(struct ht_facts *f, int err, const char *source)
+{
+	int r = ht_facts_set_unavailable(f, "nic.list", err, NULL, source);
+
+	return r < 0 ? r : ht_facts_set_unavailable(f, "nic.skipped", err, "interfaces", source);
+}
+
 /*
  * Whether @l, from sysfs, is this network namespace's: the same names with
  * the same ifindex as the kernel's list for the caller's namespace
@@ -770,7 +778,7 @@ int ht_collect_udev(struct ht_facts *f, const char *root)
 			if (r < 0) {
 				if (fmt(&why_src, "libudev net subsystem: %s", why) < 0)
 					return -ENOMEM;
-				return ht_facts_set_unavailable(f, "nic.list", -r, NULL, why_src);
+				return list_unavailable(f, -r, why_src);
 			}
 			/* Without the kernel's list (not ENOMEM), sysfs's stands unchecked. */
 			ni = if_nameindex();
@@ -793,7 +801,7 @@ int ht_collect_udev(struct ht_facts *f, const char *root)
 		if (r < 0)
 			return r;
 		if (err)
-			return ht_facts_set_unavailable(f, "nic.list", err, NULL, source);
+			return list_unavailable(f, err, source);
 	}
 
 	if (l.n > 1)
