@@ -378,8 +378,8 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "ports.top.time_wait", HT_T_INT, "sockets", "those of ports.top.sockets in TIME_WAIT" },
 	{ "process.list", HT_T_STR, NULL,
 	  "processes checked: owners of listening sockets and the profile's workload.service, "
-	  "by name (process.NAME.*), space-separated, sorted; only names a process has (a "
-	  "service that is not running is absent)" },
+	  "by name (process.NAME.*, the comm escaped: a+b is a_2bb), space-separated, sorted; "
+	  "only names a process has (a service that is not running is absent)" },
 	{ "sample.seconds", HT_T_INT, "seconds",
 	  "the interval of --sample TIME as measured between the two readings (decimal); "
 	  "unavailable (ENODATA) without --sample" },
@@ -603,8 +603,8 @@ static const struct ht_fact_def listener_fact_defs[] = {
 
 /*
  * Facts of each checked process NAME (process.list), named
- * process.NAME.SUFFIX: NAME is its comm with every character outside
- * [A-Za-z0-9_-] made '_'. When several processes share the name, every one
+ * process.NAME.SUFFIX: NAME is its comm escaped (shared/escape.h,
+ * ht_name_escape()), which reads back as the comm. When several processes share the name, every one
  * is read and the facts are the worst one's: the largest share of its soft
  * limit open. Sorted by name.
  */

@@ -132,9 +132,11 @@ static int channels_live(const struct ht_plan_ctx *c, const struct ht_setting *s
 static int channels_setting(struct ht_plan_ctx *c, const struct ht_finding *f,
                             struct ht_setting *s)
 {
-	return ht_setting_init(s, f, NULL,
-	                       ht_channels_key(f->instance, channel_of(ht_rule_target(f->rule))),
-	                       true);
+	_cleanup_free_ char *suffix = NULL;
+
+	if (asprintf(&suffix, "channels.%s", channel_of(ht_rule_target(f->rule))) < 0)
+		return -ENOMEM;
+	return ht_setting_init(s, f, NULL, ht_finding_fact(f, "nic", suffix), true);
 }
 
 static int channels_fix(const struct ht_plan_ctx *c, const struct ht_finding *f,
@@ -210,7 +212,7 @@ static int link_file(struct ht_plan_ctx *c, const struct ht_setting *s)
 	if (r < 0 || n1 == 0)
 		return r;
 	/* Matched by its hardware address when known: that stays when udev renames it. */
-	mac_name = ht_instance_fact("nic", s->f->instance, "mac");
+	mac_name = ht_finding_fact(s->f, "nic", "mac");
 	mac = mac_name ? ht_fact_string(c->facts, mac_name) : NULL;
 	if (asprintf(&match, mac ? "MACAddress=%s" : "OriginalName=%s",
 	             mac ? mac : s->f->instance) < 0) {

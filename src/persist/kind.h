@@ -390,9 +390,10 @@ int ht_plan_restart(struct ht_plan *p, const char *unit);
 
 /*
  * Adds a skipped finding: key process.INSTANCE.X for rule target
- * process.X, and @message. Returns 0 or -ENOMEM.
+ * process.X of finding @f (INSTANCE as its facts spell it,
+ * ht_finding_fact()), and @message. Returns 0 or -ENOMEM.
  */
-int ht_plan_skip(struct ht_plan *p, const char *instance, const char *target,
+int ht_plan_skip(struct ht_plan *p, const struct ht_finding *f, const char *target,
                  const char *message);
 
 /* Adds a skipped finding with key @key ("net.core.somaxconn") and @message. 0 or -ENOMEM. */
