@@ -554,6 +554,8 @@ static int nic_kind(const struct nic *n, const char **kind, char **source)
 		return fmt(source, "%s %lld and %s", n->type_src, n->type, n->physical_src);
 	}
 	if (!n->physical && n->driver) {
+		char name[NIC_FACT_MAX];
+
 		/* The two whose driver name is not their kind, should DEVTYPE be missing. */
 		if (strcmp(n->driver, "802.1Q VLAN Support") == 0) /* net/8021q/vlan.h */
 			*kind = "vlan";
@@ -561,8 +563,6 @@ static int nic_kind(const struct nic *n, const char **kind, char **source)
 			*kind = "bond";
 		else
 			*kind = n->driver;
-		char name[NIC_FACT_MAX];
-
 		return fmt(source, "%s", nic_fact(name, n->name, "driver"));
 	}
 	if (n->type != ARPHRD_ETHER && arphrd_kind(n->type)) {
