@@ -92,6 +92,16 @@ while read -r fmt esc shown; do
 		"hosttune_nic_bad_frame_ratio{device=\"$label\"} 0.000649578" "$(cat "$TMP/prom$i")"
 done <"$TMP/names"
 
+# A waiver names the interface as the kernel does; one for a name the host
+# lacks lists the names it has, the same way ($TMP/root1 has a+b for eth1).
+printf '[waive]\nnic.errors[a+b] = a known bad cable\nnic.flaps[zz] = a typo\n' >"$TMP/waive.conf"
+ht --root "$TMP/root1" --config "$TMP/waive.conf" audit >"$TMP/waived" 2>"$TMP/waived.err"
+expect_eq "waiver: the row of a+b waived" "nic.errors[a+b] 1300 packets - warning (waived)" \
+	"$(row "$TMP/waived" "nic.errors[a+b]")"
+expect_eq "waiver: the one warning names the interfaces as they are" \
+	"hosttune: warning: $TMP/waive.conf:3:1: waiver for 'nic.flaps[zz]': this host has no interface zz (nic.list: a+b eth0 vxlan0)" \
+	"$(cat "$TMP/waived.err")"
+
 # A tree entry no interface can have (the kernel refuses ':'): skipped, named,
 # and the audit does not pass; eth1 beside it is still judged.
 R=$TMP/colon
