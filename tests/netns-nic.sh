@@ -256,8 +256,9 @@ mkdir -p "$TMP/empty"
 "$HOSTTUNE" --root "$TMP/empty" --no-measure --format json facts >"$TMP/empty.json"
 expect_eq "no /sys/class/net: nic.list ENOENT" ENOENT "$(err "$TMP/empty.json" nic.list)"
 expect_eq "no /sys/class/net: no nic.IF facts" 0 \
-	"$(jq '[.facts | keys[] | select(startswith("nic.") and . != "nic.list" and . != "nic.max_speed")] | length' \
+	"$(jq '[.facts | keys[] | select(startswith("nic.") and . != "nic.list" and . != "nic.max_speed" and . != "nic.skipped")] | length' \
 		"$TMP/empty.json")"
+expect_eq "no /sys/class/net: nic.skipped ENOENT" ENOENT "$(err "$TMP/empty.json" nic.skipped)"
 expect_eq "no /sys/class/net: nic.max_speed ENOENT" ENOENT "$(err "$TMP/empty.json" nic.max_speed)"
 
 finish

@@ -219,6 +219,41 @@ static void test_name_escape(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
+/* ht_instance_fact_to(): FAMILY.ESCAPED.SUFFIX, cut as snprintf(3) but never inside an escape. */
+static void test_instance_fact(void **state)
+{
+	char buf[64], *s;
+
+	(void)state;
+	/* "+" is 0x2b, "_" doubled, U+00E9 byte by byte (0xc3 0xa9). */
+	assert_int_equal(ht_instance_fact_to(buf, sizeof(buf), "nic", "a+b", "stats.rx_errors"),
+	                 strlen("nic.a_2bb.stats.rx_errors"));
+	assert_string_equal(buf, "nic.a_2bb.stats.rx_errors");
+	ht_instance_fact_to(buf, sizeof(buf), "nic", "a_b", "mtu");
+	assert_string_equal(buf, "nic.a__b.mtu");
+	ht_instance_fact_to(buf, sizeof(buf), "nic", "\xc3\xa9" "0", "speed");
+	assert_string_equal(buf, "nic._c3_a90.speed");
+	/* Its instance part is what ht_name_escape() writes, for every byte. */
+	for (int c = 1; c < 256; c++) {
+		char in[4] = { 'a', (char)c, 'b', 0 }, *e = ht_name_escape(in);
+
+		assert_non_null(e);
+		ht_instance_fact_to(buf, sizeof(buf), "f", in, "s");
+		assert_int_equal(strlen(buf), strlen(e) + 4);
+		assert_memory_equal(buf + 2, e, strlen(e));
+		free(e);
+	}
+	/* Cut: "nic." is 4 bytes and "a_2bb" needs 1 + 3 + 1; with 7 bytes "nic.a" and a NUL fit. */
+	assert_int_equal(ht_instance_fact_to(buf, 7, "nic", "a+b", "x"), strlen("nic.a_2bb.x"));
+	assert_string_equal(buf, "nic.a");
+	/* No room at all: the length only. */
+	assert_int_equal(ht_instance_fact_to(NULL, 0, "nic", "a+b", "x"), strlen("nic.a_2bb.x"));
+	s = ht_instance_fact("cgroup", "system.slice/a.service", "memory_max");
+	assert_non_null(s);
+	assert_string_equal(s, "cgroup.system.slice_2fa.service.memory_max");
+	free(s);
+}
+
 static void test_line_prefix(void **state)
 {
 	int p[2];
@@ -267,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_line_prefix),
 		cmocka_unit_test(test_name_escape),
+		cmocka_unit_test(test_instance_fact),
 	};
 
 	/* A closed pipe is an error to see, not a signal to die of. */

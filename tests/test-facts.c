@@ -348,11 +348,12 @@ static void test_fact_defs(void **state)
 	 * (so that an audit of the file elsewhere judges the host with it): 169; and
 	 * how many waivers its configuration holds, hosttune.waivers: 170. The
 	 * reverse proxies in front of the store, proxy.checked, proxy.list and
-	 * proxy.store_ports: 173. The per-instance facts (nic, listener, process,
+	 * proxy.store_ports: 173. The entries of a tree's /sys/class/net no
+	 * interface can have, nic.skipped: 174. The per-instance facts (nic, listener, process,
 	 * storage, peer, cgroup, netns, proxy, hosttune.waiver) are tables of their
 	 * own, and any other sysctl finds one def of its own (below).
 	 */
-	assert_int_equal(n, 173);
+	assert_int_equal(n, 174);
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0)
 			assert_true(strcmp(defs[i - 1].name, defs[i].name) < 0);
@@ -978,7 +979,7 @@ static void test_collect_garage_vm(void **state)
 	assert_str_fact(f, "host.name", "garage-vm", "/proc/sys/kernel/hostname");
 	/* git checks nf_conntrack_max out 0644 (or 0600 under umask 077): owner may write */
 	assert_bool_fact(f, "netns.initial", true, "mode of " NF "nf_conntrack_max");
-	assert_int_equal(ht_facts_count(f), 139); /* every known fact (32 + 3 of the host + cgroup.list, cgroup.skipped and cgroup.version (no cgroup file system in the tree: "", 0, "none") + netns.list, netns.skipped, netns.refused, netns.read_as_root and netns.refused_{pid,process} (no /proc/PID in the tree: "", 0, 0, false, ENOENT, ENOENT) + 2 boot.* + 2 tuned.* + 4 timeouts + 13 of the table + 29 of the connection path (27 less the three listener counts the rules make, and 2 sockstat.tcp.*, 3 of SYN cookies) + nic.max_speed + garage.checked + proxy.checked, proxy.list and proxy.store_ports (no store port: unavailable, "", "") + 9 of the file table + 6 of memory + 12 of what fills the conntrack table (5 of them source NAT's) + nstat.TcpOutSegs, nstat.TcpRetransSegs, peer.list, sample.seconds, host.uptime + 8 softnet.*, unavailable without /proc/net/softnet_stat), nothing else */
+	assert_int_equal(ht_facts_count(f), 140); /* every known fact (32 + 3 of the host + cgroup.list, cgroup.skipped and cgroup.version (no cgroup file system in the tree: "", 0, "none") + netns.list, netns.skipped, netns.refused, netns.read_as_root and netns.refused_{pid,process} (no /proc/PID in the tree: "", 0, 0, false, ENOENT, ENOENT) + 2 boot.* + 2 tuned.* + 4 timeouts + 13 of the table + 29 of the connection path (27 less the three listener counts the rules make, and 2 sockstat.tcp.*, 3 of SYN cookies) + nic.max_speed + nic.skipped (no /sys/class/net: ENOENT) + garage.checked + proxy.checked, proxy.list and proxy.store_ports (no store port: unavailable, "", "") + 9 of the file table + 6 of memory + 12 of what fills the conntrack table (5 of them source NAT's) + nstat.TcpOutSegs, nstat.TcpRetransSegs, peer.list, sample.seconds, host.uptime + 8 softnet.*, unavailable without /proc/net/softnet_stat), nothing else */
 	assert_all_defs_collected(f);
 
 	/* The same as the expected file next to the tree, byte for byte. */
@@ -1035,7 +1036,7 @@ static void test_expected_files_read_back(void **state)
 		assert_int_equal(read_text(f, want, &err), 0);
 		assert_string_equal(err.msg, "");
 		/* as test_collect_garage_vm, and hosttune.profile and .waivers, which hosttune facts adds */
-		assert_int_equal(ht_facts_count(f), 141);
+		assert_int_equal(ht_facts_count(f), 142);
 		text = facts_text(f);
 		assert_string_equal(text, want);
 		ht_facts_free(f);
@@ -1390,8 +1391,8 @@ static void test_json_garage_vm(void **state)
 	assert_non_null(back);
 	facts = member(back, "facts");
 	assert_true(json_object_is_type(facts, json_type_object));
-	/* the 32 host facts of test_fact_defs, 3 of the host it is (name, time, version), 2 boot.*, 2 tuned.* (the profile, what it gives nf_conntrack_max), 4 timeouts, 13 of the table, 29 of the connection path (collect-sockets.c, collect-processes.c, collect-nstat.c), nic.max_speed, garage.checked (the Garage pre-flight's decision), 9 of the file table (files.top.total and .unread too), 6 of memory (mem.swap_zram too), 12 of what fills the conntrack table (5 of source NAT), the path (nstat.TcpOutSegs, nstat.TcpRetransSegs, peer.list, sample.seconds, host.uptime), 8 softnet.*, and cgroup.list, cgroup.skipped and cgroup.version, netns.list, netns.skipped, netns.refused, netns.read_as_root, netns.refused_pid and netns.refused_process, proxy.checked, proxy.list and proxy.store_ports: 124 + 3 + 3 + 6 + 3 = 139 */
-	assert_int_equal(json_object_object_length(facts), 139);
+	/* the 32 host facts of test_fact_defs, 3 of the host it is (name, time, version), 2 boot.*, 2 tuned.* (the profile, what it gives nf_conntrack_max), 4 timeouts, 13 of the table, 29 of the connection path (collect-sockets.c, collect-processes.c, collect-nstat.c), nic.max_speed, garage.checked (the Garage pre-flight's decision), 9 of the file table (files.top.total and .unread too), 6 of memory (mem.swap_zram too), 12 of what fills the conntrack table (5 of source NAT), the path (nstat.TcpOutSegs, nstat.TcpRetransSegs, peer.list, sample.seconds, host.uptime), 8 softnet.*, and cgroup.list, cgroup.skipped and cgroup.version, netns.list, netns.skipped, netns.refused, netns.read_as_root, netns.refused_pid and netns.refused_process, proxy.checked, proxy.list and proxy.store_ports: 124 + 3 + 3 + 6 + 3 = 139, and nic.skipped: 140 */
+	assert_int_equal(json_object_object_length(facts), 140);
 
 	/* "mem.total": { "value": 503316480, "unit": "bytes", "source": ... } (491520 x 1024) */
 	o = member(facts, "mem.total");
@@ -1430,7 +1431,7 @@ static void test_json_garage_vm(void **state)
 		(void)val;
 		assert_string_equal(key, ht_facts_at(f, i++)->name);
 	}
-	assert_int_equal(i, 139);
+	assert_int_equal(i, 140);
 
 	json_object_put(back);
 	json_object_put(obj);

@@ -1116,6 +1116,37 @@ static void waiver_only_ok(const struct cli_waiver *w, const struct ht_findings 
 		         w->instance ? w->instance : "", w->instance ? "]" : "");
 }
 
+/* Whether @list (nic.list: names escaped, shared/escape.h) has interface @ifname. */
+static bool nic_listed(const char *list, const char *ifname)
+{
+	_cleanup_free_ char *esc = ht_name_escape(ifname);
+
+	/* Out of memory: no warning rather than a false one. */
+	return !esc || ht_has_word(list, esc);
+}
+
+/* @list (nic.list) with each name as the kernel has it, in a new string; NULL on ENOMEM. */
+static char *nic_names_shown(const char *list)
+{
+	_cleanup_free_ char *copy = strdup(list);
+	char *out = NULL, *save = NULL;
+	size_t len = 0;
+	FILE *m = copy ? open_memstream(&out, &len) : NULL;
+
+	if (!m)
+		return NULL;
+	for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		_cleanup_free_ char *name = ht_name_unescape(w);
+
+		fprintf(m, "%s%s", ftell(m) ? " " : "", name ? name : w);
+	}
+	if (fclose(m) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 /*
  * The configuration's waivers (settings.h) on @f: a finding a waiver names
  * gets its reason. A waiver whose rule id the rules do not have, or that
@@ -1144,11 +1175,14 @@ static void apply_waivers(const struct cli_config *cfg, const struct ht_ruleset 
 			         w->instance, w->rule);
 		else if (w->instance && ht_rule_each(r) == HT_EACH_NIC &&
 		         (nics = ht_facts_get(facts, "nic.list")) &&
-		         nics->value.type == HT_T_STR && !ht_has_word(nics->value.s, w->instance))
+		         nics->value.type == HT_T_STR && !nic_listed(nics->value.s, w->instance)) {
 			/* Interfaces stay; a name not among them is a typo, not a dormant waiver. */
+			_cleanup_free_ char *shown = nic_names_shown(nics->value.s);
+
 			cli_note("warning: %s: waiver for '%s[%s]': this host has no interface %s "
 			         "(nic.list: %s)", w->where, w->rule, w->instance, w->instance,
-			         nics->value.s[0] ? nics->value.s : "none");
+			         !nics->value.s[0] ? "none" : shown ? shown : nics->value.s);
+		}
 	}
 	for (size_t i = 0; cfg && i < f->n; i++) {
 		struct ht_finding *fi = &f->items[i];

@@ -467,7 +467,9 @@ int cli_metrics_nics(const struct ht_facts *facts, FILE *out)
 		strcpy(names, list->value.s);
 		for (char *save = NULL, *p = strtok_r(names, " ", &save); p;
 		     p = strtok_r(NULL, " ", &save)) {
-			struct label l[3] = { { "device", p } };
+			/* The list has the names escaped as the facts do; the label the name. */
+			_cleanup_free_ char *dev = ht_name_unescape(p);
+			struct label l[3] = { { "device", dev ? dev : p } };
 			double a, b, c;
 			char name[160];
 			const struct ht_fact *u, *feat;

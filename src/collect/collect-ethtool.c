@@ -16,6 +16,7 @@
 #include "collect/collect.h"
 #include "shared/ethtool-nl.h"
 #include "engine/facts.h"
+#include "shared/escape.h"
 #include "shared/rootfs.h"
 #include "shared/util.h"
 #include "engine/value.h"
@@ -31,6 +32,8 @@
 
 #define SRC_LINKMODES "ethtool netlink ETHTOOL_MSG_LINKMODES_GET"
 #define SRC_CHANNELS "ethtool netlink ETHTOOL_MSG_CHANNELS_GET"
+/* nic.IF.SUFFIX with IF escaped (shared/escape.h). */
+#define NIC_FACT_MAX (sizeof("nic..") + HT_NAME_ESCAPED_MAX(IFNAMSIZ) + 48)
 
 /* ---- ETHTOOL_MSG_LINKMODES_GET ---- */
 
@@ -89,29 +92,29 @@ static int nic_unavailable(struct ht_facts *f, const char *ifname, const char *s
                            const char *unit, const char *base, const char *why)
 {
 	_cleanup_free_ char *src = NULL;
-	char name[IFNAMSIZ + 32];
+	char name[NIC_FACT_MAX];
 
 	if (source_with(&src, base, why) < 0)
 		return -ENOMEM;
-	snprintf(name, sizeof(name), "nic.%s.%s", ifname, suffix);
+	ht_instance_fact_to(name, sizeof(name), "nic", ifname, suffix);
 	return ht_facts_set_unavailable(f, name, err, unit, src);
 }
 
 static int nic_int(struct ht_facts *f, const char *ifname, const char *suffix, int64_t v,
                    const char *unit, const char *source)
 {
-	char name[IFNAMSIZ + 32];
+	char name[NIC_FACT_MAX];
 
-	snprintf(name, sizeof(name), "nic.%s.%s", ifname, suffix);
+	ht_instance_fact_to(name, sizeof(name), "nic", ifname, suffix);
 	return ht_facts_set_int(f, name, v, unit, source);
 }
 
 static int nic_str(struct ht_facts *f, const char *ifname, const char *suffix, const char *v,
                    const char *source)
 {
-	char name[IFNAMSIZ + 32];
+	char name[NIC_FACT_MAX];
 
-	snprintf(name, sizeof(name), "nic.%s.%s", ifname, suffix);
+	ht_instance_fact_to(name, sizeof(name), "nic", ifname, suffix);
 	return ht_facts_set_str(f, name, v, source);
 }
 
@@ -344,7 +347,8 @@ static int collect_max_speed(struct ht_facts *f)
 	if (!names)
 		return -ENOMEM;
 	for (char *ifname = strtok_r(names, " ", &save); ifname; ifname = strtok_r(NULL, " ", &save)) {
-		char name[IFNAMSIZ + 32];
+		/* The list's names are escaped as the facts' are: used as they are. */
+		char name[NIC_FACT_MAX];
 		const struct ht_fact *phys, *speed;
 
 		snprintf(name, sizeof(name), "nic.%s.physical", ifname);
@@ -392,8 +396,16 @@ int ht_collect_ethtool(struct ht_facts *f, const char *root)
 		netlink = r >= 0;
 	}
 	r = 0;
-	for (char *ifname = strtok_r(names, " ", &save); ifname && r >= 0;
-	     ifname = strtok_r(NULL, " ", &save)) {
+	for (char *esc = strtok_r(names, " ", &save); esc && r >= 0;
+	     esc = strtok_r(NULL, " ", &save)) {
+		/* The list has the names escaped (collect-udev.c): the kernel's name. */
+		_cleanup_free_ char *ifname = ht_name_unescape(esc);
+
+		if (!ifname) {
+			if (errno == ENOMEM)
+				r = -ENOMEM;
+			continue;
+		}
 		if (netlink) {
 			r = emit_linkmodes(f, &e, ifname);
 			if (r >= 0)

@@ -37,6 +37,7 @@
 #include "collect/sample.h"
 #include "engine/facts.h"
 #include "engine/value.h"
+#include "shared/escape.h"
 #include "shared/ethtool-nl.h"
 #include "shared/netlink.h"
 #include "shared/rootfs.h"
@@ -48,6 +49,8 @@
 #define SRC_KIND "rtnetlink RTM_GETLINK IFLA_INFO_KIND"
 #define SRC_FEATURES "ethtool netlink ETHTOOL_MSG_FEATURES_GET"
 #define PATH_SOFTNET "/proc/net/softnet_stat"
+/* nic.IF.SUFFIX with IF escaped (shared/escape.h): the longest suffix is 31 bytes. */
+#define NIC_FACT_MAX (sizeof("nic..") + HT_NAME_ESCAPED_MAX(IFNAMSIZ) + 64)
 
 /* ---- the links of this network namespace ---- */
 
@@ -136,9 +139,9 @@ static const struct ht_link *link_by_index(const struct links *ls, uint32_t ifin
 static int nic_set_int(struct ht_facts *f, const char *ifname, const char *suffix, uint64_t v,
                        const char *unit, const char *source)
 {
-	char name[IFNAMSIZ + 48];
+	char name[NIC_FACT_MAX];
 
-	snprintf(name, sizeof(name), "nic.%s.%s", ifname, suffix);
+	ht_instance_fact_to(name, sizeof(name), "nic", ifname, suffix);
 	if (v > INT64_MAX)
 		return ht_facts_set_unavailable(f, name, ERANGE, unit, source);
 	return ht_facts_set_int(f, name, (int64_t)v, unit, source);
@@ -147,27 +150,27 @@ static int nic_set_int(struct ht_facts *f, const char *ifname, const char *suffi
 static int nic_set_errno(struct ht_facts *f, const char *ifname, const char *suffix, int err,
                          const char *unit, const char *source)
 {
-	char name[IFNAMSIZ + 48];
+	char name[NIC_FACT_MAX];
 
-	snprintf(name, sizeof(name), "nic.%s.%s", ifname, suffix);
+	ht_instance_fact_to(name, sizeof(name), "nic", ifname, suffix);
 	return ht_facts_set_unavailable(f, name, err < 0 ? -err : err, unit, source);
 }
 
 static int nic_set_str(struct ht_facts *f, const char *ifname, const char *suffix,
                        const char *v, const char *source)
 {
-	char name[IFNAMSIZ + 48];
+	char name[NIC_FACT_MAX];
 
-	snprintf(name, sizeof(name), "nic.%s.%s", ifname, suffix);
+	ht_instance_fact_to(name, sizeof(name), "nic", ifname, suffix);
 	return ht_facts_set_str(f, name, v, source);
 }
 
 static int nic_set_bool(struct ht_facts *f, const char *ifname, const char *suffix, bool v,
                         const char *source)
 {
-	char name[IFNAMSIZ + 48];
+	char name[NIC_FACT_MAX];
 
-	snprintf(name, sizeof(name), "nic.%s.%s", ifname, suffix);
+	ht_instance_fact_to(name, sizeof(name), "nic", ifname, suffix);
 	return ht_facts_set_bool(f, name, v, source);
 }
 
@@ -189,18 +192,20 @@ static int nic_names(struct ht_facts *f, char **out)
 static int add_counter(struct ht_snapshot *s, const char *ifname, const char *stat, uint64_t v,
                        const char *source)
 {
-	char name[IFNAMSIZ + 48];
+	char name[NIC_FACT_MAX], suffix[64];
 
-	snprintf(name, sizeof(name), "nic.%s.stats.%s", ifname, stat);
+	snprintf(suffix, sizeof(suffix), "stats.%s", stat);
+	ht_instance_fact_to(name, sizeof(name), "nic", ifname, suffix);
 	return ht_snapshot_add(s, name, v, source);
 }
 
 static int add_counter_error(struct ht_snapshot *s, const char *ifname, const char *stat,
                              int err, const char *source)
 {
-	char name[IFNAMSIZ + 48];
+	char name[NIC_FACT_MAX], suffix[64];
 
-	snprintf(name, sizeof(name), "nic.%s.stats.%s", ifname, stat);
+	snprintf(suffix, sizeof(suffix), "stats.%s", stat);
+	ht_instance_fact_to(name, sizeof(name), "nic", ifname, suffix);
 	return ht_snapshot_add_error(s, name, err, source);
 }
 
@@ -279,10 +284,13 @@ static int sysfs_counters(struct ht_snapshot *s, const char *root, const char *i
 	return r;
 }
 
-/* An interface name hosttune reports (nic.list's rule: not lo, no dot files). */
+/*
+ * An interface name hosttune reports (nic.list's rule: a name the kernel
+ * allows, not lo; its facts have it escaped).
+ */
 static bool counted(const char *name)
 {
-	return name[0] && name[0] != '.' && strcmp(name, "lo") != 0 && strlen(name) < IFNAMSIZ;
+	return ht_ifname_valid(name) && strcmp(name, "lo") != 0;
 }
 
 int ht_nicstats_snapshot(const char *root, struct ht_snapshot *s)
@@ -789,12 +797,12 @@ static int overlay_facts(struct ht_facts *f, const struct links *ls, const struc
  */
 static int overlay_from_kind(struct ht_facts *f, const char *ifname, const char *why)
 {
-	char name[IFNAMSIZ + 48];
+	char name[NIC_FACT_MAX];
 	const struct ht_fact *kind;
 	bool overlay;
 	int r;
 
-	snprintf(name, sizeof(name), "nic.%s.kind", ifname);
+	ht_instance_fact_to(name, sizeof(name), "nic", ifname, "kind");
 	kind = ht_facts_get(f, name);
 	if (!kind || kind->value.type != HT_T_STR)
 		return nic_set_errno(f, ifname, "overlay", ENOENT, NULL, "nic.IF.kind unavailable");
@@ -810,7 +818,7 @@ static int overlay_from_kind(struct ht_facts *f, const char *ifname, const char 
 static int mtu_fact(struct ht_facts *f, const char *root, const char *ifname,
                     const struct ht_link *l)
 {
-	char path[IFNAMSIZ + 32];
+	char path[sizeof("/sys/class/net//mtu") + IFNAMSIZ];
 	uint64_t v;
 	int r;
 
@@ -843,10 +851,18 @@ int ht_collect_overlay(struct ht_facts *f, const char *root)
 			return dump;
 		}
 	}
-	for (char *ifname = strtok_r(names, " ", &save); ifname && r >= 0;
-	     ifname = strtok_r(NULL, " ", &save)) {
-		const struct ht_link *l = dump >= 0 ? link_by_name(&ls, ifname) : NULL;
+	for (char *esc = strtok_r(names, " ", &save); esc && r >= 0;
+	     esc = strtok_r(NULL, " ", &save)) {
+		/* The list has the names escaped (collect-udev.c): the kernel's name. */
+		_cleanup_free_ char *ifname = ht_name_unescape(esc);
+		const struct ht_link *l;
 
+		if (!ifname) {
+			if (errno == ENOMEM)
+				r = -ENOMEM;
+			continue;
+		}
+		l = dump >= 0 ? link_by_name(&ls, ifname) : NULL;
 		r = mtu_fact(f, root, ifname, l);
 		if (r < 0)
 			break;

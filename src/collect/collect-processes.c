@@ -16,6 +16,7 @@
 #include "collect/procfs.h"
 #include "engine/facts.h"
 #include "shared/bootconf.h"
+#include "shared/escape.h"
 #include "shared/rootfs.h"
 #include "shared/util.h"
 
@@ -141,17 +142,19 @@ void ht_cgroup_path(const char *text, char *buf, size_t size)
 
 /* ---- processes ---- */
 
-/* NAME of process.NAME.*: comm with every character outside [A-Za-z0-9_-] made '_'. */
-static void sanitize(char *s)
+/*
+ * NAME of process.NAME.*: comm escaped (shared/escape.h, ht_name_escape():
+ * "php-fpm8.1" stays, "a+b" is "a_2bb", "_" is "__"), which reads back as
+ * the comm itself, so that two names never share facts. A new string, or
+ * NULL with errno ENOMEM, or EINVAL for an empty comm (no name to judge).
+ */
+static char *comm_key(const char *comm)
 {
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
-			*s = '_';
+	return ht_name_escape(comm);
 }
 
 struct proc_pick {
-	char *name;   /* sanitized comm */
+	char *name;   /* comm_key() of the comm */
 	int pid;      /* the worst process of the name so far; 0: none found yet */
 	int64_t fds;  /* its open descriptors; -1: unreadable */
 	int64_t soft; /* its soft RLIMIT_NOFILE; -1: unreadable */
@@ -494,11 +497,10 @@ int ht_collect_file_holders(struct ht_facts *f, const char *root)
 static int add_pick(struct proc_pick **picks, size_t *n, const char *name)
 {
 	struct proc_pick *p;
-	_cleanup_free_ char *s = strdup(name);
+	_cleanup_free_ char *s = comm_key(name);
 
 	if (!s)
-		return -ENOMEM;
-	sanitize(s);
+		return errno == ENOMEM ? -ENOMEM : 0;
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp((*picks)[i].name, s) == 0)
 			return 0;
@@ -833,7 +835,6 @@ static int picks_nproc(const char *root, const struct ht_task_census *c,
 			return r;
 		if (r < 0)
 			continue;
-		sanitize(comm);
 		if ((r = add_pick(picks, n, comm)) < 0)
 			return r;
 	}
@@ -865,7 +866,7 @@ static int picks_names(const char *names, struct proc_pick **picks, size_t *n)
 int ht_collect_processes(struct ht_facts *f, const char *root, const char *names,
                          const int *first, size_t n_first)
 {
-	_cleanup_free_ char *list = NULL;
+	_cleanup_free_ char *list = NULL, *key = NULL;
 	_cleanup_closedir_ DIR *d = NULL;
 	struct proc_pick *picks = NULL;
 	struct ht_task_census census = { 0 };
@@ -911,11 +912,16 @@ int ht_collect_processes(struct ht_facts *f, const char *root, const char *names
 		}
 		if (fr < 0)
 			continue;
-		sanitize(comm);
-		for (size_t i = 0; i < n; i++) {
+		free(key);
+		key = comm_key(comm);
+		if (!key && errno == ENOMEM) {
+			r = -ENOMEM;
+			goto out;
+		}
+		for (size_t i = 0; key && i < n; i++) {
 			struct proc_pick *p = &picks[i];
 
-			if (strcmp(p->name, comm) != 0)
+			if (strcmp(p->name, key) != 0)
 				continue;
 			p->count++;
 			fr = count_fds(root, pid, &fds);

@@ -22,6 +22,7 @@
 
 #include "collect/collect.h"
 #include "engine/facts.h"
+#include "shared/escape.h"
 #include "shared/rootfs.h"
 #include "shared/util.h"
 #include "engine/value.h"
@@ -35,6 +36,8 @@
  */
 
 #define SYS_CLASS_NET "/sys/class/net"
+/* nic.IF.SUFFIX with IF escaped (shared/escape.h). */
+#define NIC_FACT_MAX (sizeof("nic..") + HT_NAME_ESCAPED_MAX(IFNAMSIZ) + 32)
 
 /* What one interface tells, from either source. Strings are owned. */
 struct nic {
@@ -72,6 +75,8 @@ static void nic_clear(struct nic *n)
 struct nic_list {
 	struct nic *v;
 	size_t n, cap;
+	size_t skipped;   /* entries of a tree's /sys/class/net no interface can have */
+	char *skipped_src; /* which: "SYS_CLASS_NET: NAME, NAME" (NULL: none) */
 };
 
 static void nic_list_clear(struct nic_list *l)
@@ -79,6 +84,7 @@ static void nic_list_clear(struct nic_list *l)
 	for (size_t i = 0; i < l->n; i++)
 		nic_clear(&l->v[i]);
 	free(l->v);
+	free(l->skipped_src);
 	*l = (struct nic_list){ 0 };
 }
 
@@ -106,18 +112,22 @@ static int nic_cmp(const void *a, const void *b)
 /*
  * Interface names become part of fact names (nic.IF.speed), which allow only
  * [A-Za-z0-9_.-]; the kernel accepts more (dev_valid_name() in
- * net/core/dev.c refuses only '/', ':' and white space). An interface whose
- * name cannot be written in a facts file is left out rather than renamed.
+ * net/core/dev.c refuses only '/', ':' and white space). Every name the
+ * kernel accepts is escaped into one (shared/escape.h, ht_name_escape():
+ * "a+b" -> nic.a_2bb.*), which reads back unchanged; none is left out. A
+ * directory of a tree's /sys/class/net that no interface could have (too
+ * long, a ':' in it) is skipped and counted in nic.skipped.
  */
 static bool ifname_usable(const char *s)
 {
-	if (!*s || strlen(s) >= IFNAMSIZ)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' || *s == '-'))
-			return false;
-	return true;
+	return ht_ifname_valid(s);
+}
+
+/* nic.IF.@suffix of interface @ifname (as the kernel names it) into @buf. */
+static const char *nic_fact(char buf[static NIC_FACT_MAX], const char *ifname, const char *suffix)
+{
+	ht_instance_fact_to(buf, NIC_FACT_MAX, "nic", ifname, suffix);
+	return buf;
 }
 
 /* Like strdup() for a possibly NULL string (or one not UTF-8: NULL): 0, or -ENOMEM. */
@@ -225,7 +235,8 @@ static int udev_gather(struct udev_device *d, const char *name, int *sock, struc
 	long long v;
 	int r;
 
-	if (dup_opt(&n->name, name) < 0)
+	n->name = strdup(name); /* any byte the kernel allows, UTF-8 or not */
+	if (!n->name)
 		return -ENOMEM;
 
 	n->physical = parent != NULL;
@@ -388,7 +399,8 @@ static int sysfs_gather(const char *root, const char *name, struct nic *n)
 	long long v;
 	int r;
 
-	if (dup_opt(&n->name, name) < 0 || fmt(&base, SYS_CLASS_NET "/%s", name) < 0)
+	n->name = strdup(name); /* any byte the kernel allows, UTF-8 or not */
+	if (!n->name || fmt(&base, SYS_CLASS_NET "/%s", name) < 0)
 		return -ENOMEM;
 
 	if (fmt(&n->physical_src, "%s/device", base) < 0)
@@ -448,6 +460,24 @@ static int sysfs_gather(const char *root, const char *name, struct nic *n)
 	return 0;
 }
 
+/* Counts @name, a directory of a tree's /sys/class/net no interface can have, in @l. */
+static int skip_note(struct nic_list *l, const char *name)
+{
+	_cleanup_free_ char *shown = NULL;
+	char *src;
+
+	/* The first 8 named: the count says the rest. */
+	if (l->skipped++ >= 8)
+		return 0;
+	shown = ht_escape(name, HT_ESCAPE_CONTROL);
+	if (!shown || asprintf(&src, "%s%s%s", l->skipped_src ? l->skipped_src : SYS_CLASS_NET ": ",
+	                       l->skipped_src ? ", " : "", shown) < 0)
+		return -ENOMEM;
+	free(l->skipped_src);
+	l->skipped_src = src;
+	return 0;
+}
+
 static int sysfs_scan(const char *root, struct nic_list *l, int *err)
 {
 	struct dirent *de;
@@ -462,9 +492,15 @@ static int sysfs_scan(const char *root, struct nic_list *l, int *err)
 	while ((de = readdir(d))) {
 		struct nic *n;
 
-		if (de->d_name[0] == '.' || strcmp(de->d_name, "lo") == 0 ||
-		    !ifname_usable(de->d_name))
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    strcmp(de->d_name, "lo") == 0)
 			continue;
+		if (!ifname_usable(de->d_name)) {
+			r = skip_note(l, de->d_name);
+			if (r < 0)
+				break;
+			continue;
+		}
 		n = nic_list_add(l);
 		r = n ? sysfs_gather(root, de->d_name, n) : -ENOMEM;
 		if (r < 0)
@@ -518,6 +554,8 @@ static int nic_kind(const struct nic *n, const char **kind, char **source)
 		return fmt(source, "%s %lld and %s", n->type_src, n->type, n->physical_src);
 	}
 	if (!n->physical && n->driver) {
+		char name[NIC_FACT_MAX];
+
 		/* The two whose driver name is not their kind, should DEVTYPE be missing. */
 		if (strcmp(n->driver, "802.1Q VLAN Support") == 0) /* net/8021q/vlan.h */
 			*kind = "vlan";
@@ -525,7 +563,7 @@ static int nic_kind(const struct nic *n, const char **kind, char **source)
 			*kind = "bond";
 		else
 			*kind = n->driver;
-		return fmt(source, "nic.%s.driver", n->name);
+		return fmt(source, "%s", nic_fact(name, n->name, "driver"));
 	}
 	if (n->type != ARPHRD_ETHER && arphrd_kind(n->type)) {
 		*kind = arphrd_kind(n->type);
@@ -538,15 +576,15 @@ static int nic_emit(struct ht_facts *f, const struct nic *n)
 {
 	_cleanup_free_ char *kind_src = NULL;
 	const char *kind;
-	char name[IFNAMSIZ + 32];
+	char name[NIC_FACT_MAX];
 	int r;
 
-	snprintf(name, sizeof(name), "nic.%s.physical", n->name);
+	nic_fact(name, n->name, "physical");
 	r = ht_facts_set_bool(f, name, n->physical, n->physical_src);
 	if (r < 0)
 		return r;
 
-	snprintf(name, sizeof(name), "nic.%s.driver", n->name);
+	nic_fact(name, n->name, "driver");
 	if (n->driver)
 		r = ht_facts_set_str(f, name, n->driver, n->driver_src);
 	else
@@ -554,7 +592,7 @@ static int nic_emit(struct ht_facts *f, const struct nic *n)
 	if (r < 0)
 		return r;
 
-	snprintf(name, sizeof(name), "nic.%s.bus", n->name);
+	nic_fact(name, n->name, "bus");
 	if (!n->physical)
 		r = ht_facts_set_str(f, name, "none", n->physical_src);
 	else if (n->bus)
@@ -564,7 +602,7 @@ static int nic_emit(struct ht_facts *f, const struct nic *n)
 	if (r < 0)
 		return r;
 
-	snprintf(name, sizeof(name), "nic.%s.kind", n->name);
+	nic_fact(name, n->name, "kind");
 	r = nic_kind(n, &kind, &kind_src);
 	if (r < 0)
 		return r;
@@ -583,7 +621,7 @@ static int mac_emit(struct ht_facts *f, const char *root, const char *ifname)
 	int r;
 
 	if (fmt(&path, SYS_CLASS_NET "/%s/address", ifname) < 0 ||
-	    fmt(&name, "nic.%s.mac", ifname) < 0)
+	    !(name = ht_instance_fact("nic", ifname, "mac")))
 		return -ENOMEM;
 	r = ht_read_file(root, path, &text);
 	if (r == -ENOMEM)
@@ -596,21 +634,43 @@ static int mac_emit(struct ht_facts *f, const char *root, const char *ifname)
 	return ht_facts_set_str(f, name, text, path);
 }
 
-/* nic.list: the names in @l (sorted), space-separated; "" when there are none. */
+/*
+ * nic.list: the names in @l (sorted), escaped (ht_name_escape()),
+ * space-separated; "" when there are none. nic.skipped: how many entries
+ * were left out, and which.
+ */
 static int list_emit(struct ht_facts *f, const struct nic_list *l, const char *source)
 {
 	_cleanup_free_ char *s = NULL;
 	size_t len = 1, pos = 0;
+	int r;
 
 	for (size_t i = 0; i < l->n; i++)
-		len += strlen(l->v[i].name) + 1;
+		len += HT_NAME_ESCAPED_MAX(strlen(l->v[i].name)) + 1;
 	s = malloc(len);
 	if (!s)
 		return -ENOMEM;
 	s[0] = '\0';
-	for (size_t i = 0; i < l->n; i++)
-		pos += (size_t)sprintf(s + pos, "%s%s", i ? " " : "", l->v[i].name);
-	return ht_facts_set_str(f, "nic.list", s, source);
+	for (size_t i = 0; i < l->n; i++) {
+		_cleanup_free_ char *esc = ht_name_escape(l->v[i].name);
+
+		if (!esc)
+			return -ENOMEM;
+		pos += (size_t)sprintf(s + pos, "%s%s", i ? " " : "", esc);
+	}
+	r = ht_facts_set_str(f, "nic.list", s, source);
+	if (r >= 0)
+		r = ht_facts_set_int(f, "nic.skipped", (int64_t)l->skipped, "interfaces",
+		                     l->skipped_src ? l->skipped_src : source);
+	return r;
+}
+
+/* nic.list and nic.skipped unavailable with @err (> 0), @source saying why. */
+static int list_unavailable(struct ht_facts *f, int err, const char *source)
+{
+	int r = ht_facts_set_unavailable(f, "nic.list", err, NULL, source);
+
+	return r < 0 ? r : ht_facts_set_unavailable(f, "nic.skipped", err, "interfaces", source);
 }
 
 /*
@@ -655,7 +715,7 @@ static int netns_only_emit(struct ht_facts *f, const struct if_nameindex *ni)
 	static const char *const from_sysfs[] = { "physical", "bus", "kind", "mac" };
 	_cleanup_(nic_list_clear) struct nic_list l = { 0 };
 	_cleanup_close_ int sock = -1;
-	char name[IFNAMSIZ + 32];
+	char name[NIC_FACT_MAX];
 	int r = 0;
 
 	for (const struct if_nameindex *p = ni; r >= 0 && p->if_index; p++) {
@@ -664,7 +724,7 @@ static int netns_only_emit(struct ht_facts *f, const struct if_nameindex *ni)
 		if (strcmp(p->if_name, "lo") == 0 || !ifname_usable(p->if_name))
 			continue;
 		n = nic_list_add(&l);
-		r = n ? dup_opt(&n->name, p->if_name) : -ENOMEM;
+		r = n && (n->name = strdup(p->if_name)) ? 0 : -ENOMEM;
 	}
 	if (r < 0)
 		return r;
@@ -674,13 +734,13 @@ static int netns_only_emit(struct ht_facts *f, const struct if_nameindex *ni)
 		_cleanup_free_ char *driver = NULL;
 
 		for (size_t k = 0; k < ARRAY_SIZE(from_sysfs); k++) {
-			snprintf(name, sizeof(name), "nic.%s.%s", l.v[i].name, from_sysfs[k]);
+			nic_fact(name, l.v[i].name, from_sysfs[k]);
 			r = ht_facts_set_unavailable(f, name, EREMOTE, NULL, why);
 			if (r < 0)
 				return r;
 		}
 		/* The driver's name over SIOCETHTOOL is this namespace's device's (veth, bridge). */
-		snprintf(name, sizeof(name), "nic.%s.driver", l.v[i].name);
+		nic_fact(name, l.v[i].name, "driver");
 		r = drvinfo_driver(&sock, l.v[i].name, &driver);
 		if (r == -ENOMEM)
 			return r;
@@ -718,7 +778,7 @@ int ht_collect_udev(struct ht_facts *f, const char *root)
 			if (r < 0) {
 				if (fmt(&why_src, "libudev net subsystem: %s", why) < 0)
 					return -ENOMEM;
-				return ht_facts_set_unavailable(f, "nic.list", -r, NULL, why_src);
+				return list_unavailable(f, -r, why_src);
 			}
 			/* Without the kernel's list (not ENOMEM), sysfs's stands unchecked. */
 			ni = if_nameindex();
@@ -741,7 +801,7 @@ int ht_collect_udev(struct ht_facts *f, const char *root)
 		if (r < 0)
 			return r;
 		if (err)
-			return ht_facts_set_unavailable(f, "nic.list", err, NULL, source);
+			return list_unavailable(f, err, source);
 	}
 
 	if (l.n > 1)

@@ -188,6 +188,15 @@ static const struct {
 };
 
 /*
+ * Whether family @e's list and facts have each instance escaped
+ * (shared/escape.h, ht_name_escape()): a cgroup's path, an interface's name.
+ */
+static bool each_escaped(enum ht_each e)
+{
+	return e == HT_EACH_CGROUP || e == HT_EACH_NIC || e == HT_EACH_PROCESS;
+}
+
+/*
  * In an `each = FAMILY` rule, FAMILY.SUFFIX names the current instance's
  * fact FAMILY.INSTANCE.SUFFIX and FAMILY.name (listener.port) the instance
  * itself. Returns the per-instance definition for @name ("nic.speed" ->
@@ -876,10 +885,17 @@ static int instance_value(struct ht_ruleset *rs, enum ht_each e, const char *nam
 		return 0;
 	}
 	out->type = HT_T_STR;
-	/* A cgroup's path, read back from the escaped name its facts have. */
-	if (e == HT_EACH_CGROUP) {
+	/*
+	 * A cgroup's path, an interface's or a process's name, read back from the
+	 * escaped name their facts have. An interface or process name of an older
+	 * facts file (kept as it was, or its comm with '_' for odd bytes) that is
+	 * no escape is taken as it is.
+	 */
+	if (each_escaped(e)) {
 		out->s = ht_name_unescape(inst);
-		if (!out->s && errno == EINVAL)
+		if (!out->s && errno == EINVAL && e != HT_EACH_CGROUP)
+			out->s = strdup(inst);
+		else if (!out->s && errno == EINVAL)
 			return ht_error_set(err, EINVAL, "%s: '%s' in %s is no escaped name", name, inst,
 			                    each_kinds[e].list);
 	} else {
@@ -1990,6 +2006,22 @@ not_applicable:
 	return ret < 0 ? ret : 1;
 }
 
+char *ht_finding_key(const struct ht_finding *f)
+{
+	if (!f->instance)
+		return NULL;
+	return f->instance_key ? strdup(f->instance_key) : ht_name_escape(f->instance);
+}
+
+char *ht_finding_fact(const struct ht_finding *f, const char *family, const char *suffix)
+{
+	if (!f->instance)
+		return NULL;
+	if (f->instance_key)
+		return ht_strdup_printf("%s.%s.%s", family, f->instance_key, suffix);
+	return ht_instance_fact(family, f->instance, suffix);
+}
+
 void ht_findings_free(struct ht_findings *f)
 {
 	for (size_t i = 0; i < f->n; i++) {
@@ -2001,6 +2033,7 @@ void ht_findings_free(struct ht_findings *f)
 		free(f->items[i].remedy);
 		free(f->items[i].lever);
 		free(f->items[i].instance);
+		free(f->items[i].instance_key);
 		free(f->items[i].boot_value);
 		free(f->items[i].boot_source);
 		free(f->items[i].limit.holder);
@@ -2055,11 +2088,15 @@ static int add_finding(struct ht_ruleset *rs, struct ht_rule *r, const char *ins
 	f = &res->items[res->n];
 	ret = evaluate_finding(rs, r, f, err);
 	if (ret > 0 && instance) {
-		/* A cgroup is named by its path (the list has it escaped); an odd name as it is. */
-		f->instance = r->each == HT_EACH_CGROUP ? ht_name_unescape(instance) : NULL;
+		/*
+		 * A cgroup is named by its path, an interface by its name (the list has
+		 * them escaped); a name that is no escape as it is.
+		 */
+		f->instance = each_escaped(r->each) ? ht_name_unescape(instance) : NULL;
 		if (!f->instance)
 			f->instance = strdup(instance);
-		if (!f->instance)
+		f->instance_key = strdup(instance);
+		if (!f->instance || !f->instance_key)
 			ret = -ENOMEM;
 	}
 	if (ret == 0) {

@@ -304,10 +304,15 @@ static const struct ht_fact_def fact_defs[] = {
 	  "read (another user's without root), or it was past the first 4096 namespaces" },
 	{ "nic.list", HT_T_STR, NULL,
 	  "network interfaces other than lo, space-separated, in name order (libudev; the "
-	  "kernel's if_nameindex(3) when /sys is another network namespace's)" },
+	  "kernel's if_nameindex(3) when /sys is another network namespace's), each name "
+	  "escaped as in its nic.IF.* facts (a+b: a_2bb; hosttune-facts(7))" },
 	{ "nic.max_speed", HT_T_INT, "Mb/s",
 	  "fastest link speed among the interfaces of nic.list with a known speed (nic.IF.speed); "
 	  "unavailable (ENOENT) when none reports one (virtio)" },
+	{ "nic.skipped", HT_T_INT, "interfaces",
+	  "entries of a --root tree's /sys/class/net left out of nic.list: names no interface "
+	  "can have (16 bytes or more, a '/', ':' or white space); its source names them. "
+	  "0 on a live host: every name the kernel allows is listed" },
 	{ "nstat.TcpActiveOpens", HT_T_INT, "connections", NSTAT_DOC("connections this host opened (connect())") },
 	{ "nstat.TcpExtListenDrops", HT_T_INT, "packets",
 	  NSTAT_DOC("SYNs and handshake ACKs a listener dropped, overflows included") },
@@ -376,8 +381,8 @@ static const struct ht_fact_def fact_defs[] = {
 	{ "ports.top.time_wait", HT_T_INT, "sockets", "those of ports.top.sockets in TIME_WAIT" },
 	{ "process.list", HT_T_STR, NULL,
 	  "processes checked: owners of listening sockets and the profile's workload.service, "
-	  "by name (process.NAME.*), space-separated, sorted; only names a process has (a "
-	  "service that is not running is absent)" },
+	  "by name (process.NAME.*, the comm escaped: a+b is a_2bb), space-separated, sorted; "
+	  "only names a process has (a service that is not running is absent)" },
 	{ "proxy.checked", HT_T_BOOL, NULL,
 	  "a reverse proxy's configuration was read (nginx: /etc/nginx/nginx.conf and its "
 	  "includes); unavailable (ENOENT) when there is none, or no store port to look for" },
@@ -611,8 +616,8 @@ static const struct ht_fact_def listener_fact_defs[] = {
 
 /*
  * Facts of each checked process NAME (process.list), named
- * process.NAME.SUFFIX: NAME is its comm with every character outside
- * [A-Za-z0-9_-] made '_'. When several processes share the name, every one
+ * process.NAME.SUFFIX: NAME is its comm escaped (shared/escape.h,
+ * ht_name_escape()), which reads back as the comm. When several processes share the name, every one
  * is read and the facts are the worst one's: the largest share of its soft
  * limit open. Sorted by name.
  */

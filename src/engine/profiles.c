@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engine/rules-internal.h"
+#include "shared/escape.h"
 
 /* Frees what loading a profile into a ruleset made of dirs only (@p) holds. */
 static void probe_clear(struct ht_ruleset *p)
@@ -171,7 +172,7 @@ static int add_evidence(struct ht_profile_hint *h, char *s)
 static int service_evidence(struct ht_facts *f, const char *svc, struct ht_profile_hint *h,
                             struct ht_error *err)
 {
-	_cleanup_free_ char *cfg = NULL, *unit = NULL;
+	_cleanup_free_ char *cfg = NULL, *unit = NULL, *esc = NULL;
 	const char *v, *procs, *ports;
 	int r = 0;
 
@@ -184,7 +185,11 @@ static int service_evidence(struct ht_facts *f, const char *svc, struct ht_profi
 	    (r = add_evidence(h, ht_strdup_printf("its unit %s is installed", v))) < 0)
 		return r;
 	procs = str_fact(f, "process.list", &r, err);
-	if (r < 0 || !procs || !ht_has_word(procs, svc))
+	/* The list has each name escaped (shared/escape.h): a service's name with '_' too. */
+	esc = ht_name_escape(svc);
+	if (!esc)
+		return -ENOMEM;
+	if (r < 0 || !procs || !ht_has_word(procs, esc))
 		return r;
 	ports = str_fact(f, "listener.list", &r, err);
 	for (const char *p = ports; r >= 0 && p && *p;) {

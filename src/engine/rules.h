@@ -53,9 +53,12 @@ enum ht_target_kind {
  * once per instance of a family, whose list fact names the instances and
  * whose FAMILY.SUFFIX names read that instance's FAMILY.INSTANCE.SUFFIX
  * facts (facts.h, ht_instance_fact_defs()):
- *   nic       nic.list,      nic.name (string): network interfaces but lo
+ *   nic       nic.list,      nic.name (string): network interfaces but lo, by
+ *             name; their facts and the list have the name escaped as a
+ *             cgroup's path (below), nic.name and a finding's instance the name
  *   listener  listener.list, listener.port (number): listening TCP ports
- *   process   process.list,  process.name (string): checked processes
+ *   process   process.list,  process.name (string): checked processes, by comm,
+ *             escaped in their facts and the list as an interface's name
  *   storage   storage.list,  storage.name (string): Garage's directories
  *   peer      peer.list,     peer.name (string): remote addresses of established
  *             TCP connections (10.5.5.20; IPv6 with '-' for ':')
@@ -292,7 +295,10 @@ struct ht_limit_use {
 struct ht_finding {
 	const struct ht_rule *rule;
 	char *instance;           /* the instance of an `each` rule (interface, port, process
-	                             name), else NULL */
+	                             name) as the kernel names it, else NULL */
+	char *instance_key;       /* the same as its facts and its family's list spell it
+	                             (escaped, shared/escape.h), else NULL (then escape
+	                             @instance: ht_finding_fact()) */
 	bool applicable;          /* false: a fact it needs is unavailable */
 	char *reason;             /* why not applicable; NULL when applicable */
 	enum ht_severity severity;
@@ -332,6 +338,17 @@ struct ht_findings {
 };
 
 void ht_findings_free(struct ht_findings *f);
+
+/*
+ * ht_finding_fact - "FAMILY.INSTANCE.@suffix", the fact of finding @f's
+ * instance (@family "process", "nic"), INSTANCE as its facts spell it
+ * (instance_key, else @f's instance escaped: shared/escape.h). Returns a new
+ * string the caller frees; NULL on ENOMEM or for a finding without instance.
+ */
+char *ht_finding_fact(const struct ht_finding *f, const char *family, const char *suffix);
+
+/* ht_finding_fact()'s INSTANCE alone, in a new string; NULL as there. */
+char *ht_finding_key(const struct ht_finding *f);
 
 /*
  * ht_ruleset_evaluate - evaluate every rule with a target whose `when` holds,

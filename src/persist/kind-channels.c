@@ -7,7 +7,6 @@
  * netlink (CHANNELS_SET, never under --root). A .link file of hosttune's for
  * an interface that no longer needs one is removed.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <net/if.h>
@@ -18,6 +17,7 @@
 
 #include "engine/fix.h"
 #include "engine/rules.h"
+#include "shared/escape.h"
 #include "shared/fsutil.h"
 #include "shared/rootfs.h"
 #include "persist/ethtool-set.h"
@@ -52,21 +52,11 @@ bool ht_channel_valid(const char *channel)
 
 char *ht_channels_key(const char *ifname, const char *channel)
 {
-	char *k;
+	_cleanup_free_ char *suffix = NULL;
 
-	return asprintf(&k, "nic.%s.channels.%s", ifname, channel) < 0 ? NULL : k;
-}
-
-bool ht_ifname_valid(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (n == 0 || n >= IFNAMSIZ || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-		return false;
-	for (const char *c = name; *c; c++)
-		if (*c == '/' || *c == ':' || isspace((unsigned char)*c))
-			return false;
-	return true;
+	if (asprintf(&suffix, "channels.%s", channel) < 0)
+		return NULL;
+	return ht_instance_fact("nic", ifname, suffix);
 }
 
 /* "/etc/systemd/network/90-hosttune-IF.link"; NULL on ENOMEM. */
@@ -166,9 +156,11 @@ static int channels_live(const struct ht_plan_ctx *c, const struct ht_setting *s
 static int channels_setting(struct ht_plan_ctx *c, const struct ht_finding *f,
                             struct ht_setting *s)
 {
-	return ht_setting_init(s, f, NULL,
-	                       ht_channels_key(f->instance, channel_of(ht_rule_target(f->rule))),
-	                       true);
+	_cleanup_free_ char *suffix = NULL;
+
+	if (asprintf(&suffix, "channels.%s", channel_of(ht_rule_target(f->rule))) < 0)
+		return -ENOMEM;
+	return ht_setting_init(s, f, NULL, ht_finding_fact(f, "nic", suffix), true);
 }
 
 static int channels_fix(const struct ht_plan_ctx *c, const struct ht_finding *f,
@@ -244,8 +236,7 @@ static int link_file(struct ht_plan_ctx *c, const struct ht_setting *s)
 	if (r < 0 || n1 == 0)
 		return r;
 	/* Matched by its hardware address when known: that stays when udev renames it. */
-	if (asprintf(&mac_name, "nic.%s.mac", s->f->instance) < 0)
-		mac_name = NULL;
+	mac_name = ht_finding_fact(s->f, "nic", "mac");
 	mac = mac_name ? ht_fact_string(c->facts, mac_name) : NULL;
 	if (asprintf(&match, mac ? "MACAddress=%s" : "OriginalName=%s",
 	             mac ? mac : s->f->instance) < 0) {

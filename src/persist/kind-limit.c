@@ -152,8 +152,8 @@ int ht_limit_fix(const struct ht_finding *f, const struct ht_facts *facts,
 	if (ht_rule_kind(f->rule) != HT_TARGET_LIMIT || !f->instance ||
 	    f->recommended.type != HT_T_INT)
 		return -EINVAL;
-	if (asprintf(&uname, "process.%s.unit", f->instance) < 0 ||
-	    asprintf(&hname, "process.%s.nofile_hard", f->instance) < 0)
+	if (!(uname = ht_finding_fact(f, "process", "unit")) ||
+	    !(hname = ht_finding_fact(f, "process", "nofile_hard")))
 		return -ENOMEM;
 	u = ht_facts_get(facts, uname);
 	h = ht_facts_get(facts, hname);
@@ -226,7 +226,7 @@ static int limit_enough(struct ht_plan_ctx *c, const struct ht_finding *f,
 	if (asprintf(&msg, "%s already gives %" PRId64 " from %s: restart %s to take it", l->unit,
 	             l->configured, l->source, l->unit) < 0)
 		return -ENOMEM;
-	r = ht_plan_skip(c->p, f->instance, ht_rule_target(f->rule), msg);
+	r = ht_plan_skip(c->p, f, ht_rule_target(f->rule), msg);
 	if (r < 0)
 		return r;
 	c->p->skipped[c->p->nskipped - 1].satisfied = true;
@@ -248,7 +248,7 @@ static int limit_setting(struct ht_plan_ctx *c, const struct ht_finding *f, stru
 	if (r < 0) {
 		/* Only a finding that asks for a change is worth a line. */
 		if (s->act && f->severity != HT_SEV_OK)
-			return ht_plan_skip(c->p, f->instance, target, why);
+			return ht_plan_skip(c->p, f, target, why);
 		return 0;
 	}
 	if (!c->no_disk && (r = ht_limit_fix_configured(s->limit, c->root)) < 0)
@@ -256,8 +256,7 @@ static int limit_setting(struct ht_plan_ctx *c, const struct ht_finding *f, stru
 	/* Outside --only, hosttune's file stays as it is (limit_files()). */
 	if (s->limit->enough && s->act)
 		return limit_enough(c, f, s->limit);
-	if (asprintf(&full_key, "process.%s.%s", f->instance, target + strlen(TARGET_PREFIX)) < 0)
-		full_key = NULL;
+	full_key = ht_finding_fact(f, "process", target + strlen(TARGET_PREFIX));
 	s->key = s->full_key = TAKE_PTR(full_key);
 	s->value = strdup(s->limit->value);
 	if (f->current.type != HT_T_NONE)

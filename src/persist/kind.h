@@ -249,7 +249,11 @@ extern const char ht_modules_load_file[];
 /* True when @channel is "combined", "rx" or "tx" (ethtool -L's names). */
 bool ht_channel_valid(const char *channel);
 
-/* "nic.IF.channels.CHANNEL", the live key of a channel count; NULL on ENOMEM. */
+/*
+ * "nic.IF.channels.CHANNEL", the live key of a channel count, the fact of
+ * interface @ifname (as the kernel names it) with IF escaped
+ * (shared/escape.h); NULL on ENOMEM.
+ */
 char *ht_channels_key(const char *ifname, const char *channel);
 
 /*
@@ -406,9 +410,10 @@ int ht_plan_restart(struct ht_plan *p, const char *unit);
 
 /*
  * Adds a skipped finding: key process.INSTANCE.X for rule target
- * process.X, and @message. Returns 0 or -ENOMEM.
+ * process.X of finding @f (INSTANCE as its facts spell it,
+ * ht_finding_fact()), and @message. Returns 0 or -ENOMEM.
  */
-int ht_plan_skip(struct ht_plan *p, const char *instance, const char *target,
+int ht_plan_skip(struct ht_plan *p, const struct ht_finding *f, const char *target,
                  const char *message);
 
 /* Adds a skipped finding with key @key ("net.core.somaxconn") and @message. 0 or -ENOMEM. */

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 
 #include "persist/persist.h"
+#include "shared/util.h"
 
 /* Shared by the plan (plan.c, plan-add.c, the kinds) and apply.c (apply, revert, state). */
 
@@ -39,13 +40,6 @@ bool ht_managed_file(const char *path);
  * state is in; others it refuses.
  */
 bool ht_managed_dir(const char *dir);
-
-/*
- * True when @name is a name the kernel accepts for a network interface
- * (net/core/dev.c, dev_valid_name(): 1 to IFNAMSIZ - 1 bytes, not "." or
- * "..", no '/', ':' or white space). Defined in kind-channels.c.
- */
-bool ht_ifname_valid(const char *name);
 
 /*
  * ht_module_load - load kernel module @name now, as modprobe(8) would,

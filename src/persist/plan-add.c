@@ -337,12 +337,12 @@ int ht_plan_skip_key(struct ht_plan *p, const char *key, const char *message)
 	return n->key && n->message ? 0 : -ENOMEM;
 }
 
-int ht_plan_skip(struct ht_plan *p, const char *instance, const char *target,
+int ht_plan_skip(struct ht_plan *p, const struct ht_finding *f, const char *target,
                  const char *message)
 {
-	_cleanup_free_ char *key = NULL;
+	_cleanup_free_ char *key = ht_finding_fact(f, "process", target + strlen("process."));
 
-	if (asprintf(&key, "process.%s.%s", instance, target + strlen("process.")) < 0)
+	if (!key)
 		return -ENOMEM;
 	return ht_plan_skip_key(p, key, message);
 }

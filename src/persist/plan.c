@@ -171,9 +171,9 @@ static int plan_managed(struct ht_plan_ctx *c, const struct ht_finding *f,
 	if (r < 0)
 		return -ENOMEM;
 	if (ht_rule_kind(f->rule) == HT_TARGET_LIMIT)
-		return f->instance ? ht_plan_skip(c->p, f->instance, target, msg) : 0;
+		return f->instance ? ht_plan_skip(c->p, f, target, msg) : 0;
 	if (ht_rule_kind(f->rule) == HT_TARGET_CHANNELS && f->instance)
-		key = ht_channels_key(f->instance, strrchr(target, '.') + 1);
+		key = ht_finding_fact(f, "nic", target + strlen("nic."));
 	else
 		key = strdup(target);
 	return key ? ht_plan_skip_key(c->p, key, msg) : -ENOMEM;

@@ -407,8 +407,7 @@ static int check_limit(struct ht_verify_report *r, const struct ht_finding *fi,
 		return ret;
 	if (ret < 0)
 		return 0; /* no drop-in of hosttune's can exist: audit says why */
-	if (asprintf(&key, "process.%s.nofile", fi->instance) < 0) {
-		key = NULL;
+	if (!(key = ht_finding_fact(fi, "process", "nofile"))) {
 		ht_limit_fix_free(&lf);
 		return -ENOMEM;
 	}

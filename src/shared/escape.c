@@ -452,3 +452,55 @@ bad:
 	errno = EINVAL;
 	return NULL;
 }
+
+/*
+ * Appends the @len bytes of @s to @buf (@size bytes) at *@n, whole or not at
+ * all, with a NUL after them; *@n counts them either way, as snprintf(3).
+ */
+static void put_bytes(char *buf, size_t size, size_t *n, const char *s, size_t len)
+{
+	if (*n + len < size) {
+		memcpy(buf + *n, s, len);
+		buf[*n + len] = '\0';
+	}
+	*n += len;
+}
+
+size_t ht_instance_fact_to(char *buf, size_t size, const char *family, const char *instance,
+                           const char *suffix)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	if (size > 0)
+		buf[0] = '\0';
+	put_bytes(buf, size, &n, family, strlen(family));
+	put_bytes(buf, size, &n, ".", 1);
+	for (const unsigned char *p = (const unsigned char *)instance; *p; p++) {
+		char e[3] = { '_', '_', 0 };
+
+		if (name_byte(*p)) {
+			e[0] = (char)*p;
+			put_bytes(buf, size, &n, e, 1);
+		} else if (*p == '_') {
+			put_bytes(buf, size, &n, e, 2);
+		} else {
+			e[1] = hex[*p >> 4];
+			e[2] = hex[*p & 15];
+			put_bytes(buf, size, &n, e, 3);
+		}
+	}
+	put_bytes(buf, size, &n, ".", 1);
+	put_bytes(buf, size, &n, suffix, strlen(suffix));
+	return n;
+}
+
+char *ht_instance_fact(const char *family, const char *instance, const char *suffix)
+{
+	size_t n = ht_instance_fact_to(NULL, 0, family, instance, suffix);
+	char *s = malloc(n + 1);
+
+	if (s)
+		ht_instance_fact_to(s, n + 1, family, instance, suffix);
+	return s;
+}

@@ -96,3 +96,21 @@ char *ht_name_escape(const char *s);
  * byte kept as it is, "_"): one instance has one name; ENOMEM.
  */
 char *ht_name_unescape(const char *s);
+
+/* The most bytes ht_name_escape() writes for @n bytes: each at most three ("_HH"). */
+#define HT_NAME_ESCAPED_MAX(n) (3 * (n))
+
+/*
+ * ht_instance_fact_to - the fact "FAMILY.INSTANCE.SUFFIX" of one instance
+ * into @buf (@size bytes, always NUL-terminated when @size > 0, as
+ * snprintf(3)), @instance (not empty: an interface, a cgroup path, as the
+ * kernel names it) escaped as ht_name_escape() does: ("nic", "a+b",
+ * "speed") -> "nic.a_2bb.speed". Every byte string has an escape, so no
+ * instance is refused. Allocates nothing. Returns the length the whole name
+ * has, without its NUL: @size or more when it was cut.
+ */
+size_t ht_instance_fact_to(char *buf, size_t size, const char *family, const char *instance,
+                           const char *suffix);
+
+/* ht_instance_fact_to() in a new string the caller frees; NULL on ENOMEM. */
+char *ht_instance_fact(const char *family, const char *instance, const char *suffix);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -279,4 +281,16 @@ char *ht_shell_word(const char *s)
 	*o++ = '\'';
 	*o = '\0';
 	return out;
+}
+
+bool ht_ifname_valid(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n >= IFNAMSIZ || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return false;
+	for (const char *c = name; *c; c++)
+		if (*c == '/' || *c == ':' || isspace((unsigned char)*c))
+			return false;
+	return true;
 }

@@ -188,6 +188,13 @@ const char *ht_utf8_invalid(const char *s);
 bool ht_has_word(const char *list, const char *word);
 
 /*
+ * ht_ifname_valid - whether @name is a name the kernel accepts for a network
+ * interface (net/core/dev.c, dev_valid_name(): 1 to IFNAMSIZ - 1 bytes, not
+ * "." or "..", no '/', ':' or white space; any other byte, UTF-8 or not).
+ */
+bool ht_ifname_valid(const char *name);
+
+/*
  * ht_shell_word - @s as one shell word: as is when it has only
  * [A-Za-z0-9:_.@/-], else single-quoted (a ' as '\''), so that a command a
  * message shows can be pasted ("systemctl restart 'a b.service'").
