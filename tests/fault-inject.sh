@@ -120,8 +120,9 @@ op_cmd() { # SCENARIO OP DIR
 # CHANGING lists the N (comma-separated, "-" for none) whose call changes
 # the tree (creates, writes to a file, renames, removes, changes a mode) or
 # takes a lock. KEY lists, for openat, the N that open ROOT (each walk to a
-# file starts there) and, for close, the N that close a descriptor opened
-# for writing.
+# file starts there: by its name, or again from the descriptor hosttune
+# holds of it, openat(FD, ".")) and, for close, the N that close a
+# descriptor opened for writing.
 phase_counts() {
 	awk -v root="$2" '
 	/resumed>/ { next }
@@ -136,7 +137,9 @@ phase_counts() {
 		if (s == "creat") m = 1
 		if (s ~ /^(write|pwrite64|writev)$/ && a + 0 > 2) m = 1
 		if (s ~ /^(openat|open|creat)$/ && ret >= 0) wfd[ret] = m
-		if (s == "openat" && index($0, "(AT_FDCWD, \"" root "\", ")) { rootopen[n] = 1; key[n] = 1 }
+		if (s == "openat" && index($0, "(AT_FDCWD, \"" root "\", ")) { rootopen[n] = 1; key[n] = 1; rootfd = ret }
+		# The tree opened once (its descriptor pinned), each walk from it: openat(FD, ".").
+		if (s == "openat" && rootfd != "" && index($0, "(" rootfd ", \".\", ")) { rootopen[n] = 1; key[n] = 1 }
 		if (s == "close" && wfd[a + 0]) key[n] = 1
 		mut[n] = m
 		if (m && !first && s != "flock") first = n
