@@ -552,6 +552,25 @@ static int include(struct parser *p, const struct ht_nginx_dir *d, unsigned dept
 	return r;
 }
 
+/*
+ * The end of a load: on failure @c freed and *@err dropped when memory ran
+ * out (a message could not be trusted to be whole); else *@ret = @c.
+ * Returns @r.
+ */
+static int load_done(struct ht_nginx_conf *c, int r, struct ht_nginx_conf **ret, char **err)
+{
+	if (r < 0) {
+		ht_nginx_free(c);
+		if (r == -ENOMEM && err) {
+			free(*err);
+			*err = NULL;
+		}
+		return r;
+	}
+	*ret = c;
+	return 0;
+}
+
 int ht_nginx_parse(const char *file, const char *buf, size_t len, struct ht_nginx_conf **ret,
                    char **err)
 {
@@ -579,16 +598,7 @@ int ht_nginx_parse(const char *file, const char *buf, size_t len, struct ht_ngin
 		r = fail(&p, 1, "expected a file of at most 1 MiB, found %zu bytes", len);
 	else
 		r = parse_block(&p, 0, 0, &c->dirs, &c->n, &cap);
-	if (r < 0) {
-		ht_nginx_free(c);
-		if (r == -ENOMEM && err) {
-			free(*err);
-			*err = NULL;
-		}
-		return r;
-	}
-	*ret = c;
-	return 0;
+	return load_done(c, r, ret, err);
 }
 
 int ht_nginx_load(const char *root, const char *path, struct ht_nginx_conf **ret, char **err)
@@ -618,16 +628,7 @@ int ht_nginx_load(const char *root, const char *path, struct ht_nginx_conf **ret
 		if (asprintf(err, "%s: %s", path, strerror(-r)) < 0)
 			*err = NULL;
 	}
-	if (r < 0) {
-		ht_nginx_free(c);
-		if (r == -ENOMEM && err) {
-			free(*err);
-			*err = NULL;
-		}
-		return r;
-	}
-	*ret = c;
-	return 0;
+	return load_done(c, r, ret, err);
 }
 
 const struct ht_nginx_dir *ht_nginx_find(const struct ht_nginx_dir *d, size_t n,
