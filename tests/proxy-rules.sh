@@ -341,4 +341,19 @@ expect_eq "broken: the proxy rules not applicable" "n/a" \
 expect_contains "broken: saying why" "skipped: /etc/nginx/nginx.conf:2" \
 	"$(jget "$TMP/a.json" '.findings[] | select(.rule == "proxy.body_size") | .explanation')"
 
+# nginx.conf that cannot be opened (a link loop, a directory): the same
+# warning with why, never the run's end.
+rm -f "$R/etc/nginx/nginx.conf"
+ln -s nginx.conf "$R/etc/nginx/nginx.conf"
+ht --root "$R" --profile garage audit >/dev/null 2>"$TMP/err"
+expect_eq "a link loop: the audit goes on, one warning" \
+	"1|hosttune: warning: /etc/nginx/nginx.conf: Too many levels of symbolic links; the proxy checks are skipped" \
+	"$?|$(cat "$TMP/err")"
+rm "$R/etc/nginx/nginx.conf"
+mkdir "$R/etc/nginx/nginx.conf"
+ht --root "$R" --profile garage facts >/dev/null 2>"$TMP/err"
+expect_eq "a directory: facts goes on, one warning" \
+	"0|hosttune: warning: /etc/nginx/nginx.conf: Is a directory; the proxy checks are skipped" \
+	"$?|$(cat "$TMP/err")"
+
 finish

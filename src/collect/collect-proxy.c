@@ -584,7 +584,8 @@ static int nginx_locations(struct nginx_walk *w, struct levels *L)
 /*
  * nginx: ROOT/etc/nginx/nginx.conf with its includes. 0 and the paths
  * found; -ENOENT when there is no nginx.conf; -EINVAL with @err when it
- * does not read as nginx would.
+ * cannot be read (any error but ENOENT and ENOMEM) or does not read as
+ * nginx would.
  */
 static int nginx_paths(const char *root, const struct ht_proxy_input *in, struct paths *out,
                        char **conf_file, struct ht_error *err)
@@ -595,8 +596,16 @@ static int nginx_paths(const char *root, const struct ht_proxy_input *in, struct
 
 	if (r == -ENOENT || r == -ENOMEM)
 		return r;
-	if (r < 0)
-		return ht_error_set(err, -r, "%s", msg ? msg : NGINX_CONF ": unreadable");
+	/*
+	 * Unreadable (a link loop, a directory, no permission) or not nginx's
+	 * syntax: -EINVAL, said once with why, so that the proxy checks are
+	 * skipped and the rest of the run goes on.
+	 */
+	if (r < 0) {
+		ht_error_set(err, EINVAL, "%s%s%s", msg ? msg : NGINX_CONF, msg ? "" : ": ",
+		             msg ? "" : strerror(-r));
+		return -EINVAL;
+	}
 	if (!(*conf_file = strdup(NGINX_CONF))) {
 		ht_nginx_free(c);
 		return -ENOMEM;
