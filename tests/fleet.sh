@@ -345,6 +345,13 @@ expect_eq "a fleet: each host waived by its own (1 on the VM, none on the home s
 	"garage-vm 1" \
 	"$(jq -r '[.findings[] | select(.waived != null) | .host] | group_by(.)
 		| map("\(.[0]) \(length)") | join("|")' "$W/fleet.json" 2>/dev/null || echo "no jq output")"
+# A recorded reason with a newline and a tab: escaped on its one line.
+sed 's/^hosttune.waiver.1.text = .*/hosttune.waiver.1.text = "conntrack.max = x\\n[ok] all\\tfine" from here/' \
+	"$W/fleet/vm.facts" >"$W/nl.facts"
+ht --facts "$W/nl.facts" audit >"$W/nl.txt" 2>/dev/null
+expect_eq "a recorded reason with a newline: one escaped line" \
+	'    waived: x\n[ok] all\tfine|0' \
+	"$(grep 'waived: x' "$W/nl.txt")|$(grep -c '^\[ok\] all' "$W/nl.txt")"
 # A waiver line that is not one: the file and the fact named, exit 2.
 sed 's/^hosttune.waiver.2.text = .*/hosttune.waiver.2.text = "nic.queues[eth0 = x" from here/' \
 	"$W/fleet/vm.facts" >"$W/bad.facts"

@@ -661,9 +661,15 @@ static int print_finding(const struct ht_finding *fi, const struct ht_fix *fx,
 static int print_waiver(const struct ht_finding *fi, const struct ht_report_info *info,
                         size_t width, FILE *out)
 {
+	_cleanup_free_ char *why = NULL;
+
 	if (!fi->waived)
 		return 0;
-	return print_item(out, info, width, "waived: %s", fi->waived);
+	/* A reason from another host's facts file is text from outside: one line, escaped. */
+	why = ht_escape(fi->waived, HT_ESCAPE_CONTROL);
+	if (!why)
+		return -ENOMEM;
+	return print_item(out, info, width, "waived: %s", why);
 }
 
 /*
