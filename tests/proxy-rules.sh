@@ -303,6 +303,22 @@ expect_eq "registry: 0 recommended" 0 "$(f proxy.body_size nginx-2 .recommended)
 expect_contains "registry: client_max_body_size 0" 'write "client_max_body_size 0;"' \
 	"$(f proxy.body_size nginx-2 .remedy)"
 
+# A cap of exactly the part size: plain parts pass, streaming-signed ones
+# (aws-chunked, ~90 bytes more per 64 KiB) do not: warning, the part size
+# rounded up to MiB plus 1 MiB recommended (8 MiB + 1 MiB = 9437184).
+sed -i 's/client_max_body_size 4g;/client_max_body_size 8m;/; s/127.0.0.1:5000/[::1]:3900/' \
+	"$R/etc/nginx/nginx.conf"
+ht --root "$R" --profile garage --format json audit >"$TMP/a.json"
+expect_eq "8m for 8 MiB parts: warning, 9 MiB recommended" "warning 9437184" \
+	"$(f proxy.body_size nginx-2 .severity) $(f proxy.body_size nginx-2 .recommended)"
+# The read timer alone waits on the store: a short client_body_timeout is no
+# 504 (registry: upstream_pause 300 s; proxy_read_timeout 600 s here).
+sed -i 's/location \/ {/location \/ {\n      client_body_timeout 30s;\n      proxy_read_timeout 600s;/; s/\[::1\]:3900/127.0.0.1:5000/' \
+	"$R/etc/nginx/nginx.conf"
+ht --root "$R" --profile registry --format json audit >"$TMP/a.json"
+expect_eq "read timer above the pause, a short body timer: ok" ok \
+	"$(f proxy.idle_timeout nginx-2 .severity)"
+
 # ---- 4. before deployment, and MinIO ----
 # No garage.toml yet: --profile garage looks for Garage's documented 3900.
 R=$TMP/predeploy
