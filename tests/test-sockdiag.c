@@ -454,14 +454,14 @@ static void test_listen_host(void **state)
 	                "/proc/900/limits Max open files");
 	assert_str_fact(f, "process.sshd.unit", "ssh.service", "/proc/900/cgroup");
 	assert_null(ht_facts_get(f, "process.minio.pid"));
-	/* A kernel thread's comm "kworker/0:1-eve" is named kworker_0_1-eve. */
+	/* A kernel thread's comm "kworker/0:1-eve" is named kworker_2f0_3a1-eve (ht_name_escape: / is 0x2f, : is 0x3a). */
 	assert_int_equal(ht_collect_processes(f, root, "kworker/0:1-eve", NULL, 0), 0);
-	assert_str_fact(f, "process.list", "garage kworker_0_1-eve", "/proc/PID/comm");
-	assert_int_fact(f, "process.kworker_0_1-eve.pid", 77, NULL, "/proc/77");
+	assert_str_fact(f, "process.list", "garage kworker_2f0_3a1-eve", "/proc/PID/comm");
+	assert_int_fact(f, "process.kworker_2f0_3a1-eve.pid", 77, NULL, "/proc/77");
 	/* It has no fd directory, limits or cgroup in the tree. */
-	assert_unavailable(f, "process.kworker_0_1-eve.fds", ENOENT, "/proc/77/fd");
-	assert_unavailable(f, "process.kworker_0_1-eve.nofile", ENOENT, "/proc/77/limits");
-	assert_unavailable(f, "process.kworker_0_1-eve.unit", ENOENT, "/proc/77/cgroup");
+	assert_unavailable(f, "process.kworker_2f0_3a1-eve.fds", ENOENT, "/proc/77/fd");
+	assert_unavailable(f, "process.kworker_2f0_3a1-eve.nofile", ENOENT, "/proc/77/limits");
+	assert_unavailable(f, "process.kworker_2f0_3a1-eve.unit", ENOENT, "/proc/77/cgroup");
 	assert_int_equal(ht_collect_processes(NULL, root, NULL, NULL, 0), -EINVAL);
 	ht_facts_free(f);
 }
