@@ -352,6 +352,12 @@ ht --facts "$W/nl.facts" audit >"$W/nl.txt" 2>/dev/null
 expect_eq "a recorded reason with a newline: one escaped line" \
 	'    waived: x\n[ok] all\tfine|0' \
 	"$(grep 'waived: x' "$W/nl.txt")|$(grep -c '^\[ok\] all' "$W/nl.txt")"
+# A count below the texts: exit 2, the count and the text it leaves out.
+sed 's/^hosttune.waivers = 2 /hosttune.waivers = 1 /' "$W/fleet/vm.facts" >"$W/count.facts"
+ht --facts "$W/count.facts" audit >/dev/null 2>"$W/err"
+expect_eq "hosttune.waivers below the texts: exit 2, named" \
+	"2|hosttune: $W/count.facts: hosttune.waivers is 1 but hosttune.waiver.2.text is there too: expected as many texts as the count" \
+	"$?|$(cat "$W/err")"
 # A waiver line that is not one: the file and the fact named, exit 2.
 sed 's/^hosttune.waiver.2.text = .*/hosttune.waiver.2.text = "nic.queues[eth0 = x" from here/' \
 	"$W/fleet/vm.facts" >"$W/bad.facts"

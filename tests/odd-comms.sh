@@ -73,6 +73,8 @@ while IFS='|' read -r comm esc; do
 		"$(jq -r --arg i "$comm" '.findings[] | select(.rule == "process.limit_nproc" and .instance == $i) | .severity' "$TMP/json")"
 	expect_contains "$comm: prometheus label" \
 		"hosttune_finding_severity{rule=\"process.limit_nproc\",process=\"$comm\"} 3" "$(cat "$TMP/prom")"
+	expect_contains "$comm: its open files' label, the comm" \
+		"hosttune_process_open_files{process=\"$comm\",pid=" "$(cat "$TMP/prom")"
 done <"$TMP/names"
 
 finish

@@ -1273,6 +1273,16 @@ static int facts_waivers(const struct options *o, const struct ht_facts *f,
 			return cli_fail(r, r == -ENOMEM ? EXIT_COLLECT : EXIT_USAGE, "%s",
 			                err.msg[0] ? err.msg : strerror(-r));
 	}
+	/* One more than the count: a file edited by hand whose waivers the count leaves out. */
+	{
+		char name[64];
+
+		snprintf(name, sizeof(name), "hosttune.waiver.%" PRId64 ".text", count->value.i + 1);
+		if (ht_facts_get(f, name))
+			return cli_fail(-EINVAL, EXIT_USAGE, "%s: hosttune.waivers is %" PRId64 " but %s "
+			                "is there too: expected as many texts as the count",
+			                o->facts_file, count->value.i, name);
+	}
 	*out = &fw->cfg;
 	return 0;
 }

@@ -557,8 +557,12 @@ int cli_metrics_processes(const struct ht_facts *facts, FILE *out)
 		     p = strtok_r(NULL, " ", &save)) {
 			char pid[32], buf[32];
 			int64_t fds, nofile, id;
-			struct label l[2] = { { "process", p }, { "pid", NULL } };
+			/* The comm as the kernel names it; an older file's name as it is. */
+			_cleanup_free_ char *comm = ht_name_unescape(p);
+			struct label l[2] = { { "process", comm ? comm : p }, { "pid", NULL } };
 
+			if (!comm && errno == ENOMEM)
+				return -ENOMEM;
 			if (!process_int(facts, p, "fds", &fds) ||
 			    !process_int(facts, p, "nofile", &nofile))
 				continue;
