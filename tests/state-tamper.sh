@@ -130,4 +130,8 @@ for c in plain sum; do
 	cat "$TMP/state.new" >"$TMP/g/$S"
 	refused "$c: \"written\" twice in one entry" "an object names \"written\" twice"
 done
+# Text after the object apply wrote (a second JSON document): not apply's.
+fresh
+printf '{}\n' >>"$TMP/g/$S"
+refused "text after the state's object" ""
 finish

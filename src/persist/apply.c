@@ -19,6 +19,32 @@
 #include "persist/persist.h"
 #include "persist/persist-internal.h"
 
+struct json_object *ht_state_parse(const char *text)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *o = NULL;
+	size_t len = strlen(text), end;
+
+	if (!tok || len > INT_MAX)
+		goto out;
+	o = json_tokener_parse_ex(tok, text, (int)len);
+	if (!o || json_tokener_get_error(tok) != json_tokener_success) {
+		json_object_put(o);
+		o = NULL;
+		goto out;
+	}
+	for (end = json_tokener_get_parse_end(tok); end < len; end++)
+		if (!isspace((unsigned char)text[end])) {
+			json_object_put(o);
+			o = NULL;
+			break;
+		}
+out:
+	if (tok)
+		json_tokener_free(tok);
+	return o;
+}
+
 /*
  * A sysfs attribute prints at most a page (fs/sysfs/file.c, PAGE_SIZE: 4096
  * on x86-64); the sysctls hosttune sets are numbers. Longer is no value of ours.
@@ -400,7 +426,7 @@ static int state_load(const struct state_loc *sl, struct json_object **out, char
 		*out = o;
 		return 0;
 	}
-	o = json_tokener_parse(*raw);
+	o = ht_state_parse(*raw);
 	/*
 	 * json-c says nothing of why a parse failed: a state file that did not
 	 * parse while memory runs out is not called foreign. Its parse needs a

@@ -61,3 +61,11 @@ int ht_module_unload(const char *root, const char *name);
 
 /* Whether apply may load a module for the host below @root: only the live root. */
 bool ht_module_load_here(const char *root);
+
+/*
+ * ht_state_parse - the JSON document a state file holds, @text whole: one
+ * value, then nothing but white space (apply writes one object and a
+ * newline; text after it is not apply's). NULL when @text is not that, or
+ * memory ran out; the caller owns the object (json_object_put()).
+ */
+struct json_object *ht_state_parse(const char *text);

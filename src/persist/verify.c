@@ -14,6 +14,7 @@
 #include "shared/fsutil.h"
 #include "persist/kind.h"
 #include "persist/persist.h"
+#include "persist/persist-internal.h"
 #include "persist/verify.h"
 
 static int add(struct ht_verify_report *r, enum ht_verify_status st, const char *check,
@@ -357,7 +358,7 @@ static int check_edits(struct ht_verify_report *r, const char *root, const char 
 	if (ret < 0 || !raw)
 		return 0; /* no apply recorded: nothing of ours to compare */
 	ret = 0;
-	state = json_tokener_parse(raw);
+	state = ht_state_parse(raw);
 	if (!state || !json_object_object_get_ex(state, "files", &files) ||
 	    !json_object_is_type(files, json_type_array)) {
 		json_object_put(state);
