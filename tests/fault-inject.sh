@@ -23,7 +23,7 @@
 # injected once, as a sample. Runs two cases at a time.
 # FAULT_KINDS="once sticky kill" (the default) selects kinds; FAULT_EVERY=N
 # keeps the first, the last and every Nth case of each syscall (1, all of
-# them, by default; 3 under ASan); FAULT_ONLY=S (a syscall name) and
+# them, by default; 6 under ASan); FAULT_ONLY=S (a syscall name) and
 # FAULT_SCENARIOS="garage force" narrow a manual run; FAULT_LIST=1 prints the
 # cases and stops. strace runs with --seccomp-bpf but for the kill cases: the
 # traced process stops at the traced syscalls only, not at every one (the
@@ -41,9 +41,9 @@ if grep -aq __asan_init "$HOSTTUNE" 2>/dev/null; then asan=yes; fi
 # Under ASan every run is slower: no sticky runs there (the same code paths
 # as once, with more failures); FAULT_KINDS overrides.
 # Of the cases of each syscall, kind and operation, the first, the last and
-# every FAULT_EVERY-th between (see "the cases" below): 3 under ASan, 1 (all)
+# every FAULT_EVERY-th between (see "the cases" below): 6 under ASan, 1 (all)
 # otherwise.
-if [ "$asan" = yes ]; then KINDS=${FAULT_KINDS:-once kill} EVERY=${FAULT_EVERY:-3}
+if [ "$asan" = yes ]; then KINDS=${FAULT_KINDS:-once kill} EVERY=${FAULT_EVERY:-6}
 else KINDS=${FAULT_KINDS:-once sticky kill} EVERY=${FAULT_EVERY:-1}; fi
 SCENARIOS=${FAULT_SCENARIOS:-garage force}
 G=(--profile garage --set workload.conn_rate=570)
@@ -209,9 +209,9 @@ done
 # The force scenario (a foreign file taken over, its .hosttune-orig copy)
 # repeats only the calls that act on files (not openat and close), once and
 # SIGKILL (not sticky), unless FAULT_FULL=1.
-# Under ASan (FAULT_EVERY=3), which looks for memory errors on the code
+# Under ASan (FAULT_EVERY=6), which looks for memory errors on the code
 # paths the plain run checks the outcomes of, each scenario, operation,
-# syscall and kind keeps its first and last N and every third between: the
+# syscall and kind keeps its first and last N and every sixth between: the
 # Nth call of a syscall is the same step of apply or revert on another file
 # (another kill point of the same step, another file's write failing), and
 # the runs between run the same code as those kept. The samples from before
