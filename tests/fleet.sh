@@ -256,6 +256,12 @@ ht --facts "$TMP/offset.facts" audit >/dev/null 2>"$TMP/stale.err"
 expect_eq "a time with an offset: warned, not judged" \
 	"hosttune: warning: $TMP/offset.facts: host.collected_at '2026-01-01T00:00:00+02:00' is not a UTC time as YYYY-MM-DDTHH:MM:SSZ: how old the facts are is unknown" \
 	"$(cat "$TMP/stale.err")"
+sed 's/^host.collected_at = .*/host.collected_at = "2026-02-30T00:00:00Z" from time(2)/' \
+	"$F/vm1.facts" >"$TMP/feb30.facts"
+ht --facts "$TMP/feb30.facts" audit >/dev/null 2>"$TMP/stale.err"
+expect_eq "a day February does not have: warned, not judged" \
+	"hosttune: warning: $TMP/feb30.facts: host.collected_at '2026-02-30T00:00:00Z' is not a UTC time as YYYY-MM-DDTHH:MM:SSZ: how old the facts are is unknown" \
+	"$(cat "$TMP/stale.err")"
 sed 's/^host.collected_at = .*/host.collected_at = "2999-01-01T00:00:00Z" from time(2)/' \
 	"$F/vm1.facts" >"$TMP/future.facts"
 ht --facts "$TMP/future.facts" audit >/dev/null 2>"$TMP/stale.err"

@@ -378,10 +378,19 @@ static void show_progress(void *userdata, const char *what, double left)
  * typo), or one in the future (another clock), is a warning that the age
  * is unknown. Silent without the fact: a facts file written by hand.
  */
+/* Whether @at is the day @tm names: strptime() takes 2026-02-30, which timegm() makes March 2nd. */
+static bool same_day(const struct tm *tm, time_t at)
+{
+	struct tm back;
+
+	return gmtime_r(&at, &back) && back.tm_year == tm->tm_year && back.tm_mon == tm->tm_mon &&
+	       back.tm_mday == tm->tm_mday;
+}
+
 static void warn_stale(const struct ht_facts *f, const char *file, double max_age)
 {
 	const struct ht_fact *fact = ht_facts_get(f, "host.collected_at");
-	struct tm tm = { 0 };
+	struct tm tm = { 0 }, written;
 	const char *end;
 	time_t at, now = time(NULL);
 	double age;
@@ -389,7 +398,8 @@ static void warn_stale(const struct ht_facts *f, const char *file, double max_ag
 	if (max_age <= 0 || !fact || fact->value.type != HT_T_STR || !fact->value.s)
 		return;
 	end = strptime(fact->value.s, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	if (!end || *end || (at = timegm(&tm)) == (time_t)-1) {
+	written = tm; /* timegm() normalizes its argument */
+	if (!end || *end || (at = timegm(&tm)) == (time_t)-1 || !same_day(&written, at)) {
 		cli_note("warning: %s: host.collected_at '%s' is not a UTC time as "
 		         "YYYY-MM-DDTHH:MM:SSZ: how old the facts are is unknown", file,
 		         fact->value.s);
