@@ -115,6 +115,16 @@ expect_contains "root a:b: the warning names it" "/sys/class/net: a:b" \
 	"$(jq -r '.findings[] | select(.rule == "nic.coverage") | .explanation' "$TMP/colon.json")"
 expect_eq "root a:b: eth1 still judged" warning \
 	"$(jq -r '.findings[] | select(.rule == "nic.errors" and .instance == "eth1") | .severity' "$TMP/colon.json")"
+# A regular file and a FIFO among them: no interface either, counted the same.
+R=$TMP/files
+cp -a "$FIXTURES/nic-counters/root" "$R"
+: >"$R/sys/class/net/plainfile"
+mkfifo "$R/sys/class/net/fifo0"
+ht --root "$R" facts >"$TMP/files.facts"
+expect_eq "a file and a FIFO in /sys/class/net: not in nic.list" "" \
+	"$(grep '^nic.list = ' "$TMP/files.facts" | grep -o 'plainfile\|fifo0')"
+expect_eq "a file and a FIFO: nic.skipped 2" "2" \
+	"$(sed -n 's/^nic.skipped = \([0-9]*\) .*/\1/p' "$TMP/files.facts")"
 ht --root "$FIXTURES/nic-counters/root" --format json audit >"$TMP/plain.json"
 expect_eq "the fixture as it is: no nic.coverage finding" "" \
 	"$(jq -r '.findings[] | select(.rule == "nic.coverage") | .severity' "$TMP/plain.json")"

@@ -495,7 +495,12 @@ static int sysfs_scan(const char *root, struct nic_list *l, int *err)
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
 		    strcmp(de->d_name, "lo") == 0)
 			continue;
-		if (!ifname_usable(de->d_name)) {
+		/*
+		 * An interface is a directory (a link to its device's, in sysfs); a
+		 * regular file, a FIFO or a device node in a tree is none.
+		 */
+		if (!ifname_usable(de->d_name) ||
+		    (de->d_type != DT_DIR && de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)) {
 			r = skip_note(l, de->d_name);
 			if (r < 0)
 				break;
