@@ -245,29 +245,27 @@ expect_eq "stale facts: the exit status is unchanged" 1 "$(ht --facts "$F" audit
 ht --facts "$F" --facts-max-age 0 audit >/dev/null 2>"$TMP/stale.err"
 expect_eq "--facts-max-age 0: no warning" "" "$(cat "$TMP/stale.err")"
 # Collected now (the test's own clock, whatever it says): within a day.
-sed "s/^host.collected_at = .*/host.collected_at = \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\" from time(2)/" \
-	"$F/vm1.facts" >"$TMP/fresh.facts"
-ht --facts "$TMP/fresh.facts" audit >/dev/null 2>"$TMP/stale.err"
-expect_eq "facts collected now: no warning" "" "$(cat "$TMP/stale.err")"
-# A time with an offset or in the future: the age is unknown, said once.
-sed 's/^host.collected_at = .*/host.collected_at = "2026-01-01T00:00:00+02:00" from time(2)/' \
-	"$F/vm1.facts" >"$TMP/offset.facts"
-ht --facts "$TMP/offset.facts" audit >/dev/null 2>"$TMP/stale.err"
+# stale_err NAME TIME: vm1's facts collected at TIME (as written), audited;
+# what it says on stderr, in $TMP/NAME.facts's name.
+stale_err() {
+	sed "s/^host.collected_at = .*/host.collected_at = \"$2\" from time(2)/" \
+		"$F/vm1.facts" >"$TMP/$1.facts"
+	ht --facts "$TMP/$1.facts" audit >/dev/null 2>"$TMP/stale.err"
+	cat "$TMP/stale.err"
+}
+UNKNOWN="is not a UTC time as YYYY-MM-DDTHH:MM:SSZ: how old the facts are is unknown"
+expect_eq "facts collected now: no warning" "" "$(stale_err fresh "$(date -u +%Y-%m-%dT%H:%M:%SZ)")"
+# A time with an offset, on a day the month lacks, or in the future: the age
+# is unknown, said once.
 expect_eq "a time with an offset: warned, not judged" \
-	"hosttune: warning: $TMP/offset.facts: host.collected_at '2026-01-01T00:00:00+02:00' is not a UTC time as YYYY-MM-DDTHH:MM:SSZ: how old the facts are is unknown" \
-	"$(cat "$TMP/stale.err")"
-sed 's/^host.collected_at = .*/host.collected_at = "2026-02-30T00:00:00Z" from time(2)/' \
-	"$F/vm1.facts" >"$TMP/feb30.facts"
-ht --facts "$TMP/feb30.facts" audit >/dev/null 2>"$TMP/stale.err"
+	"hosttune: warning: $TMP/offset.facts: host.collected_at '2026-01-01T00:00:00+02:00' $UNKNOWN" \
+	"$(stale_err offset 2026-01-01T00:00:00+02:00)"
 expect_eq "a day February does not have: warned, not judged" \
-	"hosttune: warning: $TMP/feb30.facts: host.collected_at '2026-02-30T00:00:00Z' is not a UTC time as YYYY-MM-DDTHH:MM:SSZ: how old the facts are is unknown" \
-	"$(cat "$TMP/stale.err")"
-sed 's/^host.collected_at = .*/host.collected_at = "2999-01-01T00:00:00Z" from time(2)/' \
-	"$F/vm1.facts" >"$TMP/future.facts"
-ht --facts "$TMP/future.facts" audit >/dev/null 2>"$TMP/stale.err"
+	"hosttune: warning: $TMP/feb30.facts: host.collected_at '2026-02-30T00:00:00Z' $UNKNOWN" \
+	"$(stale_err feb30 2026-02-30T00:00:00Z)"
 expect_eq "a time in the future: warned" \
 	"hosttune: warning: $TMP/future.facts: the facts say they were collected 2999-01-01T00:00:00Z, later than this host's clock: how old they are is unknown" \
-	"$(cat "$TMP/stale.err")"
+	"$(stale_err future 2999-01-01T00:00:00Z)"
 # 100000 days (274 years) keeps 2000-01-01 quiet until the year 2273; the
 # configuration's key does the same, and the command line wins over it.
 ht --facts "$F/vm1.facts" --facts-max-age 100000d audit >/dev/null 2>"$TMP/stale.err"
